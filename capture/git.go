@@ -1,0 +1,286 @@
+// Package capture reads what the machine already knows about a coding
+// session: the state of the git worktree and, later, the agent's own
+// transcript. Everything it reads is treated as untrusted and bounded.
+package capture
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/session-handoff/session-handoff/handoff"
+)
+
+// Bounds on what is read from git.
+const (
+	// MaxListed caps each list of paths in a GitState.
+	MaxListed = 1000
+	// RecentCommits is how many commits of history a GitState keeps.
+	RecentCommits = 5
+	// gitOutputLimit caps what one git command may print.
+	gitOutputLimit = 8 << 20
+	// GitTimeout bounds every git call.
+	GitTimeout = 15 * time.Second
+)
+
+// ErrNotGitRepo is wrapped when a directory is not inside a git worktree.
+var ErrNotGitRepo = errors.New("not a git worktree")
+
+// ErrNoGit is wrapped when the git command cannot be found.
+var ErrNoGit = errors.New("git is not installed")
+
+// Git runs the system git against one directory.
+type Git struct {
+	Dir string
+}
+
+// run runs git with args in g.Dir and returns its standard output.
+// Repository configuration that would make a read run programs
+// (core.fsmonitor) is switched off, and optional locks are not taken, so
+// reading the state of a worktree never changes it.
+func (g Git) run(ctx context.Context, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, GitTimeout)
+	defer cancel()
+	full := append([]string{"-c", "core.fsmonitor=false", "-c", "core.quotepath=false", "-C", g.Dir}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Env = append(cmd.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	var stdout limitedBuffer
+	stdout.limit = gitOutputLimit
+	var stderr limitedBuffer
+	stderr.limit = 4096
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if errors.Is(err, exec.ErrNotFound) {
+		return nil, ErrNoGit
+	}
+	if ctx.Err() == context.DeadlineExceeded {
+		return nil, fmt.Errorf("git %s: timed out after %s", args[0], GitTimeout)
+	}
+	if err != nil {
+		msg := strings.TrimSpace(firstLine(stderr.String()))
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	if stdout.over {
+		return nil, fmt.Errorf("git %s: output over %d bytes", args[0], gitOutputLimit)
+	}
+	return stdout.Bytes(), nil
+}
+
+// State reads the git state of the worktree that contains dir.
+func State(ctx context.Context, dir string) (*handoff.GitState, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	g := Git{Dir: abs}
+	top, err := g.run(ctx, "rev-parse", "--show-toplevel")
+	if err != nil {
+		if errors.Is(err, ErrNoGit) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", abs, ErrNotGitRepo)
+	}
+	st := &handoff.GitState{Root: strings.TrimSpace(string(top))}
+	out, err := g.run(ctx, "status", "--porcelain=v2", "--branch", "-z")
+	if err != nil {
+		return nil, err
+	}
+	if err := parseStatus(out, st); err != nil {
+		return nil, err
+	}
+	if st.Head != "" {
+		log, err := g.run(ctx, "log", "-n", strconv.Itoa(RecentCommits), "-z", "--format=%H%x1f%s%x1f%an%x1f%aI")
+		if err != nil {
+			return nil, err
+		}
+		st.RecentCommits = parseLog(log)
+	}
+	return st, nil
+}
+
+// Remote returns the URL of the repository's origin remote (or its first
+// remote) with any user name or password removed, or "" if there is none.
+func Remote(ctx context.Context, dir string) string {
+	g := Git{Dir: dir}
+	out, err := g.run(ctx, "remote")
+	if err != nil {
+		return ""
+	}
+	names := strings.Fields(string(out))
+	if len(names) == 0 {
+		return ""
+	}
+	name := names[0]
+	for _, n := range names {
+		if n == "origin" {
+			name = n
+		}
+	}
+	u, err := g.run(ctx, "remote", "get-url", "--", name)
+	if err != nil {
+		return ""
+	}
+	return StripCredentials(strings.TrimSpace(string(u)))
+}
+
+// StripCredentials removes a user's password or token from a remote URL.
+// scp-style addresses (git@host:path) keep their user, which is not secret.
+func StripCredentials(raw string) string {
+	if !strings.Contains(raw, "://") {
+		return raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable remote URL)"
+	}
+	if u.User != nil {
+		if _, hasPass := u.User.Password(); hasPass || u.Scheme == "https" || u.Scheme == "http" {
+			u.User = nil
+		}
+	}
+	return u.String()
+}
+
+func parseStatus(out []byte, st *handoff.GitState) error {
+	fields := bytes.Split(out, []byte{0})
+	for i := 0; i < len(fields); i++ {
+		line := string(fields[i])
+		if line == "" {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(line, "# branch.oid "):
+			if oid := strings.TrimPrefix(line, "# branch.oid "); oid != "(initial)" {
+				st.Head = oid
+			}
+		case strings.HasPrefix(line, "# branch.head "):
+			if b := strings.TrimPrefix(line, "# branch.head "); b != "(detached)" {
+				st.Branch = b
+			}
+		case strings.HasPrefix(line, "# branch.upstream "):
+			st.Upstream = strings.TrimPrefix(line, "# branch.upstream ")
+		case strings.HasPrefix(line, "# branch.ab "):
+			var a, b int
+			if _, err := fmt.Sscanf(strings.TrimPrefix(line, "# branch.ab "), "+%d -%d", &a, &b); err == nil {
+				st.Ahead, st.Behind = a, b
+			}
+		case strings.HasPrefix(line, "1 "), strings.HasPrefix(line, "u "):
+			n := 9
+			if line[0] == 'u' {
+				n = 11
+			}
+			parts := strings.SplitN(line, " ", n)
+			if len(parts) != n {
+				return fmt.Errorf("git status: unexpected line %q", truncateStr(line, 80))
+			}
+			addChange(st, parts[1], parts[n-1], "")
+		case strings.HasPrefix(line, "2 "):
+			parts := strings.SplitN(line, " ", 10)
+			if len(parts) != 10 || i+1 >= len(fields) {
+				return fmt.Errorf("git status: unexpected line %q", truncateStr(line, 80))
+			}
+			i++
+			addChange(st, parts[1], parts[9], string(fields[i]))
+		case strings.HasPrefix(line, "? "):
+			st.Untracked = appendBounded(st, st.Untracked, line[2:])
+		}
+	}
+	return nil
+}
+
+// addChange files one changed path under staged and/or unstaged according
+// to its two-letter XY status.
+func addChange(st *handoff.GitState, xy, path, from string) {
+	if len(xy) != 2 {
+		return
+	}
+	if xy[0] == 'U' || xy[1] == 'U' || xy == "AA" || xy == "DD" {
+		st.Unstaged = appendStatus(st, st.Unstaged, handoff.FileStatus{Path: path, Status: "U"})
+		return
+	}
+	if xy[0] != '.' {
+		st.Staged = appendStatus(st, st.Staged, handoff.FileStatus{Path: path, Status: string(xy[0]), From: from})
+	}
+	if xy[1] != '.' {
+		st.Unstaged = appendStatus(st, st.Unstaged, handoff.FileStatus{Path: path, Status: string(xy[1])})
+	}
+}
+
+func appendStatus(st *handoff.GitState, list []handoff.FileStatus, fs handoff.FileStatus) []handoff.FileStatus {
+	if len(list) >= MaxListed {
+		st.Truncated = true
+		return list
+	}
+	return append(list, fs)
+}
+
+func appendBounded(st *handoff.GitState, list []string, s string) []string {
+	if len(list) >= MaxListed {
+		st.Truncated = true
+		return list
+	}
+	return append(list, s)
+}
+
+func parseLog(out []byte) []handoff.Commit {
+	var commits []handoff.Commit
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		parts := strings.Split(strings.TrimSpace(string(rec)), "\x1f")
+		if len(parts) != 4 {
+			continue
+		}
+		date, err := time.Parse(time.RFC3339, parts[3])
+		if err != nil {
+			continue
+		}
+		commits = append(commits, handoff.Commit{Hash: parts[0], Subject: truncateStr(parts[1], 1000), Author: truncateStr(parts[2], 500), Date: date.UTC()})
+	}
+	return commits
+}
+
+type limitedBuffer struct {
+	bytes.Buffer
+	limit int
+	over  bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if room := b.limit - b.Len(); len(p) > room {
+		b.over = true
+		if room > 0 {
+			b.Buffer.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// truncateStr cuts s to at most n bytes without splitting a character.
+func truncateStr(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,122 @@
+package handoff
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Limits on the size of a record's fields. The schema enforces the same
+// numbers; they are here so that callers can check input early.
+const (
+	MaxTitle    = 200
+	MaxText     = 64 << 10 // summary and other long text
+	MaxItem     = 4 << 10  // one decision, next step, question
+	MaxItems    = 200      // items in one list
+	MaxTag      = 64
+	MaxRecordSz = 4 << 20 // a whole record, encoded
+)
+
+var (
+	toolPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+	tagPattern  = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}._:/+-]{0,63}$`)
+)
+
+// ErrEmptyItem is wrapped when a list item is empty or only white space.
+var ErrEmptyItem = errors.New("empty item")
+
+// New returns a record with a fresh id, the current time and the fields a
+// record always has; the caller fills in the rest and calls Normalize.
+func New(now time.Time, tool, title string) (*Record, error) {
+	id, err := NewID(now)
+	if err != nil {
+		return nil, err
+	}
+	return &Record{
+		SchemaVersion: SchemaVersion,
+		ID:            id,
+		CreatedAt:     now.UTC().Truncate(time.Millisecond),
+		Tool:          tool,
+		Title:         title,
+		Source:        Source{Kind: SourceHand},
+	}, nil
+}
+
+// Normalize trims white space from the title, summary and list items,
+// lower-cases the tool, drops duplicate tags, and fills in the project name.
+// It rejects list items that are empty after trimming rather than silently
+// dropping what the user typed.
+func (r *Record) Normalize() error {
+	r.Title = strings.TrimSpace(r.Title)
+	r.Summary = strings.TrimSpace(r.Summary)
+	r.Tool = strings.ToLower(strings.TrimSpace(r.Tool))
+	r.CreatedAt = r.CreatedAt.UTC()
+	for _, l := range []struct {
+		name  string
+		items *[]string
+	}{{"decision", &r.Decisions}, {"next step", &r.NextSteps}, {"question", &r.OpenQuestions}} {
+		for i, s := range *l.items {
+			s = strings.TrimSpace(s)
+			if s == "" {
+				return fmt.Errorf("%s %d: %w", l.name, i+1, ErrEmptyItem)
+			}
+			(*l.items)[i] = s
+		}
+	}
+	seen := map[string]bool{}
+	tags := r.Tags[:0]
+	for _, t := range r.Tags {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			return fmt.Errorf("tag: %w", ErrEmptyItem)
+		}
+		if !seen[t] {
+			seen[t] = true
+			tags = append(tags, t)
+		}
+	}
+	r.Tags = tags
+	if r.Project.Name == "" && r.Project.Path != "" {
+		r.Project.Name = filepath.Base(r.Project.Path)
+	}
+	return nil
+}
+
+// Check applies the rules the schema cannot express. It returns every
+// violation, not only the first.
+func (r *Record) Check() []error {
+	var errs []error
+	if r.SchemaVersion != SchemaVersion {
+		errs = append(errs, fmt.Errorf("schema_version: %d, this program handles %d", r.SchemaVersion, SchemaVersion))
+	}
+	if _, err := ParseID(string(r.ID)); err != nil || string(r.ID) != strings.ToUpper(string(r.ID)) {
+		errs = append(errs, fmt.Errorf("id: %q is not a canonical handoff id", truncate(string(r.ID), 40)))
+	}
+	if !toolPattern.MatchString(r.Tool) {
+		errs = append(errs, fmt.Errorf("tool: %q must be a lower-case name", truncate(r.Tool, 40)))
+	}
+	if strings.TrimSpace(r.Title) == "" {
+		errs = append(errs, errors.New("title: must not be empty"))
+	}
+	for i, t := range r.Tags {
+		if !tagPattern.MatchString(t) {
+			errs = append(errs, fmt.Errorf("tags/%d: %q is not a valid tag", i, truncate(t, 40)))
+		}
+	}
+	if r.Project.Path != "" && !filepath.IsAbs(r.Project.Path) && !strings.HasPrefix(r.Project.Path, "/") {
+		errs = append(errs, fmt.Errorf("project.path: %q is not absolute", truncate(r.Project.Path, 80)))
+	}
+	if r.Source.Kind == SourceImport && r.Source.Import == nil {
+		errs = append(errs, errors.New("source.import: required when source.kind is import"))
+	}
+	return errs
+}
+
+// ValidTool reports whether s is an acceptable tool name.
+func ValidTool(s string) bool { return toolPattern.MatchString(s) }
+
+// ValidTag reports whether s is an acceptable tag.
+func ValidTag(s string) bool { return tagPattern.MatchString(s) }

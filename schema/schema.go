@@ -1,0 +1,182 @@
+// Package schema holds the embedded JSON Schemas of session-handoff's
+// formats and the strict decoding every reader of them goes through:
+// invalid UTF-8, duplicate keys, trailing data and unknown fields are
+// errors, and validation reports every violation with its JSON pointer.
+// It imports nothing of ours.
+package schema
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+//go:embed *.schema.json
+var files embed.FS
+
+// Names of the embedded schemas.
+const (
+	Handoff = "handoff.schema.json"
+)
+
+// Source returns the text of an embedded schema, for documentation and
+// for tools that want to validate on their own.
+func Source(name string) ([]byte, error) {
+	return files.ReadFile(name)
+}
+
+var (
+	compileOnce sync.Once
+	compiled    map[string]*jsonschema.Schema
+	compileErr  error
+)
+
+func compile() (map[string]*jsonschema.Schema, error) {
+	compileOnce.Do(func() {
+		entries, err := files.ReadDir(".")
+		if err != nil {
+			compileErr = err
+			return
+		}
+		c := jsonschema.NewCompiler()
+		c.AssertFormat()
+		c.DefaultDraft(jsonschema.Draft2020)
+		for _, e := range entries {
+			data, err := files.ReadFile(e.Name())
+			if err != nil {
+				compileErr = err
+				return
+			}
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+			if err != nil {
+				compileErr = fmt.Errorf("embedded schema %s: %w", e.Name(), err)
+				return
+			}
+			if err := c.AddResource(e.Name(), doc); err != nil {
+				compileErr = fmt.Errorf("embedded schema %s: %w", e.Name(), err)
+				return
+			}
+		}
+		compiled = map[string]*jsonschema.Schema{}
+		for _, e := range entries {
+			s, err := c.Compile(e.Name())
+			if err != nil {
+				compileErr = fmt.Errorf("embedded schema %s: %w", e.Name(), err)
+				return
+			}
+			compiled[e.Name()] = s
+		}
+	})
+	return compiled, compileErr
+}
+
+var printer = message.NewPrinter(language.English)
+
+// Violation is one way an instance breaks its schema.
+type Violation struct {
+	// Pointer is the JSON pointer (RFC 6901) of the offending value;
+	// empty for the document itself.
+	Pointer string `json:"pointer"`
+	Message string `json:"message"`
+}
+
+func (v Violation) String() string {
+	p := v.Pointer
+	if p == "" {
+		p = "/"
+	}
+	return p + ": " + v.Message
+}
+
+// ErrInvalid is wrapped by *ValidationError.
+var ErrInvalid = errors.New("does not match schema")
+
+// ValidationError lists every violation found in one document.
+type ValidationError struct {
+	Schema     string
+	Violations []Violation
+}
+
+func (e *ValidationError) Error() string {
+	parts := make([]string, len(e.Violations))
+	for i, v := range e.Violations {
+		parts[i] = v.String()
+	}
+	return fmt.Sprintf("%d schema violation(s): %s", len(e.Violations), strings.Join(parts, "; "))
+}
+
+// Unwrap lets errors.Is match ErrInvalid.
+func (e *ValidationError) Unwrap() error { return ErrInvalid }
+
+// Validate checks data against the named schema: first StrictCheck, then
+// the schema itself. A schema failure is a *ValidationError listing every
+// violation.
+func Validate(name string, data []byte) error {
+	if err := StrictCheck(data); err != nil {
+		return err
+	}
+	schemas, err := compile()
+	if err != nil {
+		return err
+	}
+	s, ok := schemas[name]
+	if !ok {
+		return fmt.Errorf("no embedded schema %q", name)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	err = s.Validate(inst)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	out := &ValidationError{Schema: name}
+	collect(ve, &out.Violations)
+	sort.SliceStable(out.Violations, func(i, j int) bool { return out.Violations[i].Pointer < out.Violations[j].Pointer })
+	return out
+}
+
+// collect gathers the leaves of the error tree: the specific failures, not
+// the "doesn't validate with $ref" wrappers above them.
+func collect(e *jsonschema.ValidationError, into *[]Violation) {
+	if len(e.Causes) == 0 {
+		ptr := ""
+		for _, tok := range e.InstanceLocation {
+			ptr += "/" + escapePointer(tok)
+		}
+		*into = append(*into, Violation{Pointer: ptr, Message: e.ErrorKind.LocalizedString(printer)})
+		return
+	}
+	for _, c := range e.Causes {
+		collect(c, into)
+	}
+}
+
+// Decode validates data against the named schema and then decodes it into
+// v, refusing fields v does not know. Use it for every document read from
+// disk or from another machine.
+func Decode(name string, data []byte, v any) error {
+	if err := Validate(name, data); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: %v", ErrMalformed, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}

@@ -1,0 +1,116 @@
+package schema
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const goodRecord = `{
+  "schema_version": 1,
+  "id": "01M83T4CM0ABCDEFGHJKMNPQRS",
+  "created_at": "2026-11-23T09:00:00Z",
+  "tool": "codex",
+  "project": {"path": "/src/app", "name": "app"},
+  "title": "Refactor auth middleware",
+  "next_steps": ["Fix refresh test matrix"],
+  "source": {"kind": "hand"}
+}`
+
+func TestStrictCheckRejects(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"duplicate key", `{"a":1,"a":2}`, `duplicate key "a"`},
+		{"nested duplicate", `{"a":{"b":1,"c":[{"d":1,"d":1}]}}`, `duplicate key "d" at /a/c/0`},
+		{"trailing data", `{"a":1} {"b":2}`, "trailing data"},
+		{"trailing garbage", `{"a":1}x`, "trailing data"},
+		{"invalid utf-8", "{\"a\":\"\xff\"}", "invalid UTF-8 at byte 6"},
+		{"truncated", `{"a":`, "unexpected end"},
+		{"empty", ``, "unexpected end"},
+		{"too deep", strings.Repeat("[", 100) + strings.Repeat("]", 100), "nested deeper than 64"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := StrictCheck([]byte(tc.in))
+			if err == nil || !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an ErrMalformed containing %q", err, tc.want)
+			}
+		})
+	}
+	if err := StrictCheck([]byte(" {\"a\":[1,{\"b\":null}],\"c\":\"é\"}\n")); err != nil {
+		t.Fatalf("valid JSON refused: %v", err)
+	}
+}
+
+func TestValidateGoodRecord(t *testing.T) {
+	if err := Validate(Handoff, []byte(goodRecord)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestValidateListsEveryViolation(t *testing.T) {
+	bad := strings.NewReplacer(
+		`"tool": "codex"`, `"tool": "Codex!"`,
+		`"next_steps": ["Fix refresh test matrix"]`, `"next_steps": ["   "], "colour": "red"`,
+		`"created_at": "2026-11-23T09:00:00Z"`, `"created_at": "yesterday"`,
+	).Replace(goodRecord)
+	err := Validate(Handoff, []byte(bad))
+	var ve *ValidationError
+	if !errors.As(err, &ve) || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("got %v, want *ValidationError", err)
+	}
+	want := map[string]bool{"/tool": false, "/next_steps/0": false, "/created_at": false, "": false}
+	for _, v := range ve.Violations {
+		if _, ok := want[v.Pointer]; ok {
+			want[v.Pointer] = true
+		}
+	}
+	for p, seen := range want {
+		if !seen {
+			t.Errorf("no violation at %q in %v", p, ve.Violations)
+		}
+	}
+	if !strings.Contains(err.Error(), "colour") {
+		t.Errorf("unknown field not named: %v", err)
+	}
+}
+
+func TestValidateNewerSchemaVersionIsAViolation(t *testing.T) {
+	err := Validate(Handoff, []byte(strings.Replace(goodRecord, `"schema_version": 1`, `"schema_version": 2`, 1)))
+	if err == nil || !strings.Contains(err.Error(), "/schema_version") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestDecodeRefusesUnknownFieldsAndFillsStruct(t *testing.T) {
+	var v struct {
+		SchemaVersion int    `json:"schema_version"`
+		Title         string `json:"title"`
+	}
+	// The schema accepts the full record but the target struct does not
+	// know most of its fields: Decode must refuse rather than drop them.
+	if err := Decode(Handoff, []byte(goodRecord), &v); err == nil || !errors.Is(err, ErrMalformed) {
+		t.Fatalf("got %v, want unknown field error", err)
+	}
+}
+
+func TestEmbeddedSchemasCompile(t *testing.T) {
+	if _, err := compile(); err != nil {
+		t.Fatal(err)
+	}
+	if src, err := Source(Handoff); err != nil || !strings.Contains(string(src), "2020-12") {
+		t.Fatalf("Source: %v", err)
+	}
+}
+
+func FuzzStrictCheck(f *testing.F) {
+	f.Add([]byte(goodRecord))
+	f.Add([]byte(`{"a":1,"a":2}`))
+	f.Add([]byte("[[[[\xff"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := StrictCheck(data)
+		if err == nil {
+			// Anything StrictCheck accepts must be valid for the schema
+			// validator's own decoder too.
+			_ = Validate(Handoff, data)
+		}
+	})
+}
