@@ -1,0 +1,513 @@
+package capture
+
+import (
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/session-handoff/session-handoff/handoff"
+)
+
+// A Claude Code transcript is one JSON object per line. Conversation lines
+// (user, assistant, system…) carry uuid and parentUuid; a rewind starts a
+// new branch from an earlier message, so the main thread is the chain of
+// parents from the newest leaf. Lines with isSidechain belong to
+// subagents and isMeta lines are injected context; neither is the user's.
+
+// claudeKnown are the line types read or knowingly ignored.
+var claudeKnown = map[string]bool{
+	"user": true, "assistant": true, "system": true, "summary": true,
+	"custom-title": true, "ai-title": true, "file-history-snapshot": true,
+	"queue-operation": true, "progress": true, "attachment": true,
+	"last-prompt": true, "agent-name": true, "mode": true,
+	"permission-mode": true, "tag": true, "worktree-state": true,
+	"pr-link": true, "agent-setting": true, "content-replacement": true,
+}
+
+type ccRecord struct {
+	idx           int
+	uuid          string
+	parent        string
+	logicalParent string
+	typ           string
+	hasTime       bool
+	time          time.Time
+	cwd           string
+	branch        string
+	version       string
+	session       string
+	events        []event
+}
+
+type ccSummary struct{ text, leaf string }
+
+// ReadClaudeCode reads a Claude Code session transcript.
+func ReadClaudeCode(r io.Reader, limits Limits) (*Digest, error) {
+	lim := limits.withDefaults()
+	d := &Digest{}
+	var (
+		records     []*ccRecord
+		summaries   []ccSummary
+		customTitle string
+		aiTitle     string
+		span        timeSpan
+	)
+	err := eachRecord(io.LimitReader(r, lim.MaxFile), lim, &d.Stats, func(m map[string]any) {
+		typ := getStr(m, "type")
+		switch typ {
+		case "summary":
+			if s := strings.TrimSpace(getStr(m, "summary")); s != "" {
+				summaries = append(summaries, ccSummary{text: titleFrom(s), leaf: getStr(m, "leafUuid")})
+			}
+			return
+		case "custom-title":
+			if s := firstNonEmpty(getStr(m, "customTitle"), getStr(m, "title")); strings.TrimSpace(s) != "" {
+				customTitle = titleFrom(s)
+			}
+			return
+		case "ai-title":
+			if s := firstNonEmpty(getStr(m, "aiTitle"), getStr(m, "title")); strings.TrimSpace(s) != "" {
+				aiTitle = titleFrom(s)
+			}
+			return
+		}
+		if !claudeKnown[typ] {
+			d.Stats.Unknown++
+			return
+		}
+		if getBool(m, "isSidechain") {
+			return
+		}
+		t, ok := getTime(m, "timestamp")
+		span.add(t, ok)
+		rec := &ccRecord{
+			idx:           len(records),
+			uuid:          getStr(m, "uuid"),
+			parent:        getStr(m, "parentUuid"),
+			logicalParent: getStr(m, "logicalParentUuid"),
+			typ:           typ,
+			hasTime:       ok,
+			time:          t,
+			cwd:           getStr(m, "cwd"),
+			branch:        getStr(m, "gitBranch"),
+			version:       getStr(m, "version"),
+			session:       getStr(m, "sessionId"),
+		}
+		switch typ {
+		case "user":
+			rec.events = claudeUser(m)
+		case "assistant":
+			rec.events = claudeAssistant(m)
+		}
+		if rec.uuid == "" && rec.events == nil && rec.cwd == "" && rec.session == "" {
+			return // bookkeeping without anything to tell
+		}
+		records = append(records, rec)
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	thread := claudeMainThread(records)
+	var cwd, branch, version, session string
+	onThread := map[string]bool{}
+	for _, rec := range thread {
+		if rec.uuid != "" {
+			onThread[rec.uuid] = true
+		}
+		if cwd == "" {
+			cwd = rec.cwd
+		}
+		if rec.branch != "" {
+			branch = rec.branch
+		}
+		if rec.version != "" {
+			version = rec.version
+		}
+		if rec.session != "" {
+			session = rec.session
+		}
+	}
+	d.CWD = cwd
+	d.GitBranch = branch
+	d.Session.ID = session
+	d.Session.AgentVersion = version
+	d.Session.StartedAt = timePtr(span.first)
+	d.Session.LastActivity = timePtr(span.last)
+
+	f := newFolder()
+	for _, rec := range thread {
+		for _, e := range rec.events {
+			foldEvent(f, cwd, e)
+		}
+	}
+
+	switch {
+	case customTitle != "":
+		d.Title = customTitle
+	case aiTitle != "":
+		d.Title = aiTitle
+	case len(summaries) > 0:
+		d.Title = summaries[len(summaries)-1].text
+		for _, s := range summaries {
+			if onThread[s.leaf] {
+				d.Title = s.text
+			}
+		}
+	}
+	f.finish(d)
+	if err := finishCommon(d, ClaudeCode); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// claudeMainThread picks the records of the main thread, oldest first.
+// When the file's lines are linked by parentUuid, that is the chain of
+// parents from the newest user or assistant line (a rewind leaves the
+// abandoned branch off it); a compaction boundary links on through
+// logicalParentUuid. A parent that cannot be found (its line was skipped)
+// continues from the line before. Files without links are read in order.
+func claudeMainThread(records []*ccRecord) []*ccRecord {
+	byUUID := make(map[string]*ccRecord, len(records))
+	for _, r := range records {
+		if r.uuid != "" {
+			byUUID[r.uuid] = r
+		}
+	}
+	linked := false
+	for _, r := range records {
+		if r.parent != "" && r.parent != r.uuid && byUUID[r.parent] != nil {
+			linked = true
+			break
+		}
+	}
+	if !linked {
+		return records
+	}
+	var leaf *ccRecord
+	for i := len(records) - 1; i >= 0; i-- {
+		if r := records[i]; r.uuid != "" && (r.typ == "user" || r.typ == "assistant") {
+			leaf = r
+			break
+		}
+	}
+	if leaf == nil {
+		return records
+	}
+	visited := map[*ccRecord]bool{}
+	var chain []*ccRecord
+	budget := 4*len(records) + 16
+	for cur := leaf; cur != nil && !visited[cur] && budget > 0; budget-- {
+		visited[cur] = true
+		chain = append(chain, cur)
+		next := cur.parent
+		if next == "" {
+			next = cur.logicalParent
+		}
+		if next == "" {
+			break
+		}
+		if p := byUUID[next]; p != nil {
+			cur = p
+			continue
+		}
+		// The parent's line is missing: go on from the line before.
+		cur = nil
+		for i := chain[len(chain)-1].idx - 1; i >= 0 && budget > 0; i, budget = i-1, budget-1 {
+			if r := records[i]; !visited[r] {
+				cur = r
+				break
+			}
+		}
+	}
+	// A tool's result may hang off the assistant line that called it
+	// rather than continue the chain (parallel calls): a line that only
+	// answers tool calls, whose parent is on the thread, belongs to it.
+	for _, r := range records {
+		if !visited[r] && r.typ == "user" && onlyResults(r.events) {
+			if p := byUUID[r.parent]; p != nil && visited[p] {
+				chain = append(chain, r)
+			}
+		}
+	}
+	slices.SortFunc(chain, func(a, b *ccRecord) int { return a.idx - b.idx })
+	return chain
+}
+
+func onlyResults(evs []event) bool {
+	n := 0
+	for _, e := range evs {
+		switch e.kind {
+		case evResult:
+			n++
+		case evTodos:
+		default:
+			return false
+		}
+	}
+	return n > 0
+}
+
+var exitCodeRe = regexp.MustCompile(`^(?:Exit code|exit code:?) (-?\d{1,10})\b`)
+
+func claudeUser(m map[string]any) []event {
+	if getBool(m, "isMeta") {
+		return nil
+	}
+	msg := getMap(m, "message")
+	if msg == nil {
+		return nil
+	}
+	if getBool(m, "isCompactSummary") {
+		return []event{evCompact(contentText(msg["content"]))}
+	}
+	var evs []event
+	var texts []string
+	hasResult := false
+	switch c := msg["content"].(type) {
+	case string:
+		texts = append(texts, c)
+	case []any:
+		tur := getMap(m, "toolUseResult")
+		for _, b := range c {
+			switch b := b.(type) {
+			case string:
+				texts = append(texts, b)
+			case map[string]any:
+				switch getStr(b, "type") {
+				case "text":
+					texts = append(texts, getStr(b, "text"))
+				case "tool_result":
+					hasResult = true
+					evs = append(evs, claudeResult(b, tur))
+				}
+			}
+		}
+	}
+	if !hasResult {
+		var kept []string
+		for _, t := range texts {
+			if t, ok := claudeRequestText(t); ok {
+				kept = append(kept, t)
+			}
+		}
+		switch text := strings.Join(kept, "\n\n"); {
+		case strings.HasPrefix(text, claudeContinuation):
+			// Older versions wrote the compaction summary unflagged.
+			evs = append(evs, evCompact(text))
+		case text != "":
+			evs = append(evs, evReq(text))
+		}
+	}
+	// Older versions record the todo list the tool wrote in the result.
+	if tur := getMap(m, "toolUseResult"); tur != nil {
+		if todos, ok := tur["newTodos"].([]any); ok {
+			evs = append(evs, evTodoList(parseTodos(todos, "content")))
+		}
+	}
+	return evs
+}
+
+// claudeResult reads a tool_result block. A Bash failure says is_error and
+// starts "Exit code N"; a success is not marked at all.
+func claudeResult(b, tur map[string]any) event {
+	id := getStr(b, "tool_use_id")
+	text := contentText(b["content"])
+	if getBool(b, "is_error") {
+		var exit *int
+		if m := exitCodeRe.FindStringSubmatch(strings.TrimSpace(text)); m != nil {
+			exit = parseExit(m[1])
+		}
+		return evOut(id, exit, true, true, text)
+	}
+	if tur != nil {
+		if exit := exitCode(tur["exitCode"]); exit != nil {
+			return evOut(id, exit, *exit != 0, true, firstNonEmpty(getStr(tur, "stderr"), text))
+		}
+		if getBool(tur, "interrupted") || getStr(tur, "backgroundTaskId") != "" {
+			return evOut(id, nil, false, false, "")
+		}
+	}
+	if strings.HasPrefix(strings.TrimSpace(text), "Command running in background") {
+		return evOut(id, nil, false, false, "")
+	}
+	return evOut(id, intPtr(0), false, true, "")
+}
+
+func claudeAssistant(m map[string]any) []event {
+	msg := getMap(m, "message")
+	if msg == nil {
+		return nil
+	}
+	msgID := firstNonEmpty(getStr(msg, "id"), getStr(m, "requestId"))
+	var evs []event
+	switch c := msg["content"].(type) {
+	case string:
+		evs = append(evs, evAgent(msgID, c))
+	case []any:
+		for _, b := range c {
+			b, ok := b.(map[string]any)
+			if !ok {
+				continue
+			}
+			switch getStr(b, "type") {
+			case "text":
+				if t := strings.TrimSpace(getStr(b, "text")); t != "" {
+					evs = append(evs, evAgent(msgID, t))
+				}
+			case "tool_use":
+				evs = append(evs, claudeToolUse(b)...)
+			}
+		}
+	}
+	if u := getMap(msg, "usage"); u != nil {
+		evs = append(evs, event{kind: evTokens, id: msgID, tokens: handoff.Tokens{
+			Input:      getCount(u, "input_tokens"),
+			Output:     getCount(u, "output_tokens"),
+			CacheRead:  getCount(u, "cache_read_input_tokens"),
+			CacheWrite: getCount(u, "cache_creation_input_tokens"),
+		}})
+	}
+	return evs
+}
+
+func claudeToolUse(b map[string]any) []event {
+	id := getStr(b, "id")
+	in := getMap(b, "input")
+	if in == nil {
+		return nil
+	}
+	switch getStr(b, "name") {
+	case "Bash":
+		return []event{evCmd(id, getStr(in, "command"))}
+	case "Edit":
+		return []event{evOps(id, fileOp{path: getStr(in, "file_path"), op: opEdit, n: 1})}
+	case "MultiEdit":
+		return []event{evOps(id, fileOp{path: getStr(in, "file_path"), op: opEdit, n: len(getArr(in, "edits"))})}
+	case "Write":
+		return []event{evOps(id, fileOp{path: getStr(in, "file_path"), op: opWrite, n: 1})}
+	case "NotebookEdit":
+		return []event{evOps(id, fileOp{path: getStr(in, "notebook_path"), op: opEdit, n: 1})}
+	case "Read", "NotebookRead":
+		return []event{evOps(id, fileOp{path: firstNonEmpty(getStr(in, "file_path"), getStr(in, "notebook_path")), op: opRead})}
+	case "TodoWrite":
+		if todos, ok := in["todos"].([]any); ok {
+			return []event{evTodoList(parseTodos(todos, "content"))}
+		}
+	}
+	return nil
+}
+
+// parseTodos reads a list of todo objects; items of the wrong shape are
+// skipped. textKeys name the fields that may hold the item's text.
+func parseTodos(items []any, textKeys ...string) []handoff.Todo {
+	var out []handoff.Todo
+	for _, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok {
+			continue
+		}
+		var text string
+		for _, k := range textKeys {
+			if text = getStr(m, k); strings.TrimSpace(text) != "" {
+				break
+			}
+		}
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		out = append(out, handoff.Todo{Content: text, Status: getStr(m, "status")})
+		if len(out) >= maxTodos {
+			break
+		}
+	}
+	return out
+}
+
+// contentText joins the text of a message content: a string, or a list of
+// blocks with text.
+func contentText(v any) string {
+	switch c := v.(type) {
+	case string:
+		return c
+	case []any:
+		var parts []string
+		for _, b := range c {
+			switch b := b.(type) {
+			case string:
+				parts = append(parts, b)
+			case map[string]any:
+				if t := getStr(b, "text"); t != "" {
+					parts = append(parts, t)
+				}
+			}
+		}
+		return strings.Join(parts, "\n")
+	case map[string]any:
+		return getStr(c, "text")
+	}
+	return ""
+}
+
+// claudeContinuation opens the summary Claude Code writes at compaction.
+const claudeContinuation = "This session is being continued from a previous conversation"
+
+// Text Claude Code puts in user lines that the user did not type.
+var claudeInjected = []string{
+	"<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>",
+	"Caveat: The messages below were generated by the user while running local commands",
+	"[Request interrupted by user", "<system-reminder>", "<bash-stdout>", "<bash-stderr>",
+	"<task-notification>", "<ide_opened_file>", "<ide_selection>", "<user-prompt-submit-hook>",
+}
+
+// claudeRequestText returns what the user asked in one text block, or
+// false when the block is injected. Slash commands read as "/name args".
+func claudeRequestText(s string) (string, bool) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return "", false
+	}
+	for _, p := range claudeInjected {
+		if strings.HasPrefix(t, p) {
+			return "", false
+		}
+	}
+	if name, ok := between(t, "<command-name>", "</command-name>"); ok {
+		args, _ := between(t, "<command-args>", "</command-args>")
+		return strings.TrimSpace(strings.TrimSpace(name) + " " + strings.TrimSpace(args)), true
+	}
+	if strings.HasPrefix(t, "<command-message>") {
+		return "", false
+	}
+	if cmd, ok := between(t, "<bash-input>", "</bash-input>"); ok {
+		return "! " + strings.TrimSpace(cmd), true
+	}
+	return t, true
+}
+
+// between returns the text between the first open tag and the close tag
+// after it.
+func between(s, open, close string) (string, bool) {
+	i := strings.Index(s, open)
+	if i < 0 {
+		return "", false
+	}
+	rest := s[i+len(open):]
+	j := strings.Index(rest, close)
+	if j < 0 {
+		return "", false
+	}
+	return rest[:j], true
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
+}

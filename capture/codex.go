@@ -1,0 +1,470 @@
+package capture
+
+import (
+	"io"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/session-handoff/session-handoff/handoff"
+)
+
+// A Codex CLI rollout is one {timestamp, type, payload} object per line:
+// session_meta, turn_context, response_item (what the model saw and did),
+// event_msg (what the user interface showed) and compacted. The user's
+// text appears as both an event_msg user_message and a response_item
+// message; the response items also carry injected context (AGENTS.md,
+// environment) that the user did not type. Reasoning items may hold
+// encrypted content: they are never read beyond their type.
+
+// Where a user request came from, for deduplication.
+const (
+	srcEvent uint8 = 1 // event_msg user_message
+	srcItem  uint8 = 2 // response_item message with role user
+)
+
+// Response item types, also found bare (without the wrapper) in the
+// oldest rollouts.
+var codexItemTypes = map[string]bool{
+	"message": true, "reasoning": true, "function_call": true,
+	"function_call_output": true, "custom_tool_call": true,
+	"custom_tool_call_output": true, "local_shell_call": true,
+	"web_search_call": true,
+}
+
+// Text Codex injects as user messages.
+var codexInjected = []string{
+	"# AGENTS.md instructions", "<environment_context>", "<user_instructions>",
+	"<permissions instructions>", "<INSTRUCTIONS>", "<turn_aborted>",
+	"<user_shell_command>", "<subagent_notification>", "<collaboration_mode>",
+	"<skill>", "<model_switch>",
+}
+
+type codexReader struct {
+	d            *Digest
+	span         timeSpan
+	metaSeen     bool
+	started      string
+	cwd          string
+	turnCWD      string
+	title        string
+	sawUserEvent bool
+	events       []event
+	turnsEvent   []int // indexes into events where a turn began, by source
+	turnsItem    []int
+}
+
+// ReadCodex reads a Codex CLI rollout.
+func ReadCodex(r io.Reader, limits Limits) (*Digest, error) {
+	lim := limits.withDefaults()
+	c := &codexReader{d: &Digest{}}
+	err := eachRecord(io.LimitReader(r, lim.MaxFile), lim, &c.d.Stats, c.record)
+	if err != nil {
+		return nil, err
+	}
+	d := c.d
+	d.CWD = c.cwd
+	if t, ok := parseTime(c.started); ok {
+		d.Session.StartedAt = &t
+	} else {
+		d.Session.StartedAt = timePtr(c.span.first)
+	}
+	d.Session.LastActivity = timePtr(c.span.last)
+	d.Title = c.title
+
+	want := srcItem
+	if c.sawUserEvent {
+		want = srcEvent
+	}
+	f := newFolder()
+	for _, e := range c.events {
+		if e.kind == evRequest && e.src != want {
+			continue
+		}
+		foldEvent(f, d.CWD, e)
+	}
+	f.finish(d)
+	if err := finishCommon(d, Codex); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// foldEvent normalises an event's paths against cwd and folds it.
+func foldEvent(f *folder, cwd string, e event) {
+	for i := range e.ops {
+		e.ops[i].path = normPath(cwd, e.ops[i].path)
+	}
+	f.add(e)
+}
+
+func (c *codexReader) record(m map[string]any) {
+	t, ok := getTime(m, "timestamp")
+	c.span.add(t, ok)
+	typ := getStr(m, "type")
+	p := getMap(m, "payload")
+	if p == nil {
+		switch {
+		case codexItemTypes[typ]:
+			c.item(m)
+			return
+		case typ == "" && getStr(m, "id") != "" && !c.metaSeen:
+			c.meta(m) // the oldest rollouts open with a bare meta line
+			return
+		case typ == "" && getStr(m, "record_type") != "":
+			return
+		}
+	}
+	switch typ {
+	case "session_meta":
+		if p != nil {
+			c.meta(p)
+		}
+	case "turn_context":
+		if p != nil {
+			if cwd := getStr(p, "cwd"); cwd != "" {
+				c.turnCWD = cwd
+			}
+		}
+	case "event_msg":
+		if p != nil {
+			c.eventMsg(p)
+		}
+	case "response_item":
+		if p != nil {
+			c.item(p)
+		}
+	case "compacted":
+		if p != nil {
+			c.add(evCompact(getStr(p, "message")))
+		}
+	default:
+		c.d.Stats.Unknown++
+	}
+}
+
+func (c *codexReader) add(e event) { c.events = append(c.events, e) }
+
+func (c *codexReader) meta(p map[string]any) {
+	if c.metaSeen {
+		return // a resumed or forked rollout repeats its parent's meta
+	}
+	c.metaSeen = true
+	c.d.Session.ID = getStr(p, "id")
+	c.d.Session.AgentVersion = getStr(p, "cli_version")
+	c.cwd = getStr(p, "cwd")
+	c.started = getStr(p, "timestamp")
+	if g := getMap(p, "git"); g != nil {
+		c.d.GitBranch = getStr(g, "branch")
+	}
+}
+
+func (c *codexReader) eventMsg(p map[string]any) {
+	switch getStr(p, "type") {
+	case "user_message":
+		text := getStr(p, "message")
+		if strings.TrimSpace(text) == "" {
+			return
+		}
+		c.sawUserEvent = true
+		c.turnsEvent = append(c.turnsEvent, len(c.events))
+		e := evReq(text)
+		e.src = srcEvent
+		c.add(e)
+	case "agent_message":
+		c.add(evAgent("", getStr(p, "message")))
+	case "task_complete":
+		if msg := getStr(p, "last_agent_message"); strings.TrimSpace(msg) != "" {
+			c.add(evAgent("", msg))
+		}
+	case "token_count":
+		total := getMap(getMap(p, "info"), "total_token_usage")
+		if total == nil {
+			return
+		}
+		in, cached := getCount(total, "input_tokens"), getCount(total, "cached_input_tokens")
+		c.add(event{kind: evTokens, set: true, tokens: handoff.Tokens{
+			Input:     max(in-cached, 0),
+			Output:    getCount(total, "output_tokens"),
+			CacheRead: cached,
+		}})
+	case "exec_command_end":
+		exit := exitCode(p["exit_code"])
+		out := firstNonEmpty(getStr(p, "aggregated_output"), getStr(p, "formatted_output"),
+			strings.TrimSpace(getStr(p, "stdout")+"\n"+getStr(p, "stderr")))
+		c.add(evOut(getStr(p, "call_id"), exit, exit != nil && *exit != 0, exit != nil, out))
+	case "patch_apply_end":
+		if ok, isBool := p["success"].(bool); isBool {
+			c.add(evOut(getStr(p, "call_id"), nil, !ok, true, firstNonEmpty(getStr(p, "stderr"), getStr(p, "stdout"))))
+		}
+	case "thread_name_updated":
+		if name := getStr(p, "thread_name"); strings.TrimSpace(name) != "" {
+			c.title = name
+		}
+	case "thread_rolled_back":
+		if n, ok := getInt(p, "num_turns"); ok && n > 0 {
+			c.rollback(n)
+		}
+	}
+}
+
+// rollback drops the last n user turns.
+func (c *codexReader) rollback(n int64) {
+	turns := c.turnsEvent
+	if len(turns) == 0 {
+		turns = c.turnsItem
+	}
+	if len(turns) == 0 {
+		return
+	}
+	cut := turns[0]
+	if n < int64(len(turns)) {
+		cut = turns[int64(len(turns))-n]
+	}
+	c.events = c.events[:cut]
+	c.turnsEvent = cutTurns(c.turnsEvent, cut)
+	c.turnsItem = cutTurns(c.turnsItem, cut)
+}
+
+func cutTurns(turns []int, cut int) []int {
+	for i, t := range turns {
+		if t >= cut {
+			return turns[:i]
+		}
+	}
+	return turns
+}
+
+func (c *codexReader) item(p map[string]any) {
+	switch getStr(p, "type") {
+	case "message":
+		switch getStr(p, "role") {
+		case "user":
+			var kept []string
+			for _, part := range contentParts(p["content"]) {
+				if t := strings.TrimSpace(part); t != "" && !hasAnyPrefix(t, codexInjected) {
+					kept = append(kept, t)
+				}
+			}
+			if len(kept) == 0 {
+				return
+			}
+			c.turnsItem = append(c.turnsItem, len(c.events))
+			e := evReq(strings.Join(kept, "\n\n"))
+			e.src = srcItem
+			c.add(e)
+		case "assistant":
+			c.add(evAgent("", strings.Join(contentParts(p["content"]), "\n")))
+		}
+	case "reasoning":
+		// Never read: it may hold encrypted content.
+	case "function_call":
+		c.functionCall(getStr(p, "name"), getStr(p, "call_id"), p["arguments"])
+	case "custom_tool_call":
+		if getStr(p, "name") == "apply_patch" {
+			c.add(evOps(getStr(p, "call_id"), c.patchOps(getStr(p, "input"), "")...))
+		}
+	case "local_shell_call":
+		action := getMap(p, "action")
+		if action == nil {
+			return
+		}
+		id := firstNonEmpty(getStr(p, "call_id"), getStr(p, "id"))
+		c.shell(id, commandString(action["command"]), getStr(action, "working_directory"))
+	case "function_call_output", "custom_tool_call_output":
+		exit, failed, known, text := codexOutcome(p["output"])
+		c.add(evOut(getStr(p, "call_id"), exit, failed, known, text))
+	}
+}
+
+func (c *codexReader) functionCall(name, id string, rawArgs any) {
+	var args map[string]any
+	switch a := rawArgs.(type) {
+	case string:
+		args, _ = decodeObject([]byte(a))
+	case map[string]any:
+		args = a
+	}
+	if args == nil {
+		return
+	}
+	switch name {
+	case "shell", "container.exec", "local_shell", "shell_command":
+		c.shell(id, commandString(args["command"]), getStr(args, "workdir"))
+	case "exec_command":
+		c.shell(id, commandString(firstValue(args, "cmd", "command")), getStr(args, "workdir"))
+	case "apply_patch":
+		c.add(evOps(id, c.patchOps(firstNonEmpty(getStr(args, "input"), getStr(args, "patch")), getStr(args, "workdir"))...))
+	case "update_plan":
+		if plan, ok := args["plan"].([]any); ok {
+			c.add(evTodoList(parseTodos(plan, "step", "content")))
+		}
+	}
+}
+
+// shell records a shell command, or the edits of an apply_patch run
+// through the shell.
+func (c *codexReader) shell(id, cmd, workdir string) {
+	if strings.TrimSpace(cmd) == "" {
+		return
+	}
+	if i := strings.Index(cmd, "*** Begin Patch"); i >= 0 && strings.Contains(cmd[:i], "apply_patch") {
+		c.add(evOps(id, c.patchOps(cmd[i:], workdir)...))
+		return
+	}
+	c.add(evCmd(id, cmd))
+}
+
+// patchOps reads the file headers of an apply_patch patch. Relative paths
+// are resolved against the directory the patch ran in.
+func (c *codexReader) patchOps(patch, workdir string) []fileOp {
+	dir := firstNonEmpty(joinPath(c.turnCWD, workdir), c.turnCWD, c.cwd)
+	var ops []fileOp
+	var last string
+	for line := range strings.Lines(patch) {
+		if len(ops) >= maxFiles {
+			break
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if !strings.HasPrefix(line, "*** ") {
+			continue
+		}
+		op, p := opKind(0), ""
+		switch {
+		case strings.HasPrefix(line, "*** Add File: "):
+			op, p = opCreate, line[len("*** Add File: "):]
+		case strings.HasPrefix(line, "*** Update File: "):
+			op, p = opEdit, line[len("*** Update File: "):]
+		case strings.HasPrefix(line, "*** Delete File: "):
+			op, p = opDelete, line[len("*** Delete File: "):]
+		case strings.HasPrefix(line, "*** Move to: "):
+			// The updated file moves: the old path goes, the new one comes.
+			if n := len(ops); n > 0 && ops[n-1].path == last && ops[n-1].op == opEdit {
+				ops[n-1].op = opDelete
+				op, p = opCreate, line[len("*** Move to: "):]
+			}
+		}
+		p = strings.TrimSpace(p)
+		if op == 0 || p == "" {
+			continue
+		}
+		last = joinPath(dir, p)
+		ops = append(ops, fileOp{path: last, op: op, n: 1})
+	}
+	return ops
+}
+
+var (
+	codexExitRe    = regexp.MustCompile(`(?m)^(?:Exit code:|Process exited with code) (-?\d{1,10})\s*$`)
+	codexRunningRe = regexp.MustCompile(`(?m)^Process running with session ID`)
+)
+
+// codexOutcome reads a tool call's output: plain text that may state the
+// exit code, a JSON object {output, metadata: {exit_code}}, a list of
+// content items, or an object with a success flag.
+func codexOutcome(v any) (exit *int, failed, known bool, text string) {
+	var success *bool
+	switch o := v.(type) {
+	case string:
+		text = o
+		if obj, ok := decodeObject([]byte(strings.TrimSpace(o))); ok {
+			if out, isStr := obj["output"].(string); isStr {
+				text = out
+				exit = exitCode(getMap(obj, "metadata")["exit_code"])
+			}
+		}
+	case []any:
+		text = strings.Join(contentParts(o), "\n")
+	case map[string]any:
+		text = firstNonEmpty(getStr(o, "content"), strings.Join(contentParts(o["content"]), "\n"))
+		if b, ok := o["success"].(bool); ok {
+			success = &b
+		}
+	}
+	if exit == nil && !codexRunningRe.MatchString(text) {
+		if m := codexExitRe.FindStringSubmatch(text); m != nil {
+			exit = parseExit(m[1])
+		}
+	}
+	failed = (exit != nil && *exit != 0) || (success != nil && !*success)
+	known = exit != nil || success != nil
+	return exit, failed, known, text
+}
+
+// contentParts returns the text of each part of a message content.
+func contentParts(v any) []string {
+	switch c := v.(type) {
+	case string:
+		return []string{c}
+	case []any:
+		var out []string
+		for _, p := range c {
+			switch p := p.(type) {
+			case string:
+				out = append(out, p)
+			case map[string]any:
+				if t, ok := p["text"].(string); ok {
+					out = append(out, t)
+				}
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// commandString turns a command given as a string or an argument vector
+// into one shell line; "bash -lc SCRIPT" becomes SCRIPT.
+func commandString(v any) string {
+	switch c := v.(type) {
+	case string:
+		return c
+	case []any:
+		var argv []string
+		for _, a := range c {
+			s, ok := a.(string)
+			if !ok {
+				return ""
+			}
+			argv = append(argv, s)
+		}
+		if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") {
+			switch path.Base(argv[0]) {
+			case "bash", "sh", "zsh", "dash", "fish":
+				return argv[2]
+			}
+		}
+		for i, a := range argv {
+			argv[i] = shellQuote(a)
+		}
+		return strings.Join(argv, " ")
+	}
+	return ""
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func firstValue(m map[string]any, keys ...string) any {
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			return v
+		}
+	}
+	return nil
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}

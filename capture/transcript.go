@@ -1,0 +1,514 @@
+package capture
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/session-handoff/session-handoff/handoff"
+)
+
+// Agent names a coding agent whose transcripts this package reads.
+type Agent string
+
+// The agents whose transcripts can be read.
+const (
+	ClaudeCode Agent = "claude-code"
+	Codex      Agent = "codex"
+	Gemini     Agent = "gemini"
+)
+
+// Agents lists the agents whose transcripts can be read.
+var Agents = []Agent{ClaudeCode, Codex, Gemini}
+
+// ParseAgent accepts an agent's name as users write it: claude-code or
+// claude, codex or codex-cli, gemini or gemini-cli.
+func ParseAgent(s string) (Agent, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "claude-code", "claude", "claudecode", "claude_code":
+		return ClaudeCode, nil
+	case "codex", "codex-cli":
+		return Codex, nil
+	case "gemini", "gemini-cli":
+		return Gemini, nil
+	}
+	return "", fmt.Errorf("unknown agent %q (want claude-code, codex or gemini)", truncateStr(s, 40))
+}
+
+// Bounds on what a digest keeps. Text is cut on character boundaries and
+// marked where it was cut.
+const (
+	// MaxEarlierRequest bounds each user request but the last.
+	MaxEarlierRequest = 500
+	// MaxLastRequest bounds the last user request.
+	MaxLastRequest = 16 << 10
+	// MaxAgentMessage bounds the agent's last message.
+	MaxAgentMessage = 16 << 10
+	// MaxCommandText bounds the text of one command.
+	MaxCommandText = 4 << 10
+	// MaxCommandOutput bounds the output kept with a failed command.
+	MaxCommandOutput = 4 << 10
+	// MaxFailureOutput bounds the output of the last failure.
+	MaxFailureOutput = 16 << 10
+	// MaxCompaction bounds the compaction summary.
+	MaxCompaction = 32 << 10
+	// MaxTitle bounds the title, as the record schema does.
+	MaxTitle = handoff.MaxTitle
+
+	maxRequests = 500  // schema: session.requests maxItems
+	maxCommands = 1000 // schema: session.commands maxItems
+	maxTodos    = 500  // schema: session.todos maxItems
+	maxTodoText = 4096 // schema: todo content maxLength
+	maxFiles    = 5000 // schema: files maxItems
+	maxPath     = 4096 // schema: path maxLength
+	maxID       = 256  // schema: session.id maxLength
+	maxVersion  = 128  // schema: session.agent_version maxLength
+	maxBranch   = 1024
+)
+
+// Default limits on reading.
+const (
+	DefaultMaxFile = 256 << 20
+	DefaultMaxLine = 16 << 20
+)
+
+// Limits bound what is read from one transcript. Zero fields take the
+// defaults.
+type Limits struct {
+	// MaxFile is the largest transcript read, in bytes (default 256 MiB).
+	MaxFile int64
+	// MaxLine is the longest line decoded (default 16 MiB); a longer line
+	// is skipped and counted, not fatal.
+	MaxLine int
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxFile <= 0 {
+		l.MaxFile = DefaultMaxFile
+	}
+	if l.MaxLine <= 0 {
+		l.MaxLine = DefaultMaxLine
+	}
+	return l
+}
+
+// ErrNoRecords is wrapped when a transcript holds no valid record at all.
+var ErrNoRecords = errors.New("no valid transcript record")
+
+// ErrTooLarge is wrapped when a transcript is over Limits.MaxFile.
+var ErrTooLarge = errors.New("transcript too large")
+
+// Stats counts what happened to the lines of a transcript.
+type Stats struct {
+	// Lines is the number of non-blank lines read.
+	Lines int `json:"lines"`
+	// Records is the number of lines that were JSON objects.
+	Records int `json:"records"`
+	// Unknown counts records of a type this reader does not know.
+	Unknown int `json:"unknown,omitempty"`
+	// Malformed counts lines that were not a JSON object.
+	Malformed int `json:"malformed,omitempty"`
+	// TooLong counts lines over Limits.MaxLine.
+	TooLong int `json:"too_long,omitempty"`
+}
+
+// Digest is what one transcript tells the next agent.
+type Digest struct {
+	// Session is the digest proper, as stored in a handoff record. Its
+	// SkippedRecords is the sum of Stats.Unknown, Malformed and TooLong.
+	Session handoff.Session `json:"session"`
+	// Title is the session's title: one the user or the agent gave it,
+	// else its first request, shortened.
+	Title string `json:"title,omitempty"`
+	// CWD is the session's working directory as the transcript gives it.
+	CWD string `json:"cwd,omitempty"`
+	// GitBranch is the branch the transcript last names.
+	GitBranch string `json:"git_branch,omitempty"`
+	// Files are the files the agent edited, created or deleted, in the
+	// order first touched. Paths are relative to CWD when under it, else
+	// as the transcript wrote them. They are strings only: nothing here
+	// opens them.
+	Files []handoff.FileTouched `json:"files,omitempty"`
+	// Stats counts the lines read and skipped.
+	Stats Stats `json:"stats"`
+}
+
+// ReadTranscript reads the transcript of agent at path. The file must be a
+// regular file no larger than limits.MaxFile.
+func ReadTranscript(agent Agent, file string, limits Limits) (*Digest, error) {
+	lim := limits.withDefaults()
+	fi, err := os.Stat(file)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", file)
+	}
+	if fi.Size() > lim.MaxFile {
+		return nil, fmt.Errorf("%s: %w: %d bytes, the limit is %d", file, ErrTooLarge, fi.Size(), lim.MaxFile)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", file) // it changed under us
+	}
+	// The agent may still be appending: never read past the limit.
+	r := io.LimitReader(f, lim.MaxFile)
+	var d *Digest
+	switch agent {
+	case ClaudeCode:
+		d, err = ReadClaudeCode(r, lim)
+	case Codex:
+		d, err = ReadCodex(r, lim)
+	case Gemini:
+		d, err = readGemini(r, lim, geminiProjectRoot(file))
+	default:
+		return nil, fmt.Errorf("%s: unknown agent %q", file, truncateStr(string(agent), 40))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return d, nil
+}
+
+// lineReader yields the lines of r one at a time, each at most max bytes;
+// longer lines are consumed and reported as too long.
+type lineReader struct {
+	br    *bufio.Reader
+	max   int
+	buf   []byte
+	first bool
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: max, first: true}
+}
+
+// next returns the next line without its line ending. The slice is valid
+// until the following call. At the end of input it returns io.EOF.
+func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
+	lr.buf = lr.buf[:0]
+	for {
+		frag, err := lr.br.ReadSlice('\n')
+		if !tooLong {
+			if len(lr.buf)+len(frag) > lr.max+2 { // +2: room for \r\n
+				tooLong = true
+				lr.buf = lr.buf[:0]
+			} else {
+				lr.buf = append(lr.buf, frag...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return nil, false, err
+		}
+		if err == io.EOF && len(frag) == 0 && len(lr.buf) == 0 && !tooLong {
+			return nil, false, io.EOF
+		}
+		break
+	}
+	line = bytes.TrimRight(lr.buf, "\r\n")
+	if lr.first {
+		lr.first = false
+		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+	}
+	if !tooLong && len(line) > lr.max {
+		tooLong = true
+	}
+	return line, tooLong, nil
+}
+
+// eachRecord calls fn for every line of r that is a JSON object, and
+// counts the rest in st.
+func eachRecord(r io.Reader, lim Limits, st *Stats, fn func(map[string]any)) error {
+	lr := newLineReader(r, lim.MaxLine)
+	for {
+		line, tooLong, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !tooLong && len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		countLine(line, tooLong, st, fn)
+	}
+}
+
+func countLine(line []byte, tooLong bool, st *Stats, fn func(map[string]any)) {
+	st.Lines++
+	if tooLong {
+		st.TooLong++
+		return
+	}
+	m, ok := decodeObject(line)
+	if !ok {
+		st.Malformed++
+		return
+	}
+	st.Records++
+	fn(m)
+}
+
+// decodeObject decodes one JSON object, keeping numbers as json.Number.
+// Anything else (another JSON value, trailing data, bad syntax) is refused.
+func decodeObject(b []byte) (map[string]any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
+	}
+	m, ok := v.(map[string]any)
+	return m, ok
+}
+
+// Lenient accessors: a field of the wrong type reads as absent.
+
+func getStr(m map[string]any, k string) string {
+	s, _ := m[k].(string)
+	return s
+}
+
+func getMap(m map[string]any, k string) map[string]any {
+	v, _ := m[k].(map[string]any)
+	return v
+}
+
+func getArr(m map[string]any, k string) []any {
+	v, _ := m[k].([]any)
+	return v
+}
+
+func getBool(m map[string]any, k string) bool {
+	v, _ := m[k].(bool)
+	return v
+}
+
+// getInt reads an integer field. Fractions are dropped; numbers beyond
+// int64 are refused.
+func getInt(m map[string]any, k string) (int64, bool) {
+	return toInt(m[k])
+}
+
+func toInt(v any) (int64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+		return i, true
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f >= math.MaxInt64 || f <= math.MinInt64 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// getCount reads a non-negative count; anything else is 0.
+func getCount(m map[string]any, k string) int64 {
+	n, ok := getInt(m, k)
+	if !ok || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// exitCode converts a number to an exit code when it is one.
+func exitCode(v any) *int {
+	n, ok := toInt(v)
+	if !ok || n < math.MinInt32 || n > math.MaxInt32 {
+		return nil
+	}
+	c := int(n)
+	return &c
+}
+
+// parseExit reads an exit code written in decimal.
+func parseExit(s string) *int {
+	n, err := strconv.ParseInt(s, 10, 32)
+	if err != nil {
+		return nil
+	}
+	c := int(n)
+	return &c
+}
+
+func intPtr(n int) *int { return &n }
+
+func getTime(m map[string]any, k string) (time.Time, bool) {
+	return parseTime(getStr(m, k))
+}
+
+func parseTime(s string) (time.Time, bool) {
+	if s == "" || len(s) > 64 {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, false
+	}
+	t = t.UTC()
+	if t.Year() < 1 || t.Year() > 9999 {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// timeSpan tracks the earliest and latest time seen.
+type timeSpan struct {
+	first, last time.Time
+}
+
+func (s *timeSpan) add(t time.Time, ok bool) {
+	if !ok {
+		return
+	}
+	if s.first.IsZero() || t.Before(s.first) {
+		s.first = t
+	}
+	if s.last.IsZero() || t.After(s.last) {
+		s.last = t
+	}
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// Text helpers. Every string stored in a digest goes through clean and one
+// of the shorten functions.
+
+// clean makes s valid UTF-8 and drops NUL characters.
+func clean(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "")
+	}
+	return s
+}
+
+const ellipsis = "…"
+
+// shortenHead keeps the start of s, at most n bytes including a trailing
+// ellipsis when cut.
+func shortenHead(s string, n int) string {
+	s = clean(s)
+	if len(s) <= n {
+		return s
+	}
+	if n <= len(ellipsis) {
+		return truncateStr(s, n)
+	}
+	return truncateStr(s, n-len(ellipsis)) + ellipsis
+}
+
+// shortenMiddle keeps the start and the end of s, at most n bytes, with a
+// note of how much was cut between them: errors and conclusions tend to
+// be at the end, context at the start.
+func shortenMiddle(s string, n int) string {
+	s = clean(s)
+	if len(s) <= n {
+		return s
+	}
+	const reserve = 40
+	if n <= 2*reserve {
+		return shortenHead(s, n)
+	}
+	half := (n - reserve) / 2
+	head := truncateStr(s, half)
+	start := len(s) - half
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	tail := s[start:]
+	return head + fmt.Sprintf("\n[… %d bytes cut …]\n", len(s)-len(head)-len(tail)) + tail
+}
+
+// oneLine folds white space runs to single spaces, for titles.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(clean(s)), " ")
+}
+
+// titleFrom makes a title from text: one line, at most MaxTitle bytes.
+func titleFrom(s string) string {
+	return shortenHead(oneLine(s), MaxTitle)
+}
+
+// normPath turns a path the agent wrote into the form kept in a digest:
+// cleaned, and relative to cwd when it lies under it. It never touches the
+// file system. Paths that are not plain slash paths are kept as written.
+func normPath(cwd, p string) string {
+	p = clean(p)
+	if strings.TrimSpace(p) == "" || strings.ContainsRune(p, '\\') {
+		return p
+	}
+	c := path.Clean(p)
+	if !strings.HasPrefix(c, "/") {
+		return c
+	}
+	if cwd == "" || !strings.HasPrefix(cwd, "/") {
+		return c
+	}
+	base := path.Clean(cwd)
+	if c == base {
+		return "."
+	}
+	if base == "/" {
+		return c[1:]
+	}
+	if strings.HasPrefix(c, base+"/") {
+		return c[len(base)+1:]
+	}
+	return c
+}
+
+// joinPath resolves a relative path against dir, lexically.
+func joinPath(dir, p string) string {
+	if p == "" || strings.HasPrefix(p, "/") || dir == "" || !strings.HasPrefix(dir, "/") || strings.ContainsRune(p, '\\') {
+		return p
+	}
+	return path.Join(dir, p)
+}
+
+// underDir reports whether p is dir or lies under it, lexically.
+func underDir(p, dir string) bool {
+	if p == "" || dir == "" {
+		return false
+	}
+	p, dir = filepath.Clean(p), filepath.Clean(dir)
+	if p == dir {
+		return true
+	}
+	if dir == string(filepath.Separator) {
+		return strings.HasPrefix(p, dir)
+	}
+	return strings.HasPrefix(p, dir+string(filepath.Separator))
+}
