@@ -1,5 +1,5 @@
 // Package capture reads what the machine already knows about a coding
-// session: the state of the git worktree and, later, the agent's own
+// session: the state of the git worktree and the agent's own
 // transcript (Claude Code, Codex CLI, Gemini CLI). Everything it reads is
 // treated as untrusted and bounded.
 package capture

@@ -58,6 +58,13 @@ func NewID(t time.Time) (ID, error) {
 	return ID(encodeBase32(b)), nil
 }
 
+// IDFromBytes encodes 16 bytes (48 bits of milliseconds, then 80 other
+// bits) as an id. Use it to derive stable ids, for example when converting
+// records from another format; NewID is for fresh ones.
+func IDFromBytes(b [16]byte) ID {
+	return ID(encodeBase32(b))
+}
+
 func encodeBase32(b [16]byte) string {
 	// 128 bits in 26 characters: the first character carries 3 bits.
 	var out [IDLength]byte
