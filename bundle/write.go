@@ -1,0 +1,343 @@
+package bundle
+
+import (
+	"archive/tar"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"time"
+
+	"filippo.io/age"
+	"filippo.io/age/armor"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/session-handoff/session-handoff/crypto"
+)
+
+// BlobSource is one attachment to write: its description (size and hash
+// already known, from a first pass such as HashFile) and a way to open its
+// bytes. Write streams the bytes and fails if they no longer match.
+type BlobSource struct {
+	Blob
+	// Open returns the blob's bytes. Write closes what it returns.
+	Open func() (io.ReadCloser, error)
+}
+
+// FileBlob hashes the file at path (the first pass) and returns a source
+// that reopens it when the bundle is written.
+func FileBlob(path, name, mediaType string) (BlobSource, error) {
+	sum, size, err := HashFile(path)
+	if err != nil {
+		return BlobSource{}, err
+	}
+	return BlobSource{
+		Blob: Blob{Name: name, MediaType: mediaType, Size: size, SHA256: sum},
+		Open: func() (io.ReadCloser, error) { return os.Open(path) },
+	}, nil
+}
+
+// HashFile returns the lowercase hex SHA-256 and the size of the file at
+// path, reading it as a stream.
+func HashFile(path string) (sha256hex string, size int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, fmt.Errorf("bundle: hash %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	size, err = io.Copy(h, f)
+	if err != nil {
+		return "", 0, fmt.Errorf("bundle: hash %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), size, nil
+}
+
+// WriteOptions say how a bundle is signed, compressed, encrypted and
+// armored.
+type WriteOptions struct {
+	// SigningKeys sign the manifest. With none the envelope is written
+	// with an empty signature list: an unsigned bundle. The first key is
+	// named in the manifest's signer hint.
+	SigningKeys []*crypto.SigningKey
+	// SignerName is the name put in the signer hint (by default the first
+	// key's comment).
+	SignerName string
+	// Recipients encrypt the bundle to age recipients; their canonical
+	// strings are hashed into the signed manifest.
+	Recipients []crypto.RecipientInfo
+	// Passphrase encrypts the bundle to a passphrase (scrypt) instead. It
+	// cannot be combined with Recipients.
+	Passphrase []byte
+	// NoEncrypt must be set to write a bundle without encryption: an
+	// unencrypted bundle is never written by accident.
+	NoEncrypt bool
+	// Armor writes ASCII armor: age's own when encrypted (so `age -d` reads
+	// it), ours (ArmorHeader) when not.
+	Armor bool
+	// Level is the zstd level; zero means zstd.SpeedDefault.
+	Level zstd.EncoderLevel
+}
+
+// Write writes a bundle of m and blobs to w. It fills in the manifest's
+// format, version, bundle id (if empty), creation time (if zero), signer
+// hint, encryption, recipients and blob list (from blobs, in order), signs
+// the manifest, then streams: armor → age → one zstd frame → tar with
+// bundle.dsse.json first and each blob at blobs/sha256/<hex>. Memory use
+// does not grow with the size of the blobs.
+//
+// If Write fails, what it wrote to w is not a valid bundle and must be
+// discarded.
+func Write(w io.Writer, m *Manifest, blobs []BlobSource, opts WriteOptions) error {
+	recips, payload, err := prepare(m, blobs, opts)
+	if err != nil {
+		return err
+	}
+	enc := m.Encryption
+	envelope, err := signManifest(payload, opts.SigningKeys)
+	if err != nil {
+		return err
+	}
+
+	// Layers, outside in. Each closer is closed inner-first.
+	var closers []io.Closer
+	out := w
+	if opts.Armor {
+		var aw io.WriteCloser
+		if enc == EncryptNone {
+			aw = newArmorWriter(out)
+		} else {
+			aw = armor.NewWriter(out)
+		}
+		closers = append(closers, aw)
+		out = aw
+	}
+	if enc != EncryptNone {
+		ew, err := age.Encrypt(out, recips...)
+		if err != nil {
+			return fmt.Errorf("bundle: encrypt: %w", err)
+		}
+		closers = append(closers, ew)
+		out = ew
+	}
+	level := opts.Level
+	if level == 0 {
+		level = zstd.SpeedDefault
+	}
+	zw, err := zstd.NewWriter(out, zstd.WithEncoderLevel(level), zstd.WithEncoderConcurrency(2),
+		zstd.WithWindowSize(windowFor(level)))
+	if err != nil {
+		return fmt.Errorf("bundle: compress: %w", err)
+	}
+	closers = append(closers, zw)
+	tw := tar.NewWriter(zw)
+
+	if err := writeEntry(tw, EnvelopeName, int64(len(envelope)), m.CreatedAt); err != nil {
+		zw.Close()
+		return err
+	}
+	if _, err := tw.Write(envelope); err != nil {
+		zw.Close()
+		return fmt.Errorf("bundle: write envelope: %w", err)
+	}
+	h := sha256.New()
+	buf := make([]byte, 256<<10)
+	for i, b := range blobs {
+		if err := writeBlob(tw, b, m.CreatedAt, h, buf); err != nil {
+			zw.Close()
+			return fmt.Errorf("bundle: blob %d (%q): %w", i, truncate(b.Name, 60), err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		zw.Close()
+		return fmt.Errorf("bundle: finish tar: %w", err)
+	}
+	for i := len(closers) - 1; i >= 0; i-- {
+		if err := closers[i].Close(); err != nil {
+			return fmt.Errorf("bundle: finish: %w", err)
+		}
+	}
+	return nil
+}
+
+// prepare fills in the manifest as Write describes, checks it as a reader
+// will, and returns the age recipients and the manifest bytes to sign.
+func prepare(m *Manifest, blobs []BlobSource, opts WriteOptions) ([]age.Recipient, []byte, error) {
+	if m == nil || m.Record == nil {
+		return nil, nil, errors.New("bundle: write: manifest has no record")
+	}
+	enc, recips, err := encryptionOf(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	m.Format, m.Version = Format, Version
+	if m.BundleID == "" {
+		if m.BundleID, err = NewBundleID(); err != nil {
+			return nil, nil, err
+		}
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = time.Now()
+	}
+	m.CreatedAt = m.CreatedAt.UTC().Truncate(time.Second)
+	m.Encryption = enc
+	m.Recipients = nil
+	for _, r := range opts.Recipients {
+		m.Recipients = append(m.Recipients, crypto.RecipientHash(r.Canonical))
+	}
+	m.Signer = nil
+	if len(opts.SigningKeys) > 0 {
+		k := opts.SigningKeys[0]
+		if k == nil {
+			return nil, nil, errors.New("bundle: write: nil signing key")
+		}
+		name := opts.SignerName
+		if name == "" {
+			name = k.Comment
+		}
+		m.Signer = &Signer{Key: k.Public().String(), Fingerprint: k.Public().Fingerprint(), Name: name}
+	}
+	m.Blobs = make([]Blob, len(blobs))
+	for i, b := range blobs {
+		if b.Open == nil {
+			return nil, nil, fmt.Errorf("bundle: write: blob %d (%q) has no Open function", i, b.Name)
+		}
+		m.Blobs[i] = b.Blob
+	}
+	payload, err := MarshalManifest(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Check what we are about to sign exactly as a reader will.
+	if _, err := ParseManifest(payload); err != nil {
+		return nil, nil, err
+	}
+	return recips, payload, nil
+}
+
+// windowFor keeps the encoder's window at or below 8 MiB, far under the
+// reader's default limit, whatever the level.
+func windowFor(level zstd.EncoderLevel) int {
+	if level <= zstd.SpeedFastest {
+		return 4 << 20
+	}
+	return 8 << 20
+}
+
+// encryptionOf checks the encryption options and returns the manifest's
+// encryption kind and the age recipients.
+func encryptionOf(opts WriteOptions) (Encryption, []age.Recipient, error) {
+	switch {
+	case len(opts.Recipients) > 0 && len(opts.Passphrase) > 0:
+		return "", nil, errors.New("bundle: write: recipients and a passphrase cannot be combined")
+	case (len(opts.Recipients) > 0 || len(opts.Passphrase) > 0) && opts.NoEncrypt:
+		return "", nil, errors.New("bundle: write: no-encrypt given together with recipients or a passphrase")
+	case len(opts.Recipients) > 0:
+		rs := make([]age.Recipient, len(opts.Recipients))
+		seen := map[string]bool{}
+		for i, r := range opts.Recipients {
+			if r.Recipient == nil || r.Canonical == "" {
+				return "", nil, fmt.Errorf("bundle: write: recipient %d is incomplete", i+1)
+			}
+			if seen[r.Canonical] {
+				return "", nil, fmt.Errorf("bundle: write: recipient %d is given twice", i+1)
+			}
+			seen[r.Canonical] = true
+			rs[i] = r.Recipient
+		}
+		return EncryptRecipients, rs, nil
+	case len(opts.Passphrase) > 0:
+		r, err := crypto.NewScryptRecipient(opts.Passphrase)
+		if err != nil {
+			return "", nil, fmt.Errorf("bundle: write: %w", err)
+		}
+		return EncryptPassphrase, []age.Recipient{r}, nil
+	case opts.NoEncrypt:
+		return EncryptNone, nil, nil
+	default:
+		return "", nil, errors.New("bundle: write: no recipients and no passphrase: set NoEncrypt to write an unencrypted bundle")
+	}
+}
+
+// signManifest wraps payload in a DSSE envelope signed by keys; with no
+// keys the envelope has an empty signature list.
+func signManifest(payload []byte, keys []*crypto.SigningKey) ([]byte, error) {
+	var env *crypto.Envelope
+	if len(keys) == 0 {
+		env = unsignedEnvelope(payload)
+	} else {
+		var err error
+		if env, err = crypto.Sign(PayloadType, payload, keys...); err != nil {
+			return nil, fmt.Errorf("bundle: %w", err)
+		}
+	}
+	data, err := env.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("bundle: %w", err)
+	}
+	return data, nil
+}
+
+func unsignedEnvelope(payload []byte) *crypto.Envelope {
+	return &crypto.Envelope{
+		PayloadType: PayloadType,
+		Payload:     base64Std(payload),
+		Signatures:  []crypto.Signature{},
+	}
+}
+
+// writeEntry writes the header of a regular file entry. Entries carry no
+// user or group names and a fixed mode; Go picks ustar, or PAX only for a
+// size ustar cannot hold.
+func writeEntry(tw *tar.Writer, name string, size int64, mtime time.Time) error {
+	hdr := &tar.Header{
+		Typeflag: tar.TypeReg,
+		Name:     name,
+		Size:     size,
+		Mode:     0o644,
+		ModTime:  mtime,
+		Format:   tar.FormatUSTAR,
+	}
+	if size >= 1<<33 {
+		hdr.Format = tar.FormatPAX
+	}
+	if err := tw.WriteHeader(hdr); err != nil {
+		return fmt.Errorf("bundle: tar header for %s: %w", name, err)
+	}
+	return nil
+}
+
+// writeBlob streams one blob into the archive and checks that its bytes
+// still have the size and hash the manifest signed.
+func writeBlob(tw *tar.Writer, b BlobSource, mtime time.Time, h hash.Hash, buf []byte) error {
+	if !isHex64(b.SHA256) {
+		return fmt.Errorf("sha256 %q is not 64 lowercase hex digits", truncate(b.SHA256, 80))
+	}
+	rc, err := b.Open()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	if err := writeEntry(tw, BlobPath(b.SHA256), b.Size, mtime); err != nil {
+		return err
+	}
+	h.Reset()
+	n, err := io.CopyBuffer(io.MultiWriter(tw, h), io.LimitReader(rc, b.Size), buf)
+	if err != nil {
+		return err
+	}
+	if n != b.Size {
+		return fmt.Errorf("%w: it shrank from %d to %d bytes since it was hashed", ErrHashMismatch, b.Size, n)
+	}
+	var one [1]byte
+	if k, _ := io.ReadFull(rc, one[:]); k > 0 {
+		return fmt.Errorf("%w: it grew since it was hashed", ErrHashMismatch)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != b.SHA256 {
+		return fmt.Errorf("%w: it changed since it was hashed", ErrHashMismatch)
+	}
+	return nil
+}
