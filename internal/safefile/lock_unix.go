@@ -3,6 +3,7 @@
 package safefile
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"syscall"
@@ -17,33 +18,53 @@ type Lock struct {
 // LockFile blocks until it holds the exclusive lock on path, creating the
 // lock file if needed.
 func LockFile(path string) (*Lock, error) {
-	return lock(path, syscall.LOCK_EX)
+	return lock(path, false)
 }
 
 // TryLockFile takes the lock on path if it is free and returns (nil, nil)
 // if another process holds it.
 func TryLockFile(path string) (*Lock, error) {
-	l, err := lock(path, syscall.LOCK_EX|syscall.LOCK_NB)
-	if err == syscall.EWOULDBLOCK {
+	l, err := lock(path, true)
+	if err == ErrLocked {
 		return nil, nil
 	}
 	return l, err
 }
 
-func lock(path string, how int) (*Lock, error) {
+// ErrLocked is returned by Flock in non-blocking mode, and wrapped by
+// TryLockFile's callers, when another process holds the lock.
+var ErrLocked = errors.New("locked by another process")
+
+// Flock takes an exclusive advisory lock on an open file, held until the
+// file is closed. With nonBlocking it fails with ErrLocked instead of
+// waiting.
+func Flock(f *os.File, nonBlocking bool) error {
+	how := syscall.LOCK_EX
+	if nonBlocking {
+		how |= syscall.LOCK_NB
+	}
+	for {
+		switch err := syscall.Flock(int(f.Fd()), how); err {
+		case nil:
+			return nil
+		case syscall.EINTR:
+			continue
+		case syscall.EWOULDBLOCK:
+			return ErrLocked
+		default:
+			return err
+		}
+	}
+}
+
+func lock(path string, nonBlocking bool) (*Lock, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open lock file: %w", err)
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), how)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
+	if err := Flock(f, nonBlocking); err != nil {
 		f.Close()
-		if err == syscall.EWOULDBLOCK {
+		if err == ErrLocked {
 			return nil, err
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)

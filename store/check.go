@@ -1,0 +1,259 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+)
+
+// CheckReport is what Check found and, when repairing, did.
+type CheckReport struct {
+	// Records counts the record files that read and validate.
+	Records int
+	// Bad lists the record files that do not, sorted by file name.
+	Bad []BadRecord
+	// Strays lists other names found under records/ (left alone).
+	Strays []string
+	// IndexWasStale is set when the index was missing, damaged, or did not
+	// agree with the record files; IndexProblem says how.
+	IndexWasStale bool
+	IndexProblem  string
+	// IndexRebuilt is set when a stale index was written afresh from the
+	// records.
+	IndexRebuilt bool
+	// IndexCompacted is set when a sound index was rewritten without its
+	// superseded lines, because they outnumbered the live ones.
+	IndexCompacted bool
+	// PendingFound is set when a crashed writer's pending marker was
+	// found; PendingRepaired when it was reconciled.
+	PendingFound    bool
+	PendingRepaired bool
+	// TornLineRemoved is set when a torn final index line was cut off.
+	TornLineRemoved bool
+	// TempFound counts temporary files left by crashed writers;
+	// TempRemoved those removed.
+	TempFound   int
+	TempRemoved int
+}
+
+// Check reads every record file, validates each, and compares the index
+// with them. With repair set it also reconciles a pending marker, rebuilds
+// the index if it is stale (or compacts it if most of it is superseded),
+// and removes temporary files left by crashes; without it, it changes
+// nothing. It holds the write lock while it works. Damaged records are
+// reported, never removed.
+func (s *Store) Check(repair bool) (*CheckReport, error) {
+	rep := &CheckReport{}
+	if _, err := os.Stat(s.dir); errors.Is(err, fs.ErrNotExist) {
+		return rep, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("check store: %w", err)
+	}
+	w, err := s.lockWriter()
+	if err != nil {
+		return nil, err
+	}
+	defer w.unlock()
+
+	rep.PendingFound = s.pendingActive()
+	var scan *scanResult
+	fresh := false // the index was just written from the records
+	if repair {
+		res, err := w.prepare("")
+		if err != nil {
+			return nil, err
+		}
+		rep.PendingRepaired, rep.TornLineRemoved = res.pendingRepaired, res.tornRemoved
+		if res.rebuilt {
+			scan, fresh = res.scan, true
+			// Making the first index of a store with no records is not
+			// a repair.
+			if res.reason != reasonMissing || len(scan.entries) > 0 || len(scan.bad) > 0 {
+				rep.IndexWasStale, rep.IndexProblem, rep.IndexRebuilt = true, res.reason, true
+			}
+		}
+	}
+	if scan == nil {
+		if scan, err = s.scanRecords(); err != nil {
+			return nil, err
+		}
+	}
+	rep.Records = len(scan.entries)
+	rep.Bad = scan.bad
+	sort.Slice(rep.Bad, func(i, j int) bool { return rep.Bad[i].File < rep.Bad[j].File })
+	rep.Strays = scan.strays
+
+	if err := s.checkTemps(rep, scan, repair); err != nil {
+		return nil, err
+	}
+	if fresh {
+		return rep, nil
+	}
+	problem, compact, err := s.compareIndex(scan)
+	if err != nil {
+		return nil, err
+	}
+	if problem != "" {
+		rep.IndexWasStale, rep.IndexProblem = true, problem
+	}
+	if repair && (problem != "" || compact) {
+		if err := safefile.WriteFile(s.path(indexFile), scan.indexBytes(), filePerm); err != nil {
+			return nil, fmt.Errorf("write index: %w", err)
+		}
+		rep.IndexRebuilt = problem != ""
+		rep.IndexCompacted = problem == ""
+	}
+	return rep, nil
+}
+
+// compareIndex fully parses the index and compares its live entries with
+// the good records. It returns the first disagreement (and how many more),
+// and whether the index is worth compacting.
+func (s *Store) compareIndex(scan *scanResult) (problem string, compact bool, err error) {
+	buf, err := readIndexFile(s.path(indexFile), nil)
+	if errors.Is(err, fs.ErrNotExist) {
+		if len(scan.entries) == 0 {
+			return "", false, nil
+		}
+		return reasonMissing, false, nil
+	}
+	if err != nil {
+		if errors.Is(err, errCorruptIndex) {
+			return err.Error(), false, nil
+		}
+		return "", false, err
+	}
+	nl := bytes.IndexByte(buf, '\n')
+	if nl < 0 || string(buf[:nl]) != indexHeader {
+		return "index header is damaged", false, nil
+	}
+	type state struct {
+		line []byte
+		del  bool
+	}
+	final := make(map[handoff.ID]state, len(scan.entries))
+	lines := 0
+	for pos, lineNo := nl+1, 2; pos < len(buf); lineNo++ {
+		n := bytes.IndexByte(buf[pos:], '\n')
+		if n < 0 {
+			break // a torn append, ignored like readers do
+		}
+		line := buf[pos : pos+n]
+		pos += n + 1
+		ie, del, err := parseLine(line)
+		if err != nil {
+			return fmt.Sprintf("index line %d: %v", lineNo, err), false, nil
+		}
+		lines++
+		final[ie.ID] = state{line: line, del: del}
+	}
+	var problems []string
+	var want []byte
+	for i := range scan.entries {
+		e := &scan.entries[i]
+		want = appendLine(want[:0], e)
+		got, ok := final[e.ID]
+		switch {
+		case !ok || got.del:
+			problems = append(problems, fmt.Sprintf("index does not list %s", e.ID))
+		case !bytes.Equal(got.line, want[:len(want)-1]):
+			problems = append(problems, fmt.Sprintf("index entry for %s does not match its record", e.ID))
+		}
+		delete(final, e.ID)
+	}
+	var extra []string
+	for id, st := range final {
+		if !st.del {
+			extra = append(extra, string(id))
+		}
+	}
+	sort.Strings(extra)
+	for _, id := range extra {
+		problems = append(problems, fmt.Sprintf("index lists %s, which is missing or damaged", id))
+	}
+	if len(problems) > 0 {
+		problem = problems[0]
+		if len(problems) > 1 {
+			problem += fmt.Sprintf(" (and %d more)", len(problems)-1)
+		}
+	}
+	live := len(scan.entries)
+	compact = lines-live > max(live, 1000)
+	return problem, compact, nil
+}
+
+// checkTemps counts temporary files left by crashes and, when repairing,
+// removes them. The caller holds the write lock, so no temporary file of
+// the store directory or records/ belongs to a live writer; a blob's may
+// (blobs are written without the lock), and PutBlob holds a lock on its
+// temporary file so that it is left alone.
+func (s *Store) checkTemps(rep *CheckReport, scan *scanResult, repair bool) error {
+	var temps []string
+	for _, n := range scan.temps {
+		temps = append(temps, filepath.Join(s.dir, recordsDir, n))
+	}
+	des, err := os.ReadDir(s.dir)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", s.dir, err)
+	}
+	for _, de := range des {
+		if safefile.IsTemp(de.Name()) {
+			temps = append(temps, filepath.Join(s.dir, de.Name()))
+		}
+	}
+	for _, p := range temps {
+		rep.TempFound++
+		if !repair {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove leftover %s: %w", p, err)
+		}
+		rep.TempRemoved++
+	}
+	if len(temps) > 0 && repair {
+		for _, d := range []string{s.dir, filepath.Join(s.dir, recordsDir)} {
+			if err := safefile.SyncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+
+	blobDir := filepath.Join(s.dir, filepath.FromSlash(blobsDir))
+	des, err = os.ReadDir(blobDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", blobDir, err)
+	}
+	removed := false
+	for _, de := range des {
+		if !safefile.IsTemp(de.Name()) {
+			continue
+		}
+		dead, err := deadBlobTemp(filepath.Join(blobDir, de.Name()), repair)
+		if err != nil {
+			return err
+		}
+		if !dead {
+			continue // a PutBlob in progress, or it finished meanwhile
+		}
+		rep.TempFound++
+		if repair {
+			rep.TempRemoved++
+			removed = true
+		}
+	}
+	if removed {
+		return safefile.SyncDir(blobDir)
+	}
+	return nil
+}

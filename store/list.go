@@ -1,0 +1,550 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+)
+
+// Filter selects records for List. The zero Filter selects every record.
+// All the conditions set must hold.
+type Filter struct {
+	// Tool matches the tool exactly, ignoring case.
+	Tool string
+	// Project matches the project name exactly or, when it is an absolute
+	// path, a project path equal to it or under it.
+	Project string
+	// Query is a substring, ignoring case, of the title, the first 200
+	// bytes of the summary, a tag, or the project name.
+	Query string
+	// IDPrefix is a prefix of the id, ignoring case.
+	IDPrefix string
+	// Since keeps records created at or after it; zero means no bound.
+	Since time.Time
+	// Latest keeps only the newest match.
+	Latest bool
+	// Limit caps the number of entries, newest first; 0 means no cap.
+	Limit int
+}
+
+// Entry is what the index knows of one record: enough to list and filter
+// without reading the record file.
+type Entry struct {
+	ID handoff.ID `json:"id"`
+	// CreatedAt is the record's creation time to the millisecond, in UTC.
+	CreatedAt   time.Time `json:"created_at"`
+	Tool        string    `json:"tool"`
+	ProjectName string    `json:"project_name"`
+	ProjectPath string    `json:"project_path"`
+	Title       string    `json:"title"`
+	// Branch is the git branch, empty without git state or on a detached
+	// HEAD.
+	Branch string `json:"branch,omitempty"`
+	// Source is the record's source kind: hand, transcript, import, legacy.
+	Source string   `json:"source"`
+	Tags   []string `json:"tags,omitempty"`
+}
+
+// AmbiguousError is returned by Resolve when a prefix matches more than one
+// record.
+type AmbiguousError struct {
+	// Prefix is the prefix as given.
+	Prefix string
+	// Candidates are all the records that match, newest first.
+	Candidates []Entry
+}
+
+// Error says how many records the prefix matches.
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("id prefix %q is ambiguous: %d handoffs match", e.Prefix, len(e.Candidates))
+}
+
+// List returns the records that match f, newest first (by id, which sorts
+// by creation time). It reads only the index. A pending marker left by a
+// crashed writer is reconciled first if no writer holds the lock; a damaged
+// or missing index is rebuilt if the lock is free, and otherwise List reads
+// the record files itself without writing anything.
+func (s *Store) List(f Filter) ([]Entry, error) {
+	m, err := newMatcher(f)
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	err = s.withIndex(func(ix *parsedIndex) error {
+		out = out[:0]
+		for i := len(ix.live) - 1; i >= 0; i-- {
+			ok, err := m.match(ix.line(i))
+			if err != nil {
+				return &indexError{Line: ix.lineNumber(i), Reason: err.Error()}
+			}
+			if !ok {
+				continue
+			}
+			e, err := ix.entry(i)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+			if m.limit > 0 && len(out) == m.limit {
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Resolve turns a reference into a stored id. A reference is a full id, a
+// unique id prefix (both ignoring case), or "latest". A prefix that matches
+// several records gives an *AmbiguousError listing them; no match gives an
+// error wrapping ErrNotFound, and "latest" on an empty store one wrapping
+// ErrEmpty. A reference that cannot be an id wraps handoff.ErrInvalidID.
+func (s *Store) Resolve(ref string) (handoff.ID, error) {
+	if strings.EqualFold(ref, "latest") {
+		es, err := s.List(Filter{Latest: true})
+		if err != nil {
+			return "", err
+		}
+		if len(es) == 0 {
+			return "", fmt.Errorf("latest: %w", ErrEmpty)
+		}
+		return es[0].ID, nil
+	}
+	if !handoff.ValidPrefix(ref) {
+		return "", fmt.Errorf("%w: %q is not an id, an id prefix or \"latest\"", handoff.ErrInvalidID, truncate(ref, 40))
+	}
+	if len(ref) == handoff.IDLength {
+		id, err := handoff.ParseID(ref)
+		if err != nil {
+			return "", err
+		}
+		_, err = os.Lstat(s.recordPath(id))
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("handoff %s: %w", id, ErrNotFound)
+		}
+		if err != nil {
+			return "", fmt.Errorf("look up %s: %w", id, err)
+		}
+		return id, nil
+	}
+	es, err := s.List(Filter{IDPrefix: ref})
+	if err != nil {
+		return "", err
+	}
+	switch len(es) {
+	case 0:
+		return "", fmt.Errorf("id prefix %q: %w", strings.ToUpper(ref), ErrNotFound)
+	case 1:
+		return es[0].ID, nil
+	}
+	return "", &AmbiguousError{Prefix: ref, Candidates: es}
+}
+
+// matcher is a compiled Filter.
+type matcher struct {
+	tool       string
+	project    string
+	projPath   string // cleaned, when Project is an absolute path
+	query      string // lower case
+	queryASCII bool
+	queryComma bool
+	idPrefix   []byte // upper case
+	since      bool
+	sinceMS    int64
+	limit      int
+	fields     bool // whether match needs more than the id
+}
+
+func newMatcher(f Filter) (*matcher, error) {
+	if f.Limit < 0 {
+		return nil, fmt.Errorf("list: limit %d is negative", f.Limit)
+	}
+	m := &matcher{
+		tool:    f.Tool,
+		project: f.Project,
+		query:   strings.ToLower(f.Query),
+		limit:   f.Limit,
+	}
+	if f.Latest {
+		m.limit = 1
+	}
+	if f.IDPrefix != "" {
+		if !handoff.ValidPrefix(f.IDPrefix) {
+			return nil, fmt.Errorf("list: %w: %q is not an id prefix", handoff.ErrInvalidID, truncate(f.IDPrefix, 40))
+		}
+		m.idPrefix = []byte(strings.ToUpper(f.IDPrefix))
+	}
+	if filepath.IsAbs(f.Project) {
+		m.projPath = filepath.Clean(f.Project)
+	}
+	m.queryASCII = isASCII([]byte(m.query))
+	m.queryComma = strings.IndexByte(m.query, ',') >= 0
+	if !f.Since.IsZero() {
+		m.since = true
+		m.sinceMS = f.Since.UnixMilli()
+		if f.Since.Sub(time.UnixMilli(m.sinceMS)) > 0 {
+			m.sinceMS++ // created_at is stored to the millisecond
+		}
+	}
+	m.fields = m.tool != "" || m.project != "" || m.query != "" || m.since
+	return m, nil
+}
+
+// match reports whether a live "+" line matches. Errors mean the line is
+// damaged.
+func (m *matcher) match(line []byte) (bool, error) {
+	if m.idPrefix != nil && !bytes.HasPrefix(line[2:], m.idPrefix) {
+		return false, nil
+	}
+	if !m.fields {
+		return true, nil
+	}
+	f := splitFields(line)
+	if m.since {
+		ms, ok := parseInt(f[fCreated])
+		if !ok {
+			return false, fmt.Errorf("created time %q is not a number", truncate(string(f[fCreated]), 40))
+		}
+		if ms < m.sinceMS {
+			return false, nil
+		}
+	}
+	if m.tool != "" {
+		v, err := fieldValue(f[fTool])
+		if err != nil {
+			return false, err
+		}
+		if !bytes.EqualFold(v, []byte(m.tool)) {
+			return false, nil
+		}
+	}
+	if m.project != "" {
+		name, err := fieldValue(f[fProjectName])
+		if err != nil {
+			return false, err
+		}
+		ok := string(name) == m.project
+		if !ok && m.projPath != "" {
+			path, err := fieldValue(f[fProjectPath])
+			if err != nil {
+				return false, err
+			}
+			ok = under(string(path), m.projPath)
+		}
+		if !ok {
+			return false, nil
+		}
+	}
+	if m.query != "" {
+		for _, i := range [...]int{fTitle, fSummary, fTags, fProjectName} {
+			if i == fTags && m.queryComma {
+				continue // tags cannot contain a comma; the field joins them with one
+			}
+			ok, err := m.contains(f[i])
+			if err != nil {
+				return false, err
+			}
+			if ok {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// contains reports whether the field contains the query, ignoring case.
+func (m *matcher) contains(field []byte) (bool, error) {
+	v, err := fieldValue(field)
+	if err != nil {
+		return false, err
+	}
+	if isASCII(v) {
+		// The lower case of ASCII is ASCII: a query that is not cannot match.
+		return m.queryASCII && indexFoldASCII(v, m.query), nil
+	}
+	return strings.Contains(strings.ToLower(string(v)), m.query), nil
+}
+
+// under reports whether path is dir or inside it.
+func under(path, dir string) bool {
+	if !strings.HasPrefix(path, dir) {
+		return false
+	}
+	return len(path) == len(dir) || strings.HasSuffix(dir, "/") || path[len(dir)] == '/'
+}
+
+// isASCII reports whether b is all ASCII, eight bytes at a time.
+func isASCII(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// indexFoldASCII reports whether h contains q, ignoring ASCII case; q is
+// lower-case ASCII. Candidates for the first byte are found with the
+// vectorised bytes.IndexByte, in both cases for a letter.
+func indexFoldASCII(h []byte, q string) bool {
+	n := len(q)
+	if n == 0 {
+		return true
+	}
+	if len(h) < n {
+		return false
+	}
+	lo, up := q[0], q[0]
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - 'a' + 'A'
+	}
+	last := len(h) - n // the last position a match can start at
+	nextLo, nextUp := -1, -1
+	if lo == up {
+		nextUp = len(h) // never
+	}
+	for pos := 0; pos <= last; {
+		if nextLo < pos {
+			if nextLo = bytes.IndexByte(h[pos:last+1], lo); nextLo < 0 {
+				nextLo = len(h)
+			} else {
+				nextLo += pos
+			}
+		}
+		if nextUp < pos {
+			if nextUp = bytes.IndexByte(h[pos:last+1], up); nextUp < 0 {
+				nextUp = len(h)
+			} else {
+				nextUp += pos
+			}
+		}
+		i := min(nextLo, nextUp)
+		if i > last {
+			return false
+		}
+		if equalFoldASCII(h[i+1:i+n], q[1:]) {
+			return true
+		}
+		pos = i + 1
+	}
+	return false
+}
+
+// equalFoldASCII reports whether h equals q ignoring ASCII case; q is lower
+// case.
+func equalFoldASCII(h []byte, q string) bool {
+	for j := 0; j < len(q); j++ {
+		if lowerASCII(h[j]) != q[j] {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// indexBuffers are reused between loads of the index, which for a large
+// store is tens of megabytes.
+type indexBuffers struct {
+	buf  []byte
+	refs []lineRef
+}
+
+var bufPool = sync.Pool{New: func() any { return new(indexBuffers) }}
+
+// release returns the index's buffers for reuse; ix must not be used after.
+func (ix *parsedIndex) release() {
+	if ix == nil || ix.pool == nil {
+		return
+	}
+	ix.pool.buf, ix.pool.refs = ix.buf[:0], ix.refs[:0]
+	bufPool.Put(ix.pool)
+	ix.pool, ix.buf, ix.refs, ix.live = nil, nil, nil, nil
+}
+
+// withIndex calls fn with the loaded index. If the index is damaged (found
+// while loading or by fn), it is rebuilt or, when a writer holds the lock,
+// replaced by one made in memory from the record files, and fn runs again.
+func (s *Store) withIndex(fn func(*parsedIndex) error) error {
+	ix, err := s.loadIndex()
+	if err == nil {
+		err = fn(ix)
+		ix.release()
+		if !errors.Is(err, errCorruptIndex) {
+			return err
+		}
+	} else if !errors.Is(err, errCorruptIndex) {
+		return err
+	}
+	ix, err = s.recoverIndex(err)
+	if err != nil {
+		return err
+	}
+	defer ix.release()
+	if err := fn(ix); err != nil {
+		return fmt.Errorf("index made from the records: %w", err)
+	}
+	return nil
+}
+
+// loadIndex reads and parses the index. It wraps errCorruptIndex when the
+// index must be rebuilt, including when it is missing beside records.
+func (s *Store) loadIndex() (*parsedIndex, error) {
+	if s.pendingActive() {
+		s.tryRepair()
+	}
+	pb := bufPool.Get().(*indexBuffers)
+	buf, err := readIndexFile(s.path(indexFile), pb.buf)
+	if err != nil {
+		bufPool.Put(pb)
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		has, err := s.hasRecords()
+		if err != nil {
+			return nil, err
+		}
+		if has {
+			return nil, &indexError{Reason: "missing while records exist"}
+		}
+		return &parsedIndex{}, nil
+	}
+	ix, err := parseIndex(buf, pb.refs)
+	ix.pool = pb
+	if err != nil {
+		ix.release()
+		return nil, err
+	}
+	return ix, nil
+}
+
+// readIndexFile reads the whole index into buf, reusing its capacity.
+func readIndexFile(path string, buf []byte) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a named pipe must not block
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	size := st.Size()
+	if size > maxIndexSize {
+		return nil, &indexError{Reason: fmt.Sprintf("larger than %d bytes", maxIndexSize)}
+	}
+	if int64(cap(buf)) < size {
+		buf = make([]byte, size, size+size/8)
+	}
+	// Appends after the stat are not seen: the index is read as of then.
+	n, err := f.ReadAt(buf[:size], 0)
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return buf[:n], nil
+}
+
+// hasRecords reports whether records/ holds anything but temporary files.
+func (s *Store) hasRecords() (bool, error) {
+	d, err := os.Open(filepath.Join(s.dir, recordsDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("open records: %w", err)
+	}
+	defer d.Close()
+	for {
+		names, err := d.Readdirnames(64)
+		for _, n := range names {
+			if !safefile.IsTemp(n) {
+				return true, nil
+			}
+		}
+		if err == io.EOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("read records: %w", err)
+		}
+	}
+}
+
+// tryRepair reconciles a crashed writer's pending marker if no writer is
+// live. Failure is not an error for a reader: it reads what is there.
+func (s *Store) tryRepair() {
+	w, err := s.tryLockWriter()
+	if err != nil || w == nil {
+		return
+	}
+	defer w.unlock()
+	res, err := w.prepare("")
+	if err != nil {
+		s.warnf(fmt.Errorf("repair after an interrupted write: %w", err))
+		return
+	}
+	s.warnRebuilt(res)
+}
+
+// recoverIndex is called when the index is damaged or missing (cause). With
+// the lock free it rebuilds the index on disk; otherwise, or if that fails,
+// it makes the index in memory from the record files and writes nothing.
+func (s *Store) recoverIndex(cause error) (*parsedIndex, error) {
+	var data []byte
+	if w, err := s.tryLockWriter(); err == nil && w != nil {
+		res, err := w.prepare(cause.Error())
+		w.unlock()
+		if err == nil {
+			data = res.data
+			s.warnRebuilt(res)
+		} else {
+			s.warnf(fmt.Errorf("rebuild index (%v): %w", cause, err))
+		}
+	}
+	if data == nil {
+		scan, err := s.scanRecords()
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range scan.bad {
+			s.warnf(fmt.Errorf("damaged record left out: %w", b.Err))
+		}
+		data = scan.indexBytes()
+	}
+	ix, err := parseIndex(data, nil)
+	if err != nil {
+		return nil, fmt.Errorf("index made from the records: %w", err)
+	}
+	return ix, nil
+}

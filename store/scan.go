@@ -1,0 +1,116 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+)
+
+// BadRecord is a record file that cannot be used.
+type BadRecord struct {
+	// File is the path relative to the store directory, records/<name>.
+	File string
+	// Err says what is wrong, naming the file.
+	Err error
+}
+
+// scanResult is what reading every record file found.
+type scanResult struct {
+	entries []indexEntry // good records, ascending by id
+	bad     []BadRecord
+	strays  []string // names in records/ that are neither records nor temporary files
+	temps   []string // temporary files in records/
+}
+
+// scanRecords reads and validates every record file, using all CPUs.
+func (s *Store) scanRecords() (*scanResult, error) {
+	res := &scanResult{}
+	dir := filepath.Join(s.dir, recordsDir)
+	des, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return res, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", dir, err)
+	}
+	// os.ReadDir sorts by name, and canonical ids sort by name, so the
+	// records come out in id order.
+	var names []string
+	for _, de := range des {
+		name := de.Name()
+		switch {
+		case safefile.IsTemp(name):
+			res.temps = append(res.temps, name)
+		case !strings.HasSuffix(name, recordExt):
+			res.strays = append(res.strays, name)
+		default:
+			id := strings.TrimSuffix(name, recordExt)
+			if pid, err := handoff.ParseID(id); err != nil || string(pid) != id {
+				res.bad = append(res.bad, BadRecord{File: relRecord(name), Err: fmt.Errorf("%s: file name is not a canonical handoff id", filepath.Join(dir, name))})
+				continue
+			}
+			if !de.Type().IsRegular() {
+				res.bad = append(res.bad, BadRecord{File: relRecord(name), Err: fmt.Errorf("%s: not a regular file", filepath.Join(dir, name))})
+				continue
+			}
+			names = append(names, name)
+		}
+	}
+	entries := make([]indexEntry, len(names))
+	errs := make([]error, len(names))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(names))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(names) {
+					return
+				}
+				id := handoff.ID(strings.TrimSuffix(names[i], recordExt))
+				rec, err := readRecord(filepath.Join(dir, names[i]))
+				if err == nil && rec.ID != id {
+					err = fmt.Errorf("%s: holds handoff %s, not %s", filepath.Join(dir, names[i]), truncate(string(rec.ID), 40), id)
+				}
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				entries[i] = entryFromRecord(rec)
+			}
+		}()
+	}
+	wg.Wait()
+	res.entries = make([]indexEntry, 0, len(names))
+	for i := range names {
+		if errs[i] != nil {
+			res.bad = append(res.bad, BadRecord{File: relRecord(names[i]), Err: errs[i]})
+			continue
+		}
+		res.entries = append(res.entries, entries[i])
+	}
+	return res, nil
+}
+
+// indexBytes returns a compacted index of the good records.
+func (r *scanResult) indexBytes() []byte {
+	buf := make([]byte, 0, len(indexHeader)+1+len(r.entries)*256)
+	buf = append(buf, indexHeader...)
+	buf = append(buf, '\n')
+	for i := range r.entries {
+		buf = appendLine(buf, &r.entries[i])
+	}
+	return buf
+}
