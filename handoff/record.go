@@ -177,7 +177,8 @@ type Source struct {
 type Provenance struct {
 	BundleID   string    `json:"bundle_id"`
 	ImportedAt time.Time `json:"imported_at"`
-	// Verification is verified, untrusted or unsigned.
+	// Verification is verified (by a key in the trust store), pinned (trusted
+	// on first use: the key was pinned by this import), untrusted or unsigned.
 	Verification string `json:"verification"`
 	// Signer is the trusted principal, when verified.
 	Signer string `json:"signer,omitempty"`

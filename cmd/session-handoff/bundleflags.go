@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/session-handoff/session-handoff/bundle"
+	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/exchange"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+)
+
+// limitFlags adds a flag for each reader limit; zero keeps the default.
+func limitFlags(fs *pflag.FlagSet) *bundle.Limits {
+	d := bundle.DefaultLimits()
+	l := &bundle.Limits{}
+	fs.Int64Var(&l.MaxInput, "max-input", 0, fmt.Sprintf("largest bundle to read, in bytes (default %d)", d.MaxInput))
+	fs.Int64Var(&l.MaxDecompressed, "max-decompressed", 0, fmt.Sprintf("most bytes the bundle may decompress to (default %d)", d.MaxDecompressed))
+	fs.Int64Var(&l.MaxWindow, "max-window", 0, fmt.Sprintf("largest zstd window, in bytes (default %d)", d.MaxWindow))
+	fs.IntVar(&l.MaxEntries, "max-entries", 0, fmt.Sprintf("most archive entries (default %d)", d.MaxEntries))
+	fs.Int64Var(&l.MaxEntrySize, "max-entry-size", 0, fmt.Sprintf("largest attachment, in bytes (default %d)", d.MaxEntrySize))
+	fs.Int64Var(&l.MaxManifest, "max-manifest", 0, fmt.Sprintf("largest signed manifest, in bytes (default %d)", d.MaxManifest))
+	fs.IntVar(&l.MaxScryptWorkFactor, "max-scrypt-work-factor", 0, fmt.Sprintf("highest passphrase work factor, log2 N (default %d)", d.MaxScryptWorkFactor))
+	return l
+}
+
+// checkLimits refuses negative limits, which would read as "no limit".
+func checkLimits(l *bundle.Limits) error {
+	if l.MaxInput < 0 || l.MaxDecompressed < 0 || l.MaxWindow < 0 || l.MaxEntries < 0 || l.MaxEntrySize < 0 || l.MaxManifest < 0 || l.MaxScryptWorkFactor < 0 {
+		return usagef("limits must be positive")
+	}
+	return nil
+}
+
+// readerFlags are the flags every bundle reader shares.
+type readerFlags struct {
+	keysDir    *string
+	identities *[]string
+	passFile   *string
+	limits     *bundle.Limits
+}
+
+func addReaderFlags(fs *pflag.FlagSet) readerFlags {
+	return readerFlags{
+		keysDir:    keysFlag(fs),
+		identities: fs.StringArray("identity", nil, "an age identity file or OpenSSH private key to decrypt with, besides my own (repeatable)"),
+		passFile:   fs.String("passphrase-file", "", "read the passphrase of a passphrase bundle from this file"),
+		limits:     limitFlags(fs),
+	}
+}
+
+// readOptions loads identities and builds what bundle.Read needs.
+func (a *app) readOptions(rf readerFlags) (exchange.Keyring, bundle.ReadOptions, error) {
+	if err := checkLimits(rf.limits); err != nil {
+		return exchange.Keyring{}, bundle.ReadOptions{}, err
+	}
+	kr, err := a.keyring(*rf.keysDir)
+	if err != nil {
+		return kr, bundle.ReadOptions{}, err
+	}
+	idPass := &passphraseSource{a: a, env: []string{keyPassphraseEnv, passphraseEnv}, prompt: "passphrase for the identity key"}
+	ids, recips, err := kr.Identities(*rf.identities, idPass.get)
+	if err != nil {
+		return kr, bundle.ReadOptions{}, err
+	}
+	bundlePass := &passphraseSource{a: a, file: rf.passFile, env: []string{passphraseEnv}, prompt: "passphrase for the bundle"}
+	return kr, bundle.ReadOptions{Identities: ids, Recipients: recips, Passphrase: bundlePass.get, Limits: *rf.limits}, nil
+}
+
+// openInput opens a bundle named on the command line, "-" for stdin.
+func (a *app) openInput(name string) (io.ReadCloser, error) {
+	if name == "-" {
+		return io.NopCloser(a.stdin), nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if info, err := f.Stat(); err == nil && info.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s is a directory", name)
+	}
+	return f, nil
+}
+
+// parseRecipients turns --to values (age1…, ssh-… lines, or files of
+// either) and --to-file files into recipients.
+func parseRecipients(to, toFiles []string) ([]crypto.RecipientInfo, error) {
+	var out []crypto.RecipientInfo
+	seen := map[string]bool{}
+	add := func(list []crypto.RecipientInfo) {
+		for _, r := range list {
+			if !seen[r.Canonical] {
+				seen[r.Canonical] = true
+				out = append(out, r)
+			}
+		}
+	}
+	for _, t := range to {
+		s := strings.TrimSpace(t)
+		if strings.HasPrefix(s, "age1") || strings.HasPrefix(strings.ToLower(s), "age1") || strings.HasPrefix(s, "ssh-") {
+			r, canon, err := crypto.ParseRecipient(s)
+			if err != nil {
+				return nil, usagef("--to: %v", err)
+			}
+			add([]crypto.RecipientInfo{{Recipient: r, Canonical: canon}})
+			continue
+		}
+		toFiles = append(toFiles, t)
+	}
+	for _, f := range toFiles {
+		data, err := safefile.ReadFile(f, 1<<20)
+		if err != nil {
+			return nil, fmt.Errorf("read recipients %s: %w", f, err)
+		}
+		list, err := crypto.ParseRecipientsFile(data, f)
+		if err != nil {
+			return nil, err
+		}
+		add(list)
+	}
+	return out, nil
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/store"
+)
+
+// maxTextInput bounds text read from a file or stdin for one field.
+const maxTextInput = 1 << 20
+
+// storeFlag adds --store to a command and returns where its value lands.
+func storeFlag(fs *pflag.FlagSet) *string {
+	return fs.String("store", "", "store directory (default $SESSION_HANDOFF_HOME/data or $XDG_DATA_HOME/session-handoff)")
+}
+
+// openStore opens the store named by --store or the default location.
+func (a *app) openStore(flagValue string) (*store.Store, error) {
+	dir := flagValue
+	if dir == "" {
+		d, err := paths.Data(a.getenv)
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	s, err := store.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	// What the store worked around (a corrupt record left out of a rebuilt
+	// index) is said, one line each, without stopping the command.
+	s.SetWarn(func(err error) {
+		fmt.Fprintf(a.stderr, "session-handoff: warning: %s\n", oneLine(err.Error()))
+	})
+	return s, nil
+}
+
+// resolve turns an id, unique prefix or "latest" into a stored id, with a
+// hint for the usual mistakes.
+func resolve(s *store.Store, ref string) (string, error) {
+	id, err := s.Resolve(ref)
+	if err == nil {
+		return string(id), nil
+	}
+	var amb *store.AmbiguousError
+	switch {
+	case errors.As(err, &amb):
+		ids := make([]string, 0, len(amb.Candidates))
+		for i, c := range amb.Candidates {
+			if i == 5 {
+				ids = append(ids, fmt.Sprintf("and %d more", len(amb.Candidates)-5))
+				break
+			}
+			ids = append(ids, string(c.ID))
+		}
+		return "", withHint(err, "use a longer prefix: "+strings.Join(ids, ", "))
+	case errors.Is(err, store.ErrEmpty):
+		return "", withHint(err, "save one with 'session-handoff save --title …'")
+	case errors.Is(err, store.ErrNotFound):
+		return "", withHint(err, "run 'session-handoff list' to see what is stored")
+	}
+	return "", err
+}
+
+// readText reads a long text field from a file, or from stdin for "-".
+func (a *app) readText(path string) (string, error) {
+	var r io.Reader
+	name := path
+	if path == "-" {
+		r, name = a.stdin, "standard input"
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := safefile.ReadAllLimit(r, maxTextInput)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", name, err)
+	}
+	return string(data), nil
+}
+
+// writeJSON prints v as indented JSON.
+func (a *app) writeJSON(v any) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// parseSince reads --since: a duration back from now (90m, 6h, 2d, 1w) or
+// a date or time (2026-11-20, 2026-11-20T10:00:00Z).
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if n := len(s); n > 1 && (s[n-1] == 'd' || s[n-1] == 'w') {
+		if v, err := strconv.Atoi(s[:n-1]); err == nil && v >= 0 && v < 100000 {
+			days := v
+			if s[n-1] == 'w' {
+				days *= 7
+			}
+			return now.AddDate(0, 0, -days), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, usagef("--since %q: want a duration (90m, 6h, 2d, 1w) or a date (2026-11-20)", truncate(s, 40))
+}
+
+// ago renders how long ago t was, for people.
+func ago(t, now time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	case d < 60*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
+	return t.Local().Format("2006-01-02")
+}

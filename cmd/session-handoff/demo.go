@@ -1,0 +1,136 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/session-handoff/session-handoff/exchange"
+	"github.com/session-handoff/session-handoff/internal/paths"
+)
+
+func init() {
+	register(&command{
+		name:    "demo",
+		summary: "run a full round trip in a throwaway directory",
+		usage:   "demo [--keep]",
+		help: `Shows what session-handoff does, on its built-in defaults, without
+touching your files: in a temporary directory it makes a scratch git
+repository and two users, alice and bob, each with their own
+SESSION_HANDOFF_HOME. Alice makes keys, saves a handoff and exports it as a
+signed bundle encrypted to bob; bob trusts her key, verifies the bundle,
+imports it and reads it. Each command is printed before its output. The directory is
+removed at the end unless --keep is given.`,
+		example: "  session-handoff demo",
+		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
+			keep := fs.Bool("keep", false, "keep the temporary directory and print its path")
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("takes no arguments")
+				}
+				dir, err := os.MkdirTemp("", "session-handoff-demo-")
+				if err != nil {
+					return err
+				}
+				if *keep {
+					defer fmt.Fprintf(a.stdout, "\nkept %s\n", dir)
+				} else {
+					defer os.RemoveAll(dir)
+				}
+				return a.demo(dir)
+			}
+		},
+	})
+}
+
+// demo runs the round trip inside dir.
+func (a *app) demo(dir string) error {
+	repo := filepath.Join(dir, "app")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(repo, "auth.go"), []byte("package auth\n\nfunc ParseToken(s string) error { return nil }\n"), 0o644); err != nil {
+		return err
+	}
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"add", "auth.go"},
+		{"-c", "user.name=Demo", "-c", "user.email=demo@example.invalid", "commit", "-q", "-m", "Extract token parser"},
+	} {
+		cmd := exec.CommandContext(a.ctx, "git", args...)
+		cmd.Dir = repo
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %s", args[0], oneLine(string(out)))
+		}
+	}
+	if err := os.WriteFile(filepath.Join(repo, "auth_test.go"), []byte("package auth\n"), 0o644); err != nil {
+		return err
+	}
+	// Two people on one machine: alice hands her session over to bob.
+	alice, bob := filepath.Join(dir, "alice"), filepath.Join(dir, "bob")
+	as := func(home string) *app {
+		return &app{ctx: a.ctx, stdin: a.stdin, stdout: a.stdout, stderr: a.stdout, getenv: func(k string) string {
+			switch k {
+			case paths.HomeEnv:
+				return home
+			case passphraseEnv, keyPassphraseEnv:
+				return ""
+			}
+			return a.getenv(k)
+		}}
+	}
+	bundlePath := filepath.Join(dir, "auth.handoff")
+	type step struct {
+		who  string
+		home string
+		args []string
+	}
+	steps := []step{
+		{"alice", alice, []string{"keygen", "--name", "alice@laptop", "--no-passphrase"}},
+		{"bob", bob, []string{"keygen", "--name", "bob@desk", "--no-passphrase"}},
+		{"alice", alice, []string{"save", "--tool", "codex", "--project", repo, "--title", "Refactor auth middleware",
+			"--summary", "Extracted token parser; refresh tests still failing",
+			"--next", "Fix refresh test matrix", "--next", "Run race tests",
+			"--decision", "Keep JWT, drop sessions table", "--tag", "auth"}},
+		{"alice", alice, []string{"list"}},
+		{"alice", alice, []string{"export", "latest", "--to-file", filepath.Join(bob, "recipient.txt"), "--attach", filepath.Join(repo, "auth.go"), "-o", bundlePath}},
+		{"bob", bob, []string{"trust", "add", filepath.Join(alice, "config", "signing_key.pub")}},
+		{"bob", bob, []string{"verify", bundlePath}},
+		{"bob", bob, []string{"import", bundlePath}},
+		{"bob", bob, []string{"show", "latest"}},
+		{"bob", bob, []string{"store", "check"}},
+	}
+	fmt.Fprintf(a.stdout, "# alice and bob each have a SESSION_HANDOFF_HOME under %s\n", dir)
+	for i, st := range steps {
+		fmt.Fprintf(a.stdout, "\n%s$ session-handoff %s\n", st.who, quoteArgs(st.args))
+		if code := as(st.home).run(st.args); code != exitOK {
+			return fmt.Errorf("step %q failed with exit code %d", st.args[0], code)
+		}
+		if i == 1 {
+			// Bob gives alice his age recipient (here: a file).
+			info, err := exchange.Keyring{Dir: filepath.Join(bob, "config")}.Info()
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(bob, "recipient.txt"), []byte(info.AgeRecipient+"\n"), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func quoteArgs(args []string) string {
+	out := make([]string, len(args))
+	for i, s := range args {
+		if strings.ContainsAny(s, " ;'\"$") {
+			s = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+		out[i] = s
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/session-handoff/session-handoff/bundle"
+	"github.com/session-handoff/session-handoff/exchange"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/legacy"
+	"github.com/session-handoff/session-handoff/store"
+)
+
+func init() {
+	register(&command{
+		name:    "import",
+		summary: "check a bundle completely, then store its handoff",
+		usage:   "import FILE|- [--identity F…] [--on-conflict fail|skip|replace] [--allow-untrusted] [--allow-unsigned] [--tofu] [--legacy]",
+		help: `Decrypts the bundle, verifies its signature against my trust store (never
+against a key the bundle carries), validates it, checks that it was meant
+for me, and only then stores the handoff and its attachments. Anything
+short of that writes nothing. By default only bundles signed by a trusted
+key are accepted: --allow-untrusted accepts a valid signature by a key I
+have not trusted, --tofu trusts the signer on first use (pinning the name
+the bundle gives to its key, and refusing another key for that name
+later), --allow-unsigned accepts unsigned bundles. Importing the same
+bundle twice changes nothing.
+
+--legacy FILE reads what earlier versions wrote: the old handoffs.json
+store and the version 2 and 3 JSON bundles (encrypted ones ask for their
+passphrase). Their signatures proved nothing, so their records are stored
+as unsigned legacy records.`,
+		example: `  session-handoff import auth.handoff
+  ssh laptop session-handoff export --to age1… -o - | session-handoff import -
+  session-handoff import --legacy ~/.config/session-handoff/handoffs.json`,
+		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
+			storeDir := storeFlag(fs)
+			rf := addReaderFlags(fs)
+			onConflict := fs.String("on-conflict", "fail", "when a different handoff with the same id is stored: fail, skip or replace")
+			allowUntrusted := fs.Bool("allow-untrusted", false, "accept a valid signature by a key that is not in my trust store (RISK: anyone can make such a key)")
+			allowUnsigned := fs.Bool("allow-unsigned", false, "accept an unsigned bundle (RISK: anyone could have written it)")
+			allowOther := fs.Bool("allow-other-recipients", false, "accept a bundle whose signer meant it for someone else (RISK: it was forwarded)")
+			tofu := fs.Bool("tofu", false, "trust the signer on first use and pin the name to its key")
+			legacyFile := fs.Bool("legacy", false, "the file is an old handoffs.json store or a version 2/3 JSON bundle")
+			asJSON := fs.Bool("json", false, "print the result as JSON")
+			return func(args []string) error {
+				if len(args) != 1 {
+					return usagef("takes one bundle file, or - for standard input")
+				}
+				pol := exchange.Policy{AllowUntrusted: *allowUntrusted, AllowUnsigned: *allowUnsigned, AllowOtherRecipients: *allowOther,
+					TOFU: *tofu, OnConflict: exchange.Conflict(*onConflict)}
+				switch pol.OnConflict {
+				case exchange.ConflictFail, exchange.ConflictSkip, exchange.ConflictReplace:
+				default:
+					return usagef("--on-conflict %q: want fail, skip or replace", truncate(*onConflict, 20))
+				}
+				s, err := a.openStore(*storeDir)
+				if err != nil {
+					return err
+				}
+				if *legacyFile {
+					return a.importLegacy(s, args[0], rf, pol, *asJSON)
+				}
+				kr, ropts, err := a.readOptions(rf)
+				if err != nil {
+					return err
+				}
+				in, err := a.openInput(args[0])
+				if err != nil {
+					return err
+				}
+				defer in.Close()
+				res, err := exchange.Import(in, s, kr, ropts, pol, time.Now())
+				if err != nil {
+					return importError(args[0], err)
+				}
+				if *asJSON {
+					return a.writeJSON(map[string]any{"outcome": res.Outcome, "id": res.Record.ID, "title": res.Record.Title,
+						"bundle_id": res.Bundle.Manifest.BundleID, "verification": res.Bundle.Verification, "pinned_as": res.PinnedAs})
+				}
+				v := res.Bundle.Verification
+				who := describeVerification(v)
+				if res.PinnedAs != "" {
+					who = fmt.Sprintf("trusted on first use: pinned %s to %s", res.PinnedAs, v.Fingerprint)
+				}
+				fmt.Fprintf(a.stdout, "%s %s  %s\n%s\n", res.Outcome, res.Record.ID, cell(res.Record.Title, 80), who)
+				return nil
+			}
+		},
+	})
+}
+
+// importError explains why an import was refused, with the flag that
+// would accept it where there is one.
+func importError(name string, err error) error {
+	if name == "-" {
+		name = "standard input"
+	}
+	switch {
+	case errors.Is(err, exchange.ErrRefusedUntrusted):
+		return withHint(fmt.Errorf("%s: refused: %w", name, err), "check the fingerprint with the sender, then 'session-handoff trust add', or pass --tofu")
+	case errors.Is(err, exchange.ErrRefusedUnsigned):
+		return withHint(fmt.Errorf("%s: refused: %w", name, err), "pass --allow-unsigned if you know where it came from")
+	case errors.Is(err, exchange.ErrRefusedRecipient):
+		return withHint(fmt.Errorf("%s: refused: %w", name, err), "the signer did not send it to you; ask them for a bundle addressed to your key")
+	case errors.Is(err, exchange.ErrConflict):
+		return withHint(fmt.Errorf("%s: %w", name, err), "pass --on-conflict skip or --on-conflict replace")
+	case errors.Is(err, bundle.ErrNoIdentity):
+		return withHint(fmt.Errorf("%s: %w", name, err), "it is encrypted to someone else, or pass --identity with the key it was encrypted to")
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+func describeVerification(v bundle.Verification) string {
+	switch v.Status {
+	case bundle.StatusVerified:
+		return fmt.Sprintf("verified: signed by %s (%s)", firstOr(v.Principals, "?"), v.Fingerprint)
+	case bundle.StatusUntrusted:
+		return fmt.Sprintf("valid signature by an untrusted key %s", v.Fingerprint)
+	case bundle.StatusUnsigned:
+		return "unsigned"
+	}
+	return "invalid: " + v.Reason
+}
+
+func firstOr(list []string, def string) string {
+	if len(list) == 0 {
+		return def
+	}
+	return list[0]
+}
+
+func (a *app) importLegacy(s *store.Store, path string, rf readerFlags, pol exchange.Policy, asJSON bool) error {
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = safefile.ReadAllLimit(a.stdin, legacy.MaxInput)
+	} else {
+		data, err = safefile.ReadFile(path, legacy.MaxInput)
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	src := &passphraseSource{a: a, file: rf.passFile, env: []string{passphraseEnv}, prompt: "passphrase for the legacy bundle"}
+	res, err := legacy.Read(data, path, src.get)
+	if err != nil {
+		return err
+	}
+	// Check every record before storing any, so a bad one stores nothing.
+	counts := map[string]int{}
+	var toStore []int
+	replace := make([]bool, len(res.Records))
+	for i, rec := range res.Records {
+		existing, err := s.Get(rec.ID)
+		switch {
+		case err == nil && existing.Source.Kind == "legacy" && existing.Title == rec.Title:
+			counts["already imported"]++
+			continue
+		case err == nil && pol.OnConflict == exchange.ConflictSkip:
+			counts["skipped"]++
+			continue
+		case err == nil && pol.OnConflict == exchange.ConflictReplace:
+			replace[i] = true
+		case err == nil:
+			return withHint(fmt.Errorf("%s: %w: %s", path, exchange.ErrConflict, rec.ID), "pass --on-conflict skip or --on-conflict replace")
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		}
+		toStore = append(toStore, i)
+	}
+	for _, i := range toStore {
+		if _, err := s.Put(res.Records[i], replace[i]); err != nil {
+			return fmt.Errorf("store legacy record %s: %w", res.Records[i].ID, err)
+		}
+		counts["imported"]++
+	}
+	if asJSON {
+		return a.writeJSON(map[string]any{"kind": res.Kind, "records": len(res.Records), "outcomes": counts})
+	}
+	fmt.Fprintf(a.stdout, "%s %s: %d record(s): %d imported, %d already imported, %d skipped\n", res.Kind, path, len(res.Records), counts["imported"], counts["already imported"], counts["skipped"])
+	fmt.Fprintln(a.stdout, "legacy signatures prove nothing: these records are stored as unsigned")
+	return nil
+}

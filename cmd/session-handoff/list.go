@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/session-handoff/session-handoff/store"
+)
+
+// defaultListLimit is how many handoffs list shows unless told otherwise.
+const defaultListLimit = 20
+
+func init() {
+	register(&command{
+		name:    "list",
+		summary: "list stored handoffs, newest first",
+		usage:   "list [--tool T] [--project P] [--query TEXT] [--id PREFIX] [--since D] [--latest] [--limit N] [--json]",
+		help: `Lists handoffs from the store's index, newest first. Filters combine:
+--project matches a project name or a directory (and everything under it);
+--query looks for TEXT, ignoring case, in titles, summaries, tags and
+project names; --since takes a duration back from now (90m, 6h, 2d, 1w) or
+a date. --limit 0 lists everything.`,
+		example: `  session-handoff list --since 2d --tool codex
+  session-handoff list --project . --latest --json`,
+		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
+			storeDir := storeFlag(fs)
+			var f store.Filter
+			fs.StringVar(&f.Tool, "tool", "", "only handoffs from this agent")
+			project := fs.String("project", "", "only handoffs for this project name or directory")
+			fs.StringVar(&f.Query, "query", "", "only handoffs whose text contains this")
+			fs.StringVar(&f.IDPrefix, "id", "", "only ids starting with this prefix")
+			since := fs.String("since", "", "only handoffs newer than this (6h, 2d, 2026-11-20)")
+			fs.BoolVar(&f.Latest, "latest", false, "only the newest match")
+			fs.IntVar(&f.Limit, "limit", defaultListLimit, "at most this many (0 for all)")
+			asJSON := fs.Bool("json", false, "print as JSON")
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", truncate(args[0], 40))
+				}
+				if f.Limit < 0 {
+					return usagef("--limit must be 0 or more")
+				}
+				now := time.Now()
+				t, err := parseSince(*since, now)
+				if err != nil {
+					return err
+				}
+				f.Since = t
+				f.Project = projectFilter(*project)
+				s, err := a.openStore(*storeDir)
+				if err != nil {
+					return err
+				}
+				entries, err := s.List(f)
+				if err != nil {
+					return err
+				}
+				if *asJSON {
+					if entries == nil {
+						entries = []store.Entry{}
+					}
+					return a.writeJSON(entries)
+				}
+				if len(entries) == 0 {
+					fmt.Fprintln(a.stderr, "no handoffs match")
+					return nil
+				}
+				tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tCREATED\tTOOL\tPROJECT\tTITLE")
+				for _, e := range entries {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.ID.Short(), ago(e.CreatedAt, now), e.Tool, cell(e.ProjectName, 24), cell(e.Title, 60))
+				}
+				return tw.Flush()
+			}
+		},
+	})
+}
+
+// projectFilter turns a directory given on the command line into an
+// absolute path, and leaves a bare project name alone.
+func projectFilter(p string) string {
+	if p == "" || (!strings.ContainsRune(p, filepath.Separator) && p != "." && p != "..") {
+		return p
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
+// cell makes a value safe and short enough for one table cell: control
+// characters (including escape sequences a hostile record might carry)
+// become spaces.
+func cell(s string, n int) string {
+	s = strings.NewReplacer("\n", " ", "\t", " ").Replace(clean(s))
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

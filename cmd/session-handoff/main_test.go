@@ -1,0 +1,99 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"session-handoff": main,
+	})
+}
+
+// TestScripts runs the CLI stories in testdata/script. Each story gets its
+// own SESSION_HANDOFF_HOME, HOME and git identity, so nothing leaks
+// between stories or into the user's files.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: false,
+		Setup: func(env *testscript.Env) error {
+			work := env.WorkDir
+			env.Setenv("SESSION_HANDOFF_HOME", filepath.Join(work, ".sh"))
+			env.Setenv("HOME", filepath.Join(work, ".home"))
+			env.Setenv("XDG_DATA_HOME", "")
+			env.Setenv("XDG_CONFIG_HOME", "")
+			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			env.Setenv("GIT_AUTHOR_NAME", "Test Author")
+			env.Setenv("GIT_AUTHOR_EMAIL", "author@example.com")
+			env.Setenv("GIT_COMMITTER_NAME", "Test Author")
+			env.Setenv("GIT_COMMITTER_EMAIL", "author@example.com")
+			env.Setenv("NO_COLOR", "1")
+			return os.MkdirAll(filepath.Join(work, ".home"), 0o700)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"treehash": cmdTreeHash,
+		},
+	})
+}
+
+// cmdTreeHash prints (or, with a second argument, compares with the hash
+// stored in that file) one hash over every file name and content under a
+// directory. Stories use it to prove that a failing command wrote
+// nothing: treehash DIR > before; … ; treehash DIR before
+func cmdTreeHash(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: treehash DIR [FILE-WITH-EXPECTED-HASH]")
+	}
+	root := ts.MkAbs(args[0])
+	h := sha256.New()
+	var names []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) && p == root {
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		names = append(names, rel)
+		return nil
+	})
+	ts.Check(err)
+	sort.Strings(names)
+	for _, n := range names {
+		p := filepath.Join(root, n)
+		info, err := os.Lstat(p)
+		ts.Check(err)
+		h.Write([]byte(n + "\x00" + info.Mode().String() + "\x00"))
+		if info.Mode().IsRegular() {
+			data, err := os.ReadFile(p)
+			ts.Check(err)
+			h.Write(data)
+		}
+		h.Write([]byte{0})
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	if len(args) == 1 {
+		ts.Stdout().Write([]byte(sum + "\n"))
+		return
+	}
+	want, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	same := strings.TrimSpace(string(want)) == sum
+	if same == neg {
+		if neg {
+			ts.Fatalf("tree %s is unchanged", args[0])
+		}
+		ts.Fatalf("tree %s changed", args[0])
+	}
+}

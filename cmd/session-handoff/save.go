@@ -1,0 +1,141 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/session-handoff/session-handoff/capture"
+	"github.com/session-handoff/session-handoff/handoff"
+)
+
+func init() {
+	register(&command{
+		name:    "save",
+		summary: "record a handoff: what was done, decided, and comes next, with the git state",
+		usage:   "save --title TEXT [--summary TEXT | --summary-file F|-] [--next TEXT]… [flags]",
+		help: `Saves a handoff in the local store and prints its id. The git state of
+--project (default: the current directory) is recorded: repository root,
+branch, HEAD, upstream and ahead/behind, staged, unstaged and untracked
+files, and the last commits. A directory that is not a git worktree is an
+error unless --no-git is given. --next, --decision, --question and --tag
+may be repeated; empty items are rejected.`,
+		example: `  session-handoff save --tool codex --project ~/src/app --title "Refactor auth middleware" \
+      --summary "Extracted token parser; refresh tests still failing" \
+      --next "Fix refresh test matrix" --next "Run race tests" \
+      --decision "Keep JWT, drop sessions table" --tag auth
+  git log -1 --format=%B | session-handoff save --title "Release prep" --summary-file -`,
+		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
+			storeDir := storeFlag(fs)
+			tool := fs.String("tool", "generic", "the agent that produced the session (claude-code, codex, gemini, cursor, copilot, generic…)")
+			project := fs.String("project", ".", "project directory")
+			title := fs.String("title", "", "one-line title (required)")
+			summary := fs.String("summary", "", "where things stand")
+			summaryFile := fs.String("summary-file", "", "read the summary from a file, or - for standard input")
+			next := fs.StringArray("next", nil, "next step, in order (repeatable)")
+			decisions := fs.StringArray("decision", nil, "a settled decision, with its reason (repeatable)")
+			questions := fs.StringArray("question", nil, "an open question (repeatable)")
+			tags := fs.StringArray("tag", nil, "a tag (repeatable)")
+			noGit := fs.Bool("no-git", false, "save without git state (for a directory that is not a git worktree)")
+			asJSON := fs.Bool("json", false, "print the saved record as JSON")
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", truncate(args[0], 40))
+				}
+				if *title == "" {
+					return usagef("--title is required")
+				}
+				if *summary != "" && *summaryFile != "" {
+					return usagef("--summary and --summary-file cannot be used together")
+				}
+				if !handoff.ValidTool(*tool) {
+					return usagef("--tool %q: want a lower-case name such as claude-code, codex or gemini", truncate(*tool, 40))
+				}
+				for _, t := range *tags {
+					if !handoff.ValidTag(t) {
+						return usagef("--tag %q: tags are letters, digits and . _ : / + -, starting with a letter or digit", truncate(t, 40))
+					}
+				}
+				text := *summary
+				if *summaryFile != "" {
+					t, err := a.readText(*summaryFile)
+					if err != nil {
+						return err
+					}
+					text = t
+				}
+				rec, err := handoff.New(time.Now(), *tool, *title)
+				if err != nil {
+					return err
+				}
+				rec.Summary = text
+				rec.NextSteps = *next
+				rec.Decisions = *decisions
+				rec.OpenQuestions = *questions
+				rec.Tags = *tags
+				if host, err := os.Hostname(); err == nil {
+					rec.Source.Machine = host
+				}
+				if err := a.fillProject(rec, *project, *noGit); err != nil {
+					return err
+				}
+				if err := rec.Normalize(); err != nil {
+					if errors.Is(err, handoff.ErrEmptyItem) {
+						return usageError{err}
+					}
+					return err
+				}
+				s, err := a.openStore(*storeDir)
+				if err != nil {
+					return err
+				}
+				if err := s.Save(rec); err != nil {
+					return err
+				}
+				if *asJSON {
+					return a.writeJSON(rec)
+				}
+				fmt.Fprintf(a.stdout, "saved %s  %s\n", rec.ID, rec.Title)
+				return nil
+			}
+		},
+	})
+}
+
+// fillProject records the project directory and, unless noGit, the git
+// state of its worktree.
+func (a *app) fillProject(rec *handoff.Record, dir string, noGit bool) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("project %s does not exist", abs)
+		}
+		return fmt.Errorf("project: %w", err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("project %s is not a directory", abs)
+	}
+	rec.Project.Path = abs
+	if noGit {
+		return nil
+	}
+	st, err := capture.State(a.ctx, abs)
+	if err != nil {
+		if errors.Is(err, capture.ErrNotGitRepo) {
+			return withHint(fmt.Errorf("project %s is not a git worktree", abs), "pass --no-git to save without git state")
+		}
+		return fmt.Errorf("read git state: %w", err)
+	}
+	rec.Git = st
+	rec.Project.Path = st.Root
+	rec.Project.Remote = capture.Remote(a.ctx, st.Root)
+	return nil
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/session-handoff/session-handoff/exchange"
+	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+)
+
+// Environment variables that carry passphrases. A passphrase is never
+// taken from a command-line argument, where other users could read it.
+const (
+	passphraseEnv    = "SESSION_HANDOFF_PASSPHRASE"
+	keyPassphraseEnv = "SESSION_HANDOFF_KEY_PASSPHRASE"
+)
+
+// maxPassphrase bounds a passphrase read from a file.
+const maxPassphrase = 4096
+
+// passphraseSource reads a passphrase from, in order: a file named by a
+// flag, an environment variable, or a prompt on the terminal.
+type passphraseSource struct {
+	a       *app
+	file    *string
+	env     []string
+	prompt  string
+	confirm bool // ask twice on a terminal (when setting a passphrase)
+	cached  []byte
+}
+
+// get returns the passphrase, asking at most once.
+func (p *passphraseSource) get() ([]byte, error) {
+	if p.cached != nil {
+		return p.cached, nil
+	}
+	pass, err := p.read()
+	if err != nil {
+		return nil, err
+	}
+	p.cached = pass
+	return pass, nil
+}
+
+func (p *passphraseSource) read() ([]byte, error) {
+	if p.file != nil && *p.file != "" {
+		data, err := safefile.ReadFile(*p.file, maxPassphrase)
+		if err != nil {
+			return nil, fmt.Errorf("read passphrase file: %w", err)
+		}
+		// One trailing newline is the file's, not the passphrase's.
+		data = bytes.TrimSuffix(bytes.TrimSuffix(data, []byte("\n")), []byte("\r"))
+		if len(data) == 0 {
+			return nil, fmt.Errorf("passphrase file %s is empty", *p.file)
+		}
+		return data, nil
+	}
+	for _, name := range p.env {
+		if v := p.a.getenv(name); v != "" {
+			return []byte(v), nil
+		}
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil || !term.IsTerminal(int(tty.Fd())) {
+		if tty != nil {
+			tty.Close()
+		}
+		return nil, withHint(errors.New("a passphrase is needed and there is no terminal to ask on"),
+			fmt.Sprintf("set %s or pass a passphrase file", p.env[0]))
+	}
+	defer tty.Close()
+	fmt.Fprintf(tty, "%s: ", p.prompt)
+	pass, err := term.ReadPassword(int(tty.Fd()))
+	fmt.Fprintln(tty)
+	if err != nil {
+		return nil, fmt.Errorf("read passphrase: %w", err)
+	}
+	if p.confirm {
+		fmt.Fprint(tty, "again: ")
+		again, err := term.ReadPassword(int(tty.Fd()))
+		fmt.Fprintln(tty)
+		if err != nil {
+			return nil, fmt.Errorf("read passphrase: %w", err)
+		}
+		if !bytes.Equal(pass, again) {
+			return nil, errors.New("the passphrases do not match")
+		}
+	}
+	if len(pass) == 0 {
+		return nil, errors.New("empty passphrase")
+	}
+	return pass, nil
+}
+
+// keyPassphrase is the source for the signing key's passphrase.
+func (a *app) keyPassphrase(file *string) *passphraseSource {
+	return &passphraseSource{a: a, file: file, env: []string{keyPassphraseEnv, passphraseEnv}, prompt: "passphrase for the signing key"}
+}
+
+// keysFlag adds --keys (the keyring directory) to a command.
+func keysFlag(fs *pflag.FlagSet) *string {
+	return fs.String("keys", "", "directory of keys and trust (default $SESSION_HANDOFF_HOME/config or $XDG_CONFIG_HOME/session-handoff)")
+}
+
+// keyring opens the keyring named by --keys or the default location.
+func (a *app) keyring(flagValue string) (exchange.Keyring, error) {
+	if flagValue != "" {
+		return exchange.Keyring{Dir: flagValue}, nil
+	}
+	d, err := paths.Config(a.getenv)
+	if err != nil {
+		return exchange.Keyring{}, err
+	}
+	return exchange.Keyring{Dir: d}, nil
+}

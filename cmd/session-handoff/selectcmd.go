@@ -1,0 +1,217 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/store"
+)
+
+// maxPickerEntries bounds how many handoffs the picker loads.
+const maxPickerEntries = 5000
+
+func init() {
+	register(&command{
+		name:    "select",
+		summary: "pick a handoff interactively (type to filter, arrows, enter)",
+		usage:   "select [--query TEXT] [--id PREFIX] [--since D] [--print-id]",
+		help: `Opens a picker on the terminal: type to filter, up/down (or ctrl-p/ctrl-n)
+to move, enter to choose, esc or ctrl-c to cancel. The chosen handoff is
+printed as 'show' would, or only its id with --print-id, so the picker can
+feed other commands. Without a terminal it refuses: use 'list' in scripts.`,
+		example: `  session-handoff select --since 1w
+  session-handoff show "$(session-handoff select --print-id)"`,
+		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
+			storeDir := storeFlag(fs)
+			var f store.Filter
+			fs.StringVar(&f.Query, "query", "", "start with this filter text")
+			fs.StringVar(&f.IDPrefix, "id", "", "only ids starting with this prefix")
+			since := fs.String("since", "", "only handoffs newer than this (6h, 2d, 2026-11-20)")
+			printID := fs.Bool("print-id", false, "print only the chosen id")
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", truncate(args[0], 40))
+				}
+				in, ok := a.stdin.(*os.File)
+				tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+				if !ok || !term.IsTerminal(int(in.Fd())) || err != nil {
+					if tty != nil {
+						tty.Close()
+					}
+					return withHint(errors.New("needs a terminal"), "use 'session-handoff list' in scripts and pipes")
+				}
+				defer tty.Close()
+				t, err := parseSince(*since, time.Now())
+				if err != nil {
+					return err
+				}
+				s, err := a.openStore(*storeDir)
+				if err != nil {
+					return err
+				}
+				query := f.Query
+				f.Query, f.Since, f.Limit = "", t, maxPickerEntries
+				entries, err := s.List(f)
+				if err != nil {
+					return err
+				}
+				if len(entries) == 0 {
+					return withHint(errors.New("no handoffs to choose from"), "save one with 'session-handoff save --title …'")
+				}
+				chosen, err := pick(a, in, tty, entries, query)
+				if err != nil {
+					return err
+				}
+				if *printID {
+					fmt.Fprintln(a.stdout, chosen)
+					return nil
+				}
+				rec, err := s.Get(chosen)
+				if err != nil {
+					return err
+				}
+				printRecord(a.stdout, rec, time.Now())
+				return nil
+			}
+		},
+	})
+}
+
+// errCancelled is returned when the user leaves the picker without a choice.
+var errCancelled = errors.New("cancelled")
+
+// pick runs the picker on the terminal: keys from in, drawing on out.
+func pick(a *app, in *os.File, out io.Writer, entries []store.Entry, query string) (handoff.ID, error) {
+	old, err := term.MakeRaw(int(in.Fd()))
+	if err != nil {
+		return "", fmt.Errorf("set up terminal: %w", err)
+	}
+	defer term.Restore(int(in.Fd()), old)
+	fmt.Fprint(out, "\x1b[?1049h") // alternate screen
+	defer fmt.Fprint(out, "\x1b[?1049l")
+
+	p := picker{entries: entries, query: []rune(query), now: time.Now()}
+	p.filter()
+	buf := make([]byte, 64)
+	for {
+		_, height, err := term.GetSize(int(in.Fd()))
+		if err != nil || height < 4 {
+			height = 24
+		}
+		p.draw(out, height)
+		n, err := in.Read(buf)
+		if err != nil {
+			return "", fmt.Errorf("read terminal: %w", err)
+		}
+		if a.ctx.Err() != nil {
+			return "", errCancelled
+		}
+		if id, done, err := p.keys(buf[:n]); done {
+			return id, err
+		}
+	}
+}
+
+// picker is the state of the interactive list.
+type picker struct {
+	entries []store.Entry
+	shown   []int // indexes into entries that match the query
+	query   []rune
+	cursor  int
+	now     time.Time
+}
+
+func (p *picker) filter() {
+	q := strings.ToLower(string(p.query))
+	p.shown = p.shown[:0]
+	for i, e := range p.entries {
+		hay := strings.ToLower(string(e.ID) + " " + e.Title + " " + e.ProjectName + " " + e.Tool + " " + strings.Join(e.Tags, " "))
+		if strings.Contains(hay, q) {
+			p.shown = append(p.shown, i)
+		}
+	}
+	if p.cursor >= len(p.shown) {
+		p.cursor = max(0, len(p.shown)-1)
+	}
+}
+
+// keys handles one read from the terminal, which may hold several keys
+// (typed fast or pasted). It reports done with the chosen id, or with
+// errCancelled.
+func (p *picker) keys(b []byte) (handoff.ID, bool, error) {
+	for len(b) > 0 {
+		n := 1
+		switch {
+		case len(b) >= 3 && b[0] == 0x1b && (b[1] == '[' || b[1] == 'O'):
+			n = 3
+			switch b[2] {
+			case 'A':
+				p.move(-1)
+			case 'B':
+				p.move(1)
+			}
+		case b[0] == 0x10: // ctrl-p
+			p.move(-1)
+		case b[0] == 0x0e: // ctrl-n
+			p.move(1)
+		case b[0] == '\r' || b[0] == '\n':
+			if len(p.shown) > 0 {
+				return p.entries[p.shown[p.cursor]].ID, true, nil
+			}
+		case b[0] == 0x1b || b[0] == 0x03 || b[0] == 0x04: // esc, ctrl-c, ctrl-d
+			return "", true, errCancelled
+		case b[0] == 0x7f || b[0] == 0x08:
+			if len(p.query) > 0 {
+				p.query = p.query[:len(p.query)-1]
+				p.filter()
+			}
+		case b[0] == 0x15: // ctrl-u
+			p.query = p.query[:0]
+			p.filter()
+		case b[0] >= 0x20:
+			r, size := utf8.DecodeRune(b)
+			n = size
+			if r != utf8.RuneError && r != 0x7f {
+				p.query = append(p.query, r)
+				p.cursor = 0
+				p.filter()
+			}
+		}
+		b = b[n:]
+	}
+	return "", false, nil
+}
+
+func (p *picker) move(d int) {
+	p.cursor = min(max(p.cursor+d, 0), max(len(p.shown)-1, 0))
+}
+
+func (p *picker) draw(w io.Writer, height int) {
+	var sb strings.Builder
+	sb.WriteString("\x1b[H\x1b[2J")
+	fmt.Fprintf(&sb, "select a handoff> %s\r\n", cell(string(p.query), 60))
+	fmt.Fprintf(&sb, "%d of %d  (up/down, enter to choose, esc to cancel)\r\n", len(p.shown), len(p.entries))
+	rows := height - 3
+	start := 0
+	if p.cursor >= rows {
+		start = p.cursor - rows + 1
+	}
+	for i := start; i < len(p.shown) && i < start+rows; i++ {
+		e := p.entries[p.shown[i]]
+		mark := "  "
+		if i == p.cursor {
+			mark = "> "
+		}
+		fmt.Fprintf(&sb, "%s%s  %-9s %-12s %-20s %s\r\n", mark, e.ID.Short(), ago(e.CreatedAt, p.now), cell(e.Tool, 12), cell(e.ProjectName, 20), cell(e.Title, 60))
+	}
+	io.WriteString(w, sb.String())
+}

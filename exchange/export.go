@@ -1,0 +1,116 @@
+package exchange
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"path/filepath"
+	"time"
+
+	"github.com/session-handoff/session-handoff/bundle"
+	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/store"
+)
+
+// ExportOptions say how a stored handoff becomes a bundle.
+type ExportOptions struct {
+	// SigningKey signs the bundle; nil writes an unsigned bundle.
+	SigningKey *crypto.SigningKey
+	// Exactly one of Recipients, Passphrase or NoEncrypt.
+	Recipients []crypto.RecipientInfo
+	Passphrase []byte
+	NoEncrypt  bool
+	Armor      bool
+	// Attach are files to send along; each becomes an attachment of the
+	// exported record (the stored record is not changed).
+	Attach   []string
+	Producer bundle.Producer
+	Now      time.Time
+}
+
+// Export writes rec, with the blobs of its attachments from s and the
+// files in opts.Attach, as a bundle to w. It returns the manifest written.
+func Export(w io.Writer, s *store.Store, rec *handoff.Record, opts ExportOptions) (*bundle.Manifest, error) {
+	switch {
+	case opts.NoEncrypt && (len(opts.Recipients) > 0 || len(opts.Passphrase) > 0):
+		return nil, errors.New("no encryption cannot be combined with recipients or a passphrase")
+	case len(opts.Recipients) > 0 && len(opts.Passphrase) > 0:
+		return nil, errors.New("a bundle goes to recipients or to a passphrase, not both")
+	case !opts.NoEncrypt && len(opts.Recipients) == 0 && len(opts.Passphrase) == 0:
+		return nil, errors.New("no recipients")
+	}
+	out := *rec
+	out.Attachments = append([]handoff.Attachment(nil), rec.Attachments...)
+	var sources []bundle.BlobSource
+	seen := map[string]bool{}
+	for _, at := range rec.Attachments {
+		at := at
+		seen[at.SHA256] = true
+		sources = append(sources, bundle.BlobSource{
+			Blob: bundle.Blob{Name: at.Name, MediaType: at.MediaType, Size: at.Size, SHA256: at.SHA256},
+			Open: func() (io.ReadCloser, error) {
+				r, _, err := s.OpenBlob(at.SHA256)
+				return r, err
+			},
+		})
+	}
+	for _, path := range opts.Attach {
+		src, err := bundle.FileBlob(path, filepath.Base(path), mediaType(path))
+		if err != nil {
+			return nil, fmt.Errorf("attach %s: %w", path, err)
+		}
+		if seen[src.SHA256] {
+			continue
+		}
+		seen[src.SHA256] = true
+		sources = append(sources, src)
+		out.Attachments = append(out.Attachments, handoff.Attachment{Name: src.Name, MediaType: src.MediaType, Size: src.Size, SHA256: src.SHA256})
+	}
+	id, err := bundle.NewBundleID()
+	if err != nil {
+		return nil, err
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	m := &bundle.Manifest{
+		Format:    bundle.Format,
+		Version:   bundle.Version,
+		BundleID:  id,
+		CreatedAt: now.UTC().Truncate(time.Millisecond),
+		Producer:  opts.Producer,
+		Record:    &out,
+	}
+	for _, src := range sources {
+		m.Blobs = append(m.Blobs, src.Blob)
+	}
+	wo := bundle.WriteOptions{Recipients: opts.Recipients, Passphrase: opts.Passphrase, NoEncrypt: opts.NoEncrypt, Armor: opts.Armor}
+	if opts.SigningKey != nil {
+		wo.SigningKeys = []*crypto.SigningKey{opts.SigningKey}
+	}
+	if err := bundle.Write(w, m, sources, wo); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// mediaType guesses an attachment's media type from its name.
+func mediaType(path string) string {
+	switch filepath.Ext(path) {
+	case ".jsonl", ".ndjson":
+		return "application/x-ndjson"
+	case ".md":
+		return "text/markdown"
+	case ".diff", ".patch":
+		return "text/x-diff"
+	case ".go", ".py", ".rs", ".ts", ".js", ".txt", ".log", ".sh", ".toml", ".yaml", ".yml":
+		return "text/plain"
+	}
+	if t := mime.TypeByExtension(filepath.Ext(path)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}

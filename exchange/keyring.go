@@ -1,0 +1,177 @@
+// Package exchange moves handoffs between a local store and bundles: the
+// user's keyring (signing key, age identity, trust store), export of a
+// stored handoff with its attachments, and import with the trust policy
+// applied and nothing written unless every check passed.
+package exchange
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"filippo.io/age"
+
+	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+)
+
+// Names of the keyring's files inside its directory.
+const (
+	SigningKeyFile  = "signing_key"
+	AgeIdentityFile = "age_identity.txt"
+	TrustFile       = "allowed_signers"
+)
+
+// maxKeyFile bounds key and identity files read from disk.
+const maxKeyFile = 1 << 20
+
+// ErrNoKeys is wrapped when the keyring has not been generated yet.
+var ErrNoKeys = errors.New("no keys yet")
+
+// Keyring is the user's keys and trust store in one directory (by default
+// $XDG_CONFIG_HOME/session-handoff).
+type Keyring struct {
+	Dir string
+}
+
+// SigningKeyPath is the OpenSSH private signing key; its public half is
+// beside it with ".pub".
+func (k Keyring) SigningKeyPath() string { return filepath.Join(k.Dir, SigningKeyFile) }
+
+// AgeIdentityPath is the age identity (age-keygen format).
+func (k Keyring) AgeIdentityPath() string { return filepath.Join(k.Dir, AgeIdentityFile) }
+
+// TrustPath is the allowed_signers trust store.
+func (k Keyring) TrustPath() string { return filepath.Join(k.Dir, TrustFile) }
+
+// KeyInfo is the public side of a keyring: what a user shares.
+type KeyInfo struct {
+	Name         string `json:"name"`
+	SigningKey   string `json:"signing_key"`
+	Fingerprint  string `json:"fingerprint"`
+	AgeRecipient string `json:"age_recipient"`
+	// Encrypted reports whether the signing key file is passphrase-protected.
+	Encrypted bool `json:"encrypted"`
+}
+
+// Generate creates a signing key (protected by passphrase when it is not
+// empty) and an age identity. It refuses to replace existing keys unless
+// overwrite is set, and writes nothing if either file exists.
+func (k Keyring) Generate(name string, passphrase []byte, overwrite bool) (*KeyInfo, error) {
+	if !overwrite {
+		for _, p := range []string{k.SigningKeyPath(), k.SigningKeyPath() + ".pub", k.AgeIdentityPath()} {
+			if _, err := os.Lstat(p); err == nil {
+				return nil, fmt.Errorf("%s already exists: %w", p, fs.ErrExist)
+			}
+		}
+	}
+	if err := os.MkdirAll(k.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create key directory: %w", err)
+	}
+	sk, err := crypto.GenerateSigningKey(name)
+	if err != nil {
+		return nil, err
+	}
+	id, err := crypto.GenerateAgeIdentity()
+	if err != nil {
+		return nil, err
+	}
+	if err := crypto.WriteAgeIdentity(k.AgeIdentityPath(), id, overwrite); err != nil {
+		return nil, err
+	}
+	if err := crypto.WriteSigningKey(k.SigningKeyPath(), sk, passphrase, overwrite); err != nil {
+		// Leave no half keyring behind.
+		if !overwrite {
+			os.Remove(k.AgeIdentityPath())
+		}
+		return nil, err
+	}
+	return &KeyInfo{
+		Name:         name,
+		SigningKey:   sk.Public().AuthorizedLine(name),
+		Fingerprint:  sk.Public().Fingerprint(),
+		AgeRecipient: id.Recipient().String(),
+		Encrypted:    len(passphrase) > 0,
+	}, nil
+}
+
+// Info reads the public side of the keyring without asking for any
+// passphrase.
+func (k Keyring) Info() (*KeyInfo, error) {
+	pubData, err := safefile.ReadFile(k.SigningKeyPath()+".pub", maxKeyFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", k.SigningKeyPath()+".pub", ErrNoKeys)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read public signing key: %w", err)
+	}
+	pub, comment, err := crypto.ParsePublicKeyLine(string(pubData))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", k.SigningKeyPath()+".pub", err)
+	}
+	info := &KeyInfo{Name: comment, SigningKey: pub.AuthorizedLine(comment), Fingerprint: pub.Fingerprint()}
+	if priv, err := safefile.ReadFile(k.SigningKeyPath(), maxKeyFile); err == nil {
+		_, perr := crypto.ParseSigningKey(priv, nil)
+		info.Encrypted = errors.Is(perr, crypto.ErrPassphraseRequired)
+	}
+	idData, err := safefile.ReadFile(k.AgeIdentityPath(), maxKeyFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", k.AgeIdentityPath(), ErrNoKeys)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read age identity: %w", err)
+	}
+	ids, _, err := crypto.ParseIdentities(idData, k.AgeIdentityPath(), nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if x, ok := id.(*age.X25519Identity); ok {
+			info.AgeRecipient = x.Recipient().String()
+			break
+		}
+	}
+	return info, nil
+}
+
+// SigningKey loads the private signing key, asking passphrase only if the
+// key is encrypted.
+func (k Keyring) SigningKey(passphrase func() ([]byte, error)) (*crypto.SigningKey, error) {
+	sk, err := crypto.LoadSigningKey(k.SigningKeyPath(), passphrase)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", k.SigningKeyPath(), ErrNoKeys)
+	}
+	return sk, err
+}
+
+// Identities returns the age identities to decrypt with: the keyring's own
+// (when present) and those in the extra files (age identity files or
+// OpenSSH private keys), with the canonical recipient string of each.
+func (k Keyring) Identities(extra []string, passphrase func() ([]byte, error)) ([]age.Identity, []string, error) {
+	var ids []age.Identity
+	var recips []string
+	files := extra
+	if _, err := os.Stat(k.AgeIdentityPath()); err == nil {
+		files = append([]string{k.AgeIdentityPath()}, extra...)
+	}
+	for _, f := range files {
+		data, err := safefile.ReadFile(f, maxKeyFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read identity %s: %w", f, err)
+		}
+		i, r, err := crypto.ParseIdentities(data, f, passphrase)
+		if err != nil {
+			return nil, nil, err
+		}
+		ids = append(ids, i...)
+		recips = append(recips, r...)
+	}
+	return ids, recips, nil
+}
+
+// TrustStore loads the trust store (empty if it does not exist yet).
+func (k Keyring) TrustStore() (*crypto.TrustStore, error) {
+	return crypto.LoadTrustStore(k.TrustPath())
+}
