@@ -20,6 +20,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/schema"
 )
 
 // Status is the outcome of signature verification. The values are those of
@@ -478,7 +479,7 @@ func verifyEnvelope(env *crypto.Envelope, payload []byte, opts ReadOptions) Veri
 // and nothing else of it is used.
 func signerHint(payload []byte) (crypto.PublicKey, bool) {
 	var zero crypto.PublicKey
-	if crypto.ValidateStrictJSON(payload, 64) != nil {
+	if schema.StrictCheck(payload) != nil {
 		return zero, false
 	}
 	var p struct {

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/schema"
 )
 
 // MaxSignatures is the largest number of signatures an envelope may carry.
@@ -147,7 +148,7 @@ func ParseEnvelope(data []byte, limit int64) (*Envelope, error) {
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("envelope: %w: over %d bytes", safefile.ErrTooLarge, limit)
 	}
-	if err := ValidateStrictJSON(data, 4); err != nil {
+	if err := schema.StrictCheckDepth(data, 4); err != nil {
 		return nil, fmt.Errorf("envelope: %w", err)
 	}
 	top, err := jsonObject(data, "envelope", []string{"payloadType", "payload", "signatures"}, nil)

@@ -224,8 +224,8 @@ func TestParseEnvelopeHostile(t *testing.T) {
 		"duplicate escaped key":      {`{"payloadType":"t","payload":"","\u0070ayload":"YQ==","signatures":[]}`, "duplicate key"},
 		"duplicate key in sig":       {valid(`""`, `{"sig":"`+sig+`","sig":"`+sig+`"}`), "duplicate key"},
 		"duplicate keyid":            {valid(`""`, `{"keyid":"a","sig":"`+sig+`","keyid":"b"}`), "duplicate key"},
-		"trailing object":            {valid(`""`, s1) + `{}`, "after the top-level value"},
-		"trailing garbage":           {valid(`""`, s1) + `x`, "after the top-level value"},
+		"trailing object":            {valid(`""`, s1) + `{}`, "trailing data after the JSON value"},
+		"trailing garbage":           {valid(`""`, s1) + `x`, "trailing data after the JSON value"},
 		"invalid UTF-8":              {valid(`"`+"\xff"+`"`, s1), "UTF-8"},
 		"invalid UTF-8 in keyid":     {valid(`""`, `{"keyid":"`+"\xc3\x28"+`","sig":"`+sig+`"}`), "UTF-8"},
 		"unpadded payload":           {valid(`"YQ"`, s1), "base64"},
@@ -247,9 +247,9 @@ func TestParseEnvelopeHostile(t *testing.T) {
 		"too many signatures":        {valid(`""`, many), "more than 16"},
 		"array at top":               {`[]`, "not a JSON object"},
 		"empty input":                {``, "end of input"},
-		"truncated":                  {`{"payloadType":"t"`, "json"},
+		"truncated":                  {`{"payloadType":"t"`, "unexpected end of input"},
 		"deep nesting":               {`{"x":[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}`, "nested deeper"},
-		"trailing comma":             {`{"payloadType":"t","payload":"","signatures":[],}`, "json"},
+		"trailing comma":             {`{"payloadType":"t","payload":"","signatures":[],}`, "malformed JSON"},
 		"oversized keyid":            {valid(`""`, `{"keyid":"`+strings.Repeat("a", 300)+`","sig":"`+sig+`"}`), "keyid is longer"},
 		"control char in type":       {`{"payloadType":"t\u0000","payload":"","signatures":[]}`, "control character"},
 		"huge number, unknown field": {`{"payloadType":"t","payload":"","signatures":[],"n":1e999}`, "unknown field"},
@@ -266,21 +266,6 @@ func TestParseEnvelopeHostile(t *testing.T) {
 	}
 	if _, err := ParseEnvelope([]byte(big), int64(len(big))); err != nil {
 		t.Errorf("exactly at the limit: %v", err)
-	}
-}
-
-func TestValidateStrictJSON(t *testing.T) {
-	ok := []string{`{}`, `[]`, `1`, `"s"`, `{"a":{"a":1},"b":[{"a":1},{"a":2}]}`, `{"a":1,"A":2}`}
-	for _, in := range ok {
-		if err := ValidateStrictJSON([]byte(in), 8); err != nil {
-			t.Errorf("ValidateStrictJSON(%s): %v", in, err)
-		}
-	}
-	bad := []string{`{"a":1,"a":2}`, `[{"b":[{"c":1,"c":1}]}]`, `{} {}`, `[[[]]]`, `{"a":}`, `{"a" 1}`, `[1,]`, "\"\xff\""}
-	for _, in := range bad {
-		if err := ValidateStrictJSON([]byte(in), 2); err == nil {
-			t.Errorf("ValidateStrictJSON(%s) accepted it", in)
-		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -21,6 +22,9 @@ func TestStrictCheckRejects(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"duplicate key", `{"a":1,"a":2}`, `duplicate key "a"`},
 		{"nested duplicate", `{"a":{"b":1,"c":[{"d":1,"d":1}]}}`, `duplicate key "d" at /a/c/0`},
+		{"escaped duplicate", `{"a":1,"\u0061":2}`, `duplicate key "a"`},
+		{"missing value", `{"a":}`, "invalid character"},
+		{"trailing comma", `[1,]`, "invalid character"},
 		{"trailing data", `{"a":1} {"b":2}`, "trailing data"},
 		{"trailing garbage", `{"a":1}x`, "trailing data"},
 		{"invalid utf-8", "{\"a\":\"\xff\"}", "invalid UTF-8 at byte 6"},
@@ -105,8 +109,13 @@ func FuzzStrictCheck(f *testing.F) {
 	f.Add([]byte(goodRecord))
 	f.Add([]byte(`{"a":1,"a":2}`))
 	f.Add([]byte("[[[[\xff"))
+	f.Add([]byte(`"\ud800"`))
+	f.Add([]byte(`1e999`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		err := StrictCheck(data)
+		if err == nil && !json.Valid(data) {
+			t.Fatalf("accepted invalid JSON %q", data)
+		}
 		if err == nil {
 			// Anything StrictCheck accepts must be valid for the schema
 			// validator's own decoder too.

@@ -17,10 +17,18 @@ var ErrMalformed = errors.New("malformed JSON")
 const maxDepth = 64
 
 // StrictCheck checks that data is exactly one JSON value in valid UTF-8,
-// with no duplicate object keys at any depth, no nesting deeper than 64
-// levels, and nothing after the value but white space. encoding/json
-// accepts all of these silently; a record that relies on them is refused.
+// with no duplicate object keys at any depth (compared after unescaping, so
+// "a" and "\u0061" are the same key), no nesting deeper than 64 levels, and
+// nothing after the value but white space. encoding/json accepts all of
+// these silently; a document that relies on them is refused, since two
+// parsers could read different things from the same (signed) bytes.
 func StrictCheck(data []byte) error {
+	return StrictCheckDepth(data, maxDepth)
+}
+
+// StrictCheckDepth is StrictCheck with another bound on nesting, for
+// formats that are known to be shallow.
+func StrictCheckDepth(data []byte, maxDepth int) error {
 	if !utf8.Valid(data) {
 		off := 0
 		for off < len(data) {
@@ -34,7 +42,7 @@ func StrictCheck(data []byte) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	if err := checkValue(dec, 0, ""); err != nil {
+	if err := checkValue(dec, 0, maxDepth, ""); err != nil {
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -43,7 +51,7 @@ func StrictCheck(data []byte) error {
 	return nil
 }
 
-func checkValue(dec *json.Decoder, depth int, ptr string) error {
+func checkValue(dec *json.Decoder, depth, maxDepth int, ptr string) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return malformed(err, dec)
@@ -72,13 +80,13 @@ func checkValue(dec *json.Decoder, depth int, ptr string) error {
 				return fmt.Errorf("%w: duplicate key %q at %s", ErrMalformed, truncate(key, 40), pointer(ptr))
 			}
 			seen[key] = true
-			if err := checkValue(dec, depth+1, child); err != nil {
+			if err := checkValue(dec, depth+1, maxDepth, child); err != nil {
 				return err
 			}
 		}
 	case '[':
 		for i := 0; dec.More(); i++ {
-			if err := checkValue(dec, depth+1, fmt.Sprintf("%s/%d", ptr, i)); err != nil {
+			if err := checkValue(dec, depth+1, maxDepth, fmt.Sprintf("%s/%d", ptr, i)); err != nil {
 				return err
 			}
 		}
