@@ -155,7 +155,7 @@ func Import(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions,
 	commit := func() error {
 		// Blobs first: a record never points at a blob that is not there.
 		for i, f := range res.BlobFiles {
-			if err := putBlobFile(s, f, m.Blobs[i].SHA256); err != nil {
+			if err := putBlobFile(s, f, m.Blobs[i]); err != nil {
 				return err
 			}
 		}
@@ -216,18 +216,20 @@ func tofuPrincipal(m *bundle.Manifest, v bundle.Verification, trust *crypto.Trus
 	return &pinRequest{principal: m.Signer.Name, key: key}, nil
 }
 
-func putBlobFile(s *store.Store, path, want string) error {
+// putBlobFile moves a verified blob from staging into the store, checking
+// once more that it is what the manifest says.
+func putBlobFile(s *store.Store, path string, want bundle.Blob) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	got, _, err := s.PutBlob(f, bundle.DefaultMaxEntrySize<<1)
+	got, _, err := s.PutBlob(f, max(want.Size, 1))
 	if err != nil {
 		return fmt.Errorf("store attachment: %w", err)
 	}
-	if got != want {
-		return fmt.Errorf("store attachment: hash %s, want %s", got, want)
+	if got != want.SHA256 {
+		return fmt.Errorf("store attachment: hash %s, want %s", got, want.SHA256)
 	}
 	return nil
 }
