@@ -13,6 +13,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/handoff"
 )
 
 func base64Std(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
@@ -224,7 +225,7 @@ func (p *passphraseIdentity) Unwrap(stanzas []*age.Stanza) ([]byte, error) {
 		wf = 1 << 30 // too many digits: over any limit
 	}
 	if wf > p.maxWF {
-		return p.fail(errorf(ErrLimit, "scrypt work factor %s exceeds limit of %d (%s)", truncate(s.Args[1], 12), p.maxWF, flagMaxScrypt))
+		return p.fail(errorf(ErrLimit, "scrypt work factor %s exceeds limit of %d (%s)", handoff.Shorten(s.Args[1], 12), p.maxWF, flagMaxScrypt))
 	}
 	if p.ask == nil {
 		return p.fail(errorf(ErrNoIdentity, "encrypted to a passphrase and none was given"))

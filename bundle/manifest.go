@@ -161,7 +161,7 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	}
 	if v, err := version.Int64(); err != nil || v != Version {
 		return nil, errorf(ErrUnsupportedVersion, "manifest version %s is not supported (this program reads version%s %s)",
-			truncate(version.String(), 20), plural(len(KnownVersions)), knownVersions())
+			handoff.Shorten(version.String(), 20), plural(len(KnownVersions)), knownVersions())
 	}
 	var m Manifest
 	if err := schema.Decode(schema.Manifest, data, &m); err != nil {
@@ -247,14 +247,4 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8Start(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/schema"
 )
 
@@ -345,7 +346,7 @@ func (rd *reader) readManifest(tr *tar.Reader) error {
 		return err
 	}
 	if hdr.Name != EnvelopeName {
-		return errorf(ErrMalformed, "first archive entry is %q, want %s", truncate(hdr.Name, 80), EnvelopeName)
+		return errorf(ErrMalformed, "first archive entry is %q, want %s", handoff.Shorten(hdr.Name, 80), EnvelopeName)
 	}
 	if hdr.Size > lim.MaxManifest {
 		return limitError("manifest envelope "+EnvelopeName, lim.MaxManifest, "bytes", flagMaxManifest)
@@ -363,9 +364,9 @@ func (rd *reader) readManifest(tr *tar.Reader) error {
 	if env.PayloadType != PayloadType {
 		if v, ok := payloadVersion(env.PayloadType); ok {
 			return errorf(ErrUnsupportedVersion, "manifest version %s is not supported (this program reads version%s %s)",
-				truncate(v, 20), plural(len(KnownVersions)), knownVersions())
+				handoff.Shorten(v, 20), plural(len(KnownVersions)), knownVersions())
 		}
-		return errorf(ErrMalformed, "%s: payload type %q is not %s", EnvelopeName, truncate(env.PayloadType, 80), PayloadType)
+		return errorf(ErrMalformed, "%s: payload type %q is not %s", EnvelopeName, handoff.Shorten(env.PayloadType, 80), PayloadType)
 	}
 	payload, err := env.DecodedPayload()
 	if err != nil {
@@ -527,7 +528,7 @@ func forReader(m *Manifest, opts ReadOptions) bool {
 // devices, global or sparse headers, and no PAX records beyond those that
 // describe a plain file.
 func checkHeader(hdr *tar.Header) error {
-	name := truncate(hdr.Name, 80)
+	name := handoff.Shorten(hdr.Name, 80)
 	if hdr.Typeflag != tar.TypeReg {
 		return errorf(ErrMalformed, "archive entry %q is %s, not a regular file", name, typeName(hdr.Typeflag))
 	}
@@ -538,7 +539,7 @@ func checkHeader(hdr *tar.Header) error {
 		switch k {
 		case "path", "size", "mtime", "atime", "ctime", "uid", "gid", "uname", "gname":
 		default:
-			return errorf(ErrMalformed, "archive entry %q has unsupported pax record %q", name, truncate(k, 40))
+			return errorf(ErrMalformed, "archive entry %q has unsupported pax record %q", name, handoff.Shorten(k, 40))
 		}
 	}
 	if hdr.Size < 0 {
@@ -596,9 +597,9 @@ func (rd *reader) readBlobs(tr *tar.Reader) error {
 		sum, ok := strings.CutPrefix(name, BlobPrefix)
 		if !ok || !isHex64(sum) {
 			if strings.HasPrefix(name, "/") || slices.Contains(strings.Split(name, "/"), "..") {
-				return errorf(ErrMalformed, "archive entry %q has an unsafe path", truncate(name, 80))
+				return errorf(ErrMalformed, "archive entry %q has an unsafe path", handoff.Shorten(name, 80))
 			}
-			return errorf(ErrMalformed, "unexpected archive entry %q", truncate(name, 80))
+			return errorf(ErrMalformed, "unexpected archive entry %q", handoff.Shorten(name, 80))
 		}
 		i, listed := index[sum]
 		switch {
@@ -621,7 +622,7 @@ func (rd *reader) readBlobs(tr *tar.Reader) error {
 	}
 	if next < len(m.Blobs) {
 		b := m.Blobs[next]
-		return errorf(ErrMalformed, "blob %s (%q) is listed in the manifest but missing from the archive", short(b.SHA256), truncate(b.Name, 60))
+		return errorf(ErrMalformed, "blob %s (%q) is listed in the manifest but missing from the archive", short(b.SHA256), handoff.Shorten(b.Name, 60))
 	}
 	return nil
 }
@@ -634,7 +635,7 @@ func entryName(m *Manifest, next int) string {
 }
 
 // short abbreviates a hex hash for messages.
-func short(sum string) string { return truncate(sum, 12) }
+func short(sum string) string { return handoff.Shorten(sum, 12) }
 
 // copyBlob streams one blob to the sink, checking its hash; with BlobDir the
 // file gets its final name only once the hash matched.
@@ -669,7 +670,7 @@ func (rd *reader) copyBlob(tr *tar.Reader, b Blob, h interface {
 		return errorf(ErrMalformed, "blob %s: archive is truncated", short(b.SHA256))
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != b.SHA256 {
-		return errorf(ErrHashMismatch, "blob %s (%q): content does not match the manifest's sha256", short(b.SHA256), truncate(b.Name, 60))
+		return errorf(ErrHashMismatch, "blob %s (%q): content does not match the manifest's sha256", short(b.SHA256), handoff.Shorten(b.Name, 60))
 	}
 	if f == nil {
 		return nil

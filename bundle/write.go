@@ -16,6 +16,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/handoff"
 )
 
 // BlobSource is one attachment to write: its description (size and hash
@@ -148,7 +149,7 @@ func Write(w io.Writer, m *Manifest, blobs []BlobSource, opts WriteOptions) erro
 	for i, b := range blobs {
 		if err := writeBlob(tw, b, m.CreatedAt, h, buf); err != nil {
 			zw.Close()
-			return fmt.Errorf("bundle: blob %d (%q): %w", i, truncate(b.Name, 60), err)
+			return fmt.Errorf("bundle: blob %d (%q): %w", i, handoff.Shorten(b.Name, 60), err)
 		}
 	}
 	if err := tw.Close(); err != nil {
@@ -314,7 +315,7 @@ func writeEntry(tw *tar.Writer, name string, size int64, mtime time.Time) error 
 // still have the size and hash the manifest signed.
 func writeBlob(tw *tar.Writer, b BlobSource, mtime time.Time, h hash.Hash, buf []byte) error {
 	if !isHex64(b.SHA256) {
-		return fmt.Errorf("sha256 %q is not 64 lowercase hex digits", truncate(b.SHA256, 80))
+		return fmt.Errorf("sha256 %q is not 64 lowercase hex digits", handoff.Shorten(b.SHA256, 80))
 	}
 	rc, err := b.Open()
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/session-handoff/session-handoff/handoff"
 )
 
 // SessionInfo describes one session transcript found on disk, from the
@@ -71,7 +73,7 @@ func FindSessions(agent Agent, env func(string) string) ([]SessionInfo, error) {
 	case Gemini:
 		files = geminiFiles(home, env)
 	default:
-		return nil, fmt.Errorf("unknown agent %q", truncateStr(string(agent), 40))
+		return nil, fmt.Errorf("unknown agent %q", handoff.Clip(string(agent), 40))
 	}
 	slices.SortFunc(files, func(a, b candidate) int {
 		if c := b.mtime.Compare(a.mtime); c != 0 {

@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/session-handoff/session-handoff/handoff"
 )
@@ -184,13 +183,13 @@ func parseStatus(out []byte, st *handoff.GitState) error {
 			}
 			parts := strings.SplitN(line, " ", n)
 			if len(parts) != n {
-				return fmt.Errorf("git status: unexpected line %q", truncateStr(line, 80))
+				return fmt.Errorf("git status: unexpected line %q", handoff.Clip(line, 80))
 			}
 			addChange(st, parts[1], parts[n-1], "")
 		case strings.HasPrefix(line, "2 "):
 			parts := strings.SplitN(line, " ", 10)
 			if len(parts) != 10 || i+1 >= len(fields) {
-				return fmt.Errorf("git status: unexpected line %q", truncateStr(line, 80))
+				return fmt.Errorf("git status: unexpected line %q", handoff.Clip(line, 80))
 			}
 			i++
 			addChange(st, parts[1], parts[9], string(fields[i]))
@@ -246,7 +245,7 @@ func parseLog(out []byte) []handoff.Commit {
 		if err != nil {
 			continue
 		}
-		commits = append(commits, handoff.Commit{Hash: parts[0], Subject: truncateStr(parts[1], 1000), Author: truncateStr(parts[2], 500), Date: date.UTC()})
+		commits = append(commits, handoff.Commit{Hash: parts[0], Subject: handoff.Clip(parts[1], 1000), Author: handoff.Clip(parts[2], 500), Date: date.UTC()})
 	}
 	return commits
 }
@@ -273,15 +272,4 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
-}
-
-// truncateStr cuts s to at most n bytes without splitting a character.
-func truncateStr(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

@@ -43,7 +43,7 @@ func ParseAgent(s string) (Agent, error) {
 	case "gemini", "gemini-cli":
 		return Gemini, nil
 	}
-	return "", fmt.Errorf("unknown agent %q (want claude-code, codex or gemini)", truncateStr(s, 40))
+	return "", fmt.Errorf("unknown agent %q (want claude-code, codex or gemini)", handoff.Clip(s, 40))
 }
 
 // Bounds on what a digest keeps. Text is cut on character boundaries and
@@ -177,7 +177,7 @@ func ReadTranscript(agent Agent, file string, limits Limits) (*Digest, error) {
 	case Gemini:
 		d, err = readGemini(r, lim, geminiProjectRoot(file))
 	default:
-		return nil, fmt.Errorf("%s: unknown agent %q", file, truncateStr(string(agent), 40))
+		return nil, fmt.Errorf("%s: unknown agent %q", file, handoff.Clip(string(agent), 40))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
@@ -425,9 +425,9 @@ func shortenHead(s string, n int) string {
 		return s
 	}
 	if n <= len(ellipsis) {
-		return truncateStr(s, n)
+		return handoff.Clip(s, n)
 	}
-	return truncateStr(s, n-len(ellipsis)) + ellipsis
+	return handoff.Clip(s, n-len(ellipsis)) + ellipsis
 }
 
 // shortenMiddle keeps the start and the end of s, at most n bytes, with a
@@ -443,7 +443,7 @@ func shortenMiddle(s string, n int) string {
 		return shortenHead(s, n)
 	}
 	half := (n - reserve) / 2
-	head := truncateStr(s, half)
+	head := handoff.Clip(s, half)
 	start := len(s) - half
 	for start < len(s) && !utf8.RuneStart(s[start]) {
 		start++

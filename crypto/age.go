@@ -17,8 +17,9 @@ import (
 
 	"filippo.io/age"
 	"filippo.io/age/agessh"
-	"github.com/session-handoff/session-handoff/internal/safefile"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // Limits of recipient and identity input.

@@ -17,8 +17,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/session-handoff/session-handoff/internal/safefile"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // MaxPrivateKeySize bounds the size of a signing key file.

@@ -12,8 +12,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/session-handoff/session-handoff/internal/safefile"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // Limits of a trust store file.

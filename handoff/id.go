@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // IDLength is the number of characters in a handoff id.
@@ -85,14 +86,14 @@ var ErrInvalidID = errors.New("invalid handoff id")
 // (upper-case) form.
 func ParseID(s string) (ID, error) {
 	if len(s) != IDLength {
-		return "", fmt.Errorf("%w: %q has %d characters, want %d", ErrInvalidID, truncate(s, 40), len(s), IDLength)
+		return "", fmt.Errorf("%w: %q has %d characters, want %d", ErrInvalidID, Shorten(s, 40), len(s), IDLength)
 	}
 	up := strings.ToUpper(s)
 	if up[0] > '7' {
 		return "", fmt.Errorf("%w: %q is out of range", ErrInvalidID, s)
 	}
 	if i := strings.IndexFunc(up, func(r rune) bool { return !strings.ContainsRune(crockford, r) }); i >= 0 {
-		return "", fmt.Errorf("%w: %q has a character outside Crockford base32 at position %d", ErrInvalidID, truncate(s, 40), i+1)
+		return "", fmt.Errorf("%w: %q has a character outside Crockford base32 at position %d", ErrInvalidID, Shorten(s, 40), i+1)
 	}
 	return ID(up), nil
 }
@@ -136,9 +137,22 @@ func (id ID) Short() string {
 	return string(id[:ShortLength])
 }
 
-func truncate(s string, n int) string {
+// Clip cuts s to at most n bytes without splitting a UTF-8 character.
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// Shorten is Clip with an ellipsis when something was cut, for quoting
+// untrusted text in messages.
+func Shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return Clip(s, n) + "…"
 }

@@ -93,21 +93,21 @@ func (r *Record) Check() []error {
 		errs = append(errs, fmt.Errorf("schema_version: %d, this program handles %d", r.SchemaVersion, SchemaVersion))
 	}
 	if _, err := ParseID(string(r.ID)); err != nil || string(r.ID) != strings.ToUpper(string(r.ID)) {
-		errs = append(errs, fmt.Errorf("id: %q is not a canonical handoff id", truncate(string(r.ID), 40)))
+		errs = append(errs, fmt.Errorf("id: %q is not a canonical handoff id", Shorten(string(r.ID), 40)))
 	}
 	if !toolPattern.MatchString(r.Tool) {
-		errs = append(errs, fmt.Errorf("tool: %q must be a lower-case name", truncate(r.Tool, 40)))
+		errs = append(errs, fmt.Errorf("tool: %q must be a lower-case name", Shorten(r.Tool, 40)))
 	}
 	if strings.TrimSpace(r.Title) == "" {
 		errs = append(errs, errors.New("title: must not be empty"))
 	}
 	for i, t := range r.Tags {
 		if !tagPattern.MatchString(t) {
-			errs = append(errs, fmt.Errorf("tags/%d: %q is not a valid tag", i, truncate(t, 40)))
+			errs = append(errs, fmt.Errorf("tags/%d: %q is not a valid tag", i, Shorten(t, 40)))
 		}
 	}
 	if r.Project.Path != "" && !filepath.IsAbs(r.Project.Path) && !strings.HasPrefix(r.Project.Path, "/") {
-		errs = append(errs, fmt.Errorf("project.path: %q is not absolute", truncate(r.Project.Path, 80)))
+		errs = append(errs, fmt.Errorf("project.path: %q is not absolute", Shorten(r.Project.Path, 80)))
 	}
 	if r.Source.Kind == SourceImport && r.Source.Import == nil {
 		errs = append(errs, errors.New("source.import: required when source.kind is import"))

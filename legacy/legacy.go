@@ -24,7 +24,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/crypto/scrypt"
 
@@ -217,11 +216,11 @@ func decrypt(data []byte, passphrase func() ([]byte, error)) ([]byte, error) {
 		return nil, fmt.Errorf("legacy encryption version %d, this program reads version 1", w.Version)
 	}
 	if w.Algorithm != "aes-256-gcm" {
-		return nil, fmt.Errorf("legacy encryption algorithm %q is not supported", truncate(w.Algorithm, 40))
+		return nil, fmt.Errorf("legacy encryption algorithm %q is not supported", handoff.Shorten(w.Algorithm, 40))
 	}
 	m := kdfPattern.FindStringSubmatch(w.KDF)
 	if m == nil {
-		return nil, fmt.Errorf("legacy key derivation %q is not supported", truncate(w.KDF, 60))
+		return nil, fmt.Errorf("legacy key derivation %q is not supported", handoff.Shorten(w.KDF, 60))
 	}
 	n, _ := strconv.Atoi(m[1])
 	r, _ := strconv.Atoi(m[2])
@@ -274,11 +273,11 @@ func convert(raw json.RawMessage) (*handoff.Record, error) {
 	}
 	created, err := time.Parse(time.RFC3339Nano, it.CreatedAt)
 	if err != nil {
-		return nil, fmt.Errorf("record %q: created_at %q is not an RFC 3339 time", truncate(it.ID, 40), truncate(it.CreatedAt, 40))
+		return nil, fmt.Errorf("record %q: created_at %q is not an RFC 3339 time", handoff.Shorten(it.ID, 40), handoff.Shorten(it.CreatedAt, 40))
 	}
 	created = created.UTC().Truncate(time.Millisecond)
 	if created.UnixMilli() < 0 || created.UnixMilli() >= 1<<48 {
-		return nil, fmt.Errorf("record %q: created_at is out of range", truncate(it.ID, 40))
+		return nil, fmt.Errorf("record %q: created_at is out of range", handoff.Shorten(it.ID, 40))
 	}
 	tool := strings.ToLower(strings.TrimSpace(it.Tool))
 	if !handoff.ValidTool(tool) {
@@ -289,8 +288,8 @@ func convert(raw json.RawMessage) (*handoff.Record, error) {
 		ID:            derivedID(created, it.ID, it.Title),
 		CreatedAt:     created,
 		Tool:          tool,
-		Title:         clip(strings.TrimSpace(it.Title), handoff.MaxTitle),
-		Summary:       clip(strings.TrimSpace(it.Summary), handoff.MaxText),
+		Title:         handoff.Clip(strings.TrimSpace(it.Title), handoff.MaxTitle),
+		Summary:       handoff.Clip(strings.TrimSpace(it.Summary), handoff.MaxText),
 		Tags:          []string{"legacy"},
 		Source:        handoff.Source{Kind: handoff.SourceLegacy},
 	}
@@ -299,10 +298,10 @@ func convert(raw json.RawMessage) (*handoff.Record, error) {
 	}
 	rec.Project = convertProject(it.Project)
 	for _, s := range stringList(it.Next) {
-		rec.NextSteps = append(rec.NextSteps, clip(s, handoff.MaxItem))
+		rec.NextSteps = append(rec.NextSteps, handoff.Clip(s, handoff.MaxItem))
 	}
 	for _, p := range stringList(it.Changed) {
-		rec.Files = append(rec.Files, handoff.FileTouched{Path: clip(p, 4096), Action: "edited"})
+		rec.Files = append(rec.Files, handoff.FileTouched{Path: handoff.Clip(p, 4096), Action: "edited"})
 	}
 	if len(rec.NextSteps) > handoff.MaxItems {
 		rec.NextSteps = rec.NextSteps[:handoff.MaxItems]
@@ -311,7 +310,7 @@ func convert(raw json.RawMessage) (*handoff.Record, error) {
 		rec.Files = rec.Files[:5000]
 	}
 	if errs := rec.Check(); len(errs) > 0 {
-		return nil, fmt.Errorf("record %q: %w", truncate(it.ID, 40), errors.Join(errs...))
+		return nil, fmt.Errorf("record %q: %w", handoff.Shorten(it.ID, 40), errors.Join(errs...))
 	}
 	return rec, nil
 }
@@ -354,8 +353,8 @@ func convertProject(raw json.RawMessage) handoff.Project {
 	if p.Name == "" && p.Path != "" {
 		p.Name = filepath.Base(p.Path)
 	}
-	p.Path = clip(p.Path, 4096)
-	p.Name = clip(p.Name, 256)
+	p.Path = handoff.Clip(p.Path, 4096)
+	p.Name = handoff.Clip(p.Name, 256)
 	return p
 }
 
@@ -377,22 +376,4 @@ func stringList(raw json.RawMessage) []string {
 		}
 	}
 	return out
-}
-
-// clip cuts s to at most n bytes on a character boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return clip(s, n) + "…"
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
@@ -140,7 +141,7 @@ func deadBlobTemp(path string, remove bool) (bool, error) {
 // missing blob gives an error wrapping ErrNotFound.
 func (s *Store) OpenBlob(sha256hex string) (io.ReadCloser, int64, error) {
 	if !validSHA256(sha256hex) {
-		return nil, 0, fmt.Errorf("blob %q: not a SHA-256 in lower-case hex", truncate(sha256hex, 80))
+		return nil, 0, fmt.Errorf("blob %q: not a SHA-256 in lower-case hex", handoff.Shorten(sha256hex, 80))
 	}
 	path := filepath.Join(s.blobDir(), sha256hex)
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a named pipe must not block

@@ -478,7 +478,7 @@ func parseLine(line []byte) (ie indexEntry, del bool, err error) {
 	f := splitFields(line)
 	var ok bool
 	if ie.CreatedMS, ok = parseInt(f[fCreated]); !ok {
-		return ie, false, fmt.Errorf("created time %q is not a number", truncate(string(f[fCreated]), 40))
+		return ie, false, fmt.Errorf("created time %q is not a number", handoff.Shorten(string(f[fCreated]), 40))
 	}
 	for _, d := range [...]struct {
 		dst *string
@@ -514,11 +514,4 @@ func (ix *parsedIndex) entry(i int) (Entry, error) {
 // lineNumber finds the line number of live entry i, for error messages.
 func (ix *parsedIndex) lineNumber(i int) int {
 	return bytes.Count(ix.buf[:ix.live[i].off], []byte{'\n'}) + 1
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(prefixUTF8(s, n), "") + "…"
 }

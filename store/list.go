@@ -127,7 +127,7 @@ func (s *Store) Resolve(ref string) (handoff.ID, error) {
 		return es[0].ID, nil
 	}
 	if !handoff.ValidPrefix(ref) {
-		return "", fmt.Errorf("%w: %q is not an id, an id prefix or \"latest\"", handoff.ErrInvalidID, truncate(ref, 40))
+		return "", fmt.Errorf("%w: %q is not an id, an id prefix or \"latest\"", handoff.ErrInvalidID, handoff.Shorten(ref, 40))
 	}
 	if len(ref) == handoff.IDLength {
 		id, err := handoff.ParseID(ref)
@@ -186,7 +186,7 @@ func newMatcher(f Filter) (*matcher, error) {
 	}
 	if f.IDPrefix != "" {
 		if !handoff.ValidPrefix(f.IDPrefix) {
-			return nil, fmt.Errorf("list: %w: %q is not an id prefix", handoff.ErrInvalidID, truncate(f.IDPrefix, 40))
+			return nil, fmt.Errorf("list: %w: %q is not an id prefix", handoff.ErrInvalidID, handoff.Shorten(f.IDPrefix, 40))
 		}
 		m.idPrefix = []byte(strings.ToUpper(f.IDPrefix))
 	}
@@ -219,7 +219,7 @@ func (m *matcher) match(line []byte) (bool, error) {
 	if m.since {
 		ms, ok := parseInt(f[fCreated])
 		if !ok {
-			return false, fmt.Errorf("created time %q is not a number", truncate(string(f[fCreated]), 40))
+			return false, fmt.Errorf("created time %q is not a number", handoff.Shorten(string(f[fCreated]), 40))
 		}
 		if ms < m.sinceMS {
 			return false, nil

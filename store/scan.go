@@ -82,7 +82,7 @@ func (s *Store) scanRecords() (*scanResult, error) {
 				id := handoff.ID(strings.TrimSuffix(names[i], recordExt))
 				rec, err := readRecord(filepath.Join(dir, names[i]))
 				if err == nil && rec.ID != id {
-					err = fmt.Errorf("%s: holds handoff %s, not %s", filepath.Join(dir, names[i]), truncate(string(rec.ID), 40), id)
+					err = fmt.Errorf("%s: holds handoff %s, not %s", filepath.Join(dir, names[i]), handoff.Shorten(string(rec.ID), 40), id)
 				}
 				if err != nil {
 					errs[i] = err

@@ -230,7 +230,7 @@ func (s *Store) Get(id handoff.ID) (*handoff.Record, error) {
 		return nil, err
 	}
 	if rec.ID != id {
-		return nil, fmt.Errorf("%s: holds handoff %s, not %s", path, truncate(string(rec.ID), 40), id)
+		return nil, fmt.Errorf("%s: holds handoff %s, not %s", path, handoff.Shorten(string(rec.ID), 40), id)
 	}
 	return rec, nil
 }
@@ -286,7 +286,7 @@ func encodeRecord(r *handoff.Record) ([]byte, error) {
 		return nil, errors.New("invalid handoff record: nil")
 	}
 	if errs := r.Check(); len(errs) > 0 {
-		return nil, fmt.Errorf("invalid handoff record %s: %w", truncate(string(r.ID), 40), errors.Join(errs...))
+		return nil, fmt.Errorf("invalid handoff record %s: %w", handoff.Shorten(string(r.ID), 40), errors.Join(errs...))
 	}
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {

@@ -387,7 +387,7 @@ func parsePending(data []byte) (*pendingOp, error) {
 	}
 	pid, err := handoff.ParseID(id)
 	if err != nil || string(pid) != id {
-		return nil, fmt.Errorf("%q is not a canonical id", truncate(id, 40))
+		return nil, fmt.Errorf("%q is not a canonical id", handoff.Shorten(id, 40))
 	}
 	return &pendingOp{op: op, id: pid}, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/store"
@@ -126,7 +127,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, usagef("--since %q: want a duration (90m, 6h, 2d, 1w) or a date (2026-11-20)", truncate(s, 40))
+	return time.Time{}, usagef("--since %q: want a duration (90m, 6h, 2d, 1w) or a date (2026-11-20)", handoff.Shorten(s, 40))
 }
 
 // ago renders how long ago t was, for people.

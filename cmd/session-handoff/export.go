@@ -86,7 +86,7 @@ export leaves nothing behind.`,
 					})
 				case "bundle":
 				default:
-					return usagef("--format %q: want bundle, markdown or json", truncate(*format, 20))
+					return usagef("--format %q: want bundle, markdown or json", handoff.Shorten(*format, 20))
 				}
 				encModes := 0
 				for _, on := range []bool{len(*to)+len(*toFiles) > 0, *usePass, *noEncrypt} {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/exchange"
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/legacy"
 	"github.com/session-handoff/session-handoff/store"
@@ -55,7 +56,7 @@ as unsigned legacy records.`,
 				switch pol.OnConflict {
 				case exchange.ConflictFail, exchange.ConflictSkip, exchange.ConflictReplace:
 				default:
-					return usagef("--on-conflict %q: want fail, skip or replace", truncate(*onConflict, 20))
+					return usagef("--on-conflict %q: want fail, skip or replace", handoff.Shorten(*onConflict, 20))
 				}
 				s, err := a.openStore(*storeDir)
 				if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/session-handoff/session-handoff/exchange"
+	"github.com/session-handoff/session-handoff/handoff"
 )
 
 func init() {
@@ -34,7 +35,7 @@ leaves it unprotected. Existing keys are never replaced without --force.`,
 			asJSON := fs.Bool("json", false, "print the public keys as JSON")
 			return func(args []string) error {
 				if len(args) > 0 {
-					return usagef("unexpected argument %q", truncate(args[0], 40))
+					return usagef("unexpected argument %q", handoff.Shorten(args[0], 40))
 				}
 				if *noPass && *passFile != "" {
 					return usagef("--no-passphrase and --passphrase-file cannot be used together")

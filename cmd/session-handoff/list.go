@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -40,7 +41,7 @@ a date. --limit 0 lists everything.`,
 			asJSON := fs.Bool("json", false, "print as JSON")
 			return func(args []string) error {
 				if len(args) > 0 {
-					return usagef("unexpected argument %q", truncate(args[0], 40))
+					return usagef("unexpected argument %q", handoff.Shorten(args[0], 40))
 				}
 				if f.Limit < 0 {
 					return usagef("--limit must be 0 or more")

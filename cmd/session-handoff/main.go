@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/pflag"
+
+	"github.com/session-handoff/session-handoff/handoff"
 )
 
 func main() {
@@ -122,7 +124,7 @@ func (a *app) run(args []string) int {
 	}
 	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(a.stderr, "session-handoff: unknown command %q\nhint: run 'session-handoff help' for the list of commands\n", truncate(name, 40))
+		fmt.Fprintf(a.stderr, "session-handoff: unknown command %q\nhint: run 'session-handoff help' for the list of commands\n", handoff.Shorten(name, 40))
 		return exitUsage
 	}
 	fs := pflag.NewFlagSet(c.name, pflag.ContinueOnError)
@@ -205,13 +207,6 @@ func (a *app) printHelp(w io.Writer, c *command) {
 	if c.example != "" {
 		fmt.Fprintf(w, "\nExample:\n%s\n", strings.TrimRight(c.example, "\n"))
 	}
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 func init() {

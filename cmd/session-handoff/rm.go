@@ -22,7 +22,7 @@ func init() {
 					return usagef("takes exactly one id")
 				}
 				if args[0] == "latest" || !handoff.ValidPrefix(args[0]) {
-					return usagef("%q is not an id or id prefix", truncate(args[0], 40))
+					return usagef("%q is not an id or id prefix", handoff.Shorten(args[0], 40))
 				}
 				s, err := a.openStore(*storeDir)
 				if err != nil {

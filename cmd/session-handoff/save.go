@@ -44,7 +44,7 @@ may be repeated; empty items are rejected.`,
 			asJSON := fs.Bool("json", false, "print the saved record as JSON")
 			return func(args []string) error {
 				if len(args) > 0 {
-					return usagef("unexpected argument %q", truncate(args[0], 40))
+					return usagef("unexpected argument %q", handoff.Shorten(args[0], 40))
 				}
 				if *title == "" {
 					return usagef("--title is required")
@@ -53,11 +53,11 @@ may be repeated; empty items are rejected.`,
 					return usagef("--summary and --summary-file cannot be used together")
 				}
 				if !handoff.ValidTool(*tool) {
-					return usagef("--tool %q: want a lower-case name such as claude-code, codex or gemini", truncate(*tool, 40))
+					return usagef("--tool %q: want a lower-case name such as claude-code, codex or gemini", handoff.Shorten(*tool, 40))
 				}
 				for _, t := range *tags {
 					if !handoff.ValidTag(t) {
-						return usagef("--tag %q: tags are letters, digits and . _ : / + -, starting with a letter or digit", truncate(t, 40))
+						return usagef("--tag %q: tags are letters, digits and . _ : / + -, starting with a letter or digit", handoff.Shorten(t, 40))
 					}
 				}
 				text := *summary

@@ -39,7 +39,7 @@ feed other commands. Without a terminal it refuses: use 'list' in scripts.`,
 			printID := fs.Bool("print-id", false, "print only the chosen id")
 			return func(args []string) error {
 				if len(args) > 0 {
-					return usagef("unexpected argument %q", truncate(args[0], 40))
+					return usagef("unexpected argument %q", handoff.Shorten(args[0], 40))
 				}
 				in, ok := a.stdin.(*os.File)
 				tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)

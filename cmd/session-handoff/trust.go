@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
@@ -115,7 +116,7 @@ defaults to the line's comment.`,
 						return usagef("trust rm takes one principal or fingerprint")
 					}
 					if _, err := os.Stat(kr.TrustPath()); errors.Is(err, os.ErrNotExist) {
-						return fmt.Errorf("%q is not in the trust store", truncate(args[1], 60))
+						return fmt.Errorf("%q is not in the trust store", handoff.Shorten(args[1], 60))
 					}
 					removed := 0
 					err := crypto.UpdateTrustStore(kr.TrustPath(), func(ts *crypto.TrustStore) error {
@@ -127,12 +128,12 @@ defaults to the line's comment.`,
 						return err
 					}
 					if removed == 0 {
-						return fmt.Errorf("%q is not in the trust store", truncate(args[1], 60))
+						return fmt.Errorf("%q is not in the trust store", handoff.Shorten(args[1], 60))
 					}
 					fmt.Fprintf(a.stdout, "removed %d entr%s for %s\n", removed, map[bool]string{true: "y", false: "ies"}[removed == 1], args[1])
 					return nil
 				}
-				return usagef("unknown trust command %q", truncate(args[0], 40))
+				return usagef("unknown trust command %q", handoff.Shorten(args[0], 40))
 			}
 		},
 	})
