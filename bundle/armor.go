@@ -177,13 +177,21 @@ func (a *armorReader) next() error {
 	if len(line) == 0 || len(line) > armorColumns {
 		return armorErrorf("line of %d characters, want at most %d", len(line), armorColumns)
 	}
+	// Go's decoder skips \r and \n even in strict mode; armor is
+	// canonical, so any byte outside the alphabet is refused here, and a
+	// line with padding must be the last one.
+	for _, c := range line {
+		if !isBase64Char(c) {
+			return armorErrorf("invalid base64")
+		}
+	}
 	n, err := base64.StdEncoding.Strict().Decode(a.buf[:], line)
 	if err != nil {
 		return armorErrorf("invalid base64")
 	}
 	a.unread = a.buf[:n]
-	if len(line) < armorColumns {
-		// A short line is the last one: the footer must follow.
+	if len(line) < armorColumns || n < armorColumns/4*3 {
+		// A short or padded line is the last one: the footer must follow.
 		footer, err := a.readLine()
 		if err != nil || string(footer) != ArmorFooter {
 			return armorErrorf("missing footer line after the last short line")
@@ -211,4 +219,8 @@ func (a *armorReader) finish() error {
 		return armorErrorf("too much trailing white space")
 	}
 	return io.EOF
+}
+
+func isBase64Char(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '='
 }

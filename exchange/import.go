@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/session-handoff/session-handoff/bundle"
@@ -73,12 +72,14 @@ func Import(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions,
 		return nil, err
 	}
 	ropts.Trusted = trust
-	staging, err := os.MkdirTemp("", "session-handoff-import-")
+	// Blobs are staged inside the store, so that once checked they move in
+	// by rename instead of being copied, hashed and synced a second time.
+	staging, err := s.NewStaging()
 	if err != nil {
-		return nil, fmt.Errorf("create staging directory: %w", err)
+		return nil, err
 	}
-	defer os.RemoveAll(staging)
-	ropts.BlobDir = staging
+	defer staging.Close()
+	ropts.BlobDir = staging.Dir
 
 	res, err := bundle.Read(r, ropts)
 	if errors.Is(err, bundle.ErrWrongRecipient) && pol.AllowOtherRecipients && res != nil && res.Manifest != nil {
@@ -155,7 +156,7 @@ func Import(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions,
 	commit := func() error {
 		// Blobs first: a record never points at a blob that is not there.
 		for i, f := range res.BlobFiles {
-			if err := putBlobFile(s, f, m.Blobs[i]); err != nil {
+			if err := s.AdoptBlob(staging, f, m.Blobs[i].SHA256); err != nil {
 				return err
 			}
 		}
@@ -214,22 +215,4 @@ func tofuPrincipal(m *bundle.Manifest, v bundle.Verification, trust *crypto.Trus
 		}
 	}
 	return &pinRequest{principal: m.Signer.Name, key: key}, nil
-}
-
-// putBlobFile moves a verified blob from staging into the store, checking
-// once more that it is what the manifest says.
-func putBlobFile(s *store.Store, path string, want bundle.Blob) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	got, _, err := s.PutBlob(f, max(want.Size, 1))
-	if err != nil {
-		return fmt.Errorf("store attachment: %w", err)
-	}
-	if got != want.SHA256 {
-		return fmt.Errorf("store attachment: hash %s, want %s", got, want.SHA256)
-	}
-	return nil
 }

@@ -37,8 +37,8 @@ type CheckReport struct {
 	PendingRepaired bool
 	// TornLineRemoved is set when a torn final index line was cut off.
 	TornLineRemoved bool
-	// TempFound counts temporary files left by crashed writers;
-	// TempRemoved those removed.
+	// TempFound counts temporary files and staging directories left by
+	// crashed writers and imports; TempRemoved those removed.
 	TempFound   int
 	TempRemoved int
 }
@@ -91,6 +91,9 @@ func (s *Store) Check(repair bool) (*CheckReport, error) {
 	rep.Strays = scan.strays
 
 	if err := s.checkTemps(rep, scan, repair); err != nil {
+		return nil, err
+	}
+	if err := s.checkStaging(rep, repair); err != nil {
 		return nil, err
 	}
 	if fresh {

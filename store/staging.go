@@ -1,0 +1,133 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/session-handoff/session-handoff/internal/safefile"
+)
+
+// stagingDir holds the staging directories of imports in progress, on the
+// store's own file system so that checked blobs move in by rename.
+const stagingDir = "staging"
+
+// stagingLock is the lock file inside each staging directory; its holder
+// is alive while the lock is held.
+const stagingLock = ".lock"
+
+// Staging is a directory in which an import writes blobs before they are
+// checked. Blobs that pass move into the store with AdoptBlob; Close
+// removes whatever is left. A staging directory whose owner died is
+// removed by Check.
+type Staging struct {
+	Dir  string
+	lock *safefile.Lock
+	// created are the directories NewStaging had to make (the store's
+	// own, the staging parent), removed again by Close when empty, so a
+	// refused import leaves the file system as it found it.
+	created []string
+}
+
+// NewStaging creates a staging directory inside the store.
+func (s *Store) NewStaging() (*Staging, error) {
+	parent := filepath.Join(s.dir, stagingDir)
+	st := &Staging{}
+	for _, d := range []string{s.dir, parent} {
+		if _, err := os.Stat(d); errors.Is(err, fs.ErrNotExist) {
+			st.created = append(st.created, d)
+		}
+	}
+	var err error
+	// A concurrent Close may remove an empty parent between the two
+	// calls; try again once.
+	for range 2 {
+		if err = os.MkdirAll(parent, dirPerm); err != nil {
+			continue
+		}
+		if st.Dir, err = os.MkdirTemp(parent, "import-"); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		st.removeCreated()
+		return nil, fmt.Errorf("create staging directory: %w", err)
+	}
+	if st.lock, err = safefile.LockFile(filepath.Join(st.Dir, stagingLock)); err != nil {
+		os.RemoveAll(st.Dir)
+		st.removeCreated()
+		return nil, err
+	}
+	return st, nil
+}
+
+// Close removes the staging directory and everything still in it.
+func (st *Staging) Close() error {
+	err := os.RemoveAll(st.Dir)
+	st.lock.Unlock()
+	st.removeCreated()
+	return err
+}
+
+// removeCreated removes, innermost first, the directories NewStaging made,
+// where they are empty; the store's own directory stays once it holds
+// anything.
+func (st *Staging) removeCreated() {
+	os.Remove(filepath.Join(filepath.Dir(st.Dir), "")) // the staging parent, if empty
+	for i := len(st.created) - 1; i >= 0; i-- {
+		os.Remove(st.created[i])
+	}
+}
+
+// AdoptBlob moves a file from a staging directory into the store as the
+// blob with the given SHA-256. The caller vouches for the hash (the bundle
+// reader computed it while the file was written and synced); OpenBlob
+// checks it again on every read, so a wrong one can never be served.
+func (s *Store) AdoptBlob(st *Staging, path, sha256hex string) error {
+	if !validSHA256(sha256hex) {
+		return fmt.Errorf("adopt blob: %q is not a sha256 in hex", sha256hex)
+	}
+	if filepath.Dir(path) != st.Dir {
+		return fmt.Errorf("adopt blob: %s is not in the staging directory", path)
+	}
+	dir := s.blobDir()
+	if err := os.MkdirAll(dir, dirPerm); err != nil {
+		return fmt.Errorf("create blob directory: %w", err)
+	}
+	if err := os.Rename(path, filepath.Join(dir, sha256hex)); err != nil {
+		return fmt.Errorf("adopt blob %s: %w", sha256hex, err)
+	}
+	return safefile.SyncDir(dir)
+}
+
+// checkStaging counts staging directories whose import died (their lock
+// is free) and, when repairing, removes them.
+func (s *Store) checkStaging(rep *CheckReport, repair bool) error {
+	parent := filepath.Join(s.dir, stagingDir)
+	des, err := os.ReadDir(parent)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", parent, err)
+	}
+	for _, de := range des {
+		dir := filepath.Join(parent, de.Name())
+		l, err := safefile.TryLockFile(filepath.Join(dir, stagingLock))
+		if err != nil || l == nil {
+			continue // alive, or not ours to judge
+		}
+		rep.TempFound++
+		if repair {
+			if err := os.RemoveAll(dir); err != nil {
+				l.Unlock()
+				return fmt.Errorf("remove dead staging directory %s: %w", dir, err)
+			}
+			rep.TempRemoved++
+		}
+		l.Unlock()
+	}
+	return nil
+}
