@@ -168,8 +168,8 @@ notes:
   - for the standard pipelines /usr/bin/time runs bash -c 'a | b | c' and reports the
     largest single process of the pipeline (ru_maxrss of the waited-for children),
     not the sum of its processes.
-  - ours fsyncs what it writes (the bundle; on import the staged blob and the stored
-    blob) and hashes every blob; the standard pipeline does neither.
+  - ours fsyncs what it writes (the bundle; on import the staged blob, which then moves into
+    the store by rename) and hashes every blob; the standard pipeline does neither.
   - both sides read a warm page cache; other load on the machine skews both alike,
     since the runs are interleaved.
 EOF
