@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
 )
@@ -27,90 +26,76 @@ var claudeKnown = map[string]bool{
 }
 
 type ccRecord struct {
-	idx           int
 	uuid          string
 	parent        string
 	logicalParent string
-	typ           string
-	hasTime       bool
-	time          time.Time
-	cwd           string
-	branch        string
-	version       string
-	session       string
-	events        []event
+	*ccContext
+	events      []event // read in one pass only
+	idx         int32
+	line        int32 // the line number in the file
+	typ         ccType
+	onlyResults bool // the line only answers tool calls
 }
+
+// ccContext is what a line says of where it ran; most lines say what the
+// line before said, and share it.
+type ccContext struct {
+	cwd, branch, version, session string
+}
+
+type ccType uint8
+
+const (
+	ccOther ccType = iota
+	ccUser
+	ccAssistant
+)
 
 type ccSummary struct{ text, leaf string }
 
 // ReadClaudeCode reads a Claude Code session transcript.
+//
+// When r can be read twice (it has ReadAt, Seek and Size, as the
+// *io.SectionReader ReadTranscript passes does), it is read twice from
+// its current position: once for what picks the main thread, once to fold
+// the thread's lines into the digest as they come. What is held in memory
+// then grows with the number of lines (a hundred bytes or so each), not
+// with what they hold. Otherwise every line's events are kept until the
+// end, when the thread is known.
 func ReadClaudeCode(r io.Reader, limits Limits) (*Digest, error) {
+	return readClaudeCode(r, limits, claudeShape)
+}
+
+// claudeReader gathers the records of a transcript's lines.
+type claudeReader struct {
+	d           *Digest
+	twice       bool // the events are read in a second pass
+	records     []*ccRecord
+	summaries   []ccSummary
+	customTitle string
+	aiTitle     string
+	span        timeSpan
+	last        *ccRecord // the previous record, whose strings the next may share
+}
+
+func readClaudeCode(r io.Reader, limits Limits, sh *shape) (*Digest, error) {
 	lim := limits.withDefaults()
-	d := &Digest{}
-	var (
-		records     []*ccRecord
-		summaries   []ccSummary
-		customTitle string
-		aiTitle     string
-		span        timeSpan
-	)
-	err := eachRecord(io.LimitReader(r, lim.MaxFile), lim, &d.Stats, func(m map[string]any) {
-		typ := getStr(m, "type")
-		switch typ {
-		case "summary":
-			if s := strings.TrimSpace(getStr(m, "summary")); s != "" {
-				summaries = append(summaries, ccSummary{text: titleFrom(s), leaf: getStr(m, "leafUuid")})
-			}
-			return
-		case "custom-title":
-			if s := firstNonEmpty(getStr(m, "customTitle"), getStr(m, "title")); strings.TrimSpace(s) != "" {
-				customTitle = titleFrom(s)
-			}
-			return
-		case "ai-title":
-			if s := firstNonEmpty(getStr(m, "aiTitle"), getStr(m, "title")); strings.TrimSpace(s) != "" {
-				aiTitle = titleFrom(s)
-			}
-			return
+	sec, twice := rereadable(r, lim.MaxFile)
+	c := &claudeReader{d: &Digest{}, twice: twice}
+	var src io.Reader = io.LimitReader(r, lim.MaxFile)
+	firstShape := sh
+	if twice {
+		src = sec
+		if sh != nil {
+			firstShape = claudeThreadShape
 		}
-		if !claudeKnown[typ] {
-			d.Stats.Unknown++
-			return
-		}
-		if getBool(m, "isSidechain") {
-			return
-		}
-		t, ok := getTime(m, "timestamp")
-		span.add(t, ok)
-		rec := &ccRecord{
-			idx:           len(records),
-			uuid:          getStr(m, "uuid"),
-			parent:        getStr(m, "parentUuid"),
-			logicalParent: getStr(m, "logicalParentUuid"),
-			typ:           typ,
-			hasTime:       ok,
-			time:          t,
-			cwd:           getStr(m, "cwd"),
-			branch:        getStr(m, "gitBranch"),
-			version:       getStr(m, "version"),
-			session:       getStr(m, "sessionId"),
-		}
-		switch typ {
-		case "user":
-			rec.events = claudeUser(m)
-		case "assistant":
-			rec.events = claudeAssistant(m)
-		}
-		if rec.uuid == "" && rec.events == nil && rec.cwd == "" && rec.session == "" {
-			return // bookkeeping without anything to tell
-		}
-		records = append(records, rec)
-	})
-	if err != nil {
+	}
+	if err := eachRecordAt(src, lim, &c.d.Stats, firstShape, c.record); err != nil {
 		return nil, err
 	}
+	d := c.d
 
-	thread := claudeMainThread(records)
+	thread := claudeMainThread(c.records)
 	var cwd, branch, version, session string
 	onThread := map[string]bool{}
 	for _, rec := range thread {
@@ -134,24 +119,41 @@ func ReadClaudeCode(r io.Reader, limits Limits) (*Digest, error) {
 	d.GitBranch = branch
 	d.Session.ID = session
 	d.Session.AgentVersion = version
-	d.Session.StartedAt = timePtr(span.first)
-	d.Session.LastActivity = timePtr(span.last)
+	d.Session.StartedAt = timePtr(c.span.first)
+	d.Session.LastActivity = timePtr(c.span.last)
 
 	f := newFolder()
-	for _, rec := range thread {
-		for _, e := range rec.events {
-			foldEvent(f, cwd, e)
+	if twice {
+		// The thread is in line order.
+		lines := make([]int, len(thread))
+		for i, rec := range thread {
+			lines[i] = int(rec.line)
+		}
+		c.records, thread = nil, nil
+		err := eachLineOf(io.NewSectionReader(sec, 0, sec.Size()), lim, lines, sh, func(m map[string]any) {
+			for _, e := range claudeEvents(m) {
+				foldEvent(f, cwd, e)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		for _, rec := range thread {
+			for _, e := range rec.events {
+				foldEvent(f, cwd, e)
+			}
 		}
 	}
 
 	switch {
-	case customTitle != "":
-		d.Title = customTitle
-	case aiTitle != "":
-		d.Title = aiTitle
-	case len(summaries) > 0:
-		d.Title = summaries[len(summaries)-1].text
-		for _, s := range summaries {
+	case c.customTitle != "":
+		d.Title = c.customTitle
+	case c.aiTitle != "":
+		d.Title = c.aiTitle
+	case len(c.summaries) > 0:
+		d.Title = c.summaries[len(c.summaries)-1].text
+		for _, s := range c.summaries {
 			if onThread[s.leaf] {
 				d.Title = s.text
 			}
@@ -162,6 +164,87 @@ func ReadClaudeCode(r io.Reader, limits Limits) (*Digest, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// record reads line number n, a JSON object.
+func (c *claudeReader) record(n int, m map[string]any) {
+	typ := getStr(m, "type")
+	switch typ {
+	case "summary":
+		if s := strings.TrimSpace(getStr(m, "summary")); s != "" {
+			c.summaries = append(c.summaries, ccSummary{text: titleFrom(s), leaf: getStr(m, "leafUuid")})
+		}
+		return
+	case "custom-title":
+		if s := firstNonEmpty(getStr(m, "customTitle"), getStr(m, "title")); strings.TrimSpace(s) != "" {
+			c.customTitle = titleFrom(s)
+		}
+		return
+	case "ai-title":
+		if s := firstNonEmpty(getStr(m, "aiTitle"), getStr(m, "title")); strings.TrimSpace(s) != "" {
+			c.aiTitle = titleFrom(s)
+		}
+		return
+	}
+	if !claudeKnown[typ] {
+		c.d.Stats.Unknown++
+		return
+	}
+	if getBool(m, "isSidechain") {
+		return
+	}
+	t, ok := getTime(m, "timestamp")
+	c.span.add(t, ok)
+	rec := &ccRecord{
+		idx:           int32(len(c.records)),
+		line:          int32(n),
+		uuid:          getStr(m, "uuid"),
+		parent:        getStr(m, "parentUuid"),
+		logicalParent: getStr(m, "logicalParentUuid"),
+		ccContext: &ccContext{
+			cwd:     getStr(m, "cwd"),
+			branch:  getStr(m, "gitBranch"),
+			version: getStr(m, "version"),
+			session: getStr(m, "sessionId"),
+		},
+	}
+	switch typ {
+	case "user":
+		rec.typ = ccUser
+	case "assistant":
+		rec.typ = ccAssistant
+	}
+	events := claudeEvents(m)
+	if rec.uuid == "" && events == nil && rec.cwd == "" && rec.session == "" {
+		return // bookkeeping without anything to tell
+	}
+	rec.onlyResults = rec.typ == ccUser && onlyResults(events)
+	if !c.twice {
+		rec.events = events
+	}
+	// Most lines repeat the previous line's context and name it as
+	// their parent: share those.
+	if last := c.last; last != nil {
+		if *rec.ccContext == *last.ccContext {
+			rec.ccContext = last.ccContext
+		}
+		if rec.parent == last.uuid {
+			rec.parent = last.uuid
+		}
+	}
+	c.last = rec
+	c.records = append(c.records, rec)
+}
+
+// claudeEvents returns the events of a user or assistant line.
+func claudeEvents(m map[string]any) []event {
+	switch getStr(m, "type") {
+	case "user":
+		return claudeUser(m)
+	case "assistant":
+		return claudeAssistant(m)
+	}
+	return nil
 }
 
 // claudeMainThread picks the records of the main thread, oldest first.
@@ -189,7 +272,7 @@ func claudeMainThread(records []*ccRecord) []*ccRecord {
 	}
 	var leaf *ccRecord
 	for i := len(records) - 1; i >= 0; i-- {
-		if r := records[i]; r.uuid != "" && (r.typ == "user" || r.typ == "assistant") {
+		if r := records[i]; r.uuid != "" && (r.typ == ccUser || r.typ == ccAssistant) {
 			leaf = r
 			break
 		}
@@ -216,7 +299,7 @@ func claudeMainThread(records []*ccRecord) []*ccRecord {
 		}
 		// The parent's line is missing: go on from the line before.
 		cur = nil
-		for i := chain[len(chain)-1].idx - 1; i >= 0 && budget > 0; i, budget = i-1, budget-1 {
+		for i := int(chain[len(chain)-1].idx) - 1; i >= 0 && budget > 0; i, budget = i-1, budget-1 {
 			if r := records[i]; !visited[r] {
 				cur = r
 				break
@@ -227,13 +310,13 @@ func claudeMainThread(records []*ccRecord) []*ccRecord {
 	// rather than continue the chain (parallel calls): a line that only
 	// answers tool calls, whose parent is on the thread, belongs to it.
 	for _, r := range records {
-		if !visited[r] && r.typ == "user" && onlyResults(r.events) {
+		if !visited[r] && r.onlyResults {
 			if p := byUUID[r.parent]; p != nil && visited[p] {
 				chain = append(chain, r)
 			}
 		}
 	}
-	slices.SortFunc(chain, func(a, b *ccRecord) int { return a.idx - b.idx })
+	slices.SortFunc(chain, func(a, b *ccRecord) int { return int(a.idx - b.idx) })
 	return chain
 }
 

@@ -3,7 +3,6 @@ package capture
 import (
 	"io"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -52,26 +51,50 @@ type codexReader struct {
 	events       []event
 	turnsEvent   []int // indexes into events where a turn began, by source
 	turnsItem    []int
+
+	// When the rollout is read in two passes, the first keeps the line
+	// of each event instead of the event (a rollback drops whole lines),
+	// and the second folds the events of the lines that are left.
+	mode  codexMode
+	line  int     // the number of the line being read
+	lines []int32 // codexLines: the line of each event
+	keep  []int32 // codexFold: the lines whose events count, ascending
+	fold  *folder
+	want  uint8  // codexFold: the source of the requests that count
+	root  string // codexFold: the working directory the paths are made relative to
 }
 
+type codexMode uint8
+
+const (
+	codexEvents codexMode = iota // one pass: keep the events
+	codexLines                   // first of two passes: keep the lines of the events
+	codexFold                    // second of two passes: fold the kept lines' events
+)
+
 // ReadCodex reads a Codex CLI rollout.
+//
+// When r can be read twice (it has ReadAt, Seek and Size, as the
+// *io.SectionReader ReadTranscript passes does), it is read twice from
+// its current position: once to learn which lines a rollback drops, once
+// to fold the others into the digest as they come, so that what is held
+// in memory does not grow with what the lines hold. Otherwise every
+// line's events are kept until the end.
 func ReadCodex(r io.Reader, limits Limits) (*Digest, error) {
+	return readCodex(r, limits, codexShape)
+}
+
+func readCodex(r io.Reader, limits Limits, sh *shape) (*Digest, error) {
 	lim := limits.withDefaults()
+	sec, twice := rereadable(r, lim.MaxFile)
+	if twice {
+		return readCodexTwice(sec, lim, sh)
+	}
 	c := &codexReader{d: &Digest{}}
-	err := eachRecord(io.LimitReader(r, lim.MaxFile), lim, &c.d.Stats, c.record)
+	err := eachRecordAt(io.LimitReader(r, lim.MaxFile), lim, &c.d.Stats, sh, c.recordAt)
 	if err != nil {
 		return nil, err
 	}
-	d := c.d
-	d.CWD = c.cwd
-	if t, ok := parseTime(c.started); ok {
-		d.Session.StartedAt = &t
-	} else {
-		d.Session.StartedAt = timePtr(c.span.first)
-	}
-	d.Session.LastActivity = timePtr(c.span.last)
-	d.Title = c.title
-
 	want := srcItem
 	if c.sawUserEvent {
 		want = srcEvent
@@ -81,8 +104,48 @@ func ReadCodex(r io.Reader, limits Limits) (*Digest, error) {
 		if e.kind == evRequest && e.src != want {
 			continue
 		}
-		foldEvent(f, d.CWD, e)
+		foldEvent(f, c.cwd, e)
 	}
+	return c.finish(f)
+}
+
+// readCodexTwice reads a rollout in two passes.
+func readCodexTwice(sec *io.SectionReader, lim Limits, sh *shape) (*Digest, error) {
+	first := &codexReader{d: &Digest{}, mode: codexLines}
+	firstShape := sh
+	if sh != nil {
+		firstShape = codexRollbackShape
+	}
+	if err := eachRecordAt(io.NewSectionReader(sec, 0, sec.Size()), lim, &first.d.Stats, firstShape, first.recordAt); err != nil {
+		return nil, err
+	}
+	keep := first.lines[:0]
+	for _, n := range first.lines {
+		if len(keep) == 0 || keep[len(keep)-1] != n {
+			keep = append(keep, n)
+		}
+	}
+	c := &codexReader{d: &Digest{}, mode: codexFold, keep: keep, fold: newFolder(), want: srcItem, root: first.cwd}
+	if first.sawUserEvent {
+		c.want = srcEvent
+	}
+	if err := eachRecordAt(io.NewSectionReader(sec, 0, sec.Size()), lim, &c.d.Stats, sh, c.recordAt); err != nil {
+		return nil, err
+	}
+	return c.finish(c.fold)
+}
+
+// finish fills in the digest from what was read and folded.
+func (c *codexReader) finish(f *folder) (*Digest, error) {
+	d := c.d
+	d.CWD = c.cwd
+	if t, ok := parseTime(c.started); ok {
+		d.Session.StartedAt = &t
+	} else {
+		d.Session.StartedAt = timePtr(c.span.first)
+	}
+	d.Session.LastActivity = timePtr(c.span.last)
+	d.Title = c.title
 	f.finish(d)
 	if err := finishCommon(d, Codex); err != nil {
 		return nil, err
@@ -96,6 +159,11 @@ func foldEvent(f *folder, cwd string, e event) {
 		e.ops[i].path = normPath(cwd, e.ops[i].path)
 	}
 	f.add(e)
+}
+
+func (c *codexReader) recordAt(n int, m map[string]any) {
+	c.line = n
+	c.record(m)
 }
 
 func (c *codexReader) record(m map[string]any) {
@@ -143,7 +211,29 @@ func (c *codexReader) record(m map[string]any) {
 	}
 }
 
-func (c *codexReader) add(e event) { c.events = append(c.events, e) }
+func (c *codexReader) add(e event) {
+	switch c.mode {
+	case codexLines:
+		c.lines = append(c.lines, int32(c.line))
+	case codexFold:
+		for len(c.keep) > 0 && int(c.keep[0]) < c.line {
+			c.keep = c.keep[1:]
+		}
+		if len(c.keep) > 0 && int(c.keep[0]) == c.line && (e.kind != evRequest || e.src == c.want) {
+			foldEvent(c.fold, c.root, e)
+		}
+	default:
+		c.events = append(c.events, e)
+	}
+}
+
+// count is the number of events so far.
+func (c *codexReader) count() int {
+	if c.mode == codexLines {
+		return len(c.lines)
+	}
+	return len(c.events)
+}
 
 func (c *codexReader) meta(p map[string]any) {
 	if c.metaSeen {
@@ -167,7 +257,7 @@ func (c *codexReader) eventMsg(p map[string]any) {
 			return
 		}
 		c.sawUserEvent = true
-		c.turnsEvent = append(c.turnsEvent, len(c.events))
+		c.turnsEvent = append(c.turnsEvent, c.count())
 		e := evReq(text)
 		e.src = srcEvent
 		c.add(e)
@@ -208,8 +298,12 @@ func (c *codexReader) eventMsg(p map[string]any) {
 	}
 }
 
-// rollback drops the last n user turns.
+// rollback drops the last n user turns. In the second of two passes
+// the first has dropped them.
 func (c *codexReader) rollback(n int64) {
+	if c.mode == codexFold {
+		return
+	}
 	turns := c.turnsEvent
 	if len(turns) == 0 {
 		turns = c.turnsItem
@@ -221,7 +315,11 @@ func (c *codexReader) rollback(n int64) {
 	if n < int64(len(turns)) {
 		cut = turns[int64(len(turns))-n]
 	}
-	c.events = c.events[:cut]
+	if c.mode == codexLines {
+		c.lines = c.lines[:cut]
+	} else {
+		c.events = c.events[:cut]
+	}
 	c.turnsEvent = cutTurns(c.turnsEvent, cut)
 	c.turnsItem = cutTurns(c.turnsItem, cut)
 }
@@ -249,7 +347,7 @@ func (c *codexReader) item(p map[string]any) {
 			if len(kept) == 0 {
 				return
 			}
-			c.turnsItem = append(c.turnsItem, len(c.events))
+			c.turnsItem = append(c.turnsItem, c.count())
 			e := evReq(strings.Join(kept, "\n\n"))
 			e.src = srcItem
 			c.add(e)
@@ -354,11 +452,6 @@ func (c *codexReader) patchOps(patch, workdir string) []fileOp {
 	return ops
 }
 
-var (
-	codexExitRe    = regexp.MustCompile(`(?m)^(?:Exit code:|Process exited with code) (-?\d{1,10})\s*$`)
-	codexRunningRe = regexp.MustCompile(`(?m)^Process running with session ID`)
-)
-
 // codexOutcome reads a tool call's output: plain text that may state the
 // exit code, a JSON object {output, metadata: {exit_code}}, a list of
 // content items, or an object with a success flag.
@@ -381,9 +474,11 @@ func codexOutcome(v any) (exit *int, failed, known bool, text string) {
 			success = &b
 		}
 	}
-	if exit == nil && !codexRunningRe.MatchString(text) {
-		if m := codexExitRe.FindStringSubmatch(text); m != nil {
-			exit = parseExit(m[1])
+	// The patterns (?m)^Process running with session ID and
+	// (?m)^(?:Exit code:|Process exited with code) (-?\d{1,10})\s*$.
+	if exit == nil && !lineWithPrefix(text, "Process running with session ID") {
+		if n, ok := exitLine(text, "Exit code:", "Process exited with code"); ok {
+			exit = parseExit(n)
 		}
 	}
 	failed = (exit != nil && *exit != 0) || (success != nil && !*success)

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -8,8 +9,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -82,13 +86,10 @@ func FindSessions(agent Agent, env func(string) string) ([]SessionInfo, error) {
 		return strings.Compare(a.path, b.path)
 	})
 	out := make([]SessionInfo, 0, len(files))
-	for i, c := range files {
-		s := SessionInfo{Agent: agent, Path: c.path, ID: c.id, CWD: c.cwd, LastActivity: c.mtime}
-		if i < maxProbed {
-			probe(&s)
-		}
-		out = append(out, s)
+	for _, c := range files {
+		out = append(out, SessionInfo{Agent: agent, Path: c.path, ID: c.id, CWD: c.cwd, LastActivity: c.mtime})
 	}
+	probeAll(out[:min(len(out), maxProbed)])
 	slices.SortStableFunc(out, func(a, b SessionInfo) int { return b.LastActivity.Compare(a.LastActivity) })
 	return out, nil
 }
@@ -252,6 +253,31 @@ func geminiRegistry(file string) map[string]string {
 	return out
 }
 
+// probeAll probes the sessions, a few files at a time.
+func probeAll(ss []SessionInfo) {
+	workers := min(runtime.GOMAXPROCS(0), 8, len(ss))
+	if workers <= 1 {
+		for i := range ss {
+			probe(&ss[i])
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(ss) {
+					return
+				}
+				probe(&ss[i])
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // probe fills s from the head and the tail of its file.
 func probe(s *SessionInfo) {
 	f, err := os.Open(s.Path)
@@ -273,12 +299,15 @@ func probe(s *SessionInfo) {
 		return
 	}
 	p := newProber(s.Agent)
-	scan(io.NewSectionReader(f, 0, min(size, headBytes)), false, p.head)
+	sh := probeShape(s.Agent)
 	if size > headBytes {
+		scan(io.NewSectionReader(f, 0, headBytes), false, sh, p.head)
 		off := max(size-tailBytes, headBytes)
-		scan(io.NewSectionReader(f, off, size-off), true, p.tail)
+		scan(io.NewSectionReader(f, off, size-off), true, sh, p.tail)
 	} else {
-		scan(io.NewSectionReader(f, 0, size), false, p.tail)
+		// The head is the whole file, and so is the tail: one pass
+		// that reads each line as both gives what two would.
+		scan(io.NewSectionReader(f, 0, size), false, sh, p.both)
 	}
 	p.fill(s)
 }
@@ -295,10 +324,18 @@ func fromDigest(s *SessionInfo, d *Digest) {
 	}
 }
 
-// scan calls fn for each JSON object line of r; when partial, the first
-// line is assumed cut and skipped.
-func scan(r io.Reader, partial bool, fn func(map[string]any)) {
-	lr := newLineReader(r, headBytes)
+// scan calls fn for each JSON object line of r, decoded to sh; when
+// partial, the first line is assumed cut and skipped.
+func scan(r io.Reader, partial bool, sh *shape, fn func(map[string]any)) {
+	sc := scanners.Get().(*scanner)
+	defer func() {
+		sc.br.Reset(nil) // keep no file
+		scanners.Put(sc)
+	}()
+	sc.br.Reset(r)
+	lr := &sc.lr
+	*lr = lineReader{br: sc.br, max: headBytes, buf: lr.buf[:0], first: true}
+	p := &sc.p
 	first := true
 	for {
 		line, tooLong, err := lr.next()
@@ -313,11 +350,21 @@ func scan(r io.Reader, partial bool, fn func(map[string]any)) {
 		if tooLong {
 			continue
 		}
-		if m, ok := decodeObject(line); ok {
+		if m, ok := p.parse(line, sh); ok {
 			fn(m)
 		}
 	}
 }
+
+// A scanner is the reusable state of scan: probing a thousand files
+// allocates buffers for a few.
+type scanner struct {
+	br *bufio.Reader
+	lr lineReader
+	p  jsonParser
+}
+
+var scanners = sync.Pool{New: func() any { return &scanner{br: bufio.NewReaderSize(nil, 64<<10)} }}
 
 // prober gathers what discovery shows from the lines it sees.
 type prober struct {
@@ -333,6 +380,7 @@ func newProber(a Agent) *prober { return &prober{agent: a} }
 
 func (p *prober) head(m map[string]any) { p.line(m, true) }
 func (p *prober) tail(m map[string]any) { p.line(m, false) }
+func (p *prober) both(m map[string]any) { p.line(m, true); p.line(m, false) }
 
 func (p *prober) line(m map[string]any, head bool) {
 	ts, ok := getTime(m, "timestamp")

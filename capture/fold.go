@@ -154,15 +154,17 @@ type folder struct {
 	seen         map[string]bool
 	seq          int
 	firstRequest string
+	compactAt    int // the length of callOrder at which it is next compacted
 }
 
 func newFolder() *folder {
 	return &folder{
-		cmdIndex: map[string]*cmdEntry{},
-		calls:    map[string]*callEntry{},
-		tokByID:  map[string]handoff.Tokens{},
-		files:    map[string]*fileEntry{},
-		seen:     map[string]bool{},
+		cmdIndex:  map[string]*cmdEntry{},
+		calls:     map[string]*callEntry{},
+		tokByID:   map[string]handoff.Tokens{},
+		files:     map[string]*fileEntry{},
+		seen:      map[string]bool{},
+		compactAt: 1024,
 	}
 }
 
@@ -273,6 +275,12 @@ func (f *folder) call(e event) {
 	}
 	f.calls[e.id] = c
 	f.callOrder = append(f.callOrder, c)
+	if len(f.callOrder) >= f.compactAt {
+		// finish looks only at the calls still open: forget the rest,
+		// so that a long session's calls do not pile up.
+		f.callOrder = slices.DeleteFunc(f.callOrder, func(c *callEntry) bool { return c.opsDone })
+		f.compactAt = max(1024, 2*len(f.callOrder))
+	}
 }
 
 func (f *folder) result(e event) {
@@ -287,6 +295,11 @@ func (f *folder) result(e event) {
 		f.applyOps(c)
 	} else {
 		c.opsDone = true // it did not happen
+	}
+	if c.resolved {
+		// Nothing more can happen to it: a later result for the id
+		// finds no call, as it would find one resolved.
+		delete(f.calls, e.id)
 	}
 	if c.cmd == nil || c.cmd.last != c.seq {
 		return

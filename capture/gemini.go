@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,8 +41,13 @@ func ReadGemini(r io.Reader, limits Limits) (*Digest, error) {
 // readGemini reads a recording; rootHint is the project root when the
 // caller knows it from where the file lies.
 func readGemini(r io.Reader, lim Limits, rootHint string) (*Digest, error) {
+	return readGeminiShaped(r, lim, rootHint, geminiShape)
+}
+
+func readGeminiShaped(r io.Reader, lim Limits, rootHint string, sh *shape) (*Digest, error) {
 	g := &geminiReader{d: &Digest{}, lim: lim, meta: map[string]any{}, byID: map[string]map[string]any{}}
 	lr := newLineReader(io.LimitReader(r, lim.MaxFile), lim.MaxLine)
+	var p jsonParser
 	first := true
 	for {
 		line, tooLong, err := lr.next()
@@ -65,7 +69,7 @@ func readGemini(r io.Reader, lim Limits, rootHint string) (*Digest, error) {
 				break
 			}
 		}
-		countLine(line, tooLong, &g.d.Stats, g.record)
+		countLine(&p, line, lr.n, tooLong, &g.d.Stats, sh, g.record)
 	}
 	return g.finish(rootHint)
 }
@@ -267,7 +271,14 @@ func (g *geminiReader) finish(rootHint string) (*Digest, error) {
 	return d, nil
 }
 
-var geminiExitRe = regexp.MustCompile(`(?m)^Exit Code: (-?\d{1,10})\s*$`)
+// geminiExit finds the exit code a shell command's output states, as
+// (?m)^Exit Code: (-?\d{1,10})\s*$ would.
+func geminiExit(out string) *int {
+	if n, ok := exitLine(out, "Exit Code:"); ok {
+		return parseExit(n)
+	}
+	return nil
+}
 
 func geminiMessage(m map[string]any) []event {
 	id := getStr(m, "id")
@@ -350,15 +361,12 @@ func geminiToolCall(msgID string, i int, tc map[string]any) []event {
 	switch status {
 	case "success":
 		exit := intPtr(0)
-		if m := geminiExitRe.FindStringSubmatch(out); m != nil {
-			exit = parseExit(m[1])
+		if n, ok := exitLine(out, "Exit Code:"); ok {
+			exit = parseExit(n)
 		}
 		res = evOut(id, exit, exit != nil && *exit != 0, true, out)
 	case "error":
-		var exit *int
-		if m := geminiExitRe.FindStringSubmatch(out); m != nil {
-			exit = parseExit(m[1])
-		}
+		exit := geminiExit(out)
 		res = evOut(id, exit, true, true, out)
 	case "cancelled":
 		res = event{kind: evResult, id: id, skipped: true}

@@ -103,6 +103,9 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
+// MaxMalformedLines bounds Stats.MalformedLines.
+const MaxMalformedLines = 100
+
 // ErrNoRecords is wrapped when a transcript holds no valid record at all.
 var ErrNoRecords = errors.New("no valid transcript record")
 
@@ -119,6 +122,11 @@ type Stats struct {
 	Unknown int `json:"unknown,omitempty"`
 	// Malformed counts lines that were not a JSON object.
 	Malformed int `json:"malformed,omitempty"`
+	// MalformedLines are the line numbers (from 1, blank lines counted)
+	// of the first MaxMalformedLines malformed lines. The older Gemini
+	// form, one object over many lines, counts malformed messages
+	// without line numbers.
+	MalformedLines []int `json:"malformed_lines,omitempty"`
 	// TooLong counts lines over Limits.MaxLine.
 	TooLong int `json:"too_long,omitempty"`
 }
@@ -163,11 +171,13 @@ func ReadTranscript(agent Agent, file string, limits Limits) (*Digest, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	ofi, err := f.Stat()
+	if err != nil || !ofi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", file) // it changed under us
 	}
-	// The agent may still be appending: never read past the limit.
-	r := io.LimitReader(f, lim.MaxFile)
+	// The agent may still be appending: read what there was when the
+	// file was opened, never past the limit. A section can be read twice.
+	r := io.NewSectionReader(f, 0, min(ofi.Size(), lim.MaxFile))
 	var d *Digest
 	switch agent {
 	case ClaudeCode:
@@ -192,6 +202,7 @@ type lineReader struct {
 	max   int
 	buf   []byte
 	first bool
+	n     int // the number of the line last returned, from 1
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
@@ -202,8 +213,14 @@ func newLineReader(r io.Reader, max int) *lineReader {
 // until the following call. At the end of input it returns io.EOF.
 func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 	lr.buf = lr.buf[:0]
+	frag, err := lr.br.ReadSlice('\n')
+	if (err == nil || err == io.EOF && len(frag) > 0) && len(frag) <= lr.max+2 {
+		// The whole line is in the reader's buffer: no copy.
+		lr.n++
+		line = lr.trim(frag)
+		return line, len(line) > lr.max, nil
+	}
 	for {
-		frag, err := lr.br.ReadSlice('\n')
 		if !tooLong {
 			if len(lr.buf)+len(frag) > lr.max+2 { // +2: room for \r\n
 				tooLong = true
@@ -213,6 +230,7 @@ func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 			}
 		}
 		if err == bufio.ErrBufferFull {
+			frag, err = lr.br.ReadSlice('\n')
 			continue
 		}
 		if err != nil && err != io.EOF {
@@ -223,21 +241,34 @@ func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 		}
 		break
 	}
-	line = bytes.TrimRight(lr.buf, "\r\n")
-	if lr.first {
-		lr.first = false
-		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
-	}
+	lr.n++
+	line = lr.trim(lr.buf)
 	if !tooLong && len(line) > lr.max {
 		tooLong = true
 	}
 	return line, tooLong, nil
 }
 
-// eachRecord calls fn for every line of r that is a JSON object, and
-// counts the rest in st.
-func eachRecord(r io.Reader, lim Limits, st *Stats, fn func(map[string]any)) error {
+// trim cuts the line ending, and the byte order mark of the first line.
+func (lr *lineReader) trim(b []byte) []byte {
+	line := bytes.TrimRight(b, "\r\n")
+	if lr.first {
+		lr.first = false
+		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+	}
+	return line
+}
+
+// eachRecord calls fn for every line of r that is a JSON object, decoded
+// to sh, and counts the rest in st.
+func eachRecord(r io.Reader, lim Limits, st *Stats, sh *shape, fn func(map[string]any)) error {
+	return eachRecordAt(r, lim, st, sh, func(_ int, m map[string]any) { fn(m) })
+}
+
+// eachRecordAt is eachRecord that also tells fn the line's number.
+func eachRecordAt(r io.Reader, lim Limits, st *Stats, sh *shape, fn func(int, map[string]any)) error {
 	lr := newLineReader(r, lim.MaxLine)
+	var p jsonParser
 	for {
 		line, tooLong, err := lr.next()
 		if err == io.EOF {
@@ -249,39 +280,81 @@ func eachRecord(r io.Reader, lim Limits, st *Stats, fn func(map[string]any)) err
 		if !tooLong && len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		countLine(line, tooLong, st, fn)
+		n := lr.n
+		countLine(&p, line, n, tooLong, st, sh, func(m map[string]any) { fn(n, m) })
 	}
 }
 
-func countLine(line []byte, tooLong bool, st *Stats, fn func(map[string]any)) {
+// eachLineOf calls fn for the lines of r numbered in lines (ascending),
+// decoded to sh, reading no further than the last of them. It is the
+// second pass over a transcript whose first pass, by eachRecordAt, chose
+// the lines and counted them all.
+func eachLineOf(r io.Reader, lim Limits, lines []int, sh *shape, fn func(map[string]any)) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	lr := newLineReader(r, lim.MaxLine)
+	var p jsonParser
+	for len(lines) > 0 {
+		line, tooLong, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if lr.n < lines[0] {
+			continue
+		}
+		for len(lines) > 0 && lines[0] <= lr.n {
+			lines = lines[1:]
+		}
+		if tooLong {
+			continue
+		}
+		if m, ok := p.parse(line, sh); ok {
+			fn(m)
+		}
+	}
+	return nil
+}
+
+// rereadable returns what is left of r, at most max bytes, as a section
+// that can be read again, when r allows it.
+func rereadable(r io.Reader, max int64) (*io.SectionReader, bool) {
+	ra, ok := r.(interface {
+		io.ReaderAt
+		io.Seeker
+		Size() int64
+	})
+	if !ok {
+		return nil, false
+	}
+	off, err := ra.Seek(0, io.SeekCurrent)
+	if err != nil || off > ra.Size() {
+		return nil, false
+	}
+	return io.NewSectionReader(ra, off, min(ra.Size()-off, max)), true
+}
+
+// countLine decodes line number n to sh and passes it to fn when it is a
+// JSON object, and counts it in st.
+func countLine(p *jsonParser, line []byte, n int, tooLong bool, st *Stats, sh *shape, fn func(map[string]any)) {
 	st.Lines++
 	if tooLong {
 		st.TooLong++
 		return
 	}
-	m, ok := decodeObject(line)
+	m, ok := p.parse(line, sh)
 	if !ok {
 		st.Malformed++
+		if len(st.MalformedLines) < MaxMalformedLines {
+			st.MalformedLines = append(st.MalformedLines, n)
+		}
 		return
 	}
 	st.Records++
 	fn(m)
-}
-
-// decodeObject decodes one JSON object, keeping numbers as json.Number.
-// Anything else (another JSON value, trailing data, bad syntax) is refused.
-func decodeObject(b []byte) (map[string]any, bool) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, false
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, false
-	}
-	m, ok := v.(map[string]any)
-	return m, ok
 }
 
 // Lenient accessors: a field of the wrong type reads as absent.

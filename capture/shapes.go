@@ -1,0 +1,184 @@
+package capture
+
+// The shapes of the lines each reader decodes: the fields it (or
+// discovery's prober) reads, and nothing else. What a shape leaves out is
+// still checked as JSON, so a shape changes what is built, never which
+// lines count as malformed. A reader that starts to read a new field must
+// name it here; TestShapesChangeNothing reads the samples, the hostile
+// corpus and generated transcripts with and without shapes and compares.
+
+// fields builds an object shape that keeps only the named fields.
+func fields(kv map[string]*shape) *shape { return &shape{only: true, fields: kv} }
+
+// textParts is a message content read for its text: a string, a part
+// {text}, or a list of them.
+var textParts = func() *shape {
+	s := fields(map[string]*shape{"text": nil})
+	s.elem = s
+	return s
+}()
+
+// claudeShape is a Claude Code line as ReadClaudeCode and the prober read
+// it. Tool results keep their text; what Claude Code copies beside them
+// (the file before an edit, the patch, the whole output again) is dropped,
+// as are the old and new strings of edits and the contents of writes.
+var claudeShape = fields(map[string]*shape{
+	"type": nil, "summary": nil, "leafUuid": nil, "customTitle": nil, "title": nil,
+	"aiTitle": nil, "isSidechain": nil, "timestamp": nil, "uuid": nil, "parentUuid": nil,
+	"logicalParentUuid": nil, "cwd": nil, "gitBranch": nil, "version": nil, "sessionId": nil,
+	"isMeta": nil, "isCompactSummary": nil, "requestId": nil,
+	"message": fields(map[string]*shape{
+		"id": nil, "usage": nil,
+		"content": {elem: fields(map[string]*shape{
+			"type": nil, "text": nil, "tool_use_id": nil, "is_error": nil, "id": nil, "name": nil,
+			"content": textParts,
+			"input": fields(map[string]*shape{
+				"command": nil, "file_path": nil, "notebook_path": nil, "todos": nil,
+				"edits": {elem: dropped},
+			}),
+		})},
+	}),
+	"toolUseResult": fields(map[string]*shape{
+		"exitCode": nil, "stderr": nil, "interrupted": nil, "backgroundTaskId": nil, "newTodos": nil,
+	}),
+})
+
+// codexPayload is a rollout line's payload, of any type: the union of the
+// fields of session_meta, turn_context, event_msg, response_item and
+// compacted that ReadCodex reads. Reasoning (encrypted_content, summary),
+// instructions and rate limits are dropped.
+var codexPayload = fields(map[string]*shape{
+	// response_item
+	"type": nil, "role": nil, "content": textParts, "name": nil, "call_id": nil,
+	"arguments": nil, "input": nil, "action": nil, "id": nil, "output": nil,
+	// session_meta, turn_context
+	"cli_version": nil, "cwd": nil, "timestamp": nil, "git": nil,
+	// event_msg, compacted
+	"message": nil, "last_agent_message": nil, "info": fields(map[string]*shape{"total_token_usage": nil}),
+	"exit_code": nil, "aggregated_output": nil, "formatted_output": nil, "stdout": nil,
+	"stderr": nil, "success": nil, "thread_name": nil, "num_turns": nil,
+})
+
+// codexShape is a rollout line: {timestamp, type, payload}, or in the
+// oldest rollouts a bare response item or session meta.
+var codexShape = fields(map[string]*shape{
+	"timestamp": nil, "type": nil, "payload": codexPayload, "record_type": nil,
+	"id": nil, "role": nil, "content": textParts, "name": nil, "call_id": nil, "arguments": nil,
+	"input": nil, "action": nil, "output": nil, "cli_version": nil, "cwd": nil, "git": nil,
+})
+
+var geminiContent = func() *shape {
+	s := fields(map[string]*shape{"text": nil, "thought": nil})
+	s.elem = s
+	return s
+}()
+
+// geminiMessage is one message of a Gemini CLI recording. The model's
+// thoughts, the old and new strings of edits and the diffs shown for them
+// are dropped.
+var geminiMessageShape = fields(map[string]*shape{
+	"id": nil, "timestamp": nil, "type": nil, "content": geminiContent, "displayContent": geminiContent,
+	"tokens": nil,
+	"toolCalls": {elem: fields(map[string]*shape{
+		"id": nil, "name": nil, "status": nil, "result": nil, "resultDisplay": {scalar: true},
+		"args": fields(map[string]*shape{"file_path": nil, "absolute_path": nil, "path": nil, "command": nil, "todos": nil}),
+	})},
+})
+
+// geminiMeta are the metadata fields read from a recording.
+var geminiMeta = map[string]*shape{
+	"sessionId": nil, "projectHash": nil, "startTime": nil, "lastUpdated": nil, "summary": nil,
+	"directories": nil, "memoryScratchpad": nil,
+	"messages": {elem: geminiMessageShape},
+}
+
+// geminiShape is a line of a Gemini CLI recording: metadata, a message,
+// {$set: …} or {$rewindTo: id}.
+var geminiShape = func() *shape {
+	top := map[string]*shape{"$rewindTo": nil, "$set": fields(geminiMeta)}
+	for k, v := range geminiMeta {
+		top[k] = v
+	}
+	for k, v := range geminiMessageShape.fields {
+		top[k] = v
+	}
+	return fields(top)
+}()
+
+// The shapes of the lines discovery's prober reads: far less than the
+// readers, as it wants only ids, times, the working directory, titles and
+// the first request.
+var (
+	claudeProbeShape = fields(map[string]*shape{
+		"type": nil, "summary": nil, "customTitle": nil, "aiTitle": nil, "isSidechain": nil,
+		"cwd": nil, "sessionId": nil, "timestamp": nil, "isMeta": nil, "isCompactSummary": nil,
+		"message": fields(map[string]*shape{
+			"content": {elem: fields(map[string]*shape{"type": nil, "text": nil})},
+		}),
+	})
+	codexProbeShape = fields(map[string]*shape{
+		"timestamp": nil, "type": nil,
+		"payload": fields(map[string]*shape{
+			"type": nil, "id": nil, "cwd": nil, "timestamp": nil, "message": nil, "thread_name": nil,
+		}),
+	})
+	geminiProbeShape = fields(map[string]*shape{
+		"$set": fields(map[string]*shape{"summary": nil, "lastUpdated": nil}),
+		"id":   nil, "type": nil, "content": geminiContent, "sessionId": nil, "projectHash": nil,
+		"summary": nil, "startTime": nil, "lastUpdated": nil, "directories": nil, "timestamp": nil,
+	})
+)
+
+// probeShape is the shape of the lines the prober reads for agent a.
+func probeShape(a Agent) *shape {
+	switch a {
+	case ClaudeCode:
+		return claudeProbeShape
+	case Codex:
+		return codexProbeShape
+	case Gemini:
+		return geminiProbeShape
+	}
+	return nil
+}
+
+// claudeThreadShape is a Claude Code line as the first of two passes
+// reads it: enough to link the lines into threads and to tell which have
+// events and which only answer tool calls, without the text of tool
+// results, tool inputs or todos. The second pass reads the thread's lines
+// to claudeShape.
+var claudeThreadShape = fields(map[string]*shape{
+	"type": nil, "summary": nil, "leafUuid": nil, "customTitle": nil, "title": nil,
+	"aiTitle": nil, "isSidechain": nil, "timestamp": nil, "uuid": nil, "parentUuid": nil,
+	"logicalParentUuid": nil, "cwd": nil, "gitBranch": nil, "version": nil, "sessionId": nil,
+	"isMeta": nil, "isCompactSummary": nil,
+	"message": fields(map[string]*shape{
+		"usage": {only: true},
+		"content": {elem: fields(map[string]*shape{
+			"type": nil, "text": nil, "name": nil,
+			"input": fields(map[string]*shape{"todos": {elem: dropped}}),
+		})},
+	}),
+	"toolUseResult": fields(map[string]*shape{"newTodos": {elem: dropped}}),
+})
+
+// codexRollbackShape is a rollout line as the first of two passes reads
+// it: enough to tell which lines make events, where turns begin and what
+// rollbacks drop, without tool outputs or patches. The second pass reads
+// the lines to codexShape.
+var codexRollbackShape = func() *shape {
+	item := map[string]*shape{
+		"type": nil, "role": nil, "content": textParts, "name": nil, "arguments": nil, "action": nil,
+		"id": nil, "cwd": nil,
+	}
+	payload := map[string]*shape{
+		"message": nil, "last_agent_message": nil, "success": nil, "num_turns": nil,
+		"info": fields(map[string]*shape{"total_token_usage": {only: true}}),
+	}
+	top := map[string]*shape{"timestamp": nil, "record_type": nil}
+	for k, v := range item {
+		payload[k], top[k] = v, v
+	}
+	top["payload"] = fields(payload)
+	return fields(top)
+}()
