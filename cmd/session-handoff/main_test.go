@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,6 +19,11 @@ func TestMain(m *testing.M) {
 		"session-handoff": main,
 	})
 }
+
+// sharedTranscripts is ../shared/testdata/transcripts beside the clone,
+// where CI and the team keep real sample transcripts; a user's clone may
+// not have it, and stories that need it skip.
+var sharedTranscripts, _ = filepath.Abs(filepath.Join("..", "..", "..", "shared", "testdata", "transcripts"))
 
 // TestScripts runs the CLI stories in testdata/script. Each story gets its
 // own SESSION_HANDOFF_HOME, HOME and git identity, so nothing leaks
@@ -38,7 +44,19 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_COMMITTER_NAME", "Test Author")
 			env.Setenv("GIT_COMMITTER_EMAIL", "author@example.com")
 			env.Setenv("NO_COLOR", "1")
+			// Agents' session directories, empty unless a story fills them.
+			env.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(work, ".claude"))
+			env.Setenv("CODEX_HOME", filepath.Join(work, ".codex"))
+			env.Setenv("SHARED", sharedTranscripts)
 			return os.MkdirAll(filepath.Join(work, ".home"), 0o700)
+		},
+		// [shared]: the team's sample transcripts are beside the clone.
+		Condition: func(cond string) (bool, error) {
+			if cond == "shared" {
+				_, err := os.Stat(sharedTranscripts)
+				return err == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"treehash": cmdTreeHash,
