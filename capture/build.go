@@ -1,0 +1,244 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/redact"
+)
+
+// ErrNoSession is wrapped when no transcript matches what was asked for.
+var ErrNoSession = errors.New("no agent session found")
+
+// Options say which session to capture and how.
+type Options struct {
+	// Agent is the agent whose session to read; empty means any (auto).
+	Agent Agent
+	// Session is "latest" (or empty), a session id or unique id prefix, or
+	// the path of a transcript file.
+	Session string
+	// Project is the directory the session worked in.
+	Project string
+	// NoGit captures without git state.
+	NoGit bool
+	// Env looks up environment variables (where agents keep sessions).
+	Env func(string) string
+	// Limits bound the transcript reader.
+	Limits Limits
+	// Redactor removes secrets from everything captured; nil means no
+	// redaction, which callers must only allow when asked explicitly.
+	Redactor *redact.Redactor
+	// AttachTranscript also writes a redacted copy of the transcript to
+	// TranscriptCopy, for the caller to store as an attachment.
+	AttachTranscript bool
+	TranscriptCopy   io.Writer
+}
+
+// Result is a captured handoff and what went into it.
+type Result struct {
+	Record  *handoff.Record
+	Digest  *Digest
+	Session SessionInfo
+	// Report says what was redacted, where.
+	Report *redact.Report
+	// UntouchedDirty are files dirty in git that the agent did not touch.
+	UntouchedDirty []handoff.FileStatus
+}
+
+// Build reads the chosen session's transcript and the project's worktree
+// and returns a handoff record built from them, redacted. It stores
+// nothing.
+func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
+	project, err := filepath.Abs(opts.Project)
+	if err != nil {
+		return nil, err
+	}
+	if info, err := os.Stat(project); err != nil || !info.IsDir() {
+		return nil, fmt.Errorf("project %s is not a directory", project)
+	}
+	sess, err := chooseSession(opts, project)
+	if err != nil {
+		return nil, err
+	}
+	dig, err := ReadTranscript(sess.Agent, sess.Path, opts.Limits)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Digest: dig, Session: sess, Report: &redact.Report{}}
+
+	title := dig.Title
+	if strings.TrimSpace(title) == "" {
+		title = fmt.Sprintf("%s session %s", sess.Agent, handoff.Shorten(sess.ID, 40))
+	}
+	rec, err := handoff.New(now, string(sess.Agent), handoff.Clip(title, handoff.MaxTitle))
+	if err != nil {
+		return nil, err
+	}
+	s := dig.Session
+	rec.Session = &s
+	rec.Files = dig.Files
+	rec.Project.Path = project
+	rec.Source = handoff.Source{Kind: handoff.SourceTranscript, Transcript: sess.Path}
+	if host, err := os.Hostname(); err == nil {
+		rec.Source.Machine = handoff.Clip(host, 256)
+	}
+	if !opts.NoGit {
+		st, err := State(ctx, project)
+		if err != nil {
+			return nil, err
+		}
+		rec.Git = st
+		rec.Project.Path = st.Root
+		rec.Project.Remote = Remote(ctx, st.Root)
+		files, err := ReconcileWithGit(ctx, rec.Files, st, dig.CWD, sessionStart(s))
+		if err != nil {
+			return nil, err
+		}
+		rec.Files = files
+		res.UntouchedDirty = UntouchedDirty(rec.Files, st)
+	}
+	if kind, checks, err := DetectProject(rec.Project.Path); err == nil {
+		rec.Project.Kind, rec.Project.Checks = kind, checks
+	}
+	if opts.Redactor != nil {
+		redactRecord(opts.Redactor, rec, res.Report)
+	}
+	if opts.AttachTranscript {
+		if err := copyTranscript(opts, sess.Path, res.Report); err != nil {
+			return nil, err
+		}
+	}
+	rec.Redactions = res.Report.Redactions()
+	if err := rec.Normalize(); err != nil {
+		return nil, err
+	}
+	res.Record = rec
+	return res, nil
+}
+
+func sessionStart(s handoff.Session) time.Time {
+	if s.StartedAt != nil {
+		return *s.StartedAt
+	}
+	return time.Time{}
+}
+
+// chooseSession finds the transcript named by opts.Session.
+func chooseSession(opts Options, project string) (SessionInfo, error) {
+	ref := opts.Session
+	if ref != "" && ref != "latest" {
+		if info, err := os.Stat(ref); err == nil && info.Mode().IsRegular() {
+			agent := opts.Agent
+			if agent == "" {
+				return SessionInfo{}, fmt.Errorf("%s: name the agent that wrote it with --from", ref)
+			}
+			abs, _ := filepath.Abs(ref)
+			return SessionInfo{Agent: agent, Path: abs, ID: strings.TrimSuffix(filepath.Base(ref), filepath.Ext(ref))}, nil
+		}
+	}
+	agents := Agents
+	if opts.Agent != "" {
+		agents = []Agent{opts.Agent}
+	}
+	var all []SessionInfo
+	for _, a := range agents {
+		found, err := FindSessions(a, opts.Env)
+		if err != nil {
+			return SessionInfo{}, fmt.Errorf("find %s sessions: %w", a, err)
+		}
+		all = append(all, found...)
+	}
+	var matches []SessionInfo
+	if ref == "" || ref == "latest" {
+		matches = MatchProject(all, project)
+	} else {
+		for _, s := range all {
+			if strings.HasPrefix(strings.ToLower(s.ID), strings.ToLower(ref)) {
+				matches = append(matches, s)
+			}
+		}
+		if len(matches) > 1 {
+			ids := make([]string, 0, 3)
+			for i, m := range matches {
+				if i == 3 {
+					break
+				}
+				ids = append(ids, m.ID)
+			}
+			return SessionInfo{}, fmt.Errorf("session %q is ambiguous: %s", handoff.Shorten(ref, 40), strings.Join(ids, ", "))
+		}
+	}
+	if len(matches) == 0 {
+		what := "for " + project
+		if ref != "" && ref != "latest" {
+			what = fmt.Sprintf("with id %q", handoff.Shorten(ref, 40))
+		}
+		return SessionInfo{}, fmt.Errorf("%w %s", ErrNoSession, what)
+	}
+	newest := matches[0]
+	for _, m := range matches[1:] {
+		if m.LastActivity.After(newest.LastActivity) {
+			newest = m
+		}
+	}
+	return newest, nil
+}
+
+// redactRecord removes secrets from every text field the transcript filled.
+func redactRecord(r *redact.Redactor, rec *handoff.Record, rep *redact.Report) {
+	rec.Title = r.String(rec.Title, "title", rep)
+	rec.Summary = r.String(rec.Summary, "summary", rep)
+	s := rec.Session
+	if s == nil {
+		return
+	}
+	for i := range s.Requests {
+		s.Requests[i] = r.String(s.Requests[i], fmt.Sprintf("request %d", i+1), rep)
+	}
+	s.LastAgentMessage = r.String(s.LastAgentMessage, "last agent message", rep)
+	s.CompactionSummary = r.String(s.CompactionSummary, "compaction summary", rep)
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		c.Command = r.String(c.Command, fmt.Sprintf("command %d", i+1), rep)
+		c.Output = r.String(c.Output, fmt.Sprintf("command %d output", i+1), rep)
+	}
+	if f := s.LastFailure; f != nil {
+		f.Command = r.String(f.Command, "last failure", rep)
+		f.Output = r.String(f.Output, "last failure output", rep)
+	}
+	for i := range s.Todos {
+		s.Todos[i].Content = r.String(s.Todos[i].Content, fmt.Sprintf("todo %d", i+1), rep)
+	}
+}
+
+// copyTranscript writes a redacted copy of the transcript for attaching.
+func copyTranscript(opts Options, path string, rep *redact.Report) error {
+	if opts.TranscriptCopy == nil {
+		return errors.New("no destination for the transcript copy")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	src := io.LimitReader(f, limitsOrDefault(opts.Limits).MaxFile)
+	if opts.Redactor == nil {
+		_, err = io.Copy(opts.TranscriptCopy, src)
+		return err
+	}
+	return opts.Redactor.Copy(opts.TranscriptCopy, src, "transcript", rep)
+}
+
+func limitsOrDefault(l Limits) Limits {
+	if l.MaxFile <= 0 {
+		l.MaxFile = DefaultMaxFile
+	}
+	return l
+}
