@@ -150,38 +150,17 @@ func (a *app) importLegacy(s *store.Store, path string, rf readerFlags, pol exch
 	if err != nil {
 		return err
 	}
-	// Check every record before storing any, so a bad one stores nothing.
-	counts := map[string]int{}
-	var toStore []int
-	replace := make([]bool, len(res.Records))
-	for i, rec := range res.Records {
-		existing, err := s.Get(rec.ID)
-		switch {
-		case err == nil && existing.Source.Kind == "legacy" && existing.Title == rec.Title:
-			counts["already imported"]++
-			continue
-		case err == nil && pol.OnConflict == exchange.ConflictSkip:
-			counts["skipped"]++
-			continue
-		case err == nil && pol.OnConflict == exchange.ConflictReplace:
-			replace[i] = true
-		case err == nil:
-			return withHint(fmt.Errorf("%s: %w: %s", path, exchange.ErrConflict, rec.ID), "pass --on-conflict skip or --on-conflict replace")
-		case !errors.Is(err, store.ErrNotFound):
-			return err
-		}
-		toStore = append(toStore, i)
+	counts, err := exchange.ImportLegacy(s, res.Records, pol.OnConflict)
+	if errors.Is(err, exchange.ErrConflict) {
+		return withHint(fmt.Errorf("%s: %w", path, err), "pass --on-conflict skip or --on-conflict replace")
 	}
-	for _, i := range toStore {
-		if _, err := s.Put(res.Records[i], replace[i]); err != nil {
-			return fmt.Errorf("store legacy record %s: %w", res.Records[i].ID, err)
-		}
-		counts["imported"]++
+	if err != nil {
+		return err
 	}
 	if asJSON {
 		return a.writeJSON(map[string]any{"kind": res.Kind, "records": len(res.Records), "outcomes": counts})
 	}
-	fmt.Fprintf(a.stdout, "%s %s: %d record(s): %d imported, %d already imported, %d skipped\n", res.Kind, path, len(res.Records), counts["imported"], counts["already imported"], counts["skipped"])
+	fmt.Fprintf(a.stdout, "%s %s: %d record(s): %d imported, %d already imported, %d skipped\n", res.Kind, path, len(res.Records), counts[exchange.Imported]+counts[exchange.Replaced], counts[exchange.Already], counts[exchange.Skipped])
 	fmt.Fprintln(a.stdout, "legacy signatures prove nothing: these records are stored as unsigned")
 	return nil
 }

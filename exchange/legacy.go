@@ -1,0 +1,51 @@
+package exchange
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/store"
+)
+
+// ImportLegacy stores records converted from an earlier version's files
+// (package legacy). Every record is checked against the store before any
+// is written, so a conflict stores nothing. A record already imported from
+// the same legacy item (same derived id and title) counts as Already. It
+// returns how many records had each outcome.
+func ImportLegacy(s *store.Store, recs []*handoff.Record, onConflict Conflict) (map[Outcome]int, error) {
+	counts := map[Outcome]int{}
+	var toStore []*handoff.Record
+	var replace []bool
+	for _, rec := range recs {
+		existing, err := s.Get(rec.ID)
+		switch {
+		case err == nil && existing.Source.Kind == handoff.SourceLegacy && existing.Title == rec.Title:
+			counts[Already]++
+			continue
+		case err == nil && onConflict == ConflictSkip:
+			counts[Skipped]++
+			continue
+		case err == nil && onConflict == ConflictReplace:
+			toStore, replace = append(toStore, rec), append(replace, true)
+		case err == nil:
+			return nil, fmt.Errorf("%w: %s", ErrConflict, rec.ID)
+		case errors.Is(err, store.ErrNotFound):
+			toStore, replace = append(toStore, rec), append(replace, false)
+		default:
+			return nil, err
+		}
+	}
+	for i, rec := range toStore {
+		replaced, err := s.Put(rec, replace[i])
+		if err != nil {
+			return counts, fmt.Errorf("store legacy record %s: %w", rec.ID, err)
+		}
+		if replaced {
+			counts[Replaced]++
+		} else {
+			counts[Imported]++
+		}
+	}
+	return counts, nil
+}
