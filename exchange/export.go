@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/redact"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -25,7 +27,12 @@ type ExportOptions struct {
 	Armor      bool
 	// Attach are files to send along; each becomes an attachment of the
 	// exported record (the stored record is not changed).
-	Attach   []string
+	Attach []string
+	// Redactor, when set, removes secrets from the Attach files (the
+	// copies that travel; the files themselves are not changed), adding
+	// what it removed to Report.
+	Redactor *redact.Redactor
+	Report   *redact.Report
 	Producer bundle.Producer
 	Now      time.Time
 }
@@ -57,7 +64,16 @@ func Export(w io.Writer, s *store.Store, rec *handoff.Record, opts ExportOptions
 		})
 	}
 	for _, path := range opts.Attach {
-		src, err := bundle.FileBlob(path, filepath.Base(path), mediaType(path))
+		from := path
+		if opts.Redactor != nil {
+			clean, cleanup, err := redactedCopy(opts.Redactor, path, opts.Report)
+			if err != nil {
+				return nil, fmt.Errorf("attach %s: %w", path, err)
+			}
+			defer cleanup()
+			from = clean
+		}
+		src, err := bundle.FileBlob(from, filepath.Base(path), mediaType(path))
 		if err != nil {
 			return nil, fmt.Errorf("attach %s: %w", path, err)
 		}
@@ -95,6 +111,30 @@ func Export(w io.Writer, s *store.Store, rec *handoff.Record, opts ExportOptions
 		return nil, err
 	}
 	return m, nil
+}
+
+// redactedCopy writes a copy of path with its secrets removed to a
+// temporary file, and returns its name and a function that removes it.
+func redactedCopy(r *redact.Redactor, path string, rep *redact.Report) (string, func(), error) {
+	in, err := os.Open(path)
+	if err != nil {
+		return "", nil, err
+	}
+	defer in.Close()
+	out, err := os.CreateTemp("", "session-handoff-attach-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup := func() { os.Remove(out.Name()) }
+	err = r.Copy(out, in, "attachment "+filepath.Base(path), rep)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return out.Name(), cleanup, nil
 }
 
 // mediaType guesses an attachment's media type from its name.

@@ -169,6 +169,13 @@ what would be saved and stores nothing.`,
 					fmt.Fprintf(a.stdout, ", %d skipped", n)
 				}
 				fmt.Fprintln(a.stdout, ")")
+				if dirty := res.UntouchedDirty; len(dirty) > 0 {
+					paths := make([]string, 0, len(dirty))
+					for _, f := range dirty {
+						paths = append(paths, cell(f.Path, 80))
+					}
+					fmt.Fprintf(a.stdout, "dirty but not touched by the agent: %s\n", strings.Join(paths, ", "))
+				}
 				if red := rec.Redactions; len(red) > 0 {
 					parts := make([]string, len(red))
 					for i, r := range red {

@@ -15,6 +15,7 @@ import (
 	"github.com/session-handoff/session-handoff/exchange"
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/redact"
 	"github.com/session-handoff/session-handoff/render"
 )
 
@@ -31,7 +32,8 @@ recipients are also listed (hashed) in the signed manifest, so a recipient
 cannot re-encrypt my bundle to a third party unnoticed. --passphrase
 encrypts to a passphrase instead, read from --passphrase-file,
 $SESSION_HANDOFF_PASSPHRASE or the terminal. --no-encrypt must be said
-explicitly. --format markdown|json writes a readable export instead: it is
+explicitly. Attached files travel with their secrets redacted (as capture
+does) unless --no-redact is given. --format markdown|json writes a readable export instead: it is
 for reading, not for trust. The file is written atomically: a failed
 export leaves nothing behind.`,
 		example: `  session-handoff export latest --to age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p -o auth.handoff
@@ -46,6 +48,7 @@ export leaves nothing behind.`,
 			passFile := fs.String("passphrase-file", "", "read the passphrase from this file (with --passphrase)")
 			keyPassFile := fs.String("key-passphrase-file", "", "read the signing key's passphrase from this file")
 			attach := fs.StringArray("attach", nil, "a file to send along (repeatable)")
+			noRedact := fs.Bool("no-redact", false, "attach files as they are, secrets included (RISK: recipients see them)")
 			armor := fs.Bool("armor", false, "write ASCII armor, for pasting into chat or mail")
 			unsigned := fs.Bool("unsigned", false, "do not sign (recipients will see an unsigned bundle)")
 			noEncrypt := fs.Bool("no-encrypt", false, "do not encrypt: anyone who gets the file can read it")
@@ -108,7 +111,12 @@ export leaves nothing behind.`,
 					return err
 				}
 				opts := exchange.ExportOptions{Recipients: recips, NoEncrypt: *noEncrypt, Armor: *armor, Attach: *attach,
-					Producer: producer()}
+					Producer: producer(), Report: &redact.Report{}}
+				if len(*attach) > 0 && !*noRedact {
+					if opts.Redactor, err = a.redactor(*keysDir); err != nil {
+						return err
+					}
+				}
 				if *usePass {
 					src := &passphraseSource{a: a, file: passFile, env: []string{passphraseEnv}, prompt: "passphrase for the bundle", confirm: true}
 					if opts.Passphrase, err = src.get(); err != nil {
@@ -142,6 +150,9 @@ export leaves nothing behind.`,
 				}
 				if *output != "-" {
 					fmt.Fprintf(a.stderr, "exported %s as bundle %s (%s) to %s\n", rec.ID, m.BundleID, m.Encryption, *output)
+				}
+				if n := opts.Report.Total(); n > 0 {
+					fmt.Fprintf(a.stderr, "redacted %d secret(s) from the attachments\n", n)
 				}
 				return nil
 			}
