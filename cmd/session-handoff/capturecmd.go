@@ -46,13 +46,7 @@ what would be saved and stores nothing.`,
 			from := fs.String("from", "auto", "the agent: claude-code, codex, gemini, or auto (the newest session of any)")
 			session := fs.String("session", "latest", "latest, a session id (or prefix), or a transcript file")
 			project := fs.String("project", ".", "the project directory")
-			title := fs.String("title", "", "title (default: the session's own)")
-			summary := fs.String("summary", "", "where things stand")
-			summaryFile := fs.String("summary-file", "", "read the summary from a file, or - for standard input")
-			next := fs.StringArray("next", nil, "next step, in order (repeatable)")
-			decisions := fs.StringArray("decision", nil, "a settled decision (repeatable)")
-			questions := fs.StringArray("question", nil, "an open question (repeatable)")
-			tags := fs.StringArray("tag", nil, "a tag (repeatable)")
+			notes := addNoteFlags(fs, "title (default: the session's own)")
 			noGit := fs.Bool("no-git", false, "capture without git state")
 			attach := fs.Bool("attach-transcript", false, "store the redacted transcript as an attachment")
 			noRedact := fs.Bool("no-redact", false, "keep secrets (RISK: they will be stored and exported)")
@@ -62,8 +56,8 @@ what would be saved and stores nothing.`,
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", handoff.Shorten(args[0], 40))
 				}
-				if *summary != "" && *summaryFile != "" {
-					return usagef("--summary and --summary-file cannot be used together")
+				if err := notes.check(); err != nil {
+					return err
 				}
 				var agent capture.Agent
 				if *from != "auto" {
@@ -72,19 +66,6 @@ what would be saved and stores nothing.`,
 						return usagef("--from %q: want claude-code, codex, gemini or auto", handoff.Shorten(*from, 40))
 					}
 					agent = ag
-				}
-				for _, t := range *tags {
-					if !handoff.ValidTag(t) {
-						return usagef("--tag %q: tags are letters, digits and . _ : / + -, starting with a letter or digit", handoff.Shorten(t, 40))
-					}
-				}
-				text := *summary
-				if *summaryFile != "" {
-					t, err := a.readText(*summaryFile)
-					if err != nil {
-						return err
-					}
-					text = t
 				}
 				opts := capture.Options{Agent: agent, Session: *session, Project: *project, NoGit: *noGit, Env: a.getenv,
 					AttachTranscript: *attach && !*dryRun}
@@ -117,20 +98,7 @@ what would be saved and stores nothing.`,
 				}
 				rec := res.Record
 				// What the user says wins over what the transcript says.
-				if *title != "" {
-					rec.Title = *title
-				}
-				if text != "" {
-					rec.Summary = text
-				}
-				rec.NextSteps = append(rec.NextSteps, *next...)
-				rec.Decisions = append(rec.Decisions, *decisions...)
-				rec.OpenQuestions = append(rec.OpenQuestions, *questions...)
-				rec.Tags = append(rec.Tags, *tags...)
-				if err := rec.Normalize(); err != nil {
-					if errors.Is(err, handoff.ErrEmptyItem) {
-						return usageError{err}
-					}
+				if err := notes.apply(a, rec); err != nil {
 					return err
 				}
 				if *noRedact {

@@ -33,60 +33,33 @@ may be repeated; empty items are rejected.`,
 			storeDir := storeFlag(fs)
 			tool := fs.String("tool", "generic", "the agent that produced the session (claude-code, codex, gemini, cursor, copilot, generic…)")
 			project := fs.String("project", ".", "project directory")
-			title := fs.String("title", "", "one-line title (required)")
-			summary := fs.String("summary", "", "where things stand")
-			summaryFile := fs.String("summary-file", "", "read the summary from a file, or - for standard input")
-			next := fs.StringArray("next", nil, "next step, in order (repeatable)")
-			decisions := fs.StringArray("decision", nil, "a settled decision, with its reason (repeatable)")
-			questions := fs.StringArray("question", nil, "an open question (repeatable)")
-			tags := fs.StringArray("tag", nil, "a tag (repeatable)")
+			notes := addNoteFlags(fs, "one-line title (required)")
 			noGit := fs.Bool("no-git", false, "save without git state (for a directory that is not a git worktree)")
 			asJSON := fs.Bool("json", false, "print the saved record as JSON")
 			return func(args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", handoff.Shorten(args[0], 40))
 				}
-				if *title == "" {
+				if *notes.title == "" {
 					return usagef("--title is required")
 				}
-				if *summary != "" && *summaryFile != "" {
-					return usagef("--summary and --summary-file cannot be used together")
+				if err := notes.check(); err != nil {
+					return err
 				}
 				if !handoff.ValidTool(*tool) {
 					return usagef("--tool %q: want a lower-case name such as claude-code, codex or gemini", handoff.Shorten(*tool, 40))
 				}
-				for _, t := range *tags {
-					if !handoff.ValidTag(t) {
-						return usagef("--tag %q: tags are letters, digits and . _ : / + -, starting with a letter or digit", handoff.Shorten(t, 40))
-					}
-				}
-				text := *summary
-				if *summaryFile != "" {
-					t, err := a.readText(*summaryFile)
-					if err != nil {
-						return err
-					}
-					text = t
-				}
-				rec, err := handoff.New(time.Now(), *tool, *title)
+				rec, err := handoff.New(time.Now(), *tool, *notes.title)
 				if err != nil {
 					return err
 				}
-				rec.Summary = text
-				rec.NextSteps = *next
-				rec.Decisions = *decisions
-				rec.OpenQuestions = *questions
-				rec.Tags = *tags
 				if host, err := os.Hostname(); err == nil {
 					rec.Source.Machine = host
 				}
 				if err := a.fillProject(rec, *project, *noGit); err != nil {
 					return err
 				}
-				if err := rec.Normalize(); err != nil {
-					if errors.Is(err, handoff.ErrEmptyItem) {
-						return usageError{err}
-					}
+				if err := notes.apply(a, rec); err != nil {
 					return err
 				}
 				s, err := a.openStore(*storeDir)
