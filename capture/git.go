@@ -31,6 +31,10 @@ const (
 	GitTimeout = 15 * time.Second
 )
 
+// logFormat is the git log format parseLog reads: hash, subject, author
+// and date, separated by unit separators.
+const logFormat = "--format=%H%x1f%s%x1f%an%x1f%aI"
+
 // ErrNotGitRepo is wrapped when a directory is not inside a git worktree.
 var ErrNotGitRepo = errors.New("not a git worktree")
 
@@ -51,7 +55,10 @@ func (g Git) run(ctx context.Context, args ...string) ([]byte, error) {
 	defer cancel()
 	full := append([]string{"-c", "core.fsmonitor=false", "-c", "core.quotepath=false", "-C", g.Dir}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Env = append(cmd.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	cmd.Env = append(cmd.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C",
+		// A partial clone must not fetch a missing object because a
+		// handoff named it (git 2.44 and later; older ones ignore it).
+		"GIT_NO_LAZY_FETCH=1")
 	var stdout limitedBuffer
 	stdout.limit = gitOutputLimit
 	var stderr limitedBuffer
@@ -78,21 +85,35 @@ func (g Git) run(ctx context.Context, args ...string) ([]byte, error) {
 	return stdout.Bytes(), nil
 }
 
+// Root returns the top directory of the git worktree that contains dir,
+// wrapping ErrNotGitRepo when there is none.
+func Root(ctx context.Context, dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	top, err := Git{Dir: abs}.run(ctx, "rev-parse", "--show-toplevel")
+	if err != nil {
+		if errors.Is(err, ErrNoGit) {
+			return "", err
+		}
+		return "", fmt.Errorf("%s: %w", abs, ErrNotGitRepo)
+	}
+	return strings.TrimSpace(string(top)), nil
+}
+
 // State reads the git state of the worktree that contains dir.
 func State(ctx context.Context, dir string) (*handoff.GitState, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	g := Git{Dir: abs}
-	top, err := g.run(ctx, "rev-parse", "--show-toplevel")
+	top, err := Root(ctx, abs)
 	if err != nil {
-		if errors.Is(err, ErrNoGit) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%s: %w", abs, ErrNotGitRepo)
+		return nil, err
 	}
-	st := &handoff.GitState{Root: strings.TrimSpace(string(top))}
+	g := Git{Dir: abs}
+	st := &handoff.GitState{Root: top}
 	out, err := g.run(ctx, "status", "--porcelain=v2", "--branch", "-z")
 	if err != nil {
 		return nil, err
@@ -101,7 +122,7 @@ func State(ctx context.Context, dir string) (*handoff.GitState, error) {
 		return nil, err
 	}
 	if st.Head != "" {
-		log, err := g.run(ctx, "log", "-n", strconv.Itoa(RecentCommits), "-z", "--format=%H%x1f%s%x1f%an%x1f%aI")
+		log, err := g.run(ctx, "log", "-n", strconv.Itoa(RecentCommits), "-z", logFormat)
 		if err != nil {
 			return nil, err
 		}

@@ -47,46 +47,48 @@ const driftNameLimit = 1000
 // Drift is how a worktree has moved since a handoff's git snapshot.
 type Drift struct {
 	// Now is the worktree now, as State reads it.
-	Now *handoff.GitState
+	Now *handoff.GitState `json:"now"`
 	// BranchThen and BranchNow are the branches checked out then and now;
 	// "" means detached (or, for BranchThen, that the handoff has no git
 	// state). BranchThen is the handoff's, clipped.
-	BranchThen, BranchNow string
+	BranchThen string `json:"branch_then"`
+	BranchNow  string `json:"branch_now"`
 	// HeadThen is the HEAD the handoff names, as it names it (clipped); it
 	// may be anything, and is used with git only when it is a full
 	// lower-case commit hash. HeadNow is "" in a repository with no commits.
-	HeadThen, HeadNow string
+	HeadThen string `json:"head_then"`
+	HeadNow  string `json:"head_now"`
 	// Relation is how HEAD now stands to HEAD then: DriftSame, DriftAhead,
 	// DriftBehind, DriftDiverged, DriftUnknown or DriftUnborn. Unknown
 	// wins over unborn: when the handoff's commit cannot be used, nothing
 	// is compared.
-	Relation string
+	Relation string `json:"relation"`
 	// NewCommits are the commits reachable from HEAD now but not from the
 	// handoff's commit (then..now), newest first, at most MaxDriftCommits.
-	NewCommits []handoff.Commit
+	NewCommits []handoff.Commit `json:"new_commits,omitempty"`
 	// NewCommitCount is how many such commits there are, even when
 	// NewCommits is cut.
-	NewCommitCount int
+	NewCommitCount int `json:"new_commit_count"`
 	// MissingCommitCount counts the commits reachable from the handoff's
 	// commit but no longer from HEAD (now..then): work a reset, a rebase or
 	// a branch switch left behind. With no commits now, it counts all of
 	// the handoff's history.
-	MissingCommitCount int
+	MissingCommitCount int `json:"missing_commit_count"`
 	// Changed lists the paths that differ between the handoff's commit and
 	// the worktree now, whether committed since or dirty now, as
 	// `git diff --name-status` gives them (renames detected, From set),
 	// then the untracked paths of Now with status "?" (a wholly untracked
 	// directory is one entry ending in "/"). At most MaxListed entries;
 	// empty when Relation is DriftUnknown.
-	Changed []handoff.FileStatus
+	Changed []handoff.FileStatus `json:"changed,omitempty"`
 	// Truncated is set when Changed was cut at its bound, or when Now's
 	// untracked list, from which Changed is completed, was.
-	Truncated bool
+	Truncated bool `json:"truncated,omitempty"`
 	// SameRoot reports whether the handoff's worktree root is the path of
 	// the worktree now. It says where the work sits, not which repository
 	// it is: a clone elsewhere has another root, and the commit check
 	// behind Relation is what tells whether the history is shared.
-	SameRoot bool
+	SameRoot bool `json:"same_root"`
 }
 
 // Since reads the worktree that contains dir and tells how it has moved
@@ -151,7 +153,7 @@ func Since(ctx context.Context, dir string, then *handoff.GitState) (*Drift, err
 		}
 		if added > 0 {
 			log, err := g.run(ctx, "log", "-n", strconv.Itoa(driftCommitLimit), "-z",
-				"--format=%H%x1f%s%x1f%an%x1f%aI", "--end-of-options", base+".."+now.Head)
+				logFormat, "--end-of-options", base+".."+now.Head)
 			if err != nil {
 				return nil, err
 			}
