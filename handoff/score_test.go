@@ -1,0 +1,44 @@
+package handoff
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestAssessRubric(t *testing.T) {
+	bare := &Record{Title: "wip"}
+	s := Assess(bare, nil)
+	// title, summary, next, decisions, git, files, checks apply: 5+15+25+10+10+10+5 = 80.
+	if s.Possible != 80 || s.Points != 0 || s.Percent != 0 {
+		t.Fatalf("bare record: %d/%d (%d%%), want 0/80", s.Points, s.Possible, s.Percent)
+	}
+	if m := s.Missing(); m[0].ID != "next" || !strings.Contains(m[0].Missing, "--next") {
+		t.Fatalf("the heaviest missing item must come first: %+v", m[0])
+	}
+
+	exit1 := 1
+	full := &Record{Title: "Refactor auth middleware", Summary: strings.Repeat("where things stand ", 3),
+		NextSteps: []string{"fix the refresh tests"}, Decisions: []string{"keep JWT"},
+		Git:     &GitState{Head: "aaaa", Branch: "main"},
+		Files:   []FileTouched{{Path: "a.go", Action: "edited"}},
+		Project: Project{Checks: []Check{{Purpose: "test", Command: "go test ./..."}}},
+		Session: &Session{Commands: []Command{{Command: "go test", ExitCode: &exit1}}, LastFailure: &Command{Command: "go test", Output: "FAIL"}}}
+	s = Assess(full, &GitState{Head: "aaaa", Branch: "main"})
+	if s.Percent != 100 || s.Possible != 100 {
+		t.Fatalf("complete record: %d/%d, missing %+v", s.Points, s.Possible, s.Missing())
+	}
+	s = Assess(full, &GitState{Head: "bbbb", Branch: "main"})
+	if s.Percent != 90 || s.Missing()[0].ID != "current" {
+		t.Fatalf("moved worktree: %d%%, %+v", s.Percent, s.Missing())
+	}
+	full.NextSteps = append(full.NextSteps, "tests")
+	full.Session.LastFailure = nil
+	s = Assess(full, nil)
+	ids := []string{}
+	for _, c := range s.Missing() {
+		ids = append(ids, c.ID)
+	}
+	if strings.Join(ids, ",") != "concrete,failure" {
+		t.Fatalf("missing %v, want concrete and failure", ids)
+	}
+}
