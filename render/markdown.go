@@ -110,12 +110,27 @@ func inline(s string) string {
 
 // CleanText removes control characters other than newline and tab, so that
 // text from a record cannot move a terminal's cursor, recolour it, or hide
-// lines from the reader.
+// lines from the reader. It also removes the Unicode bidirectional
+// controls, which can make text display in an order other than the one an
+// agent reads it in, and turns the Unicode line and paragraph separators
+// into newlines, so that what looks like one line is one line.
 func CleanText(s string) string {
 	return strings.Map(func(r rune) rune {
-		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+		switch {
+		case (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			return -1
+		case r == 0x2028 || r == 0x2029:
+			return '\n'
+		case isBidiControl(r):
 			return -1
 		}
 		return r
 	}, s)
+}
+
+// isBidiControl reports the characters that change the display order of
+// text: embeddings, overrides, isolates and the directional marks.
+func isBidiControl(r rune) bool {
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) ||
+		r == 0x200e || r == 0x200f || r == 0x061c
 }

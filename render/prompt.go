@@ -1,0 +1,267 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/session-handoff/session-handoff/handoff"
+)
+
+// Mode is what a rendering is for.
+type Mode int
+
+const (
+	// Prompt is a message handed to an agent when a session starts.
+	Prompt Mode = iota
+	// Instructions is a section of an instruction file the agent reads by
+	// itself (CLAUDE.md, AGENTS.md…); its headings start one level lower so
+	// it sits under the file's own title.
+	Instructions
+)
+
+// Style is how one agent likes its handoff written. Package targets keeps
+// one per agent.
+type Style struct {
+	// Agent is the agent's name as people write it ("Claude Code").
+	Agent string
+	// Guidance is our own advice for this agent, one sentence each: which
+	// of its tools keeps a task list, how it should check its work.
+	Guidance []string
+}
+
+// Options control a rendering.
+type Options struct {
+	Mode   Mode
+	Style  Style
+	Budget Budget
+	// Sections names the sections to render (see SectionIDs); nil renders
+	// them all. Provenance is rendered whatever is asked, because an agent
+	// must always know where the text came from.
+	Sections []string
+	// nested renders the handoff inside a briefing: headings one level
+	// down, and no preamble of its own.
+	nested bool
+}
+
+// depth is the level of the rendering's top heading.
+func (o Options) depth() int {
+	if o.Mode == Instructions || o.nested {
+		return 2
+	}
+	return 1
+}
+
+// Result is a rendering and what it had to leave out.
+type Result struct {
+	Text string
+	// Omitted and Shortened name the sections dropped or shortened to fit
+	// the budget, in the order it happened.
+	Omitted   []string
+	Shortened []string
+}
+
+// Section ids, in the order they are rendered.
+const (
+	SecProvenance = "provenance"
+	SecTask       = "task"
+	SecStatus     = "status"
+	SecDecisions  = "decisions"
+	SecNext       = "next"
+	SecQuestions  = "questions"
+	SecTodos      = "todos"
+	SecFiles      = "files"
+	SecCommands   = "commands"
+	SecChecks     = "checks"
+	SecGit        = "git"
+)
+
+// SectionIDs lists every section in the order it is rendered.
+var SectionIDs = []string{SecProvenance, SecTask, SecStatus, SecDecisions, SecNext, SecQuestions,
+	SecTodos, SecFiles, SecCommands, SecChecks, SecGit}
+
+// ErrBudget is wrapped when even the sections that are never dropped
+// (provenance, decisions, next steps) do not fit the budget.
+var ErrBudget = errors.New("budget too small")
+
+// dropped is the level of a section that is left out.
+const dropped = -1
+
+// step is one move of the budget plan: set a section to a level.
+type step struct {
+	section string
+	level   int
+}
+
+// plan is the order in which sections give way when the text is over
+// budget: low-value detail is shortened first, then dropped; the task and
+// the state of the work go last. Decisions, next steps and provenance are
+// never touched.
+var plan = []step{
+	{SecCommands, 1}, {SecFiles, 1}, {SecTodos, 1}, {SecGit, 1}, {SecStatus, 1}, {SecTask, 1}, {SecQuestions, 1},
+	{SecCommands, dropped}, {SecChecks, dropped}, {SecFiles, dropped}, {SecTodos, dropped},
+	{SecStatus, 2}, {SecQuestions, dropped}, {SecGit, dropped}, {SecTask, 2}, {SecStatus, dropped},
+}
+
+// Render writes rec as text for an agent. The same record and options
+// always give the same bytes. Everything that came from the record is
+// fenced as quoted data; only the words around it are ours.
+func Render(rec *handoff.Record, opt Options) (*Result, error) {
+	levels := map[string]int{}
+	for _, id := range SectionIDs {
+		levels[id] = 0
+	}
+	if opt.Sections != nil {
+		for _, id := range SectionIDs {
+			if id != SecProvenance && !slices.Contains(opt.Sections, id) {
+				levels[id] = dropped
+			}
+		}
+		for _, id := range opt.Sections {
+			if !slices.Contains(SectionIDs, id) {
+				return nil, fmt.Errorf("unknown section %q: want one of %s", handoff.Shorten(CleanText(id), 32), strings.Join(SectionIDs, ", "))
+			}
+		}
+	}
+	res := &Result{}
+	text := compose(rec, opt, levels, res)
+	if opt.Budget.Bytes == 0 {
+		res.Text = text
+		return res, nil
+	}
+	for _, st := range plan {
+		if len(text) <= opt.Budget.Bytes {
+			break
+		}
+		cur := levels[st.section]
+		if cur == dropped || (st.level != dropped && cur >= st.level) {
+			continue
+		}
+		levels[st.section] = st.level
+		if st.level == dropped {
+			res.Omitted = append(res.Omitted, st.section)
+			res.Shortened = slices.DeleteFunc(res.Shortened, func(s string) bool { return s == st.section })
+		} else if !slices.Contains(res.Shortened, st.section) {
+			res.Shortened = append(res.Shortened, st.section)
+		}
+		text = compose(rec, opt, levels, res)
+	}
+	if len(text) > opt.Budget.Bytes {
+		return nil, fmt.Errorf("%w: %s, but provenance, decisions and next steps alone take %d bytes (~%d tokens)",
+			ErrBudget, opt.Budget, len(text), Tokens(len(text)))
+	}
+	res.Text = text
+	return res, nil
+}
+
+// compose renders every section at its level, and the note that says what
+// the budget left out.
+func compose(rec *handoff.Record, opt Options, levels map[string]int, res *Result) string {
+	w := &writer{mode: opt.Mode, depth: opt.depth()}
+	w.title("Handoff from a previous coding session")
+	w.preamble(rec, opt)
+	for _, id := range SectionIDs {
+		if lv := levels[id]; lv != dropped {
+			sections[id](w, rec, lv)
+		}
+	}
+	if len(res.Omitted)+len(res.Shortened) > 0 {
+		w.printf("\n---\n")
+		if len(res.Omitted) > 0 {
+			w.printf("Left out to fit the budget: %s.", strings.Join(sectionNames(res.Omitted), ", "))
+		}
+		if len(res.Shortened) > 0 {
+			if len(res.Omitted) > 0 {
+				w.printf(" ")
+			}
+			w.printf("Shortened: %s.", strings.Join(sectionNames(res.Shortened), ", "))
+		}
+		w.printf(" The whole handoff: `session-handoff show %s`.\n", rec.ID)
+	}
+	return w.String()
+}
+
+// sectionNames turns section ids into the headings people see.
+func sectionNames(ids []string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = strings.ToLower(headings[id])
+	}
+	return out
+}
+
+// writer builds one rendering.
+type writer struct {
+	strings.Builder
+	mode Mode
+	// depth is the level of the top heading: 1 for a prompt, 2 inside an
+	// instruction file or a briefing.
+	depth int
+}
+
+func (w *writer) printf(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+
+// title writes the top heading.
+func (w *writer) title(s string) {
+	w.printf("%s %s\n", strings.Repeat("#", w.depth), s)
+}
+
+// heading starts a section.
+func (w *writer) heading(id string) {
+	w.subheading(headings[id])
+}
+
+// subheading starts a section one level below the title.
+func (w *writer) subheading(s string) {
+	w.printf("\n%s %s\n\n", strings.Repeat("#", w.depth+1), s)
+}
+
+// quote writes untrusted text as a fenced block, cut to max bytes with a
+// note of ours after the fence when it was cut.
+func (w *writer) quote(s string, max int) {
+	s = strings.TrimSpace(CleanText(s))
+	cut := 0
+	if len(s) > max {
+		c := handoff.Clip(s, max)
+		cut = len(s) - len(c)
+		s = c
+	}
+	w.printf("%s\n", Fence(s))
+	if cut > 0 {
+		w.printf("(%d more bytes cut here; the stored handoff has them all.)\n", cut)
+	}
+}
+
+// quoteLines writes untrusted list items in one fenced block, one per
+// line, each flattened to a single line and cut to itemMax bytes; at most
+// maxItems are written and the rest counted.
+func (w *writer) quoteLines(items []string, maxItems, itemMax int, numbered bool) {
+	var b strings.Builder
+	for i, it := range items {
+		if i == maxItems {
+			break
+		}
+		it = Shorten(flatten(it), itemMax)
+		if numbered {
+			fmt.Fprintf(&b, "%d. %s\n", i+1, it)
+		} else {
+			fmt.Fprintf(&b, "- %s\n", it)
+		}
+	}
+	w.printf("%s\n", Fence(b.String()))
+	if len(items) > maxItems {
+		w.printf("(and %d more not shown)\n", len(items)-maxItems)
+	}
+}
+
+// Shorten cuts s to at most n bytes plus an ellipsis, without splitting
+// a character.
+func Shorten(s string, n int) string { return handoff.Shorten(s, n) }
+
+// flatten makes one line of untrusted text: line breaks become spaces and
+// control characters go.
+func flatten(s string) string {
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	return strings.TrimSpace(CleanText(s))
+}

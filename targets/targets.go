@@ -1,0 +1,188 @@
+// Package targets holds one profile per AI coding agent: the instruction
+// files it reads by itself, how to hand it a prompt without putting a long
+// text on its command line, the limits it puts on what it reads, and the
+// render style it gets. It also writes a rendered handoff into an
+// instruction file as a marked, replaceable block.
+package targets
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/session-handoff/session-handoff/render"
+)
+
+// Profile describes one agent.
+type Profile struct {
+	// Name is the target's id on the command line.
+	Name string `json:"name"`
+	// Agent is the agent's name as people write it.
+	Agent string `json:"agent"`
+	// Aliases are other names accepted for the target.
+	Aliases []string `json:"aliases,omitempty"`
+	// Reads lists what the agent reads by itself at start-up, most
+	// specific first, in the agent's own words where it has them.
+	Reads []string `json:"reads"`
+	// InstructionFile is where render --as instructions --write puts the
+	// handoff block, relative to the project root.
+	InstructionFile string `json:"instruction_file"`
+	// Header starts the instruction file when we create it (Cursor's rule
+	// frontmatter); empty for plain Markdown files.
+	Header string `json:"header,omitempty"`
+	// MaxFileSize is the most of the instruction file the agent reads, in
+	// bytes; 0 when it states no limit.
+	MaxFileSize int `json:"max_file_size,omitempty"`
+	// InstructionBudget is the default size of the block in the
+	// instruction file, in bytes; an instruction file is read at every
+	// start, so it is kept short.
+	InstructionBudget int `json:"instruction_budget"`
+	// Launch lists ways to start the agent with a prompt file; FILE stands
+	// for the rendered prompt. None passes the prompt as one argument,
+	// which the kernel caps (128 KiB per argument on Linux).
+	Launch []Launch `json:"launch"`
+	// Style is how the handoff is written for this agent.
+	Style render.Style `json:"-"`
+	// Notes are facts a user should know, one sentence each.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Launch is one way to start the agent with a handoff.
+type Launch struct {
+	// How says when to use it.
+	How string `json:"how"`
+	// Command is a shell command line, with FILE for the prompt file.
+	Command string `json:"command"`
+}
+
+const checkGuidance = "Before you call a step done, run the project's own checks (under \"How to check the work\") and read what they print."
+
+// profiles are the targets, generic first.
+var profiles = []Profile{
+	{
+		Name:              "generic",
+		Agent:             "an AI coding agent",
+		Reads:             []string{"AGENTS.md (the cross-agent convention read by Codex, Cursor, Copilot and others)"},
+		InstructionFile:   "AGENTS.md",
+		MaxFileSize:       32 << 10,
+		InstructionBudget: 16 << 10,
+		Launch: []Launch{
+			{How: "any agent that reads a prompt on standard input", Command: "AGENT < FILE"},
+			{How: "an agent with a chat window", Command: "paste FILE, or ask it to read FILE"},
+		},
+		Style: render.Style{Guidance: []string{"Work through the next steps in order. " + checkGuidance}},
+		Notes: []string{"AGENTS.md is capped at 32 KiB because Codex reads no more; the block is sized to fit."},
+	},
+	{
+		Name:    "claude-code",
+		Agent:   "Claude Code",
+		Aliases: []string{"claude"},
+		Reads: []string{"CLAUDE.md and .claude/CLAUDE.md in the project and its parent directories",
+			"CLAUDE.local.md (personal, not committed)", "~/.claude/CLAUDE.md (every project)",
+			"@path imports inside those files (up to five hops)"},
+		InstructionFile:   "CLAUDE.md",
+		InstructionBudget: 24 << 10,
+		Launch: []Launch{
+			{How: "one-shot (print mode), prompt on stdin", Command: `claude -p "Continue the work in the handoff on stdin." < FILE`},
+			{How: "interactive: write the block into CLAUDE.md, then start", Command: "session-handoff render --as instructions --target claude-code --write && claude"},
+		},
+		Style: render.Style{Agent: "Claude Code", Guidance: []string{
+			"Put the next steps in your todo list (TodoWrite) before you start, and mark each done as you finish it. " + checkGuidance}},
+		Notes: []string{"Claude Code warns when CLAUDE.md grows large; the block is kept to about 6,000 tokens by default."},
+	},
+	{
+		Name:    "codex",
+		Agent:   "Codex CLI",
+		Aliases: []string{"codex-cli"},
+		Reads: []string{"~/.codex/AGENTS.md (or AGENTS.override.md)",
+			"AGENTS.md (or AGENTS.override.md) in each directory from the git root down to the working directory, joined",
+			"at most project_doc_max_bytes of them together (32 KiB by default)"},
+		InstructionFile:   "AGENTS.md",
+		MaxFileSize:       32 << 10,
+		InstructionBudget: 16 << 10,
+		Launch: []Launch{
+			{How: "one-shot, prompt on stdin (the - argument)", Command: "codex exec - < FILE"},
+			{How: "interactive: write the block into AGENTS.md, then start", Command: "session-handoff render --as instructions --target codex --write && codex"},
+		},
+		Style: render.Style{Agent: "Codex CLI", Guidance: []string{
+			"Put the next steps in your plan (update_plan) before you start, and keep it current. " + checkGuidance}},
+		Notes: []string{"Codex stops reading instruction files at 32 KiB in all; the block is sized so that AGENTS.md stays under it."},
+	},
+	{
+		Name:    "gemini",
+		Agent:   "Gemini CLI",
+		Aliases: []string{"gemini-cli"},
+		Reads: []string{"GEMINI.md in the project, its parent directories and the directories below (or the names set in context.fileName)",
+			"~/.gemini/GEMINI.md (every project)", "@file.md imports inside those files"},
+		InstructionFile:   "GEMINI.md",
+		InstructionBudget: 24 << 10,
+		Launch: []Launch{
+			{How: "one-shot: -p is appended to what arrives on stdin", Command: `gemini -p "Continue the work in the handoff above." < FILE`},
+			{How: "interactive: write the block into GEMINI.md, then start", Command: "session-handoff render --as instructions --target gemini --write && gemini"},
+		},
+		Style: render.Style{Agent: "Gemini CLI", Guidance: []string{
+			"Put the next steps in your todo list (write_todos) before you start, and keep it current. " + checkGuidance}},
+	},
+	{
+		Name:  "cursor",
+		Agent: "Cursor",
+		Reads: []string{".cursor/rules/*.mdc (frontmatter: description, globs, alwaysApply)",
+			"AGENTS.md in the project"},
+		InstructionFile: ".cursor/rules/handoff.mdc",
+		Header: "---\ndescription: Handoff from the previous coding session, written by session-handoff\n" +
+			"globs:\nalwaysApply: true\n---\n",
+		InstructionBudget: 16 << 10,
+		Launch: []Launch{
+			{How: "write the rule, then start the agent with a short prompt", Command: `session-handoff render --as instructions --target cursor --write && cursor-agent "Continue the work described in .cursor/rules/handoff.mdc"`},
+		},
+		Style: render.Style{Agent: "Cursor", Guidance: []string{"Work through the next steps in order. " + checkGuidance}},
+		Notes: []string{"The rule is written with alwaysApply: true so every chat in the project sees it; remove it with --remove when the work is done."},
+	},
+	{
+		Name:              "copilot",
+		Agent:             "GitHub Copilot",
+		Aliases:           []string{"github-copilot"},
+		Reads:             []string{".github/copilot-instructions.md", ".github/instructions/*.instructions.md (frontmatter applyTo)", "AGENTS.md"},
+		InstructionFile:   ".github/copilot-instructions.md",
+		InstructionBudget: 16 << 10,
+		Launch: []Launch{
+			{How: "write the instructions, then start the agent with a short prompt", Command: `session-handoff render --as instructions --target copilot --write && copilot -p "Continue the work described in .github/copilot-instructions.md"`},
+		},
+		Style: render.Style{Agent: "GitHub Copilot", Guidance: []string{"Work through the next steps in order. " + checkGuidance}},
+		Notes: []string{"GitHub asks for repository instructions of no more than about two pages; keep the budget small."},
+	},
+}
+
+// All returns every profile, generic first.
+func All() []Profile {
+	out := make([]Profile, len(profiles))
+	copy(out, profiles)
+	return out
+}
+
+// Names lists the targets' names.
+func Names() []string {
+	out := make([]string, len(profiles))
+	for i, p := range profiles {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// Lookup finds a profile by name or alias; "" is generic.
+func Lookup(name string) (Profile, error) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	if n == "" {
+		n = "generic"
+	}
+	for _, p := range profiles {
+		if p.Name == n {
+			return p, nil
+		}
+		for _, a := range p.Aliases {
+			if a == n {
+				return p, nil
+			}
+		}
+	}
+	return Profile{}, fmt.Errorf("unknown target %q: want one of %s", render.Shorten(render.CleanText(name), 32), strings.Join(Names(), ", "))
+}
