@@ -837,3 +837,56 @@ func TestWriteBodyErrorWritesNothing(t *testing.T) {
 	}
 	assertOnlyFiles(t, dir, "GEMINI.md")
 }
+
+// TestBlockFileStaysInRoot checks that a link out of the project is not
+// followed for writing or removing, and that links inside it are.
+func TestBlockFileStaysInRoot(t *testing.T) {
+	outside := t.TempDir()
+	victim := filepath.Join(outside, ".bashrc")
+	if err := os.WriteFile(victim, []byte("export PATH=/usr/bin\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	link := filepath.Join(root, "CLAUDE.md")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	f := BlockFile{Path: link, Root: root}
+	if _, err := f.Write(func(int) (string, error) { return "handoff\n", nil }); err == nil || !strings.Contains(err.Error(), "outside the project") {
+		t.Fatalf("write through a link out of the project: %v", err)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "export PATH=/usr/bin\n" {
+		t.Fatalf("the file outside the project changed: %q", data)
+	}
+	if _, err := f.Remove(); err == nil {
+		t.Fatal("remove through a link out of the project succeeded")
+	}
+	// A directory link out of the project is caught too.
+	if err := os.Symlink(outside, filepath.Join(root, ".github")); err != nil {
+		t.Fatal(err)
+	}
+	g := BlockFile{Path: filepath.Join(root, ".github", "copilot-instructions.md"), Root: root}
+	if _, err := g.Write(func(int) (string, error) { return "x\n", nil }); err == nil {
+		t.Fatal("write under a directory link out of the project succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(outside, "copilot-instructions.md")); err == nil {
+		t.Fatal("a file was created outside the project")
+	}
+	// Inside the project: CLAUDE.md -> AGENTS.md is followed, and a new
+	// directory below the root is fine.
+	if err := os.WriteFile(filepath.Join(root, "AGENTS.md"), []byte("# rules\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inside := filepath.Join(root, "GEMINI.md")
+	if err := os.Symlink("AGENTS.md", inside); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{inside, filepath.Join(root, ".cursor", "rules", "handoff.mdc")} {
+		if _, err := (BlockFile{Path: p, Root: root}).Write(func(int) (string, error) { return "x\n", nil }); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "AGENTS.md")); !strings.Contains(string(data), BlockBegin) {
+		t.Fatal("the link inside the project was not followed")
+	}
+}
