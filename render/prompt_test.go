@@ -49,7 +49,7 @@ func fullRecord() *handoff.Record {
 			Todos: []handoff.Todo{{Content: "Split parser", Status: "completed"}, {Content: "Fix refresh tests", Status: "in_progress"},
 				{Content: "Update docs", Status: "pending"}},
 			Tokens: &handoff.Tokens{Input: 120000, Output: 8000}},
-		Source: handoff.Source{Kind: handoff.SourceImport, Import: &handoff.Provenance{BundleID: "b1c2d3", ImportedAt: last,
+		Source: handoff.Source{Kind: handoff.SourceImport, Import: &handoff.Provenance{BundleID: "5d41402abc4b2a76b9719d911017c592", ImportedAt: last,
 			Verification: "verified", Signer: "bob@desk", Fingerprint: "SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU"}},
 		Redactions: []handoff.Redaction{{Kind: "github-token", Count: 1}},
 	}

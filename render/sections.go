@@ -85,7 +85,11 @@ func provenanceSection(w *writer, rec *handoff.Record, _ int) {
 			w.printf("- Imported, with no record of how it was checked: treat it as unverified.\n")
 			break
 		}
-		w.printf("- Imported from bundle %s on %s: ", token(p.BundleID), p.ImportedAt.UTC().Format("2006-01-02"))
+		bundleID := "(an id of unexpected shape)"
+		if bundleIDPattern.MatchString(p.BundleID) {
+			bundleID = "`" + p.BundleID + "`"
+		}
+		w.printf("- Imported from bundle %s on %s: ", bundleID, p.ImportedAt.UTC().Format("2006-01-02"))
 		switch p.Verification {
 		case "verified":
 			w.printf("signed by %s (%s), a key in your trust store.\n", token(p.Signer), fingerprint(p.Fingerprint))
@@ -136,8 +140,15 @@ func provenanceSection(w *writer, rec *handoff.Record, _ int) {
 	}
 }
 
-// safeToken matches the identifiers we print among our own words: bundle
-// ids, principals. Anything else is not printed there.
+// bundleIDPattern is the shape of a bundle id (docs/FORMAT.md).
+var bundleIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// fingerprintPattern is the shape of an SSH SHA256 key fingerprint.
+var fingerprintPattern = regexp.MustCompile(`^SHA256:[A-Za-z0-9+/]{43}$`)
+
+// safeToken matches the principals we print among our own words: names
+// from the local trust store, which ValidatePrincipal keeps to this shape.
+// Anything else is not printed there.
 var safeToken = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:+/=@-]{0,127}$`)
 
 // token prints an identifier in a code span when it has the expected
@@ -151,7 +162,7 @@ func token(s string) string {
 
 // fingerprint prints a key fingerprint only in its expected shape.
 func fingerprint(fp string) string {
-	if strings.HasPrefix(fp, "SHA256:") && len(fp) <= 64 && !strings.ContainsAny(fp, "` \n") {
+	if fingerprintPattern.MatchString(fp) {
 		return "key `" + fp + "`"
 	}
 	return "an unnamed key"
