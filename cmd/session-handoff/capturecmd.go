@@ -123,8 +123,9 @@ what would be saved and stores nothing.`,
 						return err
 					}
 				}
+				a.warnIncomplete(rec)
 				if *asJSON {
-					return a.writeJSON(map[string]any{"saved": !*dryRun, "record": rec, "session": map[string]any{"agent": res.Session.Agent, "id": res.Session.ID, "path": res.Session.Path},
+					return a.writeJSON(map[string]any{"saved": !*dryRun, "record": rec, "score": handoff.Assess(rec, nil), "session": map[string]any{"agent": res.Session.Agent, "id": res.Session.ID, "path": res.Session.Path},
 						"redactions": res.Report, "stats": res.Digest.Stats, "untouched_dirty": res.UntouchedDirty})
 				}
 				if *dryRun {

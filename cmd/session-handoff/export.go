@@ -17,6 +17,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/redact"
 	"github.com/session-handoff/session-handoff/render"
+	"github.com/session-handoff/session-handoff/targets"
 )
 
 func init() {
@@ -54,7 +55,7 @@ export leaves nothing behind.`,
 			noEncrypt := fs.Bool("no-encrypt", false, "do not encrypt: anyone who gets the file can read it")
 			output := fs.StringP("output", "o", "", "where to write: a file, or - for standard output (required)")
 			format := fs.String("format", "bundle", "bundle, markdown or json")
-			fs.String("target", "generic", "the agent a markdown export is for (more targets arrive with render)")
+			target := fs.String("target", "", "with --format markdown: write the prompt for this agent, as 'render --target' does")
 			return func(args []string) error {
 				if len(args) > 1 {
 					return usagef("takes at most one id")
@@ -78,9 +79,26 @@ export leaves nothing behind.`,
 				if err != nil {
 					return err
 				}
+				if *target != "" && *format != "markdown" && *format != "md" {
+					return usagef("--target goes with --format markdown")
+				}
 				switch *format {
 				case "markdown", "md":
-					return a.writeOutput(*output, 0o644, func(w io.Writer) error { return render.Markdown(w, rec) })
+					if *target == "" {
+						return a.writeOutput(*output, 0o644, func(w io.Writer) error { return render.Markdown(w, rec) })
+					}
+					p, err := targets.Lookup(*target)
+					if err != nil {
+						return usageError{err}
+					}
+					res, err := render.Render(rec, render.Options{Style: p.Style})
+					if err != nil {
+						return err
+					}
+					return a.writeOutput(*output, 0o644, func(w io.Writer) error {
+						_, err := io.WriteString(w, res.Text)
+						return err
+					})
 				case "json":
 					return a.writeOutput(*output, 0o644, func(w io.Writer) error {
 						enc := json.NewEncoder(w)

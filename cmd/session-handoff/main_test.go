@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -60,8 +61,23 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"treehash": cmdTreeHash,
+			"maxsize":  cmdMaxSize,
 		},
 	})
+}
+
+// cmdMaxSize fails unless FILE is at most N bytes: maxsize FILE N
+func cmdMaxSize(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: maxsize FILE N")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	info, err := os.Stat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if info.Size() > int64(n) {
+		ts.Fatalf("%s is %d bytes, over %d", args[0], info.Size(), n)
+	}
 }
 
 // cmdTreeHash prints (or, with a second argument, compares with the hash

@@ -69,6 +69,7 @@ may be repeated; empty items are rejected.`,
 				if err := s.Save(rec); err != nil {
 					return err
 				}
+				a.warnIncomplete(rec)
 				if *asJSON {
 					return a.writeJSON(rec)
 				}

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/session-handoff/session-handoff/capture"
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/redact"
+	"github.com/session-handoff/session-handoff/render"
+	"github.com/session-handoff/session-handoff/store"
+	"github.com/session-handoff/session-handoff/targets"
+)
+
+// memoryFileNames are the identity and memory files a briefing quotes, in
+// the order it quotes them.
+var memoryFileNames = []string{"SOUL.md", "MEMORY.md"}
+
+func init() {
+	register(&command{
+		name:    "resume",
+		summary: "brief an agent at the start of a session: memory, the latest handoff, what changed since",
+		usage:   "resume [--target T] [--project DIR] [--memory-dir DIR] [--budget N] [--json]",
+		help: `Prints the start-of-session briefing for the project: its identity and
+memory files (SOUL.md, MEMORY.md in the memory directory or the project
+root) when it has them, the latest handoff for the project, and how the git
+worktree moved since that handoff (new commits, branch switched, files
+changed since). The handoff is found by the project's path, or else by its
+name (a handoff made on another machine).
+
+Memory files are read only when they are regular files inside the project
+(a symlink pointing out of it is refused), at most 16 KiB each, with
+secrets redacted. With no memory and no handoff the briefing says so and
+the exit status is still 0, so it can run from a session-start hook.`,
+		example: `  session-handoff resume --target claude-code
+  session-handoff resume --json | jq .drift.relation`,
+		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
+			storeDir := storeFlag(fs)
+			target := fs.String("target", "generic", "the agent: "+strings.Join(targets.Names(), ", "))
+			project := fs.String("project", ".", "the project directory")
+			memDir := fs.String("memory-dir", "memory", "the memory directory, relative to the project root")
+			budget := fs.String("budget", "", "size limit: tokens (8000) or bytes (32KiB)")
+			asJSON := fs.Bool("json", false, "print the briefing and its parts as JSON")
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("takes no arguments")
+				}
+				p, err := targets.Lookup(*target)
+				if err != nil {
+					return usageError{err}
+				}
+				b, err := render.ParseBudget(*budget)
+				if err != nil {
+					return usageError{err}
+				}
+				root, err := a.projectRoot(*project)
+				if err != nil {
+					return err
+				}
+				br := render.Briefing{Project: root}
+				if br.Memory, err = readMemoryFiles(root, *memDir); err != nil {
+					return err
+				}
+				s, err := a.openStore(*storeDir)
+				if err != nil {
+					return err
+				}
+				if br.Record, br.MatchedByName, err = latestFor(s, root); err != nil {
+					return err
+				}
+				if br.Record != nil {
+					br.Drift, err = capture.Since(a.ctx, root, br.Record.Git)
+					if errors.Is(err, capture.ErrNotGitRepo) || errors.Is(err, capture.ErrNoGit) {
+						br.Drift, err = nil, nil
+					}
+					if err != nil {
+						return err
+					}
+				}
+				res, err := render.RenderBriefing(br, render.Options{Style: p.Style, Budget: b})
+				if err != nil {
+					return err
+				}
+				if *asJSON {
+					return a.writeJSON(resumeJSON{Project: root, Memory: br.Memory, Handoff: br.Record,
+						MatchedByName: br.MatchedByName, Drift: br.Drift, Omitted: res.Omitted, Shortened: res.Shortened, Briefing: res.Text})
+				}
+				if _, err := io.WriteString(a.stdout, res.Text); err != nil {
+					return err
+				}
+				a.noteLeftOut(res, b)
+				return nil
+			}
+		},
+	})
+}
+
+// resumeJSON is resume's --json output.
+type resumeJSON struct {
+	Project       string              `json:"project"`
+	Memory        []render.MemoryFile `json:"memory"`
+	Handoff       *handoff.Record     `json:"handoff"`
+	MatchedByName bool                `json:"matched_by_name,omitempty"`
+	Drift         *capture.Drift      `json:"drift"`
+	Omitted       []string            `json:"omitted,omitempty"`
+	Shortened     []string            `json:"shortened,omitempty"`
+	Briefing      string              `json:"briefing"`
+}
+
+// latestFor finds the newest handoff for the project at root: by path, or
+// else by the directory's name.
+func latestFor(s *store.Store, root string) (*handoff.Record, bool, error) {
+	for i, f := range []store.Filter{{Project: root, Latest: true}, {Project: filepath.Base(root), Latest: true}} {
+		entries, err := s.List(f)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(entries) > 0 {
+			rec, err := s.Get(entries[0].ID)
+			return rec, i == 1, err
+		}
+	}
+	return nil, false, nil
+}
+
+// readMemoryFiles reads the identity and memory files of the project:
+// each from the memory directory, or else the project root. A file must be
+// a regular file whose real path is inside the project, so a cloned
+// repository cannot point SOUL.md at a key file and have it quoted to an
+// agent. Secrets in them are redacted.
+func readMemoryFiles(root, memDir string) ([]render.MemoryFile, error) {
+	type place struct{ dir, bound string }
+	places := []place{{filepath.Join(root, memDir), root}, {root, root}}
+	if filepath.IsAbs(memDir) {
+		// A memory directory the user names outside the project bounds
+		// its own files.
+		places[0] = place{memDir, memDir}
+	}
+	var out []render.MemoryFile
+	for _, name := range memoryFileNames {
+		for _, pl := range places {
+			bound, err := filepath.EvalSymlinks(pl.bound)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("memory directory: %w", err)
+			}
+			path := filepath.Join(pl.dir, name)
+			shown := path
+			if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
+				shown = filepath.ToSlash(r)
+			}
+			m, ok, err := readMemoryFile(bound, path, shown)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out = append(out, m)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// readMemoryFile reads one memory file if it exists, refusing one whose
+// real path is outside bound.
+func readMemoryFile(bound, path, name string) (render.MemoryFile, bool, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return render.MemoryFile{}, false, nil
+	}
+	if err != nil {
+		return render.MemoryFile{}, false, fmt.Errorf("read %s: %w", path, err)
+	}
+	if !strings.HasPrefix(real, bound+string(filepath.Separator)) {
+		return render.MemoryFile{}, false, fmt.Errorf("%s points outside the project (to %s); not quoting it", path, real)
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return render.MemoryFile{}, false, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return render.MemoryFile{}, false, fmt.Errorf("read %s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return render.MemoryFile{}, false, fmt.Errorf("%s is not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, render.MaxMemoryFile))
+	if err != nil {
+		return render.MemoryFile{}, false, fmt.Errorf("read %s: %w", path, err)
+	}
+	text := redact.Default().String(string(data), name, &redact.Report{})
+	return render.MemoryFile{Name: name, Text: text, Cut: max(0, info.Size()-int64(len(data)))}, true, nil
+}
