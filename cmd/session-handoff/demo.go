@@ -102,6 +102,7 @@ func (a *app) demo(dir string) error {
 		{"bob", bob, []string{"verify", bundlePath}},
 		{"bob", bob, []string{"import", bundlePath}},
 		{"bob", bob, []string{"show", "latest"}},
+		{"bob", bob, []string{"render", "latest", "--target", "claude-code", "--sections", "task,decisions,next"}},
 		{"bob", bob, []string{"store", "check"}},
 	}
 	fmt.Fprintf(a.stdout, "# alice and bob each have a SESSION_HANDOFF_HOME under %s\n", dir)
