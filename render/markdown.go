@@ -104,9 +104,12 @@ func Fence(s string) string {
 // inline makes untrusted text safe on one Markdown line: no line breaks, no
 // control characters, no backticks that could open code spans across ours.
 func inline(s string) string {
-	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "`", "'").Replace(s)
+	s = inlineBreaks.Replace(s)
 	return CleanText(s)
 }
+
+// inlineBreaks turns line breaks into spaces and backticks into quotes.
+var inlineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "`", "'")
 
 // CleanText removes control characters other than newline and tab, so that
 // text from a record cannot move a terminal's cursor, recolour it, or hide

@@ -125,7 +125,8 @@ func Render(rec *handoff.Record, opt Options) (*Result, error) {
 		}
 	}
 	res := &Result{}
-	text := compose(rec, opt, levels, res)
+	c := &composer{rec: rec, opt: opt, cache: map[step]string{}}
+	text := c.compose(levels, res)
 	if opt.Budget.Bytes == 0 {
 		res.Text = text
 		return res, nil
@@ -145,7 +146,7 @@ func Render(rec *handoff.Record, opt Options) (*Result, error) {
 		} else if !slices.Contains(res.Shortened, st.section) {
 			res.Shortened = append(res.Shortened, st.section)
 		}
-		text = compose(rec, opt, levels, res)
+		text = c.compose(levels, res)
 	}
 	if len(text) > opt.Budget.Bytes {
 		return nil, fmt.Errorf("%w: %s, but provenance, decisions and next steps alone take %d bytes (~%d tokens)",
@@ -155,15 +156,42 @@ func Render(rec *handoff.Record, opt Options) (*Result, error) {
 	return res, nil
 }
 
+// composer renders a record's sections, each at most once per level, so
+// that trying one budget step after another costs little more than one
+// rendering.
+type composer struct {
+	rec   *handoff.Record
+	opt   Options
+	head  string
+	cache map[step]string
+}
+
+// section renders one section at a level.
+func (c *composer) section(id string, level int) string {
+	k := step{id, level}
+	if t, ok := c.cache[k]; ok {
+		return t
+	}
+	w := &writer{mode: c.opt.Mode, depth: c.opt.depth()}
+	sections[id](w, c.rec, level)
+	c.cache[k] = w.String()
+	return c.cache[k]
+}
+
 // compose renders every section at its level, and the note that says what
 // the budget left out.
-func compose(rec *handoff.Record, opt Options, levels map[string]int, res *Result) string {
-	w := &writer{mode: opt.Mode, depth: opt.depth()}
-	w.title("Handoff from a previous coding session")
-	w.preamble(rec, opt)
+func (c *composer) compose(levels map[string]int, res *Result) string {
+	if c.head == "" {
+		w := &writer{mode: c.opt.Mode, depth: c.opt.depth()}
+		w.title("Handoff from a previous coding session")
+		w.preamble(c.rec, c.opt)
+		c.head = w.String()
+	}
+	w := &writer{mode: c.opt.Mode, depth: c.opt.depth()}
+	w.WriteString(c.head)
 	for _, id := range SectionIDs {
 		if lv := levels[id]; lv != dropped {
-			sections[id](w, rec, lv)
+			w.WriteString(c.section(id, lv))
 		}
 	}
 	if len(res.Omitted)+len(res.Shortened) > 0 {
@@ -177,7 +205,7 @@ func compose(rec *handoff.Record, opt Options, levels map[string]int, res *Resul
 			}
 			w.printf("Shortened: %s.", strings.Join(sectionNames(res.Shortened), ", "))
 		}
-		w.printf(" The whole handoff: `session-handoff show %s`.\n", rec.ID)
+		w.printf(" The whole handoff: `session-handoff show %s`.\n", c.rec.ID)
 	}
 	return w.String()
 }
@@ -220,14 +248,13 @@ func (w *writer) subheading(s string) {
 // quote writes untrusted text as a fenced block, cut to max bytes with a
 // note of ours after the fence when it was cut.
 func (w *writer) quote(s string, max int) {
-	s = strings.TrimSpace(CleanText(s))
 	cut := 0
 	if len(s) > max {
 		c := handoff.Clip(s, max)
 		cut = len(s) - len(c)
 		s = c
 	}
-	w.printf("%s\n", Fence(s))
+	w.printf("%s\n", Fence(strings.TrimSpace(CleanText(s))))
 	if cut > 0 {
 		w.printf("(%d more bytes cut here; the stored handoff has them all.)\n", cut)
 	}
@@ -262,6 +289,8 @@ func Shorten(s string, n int) string { return handoff.Shorten(s, n) }
 // flatten makes one line of untrusted text: line breaks become spaces and
 // control characters go.
 func flatten(s string) string {
-	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
-	return strings.TrimSpace(CleanText(s))
+	return strings.TrimSpace(CleanText(lineBreaks.Replace(s)))
 }
+
+// lineBreaks turns every line break into a space.
+var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
