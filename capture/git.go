@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,10 @@ const (
 	GitTimeout = 15 * time.Second
 )
 
+// urlCredentials matches the user information of a URL in git's messages
+// ("https://user:token@host/…"), which must never reach an error.
+var urlCredentials = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@`)
+
 // logFormat is the git log format parseLog reads: hash, subject, author
 // and date, separated by unit separators.
 const logFormat = "--format=%H%x1f%s%x1f%an%x1f%aI"
@@ -44,6 +49,14 @@ var ErrNoGit = errors.New("git is not installed")
 // Git runs the system git against one directory.
 type Git struct {
 	Dir string
+}
+
+// Run runs git with args in g.Dir, as run does, for callers outside this
+// package that write as well as read (publishing memory, a shared inbox):
+// bounded in time and output, never prompting for credentials, with the
+// first line of git's own error message in the error.
+func (g Git) Run(ctx context.Context, args ...string) ([]byte, error) {
+	return g.run(ctx, args...)
 }
 
 // run runs git with args in g.Dir and returns its standard output.
@@ -73,7 +86,7 @@ func (g Git) run(ctx context.Context, args ...string) ([]byte, error) {
 		return nil, fmt.Errorf("git %s: timed out after %s", args[0], GitTimeout)
 	}
 	if err != nil {
-		msg := strings.TrimSpace(firstLine(stderr.String()))
+		msg := urlCredentials.ReplaceAllString(strings.TrimSpace(firstLine(stderr.String())), "$1")
 		if msg == "" {
 			msg = err.Error()
 		}

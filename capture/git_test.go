@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -143,5 +144,26 @@ func TestParseStatusBoundsLists(t *testing.T) {
 	}
 	if len(gs.Untracked) != MaxListed || !gs.Truncated {
 		t.Fatalf("untracked %d truncated %v", len(gs.Untracked), gs.Truncated)
+	}
+}
+
+func TestGitErrorsNeverCarryCredentials(t *testing.T) {
+	// Some git versions and transports echo the URL as given; a fake git
+	// that does so stands in for them.
+	bin := t.TempDir()
+	script := "#!/bin/sh\necho \"fatal: unable to access 'https://alice:s3cr3t-token@git.example/repo.git/': timeout\" >&2\nexit 128\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	_, err := Git{Dir: t.TempDir()}.Run(context.Background(), "push", "origin", "main")
+	if err == nil {
+		t.Fatal("a failing git succeeded")
+	}
+	if strings.Contains(err.Error(), "s3cr3t-token") || strings.Contains(err.Error(), "alice") {
+		t.Fatalf("credentials in the error: %v", err)
+	}
+	if !strings.Contains(err.Error(), "https://git.example/repo.git/") {
+		t.Fatalf("the rest of git's message was lost: %v", err)
 	}
 }
