@@ -1,17 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/exchange"
-	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // limitFlags adds a flag for each reader limit; zero keeps the default.
@@ -88,40 +87,13 @@ func (a *app) openInput(name string) (io.ReadCloser, error) {
 }
 
 // parseRecipients turns --to values (age1…, ssh-… lines, or files of
-// either) and --to-file files into recipients.
+// either) and --to-file files into recipients; a bad inline key is a
+// usage error.
 func parseRecipients(to, toFiles []string) ([]crypto.RecipientInfo, error) {
-	var out []crypto.RecipientInfo
-	seen := map[string]bool{}
-	add := func(list []crypto.RecipientInfo) {
-		for _, r := range list {
-			if !seen[r.Canonical] {
-				seen[r.Canonical] = true
-				out = append(out, r)
-			}
-		}
+	list, err := exchange.ParseRecipients(to, toFiles)
+	var bad *exchange.BadRecipientError
+	if errors.As(err, &bad) {
+		return nil, usagef("--to: %v", bad.Err)
 	}
-	for _, t := range to {
-		s := strings.TrimSpace(t)
-		if strings.HasPrefix(s, "age1") || strings.HasPrefix(strings.ToLower(s), "age1") || strings.HasPrefix(s, "ssh-") {
-			r, canon, err := crypto.ParseRecipient(s)
-			if err != nil {
-				return nil, usagef("--to: %v", err)
-			}
-			add([]crypto.RecipientInfo{{Recipient: r, Canonical: canon}})
-			continue
-		}
-		toFiles = append(toFiles, t)
-	}
-	for _, f := range toFiles {
-		data, err := safefile.ReadFile(f, 1<<20)
-		if err != nil {
-			return nil, fmt.Errorf("read recipients %s: %w", f, err)
-		}
-		list, err := crypto.ParseRecipientsFile(data, f)
-		if err != nil {
-			return nil, err
-		}
-		add(list)
-	}
-	return out, nil
+	return list, err
 }
