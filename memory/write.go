@@ -1,0 +1,376 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+)
+
+// filePerm is the mode of the memory files: they are meant to be
+// committed and read by any agent.
+const filePerm = 0o644
+
+// gitignore is the .gitignore Init writes in the root.
+const gitignore = "# session-handoff memory: the writers' lock file\n" + LockFile + "\n"
+
+// InitOptions are Init's options.
+type InitOptions struct {
+	// Name is the agent's name, written into SOUL.md (one line, at most
+	// 64 bytes); empty leaves a placeholder.
+	Name string
+	// Force replaces existing identity files and .gitignore with the
+	// templates.
+	Force bool
+}
+
+// Init makes a memory root: SOUL.md, MEMORY.md and HANDOFF.md from
+// templates, the layer1/, layer2/ and layer3/ directories, and a
+// .gitignore for the lock file. Existing files are left untouched unless
+// o.Force is set. It returns the paths (root joined with the file name) it
+// created or replaced, directories with a trailing separator.
+func Init(root string, o InitOptions) (created []string, err error) {
+	if len(o.Name) > 64 || strings.IndexFunc(o.Name, unicode.IsControl) >= 0 || strings.TrimSpace(o.Name) != o.Name || !utf8.ValidString(o.Name) {
+		return nil, fmt.Errorf("name %q: want one line of at most 64 bytes without surrounding spaces", handoff.Shorten(o.Name, 40))
+	}
+	d := Dir{Root: root}
+	real, err := d.root(true)
+	if err != nil {
+		return nil, err
+	}
+	l, err := d.lock(real)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Unlock()
+	for _, dir := range []string{"layer1", "layer2", "layer3"} {
+		_, statErr := os.Lstat(filepath.Join(real, dir))
+		if _, err := d.dir(real, dir, true); err != nil {
+			return created, err
+		}
+		if errors.Is(statErr, fs.ErrNotExist) {
+			created = append(created, d.name(dir)+string(filepath.Separator))
+		}
+	}
+	files := []struct {
+		rel  string
+		data []byte
+	}{
+		{SoulFile, (&Doc{Header: Header{Tag: "soul"}, Text: soulTemplate(o.Name)}).Format()},
+		{MemoryFile, (&Doc{Header: Header{Tag: "memory"}, Text: memoryTemplate}).Format()},
+		{HandoffFile, (&Doc{Header: Header{Tag: "handoff"}, Text: handoffTemplate}).Format()},
+		{".gitignore", []byte(gitignore)},
+	}
+	for _, f := range files {
+		p, exists, err := d.locate(real, f.rel, false)
+		if err != nil {
+			return created, err
+		}
+		if exists && !o.Force {
+			continue
+		}
+		if err := safefile.WriteFile(p, f.data, filePerm); err != nil {
+			return created, fmt.Errorf("%s: %w", d.name(f.rel), err)
+		}
+		created = append(created, d.name(f.rel))
+	}
+	return created, nil
+}
+
+func soulTemplate(name string) string {
+	title := "Soul"
+	if name != "" {
+		title = name
+	}
+	return "# " + title + `
+
+Who this agent is, for any agent that takes up the work: its name, its
+voice, what it values and how it likes to work. Keep it short and edit it
+freely; session-handoff never rewrites this file.
+
+## Voice
+
+## Values
+
+## Habits
+`
+}
+
+const memoryTemplate = `# Memory
+
+What this agent knows that outlives a session: the project and its people,
+conventions, decisions and where things are. Edit it freely.
+
+Session notes are in layer1/, where things stand now in
+layer2/current-state.md, and monthly archives of old notes in layer3/.
+`
+
+const handoffTemplate = `# Handoff
+
+No handoff has been written here yet. session-handoff replaces this file
+with the latest handoff.
+`
+
+// Note is one piece of memory to write.
+type Note struct {
+	// Layer is 1 (a session note), 2 (the current state) or 3 (an archive
+	// entry); Write dispatches on it.
+	Layer int
+	// Tag names the note or archive (layers 1 and 3); see ValidTag.
+	Tag string
+	// Date is YYYY-MM-DD; for layer 3 it picks the month's archive.
+	// Writers given an empty date use today's, in local time.
+	Date string
+	// HandoffID is the handoff the note came from, if any.
+	HandoffID string
+	// Key, when set, makes the write of a layer-1 or layer-3 entry
+	// idempotent: an entry with the same key in the file means nothing is
+	// written. See ValidKey.
+	Key string
+	// Body is the text: UTF-8, at most MaxBodySize bytes; control
+	// characters other than newline and tab are removed.
+	Body string
+}
+
+// today is the date writers use when given none.
+func today() string { return time.Now().Format("2006-01-02") }
+
+// Write writes n to the layer it names: WriteNote for layer 1,
+// WriteArchive for layer 3, and for layer 2 the current state with the
+// note's date in the header. written is false only when an entry with
+// n.Key was there already.
+func (d Dir) Write(n Note) (path string, written bool, err error) {
+	switch n.Layer {
+	case 1:
+		return d.WriteNote(n)
+	case 2:
+		if n.Tag != "" || n.Key != "" {
+			return "", false, errors.New("layer 2 takes no tag and no key")
+		}
+		p, err := d.writeWhole(StateFile, Header{Layer: 2, Date: n.Date}, n.HandoffID, n.Body)
+		return p, err == nil, err
+	case 3:
+		return d.WriteArchive(n)
+	}
+	return "", false, fmt.Errorf("layer %d: want 1, 2 or 3", n.Layer)
+}
+
+// WriteNote appends an entry to the layer-1 note of n.Tag on n.Date
+// (layer1/YYYY-MM/<tag>-<date>.md), creating the note if needed; a second
+// note on the same day for the same tag is appended, never overwrites.
+// n.Layer must be 1 (or 0, taken as 1). Key, when non-empty, makes the
+// write idempotent: if an entry with the same key already exists in that
+// file, nothing is written and (path, false, nil) is returned. Handover
+// runs pass "<run-id>/<step>" so a resumed run never writes the same note
+// twice. The path returned is Root joined with the note's path.
+func (d Dir) WriteNote(n Note) (path string, written bool, err error) {
+	if n.Layer != 0 && n.Layer != 1 {
+		return "", false, fmt.Errorf("WriteNote: layer %d, want 1", n.Layer)
+	}
+	if n.Date == "" {
+		n.Date = today()
+	}
+	e, err := n.entry()
+	if err != nil {
+		return "", false, err
+	}
+	h := Header{Layer: 1, Tag: n.Tag, Date: n.Date, HandoffID: e.HandoffID}
+	return d.appendEntry(NotePath(n.Tag, n.Date), h, notePreamble(n.Tag, n.Date), e)
+}
+
+// WriteArchive adds an entry to the layer-3 archive of n.Tag for the
+// month of n.Date (layer3/YYYY-MM-<tag>-archive.md), by hand rather than
+// by Compact. The entry goes after every entry of the same or an earlier
+// date, so the archive stays in date order. Key makes it idempotent as
+// for WriteNote.
+func (d Dir) WriteArchive(n Note) (path string, written bool, err error) {
+	if n.Layer != 0 && n.Layer != 3 {
+		return "", false, fmt.Errorf("WriteArchive: layer %d, want 3", n.Layer)
+	}
+	if n.Date == "" {
+		n.Date = today()
+	}
+	e, err := n.entry()
+	if err != nil {
+		return "", false, err
+	}
+	month := n.Date[:7]
+	h := Header{Layer: 3, Tag: n.Tag, Date: month, HandoffID: e.HandoffID}
+	return d.appendEntry(ArchivePath(n.Tag, month), h, archivePreamble(n.Tag, month), e)
+}
+
+// WriteState replaces the layer-2 current state (layer2/current-state.md)
+// atomically with body, dated today; handoffID, if set, is recorded in
+// the header.
+func (d Dir) WriteState(handoffID string, body string) (path string, err error) {
+	return d.writeWhole(StateFile, Header{Layer: 2}, handoffID, body)
+}
+
+// WriteHandoff replaces HANDOFF.md atomically with text (the rendered
+// latest handoff), dated today, recording handoffID in the header.
+func (d Dir) WriteHandoff(handoffID, text string) (path string, err error) {
+	return d.writeWhole(HandoffFile, Header{Layer: 0, Tag: "handoff"}, handoffID, text)
+}
+
+// entry checks a layer-1 or layer-3 note and makes its entry.
+func (n Note) entry() (Entry, error) {
+	if err := ValidTag(n.Tag); err != nil {
+		return Entry{}, err
+	}
+	if err := ValidDate(n.Date); err != nil {
+		return Entry{}, err
+	}
+	if n.Key != "" {
+		if err := ValidKey(n.Key); err != nil {
+			return Entry{}, err
+		}
+	}
+	id, err := validHandoffID(n.HandoffID)
+	if err != nil {
+		return Entry{}, err
+	}
+	body, err := cleanText(n.Body)
+	if err != nil {
+		return Entry{}, err
+	}
+	return Entry{Date: n.Date, Key: n.Key, HandoffID: id, Body: body}, nil
+}
+
+func notePreamble(tag, date string) string { return "# " + tag + ": notes of " + date + "\n" }
+
+func archivePreamble(tag, month string) string {
+	return "# " + tag + ": archive of " + month + "\n"
+}
+
+// appendEntry adds e to the file rel (made with header h and text
+// preamble when missing) under the lock, unless e.Key is there already.
+func (d Dir) appendEntry(rel string, h Header, preamble string, e Entry) (string, bool, error) {
+	real, err := d.root(true)
+	if err != nil {
+		return "", false, err
+	}
+	l, err := d.lockFor(real, rel)
+	if err != nil {
+		return "", false, err
+	}
+	defer l.Unlock()
+	p, exists, err := d.locate(real, rel, true)
+	if err != nil {
+		return "", false, err
+	}
+	doc := &Doc{Header: h, Text: preamble}
+	if exists {
+		if doc, err = d.readDoc(p, rel); err != nil {
+			return "", false, err
+		}
+		if e.Key != "" && doc.hasKey(e.Key) {
+			return d.name(rel), false, nil
+		}
+		if h.HandoffID != "" {
+			doc.Header.HandoffID = h.HandoffID
+		}
+	}
+	doc.insert(e)
+	if err := d.writeDoc(p, rel, doc); err != nil {
+		return "", false, err
+	}
+	return d.name(rel), true, nil
+}
+
+// writeWhole replaces the file rel (layer 0 or 2) with text under header
+// h, dated today unless h has a date.
+func (d Dir) writeWhole(rel string, h Header, handoffID, text string) (string, error) {
+	id, err := validHandoffID(handoffID)
+	if err != nil {
+		return "", err
+	}
+	h.HandoffID = id
+	if h.Date == "" {
+		h.Date = today()
+	}
+	if err := ValidDate(h.Date); err != nil {
+		return "", err
+	}
+	body, err := cleanText(text)
+	if err != nil {
+		return "", err
+	}
+	real, err := d.root(true)
+	if err != nil {
+		return "", err
+	}
+	l, err := d.lockFor(real, rel)
+	if err != nil {
+		return "", err
+	}
+	defer l.Unlock()
+	p, _, err := d.locate(real, rel, true)
+	if err != nil {
+		return "", err
+	}
+	if err := d.writeDoc(p, rel, &Doc{Header: h, Text: body}); err != nil {
+		return "", err
+	}
+	return d.name(rel), nil
+}
+
+// writeDoc replaces the file at p atomically with doc, refusing to make
+// it larger than MaxFileSize.
+func (d Dir) writeDoc(p, rel string, doc *Doc) error {
+	data := doc.Format()
+	if len(data) > MaxFileSize {
+		return fmt.Errorf("%s: would grow over the %d MiB limit for a memory file", d.name(rel), MaxFileSize>>20)
+	}
+	if err := safefile.WriteFile(p, data, filePerm); err != nil {
+		return fmt.Errorf("write %s: %w", d.name(rel), err)
+	}
+	return nil
+}
+
+// hasKey reports whether an entry of the document carries key.
+func (doc *Doc) hasKey(key string) bool {
+	for _, e := range doc.Entries {
+		if e.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// insert puts e after every entry dated on or before it, so entries stay
+// in date order and a new one on the same day comes last. The text before
+// it is given a blank line, so entries read as paragraphs.
+func (doc *Doc) insert(e Entry) {
+	i := sort.Search(len(doc.Entries), func(i int) bool { return doc.Entries[i].Date > e.Date })
+	prev := &doc.Text
+	if i > 0 {
+		prev = &doc.Entries[i-1].Body
+	}
+	*prev = separate(*prev)
+	if i < len(doc.Entries) {
+		e.Body = separate(e.Body)
+	}
+	doc.Entries = append(doc.Entries, Entry{})
+	copy(doc.Entries[i+1:], doc.Entries[i:])
+	doc.Entries[i] = e
+}
+
+// separate ends non-empty text with a blank line.
+func separate(s string) string {
+	if s == "" || strings.HasSuffix(s, "\n\n") || strings.HasSuffix(s, "\n\r\n") {
+		return s
+	}
+	if strings.HasSuffix(s, "\n") {
+		return s + "\n"
+	}
+	return s + "\n\n"
+}
