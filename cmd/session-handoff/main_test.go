@@ -17,7 +17,8 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"session-handoff": main,
+		"session-handoff":       main,
+		"session-handoff-crash": crashMain,
 	})
 }
 

@@ -1,0 +1,284 @@
+package handover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/session-handoff/session-handoff/bundle"
+	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/redact"
+	"github.com/session-handoff/session-handoff/store"
+)
+
+// Phase is a point in a step's life that Runner.Observe is told about.
+type Phase string
+
+// The phases of a step, in order. A crash between PhaseStarted and
+// PhaseDone leaves the step "running" in the checkpoint: the next run
+// does it again, which every built-in kind makes harmless (see Run).
+const (
+	PhaseBefore  Phase = "before"  // about to start; the checkpoint says pending
+	PhaseStarted Phase = "started" // the checkpoint says running; no work done yet
+	PhaseWorked  Phase = "worked"  // the work is done; the checkpoint does not know yet
+	PhaseDone    Phase = "done"    // the checkpoint says done
+)
+
+// ErrConfigChanged is wrapped when a run is pending under a configuration
+// that has changed since it began.
+var ErrConfigChanged = errors.New("the configuration changed since the pending run began")
+
+// ErrRunLocked is wrapped when another process is running a handover for
+// the same project.
+var ErrRunLocked = errors.New("another handover run is in progress for this project")
+
+// Runner runs a project's handover.
+type Runner struct {
+	// Project is the project's root directory.
+	Project string
+	// StateDir holds the checkpoint and the run lock (see StateDir).
+	StateDir string
+	// PauseFiles stop the run when any exists (see PauseFiles).
+	PauseFiles []string
+	Config     *Config
+	Store      *store.Store
+	// SigningKey signs exported bundles; an export step without one fails
+	// rather than send an unsigned bundle.
+	SigningKey *crypto.SigningKey
+	// Redactor removes secrets from what capture reads.
+	Redactor *redact.Redactor
+	Producer bundle.Producer
+	// Env looks up environment variables (where agents keep sessions).
+	Env func(string) string
+	// Log receives one line per step, and the output of exec steps.
+	Log io.Writer
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Observe, when set, is told of every phase of every step. Tests use
+	// it to kill the process at chosen instants.
+	Observe func(step string, phase Phase)
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Runner) logf(format string, args ...any) {
+	if r.Log != nil {
+		fmt.Fprintf(r.Log, format+"\n", args...)
+	}
+}
+
+func (r *Runner) observe(step string, p Phase) {
+	if r.Observe != nil {
+		r.Observe(step, p)
+	}
+}
+
+// Status is what Check finds.
+type Status int
+
+// Check results; their values are handover check's exit codes.
+const (
+	StatusNone         Status = 0 // no run has been started
+	StatusResumeNeeded Status = 1 // a run was interrupted (or is running now)
+	StatusCompleted    Status = 2 // the last run completed
+)
+
+// Check reports whether a run is pending in stateDir.
+func Check(stateDir string) (Status, *Checkpoint, error) {
+	cp, err := LoadCheckpoint(stateDir)
+	switch {
+	case err != nil:
+		return StatusResumeNeeded, nil, err
+	case cp == nil:
+		return StatusNone, nil, nil
+	case cp.State == RunCompleted:
+		return StatusCompleted, cp, nil
+	}
+	return StatusResumeNeeded, cp, nil
+}
+
+// Running reports whether a process holds the project's run lock now.
+func Running(stateDir string) bool {
+	l, err := safefile.TryLockFile(filepath.Join(stateDir, "run.lock"))
+	if err != nil {
+		return errors.Is(err, safefile.ErrLocked)
+	}
+	l.Unlock()
+	return false
+}
+
+// Run runs the configuration's steps, or resumes the pending run: steps
+// already done are skipped and their outputs used. With restart, a
+// pending run is abandoned and a new one begins.
+//
+// A step that fails stops the run with its error; the run stays pending
+// and the next Run retries that step. A PAUSE file stops the run before
+// any step (returning a *PausedError); it stays resumable.
+//
+// Every built-in kind can be repeated after a crash without harm: save and
+// capture store the record under the id chosen when the run began (a
+// second attempt finds it stored), memory notes carry the run and step as
+// an idempotency key, the layer-2 state and HANDOFF.md are rewritten
+// whole, compaction is itself resumable, export rewrites its file
+// atomically, and publish treats "nothing to commit" as success. An exec
+// step runs again if the crash came while it ran.
+func (r *Runner) Run(ctx context.Context, restart bool) (*Checkpoint, error) {
+	if err := CheckPause(r.PauseFiles); err != nil {
+		return nil, err
+	}
+	if err := ensureDir(r.StateDir); err != nil {
+		return nil, err
+	}
+	lock, err := safefile.TryLockFile(filepath.Join(r.StateDir, "run.lock"))
+	if errors.Is(err, safefile.ErrLocked) {
+		return nil, ErrRunLocked
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock the run: %w", err)
+	}
+	defer lock.Unlock()
+
+	cp, err := LoadCheckpoint(r.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	hash := r.Config.Hash()
+	switch {
+	case cp != nil && cp.State == RunRunning && !restart:
+		if cp.ConfigHash != hash {
+			return cp, fmt.Errorf("%w (run %s); finish it with the old configuration or pass --restart", ErrConfigChanged, cp.RunID)
+		}
+		cp.Resumes++
+		r.logf("resuming run %s: %d of %d steps left", cp.RunID, len(cp.Pending()), len(cp.Steps))
+	default:
+		if cp, err = r.newRun(hash); err != nil {
+			return nil, err
+		}
+	}
+	if err := cp.save(r.StateDir); err != nil {
+		return cp, err
+	}
+	for _, st := range r.Config.Steps {
+		ss := cp.step(st.Name)
+		if ss.State == StepDone {
+			continue
+		}
+		if err := CheckPause(r.PauseFiles); err != nil {
+			return cp, err
+		}
+		if err := ctx.Err(); err != nil {
+			return cp, err
+		}
+		r.observe(st.Name, PhaseBefore)
+		started := r.now().UTC()
+		ss.State, ss.Attempts, ss.StartedAt, ss.FinishedAt, ss.Error = StepRunning, ss.Attempts+1, &started, nil, ""
+		if err := cp.save(r.StateDir); err != nil {
+			return cp, err
+		}
+		r.observe(st.Name, PhaseStarted)
+		sctx, cancel := context.WithTimeout(ctx, st.Timeout.Duration)
+		out, err := r.runStep(sctx, cp, st)
+		cancel()
+		r.observe(st.Name, PhaseWorked)
+		finished := r.now().UTC()
+		ss.FinishedAt = &finished
+		if err != nil {
+			if errors.Is(sctx.Err(), context.DeadlineExceeded) {
+				err = fmt.Errorf("timed out after %s: %w", st.Timeout.Duration, err)
+			}
+			ss.State, ss.Error = StepFailed, err.Error()
+			if serr := cp.save(r.StateDir); serr != nil {
+				return cp, serr
+			}
+			r.logf("step %s (%s): failed: %v", st.Name, st.Kind, err)
+			return cp, fmt.Errorf("step %s: %w", st.Name, err)
+		}
+		ss.State, ss.Outputs = StepDone, out
+		if err := cp.save(r.StateDir); err != nil {
+			return cp, err
+		}
+		r.observe(st.Name, PhaseDone)
+		r.logf("step %s (%s): done%s", st.Name, st.Kind, describe(out))
+	}
+	finished := r.now().UTC()
+	cp.State, cp.FinishedAt = RunCompleted, &finished
+	if err := cp.save(r.StateDir); err != nil {
+		return cp, err
+	}
+	return cp, nil
+}
+
+// newRun starts a checkpoint for a fresh run.
+func (r *Runner) newRun(hash string) (*Checkpoint, error) {
+	now := r.now()
+	runID, err := handoff.NewID(now)
+	if err != nil {
+		return nil, err
+	}
+	hid, err := handoff.NewID(now)
+	if err != nil {
+		return nil, err
+	}
+	cp := &Checkpoint{Version: CheckpointVersion, RunID: string(runID), Project: r.Project, ConfigHash: hash,
+		State: RunRunning, StartedAt: now.UTC(), HandoffID: string(hid)}
+	for _, st := range r.Config.Steps {
+		cp.Steps = append(cp.Steps, StepState{Name: st.Name, Kind: st.Kind, State: StepPending})
+	}
+	r.logf("run %s: %d steps", cp.RunID, len(cp.Steps))
+	return cp, nil
+}
+
+// describe prints a step's outputs for the log, in a fixed order.
+func describe(out map[string]string) string {
+	s := ""
+	for _, k := range []string{"handoff_id", "path", "archived", "bundle", "commit"} {
+		if v, ok := out[k]; ok {
+			s += " " + k + "=" + v
+		}
+	}
+	return s
+}
+
+// PlanStep is one line of a dry run.
+type PlanStep struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	// Action is "run", or "skip" for a step a pending run has done.
+	Action string `json:"action"`
+}
+
+// Plan says what Run would do now, without doing or writing anything.
+func (r *Runner) Plan(restart bool) ([]PlanStep, *Checkpoint, error) {
+	cp, err := LoadCheckpoint(r.StateDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	resume := cp != nil && cp.State == RunRunning && !restart
+	if resume && cp.ConfigHash != r.Config.Hash() {
+		return nil, cp, fmt.Errorf("%w (run %s); pass --restart to start over", ErrConfigChanged, cp.RunID)
+	}
+	var out []PlanStep
+	for _, st := range r.Config.Steps {
+		action := "run"
+		if resume {
+			if ss := cp.step(st.Name); ss != nil && ss.State == StepDone {
+				action = "skip"
+			}
+		}
+		out = append(out, PlanStep{Name: st.Name, Kind: st.Kind, Action: action})
+	}
+	if !resume {
+		cp = nil
+	}
+	return out, cp, nil
+}

@@ -1,0 +1,396 @@
+package handover
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/session-handoff/session-handoff/capture"
+	"github.com/session-handoff/session-handoff/exchange"
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/memory"
+	"github.com/session-handoff/session-handoff/render"
+	"github.com/session-handoff/session-handoff/store"
+	"github.com/session-handoff/session-handoff/targets"
+)
+
+// maxExecOutput bounds the output of an exec step kept for its error.
+const maxExecOutput = 4 << 10
+
+func ensureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	return nil
+}
+
+// runStep does one step's work and returns its outputs.
+func (r *Runner) runStep(ctx context.Context, cp *Checkpoint, st Step) (map[string]string, error) {
+	switch st.Kind {
+	case KindCapture, KindSave:
+		return r.stepRecord(ctx, cp, st)
+	case KindMemory:
+		return r.stepMemory(ctx, cp, st)
+	case KindHandoffFile:
+		return r.stepHandoffFile(cp, st)
+	case KindExport:
+		return r.stepExport(cp, st)
+	case KindPublish:
+		return r.stepPublish(ctx, cp, st)
+	case KindExec:
+		return r.stepExec(ctx, cp, st)
+	}
+	return nil, fmt.Errorf("unknown kind %q", st.Kind)
+}
+
+// memoryDir is the run's memory directory.
+func (r *Runner) memoryDir() memory.Dir {
+	return memory.Dir{Root: filepath.Join(r.Project, filepath.FromSlash(r.Config.Memory))}
+}
+
+// stepRecord captures or saves the run's handoff under the id the run
+// chose, so that a repeated attempt finds it stored instead of adding a
+// second record.
+func (r *Runner) stepRecord(ctx context.Context, cp *Checkpoint, st Step) (map[string]string, error) {
+	id := handoff.ID(cp.HandoffID)
+	out := map[string]string{"handoff_id": cp.HandoffID}
+	if _, err := r.Store.Get(id); err == nil {
+		return out, nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	var rec *handoff.Record
+	if st.Kind == KindCapture {
+		opts := capture.Options{Project: r.Project, Session: "latest", Env: r.Env, Redactor: r.Redactor}
+		if st.From != "auto" {
+			agent, err := capture.ParseAgent(st.From)
+			if err != nil {
+				return nil, err
+			}
+			opts.Agent = agent
+		}
+		res, err := capture.Build(ctx, opts, r.now())
+		switch {
+		case err == nil:
+			rec = res.Record
+			if st.Title != "" {
+				rec.Title = st.Title
+			}
+		case errors.Is(err, capture.ErrNoSession) && st.Fallback == "save":
+			r.logf("step %s: no agent session found; saving from git instead", st.Name)
+		default:
+			return nil, err
+		}
+	}
+	if rec == nil {
+		var err error
+		if rec, err = r.savedRecord(ctx, st); err != nil {
+			return nil, err
+		}
+	}
+	rec.ID = id
+	rec.CreatedAt = id.Time().UTC()
+	if err := rec.Normalize(); err != nil {
+		return nil, err
+	}
+	if err := r.Store.Save(rec); err != nil {
+		if errors.Is(err, store.ErrExists) {
+			return out, nil
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// savedRecord builds a handoff from the git worktree alone.
+func (r *Runner) savedRecord(ctx context.Context, st Step) (*handoff.Record, error) {
+	tool := st.Tool
+	if tool == "" {
+		tool = "generic"
+	}
+	title := st.Title
+	if title == "" {
+		title = "Handover of " + filepath.Base(r.Project) + " on " + r.now().Format("2006-01-02 15:04")
+	}
+	rec, err := handoff.New(r.now(), tool, title)
+	if err != nil {
+		return nil, err
+	}
+	rec.Project.Path = r.Project
+	if host, err := os.Hostname(); err == nil {
+		rec.Source.Machine = handoff.Clip(host, 256)
+	}
+	gs, err := capture.State(ctx, r.Project)
+	switch {
+	case err == nil:
+		rec.Git = gs
+		rec.Project.Path = gs.Root
+		rec.Project.Remote = capture.Remote(ctx, gs.Root)
+	case errors.Is(err, capture.ErrNotGitRepo):
+	default:
+		return nil, err
+	}
+	if kind, checks, err := capture.DetectProject(rec.Project.Path); err == nil {
+		rec.Project.Kind, rec.Project.Checks = kind, checks
+	}
+	return rec, nil
+}
+
+// handoff is the record the run's later steps work from: the one this run
+// stored, or else the latest for the project.
+func (r *Runner) handoff(cp *Checkpoint) (*handoff.Record, error) {
+	rec, err := r.Store.Get(handoff.ID(cp.HandoffID))
+	if err == nil {
+		return rec, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	entries, err := r.Store.List(store.Filter{Project: r.Project, Latest: true})
+	if err != nil {
+		return nil, err
+	}
+	if len(entries) == 0 {
+		return nil, errors.New("no handoff for this project: add a save or capture step before this one")
+	}
+	return r.Store.Get(entries[0].ID)
+}
+
+func (r *Runner) stepMemory(ctx context.Context, cp *Checkpoint, st Step) (map[string]string, error) {
+	dir := r.memoryDir()
+	if st.Action == "compact" {
+		keep := st.KeepDays
+		if keep == 0 {
+			keep = 30
+		}
+		res, err := dir.Compact("", keep, r.now())
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{"archived": fmt.Sprint(len(res.Archived))}, nil
+	}
+	rec, err := r.handoff(cp)
+	if err != nil {
+		return nil, err
+	}
+	if st.Action == "state" {
+		var b bytes.Buffer
+		if err := render.Markdown(&b, rec); err != nil {
+			return nil, err
+		}
+		path, err := dir.WriteState(string(rec.ID), b.String())
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{"path": path}, nil
+	}
+	tag := st.Tag
+	if tag == "" {
+		tag = "session"
+	}
+	path, _, err := dir.WriteNote(memory.Note{Layer: 1, Tag: tag, Date: r.now().Format("2006-01-02"),
+		HandoffID: string(rec.ID), Key: cp.RunID + "/" + st.Name, Body: noteBody(rec)})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"path": path}, nil
+}
+
+// noteBody is a session note: what the handoff says, briefly.
+func noteBody(rec *handoff.Record) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\nhandoff %s, %s", render.CleanText(strings.ReplaceAll(rec.Title, "\n", " ")), rec.ID, rec.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"))
+	if rec.Git != nil && rec.Git.Branch != "" {
+		fmt.Fprintf(&b, ", branch %s", render.CleanText(rec.Git.Branch))
+	}
+	b.WriteString("\n")
+	if rec.Summary != "" {
+		fmt.Fprintf(&b, "\n%s\n", render.CleanText(handoff.Shorten(rec.Summary, 2000)))
+	}
+	list := func(heading string, items []string, numbered bool) {
+		if len(items) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "\n%s:\n", heading)
+		for i, it := range items {
+			it = render.CleanText(strings.ReplaceAll(handoff.Shorten(it, 500), "\n", " "))
+			if numbered {
+				fmt.Fprintf(&b, "%d. %s\n", i+1, it)
+			} else {
+				fmt.Fprintf(&b, "- %s\n", it)
+			}
+		}
+	}
+	list("Decisions", rec.Decisions, false)
+	list("Next steps", rec.NextSteps, true)
+	list("Open questions", rec.OpenQuestions, false)
+	return b.String()
+}
+
+func (r *Runner) stepHandoffFile(cp *Checkpoint, st Step) (map[string]string, error) {
+	rec, err := r.handoff(cp)
+	if err != nil {
+		return nil, err
+	}
+	p, err := targets.Lookup(st.Target)
+	if err != nil {
+		return nil, err
+	}
+	res, err := render.Render(rec, render.Options{Style: p.Style})
+	if err != nil {
+		return nil, err
+	}
+	path, err := r.memoryDir().WriteHandoff(string(rec.ID), res.Text)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"path": path}, nil
+}
+
+func (r *Runner) stepExport(cp *Checkpoint, st Step) (map[string]string, error) {
+	if r.SigningKey == nil {
+		return nil, errors.New("no signing key to sign the bundle (run 'session-handoff keygen'; a passphrase-protected key needs SESSION_HANDOFF_KEY_PASSPHRASE)")
+	}
+	rec, err := r.handoff(cp)
+	if err != nil {
+		return nil, err
+	}
+	to := make([]string, len(st.To))
+	for i, t := range st.To {
+		// A file of recipients is relative to the project, like output.
+		if !strings.HasPrefix(t, "age1") && !strings.HasPrefix(t, "ssh-") && !filepath.IsAbs(t) {
+			t = filepath.Join(r.Project, t)
+		}
+		to[i] = t
+	}
+	recips, err := exchange.ParseRecipients(to, nil)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(r.Project, filepath.FromSlash(st.Output))
+	if err := ensureDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	var m string
+	err = safefile.Write(path, 0o644, func(w io.Writer) error {
+		man, err := exchange.Export(w, r.Store, rec, exchange.ExportOptions{SigningKey: r.SigningKey, Recipients: recips,
+			Producer: r.Producer, Now: r.now()})
+		if err == nil {
+			m = man.BundleID
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"path": path, "bundle": m}, nil
+}
+
+func (r *Runner) stepPublish(ctx context.Context, cp *Checkpoint, st Step) (map[string]string, error) {
+	dir := r.memoryDir().Root
+	root, err := capture.Root(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("publish %s: %w", dir, err)
+	}
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		return nil, err
+	}
+	g := capture.Git{Dir: root}
+	if _, err := g.Run(ctx, "add", "--all", "--", rel); err != nil {
+		return nil, err
+	}
+	status, err := g.Run(ctx, "status", "--porcelain", "--", rel)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	if len(bytes.TrimSpace(status)) > 0 {
+		msg := "session-handoff: handover " + cp.RunID
+		if _, err := g.Run(ctx, "commit", "--quiet", "-m", msg, "--", rel); err != nil {
+			return nil, err
+		}
+	}
+	head, err := g.Run(ctx, "rev-parse", "HEAD")
+	if err != nil {
+		return nil, err
+	}
+	out["commit"] = strings.TrimSpace(string(head))
+	args := []string{"push", "--quiet"}
+	if st.Remote != "" {
+		branch := st.Branch
+		if branch == "" {
+			branch = "HEAD"
+		}
+		args = append(args, "--", st.Remote, "HEAD:"+branch)
+	}
+	if _, err := g.Run(ctx, args...); err != nil {
+		return nil, fmt.Errorf("push: %w", err)
+	}
+	return out, nil
+}
+
+// stepExec runs the user's command in the project directory, in its own
+// process group so that a timeout stops everything it started.
+func (r *Runner) stepExec(ctx context.Context, cp *Checkpoint, st Step) (map[string]string, error) {
+	cmd := exec.Command("/bin/sh", "-c", st.Run)
+	cmd.Dir = r.Project
+	cmd.Env = append(os.Environ(), "SESSION_HANDOFF_RUN_ID="+cp.RunID, "SESSION_HANDOFF_HANDOFF_ID="+cp.HandoffID,
+		"SESSION_HANDOFF_STEP="+st.Name)
+	var tail tailBuffer
+	var w io.Writer = &tail
+	if r.Log != nil {
+		w = io.MultiWriter(&tail, r.Log)
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		err = ctx.Err()
+	}
+	if err != nil {
+		if t := strings.TrimSpace(tail.String()); t != "" {
+			return nil, fmt.Errorf("%v: %s", err, lastLine(t))
+		}
+		return nil, err
+	}
+	return map[string]string{}, nil
+}
+
+func lastLine(s string) string {
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return handoff.Shorten(render.CleanText(s), 300)
+}
+
+// tailBuffer keeps the last maxExecOutput bytes written to it.
+type tailBuffer struct{ b []byte }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > maxExecOutput {
+		t.b = append(t.b[:0], t.b[len(t.b)-maxExecOutput:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string { return string(t.b) }
+
