@@ -94,6 +94,9 @@ func newCrashEnv(t *testing.T, bin string) *crashEnv {
 	if err := os.WriteFile(filepath.Join(e.project, "handover.toml"), []byte(crashConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if code, out := e.run("", "handover", "allow"); code != 0 {
+		t.Fatalf("handover allow: exit %d\n%s", code, out)
+	}
 	return e
 }
 

@@ -28,7 +28,7 @@ func init() {
 	register(&command{
 		name:    "handover",
 		summary: "run the end-of-session writes as checkpointed, resumable steps",
-		usage:   "handover run [--config F] [--restart] [--dry-run] [--project DIR] | handover check | handover status [--json]",
+		usage:   "handover run [--config F] [--restart] [--dry-run] [--project DIR] | handover check | handover status [--json] | handover allow",
 		help: `handover run does the writes that end a session, one step at a time,
 recording each in a checkpoint: by default capture the latest agent session
 (or save from git when there is none), write a layer-1 note and the layer-2
@@ -43,6 +43,10 @@ skips the steps already done; a run pending under a changed configuration
 needs --restart. A PAUSE file (global in the configuration directory, or in
 the project root) stops a run before it starts and between steps; the run
 stays resumable.
+
+A project's own handover.toml arrives with the repository and its exec
+steps run commands, so it runs only after 'handover allow' approved its
+exact content on this machine (a changed file needs approving again).
 
 handover check exits 0 when no run was ever started here, 1 when a run
 needs resuming (or is running now), 2 when the last run completed.
@@ -59,8 +63,8 @@ Paused work exits 6.`,
 			project := fs.String("project", ".", "the project directory")
 			asJSON := fs.Bool("json", false, "print JSON")
 			return func(args []string) error {
-				if len(args) != 1 || !slices.Contains([]string{"run", "check", "status"}, args[0]) {
-					return usagef("want 'handover run', 'handover check' or 'handover status'")
+				if len(args) != 1 || !slices.Contains([]string{"run", "check", "status", "allow"}, args[0]) {
+					return usagef("want 'handover run', 'handover check', 'handover status' or 'handover allow'")
 				}
 				sub := args[0]
 				if sub != "run" && (*restart || *dryRun || *configFile != "") {
@@ -76,6 +80,20 @@ Paused work exits 6.`,
 				}
 				stateDir := handover.StateDir(s.Dir(), root)
 				switch sub {
+				case "allow":
+					kr, err := a.keyring(*keysDir)
+					if err != nil {
+						return err
+					}
+					path := filepath.Join(root, handoverConfigName)
+					if _, err := handover.LoadConfig(path); err != nil {
+						return err
+					}
+					if err := handover.Approve(filepath.Join(kr.Dir, handover.ApprovalsFile), path); err != nil {
+						return err
+					}
+					fmt.Fprintf(a.stdout, "approved %s as it is now; a change to it needs approving again\n", path)
+					return nil
 				case "check":
 					st, cp, err := handover.Check(stateDir)
 					if err != nil {
@@ -229,17 +247,31 @@ func (a *app) envPassphrase(names ...string) func() ([]byte, error) {
 
 // loadHandoverConfig finds the run's configuration: the flag, the
 // project's handover.toml, the configuration directory's, or the default.
+// A project's own handover.toml came with the repository, perhaps from a
+// stranger, and its exec steps run commands: it is used only once the
+// user has approved its exact content with 'handover allow'.
 func loadHandoverConfig(flagValue, root, configDir string) (*handover.Config, string, error) {
-	candidates := []string{filepath.Join(root, handoverConfigName), filepath.Join(configDir, handoverConfigName)}
 	if flagValue != "" {
-		candidates = []string{flagValue}
+		c, err := handover.LoadConfig(flagValue)
+		return c, flagValue, err
 	}
-	for _, p := range candidates {
-		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) && flagValue == "" {
-			continue
+	projectConfig := filepath.Join(root, handoverConfigName)
+	if _, err := os.Stat(projectConfig); err == nil {
+		ok, err := handover.Approved(filepath.Join(configDir, handover.ApprovalsFile), projectConfig)
+		if err != nil {
+			return nil, "", err
 		}
-		c, err := handover.LoadConfig(p)
-		return c, p, err
+		if !ok {
+			return nil, "", withHint(fmt.Errorf("%s is not approved to run on this machine (new, or changed since it was approved)", projectConfig),
+				"read it, then run 'session-handoff handover allow'")
+		}
+		c, err := handover.LoadConfig(projectConfig)
+		return c, projectConfig, err
+	}
+	userConfig := filepath.Join(configDir, handoverConfigName)
+	if _, err := os.Stat(userConfig); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		c, err := handover.LoadConfig(userConfig)
+		return c, userConfig, err
 	}
 	return handover.DefaultConfig(), "(built-in default)", nil
 }

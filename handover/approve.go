@@ -1,0 +1,96 @@
+package handover
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/session-handoff/session-handoff/internal/safefile"
+)
+
+// ApprovalsFile, in the configuration directory, lists the project
+// configurations the user approved: one "sha256 path" line each.
+const ApprovalsFile = "handover-approved"
+
+// maxApprovals bounds the approvals file.
+const maxApprovals = 1 << 20
+
+// configDigest is the hash of a configuration file's exact bytes.
+func configDigest(path string) (string, error) {
+	data, err := safefile.ReadFile(path, MaxConfigSize)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// Approved reports whether the configuration at path, as it is now, was
+// approved in the approvals file.
+func Approved(approvals, path string) (bool, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false, err
+	}
+	digest, err := configDigest(abs)
+	if err != nil {
+		return false, err
+	}
+	data, err := safefile.ReadFile(approvals, maxApprovals)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", approvals, err)
+	}
+	return bytes.Contains(data, []byte(digest+" "+abs+"\n")), nil
+}
+
+// Approve records the configuration at path, as it is now, as approved;
+// an earlier approval of the same path is replaced.
+func Approve(approvals, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	if strings.ContainsAny(abs, "\n\r") {
+		return fmt.Errorf("%q: a path with a line break cannot be approved", abs)
+	}
+	digest, err := configDigest(abs)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(approvals), 0o700); err != nil {
+		return err
+	}
+	lock, err := safefile.LockFile(approvals + ".lock")
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	old, err := safefile.ReadFile(approvals, maxApprovals)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", approvals, err)
+	}
+	var out bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(old))
+	sc.Buffer(make([]byte, 0, 4096), maxApprovals)
+	for sc.Scan() {
+		line := sc.Text()
+		if _, p, ok := strings.Cut(line, " "); ok && p == abs {
+			continue
+		}
+		if line != "" {
+			out.WriteString(line + "\n")
+		}
+	}
+	out.WriteString(digest + " " + abs + "\n")
+	return safefile.WriteFile(approvals, out.Bytes(), 0o600)
+}
