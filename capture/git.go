@@ -285,21 +285,30 @@ func parseLog(out []byte) []handoff.Commit {
 }
 
 type limitedBuffer struct {
-	bytes.Buffer
+	// buf is a named field, not embedded: an embedded bytes.Buffer would
+	// give the type a ReadFrom that io.Copy prefers, bypassing Write and
+	// so the limit.
+	buf   bytes.Buffer
 	limit int
 	over  bool
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.limit - b.Len(); len(p) > room {
+	if room := b.limit - b.buf.Len(); len(p) > room {
 		b.over = true
 		if room > 0 {
-			b.Buffer.Write(p[:room])
+			b.buf.Write(p[:room])
 		}
 		return len(p), nil
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
+
+// Bytes returns what was kept.
+func (b *limitedBuffer) Bytes() []byte { return b.buf.Bytes() }
+
+// String returns what was kept.
+func (b *limitedBuffer) String() string { return b.buf.String() }
 
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

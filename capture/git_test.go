@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -165,5 +166,18 @@ func TestGitErrorsNeverCarryCredentials(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "https://git.example/repo.git/") {
 		t.Fatalf("the rest of git's message was lost: %v", err)
+	}
+}
+
+func TestGitOutputIsBounded(t *testing.T) {
+	bin := t.TempDir()
+	script := fmt.Sprintf("#!/bin/sh\nhead -c %d /dev/zero\n", gitOutputLimit+1)
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := Git{Dir: t.TempDir()}.Run(context.Background(), "diff")
+	if err == nil || !strings.Contains(err.Error(), "output over") {
+		t.Fatalf("%d bytes of output accepted: %v", len(out), err)
 	}
 }

@@ -72,10 +72,14 @@ func RenderBriefing(b Briefing, opt Options) (*Result, error) {
 	}
 	if b.Record != nil {
 		if b.MatchedByName {
-			w.printf("\nThe handoff below was made for a project of the same name at another path (`%s` on the machine that made it), so paths in it may differ from yours.\n",
-				flatten(Shorten(b.Record.Project.Path, 512)))
+			w.printf("\nThe handoff below was made for a project of the same name at another path, so paths in it may differ from yours. Its path on the machine that made it:\n\n")
+			w.quote(b.Record.Project.Path, 1024)
 		}
-		if b.Drift != nil {
+		switch {
+		case b.Record.Git == nil:
+			w.subheading("Since the handoff")
+			w.printf("The handoff recorded no git state, so there is nothing to compare with the worktree now.\n")
+		case b.Drift != nil:
 			writeDrift(w, b.Drift)
 		}
 	}

@@ -46,8 +46,17 @@ func FuzzRender(f *testing.F) {
 		// trust store, not from the bundle; everything else here is the
 		// sender's.
 		rec.Source.Import.BundleID, rec.Source.Import.Fingerprint = evil, evil
-		for _, mode := range []render.Mode{render.Prompt, render.Instructions} {
-			res, err := render.Render(rec, render.Options{Mode: mode, Budget: render.Budget{Bytes: int(budget)}})
+		rec.Project.Path = evil
+		for _, mode := range []render.Mode{render.Prompt, render.Instructions, -1} {
+			var res *render.Result
+			var err error
+			if mode == -1 {
+				// The briefing, with its own untrusted parts.
+				res, err = render.RenderBriefing(render.Briefing{Project: "/home/me/app", Record: rec, MatchedByName: true,
+					Memory: []render.MemoryFile{{Name: "SOUL.md", Text: evil}}}, render.Options{Budget: render.Budget{Bytes: int(budget)}})
+			} else {
+				res, err = render.Render(rec, render.Options{Mode: mode, Budget: render.Budget{Bytes: int(budget)}})
+			}
 			if err != nil {
 				if budget == 0 {
 					t.Fatal(err)
@@ -63,7 +72,8 @@ func FuzzRender(f *testing.F) {
 			}
 			for _, r := range res.Text {
 				if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) ||
-					(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x2028 || r == 0x2029 {
+					(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x2028 || r == 0x2029 ||
+					(r >= 0xe0000 && r <= 0xe007f) || r == 0xfeff || r == 0x200b {
 					t.Fatalf("character %U survived", r)
 				}
 			}

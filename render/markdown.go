@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/session-handoff/session-handoff/handoff"
 )
@@ -88,6 +89,9 @@ func list(b *strings.Builder, heading string, items []string, numbered bool) {
 // any run of backticks inside it, so the text cannot close the fence and
 // pass itself off as ours.
 func Fence(s string) string {
+	// Clean first: removing a character between two runs of backticks
+	// would join them into a longer run than the one counted.
+	s = strings.TrimRight(CleanText(s), "\n")
 	longest, run := 0, 0
 	for _, r := range s {
 		if r == '`' {
@@ -98,14 +102,15 @@ func Fence(s string) string {
 		}
 	}
 	fence := strings.Repeat("`", max(3, longest+1))
-	return fence + "text\n" + strings.TrimRight(CleanText(s), "\n") + "\n" + fence
+	return fence + "text\n" + s + "\n" + fence
 }
 
 // inline makes untrusted text safe on one Markdown line: no line breaks, no
 // control characters, no backticks that could open code spans across ours.
+// It cleans first, because cleaning turns Unicode line separators into
+// line breaks.
 func inline(s string) string {
-	s = inlineBreaks.Replace(s)
-	return CleanText(s)
+	return inlineBreaks.Replace(CleanText(s))
 }
 
 // inlineBreaks turns line breaks into spaces and backticks into quotes.
@@ -115,8 +120,9 @@ var inlineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "`", "
 // text from a record cannot move a terminal's cursor, recolour it, or hide
 // lines from the reader. It also removes the Unicode bidirectional
 // controls, which can make text display in an order other than the one an
-// agent reads it in, and turns the Unicode line and paragraph separators
-// into newlines, so that what looks like one line is one line.
+// agent reads it in, and invisible format characters, and turns the
+// Unicode line and paragraph separators into newlines, so that what looks
+// like one line is one line.
 func CleanText(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
@@ -124,11 +130,24 @@ func CleanText(s string) string {
 			return -1
 		case r == 0x2028 || r == 0x2029:
 			return '\n'
-		case isBidiControl(r):
+		case isBidiControl(r), isInvisibleFormat(r):
 			return -1
 		}
 		return r
 	}, s)
+}
+
+// isInvisibleFormat reports the invisible formatting characters that can
+// hide text from a person while a model still reads it: the Unicode "Cf"
+// category (zero-width spaces, word joiners, the byte-order mark, soft
+// hyphens, the tag characters of U+E0000-E007F that spell ASCII
+// invisibly) and the supplementary variation selectors. The zero-width
+// joiner and non-joiner stay: scripts and emoji need them.
+func isInvisibleFormat(r rune) bool {
+	if r == 0x200c || r == 0x200d {
+		return false
+	}
+	return unicode.Is(unicode.Cf, r) || (r >= 0xe0100 && r <= 0xe01ef)
 }
 
 // isBidiControl reports the characters that change the display order of

@@ -139,6 +139,9 @@ func Render(rec *handoff.Record, opt Options) (*Result, error) {
 		if cur == dropped || (st.level != dropped && cur >= st.level) {
 			continue
 		}
+		if c.section(st.section, cur) == c.levelText(st.section, st.level) {
+			continue // nothing to give: the section is empty, or as short already
+		}
 		levels[st.section] = st.level
 		if st.level == dropped {
 			res.Omitted = append(res.Omitted, st.section)
@@ -149,7 +152,7 @@ func Render(rec *handoff.Record, opt Options) (*Result, error) {
 		text = c.compose(levels, res)
 	}
 	if len(text) > opt.Budget.Bytes {
-		return nil, fmt.Errorf("%w: %s, but provenance, decisions and next steps alone take %d bytes (~%d tokens)",
+		return nil, fmt.Errorf("%w: %s, but what is never left out (the preamble, provenance, decisions and next steps) takes %d bytes (~%d tokens)",
 			ErrBudget, opt.Budget, len(text), Tokens(len(text)))
 	}
 	res.Text = text
@@ -164,6 +167,14 @@ type composer struct {
 	opt   Options
 	head  string
 	cache map[step]string
+}
+
+// levelText is a section's text at a level, "" when dropped.
+func (c *composer) levelText(id string, level int) string {
+	if level == dropped {
+		return ""
+	}
+	return c.section(id, level)
 }
 
 // section renders one section at a level.
@@ -254,9 +265,17 @@ func (w *writer) quote(s string, max int) {
 		cut = len(s) - len(c)
 		s = c
 	}
-	w.printf("%s\n", Fence(strings.TrimSpace(CleanText(s))))
+	// Cleaning can grow invalid UTF-8 (each bad byte becomes U+FFFD), so
+	// the bound is applied again to what is printed.
+	s = strings.TrimSpace(CleanText(s))
+	if len(s) > max {
+		c := handoff.Clip(s, max)
+		cut += len(s) - len(c)
+		s = c
+	}
+	w.printf("%s\n", Fence(s))
 	if cut > 0 {
-		w.printf("(%d more bytes cut here; the stored handoff has them all.)\n", cut)
+		w.printf("(%d more bytes cut here.)\n", cut)
 	}
 }
 
@@ -286,10 +305,11 @@ func (w *writer) quoteLines(items []string, maxItems, itemMax int, numbered bool
 // a character.
 func Shorten(s string, n int) string { return handoff.Shorten(s, n) }
 
-// flatten makes one line of untrusted text: line breaks become spaces and
-// control characters go.
+// flatten makes one line of untrusted text: control characters go and
+// line breaks (including the Unicode separators CleanText turns into
+// newlines) become spaces.
 func flatten(s string) string {
-	return strings.TrimSpace(CleanText(lineBreaks.Replace(s)))
+	return strings.TrimSpace(lineBreaks.Replace(CleanText(s)))
 }
 
 // lineBreaks turns every line break into a space.

@@ -145,3 +145,8 @@ func ago(t, now time.Time) string {
 	}
 	return t.Local().Format("2006-01-02")
 }
+
+// warn prints a warning on stderr without stopping the command.
+func (a *app) warn(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "session-handoff: warning: %s\n", oneLine(fmt.Sprintf(format, args...)))
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -91,6 +92,11 @@ replaced in place the next time, and nothing outside it is touched.
 				b, err := render.ParseBudget(*budget)
 				if err != nil {
 					return usageError{err}
+				}
+				for _, sec := range *sections {
+					if !slices.Contains(render.SectionIDs, sec) {
+						return usagef("--sections: unknown section %q: want some of %s", handoff.Shorten(sec, 32), strings.Join(render.SectionIDs, ", "))
+					}
 				}
 				if mode == render.Instructions && !fs.Changed("budget") {
 					b = render.Budget{Bytes: p.InstructionBudget}

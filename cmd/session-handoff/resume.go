@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -65,9 +66,7 @@ the exit status is still 0, so it can run from a session-start hook.`,
 					return err
 				}
 				br := render.Briefing{Project: root}
-				if br.Memory, err = readMemoryFiles(root, *memDir); err != nil {
-					return err
-				}
+				br.Memory = readMemoryFiles(root, *memDir, a.warn)
 				s, err := a.openStore(*storeDir)
 				if err != nil {
 					return err
@@ -75,13 +74,14 @@ the exit status is still 0, so it can run from a session-start hook.`,
 				if br.Record, br.MatchedByName, err = latestFor(s, root); err != nil {
 					return err
 				}
-				if br.Record != nil {
-					br.Drift, err = capture.Since(a.ctx, root, br.Record.Git)
-					if errors.Is(err, capture.ErrNotGitRepo) || errors.Is(err, capture.ErrNoGit) {
-						br.Drift, err = nil, nil
-					}
-					if err != nil {
-						return err
+				if br.Record != nil && br.Record.Git != nil {
+					// What git cannot tell is left out of the briefing, not
+					// fatal: resume runs from session-start hooks.
+					if br.Drift, err = capture.Since(a.ctx, root, br.Record.Git); err != nil {
+						if !errors.Is(err, capture.ErrNotGitRepo) && !errors.Is(err, capture.ErrNoGit) {
+							a.warn("git changes since the handoff left out: %v", err)
+						}
+						br.Drift = nil
 					}
 				}
 				res, err := render.RenderBriefing(br, render.Options{Style: p.Style, Budget: b})
@@ -114,28 +114,39 @@ type resumeJSON struct {
 	Briefing      string              `json:"briefing"`
 }
 
-// latestFor finds the newest handoff for the project at root: by path, or
-// else by the directory's name.
+// latestFor finds the newest handoff made for the project at root: by
+// its path (exactly, not a project below it), or else by the directory's
+// name (a handoff made on another machine).
 func latestFor(s *store.Store, root string) (*handoff.Record, bool, error) {
-	for i, f := range []store.Filter{{Project: root, Latest: true}, {Project: filepath.Base(root), Latest: true}} {
-		entries, err := s.List(f)
-		if err != nil {
-			return nil, false, err
-		}
-		if len(entries) > 0 {
-			rec, err := s.Get(entries[0].ID)
-			return rec, i == 1, err
+	entries, err := s.List(store.Filter{Project: root, Limit: 1000})
+	if err != nil {
+		return nil, false, err
+	}
+	for _, e := range entries {
+		if e.ProjectPath == root {
+			rec, err := s.Get(e.ID)
+			return rec, false, err
 		}
 	}
-	return nil, false, nil
+	name := filepath.Base(root)
+	if name == "/" || name == "." || strings.ContainsRune(name, filepath.Separator) {
+		return nil, false, nil
+	}
+	entries, err = s.List(store.Filter{Project: name, Latest: true})
+	if err != nil || len(entries) == 0 {
+		return nil, false, err
+	}
+	rec, err := s.Get(entries[0].ID)
+	return rec, true, err
 }
 
 // readMemoryFiles reads the identity and memory files of the project:
 // each from the memory directory, or else the project root. A file must be
 // a regular file whose real path is inside the project, so a cloned
 // repository cannot point SOUL.md at a key file and have it quoted to an
-// agent. Secrets in them are redacted.
-func readMemoryFiles(root, memDir string) ([]render.MemoryFile, error) {
+// agent. Secrets in them are redacted. A file that cannot be quoted is
+// left out with a warning: the briefing still comes.
+func readMemoryFiles(root, memDir string, warn func(string, ...any)) []render.MemoryFile {
 	type place struct{ dir, bound string }
 	places := []place{{filepath.Join(root, memDir), root}, {root, root}}
 	if filepath.IsAbs(memDir) {
@@ -146,60 +157,57 @@ func readMemoryFiles(root, memDir string) ([]render.MemoryFile, error) {
 	var out []render.MemoryFile
 	for _, name := range memoryFileNames {
 		for _, pl := range places {
-			bound, err := filepath.EvalSymlinks(pl.bound)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return nil, fmt.Errorf("memory directory: %w", err)
-			}
 			path := filepath.Join(pl.dir, name)
 			shown := path
 			if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
 				shown = filepath.ToSlash(r)
 			}
-			m, ok, err := readMemoryFile(bound, path, shown)
-			if err != nil {
-				return nil, err
+			m, err := readMemoryFile(pl.bound, path, shown)
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+				continue
 			}
-			if ok {
-				out = append(out, m)
+			if err != nil {
+				warn("%s left out of the briefing: %v", shown, err)
 				break
 			}
+			out = append(out, m)
+			break
 		}
 	}
-	return out, nil
+	return out
 }
 
-// readMemoryFile reads one memory file if it exists, refusing one whose
-// real path is outside bound.
-func readMemoryFile(bound, path, name string) (render.MemoryFile, bool, error) {
+// readMemoryFile reads one memory file, refusing one whose real path is
+// outside bound or that is not a regular file. It never blocks: a FIFO is
+// opened non-blocking and refused.
+func readMemoryFile(bound, path, name string) (render.MemoryFile, error) {
+	realBound, err := filepath.EvalSymlinks(bound)
+	if err != nil {
+		return render.MemoryFile{}, err
+	}
 	real, err := filepath.EvalSymlinks(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return render.MemoryFile{}, false, nil
-	}
 	if err != nil {
-		return render.MemoryFile{}, false, fmt.Errorf("read %s: %w", path, err)
+		return render.MemoryFile{}, err
 	}
-	if !strings.HasPrefix(real, bound+string(filepath.Separator)) {
-		return render.MemoryFile{}, false, fmt.Errorf("%s points outside the project (to %s); not quoting it", path, real)
+	if !strings.HasPrefix(real, realBound+string(filepath.Separator)) {
+		return render.MemoryFile{}, fmt.Errorf("it points outside the project (to %s)", real)
 	}
-	f, err := os.Open(real)
+	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		return render.MemoryFile{}, false, fmt.Errorf("read %s: %w", path, err)
+		return render.MemoryFile{}, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return render.MemoryFile{}, false, fmt.Errorf("read %s: %w", path, err)
+		return render.MemoryFile{}, err
 	}
 	if !info.Mode().IsRegular() {
-		return render.MemoryFile{}, false, fmt.Errorf("%s is not a regular file", path)
+		return render.MemoryFile{}, errors.New("not a regular file")
 	}
 	data, err := io.ReadAll(io.LimitReader(f, render.MaxMemoryFile))
 	if err != nil {
-		return render.MemoryFile{}, false, fmt.Errorf("read %s: %w", path, err)
+		return render.MemoryFile{}, err
 	}
 	text := redact.Default().String(string(data), name, &redact.Report{})
-	return render.MemoryFile{Name: name, Text: text, Cut: max(0, info.Size()-int64(len(data)))}, true, nil
+	return render.MemoryFile{Name: name, Text: text, Cut: max(0, info.Size()-int64(len(data)))}, nil
 }

@@ -55,7 +55,7 @@ save and capture print what is missing after they store a handoff.`,
 						handoff.Score
 					}{rec.ID, sc})
 				}
-				fmt.Fprintf(a.stdout, "score %d/100 for %s  %s\n", sc.Percent, rec.ID, clean(handoff.Shorten(rec.Title, 80)))
+				fmt.Fprintf(a.stdout, "score %d/100 for %s  %s\n", sc.Percent, rec.ID, cell(rec.Title, 80))
 				printMissing(a.stdout, sc)
 				return nil
 			}
@@ -63,10 +63,11 @@ save and capture print what is missing after they store a handoff.`,
 	})
 }
 
-// gitNow reads the state of the handoff's worktree when it is on this
-// machine, for the "current" criterion; nil otherwise.
+// gitNow reads the state of the handoff's worktree when it was made on
+// this machine, for the "current" criterion; nil otherwise. An imported
+// record's root is a path someone else chose: it is not visited.
 func (a *app) gitNow(rec *handoff.Record) *handoff.GitState {
-	if rec.Git == nil || rec.Git.Root == "" {
+	if rec.Git == nil || rec.Git.Root == "" || rec.Source.Kind == handoff.SourceImport || rec.Source.Kind == handoff.SourceLegacy {
 		return nil
 	}
 	if info, err := os.Stat(rec.Git.Root); err != nil || !info.IsDir() {
