@@ -63,11 +63,11 @@ func FuzzEntries(f *testing.F) {
 			h.Tag, h.Date = "api", "2026-03"
 		}
 		doc := &Doc{Header: h}
-		if t, err := cleanText(title); err == nil {
+		if t, err := CleanText(title); err == nil {
 			doc.Text = t
 		}
 		for _, b := range []string{body1, body2} {
-			clean, err := cleanText(b)
+			clean, err := CleanText(b)
 			if err != nil {
 				continue
 			}

@@ -380,11 +380,11 @@ func (d Dir) readDoc(p, rel string) (*Doc, error) {
 	return doc, nil
 }
 
-// cleanText checks text given to a writer and makes it storable: valid
-// UTF-8 of at most MaxBodySize bytes, control characters other than
-// newline and tab removed, leading blank lines and trailing white space
-// trimmed, and not empty. It ends in one newline.
-func cleanText(s string) (string, error) {
+// CleanText checks text given to a writer and returns it as it would be
+// stored: valid UTF-8 of at most MaxBodySize bytes, control characters
+// other than newline and tab removed, leading blank lines and trailing
+// white space trimmed, and not empty. It ends in one newline.
+func CleanText(s string) (string, error) {
 	if len(s) > MaxBodySize {
 		return "", fmt.Errorf("text is over the %d MiB limit", MaxBodySize>>20)
 	}

@@ -238,7 +238,7 @@ func (n Note) entry() (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
-	body, err := cleanText(n.Body)
+	body, err := CleanText(n.Body)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -300,7 +300,7 @@ func (d Dir) writeWhole(rel string, h Header, handoffID, text string) (string, e
 	if err := ValidDate(h.Date); err != nil {
 		return "", err
 	}
-	body, err := cleanText(text)
+	body, err := CleanText(text)
 	if err != nil {
 		return "", err
 	}
