@@ -171,7 +171,7 @@ func (d Dir) name(rel string) string {
 // root returns the root with its links resolved. With write set, a root
 // that is a symbolic link must resolve inside the directory holding it (a
 // project's memory/ cannot point out of the project), and a missing root
-// is created; without it a missing root is an error wrapping
+// is created with the .gitignore Init writes; without it a missing root is an error wrapping
 // fs.ErrNotExist.
 func (d Dir) root(write bool) (string, error) {
 	if d.Root == "" {
@@ -189,6 +189,11 @@ func (d Dir) root(write bool) (string, error) {
 		}
 		if err := safefile.SyncDir(filepath.Dir(abs)); err != nil {
 			return "", err
+		}
+		// A root a writer makes ignores the lock file from the start, so
+		// committing the directory never commits .lock.
+		if err := safefile.Create(filepath.Join(abs, ".gitignore"), []byte(gitignore), filePerm); err != nil && !errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("%s: %w", d.name(".gitignore"), err)
 		}
 	case errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("memory root %s: %w", d.Root, fs.ErrNotExist)

@@ -276,6 +276,10 @@ func TestWriteNoteAppendsNeverOverwrites(t *testing.T) {
 	if len(doc.Entries) != 3 || doc.Entries[2].Body != body {
 		t.Fatalf("entries %#v", doc.Entries)
 	}
+	// The root a writer made ignores the lock file.
+	if gi := mustRead(t, filepath.Join(d.Root, ".gitignore")); gi != gitignore {
+		t.Fatalf(".gitignore: %q", gi)
+	}
 	// The date defaults to today.
 	p = writeNote(t, d, Note{Tag: "api", Body: "today"})
 	if !strings.HasSuffix(p, "api-"+time.Now().Format("2006-01-02")+".md") {

@@ -43,6 +43,8 @@ func Init(root string, o InitOptions) (created []string, err error) {
 		return nil, fmt.Errorf("name %q: want one line of at most 64 bytes without surrounding spaces", handoff.Shorten(o.Name, 40))
 	}
 	d := Dir{Root: root}
+	_, statErr := os.Lstat(root)
+	fresh := errors.Is(statErr, fs.ErrNotExist)
 	real, err := d.root(true)
 	if err != nil {
 		return nil, err
@@ -76,6 +78,9 @@ func Init(root string, o InitOptions) (created []string, err error) {
 			return created, err
 		}
 		if exists && !o.Force {
+			if fresh && f.rel == ".gitignore" {
+				created = append(created, d.name(f.rel)) // made with the root
+			}
 			continue
 		}
 		if err := safefile.WriteFile(p, f.data, filePerm); err != nil {
