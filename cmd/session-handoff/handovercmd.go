@@ -52,7 +52,7 @@ handover check exits 0 when no run was ever started here, 1 when a run
 needs resuming (or is running now), 2 when the last run completed.
 Paused work exits 6.`,
 		example: `  session-handoff handover run
-  session-handoff handover check || session-handoff handover run
+  session-handoff handover check; [ $? -eq 1 ] && session-handoff handover run
   session-handoff handover status --json`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
 			storeDir := storeFlag(fs)
