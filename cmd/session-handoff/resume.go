@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -207,6 +208,13 @@ func readMemoryFile(bound, path, name string) (render.MemoryFile, error) {
 	data, err := io.ReadAll(io.LimitReader(f, render.MaxMemoryFile))
 	if err != nil {
 		return render.MemoryFile{}, err
+	}
+	// The machine-readable header of a file memory wrote is not for the
+	// agent.
+	if rest, ok := bytes.CutPrefix(data, []byte("<!-- session-handoff:memory ")); ok {
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			data = rest[i+1:]
+		}
 	}
 	text := redact.Default().String(string(data), name, &redact.Report{})
 	return render.MemoryFile{Name: name, Text: text, Cut: max(0, info.Size()-int64(len(data)))}, nil
