@@ -35,7 +35,6 @@ type insertion struct {
 	text string
 }
 
-
 // Insert adds hooks to settings text. It returns the new text and the
 // snippets it inserted (for Remove); the rest of the text is kept byte
 // for byte.
