@@ -66,26 +66,11 @@ the exit status is still 0, so it can run from a session-start hook.`,
 				if err != nil {
 					return err
 				}
-				br := render.Briefing{Project: root}
-				br.Memory = readMemoryFiles(root, *memDir, a.warn)
 				s, err := a.openStore(*storeDir)
 				if err != nil {
 					return err
 				}
-				if br.Record, br.MatchedByName, err = latestFor(s, root); err != nil {
-					return err
-				}
-				if br.Record != nil && br.Record.Git != nil {
-					// What git cannot tell is left out of the briefing, not
-					// fatal: resume runs from session-start hooks.
-					if br.Drift, err = capture.Since(a.ctx, root, br.Record.Git); err != nil {
-						if !errors.Is(err, capture.ErrNotGitRepo) && !errors.Is(err, capture.ErrNoGit) {
-							a.warn("git changes since the handoff left out: %v", err)
-						}
-						br.Drift = nil
-					}
-				}
-				res, err := render.RenderBriefing(br, render.Options{Style: p.Style, Budget: b})
+				br, res, err := a.briefing(s, root, *memDir, p, b)
 				if err != nil {
 					return err
 				}
@@ -101,6 +86,29 @@ the exit status is still 0, so it can run from a session-start hook.`,
 			}
 		},
 	})
+}
+
+// briefing gathers and renders the start-of-session briefing for the
+// project at root: memory files, the latest handoff, what git did since.
+// What cannot be read is left out with a warning rather than failing,
+// since hooks run it at every session start.
+func (a *app) briefing(s *store.Store, root, memDir string, p targets.Profile, b render.Budget) (render.Briefing, *render.Result, error) {
+	br := render.Briefing{Project: root}
+	br.Memory = readMemoryFiles(root, memDir, a.warn)
+	var err error
+	if br.Record, br.MatchedByName, err = latestFor(s, root); err != nil {
+		return br, nil, err
+	}
+	if br.Record != nil && br.Record.Git != nil {
+		if br.Drift, err = capture.Since(a.ctx, root, br.Record.Git); err != nil {
+			if !errors.Is(err, capture.ErrNotGitRepo) && !errors.Is(err, capture.ErrNoGit) {
+				a.warn("git changes since the handoff left out: %v", err)
+			}
+			br.Drift = nil
+		}
+	}
+	res, err := render.RenderBriefing(br, render.Options{Style: p.Style, Budget: b})
+	return br, res, err
 }
 
 // resumeJSON is resume's --json output.

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/store"
+)
+
+// BenchmarkHookSessionStart runs the session-start hook, in process,
+// against a store of 10,000 handoffs (one in twenty for this project) and
+// a real git worktree: what an agent waits for when a session starts.
+//
+//	go test -run '^$' -bench HookSessionStart -count 5 ./cmd/session-handoff/
+func BenchmarkHookSessionStart(b *testing.B) {
+	dir := b.TempDir()
+	project := filepath.Join(dir, "app")
+	env := []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@e",
+		"GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@e"}
+	for _, args := range [][]string{{"init", "-q", "-b", "main", project}, {"-C", project, "commit", "-q", "--allow-empty", "-m", "first"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Env = append(os.Environ(), env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git: %v\n%s", err, out)
+		}
+	}
+	head, err := exec.Command("git", "-C", project, "rev-parse", "HEAD").Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	storeDir := filepath.Join(dir, "store")
+	if err := os.MkdirAll(filepath.Join(storeDir, "records"), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now().Add(-10000 * time.Minute)
+	for i := range 10000 {
+		rec, err := handoff.New(start.Add(time.Duration(i)*time.Minute), "codex", "Handoff number "+strings.Repeat("x", i%50))
+		if err != nil {
+			b.Fatal(err)
+		}
+		rec.Summary = "Where things stood in session " + strings.Repeat("y", i%200)
+		rec.NextSteps = []string{"Do the next thing", "Then the one after"}
+		rec.Project.Path = filepath.Join(dir, "other", "p"+string(rune('a'+i%20)))
+		if i%20 == 0 {
+			rec.Project.Path = project
+			rec.Git = &handoff.GitState{Root: project, Branch: "main", Head: strings.TrimSpace(string(head))}
+		}
+		if err := rec.Normalize(); err != nil {
+			b.Fatal(err)
+		}
+		data, _ := json.Marshal(rec)
+		if err := os.WriteFile(filepath.Join(storeDir, "records", string(rec.ID)+".json"), data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s, err := store.Open(storeDir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Check(true); err != nil { // builds the index
+		b.Fatal(err)
+	}
+	input := `{"session_id": "s", "cwd": "` + project + `", "hook_event_name": "SessionStart", "source": "startup"}`
+	getenv := func(k string) string {
+		if k == "SESSION_HANDOFF_HOME" {
+			return filepath.Join(dir, "home")
+		}
+		return os.Getenv(k)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		var out, errb bytes.Buffer
+		a := &app{ctx: context.Background(), stdin: strings.NewReader(input), stdout: &out, stderr: &errb, getenv: getenv}
+		if code := a.run([]string{"hook", "claude-code", "session-start", "--store", storeDir}); code != 0 || !strings.Contains(out.String(), "Do the next thing") {
+			b.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+		}
+	}
+}
