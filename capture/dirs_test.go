@@ -1,0 +1,51 @@
+package capture
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// SessionRoots names the directories FindSessions reads: a transcript
+// put under each root is found.
+func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
+	home := t.TempDir()
+	env := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	files := map[Agent]string{
+		ClaudeCode: filepath.Join("-src-app", "0b9e.jsonl"),
+		Codex:      filepath.Join("2026", "01", "02", "rollout-2026-01-02T03-04-05-0b9e2a41-1c2d-4e5f-8a9b-0c1d2e3f4a5b.jsonl"),
+		Gemini:     filepath.Join("app", "chats", "session-2026-01-02T03-04-0b9e.jsonl"),
+	}
+	for _, agent := range Agents {
+		roots, err := SessionRoots(agent, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(roots) == 0 || !slices.ContainsFunc(roots, func(r string) bool { return filepath.IsAbs(r) }) {
+			t.Fatalf("%s: roots %q", agent, roots)
+		}
+		p := filepath.Join(roots[0], files[agent])
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		found, err := FindSessions(agent, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(found) != 1 || found[0].Path != p {
+			t.Errorf("%s: FindSessions found %v, want %s", agent, found, p)
+		}
+	}
+	if _, err := SessionRoots("vim", env); err == nil {
+		t.Error("unknown agent: no error")
+	}
+}
