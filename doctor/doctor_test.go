@@ -1,0 +1,178 @@
+package doctor
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/session-handoff/session-handoff/exchange"
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/store"
+)
+
+// setup is a keyed, empty setup in a temporary directory with no agents.
+func setup(t *testing.T) Setup {
+	t.Helper()
+	dir := t.TempDir()
+	s := Setup{DataDir: filepath.Join(dir, "data"), ConfigDir: filepath.Join(dir, "config"), Project: filepath.Join(dir, "app")}
+	home := filepath.Join(dir, "home")
+	s.Env = func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	s.LookPath = func(string) (string, error) { return "", errors.New("not found") }
+	if _, err := (exchange.Keyring{Dir: s.ConfigDir}).Generate("t@x", nil, false); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func find(t *testing.T, checks []Check, name string) Check {
+	t.Helper()
+	for _, c := range checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no check %q in %+v", name, checks)
+	return Check{}
+}
+
+func saveRecord(t *testing.T, dataDir, title string) *store.Store {
+	t.Helper()
+	st, err := store.Open(dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := handoff.New(time.Now(), "codex", title)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Project = handoff.Project{Path: "/src/app", Name: "app"}
+	if err := st.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestCleanSetup(t *testing.T) {
+	s := setup(t)
+	checks := Run(context.Background(), s)
+	for _, c := range checks {
+		if c.Status != OK && c.Name != "git" {
+			t.Errorf("%s: %s %q", c.Name, c.Status, c.Detail)
+		}
+		if strings.ContainsAny(c.Detail+c.Fix, "\n\r") {
+			t.Errorf("%s: not one line: %q", c.Name, c.Detail)
+		}
+	}
+	// git is missing (LookPath fails): a warning, not a failure.
+	if c := find(t, checks, "git"); c.Status != Warn || c.Fix != "install git" {
+		t.Errorf("git: %+v", c)
+	}
+	if Worst(checks) != Warn {
+		t.Errorf("Worst = %s", Worst(checks))
+	}
+}
+
+func TestStore(t *testing.T) {
+	s := setup(t)
+	saveRecord(t, s.DataDir, "one")
+	if c := find(t, Run(context.Background(), s), "store"); c.Status != OK || !strings.HasSuffix(c.Detail, ": 1 handoff") {
+		t.Errorf("store: %+v", c)
+	}
+
+	// A missing index is stale: a warning whose fix rebuilds it, and
+	// doctor itself does not rebuild it.
+	if err := os.Remove(filepath.Join(s.DataDir, "index")); err != nil {
+		t.Fatal(err)
+	}
+	c := find(t, Run(context.Background(), s), "store")
+	if c.Status != Warn || !strings.Contains(c.Detail, "index is stale") || !strings.HasPrefix(c.Fix, "session-handoff store check") {
+		t.Errorf("stale index: %+v", c)
+	}
+	if _, err := os.Stat(filepath.Join(s.DataDir, "index")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("doctor rebuilt the index: %v", err)
+	}
+
+	// A damaged record fails, naming it.
+	recs, _ := filepath.Glob(filepath.Join(s.DataDir, "records", "*"))
+	if len(recs) != 1 {
+		t.Fatalf("records: %q", recs)
+	}
+	if err := os.WriteFile(recs[0], []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c = find(t, Run(context.Background(), s), "store")
+	if c.Status != Fail || !strings.Contains(c.Detail, "1 damaged record, first "+recs[0]+": malformed JSON") {
+		t.Errorf("damaged record: %+v", c)
+	}
+
+	// A file where the store should be fails.
+	s.DataDir = recs[0]
+	if c := find(t, Run(context.Background(), s), "store"); c.Status != Fail || !strings.Contains(c.Detail, "is not a directory") {
+		t.Errorf("store is a file: %+v", c)
+	}
+}
+
+func TestKeys(t *testing.T) {
+	s := setup(t)
+	kr := exchange.Keyring{Dir: s.ConfigDir}
+	if err := os.Remove(kr.AgeIdentityPath()); err != nil {
+		t.Fatal(err)
+	}
+	c := find(t, Run(context.Background(), s), "keys")
+	if c.Status != Fail || c.Detail != kr.AgeIdentityPath()+" missing" || !strings.HasPrefix(c.Fix, "session-handoff keygen --force") {
+		t.Errorf("missing age identity: %+v", c)
+	}
+	// A private key reached through a symbolic link is refused.
+	s = setup(t)
+	kr = exchange.Keyring{Dir: s.ConfigDir}
+	moved := filepath.Join(t.TempDir(), "key")
+	if err := os.Rename(kr.SigningKeyPath(), moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(moved, kr.SigningKeyPath()); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "keys"); c.Status != Fail || !strings.Contains(c.Detail, "not a regular file") {
+		t.Errorf("symlinked key: %+v", c)
+	}
+}
+
+func TestTrust(t *testing.T) {
+	s := setup(t)
+	path := exchange.Keyring{Dir: s.ConfigDir}.TrustPath()
+	line := "bob@desk ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n"
+	if err := os.WriteFile(path, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "trust"); c.Status != OK || !strings.HasSuffix(c.Detail, ": 1 principal, 1 key") {
+		t.Errorf("trust: %+v", c)
+	}
+	// Writable by others: anyone could add a key.
+	if err := os.Chmod(path, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "trust"); c.Status != Fail || c.Fix != "chmod 644 "+path {
+		t.Errorf("world-writable trust store: %+v", c)
+	}
+}
+
+func TestHooksSettingsUnreadable(t *testing.T) {
+	s := setup(t)
+	// A directory where the settings file should be is said, not fatal.
+	if err := os.MkdirAll(filepath.Join(s.Project, ".claude", "settings.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := find(t, Run(context.Background(), s), "hooks:claude-code")
+	if c.Status != Warn || !strings.Contains(c.Detail, "settings.json is not a regular file") {
+		t.Errorf("hooks: %+v", c)
+	}
+}
