@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Sentinel errors. Every error Read and Write return for a bad bundle is an
@@ -101,17 +102,15 @@ func causeText(err error) string {
 }
 
 func lowerFirst(s string) string {
-	for i, r := range s {
-		if i == 0 && unicode.IsUpper(r) {
-			// Keep acronyms (EOF, CRC, UTF-8) as they are.
-			if len(s) > 1 && unicode.IsUpper(rune(s[1])) {
-				return s
-			}
-			return string(unicode.ToLower(r)) + s[len(string(r)):]
-		}
-		break
+	r, size := utf8.DecodeRuneInString(s)
+	if !unicode.IsUpper(r) {
+		return s
 	}
-	return s
+	// Keep acronyms (EOF, CRC, UTF-8) as they are.
+	if len(s) > size && unicode.IsUpper(rune(s[size])) {
+		return s
+	}
+	return string(unicode.ToLower(r)) + s[size:]
 }
 
 // oneLine replaces line breaks and other control characters so that an

@@ -259,13 +259,8 @@ func (lr *lineReader) trim(b []byte) []byte {
 	return line
 }
 
-// eachRecord calls fn for every line of r that is a JSON object, decoded
-// to sh, and counts the rest in st.
-func eachRecord(r io.Reader, lim Limits, st *Stats, sh *shape, fn func(map[string]any)) error {
-	return eachRecordAt(r, lim, st, sh, func(_ int, m map[string]any) { fn(m) })
-}
-
-// eachRecordAt is eachRecord that also tells fn the line's number.
+// eachRecordAt calls fn for every line of r that is a JSON object,
+// decoded to sh, with the line's number, and counts the rest in st.
 func eachRecordAt(r io.Reader, lim Limits, st *Stats, sh *shape, fn func(int, map[string]any)) error {
 	lr := newLineReader(r, lim.MaxLine)
 	var p jsonParser

@@ -221,7 +221,7 @@ func TestSigningKeyFormattingDoesNotLeak(t *testing.T) {
 	k := fixedKey(t)
 	secret := fmt.Sprintf("%v", []byte(k.priv))
 	for _, s := range []string{
-		fmt.Sprintf("%v", k), fmt.Sprintf("%+v", k), fmt.Sprintf("%#v", k), fmt.Sprintf("%s", k),
+		fmt.Sprintf("%v", k), fmt.Sprintf("%+v", k), fmt.Sprintf("%#v", k), k.String(),
 		fmt.Sprintf("%v", *k), fmt.Sprintf("%+v", *k), fmt.Sprintf("%#v", *k),
 	} {
 		if strings.Contains(s, secret) || strings.Contains(s, "priv") {

@@ -65,7 +65,7 @@ var (
 // and '-', starting with a letter or digit, without "..".
 func ValidTag(s string) error {
 	if !tagPattern.MatchString(s) || strings.Contains(s, "..") {
-		return fmt.Errorf("tag %q: want 1-64 characters from a-z 0-9 . _ - starting with a letter or digit, no ..", handoff.Shorten(s, 40))
+		return fmt.Errorf("tag %q: want 1-64 characters from a-z 0-9 . _ - starting with a letter or digit, and no \"..\"", handoff.Shorten(s, 40))
 	}
 	return nil
 }

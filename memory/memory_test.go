@@ -412,16 +412,14 @@ func TestHostileInputWritesNothing(t *testing.T) {
 		n.Layer, n.Tag = 2, ""
 		bad = append(bad, n)
 	}
-	for _, n := range []Note{
-		{Layer: 1, Tag: "api", Date: "2026-03-05", Key: "a b", Body: "x"},
-		{Layer: 1, Tag: "api", Date: "2026-03-05", Key: "x-->", Body: "x"},
-		{Layer: 1, Tag: "api", Date: "2026-03-05", HandoffID: "../x", Body: "x"},
-		{Layer: 2, HandoffID: "nope", Body: "x"},
-		{Layer: 4, Tag: "api", Date: "2026-03-05", Body: "x"},
-		{Layer: 0, Tag: "api", Date: "2026-03-05", Body: "x"},
-	} {
-		bad = append(bad, n)
-	}
+	bad = append(bad,
+		Note{Layer: 1, Tag: "api", Date: "2026-03-05", Key: "a b", Body: "x"},
+		Note{Layer: 1, Tag: "api", Date: "2026-03-05", Key: "x-->", Body: "x"},
+		Note{Layer: 1, Tag: "api", Date: "2026-03-05", HandoffID: "../x", Body: "x"},
+		Note{Layer: 2, HandoffID: "nope", Body: "x"},
+		Note{Layer: 4, Tag: "api", Date: "2026-03-05", Body: "x"},
+		Note{Layer: 0, Tag: "api", Date: "2026-03-05", Body: "x"},
+	)
 	for _, n := range bad {
 		if p, _, err := d.Write(n); err == nil {
 			t.Errorf("Write(%+.60v) succeeded: %s", n, p)
