@@ -82,6 +82,7 @@ var profiles = []Profile{
 		InstructionFile:   "CLAUDE.md",
 		InstructionBudget: 24 << 10,
 		Launch: []Launch{
+			{How: "interactive, briefed: session-handoff writes the prompt to a private file and starts the agent on it", Command: "session-handoff launch --target claude-code"},
 			{How: "one-shot (print mode), prompt on stdin", Command: `claude -p "Continue the work in the handoff on stdin." < FILE`},
 			{How: "interactive: write the block into CLAUDE.md, then start", Command: "session-handoff render --as instructions --target claude-code --write && claude"},
 		},
@@ -100,6 +101,7 @@ var profiles = []Profile{
 		MaxFileSize:       32 << 10,
 		InstructionBudget: 16 << 10,
 		Launch: []Launch{
+			{How: "interactive, briefed: session-handoff writes the prompt to a private file and starts the agent on it", Command: "session-handoff launch --target codex"},
 			{How: "one-shot, prompt on stdin (the - argument)", Command: "codex exec - < FILE"},
 			{How: "interactive: write the block into AGENTS.md, then start", Command: "session-handoff render --as instructions --target codex --write && codex"},
 		},
@@ -116,6 +118,7 @@ var profiles = []Profile{
 		InstructionFile:   "GEMINI.md",
 		InstructionBudget: 24 << 10,
 		Launch: []Launch{
+			{How: "interactive, briefed: session-handoff writes the prompt to a private file and starts the agent on it", Command: "session-handoff launch --target gemini"},
 			{How: "one-shot: -p is appended to what arrives on stdin", Command: `gemini -p "Continue the work in the handoff above." < FILE`},
 			{How: "interactive: write the block into GEMINI.md, then start", Command: "session-handoff render --as instructions --target gemini --write && gemini"},
 		},
