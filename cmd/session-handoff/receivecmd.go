@@ -1,0 +1,374 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/session-handoff/session-handoff/bundle"
+	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/exchange"
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/people"
+	"github.com/session-handoff/session-handoff/remote"
+)
+
+func init() {
+	register(&command{
+		name:    "receive",
+		summary: "fetch and import the bundles a git remote holds for me",
+		usage:   "receive [--remote NAME] [--dry-run] [--retry] [--allow-untrusted] [--allow-unsigned] [--tofu] [--json]",
+		help: `Fetches each remote (or the one --remote names) and imports every new
+bundle in my directory of its inbox, the one named by the hash of my age
+recipient (and of each --identity). Other recipients' bundles are never
+read. Each bundle is checked completely first (encrypted and signed for
+me, named by its own id, within the limits), then imported as 'import'
+would, with the same trust policy: only bundles signed by a key in my
+trust store unless --allow-untrusted, --allow-unsigned or --tofu.
+
+One line per bundle says what happened. Imported and rejected (invalid)
+bundles are recorded in a ledger in the data directory and not looked at
+again (--retry looks at rejected ones again); bundles refused by the
+policy stay, and are imported once their signer is trusted. Exit status
+1 when any bundle was refused or rejected; --dry-run checks and writes
+nothing.`,
+		example: `  session-handoff receive
+  session-handoff receive --remote team --dry-run
+  session-handoff receive --tofu --json`,
+		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
+			storeDir := storeFlag(fs)
+			keysDir := keysFlag(fs)
+			remoteName := fs.String("remote", "", "receive from this remote only (default: every remote)")
+			identities := fs.StringArray("identity", nil, "an age identity file or OpenSSH private key to receive for too (repeatable)")
+			limits := limitFlags(fs)
+			dryRun := fs.Bool("dry-run", false, "check and report, import nothing")
+			retry := fs.Bool("retry", false, "look again at bundles rejected before")
+			noFetch := fs.Bool("no-fetch", false, "use what was fetched last")
+			onConflict := fs.String("on-conflict", "fail", "when a different handoff with the same id is stored: fail, skip or replace")
+			allowUntrusted := fs.Bool("allow-untrusted", false, "accept a valid signature by a key that is not in my trust store (RISK: anyone can make such a key)")
+			allowUnsigned := fs.Bool("allow-unsigned", false, "accept unsigned bundles (RISK: anyone could have written them)")
+			tofu := fs.Bool("tofu", false, "trust signers on first use and pin their names to their keys")
+			asJSON := fs.Bool("json", false, "print the result as JSON")
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", handoff.Shorten(args[0], 40))
+				}
+				pol := exchange.Policy{AllowUntrusted: *allowUntrusted, AllowUnsigned: *allowUnsigned, TOFU: *tofu, OnConflict: exchange.Conflict(*onConflict)}
+				switch pol.OnConflict {
+				case exchange.ConflictFail, exchange.ConflictSkip, exchange.ConflictReplace:
+				default:
+					return usagef("--on-conflict %q: want fail, skip or replace", handoff.Shorten(*onConflict, 20))
+				}
+				kr, remotes, err := a.inboxRemotes(*keysDir, *remoteName)
+				if err != nil {
+					return err
+				}
+				s, err := a.openStore(*storeDir)
+				if err != nil {
+					return err
+				}
+				kr, ropts, err := a.readOptions(readerFlags{keysDir: &kr.Dir, identities: identities, passFile: new(string), limits: limits})
+				if err != nil {
+					return err
+				}
+				var results []*remote.ReceiveResult
+				var failed []error
+				var refused, rejected int
+				var hints []string
+				for _, r := range remotes {
+					res, err := remote.Receive(a.ctx, remote.ReceiveOptions{Remote: r, DataDir: s.Dir(), Store: s, Keys: kr, Read: ropts,
+						Policy: pol, DryRun: *dryRun, Retry: *retry, NoFetch: *noFetch, Now: time.Now()})
+					if errors.Is(err, exchange.ErrNoKeys) {
+						return withHint(err, "run 'session-handoff keygen' first")
+					}
+					if err != nil {
+						failed = append(failed, err)
+						fmt.Fprintf(a.stderr, "session-handoff: receive: %s\n", oneLine(err.Error()))
+						continue
+					}
+					results = append(results, res)
+					for _, it := range res.Items {
+						switch it.Outcome {
+						case remote.OutcomeRefused:
+							refused++
+							if h := refusalHint(it.Err); h != "" && !slices.Contains(hints, h) {
+								hints = append(hints, h)
+							}
+						case remote.OutcomeRejected:
+							rejected++
+						}
+					}
+					if !*asJSON {
+						a.printReceive(res)
+					}
+				}
+				if *asJSON {
+					if results == nil {
+						results = []*remote.ReceiveResult{}
+					}
+					if err := a.writeJSON(results); err != nil {
+						return err
+					}
+				}
+				switch {
+				case len(failed) == 1 && len(remotes) == 1:
+					return exitError{exitFailure, nil}
+				case len(failed) > 0:
+					return exitError{exitFailure, fmt.Errorf("%d of %d remotes could not be read", len(failed), len(remotes))}
+				case refused+rejected > 0:
+					err := fmt.Errorf("%d bundle%s not imported (%d refused, %d rejected)", refused+rejected, pluralS(refused+rejected), refused, rejected)
+					if len(hints) > 0 {
+						return withHint(err, strings.Join(hints, "; "))
+					}
+					return err
+				}
+				return nil
+			}
+		},
+	})
+
+	register(&command{
+		name:    "inbox",
+		summary: "list what git remotes hold: for whom, from whom, verified or not",
+		usage:   "inbox [--remote NAME] [--no-fetch] [--no-verify] [--json]",
+		help: `Fetches each remote (or the one --remote names) and lists its bundles.
+Mine (in the directory of my age recipient) come one per line, with
+whether they are new, imported or rejected, and, for new ones, whether
+they verify against my trust store (they are decrypted and checked, not
+stored: --no-verify skips that). Bundles for others are only counted per
+recipient; they are never read. Names come from the address book. "From"
+is the signer for a verified bundle; otherwise it is what the sender's
+log claims, marked "(claimed)": anyone who can write to the remote can
+write a log. Sends that did not reach the remote are listed too.`,
+		example: `  session-handoff inbox
+  session-handoff inbox --remote team --json`,
+		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
+			storeDir := storeFlag(fs)
+			keysDir := keysFlag(fs)
+			remoteName := fs.String("remote", "", "list this remote only (default: every remote)")
+			identities := fs.StringArray("identity", nil, "an age identity file or OpenSSH private key whose directory is mine too (repeatable)")
+			limits := limitFlags(fs)
+			noFetch := fs.Bool("no-fetch", false, "use what was fetched last")
+			noVerify := fs.Bool("no-verify", false, "do not decrypt and check my new bundles")
+			asJSON := fs.Bool("json", false, "print as JSON")
+			return func(args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", handoff.Shorten(args[0], 40))
+				}
+				kr, remotes, err := a.inboxRemotes(*keysDir, *remoteName)
+				if err != nil {
+					return err
+				}
+				dataDir, err := a.dataDir(*storeDir)
+				if err != nil {
+					return err
+				}
+				kr, ropts, err := a.readOptions(readerFlags{keysDir: &kr.Dir, identities: identities, passFile: new(string), limits: limits})
+				if err != nil {
+					return err
+				}
+				book, err := people.Load(kr.Dir)
+				if err != nil {
+					return err
+				}
+				byRecipient, bySigner := book.Names()
+				var out []inboxJSON
+				failed := 0
+				for _, r := range remotes {
+					l, err := remote.Inbox(a.ctx, remote.InboxOptions{Remote: r, DataDir: dataDir, Keys: kr, Read: ropts, NoFetch: *noFetch, NoVerify: *noVerify})
+					if errors.Is(err, exchange.ErrNoKeys) {
+						return withHint(err, "run 'session-handoff keygen' first")
+					}
+					if err != nil {
+						failed++
+						fmt.Fprintf(a.stderr, "session-handoff: inbox: %s\n", oneLine(err.Error()))
+						continue
+					}
+					j := inboxJSON{InboxListing: l, URL: r.DisplayURL(), Branch: r.Branch, Bundles: []inboxEntry{}}
+					for _, b := range l.Bundles {
+						j.Bundles = append(j.Bundles, inboxEntry{InboxEntry: b, ForName: nameOr(byRecipient, b.For, b.Mine), FromName: nameOr(bySigner, b.From, false)})
+					}
+					out = append(out, j)
+				}
+				if *asJSON {
+					if out == nil {
+						out = []inboxJSON{}
+					}
+					if err := a.writeJSON(out); err != nil {
+						return err
+					}
+				} else {
+					for _, j := range out {
+						a.printInbox(j, time.Now())
+					}
+				}
+				if failed > 0 {
+					return exitError{exitFailure, nil}
+				}
+				return nil
+			}
+		},
+	})
+}
+
+// inboxJSON is one remote's listing, each bundle with names from the
+// address book.
+type inboxJSON struct {
+	*remote.InboxListing
+	URL     string       `json:"url"`
+	Branch  string       `json:"branch"`
+	Bundles []inboxEntry `json:"bundles"`
+}
+
+// inboxEntry names the recipient ("me", an address-book name, or the hash
+// shortened) and the sender the log claims.
+type inboxEntry struct {
+	remote.InboxEntry
+	ForName  string `json:"for_name"`
+	FromName string `json:"from_name,omitempty"`
+}
+
+// nameOr names a hash from the address book: "me", a name, or the hash
+// shortened.
+func nameOr(names map[string]string, h string, me bool) string {
+	switch {
+	case me:
+		return "me"
+	case h == "":
+		return ""
+	case names[h] != "":
+		return names[h]
+	}
+	return handoff.Clip(h, len("sha256:")+12) + "…"
+}
+
+// inboxRemotes loads the keyring and the remotes a receive or inbox goes
+// through: the one named, or all of them.
+func (a *app) inboxRemotes(keysDir, name string) (exchange.Keyring, []remote.Remote, error) {
+	kr, err := a.keyring(keysDir)
+	if err != nil {
+		return kr, nil, err
+	}
+	c, err := remote.LoadConfig(kr.Dir)
+	if err != nil {
+		return kr, nil, err
+	}
+	if name != "" {
+		r, err := c.Get(name)
+		if err != nil {
+			return kr, nil, withHint(err, "'session-handoff remote list' shows the remotes")
+		}
+		return kr, []remote.Remote{r}, nil
+	}
+	list := c.List()
+	if len(list) == 0 {
+		return kr, nil, withHint(errors.New("no remote configured"), "add one: session-handoff remote add team git@host:team/handoffs.git")
+	}
+	return kr, list, nil
+}
+
+func (a *app) printReceive(res *remote.ReceiveResult) {
+	counts := map[remote.Outcome]int{}
+	for _, it := range res.Items {
+		counts[it.Outcome]++
+		switch {
+		case it.Outcome == remote.OutcomeIgnored:
+			fmt.Fprintf(a.stdout, "%s: ignored %s: %s\n", res.Remote, cell(it.Path, 120), oneLine(it.Reason))
+		case it.Failed():
+			fmt.Fprintf(a.stdout, "%s: %s %s: %s\n", res.Remote, it.Outcome, it.BundleID, oneLine(it.Reason))
+		default:
+			who := ""
+			if it.Verification != nil {
+				who = " (" + describeVerification(*it.Verification) + ")"
+			}
+			if it.PinnedAs != "" {
+				who = fmt.Sprintf(" (trusted on first use: pinned %s to %s)", cell(it.PinnedAs, 60), it.Verification.Fingerprint)
+			}
+			fmt.Fprintf(a.stdout, "%s: %s %s  %s%s\n", res.Remote, it.Outcome, it.HandoffID, cell(it.Title, 80), who)
+		}
+	}
+	var parts []string
+	for _, o := range []remote.Outcome{remote.OutcomeImported, remote.OutcomeReplaced, remote.OutcomeAlready, remote.OutcomeSkipped,
+		remote.OutcomeWouldImport, remote.OutcomeRefused, remote.OutcomeRejected, remote.OutcomeIgnored} {
+		if counts[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[o], o))
+		}
+	}
+	if res.Earlier > 0 {
+		parts = append(parts, fmt.Sprintf("%d received before", res.Earlier))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "nothing new")
+	}
+	fmt.Fprintf(a.stdout, "%s: %s\n", res.Remote, strings.Join(parts, ", "))
+}
+
+func (a *app) printInbox(j inboxJSON, now time.Time) {
+	fmt.Fprintf(a.stdout, "%s (%s, branch %s)\n", j.Remote, cell(j.URL, 80), j.Branch)
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	mine, others := 0, map[string]int{}
+	var order []string
+	for _, b := range j.Bundles {
+		if !b.Mine {
+			if others[b.ForName] == 0 {
+				order = append(order, b.ForName)
+			}
+			others[b.ForName]++
+			continue
+		}
+		if mine == 0 {
+			fmt.Fprintln(tw, "  FOR ME\tBUNDLE\tSENT\tFROM\tCHECK")
+		}
+		mine++
+		sent, from, check := "-", "?", oneLine(b.Reason)
+		if !b.SentAt.IsZero() {
+			sent = ago(b.SentAt, now)
+		}
+		if b.FromName != "" {
+			from = b.FromName + " (claimed)"
+		}
+		if v := b.Verification; v != nil {
+			check = describeVerification(*v)
+			if v.Status == bundle.StatusVerified {
+				from = firstOr(v.Principals, "?")
+			}
+		}
+		if b.Title != "" {
+			check = strings.TrimSpace(check + "  " + cell(b.Title, 60))
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", b.Status, b.BundleID, sent, cell(from, 40), cell(check, 160))
+	}
+	tw.Flush()
+	if mine == 0 {
+		fmt.Fprintln(a.stdout, "  nothing for me")
+	}
+	for _, n := range order {
+		fmt.Fprintf(a.stdout, "  for %s: %d bundle%s\n", cell(n, 60), others[n], pluralS(others[n]))
+	}
+	for _, p := range j.Ignored {
+		fmt.Fprintf(a.stdout, "  ignored in my directory: %s\n", cell(p, 120))
+	}
+	if n := len(j.Outgoing); n > 0 {
+		fmt.Fprintf(a.stdout, "  not yet pushed: %d bundle%s ('session-handoff send --pending --remote %s')\n", n, pluralS(n), j.Remote)
+	}
+}
+
+// refusalHint says what would accept a refused bundle.
+func refusalHint(err error) string {
+	switch {
+	case errors.Is(err, exchange.ErrRefusedUntrusted):
+		return "check the signer's fingerprint with them, then 'session-handoff people add NAME age1… \"ssh-ed25519 …\" --trust' or 'trust add', or pass --tofu"
+	case errors.Is(err, exchange.ErrRefusedUnsigned):
+		return "pass --allow-unsigned if you know where they came from"
+	case errors.Is(err, exchange.ErrConflict):
+		return "pass --on-conflict skip or --on-conflict replace"
+	case errors.Is(err, crypto.ErrPinnedToOtherKey):
+		return "a signer uses a name pinned to another key: check with them before 'trust rm'"
+	}
+	return ""
+}

@@ -1,0 +1,289 @@
+// Package people is the address book: the names a user sends handoffs to,
+// each with the recipient a bundle is encrypted to and, optionally, the
+// key that signs the person's own bundles.
+//
+// The book is one text file in the configuration directory (see
+// docs/FORMAT.md §10), written atomically under a lock, so concurrent
+// writers never lose each other's entries and a crash leaves the old file
+// or the new one.
+package people
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+)
+
+// FileName is the address book's file in the configuration directory.
+const FileName = "people"
+
+// header is the first line of the file: its format and version.
+const header = "session-handoff-people 1"
+
+// Bounds on the file.
+const (
+	// MaxFileSize bounds the address book file.
+	MaxFileSize = 1 << 20
+	// MaxPeople bounds the number of entries.
+	MaxPeople = 10_000
+)
+
+// Errors callers tell apart.
+var (
+	// ErrUnknown is wrapped when a name is not in the address book.
+	ErrUnknown = errors.New("not in the address book")
+	// ErrExists is wrapped when a name is taken by different keys.
+	ErrExists = errors.New("already in the address book with other keys")
+)
+
+// Person is one entry of the address book.
+type Person struct {
+	// Name is how the user refers to the person; it follows the rules of a
+	// trust-store principal (crypto.ValidatePrincipal).
+	Name string `json:"name"`
+	// Recipient is the canonical recipient string bundles are encrypted
+	// to: an age1… key or "ssh-ed25519 BASE64" / "ssh-rsa BASE64".
+	Recipient string `json:"recipient"`
+	// SigningKey is the person's signing key, "ssh-ed25519 BASE64", or
+	// empty when it is not known.
+	SigningKey string `json:"signing_key,omitempty"`
+}
+
+// RecipientHash is the hash of the person's recipient, as a bundle's
+// signed recipient list and the git inbox's directories name it.
+func (p Person) RecipientHash() string { return crypto.RecipientHash(p.Recipient) }
+
+// SignerHash is the hash (crypto.RecipientHash) of the person's signing
+// key in canonical form, as the git inbox names sender logs, or "" when the
+// signing key is not known.
+func (p Person) SignerHash() string {
+	if p.SigningKey == "" {
+		return ""
+	}
+	return crypto.RecipientHash(p.SigningKey)
+}
+
+// New checks a name, a recipient and an optional signing key line (a
+// comment after the key is dropped) and returns them in canonical form.
+func New(name, recipient, signingKey string) (Person, error) {
+	if err := crypto.ValidatePrincipal(name); err != nil {
+		return Person{}, fmt.Errorf("name %q: %w", handoff.Shorten(name, 60), err)
+	}
+	_, canon, err := crypto.ParseRecipient(recipient)
+	if err != nil {
+		return Person{}, fmt.Errorf("recipient of %s: %w", name, err)
+	}
+	p := Person{Name: name, Recipient: canon}
+	if strings.TrimSpace(signingKey) != "" {
+		key, _, err := crypto.ParsePublicKeyLine(signingKey)
+		if err != nil {
+			return Person{}, fmt.Errorf("signing key of %s: %w", name, err)
+		}
+		p.SigningKey = key.String()
+	}
+	return p, nil
+}
+
+// Book is the address book as read from its file.
+type Book struct {
+	path   string
+	people []Person
+}
+
+// Path is the file of the address book in dir.
+func Path(dir string) string { return filepath.Join(dir, FileName) }
+
+// Load reads the address book in the configuration directory dir; a
+// missing file is an empty book.
+func Load(dir string) (*Book, error) {
+	b := &Book{path: Path(dir)}
+	data, err := safefile.ReadFile(b.path, MaxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return b, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read address book %s: %w", b.path, err)
+	}
+	if err := b.parse(string(data)); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *Book) parse(data string) error {
+	lines := strings.Split(data, "\n")
+	if strings.TrimRight(lines[0], "\r") != header {
+		return fmt.Errorf("%s:1: not a session-handoff address book (want %q)", b.path, header)
+	}
+	seen := map[string]bool{}
+	for i, line := range lines[1:] {
+		n := i + 2
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) < 2 || len(f) > 3 {
+			return fmt.Errorf("%s:%d: want NAME, RECIPIENT and an optional SIGNING-KEY separated by tabs", b.path, n)
+		}
+		sk := ""
+		if len(f) == 3 {
+			sk = f[2]
+		}
+		p, err := New(f[0], f[1], sk)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", b.path, n, err)
+		}
+		if seen[p.Name] {
+			return fmt.Errorf("%s:%d: %s is listed twice", b.path, n, p.Name)
+		}
+		if len(b.people) >= MaxPeople {
+			return fmt.Errorf("%s:%d: more than %d people", b.path, n, MaxPeople)
+		}
+		seen[p.Name] = true
+		b.people = append(b.people, p)
+	}
+	return nil
+}
+
+// marshal renders the book in its file format, sorted by name.
+func (b *Book) marshal() []byte {
+	var s strings.Builder
+	s.WriteString(header + "\n")
+	s.WriteString("# NAME<TAB>RECIPIENT[<TAB>SIGNING-KEY]; managed by 'session-handoff people'\n")
+	for _, p := range b.List() {
+		s.WriteString(p.Name + "\t" + p.Recipient)
+		if p.SigningKey != "" {
+			s.WriteString("\t" + p.SigningKey)
+		}
+		s.WriteByte('\n')
+	}
+	return []byte(s.String())
+}
+
+// List returns the entries sorted by name.
+func (b *Book) List() []Person {
+	out := append([]Person(nil), b.people...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Lookup finds a person by name.
+func (b *Book) Lookup(name string) (Person, bool) {
+	for _, p := range b.people {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Person{}, false
+}
+
+// Names maps recipient hashes and signer hashes (as the git inbox names
+// directories and logs) to the names of the people they belong to.
+func (b *Book) Names() (byRecipient, bySigner map[string]string) {
+	byRecipient, bySigner = map[string]string{}, map[string]string{}
+	for _, p := range b.people {
+		byRecipient[p.RecipientHash()] = p.Name
+		if p.SigningKey != "" {
+			bySigner[p.SignerHash()] = p.Name
+		}
+	}
+	return byRecipient, bySigner
+}
+
+// Add adds p (checked by New). Adding an entry that is already there is a
+// no-op and reports false; a name taken by other keys fails with ErrExists.
+func (b *Book) Add(p Person) (added bool, err error) {
+	if old, ok := b.Lookup(p.Name); ok {
+		if old == p {
+			return false, nil
+		}
+		return false, fmt.Errorf("%s: %w", p.Name, ErrExists)
+	}
+	if len(b.people) >= MaxPeople {
+		return false, fmt.Errorf("the address book has %d people already", MaxPeople)
+	}
+	b.people = append(b.people, p)
+	return true, nil
+}
+
+// Remove deletes the entry for name, failing with ErrUnknown if there is
+// none.
+func (b *Book) Remove(name string) error {
+	for i, p := range b.people {
+		if p.Name == name {
+			b.people = append(b.people[:i:i], b.people[i+1:]...)
+			return nil
+		}
+	}
+	return fmt.Errorf("%q: %w", handoff.Shorten(name, 60), ErrUnknown)
+}
+
+// Update loads the book in dir, lets fn change it and writes it back, all
+// under the lock file people.lock, so that concurrent writers do not lose
+// each other's changes. If fn fails, nothing is written.
+func Update(dir string, fn func(*Book) error) (err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create configuration directory: %w", err)
+	}
+	lock, err := safefile.LockFile(Path(dir) + ".lock")
+	if err != nil {
+		return fmt.Errorf("lock address book: %w", err)
+	}
+	defer func() {
+		if uerr := lock.Unlock(); uerr != nil && err == nil {
+			err = fmt.Errorf("unlock address book: %w", uerr)
+		}
+	}()
+	b, err := Load(dir)
+	if err != nil {
+		return err
+	}
+	if err := fn(b); err != nil {
+		return err
+	}
+	if err := safefile.WriteFile(b.path, b.marshal(), 0o600); err != nil {
+		return fmt.Errorf("write address book %s: %w", b.path, err)
+	}
+	return nil
+}
+
+// Resolve turns a --to value into a recipient: a raw age1… or ssh- key is
+// taken as it is, anything else is a name looked up in the book (an
+// unknown name wraps ErrUnknown). label is the name, or the key shortened,
+// for messages.
+func (b *Book) Resolve(spec string) (r crypto.RecipientInfo, label string, err error) {
+	s := strings.TrimSpace(spec)
+	if strings.HasPrefix(strings.ToLower(s), "age1") || strings.HasPrefix(s, "ssh-") {
+		rec, canon, err := crypto.ParseRecipient(s)
+		if err != nil {
+			return r, "", err
+		}
+		return crypto.RecipientInfo{Recipient: rec, Canonical: canon}, shortKey(canon), nil
+	}
+	p, ok := b.Lookup(s)
+	if !ok {
+		return r, "", fmt.Errorf("%q: %w", handoff.Shorten(s, 60), ErrUnknown)
+	}
+	rec, canon, err := crypto.ParseRecipient(p.Recipient)
+	if err != nil {
+		return r, "", fmt.Errorf("%s: %w", b.path, err)
+	}
+	return crypto.RecipientInfo{Recipient: rec, Canonical: canon}, p.Name, nil
+}
+
+// shortKey shortens a recipient for messages.
+func shortKey(canon string) string {
+	if len(canon) <= 24 {
+		return canon
+	}
+	return canon[:20] + "…"
+}

@@ -1,0 +1,347 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/session-handoff/session-handoff/capture"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+)
+
+// Local state of a remote, under the data directory:
+//
+//	remotes/<name>/            a git repository whose origin is the remote;
+//	                           its work tree holds only what one command
+//	                           checks out for a moment
+//	remotes/<name>/.git/session-handoff/pending    sends not yet pushed
+//	remotes/<name>/.git/session-handoff/outbox/    their bundles
+//	remotes/<name>.lock        held by every command that uses the clone
+const (
+	remotesDir = "remotes"
+	stateDir   = "session-handoff"
+	outboxDir  = "outbox"
+)
+
+// clone is the local repository of one remote. Every method runs git with
+// a time limit (capture.Git.Run): never prompting, credentials removed from
+// errors.
+type clone struct {
+	remote Remote
+	dir    string
+	git    capture.Git
+	lock   *safefile.Lock
+	// hooks is an empty directory used as core.hooksPath, so that no hook
+	// (the user's global ones included) runs in this repository.
+	hooks string
+}
+
+// checkoutHook, set by tests only, sees every list of paths written into
+// a work tree.
+var checkoutHook func(paths []string)
+
+// clonePath is where the clone of remote name lives in the data directory.
+func clonePath(dataDir, name string) string { return filepath.Join(dataDir, remotesDir, name) }
+
+// openClone locks the clone of r in dataDir and creates it if needed. The
+// caller must call close.
+func openClone(ctx context.Context, dataDir string, r Remote) (*clone, error) {
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
+	base := filepath.Join(dataDir, remotesDir)
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return nil, fmt.Errorf("create %s: %w", base, err)
+	}
+	lock, err := safefile.LockFile(filepath.Join(base, r.Name+".lock"))
+	if err != nil {
+		return nil, fmt.Errorf("lock remote %s: %w", r.Name, err)
+	}
+	c := &clone{remote: r, dir: clonePath(dataDir, r.Name), lock: lock}
+	c.git = capture.Git{Dir: c.dir}
+	c.hooks = filepath.Join(c.dir, ".git", stateDir, "no-hooks")
+	if err := c.ensure(ctx); err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *clone) close() { c.lock.Unlock() }
+
+// state is a path inside the clone's private state directory.
+func (c *clone) state(name ...string) string {
+	return filepath.Join(append([]string{c.dir, ".git", stateDir}, name...)...)
+}
+
+// ensure makes the repository if it is missing (built in a temporary
+// directory and renamed into place, so a crash leaves none or a whole
+// one) and points origin at the configured URL.
+func (c *clone) ensure(ctx context.Context) error {
+	info, err := os.Lstat(filepath.Join(c.dir, ".git"))
+	switch {
+	case err == nil && info.IsDir():
+	case err == nil:
+		return fmt.Errorf("%s: .git is not a directory", c.dir)
+	case errors.Is(err, fs.ErrNotExist):
+		if err := c.create(ctx); err != nil {
+			return err
+		}
+	default:
+		return err
+	}
+	if err := os.MkdirAll(c.hooks, 0o700); err != nil {
+		return err
+	}
+	// Point origin at the configured URL, calling git only when it changed.
+	urlFile := c.state("url")
+	if old, err := os.ReadFile(urlFile); err == nil && string(old) == c.remote.URL {
+		return nil
+	}
+	if _, err := c.git.Run(ctx, "config", "remote.origin.url", c.remote.URL); err != nil {
+		return err
+	}
+	return safefile.WriteFile(urlFile, []byte(c.remote.URL), 0o600)
+}
+
+func (c *clone) create(ctx context.Context) error {
+	if info, err := os.Lstat(c.dir); err == nil && !info.IsDir() {
+		return fmt.Errorf("%s is not a directory", c.dir)
+	} else if err == nil {
+		// A directory without .git: not ours to keep (a crash between
+		// mkdir and rename cannot leave it, but a user might).
+		return fmt.Errorf("%s exists but is not a git repository", c.dir)
+	}
+	// Under the lock, any temporary clone is a dead one's.
+	if old, _ := filepath.Glob(filepath.Join(filepath.Dir(c.dir), ".tmp-"+c.remote.Name+"-*")); len(old) > 0 {
+		for _, o := range old {
+			os.RemoveAll(o)
+		}
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(c.dir), ".tmp-"+c.remote.Name+"-")
+	if err != nil {
+		return fmt.Errorf("create clone: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	g := capture.Git{Dir: tmp}
+	if _, err := g.Run(ctx, "init", "--quiet"); err != nil {
+		return err
+	}
+	hooks := filepath.Join(tmp, ".git", stateDir, "no-hooks")
+	if err := os.MkdirAll(hooks, 0o700); err != nil {
+		return err
+	}
+	settings := [][2]string{
+		{"remote.origin.url", c.remote.URL},
+		// Commits made here say nothing about the user.
+		{"user.name", "session-handoff"},
+		{"user.email", "session-handoff@invalid"},
+		{"commit.gpgSign", "false"},
+		{"core.hooksPath", filepath.Join(c.dir, ".git", stateDir, "no-hooks")},
+		// Bytes are bytes: no line-end conversion, no symbolic links
+		// made by a checkout (a link in the remote becomes a small file).
+		{"core.autocrlf", "false"},
+		{"core.symlinks", "false"},
+		{"gc.autoDetach", "false"},
+	}
+	if os.Getenv("GIT_SSH_COMMAND") == "" && os.Getenv("GIT_SSH") == "" {
+		if out, _ := g.Run(ctx, "config", "--get", "core.sshCommand"); len(bytes.TrimSpace(out)) == 0 {
+			// ssh must fail rather than ask on the terminal.
+			settings = append(settings, [2]string{"core.sshCommand", "ssh -o BatchMode=yes"})
+		}
+	}
+	for _, s := range settings {
+		if _, err := g.Run(ctx, "config", s[0], s[1]); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp, c.dir); err != nil {
+		return fmt.Errorf("create clone: %w", err)
+	}
+	return safefile.SyncDir(filepath.Dir(c.dir))
+}
+
+// errNotInbox refuses a branch whose marker file is not ours, or of
+// another version.
+func (c *clone) errNotInbox() error {
+	return fmt.Errorf("%s: branch %s is not a session-handoff inbox of version 1 (%s)", c.remote.Name, c.remote.branch(), markerFile)
+}
+
+// originRef is the remote-tracking ref of the inbox branch.
+func (c *clone) originRef() string { return "refs/remotes/origin/" + c.remote.branch() }
+
+// fetch brings the inbox branch up to date and returns its commit, or ""
+// when the remote has no such branch yet. An unreachable remote fails with
+// git's message.
+func (c *clone) fetch(ctx context.Context) (string, error) {
+	b := c.remote.branch()
+	_, ferr := c.git.Run(ctx, "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head",
+		"origin", "+refs/heads/"+b+":"+c.originRef())
+	if ferr != nil {
+		// Tell "no such branch yet" from "cannot reach the remote".
+		out, err := c.git.Run(ctx, "ls-remote", "--heads", "origin", "refs/heads/"+b)
+		if err != nil || len(bytes.TrimSpace(out)) > 0 {
+			return "", fmt.Errorf("fetch %s: %w", c.remote.Name, ferr)
+		}
+		// The branch is gone or never was: forget what we saw of it.
+		if _, err := c.git.Run(ctx, "update-ref", "-d", c.originRef()); err != nil {
+			return "", err
+		}
+		return "", nil
+	}
+	return c.head(ctx)
+}
+
+// head is the commit last fetched, or "" when there is none.
+func (c *clone) head(ctx context.Context) (string, error) {
+	out, err := c.git.Run(ctx, "for-each-ref", "--format=%(objectname)", c.originRef())
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// entry is one line of git ls-tree -l.
+type entry struct {
+	mode, typ, object string
+	size              int64 // -1 for trees and submodules
+	path              string
+}
+
+// regular reports whether the entry is a plain file (not a link, tree or
+// submodule).
+func (e entry) regular() bool { return e.typ == "blob" && (e.mode == "100644" || e.mode == "100755") }
+
+// list runs ls-tree on commit for the given paths; recursive descends
+// into subdirectories.
+func (c *clone) list(ctx context.Context, commit string, recursive bool, paths ...string) ([]entry, error) {
+	if commit == "" {
+		return nil, nil
+	}
+	args := []string{"ls-tree", "-l", "-z", "--full-tree"}
+	if recursive {
+		args = append(args, "-r")
+	}
+	args = append(args, commit, "--")
+	args = append(args, paths...)
+	out, err := c.git.Run(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	return parseLsTree(out)
+}
+
+func parseLsTree(out []byte) ([]entry, error) {
+	var es []entry
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if len(rec) == 0 {
+			continue
+		}
+		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
+		f := strings.Fields(string(meta))
+		if !ok || len(f) != 4 {
+			return nil, fmt.Errorf("git ls-tree: unexpected line %q", string(rec[:min(len(rec), 80)]))
+		}
+		e := entry{mode: f[0], typ: f[1], object: f[2], size: -1, path: string(path)}
+		if f[3] != "-" {
+			n, err := strconv.ParseInt(f[3], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("git ls-tree: bad size %q", f[3])
+			}
+			e.size = n
+		}
+		es = append(es, e)
+	}
+	return es, nil
+}
+
+// catBlob reads a small blob (bounded by limit, checked against the size
+// ls-tree reported before anything is read).
+func (c *clone) catBlob(ctx context.Context, e entry, limit int64) ([]byte, error) {
+	if !e.regular() {
+		return nil, fmt.Errorf("%s is not a regular file", e.path)
+	}
+	if e.size > limit {
+		return nil, fmt.Errorf("%s is over %d bytes", e.path, limit)
+	}
+	return c.git.Run(ctx, "cat-file", "blob", e.object)
+}
+
+// checkout writes the given regular files of commit into the work tree,
+// after clearing what an earlier command left there, and returns a
+// function that clears them again. Only the listed paths are written:
+// nothing else of the remote reaches the disk outside git's objects.
+func (c *clone) checkout(ctx context.Context, commit string, paths []string) (func(), error) {
+	if checkoutHook != nil {
+		checkoutHook(paths)
+	}
+	clear := func() {
+		for _, d := range []string{toDir, logDir, markerFile} {
+			os.RemoveAll(filepath.Join(c.dir, d))
+		}
+	}
+	clear()
+	if len(paths) == 0 {
+		return clear, nil
+	}
+	var spec bytes.Buffer
+	for _, p := range paths {
+		spec.WriteString(":(literal)" + p + "\x00")
+	}
+	specFile := c.state("pathspec")
+	if err := os.WriteFile(specFile, spec.Bytes(), 0o600); err != nil {
+		return clear, err
+	}
+	defer os.Remove(specFile)
+	// The index is kept empty between commands, so no .gitattributes of
+	// the remote can change the bytes written.
+	if _, err := c.git.Run(ctx, "restore", "--source="+commit, "--worktree", "--pathspec-from-file="+specFile, "--pathspec-file-nul"); err != nil {
+		return clear, err
+	}
+	return clear, nil
+}
+
+// openChecked opens a file checkout wrote, refusing anything but a
+// regular file of at most limit bytes that is not a symbolic link.
+func (c *clone) openChecked(path string, limit int64) (*os.File, error) {
+	full := filepath.Join(c.dir, filepath.FromSlash(path))
+	// Every directory on the way must be a real directory of the clone.
+	dir := c.dir
+	parts := strings.Split(path, "/")
+	for _, p := range parts[:len(parts)-1] {
+		dir = filepath.Join(dir, p)
+		info, err := os.Lstat(dir)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			return nil, fmt.Errorf("%s: not a directory (a symbolic link is never followed)", p)
+		}
+	}
+	before, err := os.Lstat(full)
+	if err != nil {
+		return nil, err
+	}
+	if !before.Mode().IsRegular() {
+		return nil, errors.New("not a regular file (a symbolic link is never followed)")
+	}
+	if before.Size() > limit {
+		return nil, fmt.Errorf("over %d bytes", limit)
+	}
+	f, err := os.Open(full)
+	if err != nil {
+		return nil, err
+	}
+	after, err := f.Stat()
+	if err != nil || !os.SameFile(before, after) {
+		f.Close()
+		return nil, errors.New("changed while being opened")
+	}
+	return f, nil
+}

@@ -1,0 +1,381 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/session-handoff/session-handoff/bundle"
+	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/exchange"
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/store"
+)
+
+// ReceiveOptions say how Receive imports what a remote inbox holds for me.
+type ReceiveOptions struct {
+	// Remote is the inbox.
+	Remote Remote
+	// DataDir holds the remote's clone and the ledger (the store's
+	// directory).
+	DataDir string
+	// Store receives the handoffs.
+	Store *store.Store
+	// Keys is my keyring: the trust store (and where --tofu pins go).
+	Keys exchange.Keyring
+	// Read carries my identities, the canonical recipient strings of each
+	// (they name my directories of the inbox) and the limits. Receive sets
+	// the passphrase (none: a passphrase bundle is refused), the trust
+	// store and the blob directory itself. A zero Limits.MaxInput is
+	// DefaultMaxBundle.
+	Read bundle.ReadOptions
+	// Policy is the import policy, as for import.
+	Policy exchange.Policy
+	// DryRun checks every new bundle and says what would happen, writing
+	// nothing (neither the store nor the ledger).
+	DryRun bool
+	// Retry reconsiders bundles the ledger records as rejected.
+	Retry bool
+	// NoFetch works from what was fetched last.
+	NoFetch bool
+	// Now is the time of the import (time.Now when zero).
+	Now time.Time
+}
+
+// Outcome is what happened to one bundle of a receive.
+type Outcome string
+
+// Outcomes of Receive. Imported, replaced and already imported bundles,
+// and rejected ones, are recorded in the ledger and not considered again
+// (rejected ones are with ReceiveOptions.Retry); refused ones are: the
+// policy may accept them once their signer is trusted.
+const (
+	OutcomeImported    Outcome = "imported"
+	OutcomeReplaced    Outcome = "replaced"
+	OutcomeAlready     Outcome = "already imported"
+	OutcomeSkipped     Outcome = "skipped"
+	OutcomeWouldImport Outcome = "would import"
+	OutcomeRefused     Outcome = "refused"
+	OutcomeRejected    Outcome = "rejected"
+	// OutcomeIgnored is an entry of my directory that is not named like a
+	// bundle: reported, never read.
+	OutcomeIgnored Outcome = "ignored"
+)
+
+// Item reports one entry of my directories.
+type Item struct {
+	// Path is the entry's path in the inbox.
+	Path     string  `json:"path"`
+	BundleID string  `json:"bundle_id,omitempty"`
+	Outcome  Outcome `json:"outcome"`
+	// Reason explains refused, rejected and ignored entries.
+	Reason       string               `json:"reason,omitempty"`
+	HandoffID    handoff.ID           `json:"handoff_id,omitempty"`
+	Title        string               `json:"title,omitempty"`
+	Verification *bundle.Verification `json:"verification,omitempty"`
+	PinnedAs     string               `json:"pinned_as,omitempty"`
+	// Err is the refusal or rejection, for callers that map errors to
+	// hints.
+	Err error `json:"-"`
+}
+
+// Failed reports whether the item was refused or rejected.
+func (it Item) Failed() bool { return it.Outcome == OutcomeRefused || it.Outcome == OutcomeRejected }
+
+// ReceiveResult is what Receive did.
+type ReceiveResult struct {
+	Remote string `json:"remote"`
+	// Commit is the inbox commit read ("" when the remote has no inbox yet).
+	Commit string `json:"commit"`
+	// Directories are my directories of the inbox.
+	Directories []string `json:"directories"`
+	// Items are the entries considered this time, in path order.
+	Items []Item `json:"items"`
+	// Earlier counts bundles the ledger already records.
+	Earlier int `json:"earlier"`
+}
+
+// errPassphraseBundle refuses passphrase bundles: an inbox is never a
+// reason to ask for a passphrase.
+var errPassphraseBundle = errors.New("passphrase bundles are not received from a remote")
+
+// mine returns the inbox directories of my identities, as recipient
+// hashes, sorted.
+func mine(read bundle.ReadOptions) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range read.Recipients {
+		h := crypto.RecipientHash(r)
+		if !seen[h] {
+			seen[h] = true
+			out = append(out, h)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no identity to receive with: %w", exchange.ErrNoKeys)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Receive fetches the inbox and imports every new bundle in my
+// directories (and nowhere else: other recipients' bundles are never
+// read). Each bundle is first read completely without storing anything:
+// it must be a bundle encrypted to me, signed for me, named by its own
+// bundle id; only then does exchange.Import check it again against the
+// policy and store it. A bundle that fails is reported in its Item and
+// left where it is; nothing of it is stored.
+func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
+	dirs, err := mine(opts.Read)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Read.Limits.MaxInput == 0 {
+		opts.Read.Limits.MaxInput = DefaultMaxBundle
+	}
+	opts.Read.Passphrase = func() ([]byte, error) { return nil, errPassphraseBundle }
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	c, err := openClone(ctx, opts.DataDir, opts.Remote)
+	if err != nil {
+		return nil, err
+	}
+	defer c.close()
+	commit, err := c.sync(ctx, opts.NoFetch)
+	if err != nil {
+		return nil, err
+	}
+	res := &ReceiveResult{Remote: opts.Remote.Name, Commit: commit, Directories: dirs, Items: []Item{}}
+	led, err := loadLedger(opts.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	cands, items, earlier, err := c.candidates(ctx, commit, dirs, led, opts.Retry, opts.Read.Limits.MaxInput)
+	if err != nil {
+		return nil, err
+	}
+	res.Earlier = earlier
+	clear, err := c.checkout(ctx, commit, pathsOf(cands))
+	defer clear()
+	if err != nil {
+		return nil, err
+	}
+	trust, err := opts.Keys.TrustStore()
+	if err != nil {
+		return nil, err
+	}
+	// Each outcome is recorded as soon as it is known, so an interrupted
+	// receive keeps what it did.
+	record := func(it Item) error {
+		e := ledgerEntry{Time: now, BundleID: it.BundleID, Outcome: ledgerImported, Remote: opts.Remote.Name, Detail: string(it.HandoffID)}
+		switch it.Outcome {
+		case OutcomeRejected:
+			e.Outcome, e.Detail = ledgerRejected, it.Reason
+		case OutcomeImported, OutcomeReplaced, OutcomeAlready, OutcomeSkipped:
+		default:
+			return nil
+		}
+		if opts.DryRun {
+			return nil
+		}
+		return led.record(e)
+	}
+	for _, it := range items {
+		if err := record(it); err != nil {
+			return nil, err
+		}
+	}
+	for _, it := range cands {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		it = c.receiveOne(it, trust, opts, now)
+		if err := record(it); err != nil {
+			return nil, err
+		}
+		items = append(items, it)
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].Path < items[j].Path })
+	res.Items = items
+	return res, nil
+}
+
+// sync fetches (unless noFetch) and returns the inbox commit, refusing an
+// inbox of another format version.
+func (c *clone) sync(ctx context.Context, noFetch bool) (string, error) {
+	var commit string
+	var err error
+	if noFetch {
+		commit, err = c.head(ctx)
+	} else {
+		commit, err = c.fetch(ctx)
+	}
+	if err != nil || commit == "" {
+		return commit, err
+	}
+	es, err := c.list(ctx, commit, false, markerFile)
+	if err != nil {
+		return "", err
+	}
+	if len(es) == 1 && !markerOK(es[0]) {
+		return "", c.errNotInbox()
+	}
+	return commit, nil
+}
+
+// candidates lists my directories and sorts their entries into bundles to
+// read (Item with an empty Outcome), entries reported without reading
+// them, and a count of bundles the ledger already records.
+func (c *clone) candidates(ctx context.Context, commit string, dirs []string, led *ledger, retry bool, limit int64) (cands, items []Item, earlier int, err error) {
+	var specs []string
+	mineSet := map[string]bool{}
+	for _, d := range dirs {
+		specs = append(specs, RecipientDir(d)+"/")
+		mineSet[d] = true
+	}
+	es, err := c.list(ctx, commit, false, specs...)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	seen := map[string]bool{}
+	for _, e := range es {
+		it := Item{Path: e.path}
+		rh, id, ok := parseBundlePath(e.path)
+		if !ok || !mineSet[rh] {
+			it.Outcome, it.Reason = OutcomeIgnored, "not named like a bundle (to/<recipient>/<bundle-id>.handoff)"
+			items = append(items, it)
+			continue
+		}
+		it.BundleID = id
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if le, ok := led.entries[id]; ok && (le.Outcome == ledgerImported || !retry) {
+			earlier++
+			continue
+		}
+		switch {
+		case e.mode == "120000":
+			it.Outcome, it.Reason = OutcomeRejected, "a symbolic link: never followed"
+		case !e.regular():
+			it.Outcome, it.Reason = OutcomeRejected, fmt.Sprintf("not a regular file (git mode %s)", e.mode)
+		case e.size > limit:
+			it.Outcome, it.Reason = OutcomeRejected, fmt.Sprintf("%d bytes: over the limit of %d bytes (--max-input)", e.size, limit)
+		}
+		if it.Outcome != "" {
+			items = append(items, it)
+			continue
+		}
+		cands = append(cands, it)
+	}
+	return cands, items, earlier, nil
+}
+
+func pathsOf(items []Item) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Path)
+	}
+	return out
+}
+
+// receiveOne reads one bundle of my directory (it.Path, checked out) and,
+// unless it is a dry run, imports it.
+func (c *clone) receiveOne(it Item, trust *crypto.TrustStore, opts ReceiveOptions, now time.Time) Item {
+	f, err := c.openChecked(it.Path, opts.Read.Limits.MaxInput)
+	if err != nil {
+		it.Outcome, it.Reason, it.Err = OutcomeRejected, err.Error(), err
+		return it
+	}
+	defer f.Close()
+	res, err := check(f, it.BundleID, trust, opts.Read)
+	if res != nil && res.Verification.Status != "" {
+		v := res.Verification
+		it.Verification = &v
+		if m := res.Manifest; m != nil && m.Record != nil {
+			it.HandoffID, it.Title = m.Record.ID, m.Record.Title
+		}
+	}
+	if err != nil {
+		it.Outcome, it.Reason, it.Err = OutcomeRejected, err.Error(), err
+		if errors.Is(err, bundle.ErrIO) {
+			it.Outcome = OutcomeRefused
+		}
+		return it
+	}
+	if opts.DryRun {
+		if err := policyAllows(res.Verification, opts.Policy); err != nil {
+			it.Outcome, it.Reason, it.Err = OutcomeRefused, err.Error(), err
+			return it
+		}
+		it.Outcome = OutcomeWouldImport
+		return it
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		it.Outcome, it.Reason, it.Err = OutcomeRefused, err.Error(), err
+		return it
+	}
+	ir, err := exchange.Import(f, opts.Store, opts.Keys, opts.Read, opts.Policy, now)
+	if err != nil {
+		// The bundle itself passed: what stopped it is the policy, or
+		// the store; either may change, so it is tried again next time.
+		it.Outcome, it.Reason, it.Err = OutcomeRefused, err.Error(), err
+		return it
+	}
+	it.Outcome = Outcome(ir.Outcome)
+	it.HandoffID, it.Title, it.PinnedAs = ir.Record.ID, ir.Record.Title, ir.PinnedAs
+	v := ir.Bundle.Verification
+	it.Verification = &v
+	return it
+}
+
+// check reads a whole bundle without storing anything and checks what
+// an inbox adds to a bundle's own checks: it is encrypted to recipients,
+// one of them me (the signed list, not just the encryption), and the file
+// is named by the bundle's own id (so a copy under another name, a
+// replay, is refused).
+func check(r io.Reader, wantID string, trust *crypto.TrustStore, ropts bundle.ReadOptions) (*bundle.Result, error) {
+	ropts.Trusted = trust
+	ropts.BlobDir = ""
+	res, err := bundle.Read(r, ropts)
+	if errors.Is(err, bundle.ErrWrongRecipient) {
+		return res, exchange.ErrRefusedRecipient
+	}
+	if err != nil {
+		return res, err
+	}
+	m := res.Manifest
+	switch {
+	case res.Encryption != bundle.EncryptRecipients || m.Encryption != bundle.EncryptRecipients:
+		return res, fmt.Errorf("not encrypted to its recipients (%s)", res.Encryption)
+	case m.BundleID != wantID:
+		return res, fmt.Errorf("the file holds bundle %s, not %s", m.BundleID, wantID)
+	}
+	return res, nil
+}
+
+// policyAllows is exchange.Import's decision on a verification, for dry
+// runs.
+func policyAllows(v bundle.Verification, pol exchange.Policy) error {
+	switch v.Status {
+	case bundle.StatusVerified:
+		return nil
+	case bundle.StatusUntrusted:
+		if pol.TOFU || pol.AllowUntrusted {
+			return nil
+		}
+		return fmt.Errorf("%w (%s)", exchange.ErrRefusedUntrusted, v.Fingerprint)
+	case bundle.StatusUnsigned:
+		if pol.AllowUnsigned {
+			return nil
+		}
+		return exchange.ErrRefusedUnsigned
+	}
+	return fmt.Errorf("invalid bundle: %s", v.Reason)
+}

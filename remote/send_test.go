@@ -1,0 +1,176 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// rejectPushes installs a pre-receive hook in the bare repository that
+// refuses every push, and returns a function that removes it.
+func rejectPushes(t *testing.T, r Remote) func() {
+	t.Helper()
+	hook := filepath.Join(strings.TrimPrefix(r.URL, "file://"), "hooks", "pre-receive")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'denied by test' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return func() { os.Remove(hook) }
+}
+
+// bundlesFor counts the bundles for m on the remote.
+func bundlesFor(t *testing.T, r Remote, m *machine) int {
+	n := 0
+	for _, p := range remoteFiles(t, r) {
+		if strings.HasPrefix(p, RecipientDir(m.hash())+"/") {
+			n++
+		}
+	}
+	return n
+}
+
+// logLines counts the lines of m's sender log on the remote.
+func logLines(t *testing.T, r Remote, m *machine) int {
+	data := strings.TrimSpace(string(remoteBlob(t, r, LogPath(SenderHash(m.sk.Public())))))
+	return len(strings.Split(data, "\n"))
+}
+
+// A send whose push failed is kept; sending the same handoff again pushes
+// that same bundle, once, with one log line.
+func TestSendRetriedAfterPushFailureDoesNotDuplicate(t *testing.T) {
+	r := bareRemote(t)
+	alice, bob := newMachine(t, "alice@laptop"), newMachine(t, "bob@desk")
+	alice.send(r, alice.save("first"), bob) // the branch exists
+	rec := alice.save("second")
+
+	allow := rejectPushes(t, r)
+	_, err := Send(context.Background(), alice.sendOpts(r, rec, bob))
+	if err == nil || !strings.Contains(err.Error(), "push to team") {
+		t.Fatalf("send through a refusing remote: %v", err)
+	}
+	if bundlesFor(t, r, bob) != 1 {
+		t.Fatal("the refused push landed")
+	}
+	allow()
+
+	res := alice.send(r, rec, bob)
+	if len(res.Bundles) != 1 || !res.Bundles[0].Earlier || res.Commit == "" {
+		t.Fatalf("retry: %+v", res)
+	}
+	if n := bundlesFor(t, r, bob); n != 2 {
+		t.Fatalf("remote holds %d bundles for bob, want 2", n)
+	}
+	if n := logLines(t, r, alice); n != 2 {
+		t.Fatalf("alice's log has %d lines, want 2", n)
+	}
+	// Nothing waits any more: a send without a handoff has nothing to do,
+	// and sending the same handoff again is a new, deliberate send.
+	if _, err := Send(context.Background(), alice.sendOpts(r, nil)); !errors.Is(err, ErrNothingToSend) {
+		t.Fatalf("send of nothing: %v", err)
+	}
+	if res := alice.send(r, rec, bob); res.Bundles[0].Earlier {
+		t.Fatalf("a new send reused a bundle: %+v", res)
+	}
+}
+
+// If a push reached the remote but the sender never heard (a connection
+// lost after the update), the next send finds the bundle there and adds
+// nothing.
+func TestSendFindsLostPushOnRemote(t *testing.T) {
+	r := bareRemote(t)
+	alice, bob := newMachine(t, "alice@laptop"), newMachine(t, "bob@desk")
+	allow := rejectPushes(t, r)
+	if _, err := Send(context.Background(), alice.sendOpts(r, alice.save("lost"), bob)); err == nil {
+		t.Fatal("send through a refusing remote succeeded")
+	}
+	allow()
+	// The push that "got lost": made and pushed from the clone by hand.
+	ctx := context.Background()
+	c, err := openClone(ctx, alice.data, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pend, _ := c.loadPending()
+	base, _ := c.fetch(ctx)
+	commit, n, err := c.build(ctx, base, pend)
+	if err != nil || n != 1 {
+		t.Fatalf("build: %d, %v", n, err)
+	}
+	if _, err := c.git.Run(ctx, "push", "origin", commit+":refs/heads/"+r.Branch); err != nil {
+		t.Fatal(err)
+	}
+	c.close()
+
+	res, err := Send(ctx, alice.sendOpts(r, nil))
+	if err != nil || res.Commit != "" || len(res.Bundles) != 1 {
+		t.Fatalf("send: %+v, %v", res, err)
+	}
+	if bundlesFor(t, r, bob) != 1 || logLines(t, r, alice) != 1 {
+		t.Fatal("the bundle or its log line was added twice")
+	}
+	if _, err := Send(ctx, alice.sendOpts(r, nil)); !errors.Is(err, ErrNothingToSend) {
+		t.Fatalf("pending not cleared: %v", err)
+	}
+}
+
+// An unreachable remote fails with git's own message, keeps the bundle,
+// and the send goes through once the remote is back.
+func TestOfflineRemoteKeepsSendForLater(t *testing.T) {
+	r := bareRemote(t)
+	alice, bob := newMachine(t, "alice@laptop"), newMachine(t, "bob@desk")
+	bob.trusts(alice)
+	bare := strings.TrimPrefix(r.URL, "file://")
+	if err := os.Rename(bare, bare+".away"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Send(context.Background(), alice.sendOpts(r, alice.save("offline"), bob))
+	if err == nil || !strings.Contains(err.Error(), "fetch team: git fetch:") {
+		t.Fatalf("offline send: %v", err)
+	}
+	if _, err := Receive(context.Background(), bob.receiveOpts(r)); err == nil {
+		t.Fatal("offline receive succeeded")
+	}
+	if err := os.Rename(bare+".away", bare); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Send(context.Background(), alice.sendOpts(r, nil))
+	if err != nil || len(res.Bundles) != 1 || !res.Bundles[0].Earlier {
+		t.Fatalf("send after coming back: %+v, %v", res, err)
+	}
+	if got := bob.receive(r); countOutcome(got, OutcomeImported) != 1 {
+		t.Fatalf("bob: %+v", got.Items)
+	}
+}
+
+// Credentials in a remote's URL never reach an error.
+func TestCredentialsNeverInErrors(t *testing.T) {
+	alice, bob := newMachine(t, "alice@laptop"), newMachine(t, "bob@desk")
+	r := Remote{Name: "team", URL: "https://alice:s3cr3t-t0ken@127.0.0.1:1/inbox.git", Branch: DefaultBranch}
+	_, err := Send(context.Background(), alice.sendOpts(r, alice.save("x"), bob))
+	if err == nil || strings.Contains(err.Error(), "s3cr3t") {
+		t.Fatalf("send error: %v", err)
+	}
+	_, err = Receive(context.Background(), bob.receiveOpts(r))
+	if err == nil || strings.Contains(err.Error(), "s3cr3t") {
+		t.Fatalf("receive error: %v", err)
+	}
+	if d := r.DisplayURL(); strings.Contains(d, "s3cr3t") {
+		t.Fatalf("DisplayURL: %s", d)
+	}
+}
+
+// A branch that holds something else than an inbox is refused, not
+// written to.
+func TestForeignBranchRefused(t *testing.T) {
+	r := bareRemote(t)
+	alice, bob := newMachine(t, "alice@laptop"), newMachine(t, "bob@desk")
+	plant(t, r, []planted{{path: markerFile, content: []byte("session-handoff-inbox 2\n")}}, "", "")
+	if _, err := Send(context.Background(), alice.sendOpts(r, alice.save("x"), bob)); err == nil || !strings.Contains(err.Error(), "not a session-handoff inbox of version 1") {
+		t.Fatalf("send: %v", err)
+	}
+	if _, err := Receive(context.Background(), bob.receiveOpts(r)); err == nil {
+		t.Fatal("receive read a foreign branch")
+	}
+}
