@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Limits on the size of a record's fields. The schema enforces the same
@@ -20,10 +22,10 @@ const (
 	MaxRecordSz = 4 << 20 // a whole record, encoded
 )
 
-var (
-	toolPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-	tagPattern  = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}._:/+-]{0,63}$`)
-)
+// toolPattern is a tool name. Tags are checked by ValidTag with a loop:
+// the equivalent regular expression, a Unicode class repeated 63 times,
+// cost 70 ms to compile at every start of the program.
+var toolPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
 // ErrEmptyItem is wrapped when a list item is empty or only white space.
 var ErrEmptyItem = errors.New("empty item")
@@ -102,7 +104,7 @@ func (r *Record) Check() []error {
 		errs = append(errs, errors.New("title: must not be empty"))
 	}
 	for i, t := range r.Tags {
-		if !tagPattern.MatchString(t) {
+		if !ValidTag(t) {
 			errs = append(errs, fmt.Errorf("tags/%d: %q is not a valid tag", i, Shorten(t, 40)))
 		}
 	}
@@ -119,4 +121,20 @@ func (r *Record) Check() []error {
 func ValidTool(s string) bool { return toolPattern.MatchString(s) }
 
 // ValidTag reports whether s is an acceptable tag.
-func ValidTag(s string) bool { return tagPattern.MatchString(s) }
+func ValidTag(s string) bool {
+	n := 0
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			return false
+		case unicode.IsLetter(r) || unicode.IsNumber(r):
+		case i > 0 && strings.ContainsRune("._:/+-", r):
+		default:
+			return false
+		}
+		if n++; n > 64 {
+			return false
+		}
+	}
+	return n > 0
+}

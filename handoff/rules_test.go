@@ -2,6 +2,7 @@ package handoff
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,19 @@ func TestCheckListsEveryViolation(t *testing.T) {
 	for i, w := range want {
 		if !strings.HasPrefix(errs[i].Error(), w) {
 			t.Errorf("error %d = %v, want prefix %q", i, errs[i], w)
+		}
+	}
+}
+
+// TestValidTagMatchesTheSchemaPattern holds ValidTag to the pattern the
+// schema states for tags.
+func TestValidTagMatchesTheSchemaPattern(t *testing.T) {
+	pattern := regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}._:/+-]{0,63}$`)
+	cases := []string{"", "a", "auth", "Auth-2", "ünïcødé", "日本語", "a/b:c+d.e_f-g", ".x", "-x", "x y", "x\n", "x\x00",
+		strings.Repeat("a", 64), strings.Repeat("a", 65), strings.Repeat("é", 64), strings.Repeat("é", 65), "\xff", "a\xffb", "x\ufffd", "٣"}
+	for _, c := range cases {
+		if got, want := ValidTag(c), pattern.MatchString(c); got != want {
+			t.Errorf("ValidTag(%q) = %v, the pattern says %v", c, got, want)
 		}
 	}
 }
