@@ -267,7 +267,7 @@ func (b *Book) Resolve(spec string) (r crypto.RecipientInfo, label string, err e
 		if err != nil {
 			return r, "", err
 		}
-		return crypto.RecipientInfo{Recipient: rec, Canonical: canon}, shortKey(canon), nil
+		return crypto.RecipientInfo{Recipient: rec, Canonical: canon}, Short(canon), nil
 	}
 	p, ok := b.Lookup(s)
 	if !ok {
@@ -280,10 +280,10 @@ func (b *Book) Resolve(spec string) (r crypto.RecipientInfo, label string, err e
 	return crypto.RecipientInfo{Recipient: rec, Canonical: canon}, p.Name, nil
 }
 
-// shortKey shortens a recipient for messages.
-func shortKey(canon string) string {
-	if len(canon) <= 24 {
-		return canon
+// Short shortens a recipient for messages and tables: "age1ql3z7hjy…cac8p".
+func Short(recipient string) string {
+	if len(recipient) <= 24 {
+		return recipient
 	}
-	return canon[:20] + "…"
+	return recipient[:12] + "…" + recipient[len(recipient)-6:]
 }

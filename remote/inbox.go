@@ -71,10 +71,7 @@ func Inbox(ctx context.Context, opts InboxOptions) (*InboxListing, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Read.Limits.MaxInput == 0 {
-		opts.Read.Limits.MaxInput = DefaultMaxBundle
-	}
-	opts.Read.Passphrase = func() ([]byte, error) { return nil, errPassphraseBundle }
+	opts.Read = forRemote(opts.Read)
 	c, err := openClone(ctx, opts.DataDir, opts.Remote)
 	if err != nil {
 		return nil, err

@@ -102,6 +102,16 @@ type ReceiveResult struct {
 // reason to ask for a passphrase.
 var errPassphraseBundle = errors.New("passphrase bundles are not received from a remote")
 
+// forRemote adapts read options to bundles from a remote: the remote's
+// default size limit, and no passphrase, ever.
+func forRemote(read bundle.ReadOptions) bundle.ReadOptions {
+	if read.Limits.MaxInput == 0 {
+		read.Limits.MaxInput = DefaultMaxBundle
+	}
+	read.Passphrase = func() ([]byte, error) { return nil, errPassphraseBundle }
+	return read
+}
+
 // mine returns the inbox directories of my identities, as recipient
 // hashes, sorted.
 func mine(read bundle.ReadOptions) ([]string, error) {
@@ -133,10 +143,7 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Read.Limits.MaxInput == 0 {
-		opts.Read.Limits.MaxInput = DefaultMaxBundle
-	}
-	opts.Read.Passphrase = func() ([]byte, error) { return nil, errPassphraseBundle }
+	opts.Read = forRemote(opts.Read)
 	now := opts.Now
 	if now.IsZero() {
 		now = time.Now()

@@ -97,7 +97,7 @@ the rules of trust-store principals: no white space, commas, quotes or
 					if !added {
 						verb = "already have"
 					}
-					fmt.Fprintf(a.stdout, "%s %s: %s\n", verb, p.Name, shortRecipient(p.Recipient))
+					fmt.Fprintf(a.stdout, "%s %s: %s\n", verb, p.Name, people.Short(p.Recipient))
 					if *trust {
 						key, _ := crypto.ParsePublicKey(p.SigningKey)
 						fmt.Fprintf(a.stdout, "trusted %s as %s\n", key.Fingerprint(), p.Name)
@@ -137,7 +137,7 @@ the rules of trust-store principals: no white space, commas, quotes or
 								trusted = "as " + cell(names[0], 40)
 							}
 						}
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(p.Name, 40), shortRecipient(p.Recipient), fp, trusted)
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(p.Name, 40), people.Short(p.Recipient), fp, trusted)
 					}
 					return tw.Flush()
 				case "rm":
@@ -179,12 +179,4 @@ func keyArg(arg string, prefixes ...string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s holds no key", arg)
-}
-
-// shortRecipient shortens a recipient for a table: "age1ql3z…cac8p".
-func shortRecipient(r string) string {
-	if len(r) <= 24 {
-		return r
-	}
-	return r[:12] + "…" + r[len(r)-6:]
 }
