@@ -31,11 +31,12 @@ const (
 	KindHandoffFile = "handoff-file"
 	KindExport      = "export"
 	KindPublish     = "publish"
+	KindSend        = "send"
 	KindExec        = "exec"
 )
 
 // Kinds lists the step kinds, in the order they usually run.
-var Kinds = []string{KindCapture, KindSave, KindMemory, KindHandoffFile, KindExport, KindPublish, KindExec}
+var Kinds = []string{KindCapture, KindSave, KindMemory, KindHandoffFile, KindExport, KindPublish, KindSend, KindExec}
 
 // Limits on a configuration.
 const (
@@ -91,13 +92,15 @@ type Step struct {
 	// Target is the agent HANDOFF.md is rendered for (default generic).
 	Target string `toml:"target"`
 
-	// To lists export's recipients (age1…, ssh keys, or files of them);
-	// Output is the bundle's path, relative to the project.
+	// To lists export's recipients (age1…, ssh keys, or files of them)
+	// or send's (names from the address book, or keys); Output is the
+	// exported bundle's path, relative to the project.
 	To     []string `toml:"to"`
 	Output string   `toml:"output"`
 
 	// Remote and Branch are where publish pushes (default: the branch's
-	// upstream).
+	// upstream); Remote is also the inbox send uses (see 'remote add';
+	// default: the only one configured).
 	Remote string `toml:"remote"`
 	Branch string `toml:"branch"`
 }
@@ -126,6 +129,7 @@ var fieldsByKind = map[string][]string{
 	KindHandoffFile: {"target"},
 	KindExport:      {"to", "output"},
 	KindPublish:     {"remote", "branch"},
+	KindSend:        {"remote", "to"},
 	KindExec:        {"run"},
 }
 
@@ -255,6 +259,10 @@ func (c *Config) validate() error {
 			}
 			if st.KeepDays < 0 || st.KeepDays > 36500 {
 				return fmt.Errorf("%s: keep_days %d out of range", where, st.KeepDays)
+			}
+		case KindSend:
+			if len(st.To) == 0 {
+				return fmt.Errorf("%s: a send step needs to", where)
 			}
 		case KindExport:
 			if len(st.To) == 0 || st.Output == "" {

@@ -45,10 +45,13 @@ type Runner struct {
 	StateDir string
 	// PauseFiles stop the run when any exists (see PauseFiles).
 	PauseFiles []string
+	// ConfigDir holds the remotes and the address book that send steps
+	// use.
+	ConfigDir string
 	Config     *Config
 	Store      *store.Store
-	// SigningKey signs exported bundles; an export step without one fails
-	// rather than send an unsigned bundle.
+	// SigningKey signs exported and sent bundles; an export or send step
+	// without one fails rather than send an unsigned bundle.
 	SigningKey *crypto.SigningKey
 	// Redactor removes secrets from what capture reads.
 	Redactor *redact.Redactor

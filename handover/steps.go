@@ -13,10 +13,13 @@ import (
 	"syscall"
 
 	"github.com/session-handoff/session-handoff/capture"
+	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/exchange"
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/memory"
+	"github.com/session-handoff/session-handoff/people"
+	"github.com/session-handoff/session-handoff/remote"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
 	"github.com/session-handoff/session-handoff/targets"
@@ -45,6 +48,8 @@ func (r *Runner) runStep(ctx context.Context, cp *Checkpoint, st Step) (map[stri
 		return r.stepExport(cp, st)
 	case KindPublish:
 		return r.stepPublish(ctx, cp, st)
+	case KindSend:
+		return r.stepSend(ctx, cp, st)
 	case KindExec:
 		return r.stepExec(ctx, cp, st)
 	}
@@ -334,6 +339,58 @@ func (r *Runner) stepPublish(ctx context.Context, cp *Checkpoint, st Step) (map[
 	}
 	if _, err := g.Run(ctx, args...); err != nil {
 		return nil, fmt.Errorf("push: %w", err)
+	}
+	return out, nil
+}
+
+// stepSend sends the run's handoff through a remote inbox. A repeated
+// attempt pushes the bundle the first one made (remote.Send keeps it until
+// it is pushed) instead of making a second.
+func (r *Runner) stepSend(ctx context.Context, cp *Checkpoint, st Step) (map[string]string, error) {
+	if r.SigningKey == nil {
+		return nil, errors.New("no signing key to sign the bundle (run 'session-handoff keygen'; a passphrase-protected key needs SESSION_HANDOFF_KEY_PASSPHRASE)")
+	}
+	rec, err := r.handoff(cp)
+	if err != nil {
+		return nil, err
+	}
+	conf, err := remote.LoadConfig(r.ConfigDir)
+	if err != nil {
+		return nil, err
+	}
+	var rem remote.Remote
+	switch list := conf.List(); {
+	case st.Remote != "":
+		if rem, err = conf.Get(st.Remote); err != nil {
+			return nil, err
+		}
+	case len(list) == 1:
+		rem = list[0]
+	default:
+		return nil, fmt.Errorf("%d remotes configured: name one with remote = \"…\"", len(list))
+	}
+	book, err := people.Load(r.ConfigDir)
+	if err != nil {
+		return nil, err
+	}
+	var recips []crypto.RecipientInfo
+	for _, t := range st.To {
+		ri, _, err := book.Resolve(t)
+		if err != nil {
+			return nil, err
+		}
+		recips = append(recips, ri)
+	}
+	res, err := remote.Send(ctx, remote.SendOptions{Remote: rem, DataDir: r.Store.Dir(), Store: r.Store, Record: rec,
+		Recipients: recips, SigningKey: r.SigningKey, Producer: r.Producer, Now: r.now()})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{"remote": rem.Name}
+	for _, b := range res.Bundles {
+		if b.HandoffID == rec.ID {
+			out["bundle"] = b.BundleID
+		}
 	}
 	return out, nil
 }

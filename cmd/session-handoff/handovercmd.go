@@ -36,7 +36,8 @@ state into the memory directory, render HANDOFF.md, and compact old notes.
 A configuration (--config, else handover.toml in the project, else in the
 configuration directory) declares other steps: capture, save, memory,
 handoff-file, export, publish (git add/commit/push of the memory
-directory) and exec (a command with a timeout).
+directory), send (through a remote inbox, to people by name) and exec (a
+command with a timeout; 'session-handoff receive' on the other side).
 
 A run killed at any point is finished by the next 'handover run', which
 skips the steps already done; a run pending under a changed configuration
@@ -112,7 +113,7 @@ Paused work exits 6.`,
 				if err != nil {
 					return err
 				}
-				r := &handover.Runner{Project: root, StateDir: stateDir, PauseFiles: handover.PauseFiles(kr.Dir, root),
+				r := &handover.Runner{Project: root, StateDir: stateDir, PauseFiles: handover.PauseFiles(kr.Dir, root), ConfigDir: kr.Dir,
 					Config: cfg, Store: s, Producer: producer(), Env: a.getenv, Log: a.stderr, Observe: handoverObserve}
 				if *dryRun {
 					return a.handoverPlan(r, cfgPath, *restart, *asJSON)
@@ -120,7 +121,7 @@ Paused work exits 6.`,
 				if r.Redactor, err = a.redactor(kr.Dir); err != nil {
 					return err
 				}
-				if slices.ContainsFunc(cfg.Steps, func(st handover.Step) bool { return st.Kind == handover.KindExport }) {
+				if slices.ContainsFunc(cfg.Steps, func(st handover.Step) bool { return st.Kind == handover.KindExport || st.Kind == handover.KindSend }) {
 					// A run is unattended: the key's passphrase comes from
 					// the environment, never from a prompt.
 					if r.SigningKey, err = kr.SigningKey(a.envPassphrase(keyPassphraseEnv, passphraseEnv)); err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -153,10 +154,15 @@ func (a *app) runHook(agent integrate.Agent, event, storeDir, keysDir string) er
 		return err
 	}
 	if cfg, cfgPath, err := loadHandoverConfig("", root, kr.Dir); err == nil && cfgPath != "(built-in default)" {
-		r := &handover.Runner{Project: root, StateDir: handover.StateDir(s.Dir(), root), PauseFiles: pauseFiles,
+		r := &handover.Runner{Project: root, StateDir: handover.StateDir(s.Dir(), root), PauseFiles: pauseFiles, ConfigDir: kr.Dir,
 			Config: cfg, Store: s, Producer: producer(), Env: a.getenv, Log: a.stderr, Observe: handoverObserve}
 		if r.Redactor, err = a.redactor(kr.Dir); err != nil {
 			return err
+		}
+		if slices.ContainsFunc(cfg.Steps, func(st handover.Step) bool { return st.Kind == handover.KindExport || st.Kind == handover.KindSend }) {
+			if r.SigningKey, err = kr.SigningKey(a.envPassphrase(keyPassphraseEnv, passphraseEnv)); err != nil {
+				return err
+			}
 		}
 		_, err := r.Run(a.ctx, false)
 		return err
