@@ -48,8 +48,8 @@ type Runner struct {
 	// ConfigDir holds the remotes and the address book that send steps
 	// use.
 	ConfigDir string
-	Config     *Config
-	Store      *store.Store
+	Config    *Config
+	Store     *store.Store
 	// SigningKey signs exported and sent bundles; an export or send step
 	// without one fails rather than send an unsigned bundle.
 	SigningKey *crypto.SigningKey
