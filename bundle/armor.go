@@ -212,7 +212,9 @@ func (a *armorReader) finish() error {
 	if err != nil {
 		return err
 	}
-	if len(bytes.TrimSpace(rest)) != 0 {
+	// Only the white space a paste adds: spaces, tabs and line ends
+	// (bytes.TrimSpace would also pass form feeds and Unicode spaces).
+	if len(bytes.Trim(rest, " \t\r\n")) != 0 {
 		return armorErrorf("trailing data after the footer")
 	}
 	if len(rest) > maxWhitespace {
