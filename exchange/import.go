@@ -130,27 +130,39 @@ func Import(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions,
 	rec.Source.Import = prov
 	result := &ImportResult{Record: &rec, Bundle: res}
 
-	replace := false
-	if existing, err := s.Get(rec.ID); err == nil {
+	// decide applies the conflict rules to what the store holds under the
+	// record's id: done (already there, or skipped), replace, or an error.
+	decide := func() (done, replace bool, err error) {
+		existing, err := s.Get(rec.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			return false, false, nil
+		}
+		if err != nil {
+			return false, false, err
+		}
 		switch old := existing.Source.Import; {
 		case old != nil && old.BundleID == m.BundleID && old.Verification == prov.Verification && old.Signer == prov.Signer:
 			result.Outcome = Already
 			result.Record = existing
-			return result, nil
+			return true, false, nil
 		case old != nil && old.BundleID == m.BundleID:
 			// The same bundle, now checked differently (its signer was
 			// trusted or pinned since): record the new provenance.
-			replace = true
+			return false, true, nil
 		case pol.OnConflict == ConflictSkip:
 			result.Outcome = Skipped
-			return result, nil
+			return true, false, nil
 		case pol.OnConflict == ConflictReplace:
-			replace = true
-		default:
-			return nil, fmt.Errorf("%w: %s", ErrConflict, rec.ID)
+			return false, true, nil
 		}
-	} else if !errors.Is(err, store.ErrNotFound) {
+		return false, false, fmt.Errorf("%w: %s", ErrConflict, rec.ID)
+	}
+	done, replace, err := decide()
+	if err != nil {
 		return nil, err
+	}
+	if done {
+		return result, nil
 	}
 
 	commit := func() error {
@@ -161,6 +173,15 @@ func Import(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions,
 			}
 		}
 		replaced, err := s.Put(&rec, replace)
+		if errors.Is(err, store.ErrExists) {
+			// Another process stored this id since we looked (two imports
+			// of one bundle at once): decide again on what it stored.
+			var done bool
+			if done, replace, err = decide(); err != nil || done {
+				return err
+			}
+			replaced, err = s.Put(&rec, replace)
+		}
 		if err != nil {
 			return err
 		}
