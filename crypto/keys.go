@@ -259,7 +259,7 @@ func openSSHComment(data []byte) string {
 // key file (encrypted keys hide it), it is taken from path + ".pub" when that
 // file holds the same key.
 func LoadSigningKey(path string, passphrase func() ([]byte, error)) (*SigningKey, error) {
-	data, err := safefile.ReadFile(path, MaxPrivateKeySize)
+	data, err := safefile.ReadRegular(path, MaxPrivateKeySize)
 	if err != nil {
 		return nil, fmt.Errorf("read signing key %s: %w", path, err)
 	}
@@ -268,7 +268,7 @@ func LoadSigningKey(path string, passphrase func() ([]byte, error)) (*SigningKey
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if k.Comment == "" {
-		if pub, err := safefile.ReadFile(path+".pub", MaxPublicKeyLineSize); err == nil {
+		if pub, err := safefile.ReadRegular(path+".pub", MaxPublicKeyLineSize); err == nil {
 			if pk, comment, err := ParsePublicKeyLine(string(pub)); err == nil && pk == k.Public() && checkComment(comment) == nil {
 				k.Comment = comment
 			}

@@ -170,7 +170,7 @@ func (s *TrustStore) Path() string { return s.path }
 // LoadTrustStore reads the allowed_signers file at path. A missing file is
 // an empty store. Errors name the file and line.
 func LoadTrustStore(path string) (*TrustStore, error) {
-	data, err := safefile.ReadFile(path, MaxTrustStoreSize)
+	data, err := safefile.ReadRegular(path, MaxTrustStoreSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewTrustStore(path), nil
 	}

@@ -100,28 +100,32 @@ func (k Keyring) Generate(name string, passphrase []byte, overwrite bool) (*KeyI
 // Info reads the public side of the keyring without asking for any
 // passphrase.
 func (k Keyring) Info() (*KeyInfo, error) {
-	pubData, err := safefile.ReadFile(k.SigningKeyPath()+".pub", maxKeyFile)
+	pubData, err := safefile.ReadRegular(k.SigningKeyPath()+".pub", maxKeyFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", k.SigningKeyPath()+".pub", ErrNoKeys)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read public signing key: %w", err)
+		return nil, fmt.Errorf("read public signing key %s: %w", k.SigningKeyPath()+".pub", err)
 	}
 	pub, comment, err := crypto.ParsePublicKeyLine(string(pubData))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", k.SigningKeyPath()+".pub", err)
 	}
 	info := &KeyInfo{Name: comment, SigningKey: pub.AuthorizedLine(comment), Fingerprint: pub.Fingerprint()}
-	if priv, err := safefile.ReadFile(k.SigningKeyPath(), maxKeyFile); err == nil {
-		_, perr := crypto.ParseSigningKey(priv, nil)
+	if priv, err := safefile.ReadRegular(k.SigningKeyPath(), maxKeyFile); err == nil {
+		sk, perr := crypto.ParseSigningKey(priv, nil)
 		info.Encrypted = errors.Is(perr, crypto.ErrPassphraseRequired)
+		// The public half is what others trust: it must be this key's.
+		if perr == nil && sk.Public() != pub {
+			return nil, fmt.Errorf("%s does not match the signing key %s (%s)", k.SigningKeyPath()+".pub", k.SigningKeyPath(), sk.Public().Fingerprint())
+		}
 	}
-	idData, err := safefile.ReadFile(k.AgeIdentityPath(), maxKeyFile)
+	idData, err := safefile.ReadRegular(k.AgeIdentityPath(), maxKeyFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", k.AgeIdentityPath(), ErrNoKeys)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read age identity: %w", err)
+		return nil, fmt.Errorf("read age identity %s: %w", k.AgeIdentityPath(), err)
 	}
 	ids, _, err := crypto.ParseIdentities(idData, k.AgeIdentityPath(), nil)
 	if err != nil {
@@ -139,11 +143,28 @@ func (k Keyring) Info() (*KeyInfo, error) {
 // SigningKey loads the private signing key, asking passphrase only if the
 // key is encrypted.
 func (k Keyring) SigningKey(passphrase func() ([]byte, error)) (*crypto.SigningKey, error) {
+	if err := checkPrivate(k.SigningKeyPath()); err != nil {
+		return nil, err
+	}
 	sk, err := crypto.LoadSigningKey(k.SigningKeyPath(), passphrase)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", k.SigningKeyPath(), ErrNoKeys)
 	}
 	return sk, err
+}
+
+// checkPrivate refuses, as ssh does, a private key file of the keyring
+// that other users can read: the key is no longer only the user's. A
+// missing file is left to the reader to report.
+func checkPrivate(path string) error {
+	info, err := os.Stat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	if perm := info.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("%s has mode %04o: other users can read the private key; chmod 600 it (or make a new key with 'keygen --force')", path, perm)
+	}
+	return nil
 }
 
 // Identities returns the age identities to decrypt with: the keyring's own
@@ -153,11 +174,22 @@ func (k Keyring) Identities(extra []string, passphrase func() ([]byte, error)) (
 	var ids []age.Identity
 	var recips []string
 	files := extra
-	if _, err := os.Stat(k.AgeIdentityPath()); err == nil {
+	own := false
+	if _, err := os.Lstat(k.AgeIdentityPath()); err == nil {
 		files = append([]string{k.AgeIdentityPath()}, extra...)
+		own = true
+		if err := checkPrivate(k.AgeIdentityPath()); err != nil {
+			return nil, nil, err
+		}
 	}
-	for _, f := range files {
-		data, err := safefile.ReadFile(f, maxKeyFile)
+	for i, f := range files {
+		read := safefile.ReadFile
+		if own && i == 0 {
+			// The keyring's own file is never a pipe; files named on
+			// the command line may be (process substitution).
+			read = safefile.ReadRegular
+		}
+		data, err := read(f, maxKeyFile)
 		if err != nil {
 			return nil, nil, fmt.Errorf("read identity %s: %w", f, err)
 		}

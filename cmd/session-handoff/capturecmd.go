@@ -172,7 +172,7 @@ func (a *app) redactor(keysDir string) (*redact.Redactor, error) {
 	}
 	path := filepath.Join(kr.Dir, redactPatternsFile)
 	var extra []redact.Pattern
-	data, err := safefile.ReadFile(path, redact.MaxPatternsFile)
+	data, err := safefile.ReadRegular(path, redact.MaxPatternsFile)
 	switch {
 	case err == nil:
 		if extra, err = redact.ParsePatterns(data, path); err != nil {

@@ -118,7 +118,9 @@ func importError(name string, err error) error {
 func describeVerification(v bundle.Verification) string {
 	switch v.Status {
 	case bundle.StatusVerified:
-		return fmt.Sprintf("verified: signed by %s (%s)", firstOr(v.Principals, "?"), v.Fingerprint)
+		// A principal comes from a hand-editable trust store: printed
+		// without the control characters that would drive the terminal.
+		return fmt.Sprintf("verified: signed by %s (%s)", cell(firstOr(v.Principals, "?"), 100), v.Fingerprint)
 	case bundle.StatusUntrusted:
 		return fmt.Sprintf("valid signature by an untrusted key %s", v.Fingerprint)
 	case bundle.StatusUnsigned:

@@ -108,10 +108,12 @@ leaves it unprotected. Existing keys are never replaced without --force.`,
 					fmt.Fprintln(a.stdout, info.AgeRecipient)
 					return nil
 				case *onlyKey:
-					fmt.Fprintln(a.stdout, info.SigningKey)
+					fmt.Fprintln(a.stdout, clean(info.SigningKey))
 					return nil
 				}
-				fmt.Fprintf(a.stdout, "name:          %s\nsigning key:   %s\nfingerprint:   %s\nage recipient: %s\n", info.Name, info.SigningKey, info.Fingerprint, info.AgeRecipient)
+				// The name is the .pub file's comment, editable by hand:
+				// printed without control characters.
+				fmt.Fprintf(a.stdout, "name:          %s\nsigning key:   %s\nfingerprint:   %s\nage recipient: %s\n", clean(info.Name), clean(info.SigningKey), info.Fingerprint, info.AgeRecipient)
 				if info.Encrypted {
 					fmt.Fprintln(a.stdout, "the signing key is passphrase-protected")
 				}
