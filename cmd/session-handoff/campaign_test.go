@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The campaigns of issue 9 ("Proof") are long runs behind flags, started
+// by scripts/hostile.sh and scripts/crash.sh; a plain 'go test' skips them.
+var (
+	hostileCampaign = flag.Bool("hostile", false, "run the hostile-input campaign (scripts/hostile.sh)")
+	crashCampaign   = flag.Bool("crash", false, "run the crash campaign (scripts/crash.sh)")
+)
+
+// cliResult is what one in-process run of the CLI gave.
+type cliResult struct {
+	code           int
+	stdout, stderr string
+	panicked       string // the panic and its stack, if the command panicked
+}
+
+// runCLI runs the CLI in-process, as hostile_test.go does, with env as its
+// whole environment and stdin as standard input. A panic is caught and
+// returned, so that one crashing input is counted rather than ending the
+// campaign.
+func runCLI(env map[string]string, stdin string, args ...string) (r cliResult) {
+	var stdout, stderr bytes.Buffer
+	a := &app{ctx: context.Background(), stdin: strings.NewReader(stdin), stdout: &stdout, stderr: &stderr,
+		getenv: func(k string) string { return env[k] }}
+	defer func() {
+		if p := recover(); p != nil {
+			r = cliResult{code: -1, stdout: stdout.String(), stderr: stderr.String(), panicked: fmt.Sprintf("%v\n%s", p, debug.Stack())}
+		}
+	}()
+	code := a.run(args)
+	return cliResult{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// treeState is a snapshot of a directory tree: for each path (relative,
+// slash-separated) its mode and, for regular files, a hash of the content,
+// for symbolic links their target.
+type treeState map[string]string
+
+// snapshotTree reads the tree at root; skip leaves out paths (and whole
+// directories) it returns true for. A missing root is an empty tree.
+func snapshotTree(root string, skip func(rel string) bool) (treeState, error) {
+	st := treeState{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root && os.IsNotExist(err) {
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if rel != "." && skip != nil && skip(rel) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		info, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		desc := info.Mode().String()
+		switch {
+		case info.Mode().IsRegular():
+			f, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			h := sha256.New()
+			_, err = io.Copy(h, f)
+			f.Close()
+			if err != nil {
+				return err
+			}
+			desc += " " + hex.EncodeToString(h.Sum(nil))
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			desc += " -> " + target
+		}
+		st[rel] = desc
+		return nil
+	})
+	return st, err
+}
+
+// diff lists what changed from st to after, one path each: "+new",
+// "-gone", "~changed".
+func (st treeState) diff(after treeState) []string {
+	var out []string
+	for p, d := range st {
+		switch a, ok := after[p]; {
+		case !ok:
+			out = append(out, "-"+p)
+		case a != d:
+			out = append(out, "~"+p)
+		}
+	}
+	for p := range after {
+		if _, ok := st[p]; !ok {
+			out = append(out, "+"+p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// copyTree copies the tree at from to to, keeping modes and symbolic
+// links, so that each campaign input starts from the same prepared state
+// without running the commands that made it again.
+func copyTree(from, to string) error {
+	return filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		info, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		switch {
+		case info.IsDir():
+			return os.MkdirAll(dst, info.Mode().Perm())
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, dst)
+		case info.Mode().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(dst, data, info.Mode().Perm()); err != nil {
+				return err
+			}
+			return os.Chmod(dst, info.Mode().Perm())
+		}
+		return nil // sockets, FIFOs: not part of any template
+	})
+}
+
+// firstLines returns at most n lines of s, for failure messages.
+func firstLines(s string, n int) string {
+	lines := strings.SplitAfter(s, "\n")
+	if len(lines) > n {
+		lines = append(lines[:n], fmt.Sprintf("… (%d more lines)\n", len(lines)-n))
+	}
+	return strings.Join(lines, "")
+}
+
+// requireCampaign skips a campaign test unless its flag was given.
+func requireCampaign(t *testing.T, on bool, name string) {
+	t.Helper()
+	if !on {
+		t.Skipf("the %s campaign runs with -%s (scripts/%s.sh)", name, name, name)
+	}
+}
