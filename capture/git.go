@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -121,27 +122,57 @@ func State(ctx context.Context, dir string) (*handoff.GitState, error) {
 	if err != nil {
 		return nil, err
 	}
-	top, err := Root(ctx, abs)
-	if err != nil {
-		return nil, err
-	}
+	// The three reads are independent: run at once, they cost one git
+	// start-up of waiting instead of three (session-start hooks wait).
 	g := Git{Dir: abs}
-	st := &handoff.GitState{Root: top}
-	out, err := g.run(ctx, "status", "--porcelain=v2", "--branch", "-z")
-	if err != nil {
-		return nil, err
-	}
-	if err := parseStatus(out, st); err != nil {
-		return nil, err
-	}
-	if st.Head != "" {
-		log, err := g.run(ctx, "log", "-n", strconv.Itoa(RecentCommits), "-z", logFormat)
-		if err != nil {
+	res := g.runAll(ctx,
+		[]string{"rev-parse", "--show-toplevel"},
+		[]string{"status", "--porcelain=v2", "--branch", "-z"},
+		[]string{"log", "-n", strconv.Itoa(RecentCommits), "-z", logFormat})
+	if err := res[0].err; err != nil {
+		if errors.Is(err, ErrNoGit) {
 			return nil, err
 		}
-		st.RecentCommits = parseLog(log)
+		return nil, fmt.Errorf("%s: %w", abs, ErrNotGitRepo)
+	}
+	st := &handoff.GitState{Root: strings.TrimSpace(string(res[0].out))}
+	if res[1].err != nil {
+		return nil, res[1].err
+	}
+	if err := parseStatus(res[1].out, st); err != nil {
+		return nil, err
+	}
+	// In a repository with no commits the log fails; status says so.
+	if st.Head != "" {
+		if res[2].err != nil {
+			return nil, res[2].err
+		}
+		st.RecentCommits = parseLog(res[2].out)
 	}
 	return st, nil
+}
+
+// gitResult is the outcome of one git command run by runAll.
+type gitResult struct {
+	out []byte
+	err error
+}
+
+// runAll runs git commands concurrently and returns their results in
+// order. Only commands that read and do not depend on each other belong
+// here.
+func (g Git) runAll(ctx context.Context, cmds ...[]string) []gitResult {
+	res := make([]gitResult, len(cmds))
+	var wg sync.WaitGroup
+	for i, args := range cmds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[i].out, res[i].err = g.run(ctx, args...)
+		}()
+	}
+	wg.Wait()
+	return res
 }
 
 // Remote returns the URL of the repository's origin remote (or its first

@@ -114,7 +114,18 @@ func Since(ctx context.Context, dir string, then *handoff.GitState) (*Drift, err
 		return d, nil
 	}
 	g := Git{Dir: now.Root}
+	// The diff against the handoff's commit is started beside the check
+	// that the commit exists, and used only if it does.
+	// --no-relative: paths from the root whatever diff.relative says;
+	// -M: renames found whatever diff.renames says.
+	var diff gitResult
+	diffDone := make(chan struct{})
+	go func() {
+		defer close(diffDone)
+		diff.out, diff.err = g.run(ctx, "diff", "--name-status", "-z", "-M", "--no-relative", "--no-ext-diff", "--end-of-options", then.Head, "--")
+	}()
 	base, err := resolveCommit(ctx, g, then.Head)
+	<-diffDone
 	if err != nil || base == "" {
 		return d, err
 	}
@@ -161,13 +172,15 @@ func Since(ctx context.Context, dir string, then *handoff.GitState) (*Drift, err
 		}
 	}
 
-	// --no-relative: paths from the root whatever diff.relative says;
-	// -M: renames found whatever diff.renames says.
-	out, err := g.run(ctx, "diff", "--name-status", "-z", "-M", "--no-relative", "--no-ext-diff", "--end-of-options", base, "--")
-	if err != nil {
-		return nil, err
+	if base != then.Head {
+		// resolveCommit found the commit under another name (an annotated
+		// tag's hash): diff against the commit itself.
+		diff.out, diff.err = g.run(ctx, "diff", "--name-status", "-z", "-M", "--no-relative", "--no-ext-diff", "--end-of-options", base, "--")
 	}
-	if err := parseNameStatus(out, d); err != nil {
+	if diff.err != nil {
+		return nil, diff.err
+	}
+	if err := parseNameStatus(diff.out, d); err != nil {
 		return nil, err
 	}
 	for _, p := range now.Untracked {
