@@ -70,10 +70,28 @@ func openClone(ctx context.Context, dataDir string, r Remote) (*clone, error) {
 		lock.Unlock()
 		return nil, err
 	}
+	if err := c.clearStaleGitLocks(); err != nil {
+		lock.Unlock()
+		return nil, err
+	}
 	return c, nil
 }
 
 func (c *clone) close() { c.lock.Unlock() }
+
+// clearStaleGitLocks removes the lock files a git command killed in the
+// private clone leaves behind (index.lock, HEAD.lock). Every git command
+// in the clone runs while we hold the remote's lock, so any such file
+// found now belongs to a process that is gone; left in place it would make
+// every later receive fail.
+func (c *clone) clearStaleGitLocks() error {
+	for _, name := range []string{"index.lock", "HEAD.lock", "shallow.lock", "config.lock"} {
+		if err := os.Remove(filepath.Join(c.dir, ".git", name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove a stale git lock in %s: %w", c.dir, err)
+		}
+	}
+	return nil
+}
 
 // state is a path inside the clone's private state directory.
 func (c *clone) state(name ...string) string {

@@ -3,6 +3,9 @@ package remote
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -173,5 +176,33 @@ func TestConcurrentSendersAllLand(t *testing.T) {
 	}
 	if res := carol.receive(r); countOutcome(res, OutcomeImported) != len(senders)*each {
 		t.Fatalf("carol imported %d", countOutcome(res, OutcomeImported))
+	}
+}
+
+// TestStaleGitLockIsCleared plants the index.lock a receive killed during
+// its checkout leaves, and checks the next receive is not stopped by it.
+func TestStaleGitLockIsCleared(t *testing.T) {
+	dataDir := t.TempDir()
+	bare := filepath.Join(t.TempDir(), "inbox.git")
+	if out, err := exec.Command("git", "init", "--quiet", "--bare", bare).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	r := Remote{Name: "team", URL: "file://" + bare, Branch: DefaultBranch}
+	c, err := openClone(context.Background(), dataDir, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.close()
+	lockFile := filepath.Join(clonePath(dataDir, "team"), ".git", "index.lock")
+	if err := os.WriteFile(lockFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err = openClone(context.Background(), dataDir, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	if _, err := os.Stat(lockFile); !os.IsNotExist(err) {
+		t.Fatal("the stale index.lock is still there")
 	}
 }
