@@ -24,7 +24,7 @@ const maxApprovals = 1 << 20
 
 // configDigest is the hash of a configuration file's exact bytes.
 func configDigest(path string) (string, error) {
-	data, err := safefile.ReadFile(path, MaxConfigSize)
+	data, err := safefile.ReadRegular(path, MaxConfigSize)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
 	}

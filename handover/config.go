@@ -294,7 +294,7 @@ func relativePath(p string) error {
 
 // LoadConfig reads and checks a configuration file.
 func LoadConfig(path string) (*Config, error) {
-	data, err := safefile.ReadFile(path, MaxConfigSize)
+	data, err := safefile.ReadRegular(path, MaxConfigSize)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}

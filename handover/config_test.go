@@ -2,7 +2,9 @@ package handover
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -125,5 +127,18 @@ func TestPauseFailsClosed(t *testing.T) {
 	}
 	if _, err := Pause(files[1], "two\nlines", time.Now()); err == nil {
 		t.Fatal("a multi-line reason was accepted")
+	}
+}
+
+func TestConfigFIFONeverBlocks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "handover.toml")
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skip("no mkfifo:", err)
+	}
+	if _, err := LoadConfig(path); err == nil {
+		t.Fatal("a FIFO was read as a configuration")
+	}
+	if _, err := Approved(filepath.Join(t.TempDir(), ApprovalsFile), path); err == nil {
+		t.Fatal("a FIFO was hashed for approval")
 	}
 }
