@@ -37,7 +37,7 @@ func run() error {
 	dir := os.Args[1]
 	n, err := strconv.Atoi(os.Args[2])
 	if err != nil || n < 1 {
-		return fmt.Errorf("N: want a positive number")
+		return fmt.Errorf("count %q: want a positive number", os.Args[2])
 	}
 	project := filepath.Join(dir, "app")
 	git := func(args ...string) ([]byte, error) {
