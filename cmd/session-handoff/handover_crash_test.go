@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -104,7 +105,9 @@ func newCrashEnv(t *testing.T, bin string) *crashEnv {
 // when SIGKILL ended it.
 func (e *crashEnv) run(crashAt string, args ...string) (int, string) {
 	cmd := exec.Command(filepath.Join(e.bin, "session-handoff-crash"), args...)
-	cmd.Dir, cmd.Env = e.project, append(e.env, "SESSION_HANDOFF_CRASH_AT="+crashAt)
+	// A fresh slice: run is called from several goroutines at once, and
+	// appending to e.env in place would share its spare capacity.
+	cmd.Dir, cmd.Env = e.project, append(slices.Clip(e.env), "SESSION_HANDOFF_CRASH_AT="+crashAt)
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
