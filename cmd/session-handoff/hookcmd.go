@@ -167,7 +167,9 @@ func (a *app) runHook(agent integrate.Agent, event, storeDir, keysDir string) er
 		_, err := r.Run(a.ctx, false)
 		return err
 	} else if err != nil {
-		return err
+		// An unapproved or broken handover.toml must not cost the user
+		// the capture: say so, and capture as if there were none.
+		a.warn("handover configuration not used: %v", err)
 	}
 	red, err := a.redactor(kr.Dir)
 	if err != nil {
