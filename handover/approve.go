@@ -26,7 +26,7 @@ const maxApprovals = 1 << 20
 func configDigest(path string) (string, error) {
 	data, err := safefile.ReadRegular(path, MaxConfigSize)
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return "", readError(path, err)
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:]), nil

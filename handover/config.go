@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"slices"
 	"strings"
@@ -296,13 +297,23 @@ func relativePath(p string) error {
 func LoadConfig(path string) (*Config, error) {
 	data, err := safefile.ReadRegular(path, MaxConfigSize)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, readError(path, err)
 	}
 	c, err := ParseConfig(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
+}
+
+// readError names path once, however the read failed (an *fs.PathError
+// already carries it).
+func readError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("read %s: %w", path, err)
 }
 
 // Hash identifies a configuration's content, so that a run resumed under

@@ -1193,7 +1193,7 @@ func configInputs() []hostileInput {
 	}
 	out = append(out,
 		handoverMade("huge", hugeFile(512<<10, "# "), "too large"),
-		handoverMade("directory", mkdir, "is a directory"),
+		handoverMade("directory", mkdir, "not a regular file"),
 		// A valid configuration that runs a command: never before
 		// 'handover allow' approved it, so the command does not run.
 		hostileInput{kind: kindConfigs, name: "handover/unapproved-exec", file: filepath.Join(hdir, "unapproved-exec.toml"),
