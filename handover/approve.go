@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -67,30 +66,24 @@ func Approve(approvals, path string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(approvals), 0o700); err != nil {
-		return err
-	}
-	lock, err := safefile.LockFile(approvals + ".lock")
-	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
-	old, err := safefile.ReadFile(approvals, maxApprovals)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read %s: %w", approvals, err)
-	}
-	var out bytes.Buffer
-	sc := bufio.NewScanner(bytes.NewReader(old))
-	sc.Buffer(make([]byte, 0, 4096), maxApprovals)
-	for sc.Scan() {
-		line := sc.Text()
-		if _, p, ok := strings.Cut(line, " "); ok && p == abs {
-			continue
+	return safefile.Update(approvals, "handover approvals", 0o600, func() ([]byte, error) {
+		old, err := safefile.ReadFile(approvals, maxApprovals)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read %s: %w", approvals, err)
 		}
-		if line != "" {
-			out.WriteString(line + "\n")
+		var out bytes.Buffer
+		sc := bufio.NewScanner(bytes.NewReader(old))
+		sc.Buffer(make([]byte, 0, 4096), maxApprovals)
+		for sc.Scan() {
+			line := sc.Text()
+			if _, p, ok := strings.Cut(line, " "); ok && p == abs {
+				continue
+			}
+			if line != "" {
+				out.WriteString(line + "\n")
+			}
 		}
-	}
-	out.WriteString(digest + " " + abs + "\n")
-	return safefile.WriteFile(approvals, out.Bytes(), 0o600)
+		out.WriteString(digest + " " + abs + "\n")
+		return out.Bytes(), nil
+	})
 }

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -230,30 +229,17 @@ func (b *Book) Remove(name string) error {
 // Update loads the book in dir, lets fn change it and writes it back, all
 // under the lock file people.lock, so that concurrent writers do not lose
 // each other's changes. If fn fails, nothing is written.
-func Update(dir string, fn func(*Book) error) (err error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create configuration directory: %w", err)
-	}
-	lock, err := safefile.LockFile(Path(dir) + ".lock")
-	if err != nil {
-		return fmt.Errorf("lock address book: %w", err)
-	}
-	defer func() {
-		if uerr := lock.Unlock(); uerr != nil && err == nil {
-			err = fmt.Errorf("unlock address book: %w", uerr)
+func Update(dir string, fn func(*Book) error) error {
+	return safefile.Update(Path(dir), "address book", 0o600, func() ([]byte, error) {
+		b, err := Load(dir)
+		if err != nil {
+			return nil, err
 		}
-	}()
-	b, err := Load(dir)
-	if err != nil {
-		return err
-	}
-	if err := fn(b); err != nil {
-		return err
-	}
-	if err := safefile.WriteFile(b.path, b.marshal(), 0o600); err != nil {
-		return fmt.Errorf("write address book %s: %w", b.path, err)
-	}
-	return nil
+		if err := fn(b); err != nil {
+			return nil, err
+		}
+		return b.marshal(), nil
+	})
 }
 
 // Resolve turns a --to value into a recipient: a raw age1… or ssh- key is

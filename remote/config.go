@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -226,28 +225,15 @@ func (c *Config) marshal() []byte {
 // UpdateConfig loads the remotes in dir, lets fn change them and writes
 // them back atomically (mode 0600: a URL may carry a token), all under the
 // lock file remotes.lock. If fn fails, nothing is written.
-func UpdateConfig(dir string, fn func(*Config) error) (err error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create configuration directory: %w", err)
-	}
-	lock, err := safefile.LockFile(ConfigPath(dir) + ".lock")
-	if err != nil {
-		return fmt.Errorf("lock remotes: %w", err)
-	}
-	defer func() {
-		if uerr := lock.Unlock(); uerr != nil && err == nil {
-			err = fmt.Errorf("unlock remotes: %w", uerr)
+func UpdateConfig(dir string, fn func(*Config) error) error {
+	return safefile.Update(ConfigPath(dir), "remotes", 0o600, func() ([]byte, error) {
+		c, err := LoadConfig(dir)
+		if err != nil {
+			return nil, err
 		}
-	}()
-	c, err := LoadConfig(dir)
-	if err != nil {
-		return err
-	}
-	if err := fn(c); err != nil {
-		return err
-	}
-	if err := safefile.WriteFile(c.path, c.marshal(), 0o600); err != nil {
-		return fmt.Errorf("write remotes %s: %w", c.path, err)
-	}
-	return nil
+		if err := fn(c); err != nil {
+			return nil, err
+		}
+		return c.marshal(), nil
+	})
 }
