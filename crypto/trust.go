@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -709,30 +707,17 @@ func (s *TrustStore) Save() error {
 // if fn changed it, all while holding the lock file path + ".lock", so that
 // concurrent writers do not lose each other's updates. If fn fails nothing is
 // written. The directory of path is created (mode 0700) if missing.
-func UpdateTrustStore(path string, fn func(*TrustStore) error) (err error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("create trust store directory: %w", err)
-	}
-	lock, err := safefile.LockFile(path + ".lock")
-	if err != nil {
-		return fmt.Errorf("lock trust store: %w", err)
-	}
-	defer func() {
-		if uerr := lock.Unlock(); uerr != nil && err == nil {
-			err = fmt.Errorf("unlock trust store: %w", uerr)
+func UpdateTrustStore(path string, fn func(*TrustStore) error) error {
+	return safefile.Update(path, "trust store", 0o644, func() ([]byte, error) {
+		s, err := LoadTrustStore(path)
+		if err != nil {
+			return nil, err
 		}
-	}()
-	s, err := LoadTrustStore(path)
-	if err != nil {
-		return err
-	}
-	if err := fn(s); err != nil {
-		return err
-	}
-	if !s.modified {
-		return nil
-	}
-	return s.Save()
+		if err := fn(s); err != nil || !s.modified {
+			return nil, err
+		}
+		return s.Marshal(), nil
+	})
 }
 
 func (s *TrustStore) countEntries() int {

@@ -148,8 +148,9 @@ func ReadAllLimit(r io.Reader, limit int64) ([]byte, error) {
 // Update rewrites the file at path under the lock file path+".lock", so
 // that concurrent read-modify-write cycles do not lose each other's
 // changes: fn reads the current state and returns the new content, which
-// is written atomically with perm. The directory is created (0700) if
-// missing. If fn fails, nothing is written. what names the file in errors.
+// is written atomically with perm, or nil when nothing changed. The
+// directory is created (0700) if missing. If fn fails, nothing is written.
+// what names the file in errors.
 func Update(path, what string, perm os.FileMode, fn func() ([]byte, error)) (err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("create directory of %s: %w", what, err)
@@ -164,7 +165,7 @@ func Update(path, what string, perm os.FileMode, fn func() ([]byte, error)) (err
 		}
 	}()
 	data, err := fn()
-	if err != nil {
+	if err != nil || data == nil {
 		return err
 	}
 	if err := WriteFile(path, data, perm); err != nil {
