@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Runs fuzz targets, each for FUZZTIME (default 10s), one after another.
+#
+#   scripts/fuzz.sh                                  # every target, 10 s each (CI)
+#   FUZZTIME=10m scripts/fuzz.sh                     # every target, 10 minutes each
+#   FUZZTIME=10m scripts/fuzz.sh FuzzRead FuzzArmor  # only the named targets (all packages)
+#   FUZZ_PARALLEL=1 ...                              # workers per target (default: GOMAXPROCS)
+#
+# A failure stops the script with go test's output; Go writes the failing
+# input under the package's testdata/fuzz/<target>/, where it becomes a
+# regression test once committed. Prints one line per target with its
+# executions and new corpus entries, then "N passed, N failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fuzztime="${FUZZTIME:-10s}"
+parallel=()
+[ -n "${FUZZ_PARALLEL:-}" ] && parallel=(-parallel="$FUZZ_PARALLEL")
+
+# wanted TARGET [NAME...]: true when no names were given or TARGET is one of them.
+wanted() {
+  local target=$1; shift
+  [ $# -eq 0 ] && return 0
+  for name in "$@"; do [ "$name" = "$target" ] && return 0; done
+  return 1
+}
+
+passed=0 failed=0
+for pkg in $(go list ./...); do
+  dir=$(go list -f '{{.Dir}}' "$pkg")
+  for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
+    wanted "$target" "$@" || continue
+    log=$(mktemp)
+    # A short -fuzzminimizetime keeps a worker from spending the whole run
+    # minimising one input. Go reports "context deadline exceeded" when the
+    # time runs out while a worker is still busy with an input; that is not
+    # a finding (no failing input is written), so such a run is tried once
+    # more. A real failure writes testdata/fuzz/... and fails the run.
+    ok=0
+    for attempt in 1 2; do
+      if go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" -fuzzminimizetime=2s \
+          "${parallel[@]}" "$pkg" >"$log" 2>&1; then
+        ok=1; break
+      fi
+      if grep -q "Failing input written" "$log" || ! grep -q "context deadline exceeded" "$log"; then
+        break
+      fi
+      echo "   (deadline hit while a worker was busy; trying once more)"
+    done
+    if [ "$ok" != 1 ]; then
+      echo "FAIL $pkg $target"
+      cat "$log"; rm -f "$log"
+      failed=$((failed + 1))
+      [ -n "${FUZZ_KEEP_GOING:-}" ] && continue
+      echo "$passed passed, $failed failed"
+      exit 1
+    fi
+    # The last progress line: "fuzz: elapsed: 10m0s, execs: N (R/sec), new interesting: K (total: T)".
+    last=$(grep -o 'execs: [0-9]* ([0-9]*/sec), new interesting: [0-9]* (total: [0-9]*)' "$log" | tail -1 | sed 's| ([0-9]*/sec)||' || true)
+    printf 'ok   %-58s %s\n' "$pkg $target" "${last:-no progress line}"
+    rm -f "$log"
+    passed=$((passed + 1))
+  done
+done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
