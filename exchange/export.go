@@ -1,6 +1,8 @@
 package exchange
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -64,16 +66,13 @@ func Export(w io.Writer, s *store.Store, rec *handoff.Record, opts ExportOptions
 		})
 	}
 	for _, path := range opts.Attach {
-		from := path
+		var src bundle.BlobSource
+		var err error
 		if opts.Redactor != nil {
-			clean, cleanup, err := redactedCopy(opts.Redactor, path, opts.Report)
-			if err != nil {
-				return nil, fmt.Errorf("attach %s: %w", path, err)
-			}
-			defer cleanup()
-			from = clean
+			src, err = redactedBlob(opts.Redactor, path, opts.Report)
+		} else {
+			src, err = bundle.FileBlob(path, filepath.Base(path), mediaType(path))
 		}
-		src, err := bundle.FileBlob(from, filepath.Base(path), mediaType(path))
 		if err != nil {
 			return nil, fmt.Errorf("attach %s: %w", path, err)
 		}
@@ -113,28 +112,58 @@ func Export(w io.Writer, s *store.Store, rec *handoff.Record, opts ExportOptions
 	return m, nil
 }
 
-// redactedCopy writes a copy of path with its secrets removed to a
-// temporary file, and returns its name and a function that removes it.
-func redactedCopy(r *redact.Redactor, path string, rep *redact.Report) (string, func(), error) {
-	in, err := os.Open(path)
+// redactedBlob describes the file at path with its secrets removed,
+// without writing the redacted copy anywhere: a first pass runs the
+// redactor into a hash. If it removed nothing, the blob is the file itself;
+// otherwise Open runs the redactor again, into a pipe. Redaction depends
+// only on the bytes, and bundle.Write checks the hash of what it streams,
+// so a file that changes between the passes fails the export instead of
+// sending something else.
+func redactedBlob(r *redact.Redactor, path string, rep *redact.Report) (bundle.BlobSource, error) {
+	location := "attachment " + filepath.Base(path)
+	f, err := os.Open(path)
 	if err != nil {
-		return "", nil, err
+		return bundle.BlobSource{}, err
 	}
-	defer in.Close()
-	out, err := os.CreateTemp("", "session-handoff-attach-")
-	if err != nil {
-		return "", nil, err
+	defer f.Close()
+	h := sha256.New()
+	size := &countWriter{}
+	found := &redact.Report{}
+	if err := r.Copy(io.MultiWriter(h, size), f, location, found); err != nil {
+		return bundle.BlobSource{}, err
 	}
-	cleanup := func() { os.Remove(out.Name()) }
-	err = r.Copy(out, in, "attachment "+filepath.Base(path), rep)
-	if cerr := out.Close(); err == nil {
-		err = cerr
+	src := bundle.BlobSource{Blob: bundle.Blob{
+		Name: filepath.Base(path), MediaType: mediaType(path), Size: size.n, SHA256: hex.EncodeToString(h.Sum(nil)),
+	}}
+	if found.Total() == 0 {
+		src.Open = func() (io.ReadCloser, error) { return os.Open(path) }
+		return src, nil
 	}
-	if err != nil {
-		cleanup()
-		return "", nil, err
+	if rep != nil {
+		rep.Merge(found)
 	}
-	return out.Name(), cleanup, nil
+	src.Open = func() (io.ReadCloser, error) {
+		in, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		pr, pw := io.Pipe()
+		go func() {
+			err := r.Copy(pw, in, location, nil)
+			in.Close()
+			pw.CloseWithError(err)
+		}()
+		return pr, nil
+	}
+	return src, nil
+}
+
+// countWriter counts the bytes written to it.
+type countWriter struct{ n int64 }
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
 }
 
 // mediaType guesses an attachment's media type from its name.

@@ -1,0 +1,92 @@
+package exchange
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/session-handoff/session-handoff/bundle"
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/redact"
+)
+
+// TestRedactedBlob checks both passes of an attachment with a secret: the
+// described hash and size are those of the redacted bytes, Open streams
+// exactly those bytes, and the report counts the secret once.
+func TestRedactedBlob(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "deploy.env")
+	secret := "ghp_" + strings.Repeat("a1B2c3D4e5", 4)[:36]
+	// Enough lines that the redactor works through several windows.
+	content := strings.Repeat("PLAIN=line of ordinary text\n", 20000) + "GITHUB_TOKEN=" + secret + "\n"
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep := &redact.Report{}
+	src, err := redactedBlob(redact.Default(), path, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Total() != 1 {
+		t.Fatalf("report counts %d secrets, want 1", rep.Total())
+	}
+	rc, err := src.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(got, []byte(secret)) {
+		t.Fatal("the streamed blob still holds the secret")
+	}
+	sum := sha256.Sum256(got)
+	if int64(len(got)) != src.Size || hex.EncodeToString(sum[:]) != src.SHA256 {
+		t.Fatalf("streamed %d bytes with sha256 %x; described as %d bytes, %s", len(got), sum, src.Size, src.SHA256)
+	}
+	if rep.Total() != 1 {
+		t.Fatalf("opening the blob counted again: report has %d", rep.Total())
+	}
+}
+
+// TestRedactedBlobChangedBetweenPasses: a file that changes after it was
+// hashed must fail the export, whether or not the redactor found anything
+// in it, and the bundle must not carry the new bytes under the old hash.
+func TestRedactedBlobChangedBetweenPasses(t *testing.T) {
+	for _, tc := range []struct{ name, before, after string }{
+		{"clean", "just text\n", "just text, and more\n"},
+		{"clean to secret", "TOKEN=placeholder\n", "GITHUB_TOKEN=ghp_" + strings.Repeat("x9", 18) + "\n"},
+		{"secret", "GITHUB_TOKEN=ghp_" + strings.Repeat("y7", 18) + "\n", "GITHUB_TOKEN=ghp_" + strings.Repeat("z5", 18) + "\nmore\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "a.txt")
+			if err := os.WriteFile(path, []byte(tc.before), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			src, err := redactedBlob(redact.Default(), path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(tc.after), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			rec, err := handoff.New(time.Now(), "codex", "changed attachment")
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := &bundle.Manifest{Record: rec, Producer: bundle.Producer{Name: "session-handoff", Version: "test"}}
+			err = bundle.Write(io.Discard, m, []bundle.BlobSource{src}, bundle.WriteOptions{NoEncrypt: true})
+			if !errors.Is(err, bundle.ErrHashMismatch) {
+				t.Fatalf("Write after the file changed: %v, want a hash mismatch", err)
+			}
+		})
+	}
+}
