@@ -21,6 +21,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/schema"
 )
 
@@ -197,6 +198,12 @@ func Read(r io.Reader, opts ReadOptions) (*Result, error) {
 		}
 		rd.res.BlobFiles = nil
 	}
+	for _, ra := range rd.stages {
+		ra.signal()
+	}
+	for _, ra := range rd.stages {
+		ra.wait()
+	}
 	if rd.zr != nil {
 		rd.zr.Close()
 	}
@@ -206,11 +213,19 @@ func Read(r io.Reader, opts ReadOptions) (*Result, error) {
 type reader struct {
 	opts    ReadOptions
 	lim     Limits
-	st      *state
+	st      *state // the errors of the stage read() works in
 	res     *Result
 	zr      *zstd.Decoder
+	stages  []*readAhead
 	created []string
 }
+
+// Each stage of a read reads ahead this many buffers of this size: enough
+// to keep the next stage busy, little enough not to matter for memory.
+const (
+	readAheadSize  = 256 << 10
+	readAheadDepth = 3
+)
 
 func (rd *reader) read(r io.Reader) error {
 	lim := rd.lim
@@ -267,7 +282,15 @@ func (rd *reader) read(r io.Reader) error {
 	if string(magic[:]) != zstdMagic {
 		return rd.fail(errorf(ErrMalformed, "the %s layer does not contain a zstd stream", layerName(ly)))
 	}
-	zr, err := zstd.NewReader(newFrameScanner(io.MultiReader(strings.NewReader(zstdMagic), plain), rd.st),
+	// From here three stages work at once, each a goroutine reading ahead
+	// of the next: the outer layers (input, armor, age); decompression;
+	// and the archive (manifest, blobs, hashes, files) here. Each stage
+	// records its errors in a state of its own, handed on in stream order
+	// (see readAhead).
+	outer := newReadAhead(plain, &state{}, readAheadSize, readAheadDepth)
+	rd.stages = append(rd.stages, outer)
+	fs := newFrameScanner(io.MultiReader(strings.NewReader(zstdMagic), outer), outer.to)
+	zr, err := zstd.NewReader(fs,
 		zstd.WithDecoderConcurrency(1),
 		zstd.WithDecoderMaxWindow(uint64(lim.MaxWindow)),
 		zstd.WithDecoderMaxMemory(uint64(lim.MaxWindow)),
@@ -277,13 +300,16 @@ func (rd *reader) read(r io.Reader) error {
 	}
 	rd.zr = zr
 	dc := &limitCounter{
-		r:     &tap{r: zr, st: rd.st, classify: lim.classifyZstd},
-		limit: lim.MaxDecompressed, st: rd.st,
+		r:     &tap{r: zr, st: outer.to, classify: lim.classifyZstd},
+		limit: lim.MaxDecompressed, st: outer.to,
 		err: func() *Error {
 			return limitError("decompressed size", lim.MaxDecompressed, "bytes", flagMaxDecompressed)
 		},
 	}
-	tr := tar.NewReader(dc)
+	rd.st = &state{}
+	inner := newReadAhead(dc, rd.st, readAheadSize, readAheadDepth)
+	rd.stages = append(rd.stages, inner)
+	tr := tar.NewReader(inner)
 
 	if err := rd.readManifest(tr); err != nil {
 		return err
@@ -291,7 +317,7 @@ func (rd *reader) read(r io.Reader) error {
 	if err := rd.readBlobs(tr); err != nil {
 		return err
 	}
-	if err := rd.readEnd(dc, br); err != nil {
+	if err := rd.readEnd(inner, fs, br); err != nil {
 		return err
 	}
 	if !rd.res.ForReader {
@@ -657,7 +683,7 @@ func (rd *reader) copyBlob(tr *tar.Reader, b Blob, h interface {
 		}
 		rd.created = append(rd.created, f.Name())
 		defer f.Close()
-		dst = io.MultiWriter(f, h)
+		dst = io.MultiWriter(safefile.NewWritebackWriter(f), h)
 	}
 	n, err := io.CopyBuffer(dst, onlyReader{tr}, buf)
 	if err != nil {
@@ -701,7 +727,9 @@ func isWriteErr(err error, f *os.File) bool {
 
 // readEnd checks that the archive, the zstd stream and every outer layer
 // end together, with nothing but tar's zero padding after the end marker.
-func (rd *reader) readEnd(dc io.Reader, br *bufio.Reader) error {
+// Once the decompressed stream has ended, its stage has stopped reading,
+// so the frame scanner and then the input are the caller's to read.
+func (rd *reader) readEnd(dc io.Reader, fs *frameScanner, br *bufio.Reader) error {
 	rest, err := io.ReadAll(io.LimitReader(dc, tarPadding+1))
 	if err != nil {
 		return rd.tarErr(err, "end of archive")
@@ -709,8 +737,13 @@ func (rd *reader) readEnd(dc io.Reader, br *bufio.Reader) error {
 	if len(rest) > tarPadding || strings.Trim(string(rest), "\x00") != "" {
 		return errorf(ErrMalformed, "trailing data after the tar archive")
 	}
-	// The layers above have seen their own ends (age and armor check for
-	// trailing data themselves); the input must be exhausted too.
+	// Whatever the decoder did not read after the frame: the scanner
+	// names it, and reading to the end lets the outer stage finish (age
+	// and armor check their own ends).
+	if _, err := io.Copy(io.Discard, fs); err != nil {
+		return rd.fail(err)
+	}
+	// The input must be exhausted too.
 	if _, err := br.ReadByte(); err != io.EOF {
 		if err == nil {
 			return errorf(ErrMalformed, "trailing data after the bundle")
