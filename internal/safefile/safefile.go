@@ -50,7 +50,7 @@ func Write(path string, perm os.FileMode, fill func(io.Writer) error) (err error
 	if err = f.Chmod(perm); err != nil {
 		return fmt.Errorf("set mode of temporary file: %w", err)
 	}
-	if err = fill(f); err != nil {
+	if err = fill(NewWritebackWriter(f)); err != nil {
 		return err
 	}
 	if err = f.Sync(); err != nil {
