@@ -141,15 +141,24 @@ func TestWriteChecksBlobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if src.Size != 6 || src.SHA256 != sha256hex([]byte("hello\n")) {
-		t.Fatalf("FileBlob: %+v", src.Blob)
+	if src.Size != 6 || src.SHA256 != sha256hex([]byte("hello\n")) || src.Fingerprint == 0 {
+		t.Fatalf("FileBlob: %+v, fingerprint %x", src.Blob, src.Fingerprint)
 	}
 	opts := WriteOptions{NoEncrypt: true}
-	for _, content := range []string{"hellO\n", "hello\nmore", "hel"} {
-		writeFile(t, path, []byte(content))
-		err := Write(io.Discard, testManifest(withAttachments(fixedRecord(), []BlobSource{src})), []BlobSource{src}, opts)
-		if !errors.Is(err, ErrHashMismatch) {
-			t.Errorf("file changed to %q: %v", content, err)
+	// With a fingerprint (FileBlob) and without one (the SHA-256 again).
+	noFingerprint := src
+	noFingerprint.Fingerprint = 0
+	for _, s := range []BlobSource{src, noFingerprint} {
+		for _, content := range []string{"hellO\n", "hello\nmore", "hel"} {
+			writeFile(t, path, []byte(content))
+			err := Write(io.Discard, testManifest(withAttachments(fixedRecord(), []BlobSource{s})), []BlobSource{s}, opts)
+			if !errors.Is(err, ErrHashMismatch) {
+				t.Errorf("file changed to %q (fingerprint %x): %v", content, s.Fingerprint, err)
+			}
+		}
+		writeFile(t, path, []byte("hello\n"))
+		if err := Write(io.Discard, testManifest(withAttachments(fixedRecord(), []BlobSource{s})), []BlobSource{s}, opts); err != nil {
+			t.Errorf("file as hashed (fingerprint %x): %v", s.Fingerprint, err)
 		}
 	}
 	// Encryption must be chosen explicitly.

@@ -126,15 +126,15 @@ func redactedBlob(r *redact.Redactor, path string, rep *redact.Report) (bundle.B
 		return bundle.BlobSource{}, err
 	}
 	defer f.Close()
-	h := sha256.New()
-	size := &countWriter{}
+	h, fp, size := sha256.New(), bundle.NewFingerprinter(), &countWriter{}
 	found := &redact.Report{}
-	if err := r.Copy(io.MultiWriter(h, size), f, location, found); err != nil {
+	if err := r.Copy(io.MultiWriter(h, fp, size), f, location, found); err != nil {
 		return bundle.BlobSource{}, err
 	}
-	src := bundle.BlobSource{Blob: bundle.Blob{
-		Name: filepath.Base(path), MediaType: mediaType(path), Size: size.n, SHA256: hex.EncodeToString(h.Sum(nil)),
-	}}
+	src := bundle.BlobSource{
+		Blob:        bundle.Blob{Name: filepath.Base(path), MediaType: mediaType(path), Size: size.n, SHA256: hex.EncodeToString(h.Sum(nil))},
+		Fingerprint: fp.Sum64(),
+	}
 	if found.Total() == 0 {
 		src.Open = func() (io.ReadCloser, error) { return os.Open(path) }
 		return src, nil
