@@ -61,7 +61,7 @@ func ParseBudget(s string) (Budget, error) {
 		}
 	}
 	n, err := strconv.Atoi(num)
-	if err != nil || n < 0 {
+	if err != nil || n < 0 || num[0] == '-' || num[0] == '+' {
 		return Budget{}, fmt.Errorf("budget %q: want a number of tokens (8000) or bytes (32KiB, 20000B)", clipForMessage(s))
 	}
 	if n > MaxBudget/mult {

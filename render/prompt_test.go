@@ -276,7 +276,7 @@ func TestParseBudget(t *testing.T) {
 			t.Errorf("ParseBudget(%q) = %d, %v; want %d", in, b.Bytes, err, want)
 		}
 	}
-	for _, bad := range []string{"-5", "lots", "12.5k", "99999999999", "1e9", "32 KiBs"} {
+	for _, bad := range []string{"-5", "-0", "+0", "-0k", "+8000", "lots", "12.5k", "99999999999", "1e9", "32 KiBs", "k"} {
 		if _, err := render.ParseBudget(bad); err == nil {
 			t.Errorf("ParseBudget(%q) accepted", bad)
 		}
