@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/transcriptgen"
 )
 
 // shapeCorpus returns transcripts of agent: the shared samples, the
@@ -31,34 +33,15 @@ func shapeCorpus(t *testing.T, agent Agent) map[string][]byte {
 	}
 	for seed := range 6 {
 		var b bytes.Buffer
-		g := newTranscriptGen(uint64(seed), "/src/app")
-		g.branchy = seed%2 == 1
-		tmp := filepath.Join(t.TempDir(), "gen.jsonl")
-		f, err := os.Create(tmp)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := transcriptgen.New(uint64(seed), "/src/app")
+		g.Branchy = seed%2 == 1
 		size := 300 << 10
-		if g.branchy {
+		if g.Branchy {
 			size = 3 << 20 // enough turns for rewinds and rollbacks
 		}
-		switch agent {
-		case ClaudeCode:
-			g.claude(f, size)
-		case Codex:
-			g.codex(f, size)
-		case Gemini:
-			g.gemini(f, size)
-		}
-		f.Close()
-		if g.err != nil {
-			t.Fatal(g.err)
-		}
-		data, err := os.ReadFile(tmp)
-		if err != nil {
+		if err := g.Write(string(agent), &b, size); err != nil {
 			t.Fatal(err)
 		}
-		b.Write(data)
 		out[fmt.Sprintf("generated-%d", seed)] = b.Bytes()
 	}
 	return out
