@@ -188,7 +188,8 @@ const tarPadding = 20 * 512
 //
 // Every failure returns an *Error whose Kind is one of the sentinels. With
 // an error other than ErrWrongRecipient, the Result may be partial and must
-// not be acted on.
+// not be acted on, and one read of r that was under way may still finish
+// after Read returned (r is read ahead in a goroutine).
 func Read(r io.Reader, opts ReadOptions) (*Result, error) {
 	rd := &reader{opts: opts, lim: opts.Limits.withDefaults(), st: &state{}, res: &Result{}}
 	err := rd.read(r)
@@ -198,11 +199,17 @@ func Read(r io.Reader, opts ReadOptions) (*Result, error) {
 		}
 		rd.res.BlobFiles = nil
 	}
+	// Stop the stages. After a success they have ended already. After a
+	// failure the outer one may be blocked reading r (a pipe whose writer
+	// stalls): it is told to stop but not waited for, so a failure is
+	// reported at once; it ends after that one read.
 	for _, ra := range rd.stages {
 		ra.signal()
 	}
-	for _, ra := range rd.stages {
-		ra.wait()
+	for i, ra := range rd.stages {
+		if i > 0 || err == nil || errors.Is(err, ErrWrongRecipient) {
+			ra.wait()
+		}
 	}
 	if rd.zr != nil {
 		rd.zr.Close()
