@@ -19,47 +19,16 @@ repo=$PWD
 
 mb=${BENCH_MB:-256}
 runs=${BENCH_RUNS:-5}
-case $mb in '' | *[!0-9]* | 0) echo "bench: BENCH_MB must be a positive integer, got '$mb'" >&2; exit 2 ;; esac
-case $runs in '' | *[!0-9]* | 0) echo "bench: BENCH_RUNS must be a positive integer, got '$runs'" >&2; exit 2 ;; esac
-
-# --- tools ------------------------------------------------------------------
-missing=()
-for tool in go age zstd tar; do
-  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
-done
-# GNU time (Debian package "time"), not the shell keyword: we need -f %M.
-if ! [ -x /usr/bin/time ] || ! /usr/bin/time -f '%e %M' true >/dev/null 2>&1; then
-  missing+=("/usr/bin/time")
-fi
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "bench: missing: ${missing[*]}" >&2
-  echo "bench: on Debian/Ubuntu: sudo apt-get install -y time age zstd tar  (go: https://go.dev/dl/, 1.26 or later)" >&2
-  exit 1
-fi
-
-# --- work directory -----------------------------------------------------------
-work=$(mktemp -d "${TMPDIR:-/tmp}/session-handoff-bench.XXXXXX")
-cleanup() {
-  if [ "${BENCH_KEEP:-}" = 1 ]; then
-    echo "bench: kept $work" >&2
-  else
-    rm -rf "$work"
-  fi
-}
-trap cleanup EXIT
+. bench/lib.sh
+positive_int BENCH_MB "$mb"
+positive_int BENCH_RUNS "$runs"
+require "time age zstd tar" go age zstd tar /usr/bin/time
+make_work
 mkdir -p "$work/home" "$work/tmp"
 export SESSION_HANDOFF_HOME=$work/home
-sh=$work/session-handoff
-log=$work/log
-
-fail() {
-  echo "bench: $*" >&2
-  [ -s "$log" ] && tail -n 20 "$log" >&2
-  exit 1
-}
 
 echo "== session-handoff bundle benchmark"
-echo "machine: $(nproc) CPUs, $(uname -sm), load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+machine
 echo "tools:   $(go version | cut -d' ' -f3), age $(age --version 2>&1), zstd $(zstd -V 2>&1 | sed -n 's/.*\(v[0-9][0-9.]*\).*/\1/p'), $(tar --version | head -n1)"
 
 echo "build:   go build ./cmd/session-handoff ./bench/gencorpus"

@@ -19,54 +19,16 @@ cd "$(dirname "$0")/.."
 
 mb=${BENCH_MB:-100}
 runs=${BENCH_RUNS:-5}
-case $mb in '' | *[!0-9]* | 0) echo "bench: BENCH_MB must be a positive integer, got '$mb'" >&2; exit 2 ;; esac
-case $runs in '' | *[!0-9]* | 0) echo "bench: BENCH_RUNS must be a positive integer, got '$runs'" >&2; exit 2 ;; esac
-
-# --- tools ------------------------------------------------------------------
-missing=()
-for tool in go jq wc; do
-  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
-done
-# GNU time (Debian package "time"), not the shell keyword: we need -f %M.
-if ! [ -x /usr/bin/time ] || ! /usr/bin/time -f '%M' true >/dev/null 2>&1; then
-  missing+=("/usr/bin/time")
-fi
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "bench: missing: ${missing[*]}" >&2
-  echo "bench: on Debian/Ubuntu: sudo apt-get install -y jq time coreutils  (go: https://go.dev/dl/, 1.26 or later)" >&2
-  exit 1
-fi
-# EPOCHREALTIME (bash 5) times a command without forking date around it.
-if [ -z "${EPOCHREALTIME:-}" ]; then
-  echo "bench: needs bash 5 or later (EPOCHREALTIME), this is $BASH_VERSION" >&2
-  exit 1
-fi
-
-# --- work directory -----------------------------------------------------------
-work=$(mktemp -d "${TMPDIR:-/tmp}/session-handoff-bench.XXXXXX")
-cleanup() {
-  if [ "${BENCH_KEEP:-}" = 1 ]; then
-    echo "bench: kept $work" >&2
-  else
-    rm -rf "$work"
-  fi
-}
-trap cleanup EXIT
+. bench/lib.sh
+positive_int BENCH_MB "$mb"
+positive_int BENCH_RUNS "$runs"
+require "jq time coreutils" go jq wc /usr/bin/time EPOCHREALTIME
+make_work
 mkdir -p "$work/home" "$work/app"
 export SESSION_HANDOFF_HOME=$work/home
-sh=$work/session-handoff
-log=$work/log
-: >"$log"
 
-fail() {
-  echo "bench: $*" >&2
-  [ -s "$log" ] && tail -n 20 "$log" >&2
-  exit 1
-}
-
-cpu_model=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n1)
 echo "== session-handoff capture benchmark"
-echo "machine: $(nproc) CPUs ($cpu_model), $(uname -sm), load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+machine
 echo "tools:   $(go version | cut -d' ' -f3), $(jq --version), $(wc --version | head -n1)"
 echo "build:   go build ./cmd/session-handoff ./bench/gentranscript"
 go build -o "$sh" ./cmd/session-handoff
@@ -98,17 +60,6 @@ ours() { (cd "$work/app" && "$sh" capture --from "$1" --session "$work/$1.jsonl"
 std() { jq -c . "$work/$1.jsonl"; }
 floor() { wc -l "$work/$1.jsonl"; }
 
-# measure NAME CMD...: runs CMD (standard output to /dev/null, errors to the
-# log) and appends its wall time in microseconds to $work/NAME.times. The
-# clock is bash's EPOCHREALTIME, read without starting a process.
-measure() {
-  local name=$1 s e
-  shift
-  s=${EPOCHREALTIME/[.,]/}
-  "$@" >/dev/null 2>>"$log" || fail "$name failed: $*"
-  e=${EPOCHREALTIME/[.,]/}
-  echo $((e - s)) >>"$work/$name.times"
-}
 
 echo "runs:    $runs of each, interleaved (ours, jq, wc -l on Claude Code, then on Codex, then again)"
 for i in $(seq 1 "$runs"); do
@@ -130,8 +81,6 @@ for a in "${agents[@]}"; do
 done
 
 # --- report ----------------------------------------------------------------------
-# median FILE: the median of its lines (microseconds).
-median() { sort -n "$1" | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 
 echo
 echo "== results ($mb MiB transcripts, median of $runs runs, wall time of a fresh process; MB/s is 10^6 bytes per second)"

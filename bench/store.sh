@@ -27,71 +27,20 @@ repo=$PWD
 
 sizes=${BENCH_SIZES:-100 10000 100000}
 runs=${BENCH_RUNS:-11}
-for n in $sizes; do
-  case $n in *[!0-9]* | 0) echo "bench: BENCH_SIZES must be positive integers, got '$sizes'" >&2; exit 2 ;; esac
-done
+. bench/lib.sh
+for n in $sizes; do positive_int BENCH_SIZES "$n"; done
 [ -n "${sizes// /}" ] || { echo "bench: BENCH_SIZES is empty" >&2; exit 2; }
-case $runs in '' | *[!0-9]* | 0) echo "bench: BENCH_RUNS must be a positive integer, got '$runs'" >&2; exit 2 ;; esac
+positive_int BENCH_RUNS "$runs"
+require "jq coreutils findutils git" go git jq ls sync mv head xargs /usr/bin/true EPOCHREALTIME
+make_work
 
-# --- tools ------------------------------------------------------------------
-missing=()
-for tool in go git jq ls sync mv head xargs /usr/bin/true; do
-  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "bench: missing: ${missing[*]}" >&2
-  echo "bench: on Debian/Ubuntu: sudo apt-get install -y jq coreutils findutils git  (go: https://go.dev/dl/, 1.26 or later)" >&2
-  exit 1
-fi
-# EPOCHREALTIME (bash 5) times a command without forking date around it.
-if [ -z "${EPOCHREALTIME:-}" ]; then
-  echo "bench: needs bash 5 or later (EPOCHREALTIME), this is $BASH_VERSION" >&2
-  exit 1
-fi
-
-# --- work directory -----------------------------------------------------------
-work=$(mktemp -d "${TMPDIR:-/tmp}/session-handoff-bench.XXXXXX")
-cleanup() {
-  if [ "${BENCH_KEEP:-}" = 1 ]; then
-    echo "bench: kept $work" >&2
-  else
-    rm -rf "$work"
-  fi
-}
-trap cleanup EXIT
-sh=$work/session-handoff
-log=$work/log
-: >"$log"
-
-fail() {
-  echo "bench: $*" >&2
-  [ -s "$log" ] && tail -n 20 "$log" >&2
-  exit 1
-}
-
-cpu_model=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n1)
 echo "== session-handoff store benchmark"
-echo "machine: $(nproc) CPUs ($cpu_model), $(uname -sm), load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+machine
 echo "tools:   $(go version | cut -d' ' -f3), $(ls --version | head -n1), $(jq --version)"
 echo "build:   go build ./cmd/session-handoff ./bench/genstore"
 go build -o "$sh" ./cmd/session-handoff
 go build -o "$work/genstore" ./bench/genstore
 
-# --- timing ---------------------------------------------------------------------
-# measure NAME CMD...: runs CMD (standard output to /dev/null, errors to the
-# log) and appends its wall time in microseconds to $work/NAME.times. The
-# clock is bash's EPOCHREALTIME, read without starting a process.
-measure() {
-  local name=$1 s e
-  shift
-  s=${EPOCHREALTIME/[.,]/}
-  "$@" >/dev/null 2>>"$log" || fail "$name failed: $*"
-  e=${EPOCHREALTIME/[.,]/}
-  echo $((e - s)) >>"$work/$name.times"
-}
-
-# median FILE: the median of its lines, in ms.
-median() { sort -n "$1" | awk '{v[NR]=$1} END {printf "%.2f", (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2) / 1000}'; }
 
 # --- the standard side ----------------------------------------------------------
 # std_save NAME: durably add one JSON file (the payload) to $std, the way a
@@ -165,12 +114,12 @@ printf '| %9s | %-4s | %9s | %12s | %5s |\n' records op "ours ms" "standard ms" 
 printf '|%s|%s|%s|%s|%s|\n' ----------: :----- ----------: -------------: ------:
 for n in $sizes; do
   for op in save list; do
-    o=$(median "$work/ours-$op-$n.times")
-    t=$(median "$work/std-$op-$n.times")
+    o=$(median_ms "$work/ours-$op-$n.times")
+    t=$(median_ms "$work/std-$op-$n.times")
     printf '| %9s | %-4s | %9s | %12s | %5s |\n' "$n" "$op" "$o" "$t" "$(awk -v a="$o" -v b="$t" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
   done
 done
-echo "start-up (median of all rounds): session-handoff --version $(median "$work/ours-start.times") ms, /usr/bin/true $(median "$work/std-start.times") ms"
+echo "start-up (median of all rounds): session-handoff --version $(median_ms "$work/ours-start.times") ms, /usr/bin/true $(median_ms "$work/std-start.times") ms"
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 cat <<'EOF'
 commands:
