@@ -29,8 +29,12 @@ const (
 	RecentCommits = 5
 	// gitOutputLimit caps what one git command may print.
 	gitOutputLimit = 8 << 20
-	// GitTimeout bounds every git call.
+	// GitTimeout bounds a git call, unless Git.Timeout says otherwise.
 	GitTimeout = 15 * time.Second
+	// NetworkTimeout is the Git.Timeout for calls that talk to a remote
+	// (fetch, push, ls-remote): long enough for a large inbox over a slow
+	// link, short enough that a dead one ends.
+	NetworkTimeout = 10 * time.Minute
 )
 
 // urlCredentials matches the user information of a URL in git's messages
@@ -50,6 +54,8 @@ var ErrNoGit = errors.New("git is not installed")
 // Git runs the system git against one directory.
 type Git struct {
 	Dir string
+	// Timeout bounds each call; zero means GitTimeout.
+	Timeout time.Duration
 }
 
 // Run runs git with args in g.Dir, as run does, for callers outside this
@@ -65,7 +71,11 @@ func (g Git) Run(ctx context.Context, args ...string) ([]byte, error) {
 // (core.fsmonitor) is switched off, and optional locks are not taken, so
 // reading the state of a worktree never changes it.
 func (g Git) run(ctx context.Context, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, GitTimeout)
+	timeout := g.Timeout
+	if timeout <= 0 {
+		timeout = GitTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	full := append([]string{"-c", "core.fsmonitor=false", "-c", "core.quotepath=false", "-C", g.Dir}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
@@ -84,7 +94,7 @@ func (g Git) run(ctx context.Context, args ...string) ([]byte, error) {
 		return nil, ErrNoGit
 	}
 	if ctx.Err() == context.DeadlineExceeded {
-		return nil, fmt.Errorf("git %s: timed out after %s", args[0], GitTimeout)
+		return nil, fmt.Errorf("git %s: timed out after %s", args[0], timeout)
 	}
 	if err != nil {
 		msg := urlCredentials.ReplaceAllString(strings.TrimSpace(firstLine(stderr.String())), "$1")

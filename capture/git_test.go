@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
 )
@@ -179,5 +180,21 @@ func TestGitOutputIsBounded(t *testing.T) {
 	out, err := Git{Dir: t.TempDir()}.Run(context.Background(), "diff")
 	if err == nil || !strings.Contains(err.Error(), "output over") {
 		t.Fatalf("%d bytes of output accepted: %v", len(out), err)
+	}
+}
+
+// TestGitTimeout: a call ends at its Git's own time limit, and says which
+// one; without one it runs under GitTimeout.
+func TestGitTimeout(t *testing.T) {
+	bin := t.TempDir()
+	// A git that never finishes on its own (exec: the shell's child is the
+	// one the context kills).
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\nexec tail -f /dev/null\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	_, err := Git{Dir: t.TempDir(), Timeout: time.Millisecond}.Run(context.Background(), "fetch")
+	if err == nil || err.Error() != "git fetch: timed out after 1ms" {
+		t.Fatalf("Run = %v, want the 1ms time limit", err)
 	}
 }

@@ -337,6 +337,7 @@ func (r *Runner) stepPublish(ctx context.Context, cp *Checkpoint, st Step) (map[
 		}
 		args = append(args, "--", st.Remote, "HEAD:"+branch)
 	}
+	g.Timeout = capture.NetworkTimeout
 	if _, err := g.Run(ctx, args...); err != nil {
 		return nil, fmt.Errorf("push: %w", err)
 	}

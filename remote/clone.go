@@ -35,7 +35,8 @@ const (
 type clone struct {
 	remote Remote
 	dir    string
-	git    capture.Git
+	git    capture.Git // for local work
+	net    capture.Git // for fetch, ls-remote and push: a longer time limit
 	lock   *safefile.Lock
 	// hooks is an empty directory used as core.hooksPath, so that no hook
 	// (the user's global ones included) runs in this repository.
@@ -65,6 +66,7 @@ func openClone(ctx context.Context, dataDir string, r Remote) (*clone, error) {
 	}
 	c := &clone{remote: r, dir: clonePath(dataDir, r.Name), lock: lock}
 	c.git = capture.Git{Dir: c.dir}
+	c.net = capture.Git{Dir: c.dir, Timeout: capture.NetworkTimeout}
 	c.hooks = filepath.Join(c.dir, ".git", stateDir, "no-hooks")
 	if err := c.ensure(ctx); err != nil {
 		lock.Unlock()
@@ -199,11 +201,11 @@ func (c *clone) originRef() string { return "refs/remotes/origin/" + c.remote.br
 // git's message.
 func (c *clone) fetch(ctx context.Context) (string, error) {
 	b := c.remote.branch()
-	_, ferr := c.git.Run(ctx, "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head",
+	_, ferr := c.net.Run(ctx, "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head",
 		"origin", "+refs/heads/"+b+":"+c.originRef())
 	if ferr != nil {
 		// Tell "no such branch yet" from "cannot reach the remote".
-		out, err := c.git.Run(ctx, "ls-remote", "--heads", "origin", "refs/heads/"+b)
+		out, err := c.net.Run(ctx, "ls-remote", "--heads", "origin", "refs/heads/"+b)
 		if err != nil || len(bytes.TrimSpace(out)) > 0 {
 			return "", fmt.Errorf("fetch %s: %w", c.remote.Name, ferr)
 		}

@@ -18,5 +18,7 @@
 // Configuration (the list of remotes) lives in the configuration
 // directory; each remote's clone, its unsent bundles and the ledger in the
 // data directory. Every git command runs through capture.Git.Run: bounded
-// in time and output, never prompting, credentials removed from errors.
+// in time (15 s for local work, capture.NetworkTimeout for fetch, ls-remote
+// and push) and in output, never prompting, credentials removed from
+// errors.
 package remote

@@ -151,7 +151,7 @@ func Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 			return nil, err
 		}
 		if n > 0 {
-			if _, err := c.git.Run(ctx, "push", "--quiet", "--no-verify", "origin", commit+":refs/heads/"+opts.Remote.branch()); err != nil {
+			if _, err := c.net.Run(ctx, "push", "--quiet", "--no-verify", "origin", commit+":refs/heads/"+opts.Remote.branch()); err != nil {
 				pushErr = err
 				backoff(ctx, res.Attempts)
 				continue
