@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -38,10 +39,45 @@ type Briefing struct {
 	Drift *capture.Drift
 }
 
+// SecMemory names the memory files in Result.Shortened and Omitted when
+// a briefing's budget made them give way.
+const SecMemory = "memory files"
+
+// memoryCaps are the bounds tried, in turn, on each memory file quoted in
+// a briefing whose budget the full files do not fit; 0 leaves the files
+// out and names them.
+var memoryCaps = []int{MaxMemoryFile, 8 << 10, 4 << 10, 2 << 10, 1 << 10, 512, 0}
+
 // RenderBriefing writes a start-of-session briefing: the memory files,
 // what changed in git since the handoff, and the handoff itself. The
-// budget covers the whole; the handoff gives way first, by its own plan.
+// budget covers the whole; the handoff gives way first, by its own plan,
+// then the memory files, shortened step by step and at last left out (the
+// briefing names them, so the agent can read them itself).
 func RenderBriefing(b Briefing, opt Options) (*Result, error) {
+	var err error
+	for _, limit := range memoryCaps {
+		var res *Result
+		res, err = renderBriefing(b, opt, limit)
+		if err == nil {
+			if limit < MaxMemoryFile && len(b.Memory) > 0 {
+				if limit == 0 {
+					res.Omitted = append(res.Omitted, SecMemory)
+				} else {
+					res.Shortened = append(res.Shortened, SecMemory)
+				}
+			}
+			return res, nil
+		}
+		if opt.Budget.Bytes == 0 || len(b.Memory) == 0 || !errors.Is(err, ErrBudget) {
+			break
+		}
+	}
+	return nil, err
+}
+
+// renderBriefing is RenderBriefing with each memory file quoted up to
+// limit bytes, or only named when limit is 0.
+func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 	w := &writer{mode: Prompt, depth: 1}
 	w.title("Session briefing")
 	agent := opt.Style.Agent
@@ -65,7 +101,11 @@ func RenderBriefing(b Briefing, opt Options) (*Result, error) {
 	}
 	for _, m := range b.Memory {
 		w.subheading(flatten(Shorten(m.Name, 128)))
-		w.quote(m.Text, MaxMemoryFile)
+		if limit == 0 {
+			w.printf("Not shown: the budget leaves no room for it (%d bytes). Read the file itself if you need it.\n", int64(len(m.Text))+m.Cut)
+			continue
+		}
+		w.quote(m.Text, limit)
 		if m.Cut > 0 {
 			w.printf("(%d more bytes of the file not shown.)\n", m.Cut)
 		}

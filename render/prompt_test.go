@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -391,5 +392,62 @@ func TestBudgetNoteNamesOnlyWhatWasCut(t *testing.T) {
 	}
 	if len(res.Shortened) != 1 {
 		t.Fatalf("shortened %v, want [status]", res.Shortened)
+	}
+}
+
+// TestBriefingMemoryGivesWay: under a budget the full memory files do not
+// fit, they are shortened step by step, then left out and named; the
+// briefing always fits its budget, says what gave way, and fails only when
+// even the handoff's own minimum does not fit.
+func TestBriefingMemoryGivesWay(t *testing.T) {
+	rec := fullRecord()
+	memory := strings.Repeat("- a remembered fact about the project, kept for later sessions\n", 260) // about 16 KiB
+	b := render.Briefing{Project: "/home/me/app", Record: rec, Memory: []render.MemoryFile{{Name: "MEMORY.md", Text: memory}}}
+	full, err := render.RenderBriefing(b, render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare, err := render.RenderBriefing(render.Briefing{Project: "/home/me/app", Record: rec}, render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sawShortened, sawOmitted bool
+	for budget := len(full.Text) - 1; budget > len(bare.Text)/4; budget -= 997 {
+		res, err := render.RenderBriefing(b, render.Options{Budget: render.Budget{Bytes: budget}})
+		if errors.Is(err, render.ErrBudget) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("budget %d: %v", budget, err)
+		}
+		if len(res.Text) > budget {
+			t.Fatalf("budget %d: %d bytes rendered", budget, len(res.Text))
+		}
+		switch {
+		case slices.Contains(res.Shortened, render.SecMemory):
+			sawShortened = true
+			if !strings.Contains(res.Text, "more bytes cut here") {
+				t.Fatalf("budget %d: memory shortened without saying so", budget)
+			}
+		case slices.Contains(res.Omitted, render.SecMemory):
+			sawOmitted = true
+			if !strings.Contains(res.Text, "Not shown: the budget leaves no room for it") || !strings.Contains(res.Text, "MEMORY.md") {
+				t.Fatalf("budget %d: memory left out without naming it:\n%s", budget, res.Text)
+			}
+		default:
+			if !strings.Contains(res.Text, strings.TrimSpace(memory)) {
+				t.Fatalf("budget %d: memory changed but not reported", budget)
+			}
+		}
+		if !strings.Contains(res.Text, "Fix the refresh test matrix") {
+			t.Fatalf("budget %d: the next steps were lost", budget)
+		}
+	}
+	if !sawShortened || !sawOmitted {
+		t.Fatalf("over the budgets tried, memory shortened %v, left out %v; want both", sawShortened, sawOmitted)
+	}
+	// A budget smaller than the briefing without any memory fails.
+	if _, err := render.RenderBriefing(b, render.Options{Budget: render.Budget{Bytes: 300}}); !errors.Is(err, render.ErrBudget) {
+		t.Fatalf("a 300-byte budget: %v, want ErrBudget", err)
 	}
 }

@@ -40,7 +40,11 @@ name (a handoff made on another machine).
 Memory files are read only when they are regular files inside the project
 (a symlink pointing out of it is refused), at most 16 KiB each, with
 secrets redacted. With no memory and no handoff the briefing says so and
-the exit status is still 0, so it can run from a session-start hook.`,
+the exit status is still 0, so it can run from a session-start hook.
+
+--budget covers the whole briefing. The handoff gives way first, by the
+plan render --help describes; then the memory files are shortened, and at
+last left out and only named. What gave way is said on stderr.`,
 		example: `  session-handoff resume --target claude-code
   session-handoff resume --json | jq .drift.relation`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
