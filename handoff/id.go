@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 )
 
 // IDLength is the number of characters in a handoff id.
@@ -135,24 +134,4 @@ func (id ID) Short() string {
 		return string(id)
 	}
 	return string(id[:ShortLength])
-}
-
-// Clip cuts s to at most n bytes without splitting a UTF-8 character.
-func Clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-// Shorten is Clip with an ellipsis when something was cut, for quoting
-// untrusted text in messages.
-func Shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return Clip(s, n) + "…"
 }

@@ -212,13 +212,13 @@ func (r *Runner) stepMemory(ctx context.Context, cp *Checkpoint, st Step) (map[s
 // noteBody is a session note: what the handoff says, briefly.
 func noteBody(rec *handoff.Record) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n\nhandoff %s, %s", render.CleanText(strings.ReplaceAll(rec.Title, "\n", " ")), rec.ID, rec.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"))
+	fmt.Fprintf(&b, "%s\n\nhandoff %s, %s", handoff.CleanText(strings.ReplaceAll(rec.Title, "\n", " ")), rec.ID, rec.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"))
 	if rec.Git != nil && rec.Git.Branch != "" {
-		fmt.Fprintf(&b, ", branch %s", render.CleanText(rec.Git.Branch))
+		fmt.Fprintf(&b, ", branch %s", handoff.CleanText(rec.Git.Branch))
 	}
 	b.WriteString("\n")
 	if rec.Summary != "" {
-		fmt.Fprintf(&b, "\n%s\n", render.CleanText(handoff.Shorten(rec.Summary, 2000)))
+		fmt.Fprintf(&b, "\n%s\n", handoff.CleanText(handoff.Shorten(rec.Summary, 2000)))
 	}
 	list := func(heading string, items []string, numbered bool) {
 		if len(items) == 0 {
@@ -226,7 +226,7 @@ func noteBody(rec *handoff.Record) string {
 		}
 		fmt.Fprintf(&b, "\n%s:\n", heading)
 		for i, it := range items {
-			it = render.CleanText(strings.ReplaceAll(handoff.Shorten(it, 500), "\n", " "))
+			it = handoff.CleanText(strings.ReplaceAll(handoff.Shorten(it, 500), "\n", " "))
 			if numbered {
 				fmt.Fprintf(&b, "%d. %s\n", i+1, it)
 			} else {
@@ -436,7 +436,7 @@ func lastLine(s string) string {
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
 		s = s[i+1:]
 	}
-	return handoff.Shorten(render.CleanText(s), 300)
+	return handoff.Shorten(handoff.CleanText(s), 300)
 }
 
 // tailBuffer keeps the last maxExecOutput bytes written to it.

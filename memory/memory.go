@@ -25,7 +25,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -386,9 +385,11 @@ func (d Dir) readDoc(p, rel string) (*Doc, error) {
 }
 
 // CleanText checks text given to a writer and returns it as it would be
-// stored: valid UTF-8 of at most MaxBodySize bytes, control characters
-// other than newline and tab removed, leading blank lines and trailing
-// white space trimmed, and not empty. It ends in one newline.
+// stored: valid UTF-8 of at most MaxBodySize bytes, cleaned as
+// handoff.CleanText cleans what is shown (control characters other than
+// newline and tab, bidirectional controls and invisible format characters
+// removed, Unicode line separators made newlines), leading blank lines and
+// trailing white space trimmed, and not empty. It ends in one newline.
 func CleanText(s string) (string, error) {
 	if len(s) > MaxBodySize {
 		return "", fmt.Errorf("text is over the %d MiB limit", MaxBodySize>>20)
@@ -396,13 +397,7 @@ func CleanText(s string) (string, error) {
 	if !utf8.ValidString(s) {
 		return "", errors.New("text is not valid UTF-8")
 	}
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) && r != '\n' && r != '\t' {
-			return -1
-		}
-		return r
-	}, s)
-	s = trimBlank(s)
+	s = trimBlank(handoff.CleanText(s))
 	if s == "" {
 		return "", errors.New("text is empty")
 	}

@@ -84,7 +84,7 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 	if agent == "" {
 		agent = "an AI coding agent"
 	}
-	w.printf("\nsession-handoff assembled this briefing for %s at the start of a session in `%s`: ", agent, flatten(Shorten(b.Project, 512)))
+	w.printf("\nsession-handoff assembled this briefing for %s at the start of a session in `%s`: ", agent, flatten(handoff.Shorten(b.Project, 512)))
 	switch {
 	case b.Record != nil && len(b.Memory) > 0:
 		w.printf("the project's memory files, what changed since the last handoff, and that handoff.\n")
@@ -100,7 +100,7 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 		w.printf("\n%s\n", g)
 	}
 	for _, m := range b.Memory {
-		w.subheading(flatten(Shorten(m.Name, 128)))
+		w.subheading(flatten(handoff.Shorten(m.Name, 128)))
 		if limit == 0 {
 			w.printf("Not shown: the budget leaves no room for it (%d bytes). Read the file itself if you need it.\n", int64(len(m.Text))+m.Cut)
 			continue
@@ -179,12 +179,12 @@ func writeDrift(w *writer, d *capture.Drift) {
 			now = "another"
 		}
 		w.printf("- The branch changed since the handoff, from %s to %s:\n", then, now)
-		w.quote("then: "+flatten(Shorten(d.BranchThen, 256))+"\nnow:  "+flatten(Shorten(d.BranchNow, 256)), 1024)
+		w.quote("then: "+flatten(handoff.Shorten(d.BranchThen, 256))+"\nnow:  "+flatten(handoff.Shorten(d.BranchNow, 256)), 1024)
 	}
 	if len(d.NewCommits) > 0 {
 		lines := make([]string, len(d.NewCommits))
 		for i, c := range d.NewCommits {
-			lines[i] = Shorten(c.Hash, 12) + " " + c.Subject + " (" + c.Author + ")"
+			lines[i] = handoff.Shorten(c.Hash, 12) + " " + c.Subject + " (" + c.Author + ")"
 		}
 		w.printf("\nNew commits, newest first:\n\n")
 		w.quoteLines(lines, 20, 300, false)

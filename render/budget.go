@@ -85,4 +85,4 @@ func (b Budget) String() string {
 	return fmt.Sprintf("%d bytes", b.Bytes)
 }
 
-func clipForMessage(s string) string { return handoff.Shorten(CleanText(s), 32) }
+func clipForMessage(s string) string { return handoff.Shorten(handoff.CleanText(s), 32) }

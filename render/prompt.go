@@ -120,7 +120,7 @@ func Render(rec *handoff.Record, opt Options) (*Result, error) {
 		}
 		for _, id := range opt.Sections {
 			if !slices.Contains(SectionIDs, id) {
-				return nil, fmt.Errorf("unknown section %q: want one of %s", handoff.Shorten(CleanText(id), 32), strings.Join(SectionIDs, ", "))
+				return nil, fmt.Errorf("unknown section %q: want one of %s", handoff.Shorten(handoff.CleanText(id), 32), strings.Join(SectionIDs, ", "))
 			}
 		}
 	}
@@ -267,7 +267,7 @@ func (w *writer) quote(s string, max int) {
 	}
 	// Cleaning can grow invalid UTF-8 (each bad byte becomes U+FFFD), so
 	// the bound is applied again to what is printed.
-	s = strings.TrimSpace(CleanText(s))
+	s = strings.TrimSpace(handoff.CleanText(s))
 	if len(s) > max {
 		c := handoff.Clip(s, max)
 		cut += len(s) - len(c)
@@ -288,7 +288,7 @@ func (w *writer) quoteLines(items []string, maxItems, itemMax int, numbered bool
 		if i == maxItems {
 			break
 		}
-		it = Shorten(flatten(it), itemMax)
+		it = handoff.Shorten(flatten(it), itemMax)
 		if numbered {
 			fmt.Fprintf(&b, "%d. %s\n", i+1, it)
 		} else {
@@ -301,15 +301,11 @@ func (w *writer) quoteLines(items []string, maxItems, itemMax int, numbered bool
 	}
 }
 
-// Shorten cuts s to at most n bytes plus an ellipsis, without splitting
-// a character.
-func Shorten(s string, n int) string { return handoff.Shorten(s, n) }
-
 // flatten makes one line of untrusted text: control characters go and
 // line breaks (including the Unicode separators CleanText turns into
 // newlines) become spaces.
 func flatten(s string) string {
-	return strings.TrimSpace(lineBreaks.Replace(CleanText(s)))
+	return strings.TrimSpace(lineBreaks.Replace(handoff.CleanText(s)))
 }
 
 // lineBreaks turns every line break into a space.

@@ -179,10 +179,10 @@ func taskSection(w *writer, rec *handoff.Record, level int) {
 			from := max(0, n-1-earlier)
 			fmt.Fprintf(&b, "\nEarlier requests (%d of %d):\n", n-1-from, n-1)
 			for _, r := range s.Requests[from : n-1] {
-				fmt.Fprintf(&b, "- %s\n", Shorten(flatten(r), 300))
+				fmt.Fprintf(&b, "- %s\n", handoff.Shorten(flatten(r), 300))
 			}
 		}
-		fmt.Fprintf(&b, "\nLast request:\n%s\n", handoff.Clip(strings.TrimSpace(CleanText(s.Requests[n-1])), pick(level, 8<<10, 1<<10)))
+		fmt.Fprintf(&b, "\nLast request:\n%s\n", handoff.Clip(strings.TrimSpace(handoff.CleanText(s.Requests[n-1])), pick(level, 8<<10, 1<<10)))
 	}
 	w.quote(b.String(), 12<<10)
 }

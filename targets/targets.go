@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/render"
 )
 
@@ -187,5 +188,5 @@ func Lookup(name string) (Profile, error) {
 			}
 		}
 	}
-	return Profile{}, fmt.Errorf("unknown target %q: want one of %s", render.Shorten(render.CleanText(name), 32), strings.Join(Names(), ", "))
+	return Profile{}, fmt.Errorf("unknown target %q: want one of %s", handoff.Shorten(handoff.CleanText(name), 32), strings.Join(Names(), ", "))
 }

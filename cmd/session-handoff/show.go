@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/render"
 )
 
 func init() {
@@ -138,7 +137,7 @@ func printList(w io.Writer, heading string, items []string, numbered bool) {
 }
 
 // clean makes record text safe to print on a terminal.
-func clean(s string) string { return render.CleanText(s) }
+func clean(s string) string { return handoff.CleanText(s) }
 
 func indent(s string) string {
 	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
