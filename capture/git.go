@@ -134,11 +134,20 @@ func State(ctx context.Context, dir string) (*handoff.GitState, error) {
 	}
 	// The three reads are independent: run at once, they cost one git
 	// start-up of waiting instead of three (session-start hooks wait).
-	g := Git{Dir: abs}
-	res := g.runAll(ctx,
-		[]string{"rev-parse", "--show-toplevel"},
-		[]string{"status", "--porcelain=v2", "--branch", "-z"},
-		[]string{"log", "-n", strconv.Itoa(RecentCommits), "-z", logFormat})
+	return parseState(abs, Git{Dir: abs}.runAll(ctx, stateCmds...))
+}
+
+// stateCmds are the reads State makes, in the order parseState takes
+// their results.
+var stateCmds = [][]string{
+	{"rev-parse", "--show-toplevel"},
+	{"status", "--porcelain=v2", "--branch", "-z"},
+	{"log", "-n", strconv.Itoa(RecentCommits), "-z", logFormat},
+}
+
+// parseState builds the state of the worktree at abs from the results of
+// stateCmds.
+func parseState(abs string, res []gitResult) (*handoff.GitState, error) {
 	if err := res[0].err; err != nil {
 		if errors.Is(err, ErrNoGit) {
 			return nil, err

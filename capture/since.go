@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -99,7 +101,25 @@ type Drift struct {
 // does not have gives Relation DriftUnknown, not an error. When dir is not
 // in a git worktree the error wraps ErrNotGitRepo.
 func Since(ctx context.Context, dir string, then *handoff.GitState) (*Drift, error) {
-	now, err := State(ctx, dir)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	// Everything that does not wait for another answer runs in one round:
+	// State's reads, and with a usable HEAD then, the diff against it
+	// (--no-relative: paths from the root whatever the directory and
+	// diff.relative say; -M: renames found whatever diff.renames says) and
+	// the check that the commit exists. The diff is used only if it does.
+	cmds := stateCmds
+	known := then != nil && isCommitHash(then.Head)
+	if known {
+		cmds = append(slices.Clone(stateCmds),
+			diffCmd(then.Head),
+			[]string{"rev-list", "--no-walk", "--ignore-missing", "--end-of-options", then.Head})
+	}
+	g := Git{Dir: abs}
+	res := g.runAll(ctx, cmds...)
+	now, err := parseState(abs, res[:len(stateCmds)])
 	if err != nil {
 		return nil, err
 	}
@@ -110,22 +130,11 @@ func Since(ctx context.Context, dir string, then *handoff.GitState) (*Drift, err
 	d.BranchThen = handoff.Clip(then.Branch, driftNameLimit)
 	d.HeadThen = handoff.Clip(then.Head, driftNameLimit)
 	d.SameRoot = then.Root != "" && then.Root == now.Root
-	if !isCommitHash(then.Head) {
+	if !known {
 		return d, nil
 	}
-	g := Git{Dir: now.Root}
-	// The diff against the handoff's commit is started beside the check
-	// that the commit exists, and used only if it does.
-	// --no-relative: paths from the root whatever diff.relative says;
-	// -M: renames found whatever diff.renames says.
-	var diff gitResult
-	diffDone := make(chan struct{})
-	go func() {
-		defer close(diffDone)
-		diff.out, diff.err = g.run(ctx, "diff", "--name-status", "-z", "-M", "--no-relative", "--no-ext-diff", "--end-of-options", then.Head, "--")
-	}()
-	base, err := resolveCommit(ctx, g, then.Head)
-	<-diffDone
+	diff := res[len(stateCmds)]
+	base, err := parseResolved(res[len(stateCmds)+1], then.Head)
 	if err != nil || base == "" {
 		return d, err
 	}
@@ -143,13 +152,17 @@ func Since(ctx context.Context, dir string, then *handoff.GitState) (*Drift, err
 	case now.Head == base:
 		d.Relation = DriftSame
 	default:
-		out, err := g.run(ctx, "rev-list", "--left-right", "--count", "--end-of-options", base+"..."+now.Head)
-		if err != nil {
-			return nil, err
+		// The counts and the new commits (used only if there are any) in
+		// one more round.
+		res := g.runAll(ctx,
+			[]string{"rev-list", "--left-right", "--count", "--end-of-options", base + "..." + now.Head},
+			[]string{"log", "-n", strconv.Itoa(driftCommitLimit), "-z", logFormat, "--end-of-options", base + ".." + now.Head})
+		if res[0].err != nil {
+			return nil, res[0].err
 		}
-		missing, added, ok := parseLeftRight(out)
+		missing, added, ok := parseLeftRight(res[0].out)
 		if !ok {
-			return nil, fmt.Errorf("git rev-list: unexpected output %q", handoff.Clip(string(out), 80))
+			return nil, fmt.Errorf("git rev-list: unexpected output %q", handoff.Clip(string(res[0].out), 80))
 		}
 		d.MissingCommitCount, d.NewCommitCount = missing, added
 		switch {
@@ -163,19 +176,17 @@ func Since(ctx context.Context, dir string, then *handoff.GitState) (*Drift, err
 			d.Relation = DriftDiverged
 		}
 		if added > 0 {
-			log, err := g.run(ctx, "log", "-n", strconv.Itoa(driftCommitLimit), "-z",
-				logFormat, "--end-of-options", base+".."+now.Head)
-			if err != nil {
-				return nil, err
+			if res[1].err != nil {
+				return nil, res[1].err
 			}
-			d.NewCommits = parseLog(log)
+			d.NewCommits = parseLog(res[1].out)
 		}
 	}
 
 	if base != then.Head {
-		// resolveCommit found the commit under another name (an annotated
-		// tag's hash): diff against the commit itself.
-		diff.out, diff.err = g.run(ctx, "diff", "--name-status", "-z", "-M", "--no-relative", "--no-ext-diff", "--end-of-options", base, "--")
+		// The name was an annotated tag's hash: diff against the commit
+		// itself.
+		diff.out, diff.err = g.run(ctx, diffCmd(base)...)
 	}
 	if diff.err != nil {
 		return nil, diff.err
@@ -206,19 +217,23 @@ func isCommitHash(s string) bool {
 	return true
 }
 
-// resolveCommit returns the commit that hash names in g's repository (the
-// hash itself, or the commit an annotated tag points to), or "" when the
-// repository has no commit by that full name. Only a failure to run git is an
-// error.
-func resolveCommit(ctx context.Context, g Git, hash string) (string, error) {
-	// --ignore-missing makes an unknown name empty output rather than a
-	// failure, and without --objects rev-list prints nothing for a blob or
-	// a tree, so every failure here is git's, not the name's.
-	out, err := g.run(ctx, "rev-list", "--no-walk", "--ignore-missing", "--end-of-options", hash)
-	if err != nil {
-		return "", err
+// diffCmd is the diff of the worktree against commit: names and status
+// only, paths from the root.
+func diffCmd(commit string) []string {
+	return []string{"diff", "--name-status", "-z", "-M", "--no-relative", "--no-ext-diff", "--end-of-options", commit, "--"}
+}
+
+// parseResolved reads what `git rev-list --no-walk --ignore-missing` said
+// of hash: the commit it names in this repository (the hash itself, or the
+// commit an annotated tag points to), or "" when the repository has no
+// commit by that full name. --ignore-missing makes an unknown name empty
+// output rather than a failure, and without --objects rev-list prints
+// nothing for a blob or a tree, so only a failure to run git is an error.
+func parseResolved(r gitResult, hash string) (string, error) {
+	if r.err != nil {
+		return "", r.err
 	}
-	c := strings.TrimSpace(string(out))
+	c := strings.TrimSpace(string(r.out))
 	// In a SHA-256 repository a 40-digit name is an abbreviation, which
 	// git would expand: only a full name of this repository's kind counts.
 	if !isCommitHash(c) || len(c) != len(hash) {
