@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -135,7 +136,7 @@ func (h *heapPeak) growth() float64 {
 }
 
 func benchBlobs(b *testing.B, dir string, size int64) []BlobSource {
-	src, err := FileBlob(benchData(b, dir, size), "attachment.jsonl", "application/x-ndjson")
+	src, err := FileBlob(context.Background(), benchData(b, dir, size), "attachment.jsonl", "application/x-ndjson")
 	if err != nil {
 		b.Fatal(err)
 	}

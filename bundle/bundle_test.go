@@ -3,6 +3,7 @@ package bundle
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"path/filepath"
@@ -137,7 +138,7 @@ func TestWriteChecksBlobs(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.txt")
 	writeFile(t, path, []byte("hello\n"))
-	src, err := FileBlob(path, "f.txt", "text/plain")
+	src, err := FileBlob(context.Background(), path, "f.txt", "text/plain")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"archive/tar"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -9,7 +10,6 @@ import (
 	"hash"
 	"hash/maphash"
 	"io"
-	"os"
 	"time"
 
 	"filippo.io/age"
@@ -18,6 +18,8 @@ import (
 
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/ctxio"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // BlobSource is one attachment to write: its description (size and hash
@@ -47,24 +49,71 @@ func NewFingerprinter() hash.Hash64 {
 	return h
 }
 
-// FileBlob hashes the file at path (the first pass) and returns a source
-// that reopens it when the bundle is written.
-func FileBlob(path, name, mediaType string) (BlobSource, error) {
-	f, err := os.Open(path)
+// FileBlob hashes the regular file at path (the first pass) and returns a
+// source that reopens it when the bundle is written. Both passes read
+// through OpenFile.
+func FileBlob(ctx context.Context, path, name, mediaType string) (BlobSource, error) {
+	f, _, err := OpenFile(ctx, path)
 	if err != nil {
-		return BlobSource{}, fmt.Errorf("bundle: hash %s: %w", path, err)
+		return BlobSource{}, err
 	}
 	defer f.Close()
 	h, fp := sha256.New(), NewFingerprinter()
 	size, err := io.Copy(io.MultiWriter(h, fp), f)
 	if err != nil {
-		return BlobSource{}, fmt.Errorf("bundle: hash %s: %w", path, err)
+		return BlobSource{}, err
 	}
 	return BlobSource{
-		Blob:        Blob{Name: name, MediaType: mediaType, Size: size, SHA256: hex.EncodeToString(h.Sum(nil))},
-		Open:        func() (io.ReadCloser, error) { return os.Open(path) },
+		Blob: Blob{Name: name, MediaType: mediaType, Size: size, SHA256: hex.EncodeToString(h.Sum(nil))},
+		Open: func() (io.ReadCloser, error) {
+			f, _, err := OpenFile(ctx, path)
+			return f, err
+		},
 		Fingerprint: fp.Sum64(),
 	}, nil
+}
+
+// OpenFile opens the file at path for one pass of an export and returns
+// it with its size. Only a regular file will do: a device such as
+// /dev/zero never ends, and a pipe cannot be read twice. Reading fails
+// once ctx is done (an interrupt), and when the file turns out longer or
+// shorter than it was when opened.
+func OpenFile(ctx context.Context, path string) (io.ReadCloser, int64, error) {
+	f, size, err := safefile.OpenRegular(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	r := &exactReader{r: f, left: size, path: path}
+	return struct {
+		io.Reader
+		io.Closer
+	}{ctxio.Reader(ctx, r), f}, size, nil
+}
+
+// exactReader reads exactly the size a file had when it was opened.
+type exactReader struct {
+	r    io.Reader
+	left int64
+	path string
+}
+
+func (e *exactReader) Read(p []byte) (int, error) {
+	if e.left == 0 {
+		var one [1]byte
+		if n, _ := e.r.Read(one[:]); n > 0 {
+			return 0, fmt.Errorf("%s grew while it was read", e.path)
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > e.left {
+		p = p[:e.left]
+	}
+	n, err := e.r.Read(p)
+	e.left -= int64(n)
+	if err == io.EOF && e.left > 0 {
+		return n, fmt.Errorf("%s shrank while it was read", e.path)
+	}
+	return n, err
 }
 
 // WriteOptions say how a bundle is signed, compressed, encrypted and

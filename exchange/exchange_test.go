@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -70,7 +71,7 @@ func export(t *testing.T, alice, bob party) []byte {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	_, err = Export(&buf, alice.store, rec, ExportOptions{SigningKey: sk, Attach: []string{att},
+	_, err = Export(context.Background(), &buf, alice.store, rec, ExportOptions{SigningKey: sk, Attach: []string{att},
 		Recipients: []crypto.RecipientInfo{{Recipient: r, Canonical: bob.info.AgeRecipient}},
 		Producer:   bundle.Producer{Name: "session-handoff", Version: "test"}})
 	if err != nil {

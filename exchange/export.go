@@ -1,13 +1,13 @@
 package exchange
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -41,7 +41,9 @@ type ExportOptions struct {
 
 // Export writes rec, with the blobs of its attachments from s and the
 // files in opts.Attach, as a bundle to w. It returns the manifest written.
-func Export(w io.Writer, s *store.Store, rec *handoff.Record, opts ExportOptions) (*bundle.Manifest, error) {
+//
+// Reading the attachments stops with ctx's error once ctx is done.
+func Export(ctx context.Context, w io.Writer, s *store.Store, rec *handoff.Record, opts ExportOptions) (*bundle.Manifest, error) {
 	switch {
 	case opts.NoEncrypt && (len(opts.Recipients) > 0 || len(opts.Passphrase) > 0):
 		return nil, errors.New("no encryption cannot be combined with recipients or a passphrase")
@@ -69,9 +71,9 @@ func Export(w io.Writer, s *store.Store, rec *handoff.Record, opts ExportOptions
 		var src bundle.BlobSource
 		var err error
 		if opts.Redactor != nil {
-			src, err = redactedBlob(opts.Redactor, path, opts.Report)
+			src, err = redactedBlob(ctx, opts.Redactor, path, opts.Report)
 		} else {
-			src, err = bundle.FileBlob(path, filepath.Base(path), mediaType(path))
+			src, err = bundle.FileBlob(ctx, path, filepath.Base(path), mediaType(path))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("attach %s: %w", path, err)
@@ -119,9 +121,9 @@ func Export(w io.Writer, s *store.Store, rec *handoff.Record, opts ExportOptions
 // only on the bytes, and bundle.Write checks the hash of what it streams,
 // so a file that changes between the passes fails the export instead of
 // sending something else.
-func redactedBlob(r *redact.Redactor, path string, rep *redact.Report) (bundle.BlobSource, error) {
+func redactedBlob(ctx context.Context, r *redact.Redactor, path string, rep *redact.Report) (bundle.BlobSource, error) {
 	location := "attachment " + filepath.Base(path)
-	f, err := os.Open(path)
+	f, _, err := bundle.OpenFile(ctx, path)
 	if err != nil {
 		return bundle.BlobSource{}, err
 	}
@@ -136,14 +138,17 @@ func redactedBlob(r *redact.Redactor, path string, rep *redact.Report) (bundle.B
 		Fingerprint: fp.Sum64(),
 	}
 	if found.Total() == 0 {
-		src.Open = func() (io.ReadCloser, error) { return os.Open(path) }
+		src.Open = func() (io.ReadCloser, error) {
+			f, _, err := bundle.OpenFile(ctx, path)
+			return f, err
+		}
 		return src, nil
 	}
 	if rep != nil {
 		rep.Merge(found)
 	}
 	src.Open = func() (io.ReadCloser, error) {
-		in, err := os.Open(path)
+		in, _, err := bundle.OpenFile(ctx, path)
 		if err != nil {
 			return nil, err
 		}

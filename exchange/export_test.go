@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -29,7 +30,7 @@ func TestRedactedBlob(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := &redact.Report{}
-	src, err := redactedBlob(redact.Default(), path, rep)
+	src, err := redactedBlob(context.Background(), redact.Default(), path, rep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestRedactedBlobChangedBetweenPasses(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.before), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			src, err := redactedBlob(redact.Default(), path, nil)
+			src, err := redactedBlob(context.Background(), redact.Default(), path, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

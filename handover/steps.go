@@ -45,7 +45,7 @@ func (r *Runner) runStep(ctx context.Context, cp *Checkpoint, st Step) (map[stri
 	case KindHandoffFile:
 		return r.stepHandoffFile(cp, st)
 	case KindExport:
-		return r.stepExport(cp, st)
+		return r.stepExport(ctx, cp, st)
 	case KindPublish:
 		return r.stepPublish(ctx, cp, st)
 	case KindSend:
@@ -260,7 +260,7 @@ func (r *Runner) stepHandoffFile(cp *Checkpoint, st Step) (map[string]string, er
 	return map[string]string{"path": path}, nil
 }
 
-func (r *Runner) stepExport(cp *Checkpoint, st Step) (map[string]string, error) {
+func (r *Runner) stepExport(ctx context.Context, cp *Checkpoint, st Step) (map[string]string, error) {
 	if r.SigningKey == nil {
 		return nil, errors.New("no signing key to sign the bundle (run 'session-handoff keygen'; a passphrase-protected key needs SESSION_HANDOFF_KEY_PASSPHRASE)")
 	}
@@ -286,7 +286,7 @@ func (r *Runner) stepExport(cp *Checkpoint, st Step) (map[string]string, error) 
 	}
 	var m string
 	err = safefile.Write(path, 0o644, func(w io.Writer) error {
-		man, err := exchange.Export(w, r.Store, rec, exchange.ExportOptions{SigningKey: r.SigningKey, Recipients: recips,
+		man, err := exchange.Export(ctx, w, r.Store, rec, exchange.ExportOptions{SigningKey: r.SigningKey, Recipients: recips,
 			Producer: r.Producer, Now: r.now()})
 		if err == nil {
 			m = man.BundleID

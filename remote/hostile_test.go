@@ -48,7 +48,7 @@ func (m *machine) exportTo(title string, o exchange.ExportOptions) ([]byte, stri
 	rec := m.save(title)
 	o.SigningKey, o.Producer = m.sk, bundle.Producer{Name: "session-handoff", Version: "test"}
 	var buf bytes.Buffer
-	man, err := exchange.Export(&buf, m.s, rec, o)
+	man, err := exchange.Export(context.Background(), &buf, m.s, rec, o)
 	if err != nil {
 		m.t.Fatal(err)
 	}

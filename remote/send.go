@@ -114,7 +114,7 @@ func Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 		sort.Strings(hashes)
 		hashes = slices.Compact(hashes)
 		if i := pend.find(opts.Record.ID, sender, hashes); i < 0 {
-			id, err := c.export(opts, now)
+			id, err := c.export(ctx, opts, now)
 			if err != nil {
 				return nil, err
 			}
@@ -180,7 +180,7 @@ func backoff(ctx context.Context, attempt int) {
 }
 
 // export writes the bundle into the outbox, atomically, and returns its id.
-func (c *clone) export(opts SendOptions, now time.Time) (string, error) {
+func (c *clone) export(ctx context.Context, opts SendOptions, now time.Time) (string, error) {
 	dir := c.state(outboxDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
@@ -188,7 +188,7 @@ func (c *clone) export(opts SendOptions, now time.Time) (string, error) {
 	tmp := filepath.Join(dir, "export")
 	var id string
 	err := safefile.Write(tmp, 0o600, func(w io.Writer) error {
-		m, err := exchange.Export(w, opts.Store, opts.Record, exchange.ExportOptions{SigningKey: opts.SigningKey,
+		m, err := exchange.Export(ctx, w, opts.Store, opts.Record, exchange.ExportOptions{SigningKey: opts.SigningKey,
 			Recipients: opts.Recipients, Producer: opts.Producer, Now: now})
 		if err == nil {
 			id = m.BundleID

@@ -11,6 +11,7 @@ import (
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/exchange"
+	"github.com/session-handoff/session-handoff/internal/ctxio"
 )
 
 // limitFlags adds a flag for each reader limit; zero keeps the default.
@@ -73,7 +74,7 @@ func (a *app) readOptions(rf readerFlags) (exchange.Keyring, bundle.ReadOptions,
 // openInput opens a bundle named on the command line, "-" for stdin.
 func (a *app) openInput(name string) (io.ReadCloser, error) {
 	if name == "-" {
-		return io.NopCloser(a.stdin), nil
+		return io.NopCloser(ctxio.Reader(a.ctx, a.stdin)), nil
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -83,7 +84,10 @@ func (a *app) openInput(name string) (io.ReadCloser, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s is a directory", name)
 	}
-	return f, nil
+	return struct {
+		io.Reader
+		io.Closer
+	}{ctxio.Reader(a.ctx, f), f}, nil
 }
 
 // parseRecipients turns --to values (age1…, ssh-… lines, or files of

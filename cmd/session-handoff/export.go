@@ -34,9 +34,12 @@ cannot re-encrypt my bundle to a third party unnoticed. --passphrase
 encrypts to a passphrase instead, read from --passphrase-file,
 $SESSION_HANDOFF_PASSPHRASE or the terminal. --no-encrypt must be said
 explicitly. Attached files travel with their secrets redacted (as capture
-does) unless --no-redact is given. --format markdown|json writes a readable export instead: it is
-for reading, not for trust. The file is written atomically: a failed
-export leaves nothing behind.`,
+does) unless --no-redact is given; each is read twice (to hash it for the
+signed manifest, then into the bundle), so it must be a regular file, and
+one that changes in between fails the export. --format markdown|json
+writes a readable export instead: it is for reading, not for trust. The
+file is written atomically: a failed or interrupted export leaves nothing
+behind.`,
 		example: `  session-handoff export latest --to age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p -o auth.handoff
   session-handoff export --to ~/.ssh/id_ed25519.pub --armor -o - | pbcopy
   session-handoff export 01KMBF --format markdown -o handoff.md`,
@@ -160,7 +163,7 @@ export leaves nothing behind.`,
 				}
 				var m *bundle.Manifest
 				err = a.writeOutput(*output, 0o600, func(w io.Writer) error {
-					m, err = exchange.Export(w, s, rec, opts)
+					m, err = exchange.Export(a.ctx, w, s, rec, opts)
 					return err
 				})
 				if err != nil {

@@ -95,8 +95,12 @@ func (e hintError) Unwrap() error { return e.err }
 func withHint(err error, hint string) error { return hintError{err, hint} }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// The first interrupt cancels ctx, so the command stops and cleans up
+	// (long reads check it); from then on the signals have their default
+	// effect again, so a second Ctrl-C ends the process at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	context.AfterFunc(ctx, stop)
 	a := &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
 	return a.run(args)
 }
@@ -158,6 +162,10 @@ func (a *app) report(name string, err error) int {
 		if ee.err == nil {
 			return code
 		}
+	}
+	if errors.Is(err, context.Canceled) && a.ctx != nil && a.ctx.Err() != nil {
+		fmt.Fprintf(a.stderr, "session-handoff: %s: interrupted\n", name)
+		return code
 	}
 	fmt.Fprintf(a.stderr, "session-handoff: %s: %s\n", name, oneLine(err.Error()))
 	var he hintError

@@ -21,19 +21,34 @@ var ErrNotRegular = errors.New("not a regular file")
 // pipe is never meant; files named on the command line may be pipes
 // (process substitution) and are read with ReadFile.
 func ReadRegular(path string, limit int64) ([]byte, error) {
-	// O_NONBLOCK makes opening a FIFO return at once; it changes nothing
-	// for a regular file.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, _, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return ReadAllLimit(f, limit)
+}
+
+// OpenRegular opens the regular file at path for reading and returns it
+// with its size, refusing anything else before a byte is read: a
+// directory, a device such as /dev/zero that never ends, a socket, or a
+// named pipe, which opened for reading would wait for a writer for ever.
+// Symbolic links are followed.
+func OpenRegular(path string) (*os.File, int64, error) {
+	// O_NONBLOCK makes opening a FIFO return at once; it changes nothing
+	// for a regular file.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, err
+	}
 	info, err := f.Stat()
 	if err != nil {
-		return nil, err
+		f.Close()
+		return nil, 0, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: ErrNotRegular}
+		f.Close()
+		return nil, 0, &fs.PathError{Op: "open", Path: path, Err: ErrNotRegular}
 	}
-	return ReadAllLimit(f, limit)
+	return f, info.Size(), nil
 }
