@@ -680,6 +680,7 @@ func (rd *reader) copyBlob(tr *tar.Reader, b Blob, h interface {
 	h.Reset()
 	var (
 		f   *os.File
+		aw  *asyncWriter
 		dst io.Writer = h
 		err error
 	)
@@ -690,9 +691,18 @@ func (rd *reader) copyBlob(tr *tar.Reader, b Blob, h interface {
 		}
 		rd.created = append(rd.created, f.Name())
 		defer f.Close()
-		dst = io.MultiWriter(safefile.NewWritebackWriter(f), h)
+		// The file is written by a goroutine of its own, beside the
+		// hashing; Close before the sync.
+		aw = newAsyncWriter(safefile.NewWritebackWriter(f))
+		defer aw.Close()
+		dst = io.MultiWriter(aw, h)
 	}
 	n, err := io.CopyBuffer(dst, onlyReader{tr}, buf)
+	if aw != nil {
+		if cerr := aw.Close(); err == nil {
+			err = cerr
+		}
+	}
 	if err != nil {
 		if rd.st.err != nil || !isWriteErr(err, f) {
 			return rd.tarErr(err, "blob "+short(b.SHA256))

@@ -1,0 +1,72 @@
+package bundle
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestAsyncWriter: the bytes arrive whole and in order whatever the sizes
+// of the writes, and Close waits for them.
+func TestAsyncWriter(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	data := make([]byte, 5*asyncWriteSize+123)
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	var out bytes.Buffer
+	a := newAsyncWriter(&out)
+	for rest := data; len(rest) > 0; {
+		n := min(len(rest), 1+r.IntN(asyncWriteSize*2))
+		if k, err := a.Write(rest[:n]); k != n || err != nil {
+			t.Fatalf("Write = %d, %v", k, err)
+		}
+		rest = rest[n:]
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), data) {
+		t.Fatalf("%d bytes arrived, want the %d written, in order", out.Len(), len(data))
+	}
+	if err := a.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}
+
+// failAfter accepts n bytes, then fails every write.
+type failAfter struct{ n int }
+
+var errDiskFull = errors.New("no space left on device")
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		return 0, errDiskFull
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// TestAsyncWriterError: the first error of the writer behind is returned
+// by a later Write, long before the end of the stream, and by Close.
+func TestAsyncWriterError(t *testing.T) {
+	a := newAsyncWriter(&failAfter{n: asyncWriteSize})
+	chunk := make([]byte, 64<<10)
+	var err error
+	writes := 0
+	for ; writes < 10000 && err == nil; writes++ {
+		_, err = a.Write(chunk)
+	}
+	if !errors.Is(err, errDiskFull) {
+		t.Fatalf("after %d writes: %v, want the writer's error", writes, err)
+	}
+	// What can be in flight: the buffers, 4 x 256 KiB, i.e. 16 writes of
+	// 64 KiB, beyond the 4 that succeeded; the goroutine may lag a little.
+	if writes > 64 {
+		t.Fatalf("the error came only after %d writes", writes)
+	}
+	if err := a.Close(); !errors.Is(err, errDiskFull) {
+		t.Fatalf("Close = %v, want the writer's error", err)
+	}
+}
