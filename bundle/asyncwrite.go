@@ -21,21 +21,20 @@ type asyncWriter struct {
 	closed bool
 }
 
-const (
-	asyncWriteSize  = 256 << 10
-	asyncWriteDepth = 4
-)
+// asyncWriteDepth is how many buffers an asyncWriter has.
+const asyncWriteDepth = 4
 
-func newAsyncWriter(w io.Writer) *asyncWriter {
+// newAsyncWriter starts an asyncWriter to w with buffers of size bytes.
+func newAsyncWriter(w io.Writer, size int) *asyncWriter {
 	a := &asyncWriter{
 		w:    w,
 		full: make(chan []byte, asyncWriteDepth),
 		free: make(chan []byte, asyncWriteDepth),
 		done: make(chan struct{}),
-		cur:  make([]byte, 0, asyncWriteSize),
+		cur:  make([]byte, 0, size),
 	}
 	for range asyncWriteDepth - 1 {
-		a.free <- make([]byte, 0, asyncWriteSize)
+		a.free <- make([]byte, 0, size)
 	}
 	go a.run()
 	return a

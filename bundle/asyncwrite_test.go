@@ -11,14 +11,14 @@ import (
 // of the writes, and Close waits for them.
 func TestAsyncWriter(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	data := make([]byte, 5*asyncWriteSize+123)
+	data := make([]byte, 5*testAsyncSize+123)
 	for i := range data {
 		data[i] = byte(r.Uint32())
 	}
 	var out bytes.Buffer
-	a := newAsyncWriter(&out)
+	a := newAsyncWriter(&out, testAsyncSize)
 	for rest := data; len(rest) > 0; {
-		n := min(len(rest), 1+r.IntN(asyncWriteSize*2))
+		n := min(len(rest), 1+r.IntN(testAsyncSize*2))
 		if k, err := a.Write(rest[:n]); k != n || err != nil {
 			t.Fatalf("Write = %d, %v", k, err)
 		}
@@ -34,6 +34,9 @@ func TestAsyncWriter(t *testing.T) {
 		t.Fatalf("second Close: %v", err)
 	}
 }
+
+// testAsyncSize is the buffer size the tests use.
+const testAsyncSize = 256 << 10
 
 // failAfter accepts n bytes, then fails every write.
 type failAfter struct{ n int }
@@ -51,7 +54,7 @@ func (f *failAfter) Write(p []byte) (int, error) {
 // TestAsyncWriterError: the first error of the writer behind is returned
 // by a later Write, long before the end of the stream, and by Close.
 func TestAsyncWriterError(t *testing.T) {
-	a := newAsyncWriter(&failAfter{n: asyncWriteSize})
+	a := newAsyncWriter(&failAfter{n: testAsyncSize}, testAsyncSize)
 	chunk := make([]byte, 64<<10)
 	var err error
 	writes := 0

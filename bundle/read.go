@@ -693,7 +693,7 @@ func (rd *reader) copyBlob(tr *tar.Reader, b Blob, h interface {
 		defer f.Close()
 		// The file is written by a goroutine of its own, beside the
 		// hashing; Close before the sync.
-		aw = newAsyncWriter(safefile.NewWritebackWriter(f))
+		aw = newAsyncWriter(safefile.NewWritebackWriter(f), 256<<10)
 		defer aw.Close()
 		dst = io.MultiWriter(aw, h)
 	}

@@ -58,20 +58,51 @@ func FileBlob(ctx context.Context, path, name, mediaType string) (BlobSource, er
 		return BlobSource{}, err
 	}
 	defer f.Close()
+	src, err := FirstPass(func(w io.Writer) error {
+		_, err := io.Copy(w, f)
+		return err
+	})
+	if err != nil {
+		return BlobSource{}, err
+	}
+	src.Name, src.MediaType = name, mediaType
+	src.Open = func() (io.ReadCloser, error) {
+		f, _, err := OpenFile(ctx, path)
+		return f, err
+	}
+	return src, nil
+}
+
+// FirstPass runs fill, which writes a blob's bytes, and returns the
+// source's size, SHA-256 and fingerprint; the caller adds the name, the
+// media type and Open. The hashing runs in a goroutine of its own, beside
+// whatever fill does (reading, redacting).
+func FirstPass(fill func(io.Writer) error) (BlobSource, error) {
 	h, fp := sha256.New(), NewFingerprinter()
-	size, err := io.Copy(io.MultiWriter(h, fp), f)
+	var size int64
+	aw := newAsyncWriter(writerFunc(func(p []byte) (int, error) {
+		h.Write(p)
+		fp.Write(p)
+		size += int64(len(p))
+		return len(p), nil
+	}), 1<<20)
+	err := fill(aw)
+	if cerr := aw.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return BlobSource{}, err
 	}
 	return BlobSource{
-		Blob: Blob{Name: name, MediaType: mediaType, Size: size, SHA256: hex.EncodeToString(h.Sum(nil))},
-		Open: func() (io.ReadCloser, error) {
-			f, _, err := OpenFile(ctx, path)
-			return f, err
-		},
+		Blob:        Blob{Size: size, SHA256: hex.EncodeToString(h.Sum(nil))},
 		Fingerprint: fp.Sum64(),
 	}, nil
 }
+
+// writerFunc is a function as an io.Writer.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // OpenFile opens the file at path for one pass of an export and returns
 // it with its size. Only a regular file will do: a device such as

@@ -2,8 +2,6 @@ package exchange
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -128,15 +126,12 @@ func redactedBlob(ctx context.Context, r *redact.Redactor, path string, rep *red
 		return bundle.BlobSource{}, err
 	}
 	defer f.Close()
-	h, fp, size := sha256.New(), bundle.NewFingerprinter(), &countWriter{}
 	found := &redact.Report{}
-	if err := r.Copy(io.MultiWriter(h, fp, size), f, location, found); err != nil {
+	src, err := bundle.FirstPass(func(w io.Writer) error { return r.Copy(w, f, location, found) })
+	if err != nil {
 		return bundle.BlobSource{}, err
 	}
-	src := bundle.BlobSource{
-		Blob:        bundle.Blob{Name: filepath.Base(path), MediaType: mediaType(path), Size: size.n, SHA256: hex.EncodeToString(h.Sum(nil))},
-		Fingerprint: fp.Sum64(),
-	}
+	src.Name, src.MediaType = filepath.Base(path), mediaType(path)
 	if found.Total() == 0 {
 		src.Open = func() (io.ReadCloser, error) {
 			f, _, err := bundle.OpenFile(ctx, path)
@@ -161,14 +156,6 @@ func redactedBlob(ctx context.Context, r *redact.Redactor, path string, rep *red
 		return pr, nil
 	}
 	return src, nil
-}
-
-// countWriter counts the bytes written to it.
-type countWriter struct{ n int64 }
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	c.n += int64(len(p))
-	return len(p), nil
 }
 
 // mediaType guesses an attachment's media type from its name.
