@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
@@ -176,4 +177,73 @@ func requireCampaign(t *testing.T, on bool, name string) {
 	if !on {
 		t.Skipf("the %s campaign runs with -%s (scripts/%s.sh)", name, name, name)
 	}
+}
+
+// linkSelf makes dir hold a link named name to this test binary, which
+// runs the CLI when started under that name (see TestMain), and returns
+// dir.
+func linkSelf(t *testing.T, dir, name string) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(self, filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// gitIn runs git in dir with a fixed author, failing the test on error.
+func gitIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// newCampaignCase makes dir/case as the campaigns start from it: a home
+// whose configuration holds the bundle corpus's keys (the reader's), a
+// project in git with one empty commit, and the empty directories
+// userhome and none. It returns the home, the project, the configuration
+// directory and the reader's age recipient.
+func newCampaignCase(t *testing.T, dir string) (home, project, cfg, recipient string) {
+	t.Helper()
+	home, project = filepath.Join(dir, "case", "home"), filepath.Join(dir, "case", "project")
+	cfg = filepath.Join(home, "config")
+	keys := filepath.Join(hostileBundleCorpus, "keys")
+	for _, d := range []string{cfg, project, filepath.Join(dir, "case", "userhome"), filepath.Join(dir, "case", "none")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for from, to := range map[string]string{"signing.key": "signing_key", "signing.pub": "signing_key.pub",
+		"age.txt": "age_identity.txt", "allowed_signers": "allowed_signers"} {
+		copyFile(t, filepath.Join(keys, from), filepath.Join(cfg, to))
+	}
+	pub, err := os.ReadFile(filepath.Join(keys, "age.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, project, "init", "-q", "-b", "main")
+	gitIn(t, project, "commit", "-q", "--allow-empty", "-m", "first")
+	return home, project, cfg, strings.TrimSpace(string(pub))
+}
+
+// mustCLI runs the CLI as runCLI does and fails the test, naming what it
+// was making, unless the command exits 0.
+func mustCLI(t *testing.T, what string, env map[string]string, stdin string, args ...string) cliResult {
+	t.Helper()
+	r := runCLI(env, stdin, args...)
+	if r.code != 0 {
+		t.Fatalf("%s: %v: exit %d\n%s%s%s", what, args, r.code, r.stdout, r.stderr, r.panicked)
+	}
+	return r
 }

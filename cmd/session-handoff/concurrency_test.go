@@ -18,14 +18,7 @@ func TestConcurrentSaveImportReceive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns dozens of processes")
 	}
-	bin := t.TempDir()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(self, filepath.Join(bin, "session-handoff-crash")); err != nil {
-		t.Fatal(err)
-	}
+	bin := linkSelf(t, t.TempDir(), "session-handoff-crash")
 	// Two machines: alice sends, bob receives. crashEnv gives each a home,
 	// a project in git and the CLI as a separate process.
 	alice, bob := newCrashEnv(t, bin), newCrashEnv(t, bin)

@@ -344,69 +344,26 @@ func newCrashWorld(t *testing.T) *crashWorld {
 	t.Helper()
 	dir := t.TempDir()
 	w := &crashWorld{dir: dir, bin: filepath.Join(dir, "bin")}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(w.bin, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(self, filepath.Join(w.bin, "session-handoff")); err != nil {
-		t.Fatal(err)
-	}
-	home, project := filepath.Join(dir, "case", "home"), filepath.Join(dir, "case", "project")
-	cfg := filepath.Join(home, "config")
-	keys := filepath.Join(hostileBundleCorpus, "keys")
-	for _, d := range []string{cfg, project, filepath.Join(dir, "case", "userhome"), filepath.Join(dir, "case", "none")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for from, to := range map[string]string{"signing.key": "signing_key", "signing.pub": "signing_key.pub",
-		"age.txt": "age_identity.txt", "allowed_signers": "allowed_signers"} {
-		copyFile(t, filepath.Join(keys, from), filepath.Join(cfg, to))
-	}
-	pub, err := os.ReadFile(filepath.Join(keys, "age.pub"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.recipient = strings.TrimSpace(string(pub))
-	git := func(dir string, args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git(project, "init", "-q", "-b", "main")
-	git(project, "commit", "-q", "--allow-empty", "-m", "first")
+	linkSelf(t, w.bin, "session-handoff")
+	home, project, _, recipient := newCampaignCase(t, dir)
+	w.recipient = recipient
 	me := campaignEnv(home)
-	must := func(env map[string]string, stdin string, args ...string) cliResult {
-		t.Helper()
-		r := runCLI(env, stdin, args...)
-		if r.code != 0 {
-			t.Fatalf("world: %v: exit %d\n%s%s%s", args, r.code, r.stdout, r.stderr, r.panicked)
-		}
-		return r
-	}
 
 	// Bob, who sends: his own home, a remote inbox, three handoffs sent
 	// to me, and a bundle with attachments for import.
 	inbox := filepath.Join(dir, "inbox.git")
-	git(dir, "init", "-q", "--bare", inbox)
+	gitIn(t, dir, "init", "-q", "--bare", inbox)
 	bobHome := filepath.Join(dir, "bob")
 	bob := campaignEnv(bobHome)
-	must(bob, "", "keygen", "--name", "bob@desk", "--no-passphrase")
-	bobKey := strings.TrimSpace(must(bob, "", "key", "show", "--signing-key").stdout)
-	must(bob, "", "remote", "add", "team", "file://"+inbox)
+	mustCLI(t, "world", bob, "", "keygen", "--name", "bob@desk", "--no-passphrase")
+	bobKey := strings.TrimSpace(mustCLI(t, "world", bob, "", "key", "show", "--signing-key").stdout)
+	mustCLI(t, "world", bob, "", "remote", "add", "team", "file://"+inbox)
 	for i := range 3 {
-		must(bob, "", "save", "--no-git", "--project", project, "--title", fmt.Sprintf("From bob %d", i), "--summary", strings.Repeat("all the state of it ", 200))
-		must(bob, "", "send", "latest", "--to", w.recipient)
+		mustCLI(t, "world", bob, "", "save", "--no-git", "--project", project, "--title", fmt.Sprintf("From bob %d", i), "--summary", strings.Repeat("all the state of it ", 200))
+		mustCLI(t, "world", bob, "", "send", "latest", "--to", w.recipient)
 	}
 	w.inboxSize = 3
-	must(bob, "", "save", "--no-git", "--project", project, "--title", "With attachments")
+	mustCLI(t, "world", bob, "", "save", "--no-git", "--project", project, "--title", "With attachments")
 	rng := rand.New(rand.NewPCG(7, 7))
 	var attach []string
 	for i := range 2 {
@@ -421,31 +378,31 @@ func newCrashWorld(t *testing.T) *crashWorld {
 		attach = append(attach, "--attach", p)
 	}
 	w.bundle = filepath.Join(dir, "import.handoff")
-	must(bob, "", append([]string{"export", "latest", "--to", w.recipient, "-o", w.bundle}, attach...)...)
+	mustCLI(t, "world", bob, "", append([]string{"export", "latest", "--to", w.recipient, "-o", w.bundle}, attach...)...)
 
 	// Me: bob trusted, the inbox as a remote, three handoffs, the
 	// handover configuration approved, notes of 2025 to compact.
-	must(me, "", "trust", "add", bobKey, "--principal", "bob@desk")
-	must(me, "", "remote", "add", "team", "file://"+inbox)
+	mustCLI(t, "world", me, "", "trust", "add", bobKey, "--principal", "bob@desk")
+	mustCLI(t, "world", me, "", "remote", "add", "team", "file://"+inbox)
 	for i := range 3 {
-		must(me, "", "save", "--no-git", "--project", project, "--title", fmt.Sprintf("Mine %d", i))
+		mustCLI(t, "world", me, "", "save", "--no-git", "--project", project, "--title", fmt.Sprintf("Mine %d", i))
 	}
 	w.records = 3
 	if err := os.WriteFile(filepath.Join(project, "handover.toml"), []byte(crashConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	must(me, "", "handover", "allow", "--project", project)
+	mustCLI(t, "world", me, "", "handover", "allow", "--project", project)
 	mem := filepath.Join(project, "memory")
-	must(me, "", "memory", "init", "--dir", mem, "--name", "Aria")
+	mustCLI(t, "world", me, "", "memory", "init", "--dir", mem, "--name", "Aria")
 	for month := 1; month <= 3; month++ {
 		for _, tag := range []string{"api", "web"} {
 			for day := 1; day <= 4; day++ {
 				date := fmt.Sprintf("2025-%02d-%02d", month, day*5)
 				args := []string{"memory", "write", "--dir", mem, "--layer", "1", "--tag", tag, "--date", date}
-				must(me, fmt.Sprintf("%s on %s: %s\n", tag, date, strings.Repeat("notes ", 40)), append(args, "-")...)
+				mustCLI(t, "world", me, fmt.Sprintf("%s on %s: %s\n", tag, date, strings.Repeat("notes ", 40)), append(args, "-")...)
 				w.notes++
 				if day%2 == 0 {
-					must(me, fmt.Sprintf("%s on %s, later\n", tag, date), append(args, "--key", "later-"+date, "-")...)
+					mustCLI(t, "world", me, fmt.Sprintf("%s on %s, later\n", tag, date), append(args, "--key", "later-"+date, "-")...)
 					w.notes++
 				}
 			}

@@ -156,14 +156,7 @@ func TestHandoverCrashAtEveryPoint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns dozens of processes")
 	}
-	bin := t.TempDir()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(self, filepath.Join(bin, "session-handoff-crash")); err != nil {
-		t.Fatal(err)
-	}
+	bin := linkSelf(t, t.TempDir(), "session-handoff-crash")
 	ref := newCrashEnv(t, bin)
 	if code, out := ref.run("", "handover", "run"); code != 0 {
 		t.Fatalf("uninterrupted run: exit %d\n%s", code, out)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -156,51 +155,18 @@ func newHostileTemplate(t *testing.T) *hostileTemplate {
 	t.Helper()
 	dir := t.TempDir()
 	tp := &hostileTemplate{dir: dir}
-	home, project := filepath.Join(dir, "case", "home"), filepath.Join(dir, "case", "project")
-	cfg := filepath.Join(home, "config")
+	home, project, cfg, recipient := newCampaignCase(t, dir)
 	keys := filepath.Join(hostileBundleCorpus, "keys")
-	for _, d := range []string{cfg, project, filepath.Join(dir, "case", "userhome"), filepath.Join(dir, "case", "none")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for from, to := range map[string]string{"signing.key": "signing_key", "signing.pub": "signing_key.pub",
-		"age.txt": "age_identity.txt", "allowed_signers": "allowed_signers"} {
-		copyFile(t, filepath.Join(keys, from), filepath.Join(cfg, to))
-	}
 	os.Chmod(filepath.Join(cfg, "signing_key.pub"), 0o644)
 	os.Chmod(filepath.Join(cfg, "allowed_signers"), 0o644)
-	pub, err := os.ReadFile(filepath.Join(keys, "age.pub"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp.recipient = strings.TrimSpace(string(pub))
-	git := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = project
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q", "-b", "main")
-	git("commit", "-q", "--allow-empty", "-m", "first")
+	tp.recipient = recipient
 	env := campaignEnv(home)
-	must := func(stdin string, args ...string) cliResult {
-		t.Helper()
-		r := runCLI(env, stdin, args...)
-		if r.code != 0 {
-			t.Fatalf("template: %v: exit %d\n%s%s%s", args, r.code, r.stdout, r.stderr, r.panicked)
-		}
-		return r
-	}
 	mem := filepath.Join(project, "memory")
-	must("", "memory", "init", "--dir", mem, "--name", "Aria")
-	must("fixed the login redirect\n", "memory", "write", "--dir", mem, "--layer", "1", "--tag", "api", "--date", "2026-03-01", "-")
-	must("rate limiter next\n", "memory", "write", "--dir", mem, "--layer", "1", "--tag", "api", "--date", "2026-03-05", "-")
-	must("where things stand\n", "memory", "write", "--dir", mem, "--layer", "2", "-")
-	must("", "save", "--project", project, "--title", "Baseline", "--summary", "the state every hostile input starts from", "--next", "nothing")
+	mustCLI(t, "template", env, "", "memory", "init", "--dir", mem, "--name", "Aria")
+	mustCLI(t, "template", env, "fixed the login redirect\n", "memory", "write", "--dir", mem, "--layer", "1", "--tag", "api", "--date", "2026-03-01", "-")
+	mustCLI(t, "template", env, "rate limiter next\n", "memory", "write", "--dir", mem, "--layer", "1", "--tag", "api", "--date", "2026-03-05", "-")
+	mustCLI(t, "template", env, "where things stand\n", "memory", "write", "--dir", mem, "--layer", "2", "-")
+	mustCLI(t, "template", env, "", "save", "--project", project, "--title", "Baseline", "--summary", "the state every hostile input starts from", "--next", "nothing")
 	// A bundle signed by mallory@test for the reader, made with her key.
 	mk := filepath.Join(dir, "mallory-keys")
 	if err := os.MkdirAll(mk, 0o700); err != nil {
@@ -209,7 +175,7 @@ func newHostileTemplate(t *testing.T) *hostileTemplate {
 	copyFile(t, filepath.Join(keys, "stranger.key"), filepath.Join(mk, "signing_key"))
 	copyFile(t, filepath.Join(keys, "stranger.pub"), filepath.Join(mk, "signing_key.pub"))
 	tp.mallory = filepath.Join(dir, "mallory.handoff")
-	must("", "export", "latest", "--keys", mk, "--to", tp.recipient, "-o", tp.mallory)
+	mustCLI(t, "template", env, "", "export", "latest", "--keys", mk, "--to", tp.recipient, "-o", tp.mallory)
 	tp.good, _ = filepath.Abs(filepath.Join(hostileBundleCorpus, "signed-encrypted.handoff"))
 	tp.transcript = filepath.Join(dir, "good.jsonl")
 	good := `{"type":"user","uuid":"u1","sessionId":"good","cwd":"/w","message":{"role":"user","content":"hello"}}` + "\n" +
