@@ -209,9 +209,13 @@ func TestSinceUnknown(t *testing.T) {
 	}
 }
 
-// gitLogger puts first on PATH a git that appends each argument it is
-// given, one a line, to the returned log file, then runs the real git.
-func gitLogger(t *testing.T) string {
+// gitLogger puts first on PATH a git that records the arguments of each
+// call in a file of its own, then runs the real git. Capture runs its git
+// reads concurrently, so the calls must not share one log: lines of two
+// calls appended to one file can interleave. The returned function reads
+// every call made so far, each whole, in no particular order; reset forgets
+// them.
+func gitLogger(t *testing.T) (calls func() [][]string, reset func()) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("shell wrapper")
@@ -221,20 +225,51 @@ func gitLogger(t *testing.T) string {
 		t.Skip("git not installed")
 	}
 	bin := t.TempDir()
-	logf := filepath.Join(bin, "args.log")
-	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> '" + logf + "'; done\nexec '" + real + "' \"$@\"\n"
+	logs := t.TempDir()
+	// Arguments are NUL-terminated, so one that holds a newline stays one.
+	script := "#!/bin/sh\nf=$(mktemp '" + logs + "/call.XXXXXX') || exit 125\n" +
+		"for a in \"$@\"; do printf '%s\\0' \"$a\"; done > \"$f\"\n" +
+		"exec '" + real + "' \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	return logf
+	calls = func() [][]string {
+		t.Helper()
+		entries, err := os.ReadDir(logs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out [][]string
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join(logs, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00"))
+		}
+		return out
+	}
+	reset = func() {
+		t.Helper()
+		entries, err := os.ReadDir(logs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if err := os.Remove(filepath.Join(logs, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return calls, reset
 }
 
 func TestSinceHostileHead(t *testing.T) {
 	repo := sinceRepo(t)
 	head := snapshot(t, repo).Head
 	out := filepath.Join(t.TempDir(), "x")
-	logf := gitLogger(t)
+	calls, reset := gitLogger(t)
 	for _, h := range []string{
 		"--output=" + out,
 		"--output=" + out + strings.Repeat("0", 64),
@@ -251,7 +286,7 @@ func TestSinceHostileHead(t *testing.T) {
 		head + "..HEAD",
 		"^" + head[1:],
 	} {
-		os.Remove(logf)
+		reset()
 		d := since(t, repo, &handoff.GitState{Root: repo, Branch: "main", Head: h})
 		wantUnknown(t, d, repo)
 		if d.HeadThen != h {
@@ -260,18 +295,19 @@ func TestSinceHostileHead(t *testing.T) {
 		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 			t.Fatalf("head %q: %s was created (err %v)", h, out, err)
 		}
-		args, err := os.ReadFile(logf)
-		if err != nil {
-			t.Fatalf("the git wrapper was not run: %v", err)
+		invocations := calls()
+		if len(invocations) == 0 {
+			t.Fatalf("head %q: the git wrapper was not run", h)
 		}
-		lines := strings.Split(string(args), "\n")
-		for i, a := range lines {
-			if i > 0 && lines[i-1] == "-C" {
-				continue // the worktree's path
-			}
-			for _, bad := range []string{head[:12], strings.ToUpper(head[:12]), "--output", "rm -rf", "HEAD", "main"} {
-				if strings.Contains(a, bad) {
-					t.Errorf("head %q: git was given %q", h, a)
+		for _, args := range invocations {
+			for i, a := range args {
+				if i > 0 && args[i-1] == "-C" {
+					continue // the worktree's path
+				}
+				for _, bad := range []string{head[:12], strings.ToUpper(head[:12]), "--output", "rm -rf", "HEAD", "main"} {
+					if strings.Contains(a, bad) {
+						t.Errorf("head %q: git was given %q", h, a)
+					}
 				}
 			}
 		}
@@ -283,32 +319,28 @@ func TestSinceHashAfterEndOfOptions(t *testing.T) {
 	repo := sinceRepo(t)
 	then := snapshot(t, repo)
 	commitFile(t, repo, "b.txt", "b\n", "second")
-	logf := gitLogger(t)
+	calls, _ := gitLogger(t)
 	if d := since(t, repo, then); d.Relation != DriftAhead {
 		t.Fatalf("relation %q, want ahead", d.Relation)
 	}
-	data, err := os.ReadFile(logf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The log runs all invocations together; "-C" starts each one (run
-	// puts it first after the -c options).
-	seen, after, uses := false, false, 0
-	for _, a := range strings.Split(string(data), "\n") {
-		switch {
-		case a == "-C":
-			after = false
-		case a == "--end-of-options":
-			after = true
-		case strings.Contains(a, then.Head):
-			uses++
-			if !after {
-				t.Errorf("%q given to git before --end-of-options", a)
+	// Each call is read whole: within it, the hash may only follow
+	// --end-of-options.
+	uses := 0
+	for _, args := range calls() {
+		after := false
+		for _, a := range args {
+			switch {
+			case a == "--end-of-options":
+				after = true
+			case strings.Contains(a, then.Head):
+				uses++
+				if !after {
+					t.Errorf("%q given to git before --end-of-options in %q", a, args)
+				}
 			}
-			seen = true
 		}
 	}
-	if !seen || uses < 4 {
+	if uses < 4 {
 		t.Fatalf("the handoff's hash reached git %d times, want lookup, count, log and diff", uses)
 	}
 }
