@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/session-handoff/session-handoff/capture"
+	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/handoff"
 )
 

@@ -22,7 +22,7 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/memory"
+	"github.com/session-handoff/session-handoff/internal/memory"
 	"github.com/session-handoff/session-handoff/store"
 )
 

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/session-handoff/session-handoff/handover"
+	"github.com/session-handoff/session-handoff/internal/handover"
 )
 
 // crashMain is the CLI with a kill switch for tests: when the step and

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/session-handoff/session-handoff/handover"
+	"github.com/session-handoff/session-handoff/internal/handover"
 )
 
 // exitPaused is the exit code of work stopped by a PAUSE file.

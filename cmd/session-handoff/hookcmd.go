@@ -13,9 +13,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/session-handoff/session-handoff/capture"
-	"github.com/session-handoff/session-handoff/handover"
-	"github.com/session-handoff/session-handoff/integrate"
+	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/handover"
+	"github.com/session-handoff/session-handoff/internal/integrate"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/targets"

@@ -28,7 +28,7 @@ import (
 //	scripts/hostile.sh
 //	go test ./cmd/session-handoff/ -run '^TestHostileCampaign$' -hostile -v
 //
-// The corpora: testdata/bundles/bad (bundles), capture/testdata/hostile and
+// The corpora: testdata/bundles/bad (bundles), internal/capture/testdata/hostile and
 // testdata/hostile/transcripts (transcripts), testdata/hostile/keys,
 // testdata/hostile/trust and testdata/hostile/configs/{handover,redact,
 // settings,memory}. Inputs that cannot be files in git (a directory, a
@@ -453,7 +453,7 @@ func checkCorpusCovered(t *testing.T, inputs []hostileInput) {
 		}
 	}
 	var missing []string
-	for _, dir := range []string{hostileCorpus, filepath.Join("..", "..", "capture", "testdata", "hostile")} {
+	for _, dir := range []string{hostileCorpus, filepath.Join("..", "..", "internal", "capture", "testdata", "hostile")} {
 		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || d.Name() == "README.md" {
 				return nil
@@ -528,7 +528,7 @@ func bundleInputs(t *testing.T) []hostileInput {
 // as one agent's: refuse it (no valid record: exit 1 naming the file), or
 // accept it, skipping what it cannot read, with these counts of lines and
 // skipped records; check looks at the saved record as capture --json
-// prints it. The counts and checks follow capture/hostile_test.go.
+// prints it. The counts and checks follow internal/capture/hostile_test.go.
 type transcriptWant struct {
 	refused        bool
 	lines, skipped int
@@ -589,7 +589,7 @@ func lastOf(list []string) string {
 // captureAgents are the --from values, in the order of the tables.
 var captureAgents = []string{"claude-code", "codex", "gemini"}
 
-// captureHostileWant: capture/testdata/hostile, by file, for claude-code,
+// captureHostileWant: internal/capture/testdata/hostile, by file, for claude-code,
 // codex and gemini.
 var captureHostileWant = map[string][3]transcriptWant{
 	"blank.jsonl":       {{refused: true}, {refused: true}, {refused: true}},
@@ -719,7 +719,7 @@ var secretTranscripts = map[string]struct {
 
 func transcriptInputs(t *testing.T) []hostileInput {
 	var out []hostileInput
-	dir := filepath.Join("..", "..", "capture", "testdata", "hostile")
+	dir := filepath.Join("..", "..", "internal", "capture", "testdata", "hostile")
 	names := make([]string, 0, len(captureHostileWant))
 	for n := range captureHostileWant {
 		names = append(names, n)

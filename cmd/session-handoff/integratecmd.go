@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/session-handoff/session-handoff/integrate"
+	"github.com/session-handoff/session-handoff/internal/integrate"
 )
 
 func init() {

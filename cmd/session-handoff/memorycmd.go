@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/memory"
+	"github.com/session-handoff/session-handoff/internal/memory"
 )
 
 // memoryFlags are the flags each memory subcommand takes; any other flag

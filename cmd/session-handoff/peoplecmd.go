@@ -11,7 +11,7 @@ import (
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/safefile"
-	"github.com/session-handoff/session-handoff/people"
+	"github.com/session-handoff/session-handoff/internal/people"
 )
 
 func init() {

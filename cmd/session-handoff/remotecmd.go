@@ -9,7 +9,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/paths"
-	"github.com/session-handoff/session-handoff/remote"
+	"github.com/session-handoff/session-handoff/internal/remote"
 )
 
 func init() {

@@ -11,8 +11,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/session-handoff/session-handoff/capture"
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/instructions"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/targets"
 )
@@ -180,12 +181,12 @@ func (a *app) projectRoot(dir string) (string, error) {
 }
 
 // blockFile is the target's instruction file in the project.
-func (a *app) blockFile(p targets.Profile, project string) (targets.BlockFile, error) {
+func (a *app) blockFile(p targets.Profile, project string) (instructions.BlockFile, error) {
 	root, err := a.projectRoot(project)
 	if err != nil {
-		return targets.BlockFile{}, err
+		return instructions.BlockFile{}, err
 	}
-	return targets.BlockFile{Path: filepath.Join(root, filepath.FromSlash(p.InstructionFile)), Header: p.Header, MaxSize: p.MaxFileSize, Root: root}, nil
+	return instructions.BlockFile{Path: filepath.Join(root, filepath.FromSlash(p.InstructionFile)), Header: p.Header, MaxSize: p.MaxFileSize, Root: root}, nil
 }
 
 // writeBlock renders rec into the target's instruction file, sized to the

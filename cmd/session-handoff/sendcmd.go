@@ -10,10 +10,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/session-handoff/session-handoff/crypto"
-	"github.com/session-handoff/session-handoff/exchange"
+	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/people"
-	"github.com/session-handoff/session-handoff/remote"
+	"github.com/session-handoff/session-handoff/internal/people"
+	"github.com/session-handoff/session-handoff/internal/remote"
 )
 
 func init() {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/redact"
+	"github.com/session-handoff/session-handoff/internal/redact"
 )
 
 // ErrNoSession is wrapped when no transcript matches what was asked for.

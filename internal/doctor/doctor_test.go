@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/session-handoff/session-handoff/exchange"
+	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/store"
 )

@@ -1,4 +1,4 @@
-package targets
+package instructions
 
 // The block and its separator
 //

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/session-handoff/session-handoff/capture"
+	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 

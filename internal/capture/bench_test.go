@@ -19,7 +19,7 @@ import (
 // per test process, deterministically, under one temporary directory that
 // TestMain removes.
 //
-//	go test -run '^$' -bench 'Capture|Sessions' -benchtime 3x ./capture/
+//	go test -run '^$' -bench 'Capture|Sessions' -benchtime 3x ./internal/capture/
 //
 // Each reader benchmark reports MB/s (b.SetBytes) and two memory figures:
 // peak-heap-MB, the most heap in use at any sample during the read beyond

@@ -12,7 +12,7 @@ import (
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/redact"
+	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/store"
 )
 

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/crypto"
-	"github.com/session-handoff/session-handoff/exchange"
+	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/store"
 )
 

@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 // samplesDir holds the shared sample transcripts. CI clones this
 // repository with the shared directory beside it.
-const samplesDir = "../../shared/testdata/transcripts"
+const samplesDir = "../../../shared/testdata/transcripts"
 
 var sampleAgents = map[string]Agent{"claude-code": ClaudeCode, "codex": Codex, "gemini": Gemini}
 
@@ -95,7 +95,7 @@ func TestGolden(t *testing.T) {
 			}
 			want, err := os.ReadFile(golden)
 			if err != nil {
-				t.Fatalf("%v (run go test ./capture -run TestGolden -update)", err)
+				t.Fatalf("%v (run go test ./internal/capture -run TestGolden -update)", err)
 			}
 			if !bytes.Equal(got, want) {
 				t.Errorf("digest of %s differs from %s (run with -update if the change is meant):\n%s", s.name, golden, got)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/session-handoff/session-handoff/capture"
+	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )

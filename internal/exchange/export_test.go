@@ -15,7 +15,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/redact"
+	"github.com/session-handoff/session-handoff/internal/redact"
 )
 
 // TestRedactedBlob checks both passes of an attachment with a secret: the

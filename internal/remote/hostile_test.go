@@ -13,7 +13,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/crypto"
-	"github.com/session-handoff/session-handoff/exchange"
+	"github.com/session-handoff/session-handoff/internal/exchange"
 )
 
 // forward does what a malicious recipient can: decrypt a bundle meant for

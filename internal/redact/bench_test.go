@@ -20,7 +20,7 @@ func benchCorpus() []byte {
 }
 
 // BenchmarkRedact measures Copy over transcript-like JSONL, the path an
-// attachment takes: go test -run '^$' -bench Redact ./redact/
+// attachment takes: go test -run '^$' -bench Redact ./internal/redact/
 func BenchmarkRedact(b *testing.B) {
 	data := benchCorpus()
 	r := Default()
