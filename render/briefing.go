@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/capture"
 )
 
 // MaxMemoryFile is the most of one identity or memory file a briefing

@@ -10,8 +10,8 @@ import (
 
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/crypto"
-	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/ctxio"
+	"github.com/session-handoff/session-handoff/internal/exchange"
 )
 
 // limitFlags adds a flag for each reader limit; zero keeps the default.

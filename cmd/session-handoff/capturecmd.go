@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/redact"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 func init() {

@@ -8,10 +8,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/session-handoff/session-handoff/bundle"
-	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/legacy"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/store"
 )
 

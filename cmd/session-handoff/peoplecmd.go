@@ -10,8 +10,8 @@ import (
 
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/people"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 func init() {

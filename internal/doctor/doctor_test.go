@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/store"
 )
 

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
