@@ -38,14 +38,13 @@ type cliResult struct {
 // campaign.
 func runCLI(env map[string]string, stdin string, args ...string) (r cliResult) {
 	var stdout, stderr bytes.Buffer
-	a := &app{ctx: context.Background(), stdin: strings.NewReader(stdin), stdout: &stdout, stderr: &stderr,
-		getenv: func(k string) string { return env[k] }}
+	a := newTestApp(context.Background(), strings.NewReader(stdin), &stdout, &stderr, env)
 	defer func() {
 		if p := recover(); p != nil {
 			r = cliResult{code: -1, stdout: stdout.String(), stderr: stderr.String(), panicked: fmt.Sprintf("%v\n%s", p, debug.Stack())}
 		}
 	}()
-	code := a.run(args)
+	code := a.execute(args)
 	return cliResult{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
 

@@ -41,12 +41,13 @@ what would be saved and stores nothing.`,
   session-handoff capture --from codex --session ~/.codex/sessions/2026/11/23/rollout-….jsonl --dry-run
   session-handoff capture --from auto --attach-transcript --json`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeFlag(fs, a)
 			keysDir := keysFlag(fs)
 			from := fs.String("from", "auto", "the agent: claude-code, codex, gemini, or auto (the newest session of any)")
 			session := fs.String("session", "latest", "latest, a session id (or prefix), or a transcript file")
 			project := fs.String("project", ".", "the project directory")
-			notes := addNoteFlags(fs, "title (default: the session's own)")
+			var notes noteOptions
+			notes.bind(fs, "title (default: the session's own)")
 			noGit := fs.Bool("no-git", false, "capture without git state")
 			attach := fs.Bool("attach-transcript", false, "store the redacted transcript as an attachment")
 			noRedact := fs.Bool("no-redact", false, "keep secrets (RISK: they will be stored and exported)")
@@ -105,7 +106,7 @@ what would be saved and stores nothing.`,
 					fmt.Fprintln(a.stderr, "session-handoff: warning: --no-redact: secrets in the transcript are kept")
 				}
 				if !*dryRun {
-					s, err := a.openStore(*storeDir)
+					s, err := a.openStore()
 					if err != nil {
 						return err
 					}

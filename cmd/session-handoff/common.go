@@ -21,14 +21,9 @@ import (
 // maxTextInput bounds text read from a file or stdin for one field.
 const maxTextInput = 1 << 20
 
-// storeFlag adds --store to a command and returns where its value lands.
-func storeFlag(fs *pflag.FlagSet) *string {
-	return fs.String("store", "", "store directory (default $SESSION_HANDOFF_HOME/data or $XDG_DATA_HOME/session-handoff)")
-}
-
 // openStore opens the store named by --store or the default location.
-func (a *app) openStore(flagValue string) (*store.Store, error) {
-	dir := flagValue
+func (a *app) openStore() (*store.Store, error) {
+	dir := a.global.storeDir
 	if dir == "" {
 		d, err := paths.Data(a.getenv)
 		if err != nil {
@@ -149,4 +144,11 @@ func ago(t, now time.Time) string {
 // warn prints a warning on stderr without stopping the command.
 func (a *app) warn(format string, args ...any) {
 	fmt.Fprintf(a.stderr, "session-handoff: warning: %s\n", oneLine(fmt.Sprintf(format, args...)))
+}
+
+// storeFlag declares --store on a command that parses its own flags and
+// binds it to the global option.
+func storeFlag(fs *pflag.FlagSet, a *app) *string {
+	fs.StringVar(&a.global.storeDir, "store", "", "store directory (default $SESSION_HANDOFF_HOME/data or $XDG_DATA_HOME/session-handoff)")
+	return &a.global.storeDir
 }

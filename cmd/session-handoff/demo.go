@@ -73,7 +73,9 @@ func (a *app) demo(dir string) error {
 	// Two people on one machine: alice hands her session over to bob.
 	alice, bob := filepath.Join(dir, "alice"), filepath.Join(dir, "bob")
 	as := func(home string) *app {
-		return &app{ctx: a.ctx, stdin: a.stdin, stdout: a.stdout, stderr: a.stdout, getenv: func(k string) string {
+		// Each person's app: the demo's streams (stderr joins stdout, so the
+		// transcript reads in order) and an environment naming their home.
+		return &app{ctx: a.ctx, stdin: a.stdin, stdout: a.stdout, stderr: a.stdout, stdinTTY: a.stdinTTY, getenv: func(k string) string {
 			switch k {
 			case paths.HomeEnv:
 				return home
@@ -108,7 +110,7 @@ func (a *app) demo(dir string) error {
 	fmt.Fprintf(a.stdout, "# alice and bob each have a SESSION_HANDOFF_HOME under %s\n", dir)
 	for i, st := range steps {
 		fmt.Fprintf(a.stdout, "\n%s$ session-handoff %s\n", st.who, quoteArgs(st.args))
-		if code := as(st.home).run(st.args); code != exitOK {
+		if code := as(st.home).execute(st.args); code != exitOK {
 			return fmt.Errorf("step %q failed with exit code %d", st.args[0], code)
 		}
 		if i == 1 {

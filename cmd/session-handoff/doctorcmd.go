@@ -30,7 +30,7 @@ of {name, status, detail, fix}.`,
 		example: `  session-handoff doctor
   session-handoff doctor --json | jq -r '.[] | select(.status != "ok") | .fix'`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeDir := storeFlag(fs, a)
 			keysDir := keysFlag(fs)
 			project := fs.String("project", ".", "the project to check ('' for none)")
 			asJSON := fs.Bool("json", false, "print the checks as JSON")

@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/crypto"
@@ -44,7 +43,7 @@ behind.`,
   session-handoff export --to ~/.ssh/id_ed25519.pub --armor -o - | pbcopy
   session-handoff export 01KMBF --format markdown -o handoff.md`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeFlag(fs, a)
 			keysDir := keysFlag(fs)
 			to := fs.StringArray("to", nil, "a recipient: age1…, an ssh-ed25519/ssh-rsa key line, or a file of them (repeatable)")
 			toFiles := fs.StringArray("to-file", nil, "a file of recipients, one per line (repeatable)")
@@ -70,7 +69,7 @@ behind.`,
 				if *output == "" {
 					return usagef("-o FILE or -o - is required")
 				}
-				s, err := a.openStore(*storeDir)
+				s, err := a.openStore()
 				if err != nil {
 					return err
 				}
@@ -124,7 +123,7 @@ behind.`,
 				if encModes > 1 {
 					return usagef("choose one of --to/--to-file, --passphrase and --no-encrypt")
 				}
-				if *output == "-" && !*armor && isTerminal(a.stdout) {
+				if *output == "-" && !*armor && a.stdoutTTY {
 					return withHint(errors.New("will not write a binary bundle to a terminal"), "pass --armor, or -o FILE")
 				}
 				recips, err := parseRecipients(*to, *toFiles)
@@ -188,11 +187,6 @@ func (a *app) writeOutput(path string, perm os.FileMode, fill func(io.Writer) er
 		return fill(a.stdout)
 	}
 	return safefile.Write(path, perm, fill)
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 func producer() bundle.Producer {

@@ -56,7 +56,7 @@ Paused work exits 6.`,
   session-handoff handover check; [ $? -eq 1 ] && session-handoff handover run
   session-handoff handover status --json`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeFlag(fs, a)
 			keysDir := keysFlag(fs)
 			configFile := fs.String("config", "", "the run's configuration (TOML)")
 			restart := fs.Bool("restart", false, "abandon a pending run and start a new one")
@@ -75,7 +75,7 @@ Paused work exits 6.`,
 				if err != nil {
 					return err
 				}
-				s, err := a.openStore(*storeDir)
+				s, err := a.openStore()
 				if err != nil {
 					return err
 				}

@@ -78,8 +78,9 @@ func BenchmarkHookSessionStart(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		var out, errb bytes.Buffer
-		a := &app{ctx: context.Background(), stdin: strings.NewReader(input), stdout: &out, stderr: &errb, getenv: getenv}
-		if code := a.run([]string{"hook", "claude-code", "session-start", "--store", storeDir}); code != 0 || !strings.Contains(out.String(), "Do the next thing") {
+		a := newTestApp(context.Background(), strings.NewReader(input), &out, &errb, nil)
+		a.getenv = getenv
+		if code := a.execute([]string{"hook", "claude-code", "session-start", "--store", storeDir}); code != 0 || !strings.Contains(out.String(), "Do the next thing") {
 			b.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
 		}
 	}

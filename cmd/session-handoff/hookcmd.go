@@ -71,7 +71,7 @@ the data directory and on stderr, and the exit status is 0. A PAUSE file
 stops the writes of pre-compact and session-end.`,
 		example: `  echo '{"cwd": "'$PWD'", "hook_event_name": "SessionStart"}' | session-handoff hook claude-code session-start`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeDir := storeFlag(fs, a)
 			keysDir := keysFlag(fs)
 			return func(args []string) error {
 				if len(args) != 2 {
@@ -121,7 +121,7 @@ func (a *app) runHook(agent integrate.Agent, event, storeDir, keysDir string) er
 	if err != nil {
 		return err
 	}
-	s, err := a.openStore(storeDir)
+	s, err := a.openStore()
 	if err != nil {
 		return err
 	}
@@ -202,7 +202,7 @@ func (a *app) logHook(storeDir, agent, event string, err error) {
 	if errors.Is(err, handover.ErrPaused) {
 		return
 	}
-	s, oerr := a.openStore(storeDir)
+	s, oerr := a.openStore()
 	if oerr != nil {
 		return
 	}

@@ -143,9 +143,8 @@ func TestImportRefusesHostileBundles(t *testing.T) {
 			env := b.env(t, home)
 			for _, cmd := range []string{"import", "verify"} {
 				var stdout, stderr bytes.Buffer
-				a := &app{ctx: context.Background(), stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
-					getenv: func(k string) string { return env[k] }}
-				code := a.run(append([]string{cmd, b.path}, b.flags...))
+				a := newTestApp(context.Background(), nil, &stdout, &stderr, env)
+				code := a.execute(append([]string{cmd, b.path}, b.flags...))
 				if code == exitOK {
 					t.Fatalf("%s accepted a hostile bundle; stdout: %s", cmd, stdout.String())
 				}

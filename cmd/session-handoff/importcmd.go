@@ -38,7 +38,7 @@ as unsigned legacy records.`,
   ssh laptop session-handoff export --to age1… -o - | session-handoff import -
   session-handoff import --legacy ~/.config/session-handoff/handoffs.json`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeFlag(fs, a)
 			rf := addReaderFlags(fs)
 			onConflict := fs.String("on-conflict", "fail", "when a different handoff with the same id is stored: fail, skip or replace")
 			allowUntrusted := fs.Bool("allow-untrusted", false, "accept a valid signature by a key that is not in my trust store (RISK: anyone can make such a key)")
@@ -58,7 +58,7 @@ as unsigned legacy records.`,
 				default:
 					return usagef("--on-conflict %q: want fail, skip or replace", handoff.Shorten(*onConflict, 20))
 				}
-				s, err := a.openStore(*storeDir)
+				s, err := a.openStore()
 				if err != nil {
 					return err
 				}

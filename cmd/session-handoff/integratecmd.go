@@ -34,7 +34,7 @@ Codex CLI has no session hooks: integrate codex says what to do instead.`,
   session-handoff integrate gemini --user
   session-handoff integrate claude-code --remove`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeFlag(fs, a)
 			projectScope := fs.Bool("project", false, "the project's settings (the default)")
 			user := fs.Bool("user", false, "the user's own settings, for every project")
 			dir := fs.String("dir", ".", "the project directory")
@@ -66,7 +66,7 @@ Codex CLI has no session hooks: integrate codex says what to do instead.`,
 					return fmt.Errorf("HOME is not set")
 				}
 				path := agent.SettingsPath(root, home, *user, a.getenv)
-				s, err := a.openStore(*storeDir)
+				s, err := a.openStore()
 				if err != nil {
 					return err
 				}

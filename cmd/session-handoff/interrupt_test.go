@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -38,9 +37,8 @@ func TestInterruptedExportAndImport(t *testing.T) {
 	cancel()
 	runCancelled := func(args ...string) (int, string) {
 		var stdout, stderr bytes.Buffer
-		a := &app{ctx: cancelled, stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
-			getenv: func(k string) string { return env[k] }}
-		return a.run(args), stderr.String()
+		a := newTestApp(cancelled, nil, &stdout, &stderr, env)
+		return a.execute(args), stderr.String()
 	}
 
 	out := filepath.Join(dir, "interrupted.handoff")

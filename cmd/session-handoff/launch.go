@@ -43,7 +43,7 @@ the prompt file and prints it and the command, and starts nothing.`,
   session-handoff launch --target codex 01JD8 --budget 8000 -- --model o3
   session-handoff launch --target gemini --dry-run`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeDir := storeFlag(fs, a)
 			target := fs.String("target", "", "the agent: "+strings.Join(targets.StartNames(), ", "))
 			budget := fs.String("budget", "", "size limit: tokens (8000) or bytes (32KiB); default none")
 			dryRun := fs.Bool("dry-run", false, "write the prompt file, print it and the command, start nothing")

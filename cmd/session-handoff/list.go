@@ -29,7 +29,7 @@ a date. --limit 0 lists everything.`,
 		example: `  session-handoff list --since 2d --tool codex
   session-handoff list --project . --latest --json`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeFlag(fs, a)
 			var f store.Filter
 			fs.StringVar(&f.Tool, "tool", "", "only handoffs from this agent")
 			project := fs.String("project", "", "only handoffs for this project name or directory")
@@ -53,7 +53,7 @@ a date. --limit 0 lists everything.`,
 				}
 				f.Since = t
 				f.Project = projectFilter(*project)
-				s, err := a.openStore(*storeDir)
+				s, err := a.openStore()
 				if err != nil {
 					return err
 				}

@@ -8,33 +8,32 @@ import (
 	"github.com/session-handoff/session-handoff/handoff"
 )
 
-// noteFlags are what a person says about a handoff, the same on save and
+// noteOptions are what a person says about a handoff, the same on save and
 // capture: a title, a summary, and lists of next steps, decisions,
 // questions and tags.
-type noteFlags struct {
-	title, summary, summaryFile           *string
-	next, decisions, questions, tagValues *[]string
+type noteOptions struct {
+	title, summary, summaryFile           string
+	next, decisions, questions, tagValues []string
 }
 
-func addNoteFlags(fs *pflag.FlagSet, titleHelp string) *noteFlags {
-	return &noteFlags{
-		title:       fs.String("title", "", titleHelp),
-		summary:     fs.String("summary", "", "where things stand"),
-		summaryFile: fs.String("summary-file", "", "read the summary from a file, or - for standard input"),
-		next:        fs.StringArray("next", nil, "next step, in order (repeatable)"),
-		decisions:   fs.StringArray("decision", nil, "a settled decision, with its reason (repeatable)"),
-		questions:   fs.StringArray("question", nil, "an open question (repeatable)"),
-		tagValues:   fs.StringArray("tag", nil, "a tag (repeatable)"),
-	}
+// bind declares the note flags on fs.
+func (n *noteOptions) bind(fs *pflag.FlagSet, titleHelp string) {
+	fs.StringVar(&n.title, "title", "", titleHelp)
+	fs.StringVar(&n.summary, "summary", "", "where things stand")
+	fs.StringVar(&n.summaryFile, "summary-file", "", "read the summary from a file, or - for standard input")
+	fs.StringArrayVar(&n.next, "next", nil, "next step, in order (repeatable)")
+	fs.StringArrayVar(&n.decisions, "decision", nil, "a settled decision, with its reason (repeatable)")
+	fs.StringArrayVar(&n.questions, "question", nil, "an open question (repeatable)")
+	fs.StringArrayVar(&n.tagValues, "tag", nil, "a tag (repeatable)")
 }
 
 // check refuses flag combinations and tags that cannot be right, before
 // any work is done.
-func (n *noteFlags) check() error {
-	if *n.summary != "" && *n.summaryFile != "" {
+func (n *noteOptions) check() error {
+	if n.summary != "" && n.summaryFile != "" {
 		return usagef("--summary and --summary-file cannot be used together")
 	}
-	for _, t := range *n.tagValues {
+	for _, t := range n.tagValues {
 		if !handoff.ValidTag(t) {
 			return usagef("--tag %q: tags are letters, digits and . _ : / + -, starting with a letter or digit", handoff.Shorten(t, 40))
 		}
@@ -45,24 +44,24 @@ func (n *noteFlags) check() error {
 // apply puts what the person said into rec: a title or summary given
 // replaces rec's, list items are added after rec's own. It normalises rec,
 // so an empty item is a usage error.
-func (n *noteFlags) apply(a *app, rec *handoff.Record) error {
-	if *n.title != "" {
-		rec.Title = *n.title
+func (n *noteOptions) apply(a *app, rec *handoff.Record) error {
+	if n.title != "" {
+		rec.Title = n.title
 	}
-	if *n.summary != "" {
-		rec.Summary = *n.summary
+	if n.summary != "" {
+		rec.Summary = n.summary
 	}
-	if *n.summaryFile != "" {
-		t, err := a.readText(*n.summaryFile)
+	if n.summaryFile != "" {
+		t, err := a.readText(n.summaryFile)
 		if err != nil {
 			return err
 		}
 		rec.Summary = t
 	}
-	rec.NextSteps = append(rec.NextSteps, *n.next...)
-	rec.Decisions = append(rec.Decisions, *n.decisions...)
-	rec.OpenQuestions = append(rec.OpenQuestions, *n.questions...)
-	rec.Tags = append(rec.Tags, *n.tagValues...)
+	rec.NextSteps = append(rec.NextSteps, n.next...)
+	rec.Decisions = append(rec.Decisions, n.decisions...)
+	rec.OpenQuestions = append(rec.OpenQuestions, n.questions...)
+	rec.Tags = append(rec.Tags, n.tagValues...)
 	if err := rec.Normalize(); err != nil {
 		if errors.Is(err, handoff.ErrEmptyItem) {
 			return usageError{err}

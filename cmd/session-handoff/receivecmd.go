@@ -41,7 +41,7 @@ nothing.`,
   session-handoff receive --remote team --dry-run
   session-handoff receive --tofu --json`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeFlag(fs, a)
 			keysDir := keysFlag(fs)
 			remoteName := fs.String("remote", "", "receive from this remote only (default: every remote)")
 			identities := fs.StringArray("identity", nil, "an age identity file or OpenSSH private key to receive for too (repeatable)")
@@ -68,7 +68,7 @@ nothing.`,
 				if err != nil {
 					return err
 				}
-				s, err := a.openStore(*storeDir)
+				s, err := a.openStore()
 				if err != nil {
 					return err
 				}
@@ -148,7 +148,7 @@ write a log. Sends that did not reach the remote are listed too.`,
 		example: `  session-handoff inbox
   session-handoff inbox --remote team --json`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeFlag(fs, a)
 			keysDir := keysFlag(fs)
 			remoteName := fs.String("remote", "", "list this remote only (default: every remote)")
 			identities := fs.StringArray("identity", nil, "an age identity file or OpenSSH private key whose directory is mine too (repeatable)")
@@ -164,7 +164,7 @@ write a log. Sends that did not reach the remote are listed too.`,
 				if err != nil {
 					return err
 				}
-				dataDir, err := a.dataDir(*storeDir)
+				dataDir, err := a.dataDir()
 				if err != nil {
 					return err
 				}

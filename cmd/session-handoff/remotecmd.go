@@ -33,7 +33,7 @@ are never printed.`,
   session-handoff remote rm lab`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
 			keysDir := keysFlag(fs)
-			storeDir := storeFlag(fs)
+			storeFlag(fs, a)
 			branch := fs.String("branch", remote.DefaultBranch, "the branch that holds the inbox (with add)")
 			force := fs.Bool("force", false, "remove even if sends are waiting to be pushed (with rm; they are lost)")
 			asJSON := fs.Bool("json", false, "print as JSON (with list)")
@@ -71,7 +71,7 @@ are never printed.`,
 					if err != nil {
 						return err
 					}
-					dataDir, err := a.dataDir(*storeDir)
+					dataDir, err := a.dataDir()
 					if err != nil {
 						return err
 					}
@@ -107,7 +107,7 @@ are never printed.`,
 						return usagef("remote rm takes one name")
 					}
 					name := args[1]
-					dataDir, err := a.dataDir(*storeDir)
+					dataDir, err := a.dataDir()
 					if err != nil {
 						return err
 					}
@@ -142,9 +142,9 @@ are never printed.`,
 }
 
 // dataDir is the data directory: --store, or the default location.
-func (a *app) dataDir(flagValue string) (string, error) {
-	if flagValue != "" {
-		return flagValue, nil
+func (a *app) dataDir() (string, error) {
+	if a.global.storeDir != "" {
+		return a.global.storeDir, nil
 	}
 	return paths.Data(a.getenv)
 }

@@ -50,7 +50,7 @@ replaced in place the next time, and nothing outside it is touched.
   session-handoff render --as instructions --target cursor --write
   session-handoff render --target cursor --remove`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeDir := storeFlag(fs, a)
 			target := fs.String("target", "generic", "the agent: "+strings.Join(targets.Names(), ", "))
 			as := fs.String("as", "prompt", "prompt (a message to start a session) or instructions (a section of an instruction file)")
 			budget := fs.String("budget", "", "size limit: tokens (8000) or bytes (32KiB); default none for prompts, the target's for instructions")
@@ -133,7 +133,7 @@ replaced in place the next time, and nothing outside it is touched.
 
 // loadRecord opens the store and reads the record ref names.
 func (a *app) loadRecord(storeDir, ref string) (*handoff.Record, error) {
-	s, err := a.openStore(storeDir)
+	s, err := a.openStore()
 	if err != nil {
 		return nil, err
 	}

@@ -48,7 +48,7 @@ last left out and only named. What gave way is said on stderr.`,
 		example: `  session-handoff resume --target claude-code
   session-handoff resume --json | jq .drift.relation`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeFlag(fs, a)
 			target := fs.String("target", "generic", "the agent: "+strings.Join(targets.Names(), ", "))
 			project := fs.String("project", ".", "the project directory")
 			memDir := fs.String("memory-dir", "memory", "the memory directory, relative to the project root")
@@ -70,7 +70,7 @@ last left out and only named. What gave way is said on stderr.`,
 				if err != nil {
 					return err
 				}
-				s, err := a.openStore(*storeDir)
+				s, err := a.openStore()
 				if err != nil {
 					return err
 				}

@@ -7,77 +7,85 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
 )
 
-func init() {
-	register(&command{
-		name:    "save",
-		summary: "record a handoff: what was done, decided, and comes next, with the git state",
-		usage:   "save --title TEXT [--summary TEXT | --summary-file F|-] [--next TEXT]… [flags]",
-		help: `Saves a handoff in the local store and prints its id. The git state of
+// saveOptions are save's flags.
+type saveOptions struct {
+	tool    string
+	project string
+	notes   noteOptions
+	noGit   bool
+	json    bool
+}
+
+func newSaveCmd(a *app) *cobra.Command {
+	var opts saveOptions
+	cmd := &cobra.Command{
+		Use:   "save --title TEXT [--summary TEXT | --summary-file F|-] [--next TEXT]… [flags]",
+		Short: "record a handoff: what was done, decided, and comes next, with the git state",
+		Long: `Saves a handoff in the local store and prints its id. The git state of
 --project (default: the current directory) is recorded: repository root,
 branch, HEAD, upstream and ahead/behind, staged, unstaged and untracked
 files, and the last commits. A directory that is not a git worktree is an
 error unless --no-git is given. --next, --decision, --question and --tag
 may be repeated; empty items are rejected.`,
-		example: `  session-handoff save --tool codex --project ~/src/app --title "Refactor auth middleware" \
+		Example: `  session-handoff save --tool codex --project ~/src/app --title "Refactor auth middleware" \
       --summary "Extracted token parser; refresh tests still failing" \
       --next "Fix refresh test matrix" --next "Run race tests" \
       --decision "Keep JWT, drop sessions table" --tag auth
   git log -1 --format=%B | session-handoff save --title "Release prep" --summary-file -`,
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
-			tool := fs.String("tool", "generic", "the agent that produced the session (claude-code, codex, gemini, cursor, copilot, generic…)")
-			project := fs.String("project", ".", "project directory")
-			notes := addNoteFlags(fs, "one-line title (required)")
-			noGit := fs.Bool("no-git", false, "save without git state (for a directory that is not a git worktree)")
-			asJSON := fs.Bool("json", false, "print the saved record as JSON")
-			return func(args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected argument %q", handoff.Shorten(args[0], 40))
-				}
-				if *notes.title == "" {
-					return usagef("--title is required")
-				}
-				if err := notes.check(); err != nil {
-					return err
-				}
-				if !handoff.ValidTool(*tool) {
-					return usagef("--tool %q: want a lower-case name such as claude-code, codex or gemini", handoff.Shorten(*tool, 40))
-				}
-				rec, err := handoff.New(time.Now(), *tool, *notes.title)
-				if err != nil {
-					return err
-				}
-				if host, err := os.Hostname(); err == nil {
-					rec.Source.Machine = host
-				}
-				if err := a.fillProject(rec, *project, *noGit); err != nil {
-					return err
-				}
-				if err := notes.apply(a, rec); err != nil {
-					return err
-				}
-				s, err := a.openStore(*storeDir)
-				if err != nil {
-					return err
-				}
-				if err := s.Save(rec); err != nil {
-					return err
-				}
-				a.warnIncomplete(rec)
-				if *asJSON {
-					return a.writeJSON(rec)
-				}
-				fmt.Fprintf(a.stdout, "saved %s  %s\n", rec.ID, rec.Title)
-				return nil
-			}
-		},
-	})
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error { return runSave(a, &opts) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.tool, "tool", "generic", "the agent that produced the session (claude-code, codex, gemini, cursor, copilot, generic…)")
+	f.StringVar(&opts.project, "project", ".", "project directory")
+	opts.notes.bind(f, "one-line title (required)")
+	f.BoolVar(&opts.noGit, "no-git", false, "save without git state (for a directory that is not a git worktree)")
+	f.BoolVar(&opts.json, "json", false, "print the saved record as JSON")
+	return cmd
+}
+
+func runSave(a *app, opts *saveOptions) error {
+	if opts.notes.title == "" {
+		return usagef("--title is required")
+	}
+	if err := opts.notes.check(); err != nil {
+		return err
+	}
+	if !handoff.ValidTool(opts.tool) {
+		return usagef("--tool %q: want a lower-case name such as claude-code, codex or gemini", handoff.Shorten(opts.tool, 40))
+	}
+	rec, err := handoff.New(time.Now(), opts.tool, opts.notes.title)
+	if err != nil {
+		return err
+	}
+	if host, err := os.Hostname(); err == nil {
+		rec.Source.Machine = host
+	}
+	if err := a.fillProject(rec, opts.project, opts.noGit); err != nil {
+		return err
+	}
+	if err := opts.notes.apply(a, rec); err != nil {
+		return err
+	}
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	if err := s.Save(rec); err != nil {
+		return err
+	}
+	a.warnIncomplete(rec)
+	if opts.json {
+		return a.writeJSON(rec)
+	}
+	fmt.Fprintf(a.stdout, "saved %s  %s\n", rec.ID, rec.Title)
+	return nil
 }
 
 // fillProject records the project directory and, unless noGit, the git

@@ -34,7 +34,7 @@ save and capture print what is missing after they store a handoff.`,
 		example: `  session-handoff score
   session-handoff score 01JDZ3K4XQ2 --json | jq .percent`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeDir := storeFlag(fs, a)
 			asJSON := fs.Bool("json", false, "print the score and every criterion as JSON")
 			return func(args []string) error {
 				if len(args) > 1 {

@@ -31,7 +31,7 @@ feed other commands. Without a terminal it refuses: use 'list' in scripts.`,
 		example: `  session-handoff select --since 1w
   session-handoff show "$(session-handoff select --print-id)"`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeFlag(fs, a)
 			var f store.Filter
 			fs.StringVar(&f.Query, "query", "", "start with this filter text")
 			fs.StringVar(&f.IDPrefix, "id", "", "only ids starting with this prefix")
@@ -54,7 +54,7 @@ feed other commands. Without a terminal it refuses: use 'list' in scripts.`,
 				if err != nil {
 					return err
 				}
-				s, err := a.openStore(*storeDir)
+				s, err := a.openStore()
 				if err != nil {
 					return err
 				}

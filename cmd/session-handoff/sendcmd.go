@@ -36,7 +36,7 @@ pushes that bundle; it is never added twice.`,
   session-handoff send 01KMBF --to bob@desk --to carol@lab
   session-handoff send --pending --remote team`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeFlag(fs, a)
 			keysDir := keysFlag(fs)
 			remoteName := fs.String("remote", "", "the remote to send through (default: the only one)")
 			to := fs.StringArray("to", nil, "a recipient: a name from the address book, or an age1…/ssh- key (repeatable)")
@@ -61,7 +61,7 @@ pushes that bundle; it is never added twice.`,
 				if err != nil {
 					return err
 				}
-				s, err := a.openStore(*storeDir)
+				s, err := a.openStore()
 				if err != nil {
 					return err
 				}

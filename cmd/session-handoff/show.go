@@ -20,13 +20,13 @@ func init() {
 		example: `  session-handoff show latest
   session-handoff show 01JDZ3K4XQ2 --json | jq .next_steps`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeFlag(fs, a)
 			asJSON := fs.Bool("json", false, "print the record as JSON")
 			return func(args []string) error {
 				if len(args) != 1 {
 					return usagef("takes exactly one id, prefix or 'latest'")
 				}
-				s, err := a.openStore(*storeDir)
+				s, err := a.openStore()
 				if err != nil {
 					return err
 				}

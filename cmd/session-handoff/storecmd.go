@@ -17,13 +17,13 @@ if it is missing, stale or damaged. It exits 0 when every record is sound
 and 1 when any is not.`,
 		example: "  session-handoff store check",
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs)
+			storeFlag(fs, a)
 			asJSON := fs.Bool("json", false, "print the report as JSON")
 			return func(args []string) error {
 				if len(args) != 1 || args[0] != "check" {
 					return usagef("want 'store check'")
 				}
-				s, err := a.openStore(*storeDir)
+				s, err := a.openStore()
 				if err != nil {
 					return err
 				}
