@@ -44,9 +44,9 @@ type readerFlags struct {
 	limits     *bundle.Limits
 }
 
-func addReaderFlags(fs *pflag.FlagSet) readerFlags {
+func addReaderFlags(fs *pflag.FlagSet, a *app) readerFlags {
 	return readerFlags{
-		keysDir:    keysFlag(fs),
+		keysDir:    keysFlag(fs, a),
 		identities: fs.StringArray("identity", nil, "an age identity file or OpenSSH private key to decrypt with, besides my own (repeatable)"),
 		passFile:   fs.String("passphrase-file", "", "read the passphrase of a passphrase bundle from this file"),
 		limits:     limitFlags(fs),
@@ -58,7 +58,7 @@ func (a *app) readOptions(rf readerFlags) (exchange.Keyring, bundle.ReadOptions,
 	if err := checkLimits(rf.limits); err != nil {
 		return exchange.Keyring{}, bundle.ReadOptions{}, err
 	}
-	kr, err := a.keyring(*rf.keysDir)
+	kr, err := a.keyring()
 	if err != nil {
 		return kr, bundle.ReadOptions{}, err
 	}

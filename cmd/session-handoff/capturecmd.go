@@ -42,7 +42,7 @@ what would be saved and stores nothing.`,
   session-handoff capture --from auto --attach-transcript --json`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
 			storeFlag(fs, a)
-			keysDir := keysFlag(fs)
+			keysDir := keysFlag(fs, a)
 			from := fs.String("from", "auto", "the agent: claude-code, codex, gemini, or auto (the newest session of any)")
 			session := fs.String("session", "latest", "latest, a session id (or prefix), or a transcript file")
 			project := fs.String("project", ".", "the project directory")
@@ -167,7 +167,7 @@ const redactPatternsFile = "redact-patterns"
 
 // redactor builds the redactor with the built-in rules and the user's own.
 func (a *app) redactor(keysDir string) (*redact.Redactor, error) {
-	kr, err := a.keyring(keysDir)
+	kr, err := a.keyring()
 	if err != nil {
 		return nil, err
 	}

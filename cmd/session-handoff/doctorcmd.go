@@ -31,7 +31,7 @@ of {name, status, detail, fix}.`,
   session-handoff doctor --json | jq -r '.[] | select(.status != "ok") | .fix'`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
 			storeDir := storeFlag(fs, a)
-			keysDir := keysFlag(fs)
+			keysFlag(fs, a)
 			project := fs.String("project", ".", "the project to check ('' for none)")
 			asJSON := fs.Bool("json", false, "print the checks as JSON")
 			return func(args []string) error {
@@ -46,7 +46,7 @@ of {name, status, detail, fix}.`,
 					}
 					s.DataDir = d
 				}
-				kr, err := a.keyring(*keysDir)
+				kr, err := a.keyring()
 				if err != nil {
 					return err
 				}

@@ -44,7 +44,7 @@ behind.`,
   session-handoff export 01KMBF --format markdown -o handoff.md`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
 			storeFlag(fs, a)
-			keysDir := keysFlag(fs)
+			keysDir := keysFlag(fs, a)
 			to := fs.StringArray("to", nil, "a recipient: age1…, an ssh-ed25519/ssh-rsa key line, or a file of them (repeatable)")
 			toFiles := fs.StringArray("to-file", nil, "a file of recipients, one per line (repeatable)")
 			usePass := fs.Bool("passphrase", false, "encrypt to a passphrase instead of recipients")
@@ -144,7 +144,7 @@ behind.`,
 					}
 				}
 				if !*unsigned {
-					kr, err := a.keyring(*keysDir)
+					kr, err := a.keyring()
 					if err != nil {
 						return err
 					}

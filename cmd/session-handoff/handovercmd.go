@@ -57,7 +57,7 @@ Paused work exits 6.`,
   session-handoff handover status --json`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
 			storeFlag(fs, a)
-			keysDir := keysFlag(fs)
+			keysFlag(fs, a)
 			configFile := fs.String("config", "", "the run's configuration (TOML)")
 			restart := fs.Bool("restart", false, "abandon a pending run and start a new one")
 			dryRun := fs.Bool("dry-run", false, "say what would run, and write nothing")
@@ -82,7 +82,7 @@ Paused work exits 6.`,
 				stateDir := handover.StateDir(s.Dir(), root)
 				switch sub {
 				case "allow":
-					kr, err := a.keyring(*keysDir)
+					kr, err := a.keyring()
 					if err != nil {
 						return err
 					}
@@ -105,7 +105,7 @@ Paused work exits 6.`,
 				case "status":
 					return a.handoverStatus(stateDir, *asJSON)
 				}
-				kr, err := a.keyring(*keysDir)
+				kr, err := a.keyring()
 				if err != nil {
 					return err
 				}
@@ -157,7 +157,7 @@ and hooks write nothing and exit 6; a pending run stays resumable.`,
 		example: `  session-handoff pause --reason "reviewing the last handover"
   session-handoff unpause`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			keysDir := keysFlag(fs)
+			keysDir := keysFlag(fs, a)
 			reason := fs.String("reason", "", "why, for whoever finds the file")
 			global := fs.Bool("global", false, "pause every project, not only this one")
 			project := fs.String("project", ".", "the project directory")
@@ -188,7 +188,7 @@ and hooks write nothing and exit 6; a pending run stays resumable.`,
 		usage:   "unpause [--global] [--project DIR]",
 		example: "  session-handoff unpause --global",
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			keysDir := keysFlag(fs)
+			keysDir := keysFlag(fs, a)
 			global := fs.Bool("global", false, "remove the global PAUSE file")
 			project := fs.String("project", ".", "the project directory")
 			return func(args []string) error {
@@ -217,7 +217,7 @@ and hooks write nothing and exit 6; a pending run stays resumable.`,
 // pauseFile is the PAUSE file pause and unpause work on.
 func (a *app) pauseFile(keysDir, project string, global bool) (string, error) {
 	if global {
-		kr, err := a.keyring(keysDir)
+		kr, err := a.keyring()
 		if err != nil {
 			return "", err
 		}

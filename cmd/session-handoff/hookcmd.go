@@ -72,7 +72,7 @@ stops the writes of pre-compact and session-end.`,
 		example: `  echo '{"cwd": "'$PWD'", "hook_event_name": "SessionStart"}' | session-handoff hook claude-code session-start`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
 			storeDir := storeFlag(fs, a)
-			keysDir := keysFlag(fs)
+			keysDir := keysFlag(fs, a)
 			return func(args []string) error {
 				if len(args) != 2 {
 					return usagef("want 'hook AGENT EVENT'")
@@ -125,7 +125,7 @@ func (a *app) runHook(agent integrate.Agent, event, storeDir, keysDir string) er
 	if err != nil {
 		return err
 	}
-	kr, err := a.keyring(keysDir)
+	kr, err := a.keyring()
 	if err != nil {
 		return err
 	}

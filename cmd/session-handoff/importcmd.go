@@ -39,7 +39,7 @@ as unsigned legacy records.`,
   session-handoff import --legacy ~/.config/session-handoff/handoffs.json`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
 			storeFlag(fs, a)
-			rf := addReaderFlags(fs)
+			rf := addReaderFlags(fs, a)
 			onConflict := fs.String("on-conflict", "fail", "when a different handoff with the same id is stored: fail, skip or replace")
 			allowUntrusted := fs.Bool("allow-untrusted", false, "accept a valid signature by a key that is not in my trust store (RISK: anyone can make such a key)")
 			allowUnsigned := fs.Bool("allow-unsigned", false, "accept an unsigned bundle (RISK: anyone could have written it)")

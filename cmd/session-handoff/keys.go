@@ -27,7 +27,7 @@ leaves it unprotected. Existing keys are never replaced without --force.`,
 		example: `  session-handoff keygen --name alice@laptop
   session-handoff keygen --name ci@runner --no-passphrase`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			keysDir := keysFlag(fs)
+			keysFlag(fs, a)
 			name := fs.String("name", "", "the name others will know this key by (default user@host)")
 			passFile := fs.String("passphrase-file", "", "read the signing key's passphrase from this file")
 			noPass := fs.Bool("no-passphrase", false, "leave the signing key unprotected")
@@ -40,7 +40,7 @@ leaves it unprotected. Existing keys are never replaced without --force.`,
 				if *noPass && *passFile != "" {
 					return usagef("--no-passphrase and --passphrase-file cannot be used together")
 				}
-				kr, err := a.keyring(*keysDir)
+				kr, err := a.keyring()
 				if err != nil {
 					return err
 				}
@@ -79,7 +79,7 @@ leaves it unprotected. Existing keys are never replaced without --force.`,
 		example: `  session-handoff key show
   session-handoff export --to "$(ssh desk session-handoff key show --age-recipient)" -o b.handoff`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			keysDir := keysFlag(fs)
+			keysFlag(fs, a)
 			asJSON := fs.Bool("json", false, "print as JSON")
 			onlyRecipient := fs.Bool("age-recipient", false, "print only the age recipient (for others' export --to)")
 			onlyKey := fs.Bool("signing-key", false, "print only the signing public key line (for others' trust add)")
@@ -90,7 +90,7 @@ leaves it unprotected. Existing keys are never replaced without --force.`,
 				if len(args) != 1 || args[0] != "show" {
 					return usagef("want 'key show'")
 				}
-				kr, err := a.keyring(*keysDir)
+				kr, err := a.keyring()
 				if err != nil {
 					return err
 				}

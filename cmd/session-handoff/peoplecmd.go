@@ -35,14 +35,14 @@ the rules of trust-store principals: no white space, commas, quotes or
   session-handoff people list
   session-handoff people rm bob@desk`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			keysDir := keysFlag(fs)
+			keysFlag(fs, a)
 			trust := fs.Bool("trust", false, "also trust the signing key under NAME (with add)")
 			asJSON := fs.Bool("json", false, "print as JSON (with list)")
 			return func(args []string) error {
 				if len(args) == 0 {
 					return usagef("want 'people add', 'people list' or 'people rm'")
 				}
-				kr, err := a.keyring(*keysDir)
+				kr, err := a.keyring()
 				if err != nil {
 					return err
 				}

@@ -42,7 +42,7 @@ nothing.`,
   session-handoff receive --tofu --json`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
 			storeFlag(fs, a)
-			keysDir := keysFlag(fs)
+			keysDir := keysFlag(fs, a)
 			remoteName := fs.String("remote", "", "receive from this remote only (default: every remote)")
 			identities := fs.StringArray("identity", nil, "an age identity file or OpenSSH private key to receive for too (repeatable)")
 			limits := limitFlags(fs)
@@ -149,7 +149,7 @@ write a log. Sends that did not reach the remote are listed too.`,
   session-handoff inbox --remote team --json`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
 			storeFlag(fs, a)
-			keysDir := keysFlag(fs)
+			keysDir := keysFlag(fs, a)
 			remoteName := fs.String("remote", "", "list this remote only (default: every remote)")
 			identities := fs.StringArray("identity", nil, "an age identity file or OpenSSH private key whose directory is mine too (repeatable)")
 			limits := limitFlags(fs)
@@ -250,7 +250,7 @@ func nameOr(names map[string]string, h string, me bool) string {
 // inboxRemotes loads the keyring and the remotes a receive or inbox goes
 // through: the one named, or all of them.
 func (a *app) inboxRemotes(keysDir, name string) (exchange.Keyring, []remote.Remote, error) {
-	kr, err := a.keyring(keysDir)
+	kr, err := a.keyring()
 	if err != nil {
 		return kr, nil, err
 	}

@@ -32,7 +32,7 @@ are never printed.`,
   session-handoff remote list
   session-handoff remote rm lab`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			keysDir := keysFlag(fs)
+			keysFlag(fs, a)
 			storeFlag(fs, a)
 			branch := fs.String("branch", remote.DefaultBranch, "the branch that holds the inbox (with add)")
 			force := fs.Bool("force", false, "remove even if sends are waiting to be pushed (with rm; they are lost)")
@@ -41,7 +41,7 @@ are never printed.`,
 				if len(args) == 0 {
 					return usagef("want 'remote add', 'remote list' or 'remote rm'")
 				}
-				kr, err := a.keyring(*keysDir)
+				kr, err := a.keyring()
 				if err != nil {
 					return err
 				}

@@ -51,11 +51,16 @@ SESSION_HANDOFF_HOME relocates both.`,
 	pf.StringVar(&a.global.storeDir, "store", "", "store directory (default $SESSION_HANDOFF_HOME/data or $XDG_DATA_HOME/session-handoff)")
 	pf.StringVar(&a.global.keysDir, "keys", "", "keys and configuration directory (default $SESSION_HANDOFF_HOME/config or $XDG_CONFIG_HOME/session-handoff)")
 
-	root.AddCommand(
-		newVersionCmd(a),
-		newSaveCmd(a),
-		newRmCmd(a),
-	)
+	// Each group of commands is added on a line of its own.
+	root.AddCommand(newVersionCmd(a))
+	// Records: save, capture, sessions, list, show, rm, select, score, store.
+	root.AddCommand(newSaveCmd(a), newRmCmd(a))
+	// Bundles, keys and trust: export, import, verify, inspect, keygen, key, trust, people.
+	root.AddCommand()
+	// Transfer, handover and memory: remote, send, receive, inbox, handover, pause, unpause, memory, hook.
+	root.AddCommand()
+	// Agents: render, resume, launch, targets, integrate, doctor, demo.
+	root.AddCommand()
 	root.InitDefaultCompletionCmd()
 	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
 		c.Short = "print a shell completion script (bash, zsh, fish, powershell)"

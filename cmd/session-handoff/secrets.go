@@ -103,15 +103,17 @@ func (a *app) keyPassphrase(file *string) *passphraseSource {
 	return &passphraseSource{a: a, file: file, env: []string{keyPassphraseEnv, passphraseEnv}, prompt: "passphrase for the signing key"}
 }
 
-// keysFlag adds --keys (the keyring directory) to a command.
-func keysFlag(fs *pflag.FlagSet) *string {
-	return fs.String("keys", "", "directory of keys and trust (default $SESSION_HANDOFF_HOME/config or $XDG_CONFIG_HOME/session-handoff)")
+// keysFlag declares --keys on a command that parses its own flags and
+// binds it to the global option.
+func keysFlag(fs *pflag.FlagSet, a *app) *string {
+	fs.StringVar(&a.global.keysDir, "keys", "", "directory of keys and trust (default $SESSION_HANDOFF_HOME/config or $XDG_CONFIG_HOME/session-handoff)")
+	return &a.global.keysDir
 }
 
 // keyring opens the keyring named by --keys or the default location.
-func (a *app) keyring(flagValue string) (exchange.Keyring, error) {
-	if flagValue != "" {
-		return exchange.Keyring{Dir: flagValue}, nil
+func (a *app) keyring() (exchange.Keyring, error) {
+	if a.global.keysDir != "" {
+		return exchange.Keyring{Dir: a.global.keysDir}, nil
 	}
 	d, err := paths.Config(a.getenv)
 	if err != nil {

@@ -37,7 +37,7 @@ pushes that bundle; it is never added twice.`,
   session-handoff send --pending --remote team`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
 			storeFlag(fs, a)
-			keysDir := keysFlag(fs)
+			keysFlag(fs, a)
 			remoteName := fs.String("remote", "", "the remote to send through (default: the only one)")
 			to := fs.StringArray("to", nil, "a recipient: a name from the address book, or an age1…/ssh- key (repeatable)")
 			pending := fs.Bool("pending", false, "only push what earlier sends could not")
@@ -53,7 +53,7 @@ pushes that bundle; it is never added twice.`,
 				if !*pending && len(*to) == 0 {
 					return withHint(usagef("no recipients"), "pass --to NAME (from 'session-handoff people list') or --to age1…")
 				}
-				kr, err := a.keyring(*keysDir)
+				kr, err := a.keyring()
 				if err != nil {
 					return err
 				}

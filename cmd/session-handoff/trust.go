@@ -29,14 +29,14 @@ defaults to the line's comment.`,
   session-handoff trust list
   session-handoff trust rm bob@desk`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			keysDir := keysFlag(fs)
+			keysFlag(fs, a)
 			principal := fs.String("principal", "", "the name to trust the key as (with add)")
 			asJSON := fs.Bool("json", false, "print as JSON (with list)")
 			return func(args []string) error {
 				if len(args) == 0 {
 					return usagef("want 'trust add', 'trust list' or 'trust rm'")
 				}
-				kr, err := a.keyring(*keysDir)
+				kr, err := a.keyring()
 				if err != nil {
 					return err
 				}

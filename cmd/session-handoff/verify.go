@@ -52,7 +52,7 @@ exit code tells the answer:
 		example: `  session-handoff verify auth.handoff && session-handoff import auth.handoff
   session-handoff verify - --json < auth.handoff`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			rf := addReaderFlags(fs)
+			rf := addReaderFlags(fs, a)
 			asJSON := fs.Bool("json", false, "print the answer as JSON")
 			return func(args []string) error {
 				res, rep, err := a.checkBundle(args, rf)
@@ -87,7 +87,7 @@ exit code tells the answer:
 		help:    `Reads and checks the bundle as verify does and prints its manifest: the bundle id, producer, signer and what the signature proves, the encryption and hashed recipients (and whether I am one), the handoff, and the attachments. A bundle signed for other recipients is still shown. Nothing is stored.`,
 		example: "  session-handoff inspect auth.handoff --json | jq .manifest.blobs",
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			rf := addReaderFlags(fs)
+			rf := addReaderFlags(fs, a)
 			asJSON := fs.Bool("json", false, "print as JSON")
 			return func(args []string) error {
 				res, rep, err := a.checkBundle(args, rf)
