@@ -3,9 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,7 +12,6 @@ import (
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/redact"
-	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 func init() {
@@ -42,7 +39,7 @@ what would be saved and stores nothing.`,
   session-handoff capture --from auto --attach-transcript --json`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
 			storeFlag(fs, a)
-			keysDir := keysFlag(fs, a)
+			keysFlag(fs, a)
 			from := fs.String("from", "auto", "the agent: claude-code, codex, gemini, or auto (the newest session of any)")
 			session := fs.String("session", "latest", "latest, a session id (or prefix), or a transcript file")
 			project := fs.String("project", ".", "the project directory")
@@ -71,7 +68,7 @@ what would be saved and stores nothing.`,
 				opts := capture.Options{Agent: agent, Session: *session, Project: *project, NoGit: *noGit, Env: a.getenv,
 					AttachTranscript: *attach && !*dryRun}
 				if !*noRedact {
-					r, err := a.redactor(*keysDir)
+					r, err := a.redactor()
 					if err != nil {
 						return err
 					}
@@ -161,30 +158,12 @@ what would be saved and stores nothing.`,
 	})
 }
 
-// redactPatternsFile holds the user's own redaction patterns, in the keys
-// and configuration directory.
-const redactPatternsFile = "redact-patterns"
-
-// redactor builds the redactor with the built-in rules and the user's own.
-func (a *app) redactor(keysDir string) (*redact.Redactor, error) {
+// redactor builds the redactor with the built-in rules and the user's own
+// patterns from the keys directory.
+func (a *app) redactor() (*redact.Redactor, error) {
 	kr, err := a.keyring()
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(kr.Dir, redactPatternsFile)
-	var extra []redact.Pattern
-	data, err := safefile.ReadRegular(path, redact.MaxPatternsFile)
-	switch {
-	case err == nil:
-		if extra, err = redact.ParsePatterns(data, path); err != nil {
-			return nil, err
-		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	r, err := redact.New(extra)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return r, nil
+	return redact.LoadUserPatterns(kr.Dir)
 }

@@ -44,7 +44,7 @@ behind.`,
   session-handoff export 01KMBF --format markdown -o handoff.md`,
 		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
 			storeFlag(fs, a)
-			keysDir := keysFlag(fs, a)
+			keysFlag(fs, a)
 			to := fs.StringArray("to", nil, "a recipient: age1…, an ssh-ed25519/ssh-rsa key line, or a file of them (repeatable)")
 			toFiles := fs.StringArray("to-file", nil, "a file of recipients, one per line (repeatable)")
 			usePass := fs.Bool("passphrase", false, "encrypt to a passphrase instead of recipients")
@@ -133,7 +133,7 @@ behind.`,
 				opts := exchange.ExportOptions{Recipients: recips, NoEncrypt: *noEncrypt, Armor: *armor, Attach: *attach,
 					Producer: producer(), Report: &redact.Report{}}
 				if len(*attach) > 0 && !*noRedact {
-					if opts.Redactor, err = a.redactor(*keysDir); err != nil {
+					if opts.Redactor, err = a.redactor(); err != nil {
 						return err
 					}
 				}

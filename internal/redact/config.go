@@ -1,8 +1,13 @@
 package redact
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"strings"
+
+	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // MaxPatternsFile bounds a file of user patterns.
@@ -33,4 +38,31 @@ func ParsePatterns(data []byte, name string) ([]Pattern, error) {
 		out = append(out, Pattern{Kind: kind, Regexp: re})
 	}
 	return out, nil
+}
+
+// PatternsFile is the name of the user's own patterns file in the keys and
+// configuration directory.
+const PatternsFile = "redact-patterns"
+
+// LoadUserPatterns builds the redactor with the built-in rules and the
+// user's own patterns from PatternsFile in configDir, if it exists. A
+// patterns file that cannot be read or parsed is an error naming it:
+// nothing is redacted with fewer rules than the user asked for.
+func LoadUserPatterns(configDir string) (*Redactor, error) {
+	path := filepath.Join(configDir, PatternsFile)
+	var extra []Pattern
+	data, err := safefile.ReadRegular(path, MaxPatternsFile)
+	switch {
+	case err == nil:
+		if extra, err = ParsePatterns(data, path); err != nil {
+			return nil, err
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	r, err := New(extra)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
 }
