@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +10,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/handover"
+	"github.com/session-handoff/session-handoff/store"
 )
 
 // exitPaused is the exit code of work stopped by a PAUSE file.
@@ -19,10 +20,6 @@ const exitPaused = 6
 
 // handoverObserve, when set (by tests), is told of every step's phases.
 var handoverObserve func(step string, phase handover.Phase)
-
-// handoverConfigName is the configuration file looked for in the project
-// and then in the configuration directory.
-const handoverConfigName = "handover.toml"
 
 func init() {
 	register(&command{
@@ -86,7 +83,7 @@ Paused work exits 6.`,
 					if err != nil {
 						return err
 					}
-					path := filepath.Join(root, handoverConfigName)
+					path := filepath.Join(root, handover.ConfigFile)
 					if _, err := handover.LoadConfig(path); err != nil {
 						return err
 					}
@@ -109,24 +106,16 @@ Paused work exits 6.`,
 				if err != nil {
 					return err
 				}
-				cfg, cfgPath, err := loadHandoverConfig(*configFile, root, kr.Dir)
+				cfg, cfgPath, err := a.resolveHandoverConfig(*configFile, root, kr)
 				if err != nil {
 					return err
 				}
-				r := &handover.Runner{Project: root, StateDir: stateDir, PauseFiles: handover.PauseFiles(kr.Dir, root), ConfigDir: kr.Dir,
-					Config: cfg, Store: s, Producer: producer(), Env: a.getenv, Log: a.stderr, Observe: handoverObserve}
+				r := handover.NewRunner(a.runnerOptions(root, kr, s, cfg))
 				if *dryRun {
 					return a.handoverPlan(r, cfgPath, *restart, *asJSON)
 				}
-				if r.Redactor, err = a.redactor(kr.Dir); err != nil {
+				if err := r.LoadSecrets(kr, a.envPassphrase(keyPassphraseEnv, passphraseEnv)); err != nil {
 					return err
-				}
-				if slices.ContainsFunc(cfg.Steps, func(st handover.Step) bool { return st.Kind == handover.KindExport || st.Kind == handover.KindSend }) {
-					// A run is unattended: the key's passphrase comes from
-					// the environment, never from a prompt.
-					if r.SigningKey, err = kr.SigningKey(a.envPassphrase(keyPassphraseEnv, passphraseEnv)); err != nil {
-						return err
-					}
 				}
 				cp, err := r.Run(a.ctx, *restart)
 				var paused *handover.PausedError
@@ -251,30 +240,21 @@ func (a *app) envPassphrase(names ...string) func() ([]byte, error) {
 // A project's own handover.toml came with the repository, perhaps from a
 // stranger, and its exec steps run commands: it is used only once the
 // user has approved its exact content with 'handover allow'.
-func loadHandoverConfig(flagValue, root, configDir string) (*handover.Config, string, error) {
-	if flagValue != "" {
-		c, err := handover.LoadConfig(flagValue)
-		return c, flagValue, err
+// resolveHandoverConfig is handover.ResolveConfig with the hint a user
+// needs for an unapproved project configuration.
+func (a *app) resolveHandoverConfig(explicit, root string, kr exchange.Keyring) (*handover.Config, string, error) {
+	cfg, path, err := handover.ResolveConfig(explicit, root, kr.Dir)
+	var notApproved *handover.NotApprovedError
+	if errors.As(err, &notApproved) {
+		return nil, path, withHint(err, "read it, then run 'session-handoff handover allow'")
 	}
-	projectConfig := filepath.Join(root, handoverConfigName)
-	if _, err := os.Stat(projectConfig); err == nil {
-		ok, err := handover.Approved(filepath.Join(configDir, handover.ApprovalsFile), projectConfig)
-		if err != nil {
-			return nil, "", err
-		}
-		if !ok {
-			return nil, "", withHint(fmt.Errorf("%s is not approved to run on this machine (new, or changed since it was approved)", projectConfig),
-				"read it, then run 'session-handoff handover allow'")
-		}
-		c, err := handover.LoadConfig(projectConfig)
-		return c, projectConfig, err
-	}
-	userConfig := filepath.Join(configDir, handoverConfigName)
-	if _, err := os.Stat(userConfig); err == nil || !errors.Is(err, fs.ErrNotExist) {
-		c, err := handover.LoadConfig(userConfig)
-		return c, userConfig, err
-	}
-	return handover.DefaultConfig(), "(built-in default)", nil
+	return cfg, path, err
+}
+
+// runnerOptions are what a handover run in root needs from this process.
+func (a *app) runnerOptions(root string, kr exchange.Keyring, s *store.Store, cfg *handover.Config) handover.RunnerOptions {
+	return handover.RunnerOptions{Project: root, Keyring: kr, Store: s, Config: cfg, Producer: producer(),
+		Env: a.getenv, Log: a.stderr, Observe: handoverObserve}
 }
 
 func (a *app) printCheck(st handover.Status, cp *handover.Checkpoint, stateDir string) {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -153,16 +152,10 @@ func (a *app) runHook(agent integrate.Agent, event, storeDir, keysDir string) er
 	if err := handover.CheckPause(pauseFiles); err != nil {
 		return err
 	}
-	if cfg, cfgPath, err := loadHandoverConfig("", root, kr.Dir); err == nil && cfgPath != "(built-in default)" {
-		r := &handover.Runner{Project: root, StateDir: handover.StateDir(s.Dir(), root), PauseFiles: pauseFiles, ConfigDir: kr.Dir,
-			Config: cfg, Store: s, Producer: producer(), Env: a.getenv, Log: a.stderr, Observe: handoverObserve}
-		if r.Redactor, err = a.redactor(kr.Dir); err != nil {
+	if cfg, cfgPath, err := handover.ResolveConfig("", root, kr.Dir); err == nil && cfgPath != handover.BuiltinConfigName {
+		r := handover.NewRunner(a.runnerOptions(root, kr, s, cfg))
+		if err := r.LoadSecrets(kr, a.envPassphrase(keyPassphraseEnv, passphraseEnv)); err != nil {
 			return err
-		}
-		if slices.ContainsFunc(cfg.Steps, func(st handover.Step) bool { return st.Kind == handover.KindExport || st.Kind == handover.KindSend }) {
-			if r.SigningKey, err = kr.SigningKey(a.envPassphrase(keyPassphraseEnv, passphraseEnv)); err != nil {
-				return err
-			}
 		}
 		_, err := r.Run(a.ctx, false)
 		return err
@@ -171,7 +164,7 @@ func (a *app) runHook(agent integrate.Agent, event, storeDir, keysDir string) er
 		// the capture: say so, and capture as if there were none.
 		a.warn("handover configuration not used: %v", err)
 	}
-	red, err := a.redactor(kr.Dir)
+	red, err := a.redactor()
 	if err != nil {
 		return err
 	}

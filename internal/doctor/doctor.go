@@ -427,25 +427,27 @@ func checkHandover(s Setup) Check {
 func checkHandoverConfig(s Setup) []Check {
 	var out []Check
 	if s.Project != "" {
-		path := filepath.Join(s.Project, "handover.toml")
+		path := filepath.Join(s.Project, handover.ConfigFile)
 		if _, err := os.Lstat(path); err == nil {
+			// Whether it may run is what a run decides, through the same
+			// function; a file that does not parse fails either way.
 			c := Check{Name: "handover-config"}
-			ok, aerr := handover.Approved(filepath.Join(s.ConfigDir, handover.ApprovalsFile), path)
+			_, _, rerr := handover.ResolveConfig("", s.Project, s.ConfigDir)
+			var notApproved *handover.NotApprovedError
 			if _, err := handover.LoadConfig(path); err != nil {
 				c.Status, c.Detail, c.Fix = Fail, err.Error(), "correct "+path
-			} else if aerr != nil {
-				c.Status, c.Detail, c.Fix = Warn, aerr.Error(), "session-handoff handover allow"+s.ProjectFlag
-			} else if !ok {
-				c.Status = Warn
-				c.Detail = path + " is not approved to run on this machine (new, or changed since it was approved)"
+			} else if errors.As(rerr, &notApproved) {
+				c.Status, c.Detail = Warn, notApproved.Error()
 				c.Fix = "read it, then session-handoff handover allow" + s.ProjectFlag
+			} else if rerr != nil {
+				c.Status, c.Detail, c.Fix = Warn, rerr.Error(), "session-handoff handover allow"+s.ProjectFlag
 			} else {
 				c.Status, c.Detail = OK, path+" is approved"
 			}
 			out = append(out, c)
 		}
 	}
-	path := filepath.Join(s.ConfigDir, "handover.toml")
+	path := filepath.Join(s.ConfigDir, handover.ConfigFile)
 	if _, err := os.Lstat(path); err == nil {
 		c := Check{Name: "handover-config", Status: OK, Detail: path + " parses"}
 		if _, err := handover.LoadConfig(path); err != nil {

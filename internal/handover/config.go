@@ -136,18 +136,48 @@ var fieldsByKind = map[string][]string{
 
 var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
-// DefaultConfig is the run used when there is no configuration file:
+// DefaultConfigTOML is the run used when there is no configuration file:
 // capture the latest agent session (or save from git when there is none),
 // write a layer-1 note and the layer-2 state, render HANDOFF.md, and
-// compact notes older than 30 days.
+// compact notes older than 30 days. It is a configuration file like any
+// other, so it goes through the same parsing and validation (defaults
+// such as each step's timeout included) as a user's file.
+const DefaultConfigTOML = `memory = "memory"
+
+[[steps]]
+name = "capture"
+kind = "capture"
+from = "auto"
+fallback = "save"
+
+[[steps]]
+name = "note"
+kind = "memory"
+action = "note"
+
+[[steps]]
+name = "state"
+kind = "memory"
+action = "state"
+
+[[steps]]
+name = "handoff-file"
+kind = "handoff-file"
+
+[[steps]]
+name = "compact"
+kind = "memory"
+action = "compact"
+`
+
+// DefaultConfig is DefaultConfigTOML parsed.
 func DefaultConfig() *Config {
-	return &Config{Memory: "memory", Steps: []Step{
-		{Name: "capture", Kind: KindCapture, From: "auto", Fallback: "save"},
-		{Name: "note", Kind: KindMemory, Action: "note"},
-		{Name: "state", Kind: KindMemory, Action: "state"},
-		{Name: "handoff-file", Kind: KindHandoffFile},
-		{Name: "compact", Kind: KindMemory, Action: "compact"},
-	}}
+	c, err := ParseConfig([]byte(DefaultConfigTOML))
+	if err != nil {
+		// The text is a constant that TestDefaultConfig parses.
+		panic("handover: the built-in configuration does not parse: " + err.Error())
+	}
+	return c
 }
 
 // ParseConfig reads a configuration strictly: unknown keys, fields that

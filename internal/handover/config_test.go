@@ -1,6 +1,7 @@
 package handover
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,5 +141,55 @@ func TestConfigFIFONeverBlocks(t *testing.T) {
 	}
 	if _, err := Approved(filepath.Join(t.TempDir(), ApprovalsFile), path); err == nil {
 		t.Fatal("a FIFO was hashed for approval")
+	}
+}
+
+// The built-in configuration goes through the same parsing as a file, so
+// its steps get the defaults a file's steps get: a run of the default used
+// to give every step a zero timeout, and every git read timed out at once.
+func TestDefaultConfig(t *testing.T) {
+	c, err := ParseConfig([]byte(DefaultConfigTOML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := DefaultConfig()
+	if len(d.Steps) != len(c.Steps) || len(d.Steps) != 5 || d.Memory != "memory" {
+		t.Fatalf("default config: %+v", d)
+	}
+	for _, st := range d.Steps {
+		if st.Timeout.Duration != DefaultTimeout {
+			t.Errorf("step %q: timeout %s, want %s", st.Name, st.Timeout.Duration, DefaultTimeout)
+		}
+	}
+	if d.Steps[0].Kind != KindCapture || d.Steps[0].Fallback != "save" {
+		t.Errorf("first step %+v, want capture with the save fallback", d.Steps[0])
+	}
+}
+
+func TestResolveConfig(t *testing.T) {
+	root, configDir := t.TempDir(), t.TempDir()
+	if c, path, err := ResolveConfig("", root, configDir); err != nil || path != BuiltinConfigName || len(c.Steps) != 5 {
+		t.Fatalf("no files: %q %v", path, err)
+	}
+	user := filepath.Join(configDir, ConfigFile)
+	if err := os.WriteFile(user, []byte("[[steps]]\nname = \"s\"\nkind = \"save\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c, path, err := ResolveConfig("", root, configDir); err != nil || path != user || len(c.Steps) != 1 {
+		t.Fatalf("user config: %q %v", path, err)
+	}
+	project := filepath.Join(root, ConfigFile)
+	if err := os.WriteFile(project, []byte("[[steps]]\nname = \"p\"\nkind = \"save\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var na *NotApprovedError
+	if _, path, err := ResolveConfig("", root, configDir); !errors.As(err, &na) || path != project {
+		t.Fatalf("unapproved project config: %q %v", path, err)
+	}
+	if err := Approve(filepath.Join(configDir, ApprovalsFile), project); err != nil {
+		t.Fatal(err)
+	}
+	if c, path, err := ResolveConfig("", root, configDir); err != nil || path != project || c.Steps[0].Name != "p" {
+		t.Fatalf("approved project config: %q %v", path, err)
 	}
 }
