@@ -548,3 +548,30 @@ func (s *Store) recoverIndex(cause error) (*parsedIndex, error) {
 	}
 	return ix, nil
 }
+
+// LatestForProject finds the newest handoff made for the project at root:
+// by its path (exactly, not a project below it), or else by the
+// directory's name, which matched reports (a handoff made on another
+// machine, where the path differs). It returns nil when there is none.
+func (s *Store) LatestForProject(root string) (rec *handoff.Record, matchedByName bool, err error) {
+	entries, err := s.List(Filter{Project: root, Limit: 1000})
+	if err != nil {
+		return nil, false, err
+	}
+	for _, e := range entries {
+		if e.ProjectPath == root {
+			rec, err := s.Get(e.ID)
+			return rec, false, err
+		}
+	}
+	name := filepath.Base(root)
+	if name == "/" || name == "." || strings.ContainsRune(name, filepath.Separator) {
+		return nil, false, nil
+	}
+	entries, err = s.List(Filter{Project: name, Latest: true})
+	if err != nil || len(entries) == 0 {
+		return nil, false, err
+	}
+	rec, err = s.Get(entries[0].ID)
+	return rec, true, err
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/session-handoff/session-handoff/internal/briefing"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/handover"
 	"github.com/session-handoff/session-handoff/internal/integrate"
@@ -134,7 +135,8 @@ func (a *app) runHook(agent integrate.Agent, event, storeDir, keysDir string) er
 		if err != nil {
 			return err
 		}
-		_, res, err := a.briefing(s, root, "memory", p, render.Budget{Bytes: hookBriefingBudget})
+		_, res, err := briefing.Build(a.ctx, s, briefing.Options{Project: root, MemoryDir: "memory",
+			Render: render.Options{Style: p.Style, Budget: render.Budget{Bytes: hookBriefingBudget}}, Warn: a.warn})
 		if err != nil {
 			return err
 		}
