@@ -92,4 +92,3 @@ type resumeJSON struct {
 	Shortened     []string            `json:"shortened,omitempty"`
 	Briefing      string              `json:"briefing"`
 }
-
