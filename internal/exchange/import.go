@@ -35,6 +35,27 @@ type Policy struct {
 	OnConflict Conflict
 }
 
+// Allows is the policy's decision on a bundle's verification: nil when
+// the import may go on. Import and a receive's dry run both decide
+// through it.
+func (p Policy) Allows(v bundle.Verification) error {
+	switch v.Status {
+	case bundle.StatusVerified:
+		return nil
+	case bundle.StatusUntrusted:
+		if p.TOFU || p.AllowUntrusted {
+			return nil
+		}
+		return fmt.Errorf("%w (%s)", ErrRefusedUntrusted, v.Fingerprint)
+	case bundle.StatusUnsigned:
+		if p.AllowUnsigned {
+			return nil
+		}
+		return ErrRefusedUnsigned
+	}
+	return fmt.Errorf("invalid bundle: %s", v.Reason)
+}
+
 // Outcome is what an import did.
 type Outcome string
 
@@ -94,6 +115,9 @@ func Import(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions,
 	m := res.Manifest
 	v := res.Verification
 	prov := &handoff.Provenance{BundleID: m.BundleID, ImportedAt: now.UTC().Truncate(time.Millisecond), Fingerprint: v.Fingerprint}
+	if err := pol.Allows(v); err != nil {
+		return nil, err
+	}
 	var pin *pinRequest
 	switch v.Status {
 	case bundle.StatusVerified:
@@ -102,27 +126,19 @@ func Import(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions,
 			prov.Signer = v.Principals[0]
 		}
 	case bundle.StatusUntrusted:
-		switch {
-		case pol.TOFU:
-			p, err := tofuPrincipal(m, v, trust)
-			if err != nil {
-				return nil, err
-			}
-			pin = p
-			prov.Verification = "pinned"
-			prov.Signer = p.principal
-		case pol.AllowUntrusted:
+		if !pol.TOFU {
 			prov.Verification = "untrusted"
-		default:
-			return nil, fmt.Errorf("%w (%s)", ErrRefusedUntrusted, v.Fingerprint)
+			break
 		}
+		p, err := tofuPrincipal(m, v, trust)
+		if err != nil {
+			return nil, err
+		}
+		pin = p
+		prov.Verification = "pinned"
+		prov.Signer = p.principal
 	case bundle.StatusUnsigned:
-		if !pol.AllowUnsigned {
-			return nil, ErrRefusedUnsigned
-		}
 		prov.Verification = "unsigned"
-	default:
-		return nil, fmt.Errorf("invalid bundle: %s", v.Reason)
 	}
 
 	rec := *m.Record

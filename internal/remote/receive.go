@@ -317,7 +317,7 @@ func (c *clone) receiveOne(it Item, trust *crypto.TrustStore, opts ReceiveOption
 		return it
 	}
 	if opts.DryRun {
-		if err := policyAllows(res.Verification, opts.Policy); err != nil {
+		if err := opts.Policy.Allows(res.Verification); err != nil {
 			it.Outcome, it.Reason, it.Err = OutcomeRefused, err.Error(), err
 			return it
 		}
@@ -365,24 +365,4 @@ func check(r io.Reader, wantID string, trust *crypto.TrustStore, ropts bundle.Re
 		return res, fmt.Errorf("the file holds bundle %s, not %s", m.BundleID, wantID)
 	}
 	return res, nil
-}
-
-// policyAllows is exchange.Import's decision on a verification, for dry
-// runs.
-func policyAllows(v bundle.Verification, pol exchange.Policy) error {
-	switch v.Status {
-	case bundle.StatusVerified:
-		return nil
-	case bundle.StatusUntrusted:
-		if pol.TOFU || pol.AllowUntrusted {
-			return nil
-		}
-		return fmt.Errorf("%w (%s)", exchange.ErrRefusedUntrusted, v.Fingerprint)
-	case bundle.StatusUnsigned:
-		if pol.AllowUnsigned {
-			return nil
-		}
-		return exchange.ErrRefusedUnsigned
-	}
-	return fmt.Errorf("invalid bundle: %s", v.Reason)
 }
