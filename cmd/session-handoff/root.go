@@ -101,6 +101,36 @@ func unknownCommand(root *cobra.Command, word string) error {
 	return withHint(err, "run 'session-handoff help' for the list of commands")
 }
 
+// newParentCmd makes a command whose work is done by its subcommands
+// ("trust add", "trust list"): alone, or with a word that names none of
+// them, it is a usage error that lists them.
+func newParentCmd(use, short, long, example string, subs ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{
+		Use: use, Short: short, Long: long, Example: example,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var names []string
+			for _, c := range cmd.Commands() {
+				if c.IsAvailableCommand() {
+					names = append(names, "'"+commandName(c)+"'")
+				}
+			}
+			want := "want " + strings.Join(names, ", ")
+			if len(args) == 0 {
+				return usagef("%s", want)
+			}
+			err := usagef("unknown command %q: %s", handoff.Shorten(args[0], 40), want)
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				return withHint(err, "did you mean '"+commandName(cmd)+" "+s[0]+"'?")
+			}
+			return err
+		},
+	}
+	cmd.SuggestionsMinimumDistance = 2
+	cmd.AddCommand(subs...)
+	return cmd
+}
+
 // noArgs, exactArgs and rangeArgs check positional arguments; a wrong
 // count is a usage error (exit 2).
 func noArgs(_ *cobra.Command, args []string) error {
