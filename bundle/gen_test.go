@@ -224,6 +224,8 @@ func generateGood(t *testing.T, k *testKeys) {
 		{name: "multi-recipient", opts: WriteOptions{SigningKeys: signer, Recipients: []crypto.RecipientInfo{k.strangerRecipient(), k.recipient()}}},
 		{name: "pasted-crlf-age-armor", opts: WriteOptions{SigningKeys: signer, Recipients: recips, Armor: true}, post: pasted},
 		{name: "pasted-crlf-own-armor", opts: WriteOptions{SigningKeys: signer, NoEncrypt: true, Armor: true}, post: pasted},
+		{name: "pasted-chat-own-armor", opts: WriteOptions{SigningKeys: signer, NoEncrypt: true, Armor: true}, post: pastedInChat},
+		{name: "pasted-mail-age-armor", opts: WriteOptions{SigningKeys: signer, Recipients: recips, Armor: true}, post: quotedInMail},
 		{name: "none-then-age-r", opts: WriteOptions{SigningKeys: signer, NoEncrypt: true}, post: func(b []byte) []byte {
 			// What `age -r` does to an unencrypted bundle.
 			return encryptTo(t, b, k.id.Recipient())
@@ -264,6 +266,34 @@ func generateGood(t *testing.T, k *testKeys) {
 func pasted(b []byte) []byte {
 	s := strings.ReplaceAll(string(b), "\n", "\r\n")
 	return []byte("\r\n  \r\n\t" + s + "  \r\n\r\n")
+}
+
+// pastedInChat is armor as a chat shows it: words before it, a Markdown
+// fence around it, indented, with trailing spaces, and words after it.
+func pastedInChat(b []byte) []byte {
+	var out strings.Builder
+	out.WriteString("Here is the handoff for tomorrow:\n\n```text\n")
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if line != "" {
+			out.WriteString("    " + strings.TrimSuffix(line, "\n") + "   \n")
+		}
+	}
+	out.WriteString("```\n\nThanks!\n")
+	return []byte(out.String())
+}
+
+// quotedInMail is armor quoted in a reply: "> " before every line, CRLF
+// line ends, a greeting before and a signature after.
+func quotedInMail(b []byte) []byte {
+	var out strings.Builder
+	out.WriteString("Hi Bob,\r\n\r\nOn Monday Alice wrote:\r\n> Here it is:\r\n>\r\n")
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if line != "" {
+			out.WriteString("> " + strings.TrimSuffix(line, "\n") + "\r\n")
+		}
+	}
+	out.WriteString(">\r\n\r\n-- \r\nBob\r\n")
+	return []byte(out.String())
 }
 
 func generateBad(t *testing.T, k *testKeys) {
@@ -348,8 +378,10 @@ func generateBad(t *testing.T, k *testKeys) {
 	add("trailing-garbage-age", append(bytes.Clone(goodAge), "garbage"...), "ErrMalformed", "age payload")
 	add("trailing-garbage-zstd", append(bytes.Clone(goodZstd), "garbage"...), "ErrMalformed", "trailing data")
 	add("trailing-zeros-zstd", append(bytes.Clone(goodZstd), make([]byte, 64)...), "ErrMalformed", "trailing data")
-	add("trailing-garbage-age-armor", append(bytes.Clone(goodArmor), "\nmore text\n"...), "ErrMalformed", "trailing data")
-	add("trailing-garbage-own-armor", append(bytes.Clone(goodOwnArmor), "\nmore text\n"...), "ErrMalformed", "trailing data")
+	// Text around armor is what a paste brings and is ignored (see
+	// paste.go); a second bundle after the first is refused.
+	add("two-bundles-age-armor", append(append(bytes.Clone(goodArmor), '\n'), goodArmor...), "ErrMalformed", "more than one armored bundle")
+	add("two-bundles-own-armor", append(append(bytes.Clone(goodOwnArmor), "\nand another:\n"...), goodOwnArmor...), "ErrMalformed", "more than one armored bundle")
 	add("trailing-data-after-tar", zbundle(append(bytes.Clone(goodTar), "junk"...)), "ErrMalformed", "trailing data after the tar archive")
 	add("trailing-skippable-frame", append(bytes.Clone(goodZstd), 0x50, 0x2A, 0x4D, 0x18, 4, 0, 0, 0, 'e', 'v', 'i', 'l'), "ErrMalformed", "skippable frame after the compressed stream")
 	add("leading-skippable-frame", append([]byte{0x50, 0x2A, 0x4D, 0x18, 4, 0, 0, 0, 'e', 'v', 'i', 'l'}, goodZstd...), "ErrMalformed", "not a session-handoff bundle")

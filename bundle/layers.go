@@ -27,6 +27,9 @@ const (
 	layerAgeArmor
 	layerZstd
 	layerArmor
+	// layerText is input that starts with none of the above: perhaps an
+	// armored bundle pasted inside other text.
+	layerText
 )
 
 const (
@@ -83,7 +86,7 @@ func sniff(br *bufio.Reader) (layer, error) {
 	if b, _ := br.Peek(len("age-encryption.org/")); string(b) == "age-encryption.org/" {
 		return layerUnknown, errorf(ErrUnsupportedVersion, "unsupported age format version (this program reads age-encryption.org/v1)")
 	}
-	return layerUnknown, errorf(ErrMalformed, "not a session-handoff bundle: input starts with neither age, zstd nor armor")
+	return layerText, errorf(ErrMalformed, "not a session-handoff bundle: input starts with neither age, zstd nor armor")
 }
 
 // state records the first error any layer hit, so that the error reported

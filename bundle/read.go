@@ -244,6 +244,11 @@ func (rd *reader) read(r io.Reader) error {
 	}
 	br := bufio.NewReaderSize(in, 64<<10)
 	ly, err := sniff(br)
+	if ly == layerArmor || ly == layerAgeArmor || ly == layerText {
+		// Armor is text, and may come pasted: unwrap it (see paste.go).
+		br = bufio.NewReaderSize(&tap{r: newPasteReader(br), st: rd.st, classify: classifyArmor}, 64<<10)
+		ly, err = sniff(br)
+	}
 	if err != nil {
 		return rd.fail(err)
 	}
