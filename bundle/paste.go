@@ -43,6 +43,9 @@ type pasteReader struct {
 	phase   int    // 0: before the header, 1: inside the block, 2: done
 	footer  string
 	skipped int
+	// midLine is set while a line longer than the buffer is read in
+	// pieces: a piece that does not start a line is never a header.
+	midLine bool
 	err     error
 }
 
@@ -55,17 +58,19 @@ func unquote(line []byte) []byte {
 	return bytes.TrimRight(line, " \t\r\n")
 }
 
-// readLine reads one line; in the text around the block a longer line
-// than the buffer is read in pieces, each counted against the bound.
-func (p *pasteReader) readLine() ([]byte, error) {
-	line, err := p.r.ReadSlice('\n')
+// readLine reads one line; a line longer than the buffer is read in
+// pieces, and start says whether this piece starts a line.
+func (p *pasteReader) readLine() (line []byte, start bool, err error) {
+	start = !p.midLine
+	line, err = p.r.ReadSlice('\n')
+	p.midLine = err == bufio.ErrBufferFull
 	if err == bufio.ErrBufferFull {
 		err = nil
 	}
 	if err == io.EOF && len(line) > 0 {
 		err = nil
 	}
-	return line, err
+	return line, start, err
 }
 
 func (p *pasteReader) Read(b []byte) (int, error) {
@@ -92,7 +97,7 @@ func (p *pasteReader) next() error {
 
 func (p *pasteReader) findHeader() error {
 	for {
-		line, err := p.readLine()
+		line, start, err := p.readLine()
 		if err == io.EOF {
 			return errNoArmorInPaste
 		}
@@ -102,6 +107,9 @@ func (p *pasteReader) findHeader() error {
 		p.skipped += len(line)
 		if p.skipped > maxPasteText {
 			return armorErrorf("more than %d bytes of text before the armored bundle", maxPasteText)
+		}
+		if !start || p.midLine {
+			continue
 		}
 		switch string(unquote(line)) {
 		case ArmorHeader:
@@ -118,7 +126,7 @@ func (p *pasteReader) findHeader() error {
 }
 
 func (p *pasteReader) blockLine() error {
-	line, err := p.readLine()
+	line, start, err := p.readLine()
 	if err == io.EOF {
 		// The armor reader reports the missing footer.
 		return io.EOF
@@ -126,7 +134,7 @@ func (p *pasteReader) blockLine() error {
 	if err != nil {
 		return err
 	}
-	if len(line) > armorColumns+maxPasteIndent {
+	if !start || p.midLine || len(line) > armorColumns+maxPasteIndent {
 		return armorErrorf("line longer than %d characters", armorColumns)
 	}
 	kept := unquote(line)
@@ -141,7 +149,7 @@ func (p *pasteReader) blockLine() error {
 // bundle in it.
 func (p *pasteReader) trailer() error {
 	for {
-		line, err := p.readLine()
+		line, start, err := p.readLine()
 		if err == io.EOF {
 			return io.EOF
 		}
@@ -151,6 +159,9 @@ func (p *pasteReader) trailer() error {
 		p.skipped += len(line)
 		if p.skipped > maxPasteText {
 			return armorErrorf("more than %d bytes of text after the armored bundle", maxPasteText)
+		}
+		if !start || p.midLine {
+			continue
 		}
 		if h := string(unquote(line)); h == ArmorHeader || h == armor.Header {
 			return armorErrorf("more than one armored bundle in the text")

@@ -38,6 +38,7 @@ func TestPasteReader(t *testing.T) {
 		{"two blocks", block + "and\n" + block, "more than one armored bundle"},
 		{"too much text before", strings.Repeat("x", maxPasteText+1) + "\n" + block, "text before"},
 		{"too much text after", block + strings.Repeat("y\n", maxPasteText/2+1), "text after"},
+		{"header inside a long line", strings.Repeat("x", 70000) + block, "holds no armored bundle"},
 		{"long line inside", ArmorHeader + "\n" + strings.Repeat("A", armorColumns+maxPasteIndent+1) + "\n" + ArmorFooter + "\n", "line longer"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,4 +48,48 @@ func TestPasteReader(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzPaste feeds arbitrary text to the paste unwrapper. It must not
+// panic, must give the same answer however the input is split into reads,
+// and what it keeps must be one block: a header line first, and no line
+// with white space or a quote marker around it.
+func FuzzPaste(f *testing.F) {
+	block := ArmorHeader + "\nQUJD\n" + ArmorFooter + "\n"
+	f.Add("")
+	f.Add(block)
+	f.Add("hi\n> " + strings.ReplaceAll(block, "\n", "\n> "))
+	f.Add("```\n" + strings.ReplaceAll(block, "\n", "  \r\n") + "```\n")
+	f.Add(block + block)
+	f.Fuzz(func(t *testing.T, in string) {
+		got, err := io.ReadAll(newPasteReader(bufio.NewReader(strings.NewReader(in))))
+		got1, err1 := io.ReadAll(newPasteReader(bufio.NewReaderSize(iotestOneByte(strings.NewReader(in)), 1024)))
+		if (err == nil) != (err1 == nil) || string(got) != string(got1) {
+			t.Fatalf("split reads differ: %q %v / %q %v", got, err, got1, err1)
+		}
+		if err != nil || len(got) == 0 {
+			return
+		}
+		lines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
+		if lines[0] != ArmorHeader && lines[0] != "-----BEGIN AGE ENCRYPTED FILE-----" {
+			t.Fatalf("first line %q", lines[0])
+		}
+		for _, l := range lines {
+			if strings.TrimRight(strings.TrimLeft(l, " \t>"), " \t\r") != l {
+				t.Fatalf("line %q kept its wrapping", l)
+			}
+		}
+	})
+}
+
+// iotestOneByte reads one byte at a time.
+func iotestOneByte(r io.Reader) io.Reader { return oneByte{r} }
+
+type oneByte struct{ r io.Reader }
+
+func (o oneByte) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	return o.r.Read(p[:1])
 }
