@@ -229,8 +229,9 @@ func TestInit(t *testing.T) {
 	if got := mustRead(t, filepath.Join(root, "SOUL.md")); got != edited {
 		t.Fatalf("SOUL.md changed:\n%s", got)
 	}
-	// --force replaces the files, not the directories.
-	if created, err = Init(root, InitOptions{Force: true}); err != nil || len(created) != 4 {
+	// --force replaces the identity files, not the directories, and leaves
+	// a .gitignore that has what it needs as it is.
+	if created, err = Init(root, InitOptions{Force: true}); err != nil || len(created) != 3 {
 		t.Fatalf("forced Init: %q, %v", created, err)
 	}
 	if got := mustRead(t, filepath.Join(root, "SOUL.md")); !strings.Contains(got, "\n# Soul\n") {
@@ -681,5 +682,47 @@ func TestList(t *testing.T) {
 	}
 	if _, err := d.List(0, "A"); err == nil {
 		t.Fatal("bad tag listed")
+	}
+}
+
+// init --force never removes a line of an existing .gitignore (the memory
+// root may be the project root): it adds what it needs, once.
+func TestInitForceMergesGitignore(t *testing.T) {
+	root := t.TempDir()
+	user := "node_modules/\n# build output\ndist\n*.log"
+	if err := os.WriteFile(filepath.Join(root, ".gitignore"), []byte(user), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Init(root, InitOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	got := mustRead(t, filepath.Join(root, ".gitignore"))
+	if want := user + "\n" + gitignore; got != want {
+		t.Fatalf(".gitignore:\n%q\nwant\n%q", got, want)
+	}
+	// Again: nothing more is added, and .gitignore is not reported.
+	created, err := Init(root, InitOptions{Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again := mustRead(t, filepath.Join(root, ".gitignore")); again != got {
+		t.Fatalf("second init changed .gitignore: %q", again)
+	}
+	for _, c := range created {
+		if strings.HasSuffix(c, ".gitignore") {
+			t.Fatalf("second init reported %s", c)
+		}
+	}
+	// A .gitignore that already ignores the lock file gets nothing, not
+	// even the comment.
+	root2 := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root2, ".gitignore"), []byte(LockFile+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Init(root2, InitOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, filepath.Join(root2, ".gitignore")); got != LockFile+"\n" {
+		t.Fatalf(".gitignore: %q", got)
 	}
 }

@@ -28,8 +28,9 @@ type InitOptions struct {
 	// Name is the agent's name, written into SOUL.md (one line, at most
 	// 64 bytes); empty leaves a placeholder.
 	Name string
-	// Force replaces existing identity files and .gitignore with the
-	// templates.
+	// Force replaces existing identity files with the templates. An
+	// existing .gitignore is never replaced: the lines Init needs are added
+	// to it, and none of the user's lines is removed.
 	Force bool
 }
 
@@ -83,12 +84,56 @@ func Init(root string, o InitOptions) (created []string, err error) {
 			}
 			continue
 		}
-		if err := safefile.WriteFile(p, f.data, filePerm); err != nil {
+		data := f.data
+		if exists && f.rel == ".gitignore" {
+			old, err := safefile.ReadRegular(p, MaxFileSize)
+			if err != nil {
+				return created, fmt.Errorf("%s: %w", d.name(f.rel), err)
+			}
+			var changed bool
+			if data, changed = mergeLines(old, f.data); !changed {
+				continue
+			}
+		}
+		if err := safefile.WriteFile(p, data, filePerm); err != nil {
 			return created, fmt.Errorf("%s: %w", d.name(f.rel), err)
 		}
 		created = append(created, d.name(f.rel))
 	}
 	return created, nil
+}
+
+// mergeLines is have with the lines of want that it lacks added at its
+// end; changed is false when it lacks none. Comment lines of want are
+// added only before a line that is added. No line of have is removed or
+// reordered.
+func mergeLines(have, want []byte) (merged []byte, changed bool) {
+	present := map[string]bool{}
+	for _, l := range strings.Split(string(have), "\n") {
+		present[strings.TrimRight(l, " \t\r")] = true
+	}
+	merged = have
+	var comments []string
+	for _, l := range strings.SplitAfter(string(want), "\n") {
+		line := strings.TrimRight(l, " \t\r\n")
+		switch {
+		case line == "":
+		case strings.HasPrefix(line, "#"):
+			comments = append(comments, l)
+		case !present[line]:
+			if len(merged) > 0 && merged[len(merged)-1] != '\n' {
+				merged = append(merged, '\n')
+			}
+			for _, c := range comments {
+				merged = append(merged, c...)
+			}
+			merged = append(merged, l...)
+			comments, changed = nil, true
+		default:
+			comments = nil
+		}
+	}
+	return merged, changed
 }
 
 func soulTemplate(name string) string {
