@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/safefile"
@@ -144,7 +143,7 @@ func (s *Store) OpenBlob(sha256hex string) (io.ReadCloser, int64, error) {
 		return nil, 0, fmt.Errorf("blob %q: not a SHA-256 in lower-case hex", handoff.Shorten(sha256hex, 80))
 	}
 	path := filepath.Join(s.blobDir(), sha256hex)
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a named pipe must not block
+	f, err := os.OpenFile(path, os.O_RDONLY|safefile.OpenNonBlock, 0) // a named pipe must not block
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, fmt.Errorf("blob %s: %w", sha256hex, ErrNotFound)
 	}

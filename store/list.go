@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -448,7 +447,7 @@ func (s *Store) loadIndex() (*parsedIndex, error) {
 
 // readIndexFile reads the whole index into buf, reusing its capacity.
 func readIndexFile(path string, buf []byte) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a named pipe must not block
+	f, err := os.OpenFile(path, os.O_RDONLY|safefile.OpenNonBlock, 0) // a named pipe must not block
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/redact"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
 )
@@ -134,7 +135,7 @@ func readMemoryFile(bound, path, name string) (render.MemoryFile, error) {
 	if !strings.HasPrefix(real, realBound+string(filepath.Separator)) {
 		return render.MemoryFile{}, fmt.Errorf("it points outside the project (to %s)", real)
 	}
-	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(real, os.O_RDONLY|safefile.OpenNonBlock|safefile.OpenNoFollow, 0)
 	if err != nil {
 		return render.MemoryFile{}, err
 	}

@@ -39,7 +39,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
@@ -501,7 +500,7 @@ func readInstructionFile(target, name string) (content []byte, mode fs.FileMode,
 	}
 	// O_NONBLOCK: should a named pipe have replaced the file since the
 	// Lstat, opening it must not hang. O_NOFOLLOW: nor may a link.
-	fh, err := os.OpenFile(target, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	fh, err := os.OpenFile(target, os.O_RDONLY|safefile.OpenNonBlock|safefile.OpenNoFollow, 0)
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("%s: %w", name, err)
 	}
@@ -558,7 +557,7 @@ var testHookLockOpened func()
 func lockSibling(target string) (unlock func(), err error) {
 	path := filepath.Join(filepath.Dir(target), "."+filepath.Base(target)+".session-handoff.lock")
 	for {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|safefile.OpenNoFollow|safefile.OpenNonBlock, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("open lock file: %w", err)
 		}

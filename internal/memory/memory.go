@@ -23,7 +23,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -345,7 +344,7 @@ func (d Dir) lockFor(real, rel string) (*safefile.Lock, error) {
 func (d Dir) readRaw(p, rel string) ([]byte, error) {
 	// O_NOFOLLOW: a link swapped in since locate looked is not followed;
 	// O_NONBLOCK: nor does a named pipe make the read hang.
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(p, os.O_RDONLY|safefile.OpenNoFollow|safefile.OpenNonBlock, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", d.name(rel), err)
 	}

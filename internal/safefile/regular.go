@@ -1,12 +1,9 @@
-//go:build unix
-
 package safefile
 
 import (
 	"errors"
 	"io/fs"
 	"os"
-	"syscall"
 )
 
 // ErrNotRegular is wrapped by ReadRegular for a path that is not a
@@ -37,7 +34,7 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 func OpenRegular(path string) (*os.File, int64, error) {
 	// O_NONBLOCK makes opening a FIFO return at once; it changes nothing
 	// for a regular file.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|OpenNonBlock, 0)
 	if err != nil {
 		return nil, 0, err
 	}
