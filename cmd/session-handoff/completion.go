@@ -12,12 +12,22 @@ import (
 // completeIDs completes a handoff id for the shell: "latest" and the ids
 // of the newest stored handoffs that start with what was typed, each with
 // its title as the description. It completes the first argument only.
-func (a *app) completeIDs(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+func (a *app) completeIDs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	return a.completeStored(args, toComplete, true)
+}
+
+// completeStoredIDs is completeIDs without "latest", for commands that
+// refuse it (rm).
+func (a *app) completeStoredIDs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	return a.completeStored(args, toComplete, false)
+}
+
+func (a *app) completeStored(args []string, toComplete string, latest bool) ([]string, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string
-	if strings.HasPrefix("latest", toComplete) {
+	if latest && strings.HasPrefix("latest", toComplete) {
 		out = append(out, "latest\tthe newest handoff")
 	}
 	s, err := a.openStore()

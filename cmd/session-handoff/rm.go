@@ -21,7 +21,7 @@ func newRmCmd(a *app) *cobra.Command {
 		Long:              `Removes one handoff from the store. The id may be a unique prefix; "latest" is refused, so a slip cannot delete the wrong record.`,
 		Example:           "  session-handoff rm 01JDZ3K4XQ2",
 		Args:              exactArgs(1, "exactly one id"),
-		ValidArgsFunction: a.completeIDs,
+		ValidArgsFunction: a.completeStoredIDs,
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.ref = args[0]
 			return runRm(a, opts)

@@ -2,39 +2,56 @@ package main
 
 import (
 	"fmt"
-	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/session-handoff/session-handoff/internal/buildinfo"
 )
 
-func newVersionCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:     "version",
-		Short:   "print the version of session-handoff",
-		Example: "  session-handoff version",
-		Args:    noArgs,
-		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprintf(a.stdout, "session-handoff %s\n", version())
-			return nil
-		},
-	}
+// versionOptions are version's flags.
+type versionOptions struct {
+	json bool
 }
 
-// version reports the module version from the build info, or the VCS
-// revision for a development build.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
+func newVersionCmd(a *app) *cobra.Command {
+	var opts versionOptions
+	cmd := &cobra.Command{
+		Use:   "version [--json]",
+		Short: "print the version of session-handoff",
+		Long: `Prints the version, the commit it was built from and when, and the Go
+version and platform. Records and bundles carry the same version string.`,
+		Example: "  session-handoff version\n  session-handoff version --json",
+		Args:    noArgs,
+		RunE:    func(*cobra.Command, []string) error { return runVersion(a, opts) },
 	}
-	v := bi.Main.Version
-	if v == "" || v == "(devel)" {
-		v = "devel"
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += "+" + s.Value[:12]
-			}
-		}
-	}
-	return v
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print as JSON")
+	return cmd
 }
+
+func runVersion(a *app, opts versionOptions) error {
+	info := buildinfo.Get()
+	if opts.json {
+		return a.writeJSON(info)
+	}
+	var about []string
+	if info.Commit != "" {
+		c := info.Commit
+		if len(c) > 12 {
+			c = c[:12]
+		}
+		if info.Modified {
+			c += ", modified"
+		}
+		about = append(about, "commit "+c)
+	}
+	if info.Date != "" {
+		about = append(about, info.Date)
+	}
+	about = append(about, info.GoVersion+" "+info.Platform)
+	fmt.Fprintf(a.stdout, "session-handoff %s (%s)\n", info.Version, strings.Join(about, ", "))
+	return nil
+}
+
+// version is the version string records and bundles carry.
+func version() string { return buildinfo.Version() }

@@ -1,0 +1,38 @@
+package buildinfo
+
+import (
+	"runtime/debug"
+	"testing"
+)
+
+func TestFillFrom(t *testing.T) {
+	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.4.0"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"},
+		{Key: "vcs.time", Value: "2026-11-23T10:00:00Z"},
+		{Key: "vcs.modified", Value: "true"},
+	}}
+	var info Info
+	fillFrom(&info, bi)
+	if info.Version != "v1.4.0" || info.Commit != "0123456789abcdef0123456789abcdef01234567" || info.Date != "2026-11-23T10:00:00Z" || !info.Modified || info.GoVersion != "go1.26.8" {
+		t.Fatalf("%+v", info)
+	}
+	// The linker's values win over the module's.
+	info = Info{Version: "v2.0.0", Commit: "feed"}
+	fillFrom(&info, bi)
+	if info.Version != "v2.0.0" || info.Commit != "feed" {
+		t.Fatalf("linker values overridden: %+v", info)
+	}
+	// A build from a clone: (devel) is not a version.
+	info = Info{}
+	fillFrom(&info, &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}})
+	if info.Version != "" {
+		t.Fatalf("(devel) taken as a version: %+v", info)
+	}
+}
+
+func TestGet(t *testing.T) {
+	info := Get()
+	if info.Version == "" || info.GoVersion == "" || info.Platform == "" {
+		t.Fatalf("%+v", info)
+	}
+}
