@@ -97,10 +97,16 @@ var ErrNoPrincipal = errors.New("the key line has no comment: pass a principal")
 // store.
 var ErrNotTrusted = errors.New("not in the trust store")
 
+// BadPrincipalError is a principal that crypto.ValidatePrincipal refuses.
+type BadPrincipalError struct{ Err error }
+
+func (e *BadPrincipalError) Error() string { return e.Err.Error() }
+func (e *BadPrincipalError) Unwrap() error { return e.Err }
+
 // TrustKey reads a key to trust: arg is a public key line ("ssh-ed25519
 // AAAA… bob@desk") or the name of a file holding one. The principal is
 // principal, or else the line's comment; it must be a valid trust-store
-// principal (crypto.ValidatePrincipal).
+// principal (crypto.ValidatePrincipal), else a *BadPrincipalError.
 func TrustKey(arg, principal string) (crypto.PublicKey, string, error) {
 	line := arg
 	if !strings.HasPrefix(strings.TrimSpace(line), "ssh-") {
@@ -121,7 +127,7 @@ func TrustKey(arg, principal string) (crypto.PublicKey, string, error) {
 		return crypto.PublicKey{}, "", ErrNoPrincipal
 	}
 	if err := crypto.ValidatePrincipal(principal); err != nil {
-		return crypto.PublicKey{}, "", err
+		return crypto.PublicKey{}, "", &BadPrincipalError{err}
 	}
 	return key, principal, nil
 }

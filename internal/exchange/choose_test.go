@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/internal/people"
 )
 
 func TestChooseEncryption(t *testing.T) {
@@ -78,6 +79,10 @@ func TestTrustKeyAndUntrust(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var bad *BadPrincipalError
+	if _, _, err := TrustKey(line, "has space"); !errors.As(err, &bad) {
+		t.Errorf("a bad principal: %v, want a *BadPrincipalError", err)
+	}
 	noComment := "ssh-ed25519 " + string(bytes.Fields([]byte(line))[1])
 	if _, _, err := TrustKey(noComment, ""); !errors.Is(err, ErrNoPrincipal) {
 		t.Errorf("a line without a comment and no principal: %v", err)
@@ -129,5 +134,55 @@ func TestKeyArg(t *testing.T) {
 	}
 	if _, err := KeyArg(filepath.Join(dir, "none"), "age1"); err == nil {
 		t.Error("a missing file was accepted")
+	}
+}
+
+func TestAddPersonAndTrustOf(t *testing.T) {
+	carol := newParty(t, "carol@lab")
+	kr := Keyring{Dir: t.TempDir()}
+	p, err := people.New("carol@lab", carol.info.AgeRecipient, carol.info.SigningKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noKey, err := people.New("dave@lab", carol.info.AgeRecipient, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kr.AddPerson(noKey, true); !errors.Is(err, ErrNoSigningKey) {
+		t.Errorf("trusting a person without a signing key: %v", err)
+	}
+	if b, _ := people.Load(kr.Dir); len(b.List()) != 0 {
+		t.Error("a refused add wrote the address book")
+	}
+	if added, err := kr.AddPerson(p, false); !added || err != nil {
+		t.Fatalf("AddPerson = %v, %v", added, err)
+	}
+	ts, err := kr.TrustStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := TrustOf(ts, p); err != nil || got.Fingerprint != carol.info.Fingerprint || got.TrustedAs != "" {
+		t.Errorf("before trust: %+v, %v", got, err)
+	}
+	if added, err := kr.AddPerson(p, true); added || err != nil {
+		t.Fatalf("AddPerson again with trust = %v, %v", added, err)
+	}
+	if ts, err = kr.TrustStore(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := TrustOf(ts, p); got.TrustedAs != "carol@lab" {
+		t.Errorf("after trust: %+v", got)
+	}
+	if got, err := TrustOf(ts, noKey); err != nil || got != (PersonTrust{}) {
+		t.Errorf("no signing key: %+v, %v", got, err)
+	}
+	// Another key under a pinned name is refused.
+	other := newParty(t, "carol@lab")
+	p2, err := people.New("carol@lab", other.info.AgeRecipient, other.info.SigningKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kr.AddPerson(p2, true); err == nil {
+		t.Error("a second key for carol was accepted")
 	}
 }
