@@ -36,7 +36,8 @@ func checkLimits(l *bundle.Limits) error {
 	return nil
 }
 
-// readerFlags are the flags every bundle reader shares.
+// readerFlags are the flags every bundle reader shares, for commands that
+// still parse their own flags (receive builds one by hand).
 type readerFlags struct {
 	keysDir    *string
 	identities *[]string
@@ -44,13 +45,27 @@ type readerFlags struct {
 	limits     *bundle.Limits
 }
 
-func addReaderFlags(fs *pflag.FlagSet, a *app) readerFlags {
-	return readerFlags{
-		keysDir:    keysFlag(fs, a),
-		identities: fs.StringArray("identity", nil, "an age identity file or OpenSSH private key to decrypt with, besides my own (repeatable)"),
-		passFile:   fs.String("passphrase-file", "", "read the passphrase of a passphrase bundle from this file"),
-		limits:     limitFlags(fs),
+// readerOptions are the flags of a bundle reader on cobra: identities to
+// decrypt with, the bundle's passphrase file, and the reader limits.
+type readerOptions struct {
+	identities []string
+	passFile   string
+	limits     *bundle.Limits // nil: the defaults
+}
+
+// bind declares the reader flags on f.
+func (o *readerOptions) bind(f *pflag.FlagSet) {
+	f.StringArrayVar(&o.identities, "identity", nil, "an age identity file or OpenSSH private key to decrypt with, besides my own (repeatable)")
+	f.StringVar(&o.passFile, "passphrase-file", "", "read the passphrase of a passphrase bundle from this file")
+	o.limits = limitFlags(f)
+}
+
+// flags is o in the form readOptions takes.
+func (o *readerOptions) flags() readerFlags {
+	if o.limits == nil {
+		o.limits = &bundle.Limits{}
 	}
+	return readerFlags{identities: &o.identities, passFile: &o.passFile, limits: o.limits}
 }
 
 // readOptions loads identities and builds what bundle.Read needs.

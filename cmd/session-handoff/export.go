@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/crypto"
@@ -16,15 +16,34 @@ import (
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/render"
+	"github.com/session-handoff/session-handoff/store"
 	"github.com/session-handoff/session-handoff/targets"
 )
 
-func init() {
-	register(&command{
-		name:    "export",
-		summary: "write a handoff as a signed, encrypted bundle (or as Markdown or JSON to read)",
-		usage:   "export [ID|latest] (--to R… | --to-file F | --passphrase | --no-encrypt) [--attach FILE…] [--armor] [--unsigned] -o FILE|-",
-		help: `Writes a stored handoff (default: latest) as a bundle: signed with my
+// exportOptions are export's flags and argument.
+type exportOptions struct {
+	ref         string   // the handoff: an id, a unique prefix or "latest"
+	to          []string // --to: recipients, inline or files
+	toFiles     []string // --to-file
+	passphrase  bool     // --passphrase: encrypt to a passphrase
+	passFile    string   // --passphrase-file
+	keyPassFile string   // --key-passphrase-file
+	attach      []string // --attach
+	noRedact    bool
+	armor       bool
+	unsigned    bool
+	noEncrypt   bool
+	output      string // -o: a file, or - for standard output
+	format      string // bundle, markdown (md) or json
+	target      string // with --format markdown: the agent to write the prompt for
+}
+
+func newExportCmd(a *app) *cobra.Command {
+	opts := exportOptions{ref: "latest"}
+	cmd := &cobra.Command{
+		Use:   "export [ID|latest] (--to R… | --to-file F | --passphrase | --no-encrypt) [--attach FILE…] [--armor] [--unsigned] -o FILE|-",
+		Short: "write a handoff as a signed, encrypted bundle (or as Markdown or JSON to read)",
+		Long: `Writes a stored handoff (default: latest) as a bundle: signed with my
 signing key, compressed with zstd, encrypted with age to the recipients,
 optionally ASCII-armored for pasting. Recipients are age1… keys, OpenSSH
 ssh-ed25519/ssh-rsa public keys, or files of them, one per line. The
@@ -39,145 +58,164 @@ one that changes in between fails the export. --format markdown|json
 writes a readable export instead: it is for reading, not for trust. The
 file is written atomically: a failed or interrupted export leaves nothing
 behind.`,
-		example: `  session-handoff export latest --to age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p -o auth.handoff
+		Example: `  session-handoff export latest --to age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p -o auth.handoff
   session-handoff export --to ~/.ssh/id_ed25519.pub --armor -o - | pbcopy
   session-handoff export 01KMBF --format markdown -o handoff.md`,
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeFlag(fs, a)
-			keysFlag(fs, a)
-			to := fs.StringArray("to", nil, "a recipient: age1…, an ssh-ed25519/ssh-rsa key line, or a file of them (repeatable)")
-			toFiles := fs.StringArray("to-file", nil, "a file of recipients, one per line (repeatable)")
-			usePass := fs.Bool("passphrase", false, "encrypt to a passphrase instead of recipients")
-			passFile := fs.String("passphrase-file", "", "read the passphrase from this file (with --passphrase)")
-			keyPassFile := fs.String("key-passphrase-file", "", "read the signing key's passphrase from this file")
-			attach := fs.StringArray("attach", nil, "a file to send along (repeatable)")
-			noRedact := fs.Bool("no-redact", false, "attach files as they are, secrets included (RISK: recipients see them)")
-			armor := fs.Bool("armor", false, "write ASCII armor, for pasting into chat or mail")
-			unsigned := fs.Bool("unsigned", false, "do not sign (recipients will see an unsigned bundle)")
-			noEncrypt := fs.Bool("no-encrypt", false, "do not encrypt: anyone who gets the file can read it")
-			output := fs.StringP("output", "o", "", "where to write: a file, or - for standard output (required)")
-			format := fs.String("format", "bundle", "bundle, markdown or json")
-			target := fs.String("target", "", "with --format markdown: write the prompt for this agent, as 'render --target' does")
-			return func(args []string) error {
-				if len(args) > 1 {
-					return usagef("takes at most one id")
-				}
-				ref := "latest"
-				if len(args) == 1 {
-					ref = args[0]
-				}
-				if *output == "" {
-					return usagef("-o FILE or -o - is required")
-				}
-				s, err := a.openStore()
-				if err != nil {
-					return err
-				}
-				id, err := resolve(s, ref)
-				if err != nil {
-					return err
-				}
-				rec, err := s.Get(handoff.ID(id))
-				if err != nil {
-					return err
-				}
-				if *target != "" && *format != "markdown" && *format != "md" {
-					return usagef("--target goes with --format markdown")
-				}
-				switch *format {
-				case "markdown", "md":
-					if *target == "" {
-						return a.writeOutput(*output, 0o644, func(w io.Writer) error { return render.Markdown(w, rec) })
-					}
-					p, err := targets.Lookup(*target)
-					if err != nil {
-						return usageError{err}
-					}
-					res, err := render.Render(rec, render.Options{Style: p.Style})
-					if err != nil {
-						return err
-					}
-					return a.writeOutput(*output, 0o644, func(w io.Writer) error {
-						_, err := io.WriteString(w, res.Text)
-						return err
-					})
-				case "json":
-					return a.writeOutput(*output, 0o644, func(w io.Writer) error {
-						enc := json.NewEncoder(w)
-						enc.SetIndent("", "  ")
-						return enc.Encode(rec)
-					})
-				case "bundle":
-				default:
-					return usagef("--format %q: want bundle, markdown or json", handoff.Shorten(*format, 20))
-				}
-				encModes := 0
-				for _, on := range []bool{len(*to)+len(*toFiles) > 0, *usePass, *noEncrypt} {
-					if on {
-						encModes++
-					}
-				}
-				if encModes == 0 {
-					return withHint(errors.New("no recipients"), "pass --to age1…/--to-file F, --passphrase, or --no-encrypt")
-				}
-				if encModes > 1 {
-					return usagef("choose one of --to/--to-file, --passphrase and --no-encrypt")
-				}
-				if *output == "-" && !*armor && a.stdoutTTY {
-					return withHint(errors.New("will not write a binary bundle to a terminal"), "pass --armor, or -o FILE")
-				}
-				recips, err := parseRecipients(*to, *toFiles)
-				if err != nil {
-					return err
-				}
-				opts := exchange.ExportOptions{Recipients: recips, NoEncrypt: *noEncrypt, Armor: *armor, Attach: *attach,
-					Producer: producer(), Report: &redact.Report{}}
-				if len(*attach) > 0 && !*noRedact {
-					if opts.Redactor, err = a.redactor(); err != nil {
-						return err
-					}
-				}
-				if *usePass {
-					src := &passphraseSource{a: a, file: passFile, env: []string{passphraseEnv}, prompt: "passphrase for the bundle", confirm: true}
-					if opts.Passphrase, err = src.get(); err != nil {
-						return err
-					}
-				}
-				if !*unsigned {
-					kr, err := a.keyring()
-					if err != nil {
-						return err
-					}
-					sk, err := kr.SigningKey(a.keyPassphrase(keyPassFile).get)
-					if errors.Is(err, exchange.ErrNoKeys) {
-						return withHint(err, "run 'session-handoff keygen', or pass --unsigned")
-					}
-					if errors.Is(err, crypto.ErrWrongPassphrase) {
-						return errors.New("wrong passphrase for the signing key")
-					}
-					if err != nil {
-						return err
-					}
-					opts.SigningKey = sk
-				}
-				var m *bundle.Manifest
-				err = a.writeOutput(*output, 0o600, func(w io.Writer) error {
-					m, err = exchange.Export(a.ctx, w, s, rec, opts)
-					return err
-				})
-				if err != nil {
-					return err
-				}
-				if *output != "-" {
-					fmt.Fprintf(a.stderr, "exported %s as bundle %s (%s) to %s\n", rec.ID, m.BundleID, m.Encryption, *output)
-				}
-				if n := opts.Report.Total(); n > 0 {
-					fmt.Fprintf(a.stderr, "redacted %d secret(s) from the attachments\n", n)
-				}
-				return nil
+		Args:              rangeArgs(0, 1, "at most one id"),
+		ValidArgsFunction: a.completeIDs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.ref = args[0]
 			}
+			return runExport(a, &opts)
 		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&opts.to, "to", nil, "a recipient: age1…, an ssh-ed25519/ssh-rsa key line, or a file of them (repeatable)")
+	f.StringArrayVar(&opts.toFiles, "to-file", nil, "a file of recipients, one per line (repeatable)")
+	f.BoolVar(&opts.passphrase, "passphrase", false, "encrypt to a passphrase instead of recipients")
+	f.StringVar(&opts.passFile, "passphrase-file", "", "read the passphrase from this file (with --passphrase)")
+	f.StringVar(&opts.keyPassFile, "key-passphrase-file", "", "read the signing key's passphrase from this file")
+	f.StringArrayVar(&opts.attach, "attach", nil, "a file to send along (repeatable)")
+	f.BoolVar(&opts.noRedact, "no-redact", false, "attach files as they are, secrets included (RISK: recipients see them)")
+	f.BoolVar(&opts.armor, "armor", false, "write ASCII armor, for pasting into chat or mail")
+	f.BoolVar(&opts.unsigned, "unsigned", false, "do not sign (recipients will see an unsigned bundle)")
+	f.BoolVar(&opts.noEncrypt, "no-encrypt", false, "do not encrypt: anyone who gets the file can read it")
+	f.StringVarP(&opts.output, "output", "o", "", "where to write: a file, or - for standard output (required)")
+	f.StringVar(&opts.format, "format", "bundle", "bundle, markdown or json")
+	f.StringVar(&opts.target, "target", "", "with --format markdown: write the prompt for this agent, as 'render --target' does")
+	return cmd
+}
+
+func runExport(a *app, opts *exportOptions) error {
+	if opts.output == "" {
+		return usagef("-o FILE or -o - is required")
+	}
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	id, err := resolve(s, opts.ref)
+	if err != nil {
+		return err
+	}
+	rec, err := s.Get(handoff.ID(id))
+	if err != nil {
+		return err
+	}
+	markdown := opts.format == "markdown" || opts.format == "md"
+	if opts.target != "" && !markdown {
+		return usagef("--target goes with --format markdown")
+	}
+	switch {
+	case markdown:
+		return a.exportMarkdown(rec, opts)
+	case opts.format == "json":
+		return a.writeOutput(opts.output, 0o644, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rec)
+		})
+	case opts.format != "bundle":
+		return usagef("--format %q: want bundle, markdown or json", handoff.Shorten(opts.format, 20))
+	}
+	return a.exportBundle(s, rec, opts)
+}
+
+// exportMarkdown writes rec as Markdown, or as the prompt for --target.
+func (a *app) exportMarkdown(rec *handoff.Record, opts *exportOptions) error {
+	if opts.target == "" {
+		return a.writeOutput(opts.output, 0o644, func(w io.Writer) error { return render.Markdown(w, rec) })
+	}
+	p, err := targets.Lookup(opts.target)
+	if err != nil {
+		return usageError{err}
+	}
+	res, err := render.Render(rec, render.Options{Style: p.Style})
+	if err != nil {
+		return err
+	}
+	return a.writeOutput(opts.output, 0o644, func(w io.Writer) error {
+		_, err := io.WriteString(w, res.Text)
+		return err
 	})
+}
+
+// exportBundle writes rec as a bundle, encrypted and signed as opts say.
+func (a *app) exportBundle(s *store.Store, rec *handoff.Record, opts *exportOptions) error {
+	xopts, err := a.exportSettings(opts)
+	if err != nil {
+		return err
+	}
+	var m *bundle.Manifest
+	err = a.writeOutput(opts.output, 0o600, func(w io.Writer) error {
+		m, err = exchange.Export(a.ctx, w, s, rec, xopts)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if opts.output != "-" {
+		fmt.Fprintf(a.stderr, "exported %s as bundle %s (%s) to %s\n", rec.ID, m.BundleID, m.Encryption, opts.output)
+	}
+	if n := xopts.Report.Total(); n > 0 {
+		fmt.Fprintf(a.stderr, "redacted %d secret(s) from the attachments\n", n)
+	}
+	return nil
+}
+
+// exportSettings turns export's flags into exchange.ExportOptions: the
+// encryption exchange.ChooseEncryption decides, the recipients or
+// passphrase, the redactor and the signing key.
+func (a *app) exportSettings(opts *exportOptions) (exchange.ExportOptions, error) {
+	xopts := exchange.ExportOptions{NoEncrypt: opts.noEncrypt, Armor: opts.armor, Attach: opts.attach,
+		Producer: producer(), Report: &redact.Report{}}
+	enc, err := exchange.ChooseEncryption(len(opts.to)+len(opts.toFiles) > 0, opts.passphrase, opts.noEncrypt)
+	switch {
+	case errors.Is(err, exchange.ErrNoEncryption):
+		return xopts, withHint(err, "pass --to age1…/--to-file F, --passphrase, or --no-encrypt")
+	case errors.Is(err, exchange.ErrEncryptionConflict):
+		return xopts, usagef("choose one of --to/--to-file, --passphrase and --no-encrypt")
+	case err != nil:
+		return xopts, err
+	}
+	if opts.output == "-" && !opts.armor && a.stdoutTTY {
+		return xopts, withHint(errors.New("will not write a binary bundle to a terminal"), "pass --armor, or -o FILE")
+	}
+	if xopts.Recipients, err = parseRecipients(opts.to, opts.toFiles); err != nil {
+		return xopts, err
+	}
+	if exchange.RedactAttachments(opts.attach, opts.noRedact) {
+		if xopts.Redactor, err = a.redactor(); err != nil {
+			return xopts, err
+		}
+	}
+	if enc == exchange.EncryptToPassphrase {
+		src := &passphraseSource{a: a, file: &opts.passFile, env: []string{passphraseEnv}, prompt: "passphrase for the bundle", confirm: true}
+		if xopts.Passphrase, err = src.get(); err != nil {
+			return xopts, err
+		}
+	}
+	if !opts.unsigned {
+		xopts.SigningKey, err = a.signingKey(opts.keyPassFile)
+	}
+	return xopts, err
+}
+
+// signingKey loads my signing key, asking for its passphrase as needed.
+func (a *app) signingKey(passFile string) (*crypto.SigningKey, error) {
+	kr, err := a.keyring()
+	if err != nil {
+		return nil, err
+	}
+	sk, err := kr.SigningKey(a.keyPassphrase(&passFile).get)
+	switch {
+	case errors.Is(err, exchange.ErrNoKeys):
+		return nil, withHint(err, "run 'session-handoff keygen', or pass --unsigned")
+	case errors.Is(err, crypto.ErrWrongPassphrase):
+		return nil, errors.New("wrong passphrase for the signing key")
+	}
+	return sk, err
 }
 
 // writeOutput writes to stdout for "-", or atomically to a file: a

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/handoff"
@@ -15,12 +15,25 @@ import (
 	"github.com/session-handoff/session-handoff/store"
 )
 
-func init() {
-	register(&command{
-		name:    "import",
-		summary: "check a bundle completely, then store its handoff",
-		usage:   "import FILE|- [--identity F…] [--on-conflict fail|skip|replace] [--allow-untrusted] [--allow-unsigned] [--tofu] [--legacy]",
-		help: `Decrypts the bundle, verifies its signature against my trust store (never
+// importOptions are import's flags and argument.
+type importOptions struct {
+	input          string // a bundle file, or - for standard input
+	reader         readerOptions
+	onConflict     string // fail, skip or replace
+	allowUntrusted bool
+	allowUnsigned  bool
+	allowOther     bool // --allow-other-recipients
+	tofu           bool
+	legacy         bool // the input is an earlier version's file
+	json           bool
+}
+
+func newImportCmd(a *app) *cobra.Command {
+	opts := importOptions{onConflict: "fail"}
+	cmd := &cobra.Command{
+		Use:   "import FILE|- [--identity F…] [--on-conflict fail|skip|replace] [--allow-untrusted] [--allow-unsigned] [--tofu] [--legacy]",
+		Short: "check a bundle completely, then store its handoff",
+		Long: `Decrypts the bundle, verifies its signature against my trust store (never
 against a key the bundle carries), validates it, checks that it was meant
 for me, and only then stores the handoff and its attachments. Anything
 short of that writes nothing. By default only bundles signed by a trusted
@@ -34,64 +47,65 @@ bundle twice changes nothing.
 store and the version 2 and 3 JSON bundles (encrypted ones ask for their
 passphrase). Their signatures proved nothing, so their records are stored
 as unsigned legacy records.`,
-		example: `  session-handoff import auth.handoff
+		Example: `  session-handoff import auth.handoff
   ssh laptop session-handoff export --to age1… -o - | session-handoff import -
   session-handoff import --legacy ~/.config/session-handoff/handoffs.json`,
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeFlag(fs, a)
-			rf := addReaderFlags(fs, a)
-			onConflict := fs.String("on-conflict", "fail", "when a different handoff with the same id is stored: fail, skip or replace")
-			allowUntrusted := fs.Bool("allow-untrusted", false, "accept a valid signature by a key that is not in my trust store (RISK: anyone can make such a key)")
-			allowUnsigned := fs.Bool("allow-unsigned", false, "accept an unsigned bundle (RISK: anyone could have written it)")
-			allowOther := fs.Bool("allow-other-recipients", false, "accept a bundle whose signer meant it for someone else (RISK: it was forwarded)")
-			tofu := fs.Bool("tofu", false, "trust the signer on first use and pin the name to its key")
-			legacyFile := fs.Bool("legacy", false, "the file is an old handoffs.json store or a version 2/3 JSON bundle")
-			asJSON := fs.Bool("json", false, "print the result as JSON")
-			return func(args []string) error {
-				if len(args) != 1 {
-					return usagef("takes one bundle file, or - for standard input")
-				}
-				pol := exchange.Policy{AllowUntrusted: *allowUntrusted, AllowUnsigned: *allowUnsigned, AllowOtherRecipients: *allowOther,
-					TOFU: *tofu, OnConflict: exchange.Conflict(*onConflict)}
-				switch pol.OnConflict {
-				case exchange.ConflictFail, exchange.ConflictSkip, exchange.ConflictReplace:
-				default:
-					return usagef("--on-conflict %q: want fail, skip or replace", handoff.Shorten(*onConflict, 20))
-				}
-				s, err := a.openStore()
-				if err != nil {
-					return err
-				}
-				if *legacyFile {
-					return a.importLegacy(s, args[0], rf, pol, *asJSON)
-				}
-				kr, ropts, err := a.readOptions(rf)
-				if err != nil {
-					return err
-				}
-				in, err := a.openInput(args[0])
-				if err != nil {
-					return err
-				}
-				defer in.Close()
-				res, err := exchange.Import(in, s, kr, ropts, pol, time.Now())
-				if err != nil {
-					return importError(args[0], err)
-				}
-				if *asJSON {
-					return a.writeJSON(map[string]any{"outcome": res.Outcome, "id": res.Record.ID, "title": res.Record.Title,
-						"bundle_id": res.Bundle.Manifest.BundleID, "verification": res.Bundle.Verification, "pinned_as": res.PinnedAs})
-				}
-				v := res.Bundle.Verification
-				who := describeVerification(v)
-				if res.PinnedAs != "" {
-					who = fmt.Sprintf("trusted on first use: pinned %s to %s", res.PinnedAs, v.Fingerprint)
-				}
-				fmt.Fprintf(a.stdout, "%s %s  %s\n%s\n", res.Outcome, res.Record.ID, cell(res.Record.Title, 80), who)
-				return nil
-			}
+		Args: exactArgs(1, "one bundle file, or - for standard input"),
+		RunE: func(_ *cobra.Command, args []string) error {
+			opts.input = args[0]
+			return runImport(a, &opts)
 		},
-	})
+	}
+	f := cmd.Flags()
+	opts.reader.bind(f)
+	f.StringVar(&opts.onConflict, "on-conflict", "fail", "when a different handoff with the same id is stored: fail, skip or replace")
+	f.BoolVar(&opts.allowUntrusted, "allow-untrusted", false, "accept a valid signature by a key that is not in my trust store (RISK: anyone can make such a key)")
+	f.BoolVar(&opts.allowUnsigned, "allow-unsigned", false, "accept an unsigned bundle (RISK: anyone could have written it)")
+	f.BoolVar(&opts.allowOther, "allow-other-recipients", false, "accept a bundle whose signer meant it for someone else (RISK: it was forwarded)")
+	f.BoolVar(&opts.tofu, "tofu", false, "trust the signer on first use and pin the name to its key")
+	f.BoolVar(&opts.legacy, "legacy", false, "the file is an old handoffs.json store or a version 2/3 JSON bundle")
+	f.BoolVar(&opts.json, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func runImport(a *app, opts *importOptions) error {
+	conflict, err := exchange.ParseConflict(opts.onConflict)
+	if err != nil {
+		return usagef("--on-conflict %q: want fail, skip or replace", handoff.Shorten(opts.onConflict, 20))
+	}
+	pol := exchange.Policy{AllowUntrusted: opts.allowUntrusted, AllowUnsigned: opts.allowUnsigned,
+		AllowOtherRecipients: opts.allowOther, TOFU: opts.tofu, OnConflict: conflict}
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	if opts.legacy {
+		return a.importLegacy(s, opts, conflict)
+	}
+	kr, ropts, err := a.readOptions(opts.reader.flags())
+	if err != nil {
+		return err
+	}
+	in, err := a.openInput(opts.input)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	res, err := exchange.Import(in, s, kr, ropts, pol, time.Now())
+	if err != nil {
+		return importError(opts.input, err)
+	}
+	if opts.json {
+		return a.writeJSON(map[string]any{"outcome": res.Outcome, "id": res.Record.ID, "title": res.Record.Title,
+			"bundle_id": res.Bundle.Manifest.BundleID, "verification": res.Bundle.Verification, "pinned_as": res.PinnedAs})
+	}
+	v := res.Bundle.Verification
+	who := describeVerification(v)
+	if res.PinnedAs != "" {
+		who = fmt.Sprintf("trusted on first use: pinned %s to %s", res.PinnedAs, v.Fingerprint)
+	}
+	fmt.Fprintf(a.stdout, "%s %s  %s\n%s\n", res.Outcome, res.Record.ID, cell(res.Record.Title, 80), who)
+	return nil
 }
 
 // importError explains why an import was refused, with the flag that
@@ -115,28 +129,10 @@ func importError(name string, err error) error {
 	return fmt.Errorf("%s: %w", name, err)
 }
 
-func describeVerification(v bundle.Verification) string {
-	switch v.Status {
-	case bundle.StatusVerified:
-		// A principal comes from a hand-editable trust store: printed
-		// without the control characters that would drive the terminal.
-		return fmt.Sprintf("verified: signed by %s (%s)", cell(firstOr(v.Principals, "?"), 100), v.Fingerprint)
-	case bundle.StatusUntrusted:
-		return fmt.Sprintf("valid signature by an untrusted key %s", v.Fingerprint)
-	case bundle.StatusUnsigned:
-		return "unsigned"
-	}
-	return "invalid: " + v.Reason
-}
-
-func firstOr(list []string, def string) string {
-	if len(list) == 0 {
-		return def
-	}
-	return list[0]
-}
-
-func (a *app) importLegacy(s *store.Store, path string, rf readerFlags, pol exchange.Policy, asJSON bool) error {
+// importLegacy reads an earlier version's file and stores its records
+// through exchange.ImportLegacyFile.
+func (a *app) importLegacy(s *store.Store, opts *importOptions, conflict exchange.Conflict) error {
+	path := opts.input
 	var data []byte
 	var err error
 	if path == "-" {
@@ -147,22 +143,19 @@ func (a *app) importLegacy(s *store.Store, path string, rf readerFlags, pol exch
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
-	src := &passphraseSource{a: a, file: rf.passFile, env: []string{passphraseEnv}, prompt: "passphrase for the legacy bundle"}
-	res, err := legacy.Read(data, path, src.get)
-	if err != nil {
-		return err
-	}
-	counts, err := exchange.ImportLegacy(s, res.Records, pol.OnConflict)
+	src := &passphraseSource{a: a, file: &opts.reader.passFile, env: []string{passphraseEnv}, prompt: "passphrase for the legacy bundle"}
+	res, err := exchange.ImportLegacyFile(s, data, path, src.get, conflict)
 	if errors.Is(err, exchange.ErrConflict) {
 		return withHint(fmt.Errorf("%s: %w", path, err), "pass --on-conflict skip or --on-conflict replace")
 	}
 	if err != nil {
 		return err
 	}
-	if asJSON {
-		return a.writeJSON(map[string]any{"kind": res.Kind, "records": len(res.Records), "outcomes": counts})
+	if opts.json {
+		return a.writeJSON(map[string]any{"kind": res.Kind, "records": res.Records, "outcomes": res.Outcomes})
 	}
-	fmt.Fprintf(a.stdout, "%s %s: %d record(s): %d imported, %d already imported, %d skipped\n", res.Kind, path, len(res.Records), counts[exchange.Imported]+counts[exchange.Replaced], counts[exchange.Already], counts[exchange.Skipped])
+	counts := res.Outcomes
+	fmt.Fprintf(a.stdout, "%s %s: %d record(s): %d imported, %d already imported, %d skipped\n", res.Kind, path, res.Records, counts[exchange.Imported]+counts[exchange.Replaced], counts[exchange.Already], counts[exchange.Skipped])
 	fmt.Fprintln(a.stdout, "legacy signatures prove nothing: these records are stored as unsigned")
 	return nil
 }

@@ -56,7 +56,7 @@ SESSION_HANDOFF_HOME relocates both.`,
 	// Records: save, capture, sessions, list, show, rm, select, score, store.
 	root.AddCommand(newSaveCmd(a), newRmCmd(a))
 	// Bundles, keys and trust: export, import, verify, inspect, keygen, key, trust, people.
-	root.AddCommand()
+	root.AddCommand(newExportCmd(a), newImportCmd(a), newVerifyCmd(a), newInspectCmd(a), newKeygenCmd(a), newKeyCmd(a), newTrustCmd(a), newPeopleCmd(a))
 	// Transfer, handover and memory: remote, send, receive, inbox, handover, pause, unpause, memory, hook.
 	root.AddCommand()
 	// Agents: render, resume, launch, targets, integrate, doctor, demo.

@@ -66,8 +66,10 @@ func (p *passphraseSource) read() ([]byte, error) {
 			return []byte(v), nil
 		}
 	}
+	// The prompt goes to the controlling terminal, not to the app's
+	// streams, which may be a pipe carrying a bundle.
 	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-	if err != nil || !term.IsTerminal(int(tty.Fd())) {
+	if err != nil || !isTerminal(tty) {
 		if tty != nil {
 			tty.Close()
 		}

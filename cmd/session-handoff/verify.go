@@ -1,12 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/bundle"
+	"github.com/session-handoff/session-handoff/internal/exchange"
 )
 
 // Exit codes of verify (documented in its help, README and FORMAT.md).
@@ -17,28 +17,49 @@ const (
 	exitInvalid   = 5
 )
 
-// verifyReport is the --json form of verify and inspect.
-type verifyReport struct {
-	Result       string               `json:"result"` // verified, untrusted, unsigned, invalid
-	Reason       string               `json:"reason,omitempty"`
-	Verification *bundle.Verification `json:"verification,omitempty"`
-	ForMe        bool                 `json:"for_me"`
-	Encryption   bundle.Encryption    `json:"encryption,omitempty"`
-	Armored      bool                 `json:"armored"`
-	BundleID     string               `json:"bundle_id,omitempty"`
-	Manifest     *bundle.Manifest     `json:"manifest,omitempty"`
-	Error        string               `json:"error,omitempty"`
-	Kind         string               `json:"error_kind,omitempty"`
-	Blobs        []bundle.Blob        `json:"blobs,omitempty"`
-	_            struct{}             `json:"-"`
+// verifyExit maps exchange.Check's verdict to verify's exit code; any
+// other verdict is invalid.
+var verifyExit = map[exchange.Verdict]int{
+	exchange.VerdictVerified:  exitVerified,
+	exchange.VerdictUntrusted: exitUntrusted,
+	exchange.VerdictUnsigned:  exitUnsigned,
+	exchange.VerdictUnchecked: exitFailure,
+	exchange.VerdictInvalid:   exitInvalid,
 }
 
-func init() {
-	register(&command{
-		name:    "verify",
-		summary: "check a bundle and say who signed it; stores nothing",
-		usage:   "verify FILE|- [--identity F…] [--json]",
-		help: `Reads the whole bundle and checks every layer, every hash and the
+func exitCodeFor(rep *exchange.CheckReport) int {
+	if code, ok := verifyExit[rep.Result]; ok {
+		return code
+	}
+	return exitInvalid
+}
+
+// checkOptions are the flags and argument of verify and inspect.
+type checkOptions struct {
+	input  string // a bundle file, or - for standard input
+	reader readerOptions
+	json   bool
+}
+
+func newCheckCmd(a *app, use, short, long, example, jsonHelp string, run func(*app, *checkOptions) error) *cobra.Command {
+	var opts checkOptions
+	cmd := &cobra.Command{
+		Use: use, Short: short, Long: long, Example: example,
+		Args: exactArgs(1, "one bundle file, or - for standard input"),
+		RunE: func(_ *cobra.Command, args []string) error {
+			opts.input = args[0]
+			return run(a, &opts)
+		},
+	}
+	opts.reader.bind(cmd.Flags())
+	cmd.Flags().BoolVar(&opts.json, "json", false, jsonHelp)
+	return cmd
+}
+
+func newVerifyCmd(a *app) *cobra.Command {
+	return newCheckCmd(a, "verify FILE|- [--identity F…] [--json]",
+		"check a bundle and say who signed it; stores nothing",
+		`Reads the whole bundle and checks every layer, every hash and the
 signature, against my trust store only, without storing anything. The
 exit code tells the answer:
   0  verified: signed by a key in my trust store (principal and fingerprint)
@@ -49,92 +70,95 @@ exit code tells the answer:
   1  could not check: unreadable file, no identity to decrypt it, wrong
      passphrase
   2  usage error`,
-		example: `  session-handoff verify auth.handoff && session-handoff import auth.handoff
+		`  session-handoff verify auth.handoff && session-handoff import auth.handoff
   session-handoff verify - --json < auth.handoff`,
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			rf := addReaderFlags(fs, a)
-			asJSON := fs.Bool("json", false, "print the answer as JSON")
-			return func(args []string) error {
-				res, rep, err := a.checkBundle(args, rf)
-				if err != nil && rep == nil {
-					return err
-				}
-				code := exitCodeFor(rep)
-				if *asJSON {
-					if err := a.writeJSON(rep); err != nil {
-						return err
-					}
-					return exitError{code: code}
-				}
-				switch rep.Result {
-				case "verified", "untrusted", "unsigned":
-					fmt.Fprintln(a.stdout, describeVerification(res.Verification))
-				}
-				if code == exitOK {
-					return nil
-				}
-				if rep.Result == "invalid" || rep.Result == "error" {
-					return exitError{code: code, err: fmt.Errorf("%s: %s", inputName(args[0]), rep.Error)}
-				}
-				return exitError{code: code}
-			}
-		},
-	})
-	register(&command{
-		name:    "inspect",
-		summary: "show what a bundle holds: manifest, blobs, signers, recipients; stores nothing",
-		usage:   "inspect FILE|- [--identity F…] [--json]",
-		help:    `Reads and checks the bundle as verify does and prints its manifest: the bundle id, producer, signer and what the signature proves, the encryption and hashed recipients (and whether I am one), the handoff, and the attachments. A bundle signed for other recipients is still shown. Nothing is stored.`,
-		example: "  session-handoff inspect auth.handoff --json | jq .manifest.blobs",
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			rf := addReaderFlags(fs, a)
-			asJSON := fs.Bool("json", false, "print as JSON")
-			return func(args []string) error {
-				res, rep, err := a.checkBundle(args, rf)
-				if err != nil && rep == nil {
-					return err
-				}
-				if rep.Manifest == nil {
-					return exitError{code: exitCodeFor(rep), err: fmt.Errorf("%s: %s", inputName(args[0]), rep.Error)}
-				}
-				if *asJSON {
-					return a.writeJSON(rep)
-				}
-				m := rep.Manifest
-				w := a.stdout
-				fmt.Fprintf(w, "bundle:      %s (format %s version %d)\n", m.BundleID, m.Format, m.Version)
-				fmt.Fprintf(w, "created:     %s by %s %s", m.CreatedAt.Format("2006-01-02 15:04:05Z07:00"), cell(m.Producer.Name, 40), cell(m.Producer.Version, 40))
-				if m.Producer.Machine != "" {
-					fmt.Fprintf(w, " on %s", cell(m.Producer.Machine, 64))
-				}
-				fmt.Fprintln(w)
-				fmt.Fprintf(w, "signature:   %s\n", describeVerification(res.Verification))
-				if m.Signer != nil && m.Signer.Name != "" {
-					fmt.Fprintf(w, "signer says: %s (a claim, not proof)\n", cell(m.Signer.Name, 80))
-				}
-				fmt.Fprintf(w, "encryption:  %s", m.Encryption)
-				if len(m.Recipients) > 0 {
-					forMe := "not including me"
-					if rep.ForMe {
-						forMe = "including me"
-					}
-					fmt.Fprintf(w, ", %d recipient(s), %s", len(m.Recipients), forMe)
-				}
-				fmt.Fprintln(w)
-				for _, r := range m.Recipients {
-					fmt.Fprintf(w, "  recipient %s\n", r)
-				}
-				fmt.Fprintf(w, "handoff:     %s  %s\n", m.Record.ID, cell(m.Record.Title, 80))
-				for _, b := range m.Blobs {
-					fmt.Fprintf(w, "  blob %s  %d bytes  %s  %s\n", b.SHA256, b.Size, cell(b.MediaType, 40), cell(b.Name, 60))
-				}
-				if !rep.ForMe {
-					fmt.Fprintln(a.stderr, "warning: signed for other recipients: import would refuse it")
-				}
-				return nil
-			}
-		},
-	})
+		"print the answer as JSON", runVerify)
+}
+
+func newInspectCmd(a *app) *cobra.Command {
+	return newCheckCmd(a, "inspect FILE|- [--identity F…] [--json]",
+		"show what a bundle holds: manifest, blobs, signers, recipients; stores nothing",
+		`Reads and checks the bundle as verify does and prints its manifest: the bundle id, producer, signer and what the signature proves, the encryption and hashed recipients (and whether I am one), the handoff, and the attachments. A bundle signed for other recipients is still shown. Nothing is stored.`,
+		"  session-handoff inspect auth.handoff --json | jq .manifest.blobs",
+		"print as JSON", runInspect)
+}
+
+// runVerify prints exchange.Check's verdict and exits with its code.
+func runVerify(a *app, opts *checkOptions) error {
+	rep, err := a.checkBundle(opts)
+	if err != nil {
+		return err
+	}
+	code := exitCodeFor(rep)
+	if opts.json {
+		if err := a.writeJSON(rep); err != nil {
+			return err
+		}
+		return exitError{code: code}
+	}
+	switch rep.Result {
+	case exchange.VerdictVerified, exchange.VerdictUntrusted, exchange.VerdictUnsigned:
+		if rep.Verification == nil { // Check sets it for every bundle read
+			break
+		}
+		fmt.Fprintln(a.stdout, describeVerification(*rep.Verification))
+	}
+	if code == exitOK {
+		return nil
+	}
+	if rep.Result == exchange.VerdictInvalid || rep.Result == exchange.VerdictUnchecked {
+		return exitError{code: code, err: fmt.Errorf("%s: %s", inputName(opts.input), rep.Error)}
+	}
+	return exitError{code: code}
+}
+
+// runInspect prints the manifest exchange.Check read.
+func runInspect(a *app, opts *checkOptions) error {
+	rep, err := a.checkBundle(opts)
+	if err != nil {
+		return err
+	}
+	if rep.Manifest == nil {
+		return exitError{code: exitCodeFor(rep), err: fmt.Errorf("%s: %s", inputName(opts.input), rep.Error)}
+	}
+	if opts.json {
+		return a.writeJSON(rep)
+	}
+	printManifest(a, rep)
+	if !rep.ForMe {
+		fmt.Fprintln(a.stderr, "warning: signed for other recipients: import would refuse it")
+	}
+	return nil
+}
+
+func printManifest(a *app, rep *exchange.CheckReport) {
+	m, w := rep.Manifest, a.stdout
+	fmt.Fprintf(w, "bundle:      %s (format %s version %d)\n", m.BundleID, m.Format, m.Version)
+	fmt.Fprintf(w, "created:     %s by %s %s", m.CreatedAt.Format("2006-01-02 15:04:05Z07:00"), cell(m.Producer.Name, 40), cell(m.Producer.Version, 40))
+	if m.Producer.Machine != "" {
+		fmt.Fprintf(w, " on %s", cell(m.Producer.Machine, 64))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "signature:   %s\n", describeVerification(*rep.Verification))
+	if m.Signer != nil && m.Signer.Name != "" {
+		fmt.Fprintf(w, "signer says: %s (a claim, not proof)\n", cell(m.Signer.Name, 80))
+	}
+	fmt.Fprintf(w, "encryption:  %s", m.Encryption)
+	if len(m.Recipients) > 0 {
+		forMe := "not including me"
+		if rep.ForMe {
+			forMe = "including me"
+		}
+		fmt.Fprintf(w, ", %d recipient(s), %s", len(m.Recipients), forMe)
+	}
+	fmt.Fprintln(w)
+	for _, r := range m.Recipients {
+		fmt.Fprintf(w, "  recipient %s\n", r)
+	}
+	fmt.Fprintf(w, "handoff:     %s  %s\n", m.Record.ID, cell(m.Record.Title, 80))
+	for _, b := range m.Blobs {
+		fmt.Fprintf(w, "  blob %s  %d bytes  %s  %s\n", b.SHA256, b.Size, cell(b.MediaType, 40), cell(b.Name, 60))
+	}
 }
 
 func inputName(arg string) string {
@@ -144,84 +168,40 @@ func inputName(arg string) string {
 	return arg
 }
 
-// checkBundle reads a bundle as verify and inspect do. It returns a report
-// for every outcome it can classify, and an error alone for usage and I/O
-// problems before reading started.
-func (a *app) checkBundle(args []string, rf readerFlags) (*bundle.Result, *verifyReport, error) {
-	if len(args) != 1 {
-		return nil, nil, usagef("takes one bundle file, or - for standard input")
-	}
-	kr, ropts, err := a.readOptions(rf)
+// checkBundle reads the bundle opts names through exchange.Check. An
+// error is a problem before reading started (usage, I/O, keys).
+func (a *app) checkBundle(opts *checkOptions) (*exchange.CheckReport, error) {
+	kr, ropts, err := a.readOptions(opts.reader.flags())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	trust, err := kr.TrustStore()
+	in, err := a.openInput(opts.input)
 	if err != nil {
-		return nil, nil, err
-	}
-	ropts.Trusted = trust
-	in, err := a.openInput(args[0])
-	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer in.Close()
-	res, err := bundle.Read(in, ropts)
-	rep := &verifyReport{ForMe: true}
-	if res != nil {
-		rep.Encryption, rep.Armored = res.Encryption, res.Armored
-		if res.Manifest != nil && (err == nil || errors.Is(err, bundle.ErrWrongRecipient)) {
-			rep.Manifest = res.Manifest
-			rep.BundleID = res.Manifest.BundleID
-			rep.Blobs = res.Manifest.Blobs
-			rep.ForMe = res.ForReader
-			v := res.Verification
-			rep.Verification = &v
-		}
-	}
-	switch {
-	case err == nil:
-		rep.Result = string(res.Verification.Status)
-		if res.Verification.Status == bundle.StatusInvalid {
-			rep.Reason = res.Verification.Reason
-			rep.Error = res.Verification.Reason
-		}
-	case errors.Is(err, bundle.ErrNoIdentity), errors.Is(err, bundle.ErrWrongPassphrase):
-		rep.Result, rep.Error, rep.Kind = "error", oneLine(err.Error()), errorKind(err)
-	default:
-		rep.Result, rep.Error, rep.Kind = "invalid", oneLine(err.Error()), errorKind(err)
-		rep.Reason = rep.Error
-	}
-	return res, rep, nil
+	_, rep, err := exchange.Check(in, kr, ropts)
+	return rep, err
 }
 
-func exitCodeFor(rep *verifyReport) int {
-	switch rep.Result {
-	case string(bundle.StatusVerified):
-		return exitVerified
-	case string(bundle.StatusUntrusted):
-		return exitUntrusted
-	case string(bundle.StatusUnsigned):
-		return exitUnsigned
-	case "error":
-		return exitFailure
+// describeVerification says in one line what a signature proves.
+func describeVerification(v bundle.Verification) string {
+	switch v.Status {
+	case bundle.StatusVerified:
+		// A principal comes from a hand-editable trust store: printed
+		// without the control characters that would drive the terminal.
+		return fmt.Sprintf("verified: signed by %s (%s)", cell(firstOr(v.Principals, "?"), 100), v.Fingerprint)
+	case bundle.StatusUntrusted:
+		return fmt.Sprintf("valid signature by an untrusted key %s", v.Fingerprint)
+	case bundle.StatusUnsigned:
+		return "unsigned"
 	}
-	return exitInvalid
+	return "invalid: " + v.Reason
 }
 
-// errorKind names the class of a bundle error for --json readers.
-func errorKind(err error) string {
-	for _, k := range []struct {
-		err  error
-		name string
-	}{
-		{bundle.ErrWrongRecipient, "wrong_recipient"}, {bundle.ErrSignature, "bad_signature"},
-		{bundle.ErrHashMismatch, "hash_mismatch"}, {bundle.ErrUnsupportedVersion, "unsupported_version"},
-		{bundle.ErrLimit, "limit"}, {bundle.ErrNoIdentity, "no_identity"},
-		{bundle.ErrWrongPassphrase, "wrong_passphrase"}, {bundle.ErrMalformed, "malformed"},
-	} {
-		if errors.Is(err, k.err) {
-			return k.name
-		}
+func firstOr(list []string, def string) string {
+	if len(list) == 0 {
+		return def
 	}
-	return "other"
+	return list[0]
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/legacy"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -48,4 +49,27 @@ func ImportLegacy(s *store.Store, recs []*handoff.Record, onConflict Conflict) (
 		}
 	}
 	return counts, nil
+}
+
+// LegacyImport is what ImportLegacyFile did.
+type LegacyImport struct {
+	Kind     legacy.Kind
+	Records  int
+	Outcomes map[Outcome]int
+}
+
+// ImportLegacyFile converts data, a file an earlier version wrote (the
+// old handoffs.json store, a version 2 or 3 JSON bundle), and stores its
+// records as unsigned legacy records: their signatures proved nothing.
+// passphrase is asked for only by an encrypted bundle.
+func ImportLegacyFile(s *store.Store, data []byte, name string, passphrase func() ([]byte, error), onConflict Conflict) (*LegacyImport, error) {
+	res, err := legacy.Read(data, name, passphrase)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := ImportLegacy(s, res.Records, onConflict)
+	if err != nil {
+		return nil, err
+	}
+	return &LegacyImport{Kind: res.Kind, Records: len(res.Records), Outcomes: counts}, nil
 }
