@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
@@ -409,7 +408,7 @@ func (r *Runner) stepExec(ctx context.Context, cp *Checkpoint, st Step) (map[str
 		w = io.MultiWriter(&tail, r.Log)
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	inOwnGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -419,7 +418,7 @@ func (r *Runner) stepExec(ctx context.Context, cp *Checkpoint, st Step) (map[str
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd)
 		<-done
 		err = ctx.Err()
 	}
