@@ -110,6 +110,47 @@ func Check(stateDir string) (Status, *Checkpoint, error) {
 	return StatusResumeNeeded, cp, nil
 }
 
+// String is the status as 'handover status --json' names it: "none",
+// "resume-needed" or "completed".
+func (s Status) String() string {
+	switch s {
+	case StatusNone:
+		return "none"
+	case StatusResumeNeeded:
+		return "resume-needed"
+	case StatusCompleted:
+		return "completed"
+	}
+	return fmt.Sprintf("status(%d)", int(s))
+}
+
+// MarshalText makes a Status its name in JSON.
+func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Report is what 'handover check' and 'handover status' say about a
+// project's runs: Check's status and checkpoint, and whether a process
+// runs one now.
+type Report struct {
+	Status     Status      `json:"status"`
+	Running    bool        `json:"running"`
+	Checkpoint *Checkpoint `json:"checkpoint"`
+}
+
+// Interrupted reports whether a run is pending that no process is running:
+// one that 'handover run' would resume.
+func (r Report) Interrupted() bool { return r.Status == StatusResumeNeeded && !r.Running }
+
+// Inspect reads the run state in stateDir. An unreadable checkpoint is an
+// error, with the report's status StatusResumeNeeded: the state is not
+// known to be settled.
+func Inspect(stateDir string) (Report, error) {
+	st, cp, err := Check(stateDir)
+	if err != nil {
+		return Report{Status: st}, err
+	}
+	return Report{Status: st, Running: Running(stateDir), Checkpoint: cp}, nil
+}
+
 // Running reports whether a process holds the project's run lock now.
 func Running(stateDir string) bool {
 	l, err := safefile.TryLockFile(filepath.Join(stateDir, "run.lock"))
