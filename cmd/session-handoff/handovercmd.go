@@ -389,27 +389,24 @@ func runHandoverStatus(a *app, opts handoverStateOptions) error {
 	return nil
 }
 
+// handoverPlan prints what 'handover run --dry-run' found.
 func (a *app) handoverPlan(r *handover.Runner, cfgPath string, restart, asJSON bool) error {
-	plan, cp, err := r.Plan(restart)
+	d, err := r.DryRun(cfgPath, restart)
 	if err != nil {
 		return err
 	}
 	if asJSON {
-		return a.writeJSON(struct {
-			Config string              `json:"config"`
-			Resume bool                `json:"resume"`
-			Steps  []handover.PlanStep `json:"steps"`
-		}{cfgPath, cp != nil, plan})
+		return a.writeJSON(d)
 	}
-	if cp != nil {
-		fmt.Fprintf(a.stdout, "would resume run %s (config %s):\n", cp.RunID, cfgPath)
+	if d.Resume {
+		fmt.Fprintf(a.stdout, "would resume run %s (config %s):\n", d.RunID, d.Config)
 	} else {
-		fmt.Fprintf(a.stdout, "would start a new run (config %s):\n", cfgPath)
+		fmt.Fprintf(a.stdout, "would start a new run (config %s):\n", d.Config)
 	}
-	if err := handover.CheckPause(r.PauseFiles); err != nil {
-		fmt.Fprintf(a.stdout, "  but it is %v\n", err)
+	if d.Paused != nil {
+		fmt.Fprintf(a.stdout, "  but it is %v\n", d.Paused)
 	}
-	for _, p := range plan {
+	for _, p := range d.Steps {
 		fmt.Fprintf(a.stdout, "  %-4s %-16s %s\n", p.Action, p.Name, p.Kind)
 	}
 	return nil

@@ -100,3 +100,49 @@ func TestInspect(t *testing.T) {
 		t.Fatalf("unknown status: %s", got)
 	}
 }
+
+func TestDryRun(t *testing.T) {
+	stateDir, project, cfgDir := t.TempDir(), t.TempDir(), t.TempDir()
+	cfg := DefaultConfig()
+	r := &Runner{Project: project, StateDir: stateDir, PauseFiles: PauseFiles(cfgDir, project), Config: cfg}
+	d, err := r.DryRun("built-in", false)
+	if err != nil || d.Resume || d.RunID != "" || d.Paused != nil || d.Config != "built-in" || len(d.Steps) != len(cfg.Steps) {
+		t.Fatalf("fresh: %+v %v", d, err)
+	}
+	for _, st := range d.Steps {
+		if st.Action != "run" {
+			t.Fatalf("fresh run skips %s", st.Name)
+		}
+	}
+
+	// A pending run under this configuration, its first step done.
+	cp := &Checkpoint{Version: CheckpointVersion, RunID: "r1", State: RunRunning, ConfigHash: cfg.Hash(), StartedAt: time.Now().UTC()}
+	for i, st := range cfg.Steps {
+		state := StepPending
+		if i == 0 {
+			state = StepDone
+		}
+		cp.Steps = append(cp.Steps, StepState{Name: st.Name, Kind: st.Kind, State: state})
+	}
+	if err := cp.save(stateDir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Pause(filepath.Join(project, PauseFileName), "review", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	d, err = r.DryRun("built-in", false)
+	if err != nil || !d.Resume || d.RunID != "r1" || d.Steps[0].Action != "skip" || d.Steps[1].Action != "run" {
+		t.Fatalf("resume: %+v %v", d, err)
+	}
+	if d.Paused == nil || d.Paused.Reason != "review" || d.Paused.Path != filepath.Join(project, PauseFileName) {
+		t.Fatalf("paused: %+v", d.Paused)
+	}
+	data, _ := json.Marshal(d)
+	if strings.Contains(string(data), "review") || !strings.Contains(string(data), `"resume":true`) {
+		t.Fatalf("JSON: %s", data)
+	}
+	// --restart: a new run, every step runs.
+	if d, err = r.DryRun("built-in", true); err != nil || d.Resume || d.Steps[0].Action != "run" {
+		t.Fatalf("restart: %+v %v", d, err)
+	}
+}

@@ -301,6 +301,35 @@ type PlanStep struct {
 	Action string `json:"action"`
 }
 
+// DryRun is what 'handover run --dry-run' reports: the configuration, the
+// run a real run would resume (none: a new run), its steps, and the PAUSE
+// file that would stop it.
+type DryRun struct {
+	Config string       `json:"config"`
+	Resume bool         `json:"resume"`
+	RunID  string       `json:"-"` // the run resumed, when Resume
+	Steps  []PlanStep   `json:"steps"`
+	Paused *PausedError `json:"-"` // set when a PAUSE file would stop the run
+}
+
+// DryRun is Plan with what a report of it needs: configPath names the
+// configuration the runner was made with.
+func (r *Runner) DryRun(configPath string, restart bool) (*DryRun, error) {
+	steps, cp, err := r.Plan(restart)
+	if err != nil {
+		return nil, err
+	}
+	d := &DryRun{Config: configPath, Resume: cp != nil, Steps: steps}
+	if cp != nil {
+		d.RunID = cp.RunID
+	}
+	var pe *PausedError
+	if errors.As(CheckPause(r.PauseFiles), &pe) {
+		d.Paused = pe
+	}
+	return d, nil
+}
+
 // Plan says what Run would do now, without doing or writing anything.
 func (r *Runner) Plan(restart bool) ([]PlanStep, *Checkpoint, error) {
 	cp, err := LoadCheckpoint(r.StateDir)
