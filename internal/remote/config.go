@@ -290,12 +290,3 @@ func (c *Config) Pick(name string) (Remote, error) {
 	}
 	return Remote{}, e
 }
-
-// Names are the configured remotes' names, sorted, for completion.
-func (c *Config) Names() []string {
-	var out []string
-	for _, r := range c.List() {
-		out = append(out, r.Name)
-	}
-	return out
-}
