@@ -3,12 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/handover"
@@ -21,12 +19,9 @@ const exitPaused = 6
 // handoverObserve, when set (by tests), is told of every step's phases.
 var handoverObserve func(step string, phase handover.Phase)
 
-func init() {
-	register(&command{
-		name:    "handover",
-		summary: "run the end-of-session writes as checkpointed, resumable steps",
-		usage:   "handover run [--config F] [--restart] [--dry-run] [--project DIR] | handover check | handover status [--json] | handover allow",
-		help: `handover run does the writes that end a session, one step at a time,
+func newHandoverCmd(a *app) *cobra.Command {
+	return newParentCmd("handover run|check|status|allow", "run the end-of-session writes as checkpointed, resumable steps",
+		`handover run does the writes that end a session, one step at a time,
 recording each in a checkpoint: by default capture the latest agent session
 (or save from git when there is none), write a layer-1 note and the layer-2
 state into the memory directory, render HANDOFF.md, and compact old notes.
@@ -49,177 +44,273 @@ exact content on this machine (a changed file needs approving again).
 handover check exits 0 when no run was ever started here, 1 when a run
 needs resuming (or is running now), 2 when the last run completed.
 Paused work exits 6.`,
-		example: `  session-handoff handover run
+		`  session-handoff handover run
   session-handoff handover check; [ $? -eq 1 ] && session-handoff handover run
   session-handoff handover status --json`,
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeFlag(fs, a)
-			keysFlag(fs, a)
-			configFile := fs.String("config", "", "the run's configuration (TOML)")
-			restart := fs.Bool("restart", false, "abandon a pending run and start a new one")
-			dryRun := fs.Bool("dry-run", false, "say what would run, and write nothing")
-			project := fs.String("project", ".", "the project directory")
-			asJSON := fs.Bool("json", false, "print JSON")
-			return func(args []string) error {
-				if len(args) != 1 || !slices.Contains([]string{"run", "check", "status", "allow"}, args[0]) {
-					return usagef("want 'handover run', 'handover check', 'handover status' or 'handover allow'")
-				}
-				sub := args[0]
-				if sub != "run" && (*restart || *dryRun || *configFile != "") {
-					return usagef("--restart, --dry-run and --config go with 'handover run'")
-				}
-				root, err := a.projectRoot(*project)
-				if err != nil {
-					return err
-				}
-				s, err := a.openStore()
-				if err != nil {
-					return err
-				}
-				stateDir := handover.StateDir(s.Dir(), root)
-				switch sub {
-				case "allow":
-					kr, err := a.keyring()
-					if err != nil {
-						return err
-					}
-					path := filepath.Join(root, handover.ConfigFile)
-					if _, err := handover.LoadConfig(path); err != nil {
-						return err
-					}
-					if err := handover.Approve(filepath.Join(kr.Dir, handover.ApprovalsFile), path); err != nil {
-						return err
-					}
-					fmt.Fprintf(a.stdout, "approved %s as it is now; a change to it needs approving again\n", path)
-					return nil
-				case "check":
-					st, cp, err := handover.Check(stateDir)
-					if err != nil {
-						return exitError{code: int(handover.StatusResumeNeeded), err: err}
-					}
-					a.printCheck(st, cp, stateDir)
-					return exitError{code: int(st)}
-				case "status":
-					return a.handoverStatus(stateDir, *asJSON)
-				}
-				kr, err := a.keyring()
-				if err != nil {
-					return err
-				}
-				cfg, cfgPath, err := a.resolveHandoverConfig(*configFile, root, kr)
-				if err != nil {
-					return err
-				}
-				r := handover.NewRunner(a.runnerOptions(root, kr, s, cfg))
-				if *dryRun {
-					return a.handoverPlan(r, cfgPath, *restart, *asJSON)
-				}
-				if err := r.LoadSecrets(kr, a.envPassphrase(keyPassphraseEnv, passphraseEnv)); err != nil {
-					return err
-				}
-				cp, err := r.Run(a.ctx, *restart)
-				var paused *handover.PausedError
-				if errors.As(err, &paused) {
-					return exitError{code: exitPaused, err: err}
-				}
-				if err != nil {
-					if cp != nil && cp.State == handover.RunRunning {
-						return withHint(err, "fix the cause and run 'session-handoff handover run' again: finished steps are not repeated")
-					}
-					return err
-				}
-				if *asJSON {
-					return a.writeJSON(cp)
-				}
-				fmt.Fprintf(a.stdout, "handover run %s completed: %d steps, handoff %s\n", cp.RunID, len(cp.Steps), cp.HandoffID)
-				return nil
-			}
-		},
-	})
-	register(&command{
-		name:    "pause",
-		summary: "stop automated writes (handover runs, hooks) until unpause",
-		usage:   "pause [--reason TEXT] [--global] [--project DIR]",
-		help: `Creates a PAUSE file: in the project root, or with --global in the
-configuration directory (every project). While it exists, handover runs
-and hooks write nothing and exit 6; a pending run stays resumable.`,
-		example: `  session-handoff pause --reason "reviewing the last handover"
-  session-handoff unpause`,
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			keysDir := keysFlag(fs, a)
-			reason := fs.String("reason", "", "why, for whoever finds the file")
-			global := fs.Bool("global", false, "pause every project, not only this one")
-			project := fs.String("project", ".", "the project directory")
-			return func(args []string) error {
-				if len(args) > 0 {
-					return usagef("takes no arguments")
-				}
-				path, err := a.pauseFile(*keysDir, *project, *global)
-				if err != nil {
-					return err
-				}
-				created, err := handover.Pause(path, *reason, time.Now())
-				if err != nil {
-					return err
-				}
-				if created {
-					fmt.Fprintf(a.stdout, "paused: %s\n", path)
-				} else {
-					fmt.Fprintf(a.stdout, "already paused: %s\n", path)
-				}
-				return nil
-			}
-		},
-	})
-	register(&command{
-		name:    "unpause",
-		summary: "remove the PAUSE file that pause created",
-		usage:   "unpause [--global] [--project DIR]",
-		example: "  session-handoff unpause --global",
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			keysDir := keysFlag(fs, a)
-			global := fs.Bool("global", false, "remove the global PAUSE file")
-			project := fs.String("project", ".", "the project directory")
-			return func(args []string) error {
-				if len(args) > 0 {
-					return usagef("takes no arguments")
-				}
-				path, err := a.pauseFile(*keysDir, *project, *global)
-				if err != nil {
-					return err
-				}
-				removed, err := handover.Unpause(path)
-				if err != nil {
-					return err
-				}
-				if removed {
-					fmt.Fprintf(a.stdout, "unpaused: removed %s\n", path)
-				} else {
-					fmt.Fprintf(a.stdout, "not paused: no %s\n", path)
-				}
-				return nil
-			}
-		},
-	})
+		newHandoverRunCmd(a), newHandoverCheckCmd(a), newHandoverStatusCmd(a), newHandoverAllowCmd(a))
 }
 
-// pauseFile is the PAUSE file pause and unpause work on.
-func (a *app) pauseFile(keysDir, project string, global bool) (string, error) {
-	if global {
-		kr, err := a.keyring()
-		if err != nil {
-			return "", err
-		}
-		if err := os.MkdirAll(kr.Dir, 0o700); err != nil {
-			return "", err
-		}
-		return filepath.Join(kr.Dir, handover.PauseFileName), nil
+// handoverRunOptions are the flags of 'handover run'.
+type handoverRunOptions struct {
+	project string
+	config  string
+	restart bool
+	dryRun  bool
+	json    bool
+}
+
+func newHandoverRunCmd(a *app) *cobra.Command {
+	var opts handoverRunOptions
+	cmd := &cobra.Command{
+		Use:   "run [--config F] [--restart] [--dry-run] [--project DIR] [--json]",
+		Short: "run the handover's steps, or resume the pending run",
+		Long: `Runs the steps of the configuration (--config, else the project's
+approved handover.toml, else the configuration directory's, else the
+built-in default), or finishes the pending run, skipping the steps it did.
+Paused work exits 6.`,
+		Example: "  session-handoff handover run --dry-run",
+		Args:    noArgs,
+		RunE:    func(*cobra.Command, []string) error { return runHandoverRun(a, opts) },
 	}
+	f := cmd.Flags()
+	f.StringVar(&opts.project, "project", ".", "the project directory")
+	f.StringVar(&opts.config, "config", "", "the run's configuration (TOML)")
+	f.BoolVar(&opts.restart, "restart", false, "abandon a pending run and start a new one")
+	f.BoolVar(&opts.dryRun, "dry-run", false, "say what would run, and write nothing")
+	f.BoolVar(&opts.json, "json", false, "print JSON")
+	return cmd
+}
+
+func runHandoverRun(a *app, opts handoverRunOptions) error {
+	root, err := a.projectRoot(opts.project)
+	if err != nil {
+		return err
+	}
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	kr, err := a.keyring()
+	if err != nil {
+		return err
+	}
+	cfg, cfgPath, err := a.resolveHandoverConfig(opts.config, root, kr)
+	if err != nil {
+		return err
+	}
+	r := handover.NewRunner(a.runnerOptions(root, kr, s, cfg))
+	if opts.dryRun {
+		return a.handoverPlan(r, cfgPath, opts.restart, opts.json)
+	}
+	if err := r.LoadSecrets(kr, a.envPassphrase(keyPassphraseEnv, passphraseEnv)); err != nil {
+		return err
+	}
+	cp, err := r.Run(a.ctx, opts.restart)
+	var paused *handover.PausedError
+	if errors.As(err, &paused) {
+		return exitError{code: exitPaused, err: err}
+	}
+	if err != nil {
+		if cp != nil && cp.State == handover.RunRunning {
+			return withHint(err, "fix the cause and run 'session-handoff handover run' again: finished steps are not repeated")
+		}
+		return err
+	}
+	if opts.json {
+		return a.writeJSON(cp)
+	}
+	fmt.Fprintf(a.stdout, "handover run %s completed: %d steps, handoff %s\n", cp.RunID, len(cp.Steps), cp.HandoffID)
+	return nil
+}
+
+// handoverStateOptions are the flags of 'handover check', 'status' and
+// 'allow': the project, and (status) --json.
+type handoverStateOptions struct {
+	project string
+	json    bool
+}
+
+func newHandoverCheckCmd(a *app) *cobra.Command {
+	var opts handoverStateOptions
+	cmd := &cobra.Command{
+		Use:     "check [--project DIR]",
+		Short:   "exit 0 (no run), 1 (a run needs resuming) or 2 (the last run completed)",
+		Example: "  session-handoff handover check; [ $? -eq 1 ] && session-handoff handover run",
+		Args:    noArgs,
+		RunE:    func(*cobra.Command, []string) error { return runHandoverCheck(a, opts) },
+	}
+	cmd.Flags().StringVar(&opts.project, "project", ".", "the project directory")
+	return cmd
+}
+
+// runHandoverCheck reports the project's run state by its exit code:
+// handover.Status's value, 1 when the state cannot be read.
+func runHandoverCheck(a *app, opts handoverStateOptions) error {
+	stateDir, err := a.handoverStateDir(opts.project)
+	if err != nil {
+		return err
+	}
+	rep, err := handover.Inspect(stateDir)
+	if err != nil {
+		return exitError{code: int(rep.Status), err: err}
+	}
+	a.printCheck(rep)
+	return exitError{code: int(rep.Status)}
+}
+
+func newHandoverStatusCmd(a *app) *cobra.Command {
+	var opts handoverStateOptions
+	cmd := &cobra.Command{
+		Use:     "status [--project DIR] [--json]",
+		Short:   "show the last or pending run, step by step",
+		Example: "  session-handoff handover status --json",
+		Args:    noArgs,
+		RunE:    func(*cobra.Command, []string) error { return runHandoverStatus(a, opts) },
+	}
+	cmd.Flags().StringVar(&opts.project, "project", ".", "the project directory")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
+	return cmd
+}
+
+func newHandoverAllowCmd(a *app) *cobra.Command {
+	var opts handoverStateOptions
+	cmd := &cobra.Command{
+		Use:     "allow [--project DIR]",
+		Short:   "approve the project's handover.toml as it is now",
+		Example: "  session-handoff handover allow",
+		Args:    noArgs,
+		RunE:    func(*cobra.Command, []string) error { return runHandoverAllow(a, opts) },
+	}
+	cmd.Flags().StringVar(&opts.project, "project", ".", "the project directory")
+	return cmd
+}
+
+func runHandoverAllow(a *app, opts handoverStateOptions) error {
+	root, err := a.projectRoot(opts.project)
+	if err != nil {
+		return err
+	}
+	kr, err := a.keyring()
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(root, handover.ConfigFile)
+	if _, err := handover.LoadConfig(path); err != nil {
+		return err
+	}
+	if err := handover.Approve(filepath.Join(kr.Dir, handover.ApprovalsFile), path); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "approved %s as it is now; a change to it needs approving again\n", path)
+	return nil
+}
+
+// handoverStateDir is where the project's handover state is kept.
+func (a *app) handoverStateDir(project string) (string, error) {
 	root, err := a.projectRoot(project)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(root, handover.PauseFileName), nil
+	s, err := a.openStore()
+	if err != nil {
+		return "", err
+	}
+	return handover.StateDir(s.Dir(), root), nil
+}
+
+// pauseOptions are the flags pause and unpause share (unpause has no
+// --reason).
+type pauseOptions struct {
+	project string
+	global  bool
+	reason  string
+}
+
+// bindPauseFlags binds the flags pause and unpause share.
+func bindPauseFlags(cmd *cobra.Command, opts *pauseOptions, global string) {
+	cmd.Flags().StringVar(&opts.project, "project", ".", "the project directory")
+	cmd.Flags().BoolVar(&opts.global, "global", false, global)
+}
+
+func newPauseCmd(a *app) *cobra.Command {
+	var opts pauseOptions
+	cmd := &cobra.Command{
+		Use:   "pause [--reason TEXT] [--global] [--project DIR]",
+		Short: "stop automated writes (handover runs, hooks) until unpause",
+		Long: `Creates a PAUSE file: in the project root, or with --global in the
+configuration directory (every project). While it exists, handover runs
+and hooks write nothing and exit 6; a pending run stays resumable.`,
+		Example: `  session-handoff pause --reason "reviewing the last handover"
+  session-handoff unpause`,
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error { return runPause(a, opts) },
+	}
+	cmd.Flags().StringVar(&opts.reason, "reason", "", "why, for whoever finds the file")
+	bindPauseFlags(cmd, &opts, "pause every project, not only this one")
+	return cmd
+}
+
+func newUnpauseCmd(a *app) *cobra.Command {
+	var opts pauseOptions
+	cmd := &cobra.Command{
+		Use:     "unpause [--global] [--project DIR]",
+		Short:   "remove the PAUSE file that pause created",
+		Example: "  session-handoff unpause --global",
+		Args:    noArgs,
+		RunE:    func(*cobra.Command, []string) error { return runUnpause(a, opts) },
+	}
+	bindPauseFlags(cmd, &opts, "remove the global PAUSE file")
+	return cmd
+}
+
+func runPause(a *app, opts pauseOptions) error {
+	path, err := a.pauseFile(opts)
+	if err != nil {
+		return err
+	}
+	created, err := handover.Pause(path, opts.reason, time.Now())
+	if err != nil {
+		return err
+	}
+	if created {
+		fmt.Fprintf(a.stdout, "paused: %s\n", path)
+	} else {
+		fmt.Fprintf(a.stdout, "already paused: %s\n", path)
+	}
+	return nil
+}
+
+func runUnpause(a *app, opts pauseOptions) error {
+	path, err := a.pauseFile(opts)
+	if err != nil {
+		return err
+	}
+	removed, err := handover.Unpause(path)
+	if err != nil {
+		return err
+	}
+	if removed {
+		fmt.Fprintf(a.stdout, "unpaused: removed %s\n", path)
+	} else {
+		fmt.Fprintf(a.stdout, "not paused: no %s\n", path)
+	}
+	return nil
+}
+
+// pauseFile is the PAUSE file pause and unpause work on
+// (handover.PauseFile); the project matters only without --global.
+func (a *app) pauseFile(opts pauseOptions) (string, error) {
+	kr, err := a.keyring()
+	if err != nil {
+		return "", err
+	}
+	root := ""
+	if !opts.global {
+		if root, err = a.projectRoot(opts.project); err != nil {
+			return "", err
+		}
+	}
+	return handover.PauseFile(kr.Dir, root, opts.global)
 }
 
 // envPassphrase reads a passphrase from the first environment variable set,
@@ -235,11 +326,6 @@ func (a *app) envPassphrase(names ...string) func() ([]byte, error) {
 	}
 }
 
-// loadHandoverConfig finds the run's configuration: the flag, the
-// project's handover.toml, the configuration directory's, or the default.
-// A project's own handover.toml came with the repository, perhaps from a
-// stranger, and its exec steps run commands: it is used only once the
-// user has approved its exact content with 'handover allow'.
 // resolveHandoverConfig is handover.ResolveConfig with the hint a user
 // needs for an unapproved project configuration.
 func (a *app) resolveHandoverConfig(explicit, root string, kr exchange.Keyring) (*handover.Config, string, error) {
@@ -257,34 +343,34 @@ func (a *app) runnerOptions(root string, kr exchange.Keyring, s *store.Store, cf
 		Env: a.getenv, Log: a.stderr, Observe: handoverObserve}
 }
 
-func (a *app) printCheck(st handover.Status, cp *handover.Checkpoint, stateDir string) {
-	switch st {
-	case handover.StatusNone:
+// printCheck says what 'handover check' found.
+func (a *app) printCheck(rep handover.Report) {
+	switch cp := rep.Checkpoint; {
+	case rep.Status == handover.StatusNone:
 		fmt.Fprintln(a.stdout, "no handover run has started for this project")
-	case handover.StatusCompleted:
+	case rep.Status == handover.StatusCompleted:
 		fmt.Fprintf(a.stdout, "the last handover run (%s) completed at %s\n", cp.RunID, cp.FinishedAt.Local().Format(time.RFC3339))
+	case rep.Running:
+		fmt.Fprintf(a.stdout, "handover run %s is running now\n", cp.RunID)
 	default:
-		if handover.Running(stateDir) {
-			fmt.Fprintf(a.stdout, "handover run %s is running now\n", cp.RunID)
-			return
-		}
 		fmt.Fprintf(a.stdout, "handover run %s was interrupted: steps left: %v\n", cp.RunID, cp.Pending())
 		fmt.Fprintln(a.stdout, "resume it with 'session-handoff handover run'")
 	}
 }
 
-func (a *app) handoverStatus(stateDir string, asJSON bool) error {
-	st, cp, err := handover.Check(stateDir)
+func runHandoverStatus(a *app, opts handoverStateOptions) error {
+	stateDir, err := a.handoverStateDir(opts.project)
 	if err != nil {
 		return err
 	}
-	if asJSON {
-		return a.writeJSON(struct {
-			Status     string               `json:"status"`
-			Running    bool                 `json:"running"`
-			Checkpoint *handover.Checkpoint `json:"checkpoint"`
-		}{[]string{"none", "resume-needed", "completed"}[st], handover.Running(stateDir), cp})
+	rep, err := handover.Inspect(stateDir)
+	if err != nil {
+		return err
 	}
+	if opts.json {
+		return a.writeJSON(rep)
+	}
+	cp := rep.Checkpoint
 	if cp == nil {
 		fmt.Fprintln(a.stdout, "no handover run has started for this project")
 		return nil
@@ -303,27 +389,24 @@ func (a *app) handoverStatus(stateDir string, asJSON bool) error {
 	return nil
 }
 
+// handoverPlan prints what 'handover run --dry-run' found.
 func (a *app) handoverPlan(r *handover.Runner, cfgPath string, restart, asJSON bool) error {
-	plan, cp, err := r.Plan(restart)
+	d, err := r.DryRun(cfgPath, restart)
 	if err != nil {
 		return err
 	}
 	if asJSON {
-		return a.writeJSON(struct {
-			Config string              `json:"config"`
-			Resume bool                `json:"resume"`
-			Steps  []handover.PlanStep `json:"steps"`
-		}{cfgPath, cp != nil, plan})
+		return a.writeJSON(d)
 	}
-	if cp != nil {
-		fmt.Fprintf(a.stdout, "would resume run %s (config %s):\n", cp.RunID, cfgPath)
+	if d.Resume {
+		fmt.Fprintf(a.stdout, "would resume run %s (config %s):\n", d.RunID, d.Config)
 	} else {
-		fmt.Fprintf(a.stdout, "would start a new run (config %s):\n", cfgPath)
+		fmt.Fprintf(a.stdout, "would start a new run (config %s):\n", d.Config)
 	}
-	if err := handover.CheckPause(r.PauseFiles); err != nil {
-		fmt.Fprintf(a.stdout, "  but it is %v\n", err)
+	if d.Paused != nil {
+		fmt.Fprintf(a.stdout, "  but it is %v\n", d.Paused)
 	}
-	for _, p := range plan {
+	for _, p := range d.Steps {
 		fmt.Fprintf(a.stdout, "  %-4s %-16s %s\n", p.Action, p.Name, p.Kind)
 	}
 	return nil

@@ -6,35 +6,18 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/memory"
 )
 
-// memoryFlags are the flags each memory subcommand takes; any other flag
-// given is a usage error rather than silently ignored.
-var memoryFlags = map[string][]string{
-	"init":    {"dir", "name", "force"},
-	"write":   {"dir", "layer", "tag", "date", "handoff", "key", "file"},
-	"show":    {"dir", "layer", "tag", "json"},
-	"compact": {"dir", "month", "keep-days", "json"},
-}
-
-func init() {
-	register(&command{
-		name:    "memory",
-		summary: "plain-Markdown memory: session notes, current state, monthly archives",
-		usage: "memory init [DIR] [--name NAME] [--force]\n" +
-			"  memory write --layer 1|2|3 [--tag T] [--date YYYY-MM-DD] [--handoff ID] [--key K] (--file F | -)\n" +
-			"  memory show [FILE] [--layer N] [--tag T] [--json]\n" +
-			"  memory compact [--month YYYY-MM] [--keep-days N] [--json]",
-		help: `Keeps an agent's memory as Markdown files any agent can read and git can
+func newMemoryCmd(a *app) *cobra.Command {
+	return newParentCmd("memory init|write|show|compact", "plain-Markdown memory: session notes, current state, monthly archives",
+		`Keeps an agent's memory as Markdown files any agent can read and git can
 track, in the memory directory (--dir; by default memory/ at the top of the
 git worktree, or in the current directory outside git):
 
@@ -43,180 +26,252 @@ git worktree, or in the current directory outside git):
   layer2/current-state.md             where things stand now; each write replaces it
   layer3/YYYY-MM-TAG-archive.md       old notes, folded by month and tag
 
-init makes the directory, the identity files and a .gitignore for the
-writers' lock; existing files are kept unless --force.
+Each subcommand takes --dir, and only the flags of its own.`,
+		`  session-handoff memory init --name Aria
+  echo "Fixed the login redirect; rate limiter next." | session-handoff memory write --layer 1 --tag api -
+  session-handoff memory show --layer 2
+  session-handoff memory compact --keep-days 14`,
+		newMemoryInitCmd(a), newMemoryWriteCmd(a), newMemoryShowCmd(a), newMemoryCompactCmd(a))
+}
 
-write reads the text from --file or from standard input ("-"). --tag is
+// dirFlagUsage describes --dir, which every memory subcommand takes.
+const dirFlagUsage = "the memory directory (default memory/ at the top of the git worktree, or in the current directory)"
+
+// memoryInitOptions are the argument and flags of 'memory init'.
+type memoryInitOptions struct {
+	dir   string // --dir, or the DIR argument
+	arg   string
+	name  string
+	force bool
+}
+
+func newMemoryInitCmd(a *app) *cobra.Command {
+	var opts memoryInitOptions
+	cmd := &cobra.Command{
+		Use:   "init [DIR] [--name NAME] [--force]",
+		Short: "make the memory directory, its identity files and .gitignore",
+		Long: `Makes the directory, the identity files and a .gitignore for the
+writers' lock; existing files are kept unless --force.`,
+		Example: "  session-handoff memory init --name Aria",
+		Args:    rangeArgs(0, 1, "at most one directory"),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.arg = args[0]
+			}
+			return runMemoryInit(a, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.dir, "dir", "", dirFlagUsage)
+	f.StringVar(&opts.name, "name", "", "the agent's name, for SOUL.md")
+	f.BoolVar(&opts.force, "force", false, "replace existing identity files and .gitignore")
+	return cmd
+}
+
+func runMemoryInit(a *app, opts memoryInitOptions) error {
+	root := opts.dir
+	if opts.arg != "" {
+		if root != "" && root != opts.arg {
+			return usagef("give the directory as DIR or --dir, not both")
+		}
+		root = opts.arg
+	}
+	d, err := a.memoryDir(root)
+	if err != nil {
+		return err
+	}
+	created, err := memory.Init(d.Root, memory.InitOptions{Name: opts.name, Force: opts.force})
+	for _, c := range created {
+		fmt.Fprintf(a.stdout, "created %s\n", c)
+	}
+	if err != nil {
+		return err
+	}
+	if len(created) == 0 {
+		fmt.Fprintf(a.stdout, "%s is set up already; --force replaces the identity files\n", d.Root)
+	}
+	return nil
+}
+
+// memoryWriteOptions are the flags and argument of 'memory write'.
+type memoryWriteOptions struct {
+	dir  string
+	note memory.Note // Layer, Tag, Date, HandoffID, Key from the flags
+	file string      // --file, or "-" for standard input
+	args []string
+}
+
+func newMemoryWriteCmd(a *app) *cobra.Command {
+	var opts memoryWriteOptions
+	cmd := &cobra.Command{
+		Use:   "write --layer 1|2|3 [--tag T] [--date YYYY-MM-DD] [--handoff ID] [--key K] (--file F | -)",
+		Short: "write a session note, the current state, or an archive entry",
+		Long: `Reads the text from --file or from standard input ("-"). --tag is
 required for layers 1 and 3 (lower-case letters, digits, '.', '_', '-');
 --date defaults to today. With --key, a note whose key the file already
-holds is not written again.
+holds is not written again.`,
+		Example: `  echo "Fixed the login redirect; rate limiter next." | session-handoff memory write --layer 1 --tag api -
+  session-handoff memory write --layer 2 --file state.md
+  session-handoff memory write --layer 3 --tag api --date 2026-01-15 --file summary.md`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			opts.args = args
+			return runMemoryWrite(a, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.dir, "dir", "", dirFlagUsage)
+	f.IntVar(&opts.note.Layer, "layer", 0, "the layer: 1 notes, 2 current state, 3 archive")
+	f.StringVar(&opts.note.Tag, "tag", "", "the note's tag (layers 1 and 3)")
+	f.StringVar(&opts.note.Date, "date", "", "the date, YYYY-MM-DD (default today)")
+	f.StringVar(&opts.note.HandoffID, "handoff", "", "the id of the handoff the text came from")
+	f.StringVar(&opts.note.Key, "key", "", "a key that makes the write happen once (layers 1 and 3)")
+	f.StringVar(&opts.file, "file", "", `read the text from FILE, or "-" for standard input`)
+	return cmd
+}
 
-show lists the memory files with their header fields (layer, tag, date,
+// memoryShowOptions are the argument and flags of 'memory show'.
+type memoryShowOptions struct {
+	dir      string
+	file     string // FILE, a path in the memory directory
+	layer    int
+	tag      string
+	filtered bool // --layer or --tag was given
+	json     bool
+}
+
+func newMemoryShowCmd(a *app) *cobra.Command {
+	var opts memoryShowOptions
+	cmd := &cobra.Command{
+		Use:   "show [FILE] [--layer N] [--tag T] [--json]",
+		Short: "list the memory files, or print one",
+		Long: `Lists the memory files with their header fields (layer, tag, date,
 handoff, entries); --layer 2 prints the current state, and FILE (a path in
-the memory directory) prints that file.
+the memory directory) prints that file.`,
+		Example: `  session-handoff memory show --tag api
+  session-handoff memory show --layer 2
+  session-handoff memory show layer1/2026-03/api-2026-03-05.md`,
+		Args: rangeArgs(0, 1, "at most one file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.file = args[0]
+			}
+			opts.filtered = cmd.Flags().Changed("layer") || cmd.Flags().Changed("tag")
+			return runMemoryShow(a, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.dir, "dir", "", dirFlagUsage)
+	f.IntVar(&opts.layer, "layer", 0, "only this layer (2: print the current state)")
+	f.StringVar(&opts.tag, "tag", "", "only this tag")
+	f.BoolVar(&opts.json, "json", false, "print as JSON")
+	return cmd
+}
 
-compact folds notes older than --keep-days days (default 30), or every note
+func runMemoryShow(a *app, opts memoryShowOptions) error {
+	if opts.layer < 0 || opts.layer > 3 {
+		return usagef("--layer %d: want 1, 2 or 3", opts.layer)
+	}
+	if opts.tag != "" {
+		if err := memory.ValidTag(opts.tag); err != nil {
+			return usagef("--%s", err)
+		}
+	}
+	d, err := a.memoryDir(opts.dir)
+	if err != nil {
+		return err
+	}
+	if opts.file == "" && opts.layer != 2 {
+		return a.memoryList(d, opts.layer, opts.tag, opts.json)
+	}
+	rel := memory.StateFile
+	if opts.file != "" {
+		if opts.filtered {
+			return usagef("give a FILE or --layer/--tag, not both")
+		}
+		rel = filepath.ToSlash(opts.file)
+	} else if opts.tag != "" {
+		return usagef("layer 2 has no tags")
+	}
+	return a.memoryShowFile(d, rel, opts.json)
+}
+
+// memoryCompactOptions are the flags of 'memory compact'.
+type memoryCompactOptions struct {
+	dir         string
+	month       string
+	keepDays    int
+	keepDaysSet bool
+	json        bool
+}
+
+func newMemoryCompactCmd(a *app) *cobra.Command {
+	var opts memoryCompactOptions
+	cmd := &cobra.Command{
+		Use:   "compact [--month YYYY-MM] [--keep-days N] [--json]",
+		Short: "fold old session notes into monthly archives",
+		Long: `Folds notes older than --keep-days days (default 30), or every note
 of --month, into the month's archive for their tag, in date order, then
 removes them. Every archive is written and synced before any note goes, and
 an entry already archived is not added again, so running it again after a
 crash is safe.`,
-		example: `  session-handoff memory init --name Aria
-  echo "Fixed the login redirect; rate limiter next." | session-handoff memory write --layer 1 --tag api -
-  session-handoff memory write --layer 2 --file state.md
-  session-handoff memory write --layer 3 --tag api --date 2026-01-15 --file summary.md
-  session-handoff memory show --tag api
-  session-handoff memory show --layer 2
-  session-handoff memory show layer1/2026-03/api-2026-03-05.md
-  session-handoff memory compact --keep-days 14`,
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			dirFlag := fs.String("dir", "", "the memory directory (default memory/ at the top of the git worktree, or in the current directory)")
-			name := fs.String("name", "", "the agent's name, for SOUL.md (init)")
-			force := fs.Bool("force", false, "replace existing identity files and .gitignore (init)")
-			layer := fs.Int("layer", 0, "the layer: 1 notes, 2 current state, 3 archive (write; show: only this layer)")
-			tag := fs.String("tag", "", "the note's tag (write, layers 1 and 3; show: only this tag)")
-			date := fs.String("date", "", "the date, YYYY-MM-DD (write; default today)")
-			handoffID := fs.String("handoff", "", "the id of the handoff the text came from (write)")
-			key := fs.String("key", "", "a key that makes the write happen once (write, layers 1 and 3)")
-			file := fs.String("file", "", `read the text from FILE, or "-" for standard input (write)`)
-			asJSON := fs.Bool("json", false, "print as JSON (show, compact)")
-			month := fs.String("month", "", "fold every note of this month, YYYY-MM (compact)")
-			keepDays := fs.Int("keep-days", 30, "fold notes older than this many days (compact)")
-			return func(args []string) error {
-				if len(args) == 0 {
-					return usagef("want 'memory init', 'memory write', 'memory show' or 'memory compact'")
-				}
-				sub := args[0]
-				allowed, ok := memoryFlags[sub]
-				if !ok {
-					return usagef("unknown memory command %q", handoff.Shorten(sub, 40))
-				}
-				var stray []string
-				fs.Visit(func(f *pflag.Flag) {
-					for _, n := range allowed {
-						if f.Name == n {
-							return
-						}
-					}
-					stray = append(stray, "--"+f.Name)
-				})
-				if len(stray) > 0 {
-					sort.Strings(stray)
-					return usagef("%s: not a flag of 'memory %s'", strings.Join(stray, ", "), sub)
-				}
-				args = args[1:]
-				switch sub {
-				case "init":
-					if len(args) > 1 {
-						return usagef("memory init takes at most one directory")
-					}
-					root := *dirFlag
-					if len(args) == 1 {
-						if root != "" && root != args[0] {
-							return usagef("give the directory as DIR or --dir, not both")
-						}
-						root = args[0]
-					}
-					d, err := a.memoryDir(root)
-					if err != nil {
-						return err
-					}
-					created, err := memory.Init(d.Root, memory.InitOptions{Name: *name, Force: *force})
-					for _, c := range created {
-						fmt.Fprintf(a.stdout, "created %s\n", c)
-					}
-					if err != nil {
-						return err
-					}
-					if len(created) == 0 {
-						fmt.Fprintf(a.stdout, "%s is set up already; --force replaces the identity files\n", d.Root)
-					}
-					return nil
-
-				case "write":
-					return a.memoryWrite(*dirFlag, args, memory.Note{Layer: *layer, Tag: *tag, Date: *date, HandoffID: *handoffID, Key: *key}, *file)
-
-				case "show":
-					if len(args) > 1 {
-						return usagef("memory show takes at most one file")
-					}
-					if *layer < 0 || *layer > 3 {
-						return usagef("--layer %d: want 1, 2 or 3", *layer)
-					}
-					if *tag != "" {
-						if err := memory.ValidTag(*tag); err != nil {
-							return usagef("--%s", err)
-						}
-					}
-					d, err := a.memoryDir(*dirFlag)
-					if err != nil {
-						return err
-					}
-					if len(args) == 1 || *layer == 2 {
-						rel := memory.StateFile
-						if len(args) == 1 {
-							if fs.Changed("layer") || fs.Changed("tag") {
-								return usagef("give a FILE or --layer/--tag, not both")
-							}
-							rel = filepath.ToSlash(args[0])
-						} else if *tag != "" {
-							return usagef("layer 2 has no tags")
-						}
-						return a.memoryShowFile(d, rel, *asJSON)
-					}
-					return a.memoryList(d, *layer, *tag, *asJSON)
-
-				case "compact":
-					if len(args) > 0 {
-						return usagef("memory compact takes no arguments")
-					}
-					if *month != "" && fs.Changed("keep-days") {
-						return usagef("--month and --keep-days cannot be used together")
-					}
-					if *month != "" {
-						if err := memory.ValidMonth(*month); err != nil {
-							return usagef("--%s", err)
-						}
-					}
-					if *keepDays < 0 {
-						return usagef("--keep-days %d: want 0 or more", *keepDays)
-					}
-					d, err := a.memoryDir(*dirFlag)
-					if err != nil {
-						return err
-					}
-					res, err := d.Compact(*month, *keepDays, time.Now())
-					if err != nil {
-						return err
-					}
-					if *asJSON {
-						return a.writeJSON(res)
-					}
-					for _, p := range res.Archives {
-						fmt.Fprintf(a.stdout, "wrote %s\n", p)
-					}
-					for _, p := range res.Archived {
-						fmt.Fprintf(a.stdout, "archived %s\n", p)
-					}
-					switch {
-					case len(res.Archived) > 0:
-						fmt.Fprintf(a.stdout, "compacted %d note(s) into %d archive(s)\n", len(res.Archived), len(res.Archives))
-					case *month != "":
-						fmt.Fprintf(a.stdout, "no notes of %s to compact\n", *month)
-					default:
-						fmt.Fprintf(a.stdout, "no notes older than %d days to compact\n", *keepDays)
-					}
-					return nil
-				}
-				return nil
-			}
+		Example: "  session-handoff memory compact --keep-days 14",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.keepDaysSet = cmd.Flags().Changed("keep-days")
+			return runMemoryCompact(a, opts)
 		},
-	})
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.dir, "dir", "", dirFlagUsage)
+	f.StringVar(&opts.month, "month", "", "fold every note of this month, YYYY-MM")
+	f.IntVar(&opts.keepDays, "keep-days", 30, "fold notes older than this many days")
+	f.BoolVar(&opts.json, "json", false, "print as JSON")
+	return cmd
+}
+
+func runMemoryCompact(a *app, opts memoryCompactOptions) error {
+	if opts.month != "" && opts.keepDaysSet {
+		return usagef("--month and --keep-days cannot be used together")
+	}
+	if opts.month != "" {
+		if err := memory.ValidMonth(opts.month); err != nil {
+			return usagef("--%s", err)
+		}
+	}
+	if opts.keepDays < 0 {
+		return usagef("--keep-days %d: want 0 or more", opts.keepDays)
+	}
+	d, err := a.memoryDir(opts.dir)
+	if err != nil {
+		return err
+	}
+	res, err := d.Compact(opts.month, opts.keepDays, time.Now())
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		return a.writeJSON(res)
+	}
+	for _, p := range res.Archives {
+		fmt.Fprintf(a.stdout, "wrote %s\n", p)
+	}
+	for _, p := range res.Archived {
+		fmt.Fprintf(a.stdout, "archived %s\n", p)
+	}
+	switch {
+	case len(res.Archived) > 0:
+		fmt.Fprintf(a.stdout, "compacted %d note(s) into %d archive(s)\n", len(res.Archived), len(res.Archives))
+	case opts.month != "":
+		fmt.Fprintf(a.stdout, "no notes of %s to compact\n", opts.month)
+	default:
+		fmt.Fprintf(a.stdout, "no notes older than %d days to compact\n", opts.keepDays)
+	}
+	return nil
 }
 
 // memoryDir is the memory directory a command works on: --dir as given,
-// or memory/ at the top of the git worktree holding the current directory
-// (the current directory itself outside git), shown relative to the
-// current directory (which is inside the worktree).
+// or memory.DefaultDir for the project holding the current directory.
 func (a *app) memoryDir(flagValue string) (memory.Dir, error) {
 	if flagValue != "" {
 		return memory.Dir{Root: flagValue}, nil
@@ -225,22 +280,13 @@ func (a *app) memoryDir(flagValue string) (memory.Dir, error) {
 	if err != nil {
 		return memory.Dir{}, err
 	}
-	dir := filepath.Join(root, "memory")
-	// git names the worktree with its links resolved: so must the
-	// current directory be, for the relative path to be short.
-	if wd, err := os.Getwd(); err == nil {
-		if real, err := filepath.EvalSymlinks(wd); err == nil {
-			wd = real
-		}
-		if rel, err := filepath.Rel(wd, dir); err == nil {
-			dir = rel
-		}
-	}
-	return memory.Dir{Root: dir}, nil
+	wd, _ := os.Getwd()
+	return memory.DefaultDir(root, wd), nil
 }
 
-// memoryWrite is 'memory write': n carries the flags, file --file.
-func (a *app) memoryWrite(dirFlag string, args []string, n memory.Note, file string) error {
+// runMemoryWrite checks the note's flags, reads its text and writes it.
+func runMemoryWrite(a *app, opts memoryWriteOptions) error {
+	n, file, args := opts.note, opts.file, opts.args
 	switch {
 	case len(args) > 1 || len(args) == 1 && args[0] != "-":
 		return usagef("memory write takes the text from --file F or from standard input as \"-\"")
@@ -295,7 +341,7 @@ func (a *app) memoryWrite(dirFlag string, args []string, n memory.Note, file str
 		return fmt.Errorf("%s: %w", src, err)
 	}
 	n.Body = text
-	d, err := a.memoryDir(dirFlag)
+	d, err := a.memoryDir(opts.dir)
 	if err != nil {
 		return err
 	}

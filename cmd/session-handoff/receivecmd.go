@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/crypto"
@@ -18,12 +18,25 @@ import (
 	"github.com/session-handoff/session-handoff/internal/remote"
 )
 
-func init() {
-	register(&command{
-		name:    "receive",
-		summary: "fetch and import the bundles a git remote holds for me",
-		usage:   "receive [--remote NAME] [--dry-run] [--retry] [--allow-untrusted] [--allow-unsigned] [--tofu] [--json]",
-		help: `Fetches each remote (or the one --remote names) and imports every new
+// receiveOptions are receive's flags.
+type receiveOptions struct {
+	remote     string
+	identities []string
+	limits     *bundle.Limits
+	dryRun     bool
+	retry      bool
+	noFetch    bool
+	onConflict string
+	policy     exchange.Policy // --allow-untrusted, --allow-unsigned, --tofu
+	json       bool
+}
+
+func newReceiveCmd(a *app) *cobra.Command {
+	var opts receiveOptions
+	cmd := &cobra.Command{
+		Use:   "receive [--remote NAME] [--dry-run] [--retry] [--allow-untrusted] [--allow-unsigned] [--tofu] [--json]",
+		Short: "fetch and import the bundles a git remote holds for me",
+		Long: `Fetches each remote (or the one --remote names) and imports every new
 bundle in my directory of its inbox, the one named by the hash of my age
 recipient (and of each --identity). Other recipients' bundles are never
 read. Each bundle is checked completely first (encrypted and signed for
@@ -37,106 +50,134 @@ again (--retry looks at rejected ones again); bundles refused by the
 policy stay, and are imported once their signer is trusted. Exit status
 1 when any bundle was refused or rejected; --dry-run checks and writes
 nothing.`,
-		example: `  session-handoff receive
+		Example: `  session-handoff receive
   session-handoff receive --remote team --dry-run
   session-handoff receive --tofu --json`,
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeFlag(fs, a)
-			keysDir := keysFlag(fs, a)
-			remoteName := fs.String("remote", "", "receive from this remote only (default: every remote)")
-			identities := fs.StringArray("identity", nil, "an age identity file or OpenSSH private key to receive for too (repeatable)")
-			limits := limitFlags(fs)
-			dryRun := fs.Bool("dry-run", false, "check and report, import nothing")
-			retry := fs.Bool("retry", false, "look again at bundles rejected before")
-			noFetch := fs.Bool("no-fetch", false, "use what was fetched last")
-			onConflict := fs.String("on-conflict", "fail", "when a different handoff with the same id is stored: fail, skip or replace")
-			allowUntrusted := fs.Bool("allow-untrusted", false, "accept a valid signature by a key that is not in my trust store (RISK: anyone can make such a key)")
-			allowUnsigned := fs.Bool("allow-unsigned", false, "accept unsigned bundles (RISK: anyone could have written them)")
-			tofu := fs.Bool("tofu", false, "trust signers on first use and pin their names to their keys")
-			asJSON := fs.Bool("json", false, "print the result as JSON")
-			return func(args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected argument %q", handoff.Shorten(args[0], 40))
-				}
-				pol := exchange.Policy{AllowUntrusted: *allowUntrusted, AllowUnsigned: *allowUnsigned, TOFU: *tofu, OnConflict: exchange.Conflict(*onConflict)}
-				switch pol.OnConflict {
-				case exchange.ConflictFail, exchange.ConflictSkip, exchange.ConflictReplace:
-				default:
-					return usagef("--on-conflict %q: want fail, skip or replace", handoff.Shorten(*onConflict, 20))
-				}
-				kr, remotes, err := a.inboxRemotes(*keysDir, *remoteName)
-				if err != nil {
-					return err
-				}
-				s, err := a.openStore()
-				if err != nil {
-					return err
-				}
-				kr, ropts, err := a.readOptions(readerFlags{keysDir: &kr.Dir, identities: identities, passFile: new(string), limits: limits})
-				if err != nil {
-					return err
-				}
-				var results []*remote.ReceiveResult
-				var failed []error
-				var refused, rejected int
-				var hints []string
-				for _, r := range remotes {
-					res, err := remote.Receive(a.ctx, remote.ReceiveOptions{Remote: r, DataDir: s.Dir(), Store: s, Keys: kr, Read: ropts,
-						Policy: pol, DryRun: *dryRun, Retry: *retry, NoFetch: *noFetch, Now: time.Now()})
-					if errors.Is(err, exchange.ErrNoKeys) {
-						return withHint(err, "run 'session-handoff keygen' first")
-					}
-					if err != nil {
-						failed = append(failed, err)
-						fmt.Fprintf(a.stderr, "session-handoff: receive: %s\n", oneLine(err.Error()))
-						continue
-					}
-					results = append(results, res)
-					for _, it := range res.Items {
-						switch it.Outcome {
-						case remote.OutcomeRefused:
-							refused++
-							if h := refusalHint(it.Err); h != "" && !slices.Contains(hints, h) {
-								hints = append(hints, h)
-							}
-						case remote.OutcomeRejected:
-							rejected++
-						}
-					}
-					if !*asJSON {
-						a.printReceive(res)
-					}
-				}
-				if *asJSON {
-					if results == nil {
-						results = []*remote.ReceiveResult{}
-					}
-					if err := a.writeJSON(results); err != nil {
-						return err
-					}
-				}
-				switch {
-				case len(failed) == 1 && len(remotes) == 1:
-					return exitError{exitFailure, nil}
-				case len(failed) > 0:
-					return exitError{exitFailure, fmt.Errorf("%d of %d remotes could not be read", len(failed), len(remotes))}
-				case refused+rejected > 0:
-					err := fmt.Errorf("%d bundle%s not imported (%d refused, %d rejected)", refused+rejected, pluralS(refused+rejected), refused, rejected)
-					if len(hints) > 0 {
-						return withHint(err, strings.Join(hints, "; "))
-					}
-					return err
-				}
-				return nil
-			}
-		},
-	})
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error { return runReceive(a, opts) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.remote, "remote", "", "receive from this remote only (default: every remote)")
+	f.StringArrayVar(&opts.identities, "identity", nil, "an age identity file or OpenSSH private key to receive for too (repeatable)")
+	opts.limits = limitFlags(f)
+	f.BoolVar(&opts.dryRun, "dry-run", false, "check and report, import nothing")
+	f.BoolVar(&opts.retry, "retry", false, "look again at bundles rejected before")
+	f.BoolVar(&opts.noFetch, "no-fetch", false, "use what was fetched last")
+	f.StringVar(&opts.onConflict, "on-conflict", "fail", "when a different handoff with the same id is stored: fail, skip or replace")
+	f.BoolVar(&opts.policy.AllowUntrusted, "allow-untrusted", false, "accept a valid signature by a key that is not in my trust store (RISK: anyone can make such a key)")
+	f.BoolVar(&opts.policy.AllowUnsigned, "allow-unsigned", false, "accept unsigned bundles (RISK: anyone could have written them)")
+	f.BoolVar(&opts.policy.TOFU, "tofu", false, "trust signers on first use and pin their names to their keys")
+	f.BoolVar(&opts.json, "json", false, "print the result as JSON")
+	_ = cmd.RegisterFlagCompletionFunc("remote", a.completeRemotes)
+	return cmd
+}
 
-	register(&command{
-		name:    "inbox",
-		summary: "list what git remotes hold: for whom, from whom, verified or not",
-		usage:   "inbox [--remote NAME] [--no-fetch] [--no-verify] [--json]",
-		help: `Fetches each remote (or the one --remote names) and lists its bundles.
+func runReceive(a *app, opts receiveOptions) error {
+	pol := opts.policy
+	pol.OnConflict = exchange.Conflict(opts.onConflict)
+	switch pol.OnConflict {
+	case exchange.ConflictFail, exchange.ConflictSkip, exchange.ConflictReplace:
+	default:
+		return usagef("--on-conflict %q: want fail, skip or replace", handoff.Shorten(opts.onConflict, 20))
+	}
+	remotes, err := a.inboxRemotes(opts.remote)
+	if err != nil {
+		return err
+	}
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	kr, ropts, err := a.readOptions(readerFlags{identities: &opts.identities, passFile: new(string), limits: opts.limits})
+	if err != nil {
+		return err
+	}
+	var tally receiveTally
+	for _, r := range remotes {
+		res, err := remote.Receive(a.ctx, remote.ReceiveOptions{Remote: r, DataDir: s.Dir(), Store: s, Keys: kr, Read: ropts,
+			Policy: pol, DryRun: opts.dryRun, Retry: opts.retry, NoFetch: opts.noFetch, Now: time.Now()})
+		if errors.Is(err, exchange.ErrNoKeys) {
+			return withHint(err, "run 'session-handoff keygen' first")
+		}
+		if err != nil {
+			tally.failed++
+			fmt.Fprintf(a.stderr, "session-handoff: receive: %s\n", oneLine(err.Error()))
+			continue
+		}
+		tally.add(res)
+		if !opts.json {
+			a.printReceive(res)
+		}
+	}
+	if opts.json {
+		if tally.results == nil {
+			tally.results = []*remote.ReceiveResult{}
+		}
+		if err := a.writeJSON(tally.results); err != nil {
+			return err
+		}
+	}
+	return tally.err(len(remotes))
+}
+
+// receiveTally counts what a receive did across its remotes.
+type receiveTally struct {
+	results           []*remote.ReceiveResult
+	failed            int // remotes that could not be read
+	refused, rejected int
+	hints             []string
+}
+
+func (t *receiveTally) add(res *remote.ReceiveResult) {
+	t.results = append(t.results, res)
+	for _, it := range res.Items {
+		switch it.Outcome {
+		case remote.OutcomeRefused:
+			t.refused++
+			if h := refusalHint(it.Err); h != "" && !slices.Contains(t.hints, h) {
+				t.hints = append(t.hints, h)
+			}
+		case remote.OutcomeRejected:
+			t.rejected++
+		}
+	}
+}
+
+// err is the receive's outcome: exit 1 when a remote could not be read or
+// a bundle was not imported.
+func (t *receiveTally) err(remotes int) error {
+	switch {
+	case t.failed == 1 && remotes == 1:
+		return exitError{exitFailure, nil}
+	case t.failed > 0:
+		return exitError{exitFailure, fmt.Errorf("%d of %d remotes could not be read", t.failed, remotes)}
+	case t.refused+t.rejected > 0:
+		n := t.refused + t.rejected
+		err := fmt.Errorf("%d bundle%s not imported (%d refused, %d rejected)", n, pluralS(n), t.refused, t.rejected)
+		if len(t.hints) > 0 {
+			return withHint(err, strings.Join(t.hints, "; "))
+		}
+		return err
+	}
+	return nil
+}
+
+// inboxOptions are inbox's flags.
+type inboxOptions struct {
+	remote     string
+	identities []string
+	limits     *bundle.Limits
+	noFetch    bool
+	noVerify   bool
+	json       bool
+}
+
+func newInboxCmd(a *app) *cobra.Command {
+	var opts inboxOptions
+	cmd := &cobra.Command{
+		Use:   "inbox [--remote NAME] [--no-fetch] [--no-verify] [--json]",
+		Short: "list what git remotes hold: for whom, from whom, verified or not",
+		Long: `Fetches each remote (or the one --remote names) and lists its bundles.
 Mine (in the directory of my age recipient) come one per line, with
 whether they are new, imported or rejected, and, for new ones, whether
 they verify against my trust store (they are decrypted and checked, not
@@ -145,75 +186,71 @@ recipient; they are never read. Names come from the address book. "From"
 is the signer for a verified bundle; otherwise it is what the sender's
 log claims, marked "(claimed)": anyone who can write to the remote can
 write a log. Sends that did not reach the remote are listed too.`,
-		example: `  session-handoff inbox
+		Example: `  session-handoff inbox
   session-handoff inbox --remote team --json`,
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeFlag(fs, a)
-			keysDir := keysFlag(fs, a)
-			remoteName := fs.String("remote", "", "list this remote only (default: every remote)")
-			identities := fs.StringArray("identity", nil, "an age identity file or OpenSSH private key whose directory is mine too (repeatable)")
-			limits := limitFlags(fs)
-			noFetch := fs.Bool("no-fetch", false, "use what was fetched last")
-			noVerify := fs.Bool("no-verify", false, "do not decrypt and check my new bundles")
-			asJSON := fs.Bool("json", false, "print as JSON")
-			return func(args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected argument %q", handoff.Shorten(args[0], 40))
-				}
-				kr, remotes, err := a.inboxRemotes(*keysDir, *remoteName)
-				if err != nil {
-					return err
-				}
-				dataDir, err := a.dataDir()
-				if err != nil {
-					return err
-				}
-				kr, ropts, err := a.readOptions(readerFlags{keysDir: &kr.Dir, identities: identities, passFile: new(string), limits: limits})
-				if err != nil {
-					return err
-				}
-				book, err := people.Load(kr.Dir)
-				if err != nil {
-					return err
-				}
-				byRecipient, bySigner := book.Names()
-				var out []inboxJSON
-				failed := 0
-				for _, r := range remotes {
-					l, err := remote.Inbox(a.ctx, remote.InboxOptions{Remote: r, DataDir: dataDir, Keys: kr, Read: ropts, NoFetch: *noFetch, NoVerify: *noVerify})
-					if errors.Is(err, exchange.ErrNoKeys) {
-						return withHint(err, "run 'session-handoff keygen' first")
-					}
-					if err != nil {
-						failed++
-						fmt.Fprintf(a.stderr, "session-handoff: inbox: %s\n", oneLine(err.Error()))
-						continue
-					}
-					j := inboxJSON{InboxListing: l, URL: r.DisplayURL(), Branch: r.Branch, Bundles: []inboxEntry{}}
-					for _, b := range l.Bundles {
-						j.Bundles = append(j.Bundles, inboxEntry{InboxEntry: b, ForName: nameOr(byRecipient, b.For, b.Mine), FromName: nameOr(bySigner, b.From, false)})
-					}
-					out = append(out, j)
-				}
-				if *asJSON {
-					if out == nil {
-						out = []inboxJSON{}
-					}
-					if err := a.writeJSON(out); err != nil {
-						return err
-					}
-				} else {
-					for _, j := range out {
-						a.printInbox(j, time.Now())
-					}
-				}
-				if failed > 0 {
-					return exitError{exitFailure, nil}
-				}
-				return nil
-			}
-		},
-	})
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error { return runInbox(a, opts) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.remote, "remote", "", "list this remote only (default: every remote)")
+	f.StringArrayVar(&opts.identities, "identity", nil, "an age identity file or OpenSSH private key whose directory is mine too (repeatable)")
+	opts.limits = limitFlags(f)
+	f.BoolVar(&opts.noFetch, "no-fetch", false, "use what was fetched last")
+	f.BoolVar(&opts.noVerify, "no-verify", false, "do not decrypt and check my new bundles")
+	f.BoolVar(&opts.json, "json", false, "print as JSON")
+	_ = cmd.RegisterFlagCompletionFunc("remote", a.completeRemotes)
+	return cmd
+}
+
+func runInbox(a *app, opts inboxOptions) error {
+	remotes, err := a.inboxRemotes(opts.remote)
+	if err != nil {
+		return err
+	}
+	dataDir, err := a.dataDir()
+	if err != nil {
+		return err
+	}
+	kr, ropts, err := a.readOptions(readerFlags{identities: &opts.identities, passFile: new(string), limits: opts.limits})
+	if err != nil {
+		return err
+	}
+	book, err := people.Load(kr.Dir)
+	if err != nil {
+		return err
+	}
+	byRecipient, bySigner := book.Names()
+	out := []inboxJSON{}
+	failed := 0
+	for _, r := range remotes {
+		l, err := remote.Inbox(a.ctx, remote.InboxOptions{Remote: r, DataDir: dataDir, Keys: kr, Read: ropts, NoFetch: opts.noFetch, NoVerify: opts.noVerify})
+		if errors.Is(err, exchange.ErrNoKeys) {
+			return withHint(err, "run 'session-handoff keygen' first")
+		}
+		if err != nil {
+			failed++
+			fmt.Fprintf(a.stderr, "session-handoff: inbox: %s\n", oneLine(err.Error()))
+			continue
+		}
+		j := inboxJSON{InboxListing: l, URL: r.DisplayURL(), Branch: r.Branch, Bundles: []inboxEntry{}}
+		for _, b := range l.Bundles {
+			j.Bundles = append(j.Bundles, inboxEntry{InboxEntry: b, ForName: nameOr(byRecipient, b.For, b.Mine), FromName: nameOr(bySigner, b.From, false)})
+		}
+		out = append(out, j)
+	}
+	if opts.json {
+		if err := a.writeJSON(out); err != nil {
+			return err
+		}
+	} else {
+		for _, j := range out {
+			a.printInbox(j, time.Now())
+		}
+	}
+	if failed > 0 {
+		return exitError{exitFailure, nil}
+	}
+	return nil
 }
 
 // inboxJSON is one remote's listing, each bundle with names from the
@@ -247,29 +284,22 @@ func nameOr(names map[string]string, h string, me bool) string {
 	return handoff.Clip(h, len("sha256:")+12) + "…"
 }
 
-// inboxRemotes loads the keyring and the remotes a receive or inbox goes
-// through: the one named, or all of them.
-func (a *app) inboxRemotes(keysDir, name string) (exchange.Keyring, []remote.Remote, error) {
+// inboxRemotes are the remotes a receive or inbox goes through: the one
+// named, or all of them (remote.Config.Select).
+func (a *app) inboxRemotes(name string) ([]remote.Remote, error) {
 	kr, err := a.keyring()
 	if err != nil {
-		return kr, nil, err
+		return nil, err
 	}
 	c, err := remote.LoadConfig(kr.Dir)
 	if err != nil {
-		return kr, nil, err
+		return nil, err
 	}
-	if name != "" {
-		r, err := c.Get(name)
-		if err != nil {
-			return kr, nil, withHint(err, "'session-handoff remote list' shows the remotes")
-		}
-		return kr, []remote.Remote{r}, nil
+	list, err := c.Select(name)
+	if err != nil {
+		return nil, remoteHint(err)
 	}
-	list := c.List()
-	if len(list) == 0 {
-		return kr, nil, withHint(errors.New("no remote configured"), "add one: session-handoff remote add team git@host:team/handoffs.git")
-	}
-	return kr, list, nil
+	return list, nil
 }
 
 func (a *app) printReceive(res *remote.ReceiveResult) {

@@ -58,7 +58,7 @@ SESSION_HANDOFF_HOME relocates both.`,
 	// Bundles, keys and trust: export, import, verify, inspect, keygen, key, trust, people.
 	root.AddCommand(newExportCmd(a), newImportCmd(a), newVerifyCmd(a), newInspectCmd(a), newKeygenCmd(a), newKeyCmd(a), newTrustCmd(a), newPeopleCmd(a))
 	// Transfer, handover and memory: remote, send, receive, inbox, handover, pause, unpause, memory, hook.
-	root.AddCommand()
+	root.AddCommand(newRemoteCmd(a), newSendCmd(a), newReceiveCmd(a), newInboxCmd(a), newHandoverCmd(a), newPauseCmd(a), newUnpauseCmd(a), newMemoryCmd(a))
 	// Agents: render, resume, launch, targets, integrate, doctor, demo.
 	root.AddCommand()
 	root.InitDefaultCompletionCmd()

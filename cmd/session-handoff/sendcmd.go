@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
@@ -16,12 +16,22 @@ import (
 	"github.com/session-handoff/session-handoff/internal/remote"
 )
 
-func init() {
-	register(&command{
-		name:    "send",
-		summary: "send a handoff to people through a git remote",
-		usage:   "send [ID|latest] --to NAME|KEY… [--remote NAME] | send --pending [--remote NAME]",
-		help: `Exports the handoff (default: latest) as a bundle signed with my key and
+// sendOptions are send's argument and flags.
+type sendOptions struct {
+	ref         string // the handoff: an id, a prefix or "latest"
+	remote      string
+	to          []string
+	pending     bool
+	keyPassFile string
+	json        bool
+}
+
+func newSendCmd(a *app) *cobra.Command {
+	var opts sendOptions
+	cmd := &cobra.Command{
+		Use:   "send [ID|latest] --to NAME|KEY… [--remote NAME] | send --pending [--remote NAME]",
+		Short: "send a handoff to people through a git remote",
+		Long: `Exports the handoff (default: latest) as a bundle signed with my key and
 encrypted to the recipients, and pushes it to the remote's inbox: one copy
 in each recipient's directory and one line in my log, in one commit whose
 message says only how many bundles it adds. --to takes a name from the
@@ -32,114 +42,151 @@ If someone else pushed at the same moment, the send is rebuilt on top of
 theirs and pushed again (up to 5 times). If the remote cannot be reached,
 the bundle is kept: running the same send again, or 'send --pending',
 pushes that bundle; it is never added twice.`,
-		example: `  session-handoff send --remote team --to bob@desk
+		Example: `  session-handoff send --remote team --to bob@desk
   session-handoff send 01KMBF --to bob@desk --to carol@lab
   session-handoff send --pending --remote team`,
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeFlag(fs, a)
-			keysFlag(fs, a)
-			remoteName := fs.String("remote", "", "the remote to send through (default: the only one)")
-			to := fs.StringArray("to", nil, "a recipient: a name from the address book, or an age1…/ssh- key (repeatable)")
-			pending := fs.Bool("pending", false, "only push what earlier sends could not")
-			keyPassFile := fs.String("key-passphrase-file", "", "read the signing key's passphrase from this file")
-			asJSON := fs.Bool("json", false, "print the result as JSON")
-			return func(args []string) error {
-				if len(args) > 1 {
-					return usagef("takes at most one id")
-				}
-				if *pending && (len(args) > 0 || len(*to) > 0) {
-					return usagef("--pending takes no id and no --to")
-				}
-				if !*pending && len(*to) == 0 {
-					return withHint(usagef("no recipients"), "pass --to NAME (from 'session-handoff people list') or --to age1…")
-				}
-				kr, err := a.keyring()
-				if err != nil {
-					return err
-				}
-				r, err := pickRemote(kr.Dir, *remoteName)
-				if err != nil {
-					return err
-				}
-				s, err := a.openStore()
-				if err != nil {
-					return err
-				}
-				opts := remote.SendOptions{Remote: r, DataDir: s.Dir(), Store: s, Producer: producer(), Now: time.Now()}
-				var labels, hashes []string
-				if !*pending {
-					ref := "latest"
-					if len(args) == 1 {
-						ref = args[0]
-					}
-					id, err := resolve(s, ref)
-					if err != nil {
-						return err
-					}
-					if opts.Record, err = s.Get(handoff.ID(id)); err != nil {
-						return err
-					}
-					book, err := people.Load(kr.Dir)
-					if err != nil {
-						return err
-					}
-					for _, t := range *to {
-						ri, label, err := book.Resolve(t)
-						if errors.Is(err, people.ErrUnknown) {
-							return withHint(err, fmt.Sprintf("add them: session-handoff people add %s age1… [\"ssh-ed25519 AAAA… %s\"]", handoff.Shorten(t, 40), handoff.Shorten(t, 40)))
-						}
-						if err != nil {
-							return usagef("--to: %v", err)
-						}
-						opts.Recipients = append(opts.Recipients, ri)
-						labels = append(labels, label)
-						hashes = append(hashes, crypto.RecipientHash(ri.Canonical))
-					}
-				}
-				if opts.SigningKey, err = kr.SigningKey(a.keyPassphrase(keyPassFile).get); err != nil {
-					if errors.Is(err, exchange.ErrNoKeys) {
-						return withHint(err, "run 'session-handoff keygen' first")
-					}
-					if errors.Is(err, crypto.ErrWrongPassphrase) {
-						return errors.New("wrong passphrase for the signing key")
-					}
-					return err
-				}
-				res, err := remote.Send(a.ctx, opts)
-				if errors.Is(err, remote.ErrNothingToSend) {
-					fmt.Fprintf(a.stderr, "nothing waiting to be sent to %s\n", r.Name)
-					return nil
-				}
-				if err != nil {
-					if st, serr := remote.State(s.Dir(), r.Name); serr == nil && len(st.Unsent) > 0 {
-						return withHint(err, fmt.Sprintf("the bundle is kept: run the same send again, or 'session-handoff send --pending --remote %s'", r.Name))
-					}
-					return err
-				}
-				if *asJSON {
-					return a.writeJSON(res)
-				}
-				for _, b := range res.Bundles {
-					who := fmt.Sprintf("%d recipient%s", len(b.Recipients), pluralS(len(b.Recipients)))
-					if len(labels) > 0 && sameSet(b.Recipients, hashes) {
-						who = strings.Join(labels, ", ")
-					}
-					note := ""
-					if b.Earlier {
-						note = " (from an earlier send that had not reached the remote)"
-					}
-					if res.Commit == "" {
-						note = " (it was on the remote already)"
-					}
-					fmt.Fprintf(a.stdout, "sent %s as bundle %s to %s via %s%s\n", b.HandoffID, b.BundleID, cell(who, 200), r.Name, note)
-				}
-				if res.Attempts > 1 {
-					fmt.Fprintf(a.stderr, "pushed after %d attempts: others pushed at the same time\n", res.Attempts)
-				}
-				return nil
+		Args:              rangeArgs(0, 1, "at most one id"),
+		ValidArgsFunction: a.completeIDs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.ref = args[0]
 			}
+			return runSend(a, opts)
 		},
-	})
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.remote, "remote", "", "the remote to send through (default: the only one)")
+	f.StringArrayVar(&opts.to, "to", nil, "a recipient: a name from the address book, or an age1…/ssh- key (repeatable)")
+	f.BoolVar(&opts.pending, "pending", false, "only push what earlier sends could not")
+	f.StringVar(&opts.keyPassFile, "key-passphrase-file", "", "read the signing key's passphrase from this file")
+	f.BoolVar(&opts.json, "json", false, "print the result as JSON")
+	_ = cmd.RegisterFlagCompletionFunc("remote", a.completeRemotes)
+	return cmd
+}
+
+func runSend(a *app, opts sendOptions) error {
+	if opts.pending && (opts.ref != "" || len(opts.to) > 0) {
+		return usagef("--pending takes no id and no --to")
+	}
+	if !opts.pending && len(opts.to) == 0 {
+		return withHint(usagef("no recipients"), "pass --to NAME (from 'session-handoff people list') or --to age1…")
+	}
+	kr, err := a.keyring()
+	if err != nil {
+		return err
+	}
+	c, err := remote.LoadConfig(kr.Dir)
+	if err != nil {
+		return err
+	}
+	r, err := c.Pick(opts.remote)
+	if err != nil {
+		return remoteHint(err)
+	}
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	so := remote.SendOptions{Remote: r, DataDir: s.Dir(), Store: s, Producer: producer(), Now: time.Now()}
+	var to sendRecipients
+	if !opts.pending {
+		ref := opts.ref
+		if ref == "" {
+			ref = "latest"
+		}
+		id, err := resolve(s, ref)
+		if err != nil {
+			return err
+		}
+		if so.Record, err = s.Get(handoff.ID(id)); err != nil {
+			return err
+		}
+		if to, err = resolveRecipients(kr, opts.to); err != nil {
+			return err
+		}
+		so.Recipients = to.infos
+	}
+	if so.SigningKey, err = a.signingKey(kr, opts.keyPassFile); err != nil {
+		return err
+	}
+	res, err := remote.Send(a.ctx, so)
+	if errors.Is(err, remote.ErrNothingToSend) {
+		fmt.Fprintf(a.stderr, "nothing waiting to be sent to %s\n", r.Name)
+		return nil
+	}
+	if err != nil {
+		if st, serr := remote.State(s.Dir(), r.Name); serr == nil && len(st.Unsent) > 0 {
+			return withHint(err, fmt.Sprintf("the bundle is kept: run the same send again, or 'session-handoff send --pending --remote %s'", r.Name))
+		}
+		return err
+	}
+	if opts.json {
+		return a.writeJSON(res)
+	}
+	a.printSent(res, r.Name, to)
+	return nil
+}
+
+// sendRecipients are the --to recipients, with the names they were given
+// by and the hashes the remote knows them by.
+type sendRecipients struct {
+	infos          []crypto.RecipientInfo
+	labels, hashes []string
+}
+
+// resolveRecipients looks each --to value up in the address book.
+func resolveRecipients(kr exchange.Keyring, to []string) (sendRecipients, error) {
+	var out sendRecipients
+	book, err := people.Load(kr.Dir)
+	if err != nil {
+		return out, err
+	}
+	for _, t := range to {
+		ri, label, err := book.Resolve(t)
+		if errors.Is(err, people.ErrUnknown) {
+			return out, withHint(err, fmt.Sprintf("add them: session-handoff people add %s age1… [\"ssh-ed25519 AAAA… %s\"]", handoff.Shorten(t, 40), handoff.Shorten(t, 40)))
+		}
+		if err != nil {
+			return out, usagef("--to: %v", err)
+		}
+		out.infos = append(out.infos, ri)
+		out.labels = append(out.labels, label)
+		out.hashes = append(out.hashes, crypto.RecipientHash(ri.Canonical))
+	}
+	return out, nil
+}
+
+// signingKey loads my signing key, asking for its passphrase if need be.
+func (a *app) signingKey(kr exchange.Keyring, passFile string) (*crypto.SigningKey, error) {
+	k, err := kr.SigningKey(a.keyPassphrase(&passFile).get)
+	switch {
+	case errors.Is(err, exchange.ErrNoKeys):
+		return nil, withHint(err, "run 'session-handoff keygen' first")
+	case errors.Is(err, crypto.ErrWrongPassphrase):
+		return nil, errors.New("wrong passphrase for the signing key")
+	}
+	return k, err
+}
+
+// printSent says what a send pushed: one line a bundle.
+func (a *app) printSent(res *remote.SendResult, remoteName string, to sendRecipients) {
+	for _, b := range res.Bundles {
+		who := fmt.Sprintf("%d recipient%s", len(b.Recipients), pluralS(len(b.Recipients)))
+		if len(to.labels) > 0 && sameSet(b.Recipients, to.hashes) {
+			who = strings.Join(to.labels, ", ")
+		}
+		note := ""
+		if b.Earlier {
+			note = " (from an earlier send that had not reached the remote)"
+		}
+		if res.Commit == "" {
+			note = " (it was on the remote already)"
+		}
+		fmt.Fprintf(a.stdout, "sent %s as bundle %s to %s via %s%s\n", b.HandoffID, b.BundleID, cell(who, 200), remoteName, note)
+	}
+	if res.Attempts > 1 {
+		fmt.Fprintf(a.stderr, "pushed after %d attempts: others pushed at the same time\n", res.Attempts)
+	}
 }
 
 // sameSet reports whether a and b hold the same strings.
@@ -148,31 +195,4 @@ func sameSet(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(slices.Compact(a), slices.Compact(b))
-}
-
-// pickRemote finds the remote called name, or the only one configured.
-func pickRemote(configDir, name string) (remote.Remote, error) {
-	c, err := remote.LoadConfig(configDir)
-	if err != nil {
-		return remote.Remote{}, err
-	}
-	if name != "" {
-		r, err := c.Get(name)
-		if err != nil {
-			return r, withHint(err, "'session-handoff remote list' shows the remotes")
-		}
-		return r, nil
-	}
-	switch list := c.List(); len(list) {
-	case 0:
-		return remote.Remote{}, withHint(errors.New("no remote configured"), "add one: session-handoff remote add team git@host:team/handoffs.git")
-	case 1:
-		return list[0], nil
-	default:
-		var names []string
-		for _, r := range list {
-			names = append(names, r.Name)
-		}
-		return remote.Remote{}, usagef("several remotes (%s): pass --remote NAME", strings.Join(names, ", "))
-	}
 }

@@ -126,3 +126,23 @@ func Unpause(path string) (bool, error) {
 	}
 	return true, nil
 }
+
+// PauseFile is the PAUSE file that pause and unpause work on: with global,
+// the one in configDir, which is made if missing so the file can be
+// written there; otherwise the one in projectRoot (the root of the
+// project's worktree).
+func PauseFile(configDir, projectRoot string, global bool) (string, error) {
+	if !global {
+		if projectRoot == "" {
+			return "", errors.New("no project root for the PAUSE file")
+		}
+		return filepath.Join(projectRoot, PauseFileName), nil
+	}
+	if configDir == "" {
+		return "", errors.New("no configuration directory for the global PAUSE file")
+	}
+	if err := os.MkdirAll(configDir, 0o700); err != nil {
+		return "", fmt.Errorf("configuration directory: %w", err)
+	}
+	return filepath.Join(configDir, PauseFileName), nil
+}

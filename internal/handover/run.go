@@ -110,6 +110,47 @@ func Check(stateDir string) (Status, *Checkpoint, error) {
 	return StatusResumeNeeded, cp, nil
 }
 
+// String is the status as 'handover status --json' names it: "none",
+// "resume-needed" or "completed".
+func (s Status) String() string {
+	switch s {
+	case StatusNone:
+		return "none"
+	case StatusResumeNeeded:
+		return "resume-needed"
+	case StatusCompleted:
+		return "completed"
+	}
+	return fmt.Sprintf("status(%d)", int(s))
+}
+
+// MarshalText makes a Status its name in JSON.
+func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Report is what 'handover check' and 'handover status' say about a
+// project's runs: Check's status and checkpoint, and whether a process
+// runs one now.
+type Report struct {
+	Status     Status      `json:"status"`
+	Running    bool        `json:"running"`
+	Checkpoint *Checkpoint `json:"checkpoint"`
+}
+
+// Interrupted reports whether a run is pending that no process is running:
+// one that 'handover run' would resume.
+func (r Report) Interrupted() bool { return r.Status == StatusResumeNeeded && !r.Running }
+
+// Inspect reads the run state in stateDir. An unreadable checkpoint is an
+// error, with the report's status StatusResumeNeeded: the state is not
+// known to be settled.
+func Inspect(stateDir string) (Report, error) {
+	st, cp, err := Check(stateDir)
+	if err != nil {
+		return Report{Status: st}, err
+	}
+	return Report{Status: st, Running: Running(stateDir), Checkpoint: cp}, nil
+}
+
 // Running reports whether a process holds the project's run lock now.
 func Running(stateDir string) bool {
 	l, err := safefile.TryLockFile(filepath.Join(stateDir, "run.lock"))
@@ -258,6 +299,35 @@ type PlanStep struct {
 	Kind string `json:"kind"`
 	// Action is "run", or "skip" for a step a pending run has done.
 	Action string `json:"action"`
+}
+
+// DryRun is what 'handover run --dry-run' reports: the configuration, the
+// run a real run would resume (none: a new run), its steps, and the PAUSE
+// file that would stop it.
+type DryRun struct {
+	Config string       `json:"config"`
+	Resume bool         `json:"resume"`
+	RunID  string       `json:"-"` // the run resumed, when Resume
+	Steps  []PlanStep   `json:"steps"`
+	Paused *PausedError `json:"-"` // set when a PAUSE file would stop the run
+}
+
+// DryRun is Plan with what a report of it needs: configPath names the
+// configuration the runner was made with.
+func (r *Runner) DryRun(configPath string, restart bool) (*DryRun, error) {
+	steps, cp, err := r.Plan(restart)
+	if err != nil {
+		return nil, err
+	}
+	d := &DryRun{Config: configPath, Resume: cp != nil, Steps: steps}
+	if cp != nil {
+		d.RunID = cp.RunID
+	}
+	var pe *PausedError
+	if errors.As(CheckPause(r.PauseFiles), &pe) {
+		d.Paused = pe
+	}
+	return d, nil
 }
 
 // Plan says what Run would do now, without doing or writing anything.

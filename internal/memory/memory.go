@@ -415,3 +415,26 @@ func trimBlank(s string) string {
 		s = rest
 	}
 }
+
+// DirName is the memory directory's name at the top of a project.
+const DirName = "memory"
+
+// DefaultDir is the memory directory used when none is named: memory/ at
+// projectRoot (the top of the git worktree holding wd, or wd itself
+// outside git), given relative to the working directory wd (which is
+// inside the project), so messages name it briefly. wd is compared with
+// its symbolic links resolved, as git resolves the worktree's; an empty
+// wd leaves the path absolute.
+func DefaultDir(projectRoot, wd string) Dir {
+	dir := filepath.Join(projectRoot, DirName)
+	if wd == "" {
+		return Dir{Root: dir}
+	}
+	if real, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = real
+	}
+	if rel, err := filepath.Rel(wd, dir); err == nil {
+		dir = rel
+	}
+	return Dir{Root: dir}
+}

@@ -237,3 +237,56 @@ func UpdateConfig(dir string, fn func(*Config) error) error {
 		return c.marshal(), nil
 	})
 }
+
+// ErrNoRemotes is returned by Select and Pick when no remote is
+// configured.
+var ErrNoRemotes = errors.New("no remote configured")
+
+// SeveralError is Pick's error when no name is given and more than one
+// remote is configured: the caller must choose.
+type SeveralError struct {
+	Names []string // the configured remotes, sorted
+}
+
+func (e *SeveralError) Error() string {
+	return "several remotes (" + strings.Join(e.Names, ", ") + ")"
+}
+
+// Select is the remotes a receive or an inbox listing goes through: the
+// one called name (ErrNoRemote if there is none), or, for an empty name,
+// every remote (ErrNoRemotes when none is configured).
+func (c *Config) Select(name string) ([]Remote, error) {
+	if name != "" {
+		r, err := c.Get(name)
+		if err != nil {
+			return nil, err
+		}
+		return []Remote{r}, nil
+	}
+	list := c.List()
+	if len(list) == 0 {
+		return nil, ErrNoRemotes
+	}
+	return list, nil
+}
+
+// Pick is the one remote a send goes through: the one called name, or,
+// for an empty name, the only one configured (ErrNoRemotes when there is
+// none, a *SeveralError when there are more).
+func (c *Config) Pick(name string) (Remote, error) {
+	if name != "" {
+		return c.Get(name)
+	}
+	list := c.List()
+	switch len(list) {
+	case 0:
+		return Remote{}, ErrNoRemotes
+	case 1:
+		return list[0], nil
+	}
+	e := &SeveralError{}
+	for _, r := range list {
+		e.Names = append(e.Names, r.Name)
+	}
+	return Remote{}, e
+}
