@@ -197,13 +197,14 @@ func (a *app) exportSettings(opts *exportOptions) (exchange.ExportOptions, error
 		}
 	}
 	if !opts.unsigned {
-		xopts.SigningKey, err = a.signingKey(opts.keyPassFile)
+		xopts.SigningKey, err = a.signingKey(opts.keyPassFile, "run 'session-handoff keygen', or pass --unsigned")
 	}
 	return xopts, err
 }
 
-// signingKey loads my signing key, asking for its passphrase as needed.
-func (a *app) signingKey(passFile string) (*crypto.SigningKey, error) {
+// signingKey loads my signing key, asking for its passphrase as needed;
+// noKeyHint is the hint for a user who has none yet.
+func (a *app) signingKey(passFile, noKeyHint string) (*crypto.SigningKey, error) {
 	kr, err := a.keyring()
 	if err != nil {
 		return nil, err
@@ -211,7 +212,7 @@ func (a *app) signingKey(passFile string) (*crypto.SigningKey, error) {
 	sk, err := kr.SigningKey(a.keyPassphrase(&passFile).get)
 	switch {
 	case errors.Is(err, exchange.ErrNoKeys):
-		return nil, withHint(err, "run 'session-handoff keygen', or pass --unsigned")
+		return nil, withHint(err, noKeyHint)
 	case errors.Is(err, crypto.ErrWrongPassphrase):
 		return nil, errors.New("wrong passphrase for the signing key")
 	}

@@ -106,7 +106,7 @@ func runSend(a *app, opts sendOptions) error {
 		}
 		so.Recipients = to.infos
 	}
-	if so.SigningKey, err = a.signingKey(kr, opts.keyPassFile); err != nil {
+	if so.SigningKey, err = a.signingKey(opts.keyPassFile, "run 'session-handoff keygen' first"); err != nil {
 		return err
 	}
 	res, err := remote.Send(a.ctx, so)
@@ -154,18 +154,6 @@ func resolveRecipients(kr exchange.Keyring, to []string) (sendRecipients, error)
 		out.hashes = append(out.hashes, crypto.RecipientHash(ri.Canonical))
 	}
 	return out, nil
-}
-
-// signingKey loads my signing key, asking for its passphrase if need be.
-func (a *app) signingKey(kr exchange.Keyring, passFile string) (*crypto.SigningKey, error) {
-	k, err := kr.SigningKey(a.keyPassphrase(&passFile).get)
-	switch {
-	case errors.Is(err, exchange.ErrNoKeys):
-		return nil, withHint(err, "run 'session-handoff keygen' first")
-	case errors.Is(err, crypto.ErrWrongPassphrase):
-		return nil, errors.New("wrong passphrase for the signing key")
-	}
-	return k, err
 }
 
 // printSent says what a send pushed: one line a bundle.
