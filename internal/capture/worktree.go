@@ -57,3 +57,23 @@ func FromWorktree(ctx context.Context, rec *handoff.Record, dir string, noGit bo
 	rec.Project.Remote = Remote(ctx, st.Root)
 	return nil
 }
+
+// CurrentState reads the git state, now, of the worktree a handoff was
+// made in, so the handoff can be compared with it; nil when there is
+// nothing to compare: no git state recorded, a record made on another
+// machine (an imported or legacy record's root is a path someone else
+// chose, and is never visited), a root that is no longer a directory, or
+// a worktree git cannot read.
+func CurrentState(ctx context.Context, rec *handoff.Record) *handoff.GitState {
+	if rec.Git == nil || rec.Git.Root == "" || rec.Source.Kind == handoff.SourceImport || rec.Source.Kind == handoff.SourceLegacy {
+		return nil
+	}
+	if info, err := os.Stat(rec.Git.Root); err != nil || !info.IsDir() {
+		return nil
+	}
+	st, err := State(ctx, rec.Git.Root)
+	if err != nil {
+		return nil
+	}
+	return st
+}

@@ -78,3 +78,40 @@ func TestFromWorktree(t *testing.T) {
 		})
 	}
 }
+
+func TestCurrentState(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	ctx := context.Background()
+	repo := t.TempDir()
+	write(t, filepath.Join(repo, "a.go"), "package a\n")
+	gitCmd(t, repo, "init", "-q", "-b", "main")
+	gitCmd(t, repo, "add", ".")
+	gitCmd(t, repo, "commit", "-q", "-m", "first")
+	var rec handoff.Record
+	if err := FromWorktree(ctx, &rec, repo, false); err != nil {
+		t.Fatal(err)
+	}
+	rec.Source.Kind = handoff.SourceHand
+	if st := CurrentState(ctx, &rec); st == nil || st.Head != rec.Git.Head {
+		t.Fatalf("a local record's worktree: got %+v, want its state now", st)
+	}
+	for _, kind := range []string{handoff.SourceImport, handoff.SourceLegacy} {
+		r := rec
+		r.Source.Kind = kind
+		if st := CurrentState(ctx, &r); st != nil {
+			t.Errorf("%s record: its root was visited", kind)
+		}
+	}
+	gone := rec
+	g := *rec.Git
+	g.Root = filepath.Join(repo, "gone")
+	gone.Git = &g
+	if st := CurrentState(ctx, &gone); st != nil {
+		t.Errorf("a root that is gone: got %+v", st)
+	}
+	if st := CurrentState(ctx, &handoff.Record{}); st != nil {
+		t.Errorf("no git state recorded: got %+v", st)
+	}
+}
