@@ -38,3 +38,10 @@ func (a *app) completeIDs(_ *cobra.Command, args []string, toComplete string) ([
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
+
+// fixedCompletion completes a flag from a fixed list of values.
+func fixedCompletion(values ...string) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return values, cobra.ShellCompDirectiveNoFileComp
+	}
+}
