@@ -574,3 +574,11 @@ func (s *Store) LatestForProject(root string) (rec *handoff.Record, matchedByNam
 	rec, err = s.Get(entries[0].ID)
 	return rec, true, err
 }
+
+// Matches reports whether query, ignoring case, occurs in the entry's id,
+// title, project name, tool or tags: the picker's filter as the user
+// types. The empty query matches every entry.
+func (e Entry) Matches(query string) bool {
+	hay := strings.ToLower(string(e.ID) + " " + e.Title + " " + e.ProjectName + " " + e.Tool + " " + strings.Join(e.Tags, " "))
+	return strings.Contains(hay, strings.ToLower(query))
+}

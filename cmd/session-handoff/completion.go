@@ -48,3 +48,10 @@ func (a *app) completeStored(args []string, toComplete string, latest bool) ([]s
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
+
+// fixedCompletion completes a flag from a fixed list of values.
+func fixedCompletion(values ...string) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return values, cobra.ShellCompDirectiveNoFileComp
+	}
+}

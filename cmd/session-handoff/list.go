@@ -7,79 +7,86 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
-	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/store"
 )
 
 // defaultListLimit is how many handoffs list shows unless told otherwise.
 const defaultListLimit = 20
 
-func init() {
-	register(&command{
-		name:    "list",
-		summary: "list stored handoffs, newest first",
-		usage:   "list [--tool T] [--project P] [--query TEXT] [--id PREFIX] [--since D] [--latest] [--limit N] [--json]",
-		help: `Lists handoffs from the store's index, newest first. Filters combine:
+// listOptions are list's flags: the store filter, and the flags that need
+// reading before they become part of it.
+type listOptions struct {
+	filter  store.Filter
+	project string // a project name or directory
+	since   string // a duration back from now or a date
+	json    bool
+}
+
+func newListCmd(a *app) *cobra.Command {
+	var opts listOptions
+	cmd := &cobra.Command{
+		Use:   "list [--tool T] [--project P] [--query TEXT] [--id PREFIX] [--since D] [--latest] [--limit N] [--json]",
+		Short: "list stored handoffs, newest first",
+		Long: `Lists handoffs from the store's index, newest first. Filters combine:
 --project matches a project name or a directory (and everything under it);
 --query looks for TEXT, ignoring case, in titles, summaries, tags and
 project names; --since takes a duration back from now (90m, 6h, 2d, 1w) or
 a date. --limit 0 lists everything.`,
-		example: `  session-handoff list --since 2d --tool codex
+		Example: `  session-handoff list --since 2d --tool codex
   session-handoff list --project . --latest --json`,
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeFlag(fs, a)
-			var f store.Filter
-			fs.StringVar(&f.Tool, "tool", "", "only handoffs from this agent")
-			project := fs.String("project", "", "only handoffs for this project name or directory")
-			fs.StringVar(&f.Query, "query", "", "only handoffs whose text contains this")
-			fs.StringVar(&f.IDPrefix, "id", "", "only ids starting with this prefix")
-			since := fs.String("since", "", "only handoffs newer than this (6h, 2d, 2026-11-20)")
-			fs.BoolVar(&f.Latest, "latest", false, "only the newest match")
-			fs.IntVar(&f.Limit, "limit", defaultListLimit, "at most this many (0 for all)")
-			asJSON := fs.Bool("json", false, "print as JSON")
-			return func(args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected argument %q", handoff.Shorten(args[0], 40))
-				}
-				if f.Limit < 0 {
-					return usagef("--limit must be 0 or more")
-				}
-				now := time.Now()
-				t, err := parseSince(*since, now)
-				if err != nil {
-					return err
-				}
-				f.Since = t
-				f.Project = projectFilter(*project)
-				s, err := a.openStore()
-				if err != nil {
-					return err
-				}
-				entries, err := s.List(f)
-				if err != nil {
-					return err
-				}
-				if *asJSON {
-					if entries == nil {
-						entries = []store.Entry{}
-					}
-					return a.writeJSON(entries)
-				}
-				if len(entries) == 0 {
-					fmt.Fprintln(a.stderr, "no handoffs match")
-					return nil
-				}
-				tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tCREATED\tTOOL\tPROJECT\tTITLE")
-				for _, e := range entries {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.ID.Short(), ago(e.CreatedAt, now), e.Tool, cell(e.ProjectName, 24), cell(e.Title, 60))
-				}
-				return tw.Flush()
-			}
-		},
-	})
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error { return runList(a, &opts) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.filter.Tool, "tool", "", "only handoffs from this agent")
+	f.StringVar(&opts.project, "project", "", "only handoffs for this project name or directory")
+	f.StringVar(&opts.filter.Query, "query", "", "only handoffs whose text contains this")
+	f.StringVar(&opts.filter.IDPrefix, "id", "", "only ids starting with this prefix")
+	f.StringVar(&opts.since, "since", "", "only handoffs newer than this (6h, 2d, 2026-11-20)")
+	f.BoolVar(&opts.filter.Latest, "latest", false, "only the newest match")
+	f.IntVar(&opts.filter.Limit, "limit", defaultListLimit, "at most this many (0 for all)")
+	f.BoolVar(&opts.json, "json", false, "print as JSON")
+	return cmd
+}
+
+func runList(a *app, opts *listOptions) error {
+	f := opts.filter
+	if f.Limit < 0 {
+		return usagef("--limit must be 0 or more")
+	}
+	now := time.Now()
+	t, err := parseSince(opts.since, now)
+	if err != nil {
+		return err
+	}
+	f.Since = t
+	f.Project = projectFilter(opts.project)
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	entries, err := s.List(f)
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		if entries == nil {
+			entries = []store.Entry{}
+		}
+		return a.writeJSON(entries)
+	}
+	if len(entries) == 0 {
+		fmt.Fprintln(a.stderr, "no handoffs match")
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tCREATED\tTOOL\tPROJECT\tTITLE")
+	for _, e := range entries {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.ID.Short(), ago(e.CreatedAt, now), e.Tool, cell(e.ProjectName, 24), cell(e.Title, 60))
+	}
+	return tw.Flush()
 }
 
 // projectFilter turns a directory given on the command line into an

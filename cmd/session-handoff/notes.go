@@ -41,28 +41,19 @@ func (n *noteOptions) check() error {
 	return nil
 }
 
-// apply puts what the person said into rec: a title or summary given
-// replaces rec's, list items are added after rec's own. It normalises rec,
-// so an empty item is a usage error.
+// apply reads the summary file if one was named and puts what the person
+// said into rec (handoff.Notes.Apply); an empty item is a usage error.
 func (n *noteOptions) apply(a *app, rec *handoff.Record) error {
-	if n.title != "" {
-		rec.Title = n.title
-	}
-	if n.summary != "" {
-		rec.Summary = n.summary
-	}
+	notes := handoff.Notes{Title: n.title, Summary: n.summary, NextSteps: n.next, Decisions: n.decisions,
+		OpenQuestions: n.questions, Tags: n.tagValues}
 	if n.summaryFile != "" {
 		t, err := a.readText(n.summaryFile)
 		if err != nil {
 			return err
 		}
-		rec.Summary = t
+		notes.Summary = t
 	}
-	rec.NextSteps = append(rec.NextSteps, n.next...)
-	rec.Decisions = append(rec.Decisions, n.decisions...)
-	rec.OpenQuestions = append(rec.OpenQuestions, n.questions...)
-	rec.Tags = append(rec.Tags, n.tagValues...)
-	if err := rec.Normalize(); err != nil {
+	if err := notes.Apply(rec); err != nil {
 		if errors.Is(err, handoff.ErrEmptyItem) {
 			return usageError{err}
 		}

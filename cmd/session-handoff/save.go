@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -67,7 +66,10 @@ func runSave(a *app, opts *saveOptions) error {
 	if host, err := os.Hostname(); err == nil {
 		rec.Source.Machine = host
 	}
-	if err := a.fillProject(rec, opts.project, opts.noGit); err != nil {
+	if err := capture.FromWorktree(a.ctx, rec, opts.project, opts.noGit); err != nil {
+		if errors.Is(err, capture.ErrNotGitRepo) {
+			return withHint(err, "pass --no-git to save without git state")
+		}
 		return err
 	}
 	if err := opts.notes.apply(a, rec); err != nil {
@@ -85,39 +87,5 @@ func runSave(a *app, opts *saveOptions) error {
 		return a.writeJSON(rec)
 	}
 	fmt.Fprintf(a.stdout, "saved %s  %s\n", rec.ID, rec.Title)
-	return nil
-}
-
-// fillProject records the project directory and, unless noGit, the git
-// state of its worktree.
-func (a *app) fillProject(rec *handoff.Record, dir string, noGit bool) error {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return err
-	}
-	info, err := os.Stat(abs)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("project %s does not exist", abs)
-		}
-		return fmt.Errorf("project: %w", err)
-	}
-	if !info.IsDir() {
-		return fmt.Errorf("project %s is not a directory", abs)
-	}
-	rec.Project.Path = abs
-	if noGit {
-		return nil
-	}
-	st, err := capture.State(a.ctx, abs)
-	if err != nil {
-		if errors.Is(err, capture.ErrNotGitRepo) {
-			return withHint(fmt.Errorf("project %s is not a git worktree", abs), "pass --no-git to save without git state")
-		}
-		return fmt.Errorf("read git state: %w", err)
-	}
-	rec.Git = st
-	rec.Project.Path = st.Root
-	rec.Project.Remote = capture.Remote(a.ctx, st.Root)
 	return nil
 }

@@ -3,20 +3,25 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
 )
 
-func init() {
-	register(&command{
-		name:    "score",
-		summary: "rate how complete a handoff is, and say what to add",
-		usage:   "score [ID|latest] [--json]",
-		help: `Rates a handoff against this rubric (weights of the criteria that apply;
+// scoreOptions are score's argument and flags.
+type scoreOptions struct {
+	ref  string // an id, unique prefix or "latest"
+	json bool
+}
+
+func newScoreCmd(a *app) *cobra.Command {
+	opts := scoreOptions{ref: "latest"}
+	cmd := &cobra.Command{
+		Use:   "score [ID|latest] [--json]",
+		Short: "rate how complete a handoff is, and say what to add",
+		Long: `Rates a handoff against this rubric (weights of the criteria that apply;
 the score is the share met):
 
   title      5  a title that says what the work is (8+ characters, not "wip")
@@ -31,53 +36,36 @@ the score is the share met):
   checks     5  how to build or test the project is known
 
 save and capture print what is missing after they store a handoff.`,
-		example: `  session-handoff score
+		Example: `  session-handoff score
   session-handoff score 01JDZ3K4XQ2 --json | jq .percent`,
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs, a)
-			asJSON := fs.Bool("json", false, "print the score and every criterion as JSON")
-			return func(args []string) error {
-				if len(args) > 1 {
-					return usagef("takes at most one id")
-				}
-				ref := "latest"
-				if len(args) == 1 {
-					ref = args[0]
-				}
-				rec, err := a.loadRecord(*storeDir, ref)
-				if err != nil {
-					return err
-				}
-				sc := handoff.Assess(rec, a.gitNow(rec))
-				if *asJSON {
-					return a.writeJSON(struct {
-						ID handoff.ID `json:"id"`
-						handoff.Score
-					}{rec.ID, sc})
-				}
-				fmt.Fprintf(a.stdout, "score %d/100 for %s  %s\n", sc.Percent, rec.ID, cell(rec.Title, 80))
-				printMissing(a.stdout, sc)
-				return nil
+		Args:              rangeArgs(0, 1, "at most one id"),
+		ValidArgsFunction: a.completeIDs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.ref = args[0]
 			}
+			return runScore(a, opts)
 		},
-	})
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the score and every criterion as JSON")
+	return cmd
 }
 
-// gitNow reads the state of the handoff's worktree when it was made on
-// this machine, for the "current" criterion; nil otherwise. An imported
-// record's root is a path someone else chose: it is not visited.
-func (a *app) gitNow(rec *handoff.Record) *handoff.GitState {
-	if rec.Git == nil || rec.Git.Root == "" || rec.Source.Kind == handoff.SourceImport || rec.Source.Kind == handoff.SourceLegacy {
-		return nil
-	}
-	if info, err := os.Stat(rec.Git.Root); err != nil || !info.IsDir() {
-		return nil
-	}
-	st, err := capture.State(a.ctx, rec.Git.Root)
+func runScore(a *app, opts scoreOptions) error {
+	rec, err := a.loadRecord(a.global.storeDir, opts.ref)
 	if err != nil {
-		return nil
+		return err
 	}
-	return st
+	sc := handoff.Assess(rec, capture.CurrentState(a.ctx, rec))
+	if opts.json {
+		return a.writeJSON(struct {
+			ID handoff.ID `json:"id"`
+			handoff.Score
+		}{rec.ID, sc})
+	}
+	fmt.Fprintf(a.stdout, "score %d/100 for %s  %s\n", sc.Percent, rec.ID, cell(rec.Title, 80))
+	printMissing(a.stdout, sc)
+	return nil
 }
 
 // printMissing lists what a handoff lacks, heaviest first.

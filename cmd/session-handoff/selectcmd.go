@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -19,72 +19,79 @@ import (
 // maxPickerEntries bounds how many handoffs the picker loads.
 const maxPickerEntries = 5000
 
-func init() {
-	register(&command{
-		name:    "select",
-		summary: "pick a handoff interactively (type to filter, arrows, enter)",
-		usage:   "select [--query TEXT] [--id PREFIX] [--since D] [--print-id]",
-		help: `Opens a picker on the terminal: type to filter, up/down (or ctrl-p/ctrl-n)
+// selectOptions are select's flags.
+type selectOptions struct {
+	query    string // the filter text the picker starts with
+	idPrefix string
+	since    string
+	printID  bool
+}
+
+func newSelectCmd(a *app) *cobra.Command {
+	var opts selectOptions
+	cmd := &cobra.Command{
+		Use:   "select [--query TEXT] [--id PREFIX] [--since D] [--print-id]",
+		Short: "pick a handoff interactively (type to filter, arrows, enter)",
+		Long: `Opens a picker on the terminal: type to filter, up/down (or ctrl-p/ctrl-n)
 to move, enter to choose, esc or ctrl-c to cancel. The chosen handoff is
 printed as 'show' would, or only its id with --print-id, so the picker can
 feed other commands. Without a terminal it refuses: use 'list' in scripts.`,
-		example: `  session-handoff select --since 1w
+		Example: `  session-handoff select --since 1w
   session-handoff show "$(session-handoff select --print-id)"`,
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeFlag(fs, a)
-			var f store.Filter
-			fs.StringVar(&f.Query, "query", "", "start with this filter text")
-			fs.StringVar(&f.IDPrefix, "id", "", "only ids starting with this prefix")
-			since := fs.String("since", "", "only handoffs newer than this (6h, 2d, 2026-11-20)")
-			printID := fs.Bool("print-id", false, "print only the chosen id")
-			return func(args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected argument %q", handoff.Shorten(args[0], 40))
-				}
-				in, ok := a.stdin.(*os.File)
-				tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
-				if !ok || !term.IsTerminal(int(in.Fd())) || err != nil {
-					if tty != nil {
-						tty.Close()
-					}
-					return withHint(errors.New("needs a terminal"), "use 'session-handoff list' in scripts and pipes")
-				}
-				defer tty.Close()
-				t, err := parseSince(*since, time.Now())
-				if err != nil {
-					return err
-				}
-				s, err := a.openStore()
-				if err != nil {
-					return err
-				}
-				query := f.Query
-				f.Query, f.Since, f.Limit = "", t, maxPickerEntries
-				entries, err := s.List(f)
-				if err != nil {
-					return err
-				}
-				if len(entries) == 0 {
-					return withHint(errors.New("no handoffs to choose from"), "save one with 'session-handoff save --title …'")
-				}
-				chosen, err := pick(a, in, tty, entries, query)
-				if err != nil {
-					return err
-				}
-				if *printID {
-					fmt.Fprintln(a.stdout, chosen)
-					return nil
-				}
-				rec, err := s.Get(chosen)
-				if err != nil {
-					return err
-				}
-				printRecord(a.stdout, rec, time.Now())
-				return nil
-			}
-		},
-	})
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error { return runSelect(a, opts) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.query, "query", "", "start with this filter text")
+	f.StringVar(&opts.idPrefix, "id", "", "only ids starting with this prefix")
+	f.StringVar(&opts.since, "since", "", "only handoffs newer than this (6h, 2d, 2026-11-20)")
+	f.BoolVar(&opts.printID, "print-id", false, "print only the chosen id")
+	return cmd
 }
+
+func runSelect(a *app, opts selectOptions) error {
+	in, ok := a.stdin.(*os.File)
+	if !ok || !a.stdinTTY {
+		return errNoTerminal
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+	if err != nil {
+		return errNoTerminal
+	}
+	defer tty.Close()
+	t, err := parseSince(opts.since, time.Now())
+	if err != nil {
+		return err
+	}
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	entries, err := s.List(store.Filter{IDPrefix: opts.idPrefix, Since: t, Limit: maxPickerEntries})
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		return withHint(errors.New("no handoffs to choose from"), "save one with 'session-handoff save --title …'")
+	}
+	chosen, err := pick(a, in, tty, entries, opts.query)
+	if err != nil {
+		return err
+	}
+	if opts.printID {
+		fmt.Fprintln(a.stdout, chosen)
+		return nil
+	}
+	rec, err := s.Get(chosen)
+	if err != nil {
+		return err
+	}
+	printRecord(a.stdout, rec, time.Now())
+	return nil
+}
+
+// errNoTerminal is select's error without a terminal to draw on.
+var errNoTerminal = withHint(errors.New("needs a terminal"), "use 'session-handoff list' in scripts and pipes")
 
 // errCancelled is returned when the user leaves the picker without a choice.
 var errCancelled = errors.New("cancelled")
@@ -131,11 +138,10 @@ type picker struct {
 }
 
 func (p *picker) filter() {
-	q := strings.ToLower(string(p.query))
+	q := string(p.query)
 	p.shown = p.shown[:0]
 	for i, e := range p.entries {
-		hay := strings.ToLower(string(e.ID) + " " + e.Title + " " + e.ProjectName + " " + e.Tool + " " + strings.Join(e.Tags, " "))
-		if strings.Contains(hay, q) {
+		if e.Matches(q) {
 			p.shown = append(p.shown, i)
 		}
 	}

@@ -6,46 +6,54 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/handoff"
 )
 
-func init() {
-	register(&command{
-		name:    "show",
-		summary: "print one stored handoff",
-		usage:   "show ID|PREFIX|latest [--json]",
-		help:    `Prints a handoff for people, or as the exact stored JSON with --json. The id may be any unique prefix, or "latest".`,
-		example: `  session-handoff show latest
+// showOptions are show's argument and flags.
+type showOptions struct {
+	ref  string // an id, unique prefix or "latest"
+	json bool
+}
+
+func newShowCmd(a *app) *cobra.Command {
+	var opts showOptions
+	cmd := &cobra.Command{
+		Use:   "show ID|PREFIX|latest [--json]",
+		Short: "print one stored handoff",
+		Long:  `Prints a handoff for people, or as the exact stored JSON with --json. The id may be any unique prefix, or "latest".`,
+		Example: `  session-handoff show latest
   session-handoff show 01JDZ3K4XQ2 --json | jq .next_steps`,
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeFlag(fs, a)
-			asJSON := fs.Bool("json", false, "print the record as JSON")
-			return func(args []string) error {
-				if len(args) != 1 {
-					return usagef("takes exactly one id, prefix or 'latest'")
-				}
-				s, err := a.openStore()
-				if err != nil {
-					return err
-				}
-				id, err := resolve(s, args[0])
-				if err != nil {
-					return err
-				}
-				rec, err := s.Get(handoff.ID(id))
-				if err != nil {
-					return err
-				}
-				if *asJSON {
-					return a.writeJSON(rec)
-				}
-				printRecord(a.stdout, rec, time.Now())
-				return nil
-			}
+		Args:              exactArgs(1, "exactly one id, prefix or 'latest'"),
+		ValidArgsFunction: a.completeIDs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			opts.ref = args[0]
+			return runShow(a, opts)
 		},
-	})
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the record as JSON")
+	return cmd
+}
+
+func runShow(a *app, opts showOptions) error {
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	id, err := resolve(s, opts.ref)
+	if err != nil {
+		return err
+	}
+	rec, err := s.Get(handoff.ID(id))
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		return a.writeJSON(rec)
+	}
+	printRecord(a.stdout, rec, time.Now())
+	return nil
 }
 
 // printRecord writes a record for people. Every value is cleaned of

@@ -56,12 +56,9 @@ type Result struct {
 // and returns a handoff record built from them, redacted. It stores
 // nothing.
 func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
-	project, err := filepath.Abs(opts.Project)
+	project, err := ProjectDir(opts.Project)
 	if err != nil {
 		return nil, err
-	}
-	if info, err := os.Stat(project); err != nil || !info.IsDir() {
-		return nil, fmt.Errorf("project %s is not a directory", project)
 	}
 	sess, err := chooseSession(opts, project)
 	if err != nil {
@@ -84,19 +81,14 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 	s := dig.Session
 	rec.Session = &s
 	rec.Files = dig.Files
-	rec.Project.Path = project
 	rec.Source = handoff.Source{Kind: handoff.SourceTranscript, Transcript: sess.Path}
 	if host, err := os.Hostname(); err == nil {
 		rec.Source.Machine = handoff.Clip(host, 256)
 	}
-	if !opts.NoGit {
-		st, err := State(ctx, project)
-		if err != nil {
-			return nil, err
-		}
-		rec.Git = st
-		rec.Project.Path = st.Root
-		rec.Project.Remote = Remote(ctx, st.Root)
+	if err := FromWorktree(ctx, rec, project, opts.NoGit); err != nil {
+		return nil, err
+	}
+	if st := rec.Git; st != nil {
 		files, err := ReconcileWithGit(ctx, rec.Files, st, dig.CWD, sessionStart(s))
 		if err != nil {
 			return nil, err

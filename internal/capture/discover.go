@@ -549,3 +549,29 @@ func claudeProjectName(dir string) string {
 func claudeProjectNameOld(dir string) string {
 	return strings.NewReplacer("/", "-", ".", "-").Replace(dir)
 }
+
+// ListSessions lists the sessions of the given agents (all of them when
+// agents is empty), newest activity first. A non-empty projectDir keeps
+// only the sessions that ran in that directory or under it.
+func ListSessions(agents []Agent, env func(string) string, projectDir string) ([]SessionInfo, error) {
+	if len(agents) == 0 {
+		agents = Agents
+	}
+	var all []SessionInfo
+	for _, ag := range agents {
+		found, err := FindSessions(ag, env)
+		if err != nil {
+			return nil, fmt.Errorf("find %s sessions: %w", ag, err)
+		}
+		all = append(all, found...)
+	}
+	if projectDir != "" {
+		abs, err := filepath.Abs(projectDir)
+		if err != nil {
+			return nil, err
+		}
+		all = MatchProject(all, abs)
+	}
+	slices.SortStableFunc(all, func(x, y SessionInfo) int { return y.LastActivity.Compare(x.LastActivity) })
+	return all, nil
+}

@@ -128,18 +128,11 @@ func (r *Runner) savedRecord(ctx context.Context, st Step) (*handoff.Record, err
 	if err != nil {
 		return nil, err
 	}
-	rec.Project.Path = r.Project
 	if host, err := os.Hostname(); err == nil {
 		rec.Source.Machine = handoff.Clip(host, 256)
 	}
-	gs, err := capture.State(ctx, r.Project)
-	switch {
-	case err == nil:
-		rec.Git = gs
-		rec.Project.Path = gs.Root
-		rec.Project.Remote = capture.Remote(ctx, gs.Root)
-	case errors.Is(err, capture.ErrNotGitRepo):
-	default:
+	// Outside a git worktree the handoff is saved without git state.
+	if err := capture.FromWorktree(ctx, rec, r.Project, false); err != nil && !errors.Is(err, capture.ErrNotGitRepo) {
 		return nil, err
 	}
 	if kind, checks, err := capture.DetectProject(rec.Project.Path); err == nil {

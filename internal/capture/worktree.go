@@ -1,0 +1,79 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/session-handoff/session-handoff/handoff"
+)
+
+// ProjectDir returns dir as an absolute path, or an error naming it when
+// it does not exist or is not a directory.
+func ProjectDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("project %s: %w", dir, err)
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("project %s does not exist", abs)
+		}
+		return "", fmt.Errorf("project: %w", err)
+	}
+	if !info.IsDir() {
+		return "", fmt.Errorf("project %s is not a directory", abs)
+	}
+	return abs, nil
+}
+
+// FromWorktree records in rec the project directory dir and, unless noGit,
+// the git state of the worktree it is in: the worktree's root becomes the
+// project path, and its remote is recorded. A directory outside any git
+// worktree is an error wrapping ErrNotGitRepo ("project DIR is not a git
+// worktree"), after rec.Project.Path is set, so a caller that tolerates
+// it keeps a record without git state.
+func FromWorktree(ctx context.Context, rec *handoff.Record, dir string, noGit bool) error {
+	abs, err := ProjectDir(dir)
+	if err != nil {
+		return err
+	}
+	rec.Project.Path = abs
+	if noGit {
+		return nil
+	}
+	st, err := State(ctx, abs)
+	if err != nil {
+		if errors.Is(err, ErrNotGitRepo) {
+			return fmt.Errorf("project %s is %w", abs, ErrNotGitRepo)
+		}
+		return fmt.Errorf("read git state: %w", err)
+	}
+	rec.Git = st
+	rec.Project.Path = st.Root
+	rec.Project.Remote = Remote(ctx, st.Root)
+	return nil
+}
+
+// CurrentState reads the git state, now, of the worktree a handoff was
+// made in, so the handoff can be compared with it; nil when there is
+// nothing to compare: no git state recorded, a record made on another
+// machine (an imported or legacy record's root is a path someone else
+// chose, and is never visited), a root that is no longer a directory, or
+// a worktree git cannot read.
+func CurrentState(ctx context.Context, rec *handoff.Record) *handoff.GitState {
+	if rec.Git == nil || rec.Git.Root == "" || rec.Source.Kind == handoff.SourceImport || rec.Source.Kind == handoff.SourceLegacy {
+		return nil
+	}
+	if info, err := os.Stat(rec.Git.Root); err != nil || !info.IsDir() {
+		return nil
+	}
+	st, err := State(ctx, rec.Git.Root)
+	if err != nil {
+		return nil
+	}
+	return st
+}
