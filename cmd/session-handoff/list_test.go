@@ -41,7 +41,7 @@ func seed(t *testing.T, env map[string]string, recs ...handoff.Record) []handoff
 }
 
 func TestRunList(t *testing.T) {
-	env := testHome(t)
+	env := tempEnv(t)
 	ids := seed(t, env,
 		handoff.Record{Tool: "codex", Title: "Rate limiter", Project: handoff.Project{Path: "/src/api"}, Tags: []string{"perf"}},
 		handoff.Record{Tool: "claude-code", Title: "Auth middleware", Project: handoff.Project{Path: "/src/api"}},

@@ -20,9 +20,9 @@ type cmdRun struct {
 	code           int
 }
 
-// testHome is an environment whose store and keys live in a directory of
+// tempEnv is an environment whose store and keys live in a directory of
 // the test's own.
-func testHome(t *testing.T) map[string]string {
+func tempEnv(t *testing.T) map[string]string {
 	t.Helper()
 	dir := t.TempDir()
 	return map[string]string{"SESSION_HANDOFF_HOME": filepath.Join(dir, "sh"), "HOME": filepath.Join(dir, "home")}
@@ -132,7 +132,7 @@ func TestRunSave(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			env := testHome(t)
+			env := tempEnv(t)
 			r := runIn(t, env, strings.NewReader(tc.stdin), "save", func(a *app) error { return runSave(a, &tc.opts) })
 			if r.code != tc.code || !strings.Contains(r.stdout, tc.stdout) || !strings.Contains(r.stderr, tc.stderr) {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q", r.code, r.stdout, r.stderr, tc.code, tc.stdout, tc.stderr)

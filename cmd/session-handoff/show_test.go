@@ -9,12 +9,12 @@ import (
 )
 
 func TestRunShow(t *testing.T) {
-	env := testHome(t)
+	env := tempEnv(t)
 	ids := seed(t, env,
 		handoff.Record{Tool: "codex", Title: "Newest \x1b[31mred\x1b[0m", Summary: "where things stand", Project: handoff.Project{Path: "/src/api"}},
 		handoff.Record{Tool: "codex", Title: "Older", Project: handoff.Project{Path: "/src/api"}},
 	)
-	empty := testHome(t)
+	empty := tempEnv(t)
 	cases := []struct {
 		name   string
 		env    map[string]string
