@@ -20,6 +20,8 @@
 #                  compare pure functions on generated input, start nothing
 #                  and read no clock, and take most of its time); empty for none
 # STRESS_TIMEOUT   go test -timeout (default 60m)
+# STRESS_LOGDIR    keep go test's JSON events there (default: a temporary
+#                  directory, removed at the end)
 #
 # The packages other than cmd run with -short (store's crash test does 5
 # rounds per repetition instead of 30: 100 at -count=20) in one go test, two
@@ -68,14 +70,19 @@ skipflag=()
 # Build first, without load: the stress is for the tests, not the compiler.
 go test -race -count=1 -run '^$' "${pkgs[@]}" >/dev/null
 
-work=$(mktemp -d)
+# STRESS_LOGDIR keeps go test's JSON events (others.json, cmd.json), to
+# read while the run goes on or after it.
+work="${STRESS_LOGDIR:-}"
+keep=true
+if [ -z "$work" ]; then work=$(mktemp -d); keep=false; fi
+mkdir -p "$work"
 busy=()
 bg=""
 cleanup() {
   [ -n "$bg" ] && kill "$bg" 2>/dev/null
   for pid in "${busy[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${busy[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
+  $keep || rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
