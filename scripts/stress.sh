@@ -119,7 +119,7 @@ for pkg in $(go list "${pkgs[@]}"); do
   s=$(grep -c "\"Action\":\"skip\",$top" "$work/all.log" || true)
   status=ok
   grep -q "\"Action\":\"pass\",\"Package\":\"$q\",\"Elapsed\"" "$work/all.log" || status=FAIL
-  elapsed=$(grep -o "\"Action\":\"\(pass\|fail\)\",\"Package\":\"$q\",\"Elapsed\":[0-9.]*" "$work/all.log" | tail -1 | sed 's/.*://')
+  elapsed=$(grep -o "\"Action\":\"\(pass\|fail\)\",\"Package\":\"$q\",\"Elapsed\":[0-9.]*" "$work/all.log" | tail -1 | sed 's/.*://' || true)
   passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
   [ "$status" = ok ] || badpkgs=$((badpkgs + 1))
   printf '%-4s %-26s -count=%-3s %5d passed %3d failed %4d skipped  %5ss\n' "$status" "${pkg#"$(go list -m)"/}" "$n" "$p" "$f" "$s" "${elapsed:-?}"
