@@ -122,10 +122,14 @@ func (e *crashEnv) run(crashAt string, args ...string) (int, string) {
 	return 0, string(out)
 }
 
-// ids and times that differ from run to run, replaced before comparing.
+// ids and times that differ from run to run, replaced before comparing;
+// and the dates left after that (of notes, of the state, in file names),
+// which differ when midnight passes between the reference run and a
+// killed one.
 var (
 	idPattern   = regexp.MustCompile(`\b[0-7][0-9A-HJKMNP-TV-Z]{25}\b`)
 	timePattern = regexp.MustCompile(`\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d(\.\d+)?)?( UTC|Z)?`)
+	datePattern = regexp.MustCompile(`\d{4}-\d\d(-\d\d)?`)
 )
 
 // snapshot reads the memory directory and the count of exec runs, with
@@ -140,7 +144,8 @@ func (e *crashEnv) snapshot() map[string]string {
 		data, _ := os.ReadFile(p)
 		rel, _ := filepath.Rel(root, p)
 		text := strings.ReplaceAll(string(data), e.project, "PROJECT")
-		out[rel] = timePattern.ReplaceAllString(idPattern.ReplaceAllString(text, "ID"), "TIME")
+		text = timePattern.ReplaceAllString(idPattern.ReplaceAllString(text, "ID"), "TIME")
+		out[datePattern.ReplaceAllString(rel, "DATE")] = datePattern.ReplaceAllString(text, "DATE")
 		return nil
 	})
 	count, _ := os.ReadFile(filepath.Join(e.project, "count.txt"))

@@ -67,6 +67,11 @@ func newDir(t *testing.T) Dir {
 	return Dir{Root: filepath.Join(t.TempDir(), "memory")}
 }
 
+// localDate is today's date as the package dates notes. A test that
+// checks a default date takes it before and after the write and accepts
+// either, so that midnight passing in between cannot fail it.
+func localDate() string { return time.Now().Format("2006-01-02") }
+
 func writeNote(t *testing.T, d Dir, n Note) string {
 	t.Helper()
 	p, written, err := d.WriteNote(n)
@@ -281,9 +286,11 @@ func TestWriteNoteAppendsNeverOverwrites(t *testing.T) {
 	if gi := mustRead(t, filepath.Join(d.Root, ".gitignore")); gi != gitignore {
 		t.Fatalf(".gitignore: %q", gi)
 	}
-	// The date defaults to today.
+	// The date defaults to today (either day when midnight passes during
+	// the write).
+	first := localDate()
 	p = writeNote(t, d, Note{Tag: "api", Body: "today"})
-	if !strings.HasSuffix(p, "api-"+time.Now().Format("2006-01-02")+".md") {
+	if !strings.HasSuffix(p, "api-"+first+".md") && !strings.HasSuffix(p, "api-"+localDate()+".md") {
 		t.Fatalf("default date: %s", p)
 	}
 }
@@ -327,12 +334,15 @@ func TestWriteStateOverwrites(t *testing.T) {
 	if p != filepath.Join(d.Root, "layer2", "current-state.md") {
 		t.Fatal(p)
 	}
+	first := localDate()
 	if _, err := d.WriteState("", "## Now\n\nsecond state\n"); err != nil {
 		t.Fatal(err)
 	}
-	want := "<!-- session-handoff:memory v=1 layer=2 date=" + time.Now().Format("2006-01-02") + " -->\n## Now\n\nsecond state\n"
-	if got := mustRead(t, p); got != want {
-		t.Fatalf("state:\n%q\nwant\n%q", got, want)
+	want := func(date string) string {
+		return "<!-- session-handoff:memory v=1 layer=2 date=" + date + " -->\n## Now\n\nsecond state\n"
+	}
+	if got := mustRead(t, p); got != want(first) && got != want(localDate()) {
+		t.Fatalf("state:\n%q\nwant\n%q", got, want(first))
 	}
 	if _, _, err := d.Write(Note{Layer: 2, Date: "2026-01-02", HandoffID: testID, Body: "third"}); err != nil {
 		t.Fatal(err)
@@ -643,9 +653,11 @@ func TestList(t *testing.T) {
 	if _, _, err := d.WriteArchive(Note{Tag: "api", Date: "2026-01-09", Body: "d"}); err != nil {
 		t.Fatal(err)
 	}
+	first := localDate()
 	if _, err := d.WriteState("", "s"); err != nil {
 		t.Fatal(err)
 	}
+	last := localDate()
 	// Stray files are not listed.
 	os.WriteFile(filepath.Join(d.Root, "layer1", "README.md"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(d.Root, "layer1", "2026-03", "notes.txt"), []byte("x"), 0o644)
@@ -660,16 +672,17 @@ func TestList(t *testing.T) {
 			t.Errorf("%+v", f)
 		}
 	}
-	today := time.Now().Format("2006-01-02")
-	want := []string{
-		"0 HANDOFF.md handoff   0", "0 MEMORY.md memory   0", "0 SOUL.md soul   0",
-		"1 layer1/2026-02/ui-2026-02-01.md ui 2026-02-01  1",
-		"1 layer1/2026-03/api-2026-03-05.md api 2026-03-05 " + testID + " 2",
-		"2 layer2/current-state.md  " + today + "  0",
-		"3 layer3/2026-01-api-archive.md api 2026-01  1",
+	want := func(today string) []string {
+		return []string{
+			"0 HANDOFF.md handoff   0", "0 MEMORY.md memory   0", "0 SOUL.md soul   0",
+			"1 layer1/2026-02/ui-2026-02-01.md ui 2026-02-01  1",
+			"1 layer1/2026-03/api-2026-03-05.md api 2026-03-05 " + testID + " 2",
+			"2 layer2/current-state.md  " + today + "  0",
+			"3 layer3/2026-01-api-archive.md api 2026-01  1",
+		}
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("list\n%q\nwant\n%q", got, want)
+	if !reflect.DeepEqual(got, want(first)) && !reflect.DeepEqual(got, want(last)) {
+		t.Fatalf("list\n%q\nwant\n%q", got, want(first))
 	}
 	if files, _ := d.List(0, "api"); len(files) != 2 {
 		t.Fatalf("tag filter: %+v", files)
