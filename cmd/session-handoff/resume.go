@@ -121,7 +121,7 @@ type resumeJSON struct {
 	Memory        []render.MemoryFile `json:"memory"`
 	Handoff       *handoff.Record     `json:"handoff"`
 	MatchedByName bool                `json:"matched_by_name,omitempty"`
-	Drift         *capture.Drift      `json:"drift"`
+	Drift         *handoff.Drift      `json:"drift"`
 	Omitted       []string            `json:"omitted,omitempty"`
 	Shortened     []string            `json:"shortened,omitempty"`
 	Briefing      string              `json:"briefing"`
