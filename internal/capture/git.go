@@ -38,8 +38,19 @@ var ErrNotGitRepo = git.ErrNotGitRepo
 // git.ErrNoGit.
 var ErrNoGit = git.ErrNoGit
 
-// reader is the git runner for reading the worktree at dir.
-func reader(dir string) git.Runner { return git.Runner{Dir: dir} }
+// reader is the git runner for reading the worktree at dir, which we did
+// not create: no call through it runs a program the repository's
+// configuration or attributes name (git.Runner.Untrusted). When that
+// cannot be promised, or git is missing, the error says so; any other
+// failure means dir is no git worktree (or an unreadable one), and wraps
+// ErrNotGitRepo.
+func reader(ctx context.Context, dir string) (git.Runner, error) {
+	g, err := git.Runner{Dir: dir}.Untrusted(ctx)
+	if err != nil && !errors.Is(err, ErrNoGit) && !errors.Is(err, git.ErrUnsafeConfig) {
+		err = fmt.Errorf("%s: %w", dir, ErrNotGitRepo)
+	}
+	return g, err
+}
 
 // Root returns the top directory of the git worktree that contains dir,
 // wrapping ErrNotGitRepo when there is none.
@@ -48,7 +59,11 @@ func Root(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	top, err := reader(abs).Run(ctx, "rev-parse", "--show-toplevel")
+	g, err := reader(ctx, abs)
+	if err != nil {
+		return "", err
+	}
+	top, err := g.Run(ctx, "rev-parse", "--show-toplevel")
 	if err != nil {
 		if errors.Is(err, ErrNoGit) {
 			return "", err
@@ -66,7 +81,11 @@ func State(ctx context.Context, dir string) (*handoff.GitState, error) {
 	}
 	// The three reads are independent: run at once, they cost one git
 	// start-up of waiting instead of three (session-start hooks wait).
-	return parseState(abs, reader(abs).RunAll(ctx, stateCmds...))
+	g, err := reader(ctx, abs)
+	if err != nil {
+		return nil, err
+	}
+	return parseState(abs, g.RunAll(ctx, stateCmds...))
 }
 
 // stateCmds are the reads State makes, in the order parseState takes
@@ -106,7 +125,10 @@ func parseState(abs string, res []git.Result) (*handoff.GitState, error) {
 // Remote returns the URL of the repository's origin remote (or its first
 // remote) with any user name or password removed, or "" if there is none.
 func Remote(ctx context.Context, dir string) string {
-	g := reader(dir)
+	g, err := reader(ctx, dir)
+	if err != nil {
+		return ""
+	}
 	out, err := g.Run(ctx, "remote")
 	if err != nil {
 		return ""

@@ -140,7 +140,10 @@ func ReconcileWithGit(ctx context.Context, files []handoff.FileTouched, st *hand
 	if st == nil || st.Root == "" {
 		return Reconcile(files, st, cwd, nil), nil
 	}
-	g := reader(st.Root)
+	g, err := reader(ctx, st.Root)
+	if err != nil {
+		return Reconcile(files, st, cwd, nil), err
+	}
 	n := newPathNorm(st.Root, cwd)
 	var rels []string
 	for _, f := range files {
@@ -176,7 +179,11 @@ func ReconcileWithGit(ctx context.Context, files []handoff.FileTouched, st *hand
 // after since (at most maxHistoryCommits of them, and MaxListed paths;
 // truncated tells when there were more). A rename counts as its two paths.
 func ChangedSince(ctx context.Context, root string, since time.Time) (paths []string, truncated bool, err error) {
-	return changedSince(ctx, reader(root), since)
+	g, err := reader(ctx, root)
+	if err != nil {
+		return nil, false, err
+	}
+	return changedSince(ctx, g, since)
 }
 
 func changedSince(ctx context.Context, g git.Runner, since time.Time) (paths []string, truncated bool, err error) {
@@ -203,7 +210,11 @@ func changedSince(ctx context.Context, g git.Runner, since time.Time) (paths []s
 // Tracked returns those of paths (relative to root) that are in the index
 // of the worktree at root, asking git about a hundred at a time.
 func Tracked(ctx context.Context, root string, paths []string) (map[string]bool, error) {
-	return trackedPaths(ctx, reader(root), paths)
+	g, err := reader(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	return trackedPaths(ctx, g, paths)
 }
 
 func trackedPaths(ctx context.Context, g git.Runner, paths []string) (map[string]bool, error) {

@@ -52,7 +52,10 @@ func Since(ctx context.Context, dir string, then *handoff.GitState) (*handoff.Dr
 			diffCmd(then.Head),
 			[]string{"rev-list", "--no-walk", "--ignore-missing", "--end-of-options", then.Head})
 	}
-	g := reader(abs)
+	g, err := reader(ctx, abs)
+	if err != nil {
+		return nil, err
+	}
 	res := g.RunAll(ctx, cmds...)
 	now, err := parseState(abs, res[:len(stateCmds)])
 	if err != nil {

@@ -11,6 +11,12 @@
 //   - No credential reaches an error: the user information of any URL in
 //     git's message is removed, and StripCredentials does the same for a
 //     remote URL shown to the user.
+//   - The repository is the one named by Runner.Dir: variables of the
+//     environment that would point git at another repository, index or
+//     configuration (GIT_DIR, GIT_CONFIG_PARAMETERS, …) are not passed on.
+//   - A Runner made by Untrusted, for reading a worktree we did not
+//     create, runs no program that repository's configuration or
+//     attributes name (see untrusted.go for how).
 //   - Options are never taken from data: the arguments are passed to git
 //     as given, so a caller that passes a revision or a path taken from
 //     data puts "--end-of-options" (revisions) or "--" (paths) before it.
@@ -64,6 +70,11 @@ type Runner struct {
 	// Env holds variables ("NAME=value") added to the environment of each
 	// call, after the ones the package sets.
 	Env []string
+
+	// untrusted and guard are set by Untrusted: guard holds the global
+	// options that switch off every program the repository could name.
+	untrusted bool
+	guard     []string
 }
 
 // Result is the outcome of one git command run by RunAll.
@@ -77,14 +88,14 @@ type Result struct {
 // first line of git's own error message (credentials removed) in the
 // error.
 func (r Runner) Run(ctx context.Context, args ...string) ([]byte, error) {
-	return r.run(ctx, nil, args)
+	return r.run(ctx, r.guard, r.harden(args))
 }
 
 // RunAll runs git commands concurrently, as Run does, and returns their
 // results in order. Only commands that read and do not depend on each
 // other belong here.
 func (r Runner) RunAll(ctx context.Context, cmds ...[]string) []Result {
-	return r.runAll(ctx, nil, cmds)
+	return r.runAll(ctx, r.guard, cmds)
 }
 
 // runAll runs cmds concurrently, each with the global options pre.
@@ -95,7 +106,7 @@ func (r Runner) runAll(ctx context.Context, pre []string, cmds [][]string) []Res
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res[i].Out, res[i].Err = r.run(ctx, pre, args)
+			res[i].Out, res[i].Err = r.run(ctx, pre, r.harden(args))
 		}()
 	}
 	wg.Wait()
@@ -124,10 +135,13 @@ func (r Runner) run(ctx context.Context, pre, args []string) ([]byte, error) {
 	full = append(full, "-C", r.Dir)
 	full = append(full, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Env = append(cmd.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C",
+	cmd.Env = append(cleanEnv(cmd.Environ()), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C",
 		// A partial clone must not fetch a missing object because a
 		// handoff named it (git 2.44 and later; older ones ignore it).
 		"GIT_NO_LAZY_FETCH=1")
+	if r.untrusted {
+		cmd.Env = append(cmd.Env, untrustedEnv...)
+	}
 	cmd.Env = append(cmd.Env, r.Env...)
 	stdout := limitedBuffer{limit: limit}
 	stderr := limitedBuffer{limit: stderrLimit}
@@ -145,12 +159,56 @@ func (r Runner) run(ctx context.Context, pre, args []string) ([]byte, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return nil, fmt.Errorf("git %s: %s", args[0], msg)
+		code := -1
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		return nil, &exitError{msg: fmt.Sprintf("git %s: %s", args[0], msg), code: code}
 	}
 	if stdout.over {
 		return nil, fmt.Errorf("git %s: output over %d bytes", args[0], limit)
 	}
 	return stdout.Bytes(), nil
+}
+
+// exitError is the error of a git that ran and failed; code is its exit
+// status (-1 when it was killed).
+type exitError struct {
+	msg  string
+	code int
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// elsewhere are the variables of the environment that point git at a
+// repository, index, object store or configuration other than the one
+// Runner.Dir names (git(1), "ENVIRONMENT VARIABLES"; git-config(1),
+// "ENVIRONMENT"), or name a program to run (GIT_EXTERNAL_DIFF, the
+// pagers). Inherited from whatever started us (a git hook sets GIT_DIR and
+// GIT_INDEX_FILE), they would make a call read or write another
+// repository, or run a program no caller chose; they are not passed on.
+// GIT_CONFIG_KEY_<n> and GIT_CONFIG_VALUE_<n> are dropped by prefix.
+var elsewhere = map[string]bool{
+	"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_INDEX_FILE": true,
+	"GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true,
+	"GIT_COMMON_DIR": true, "GIT_NAMESPACE": true, "GIT_PREFIX": true,
+	"GIT_CONFIG": true, "GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true,
+	"GIT_EXTERNAL_DIFF": true, "GIT_PAGER": true, "PAGER": true,
+	"GIT_ATTR_SOURCE": true, "GIT_GRAFT_FILE": true, "GIT_REPLACE_REF_BASE": true,
+}
+
+// cleanEnv returns env without the variables in elsewhere.
+func cleanEnv(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if elsewhere[name] || strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // urlCredentials matches the user information of a URL in git's messages

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -100,5 +101,49 @@ func TestNoGit(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	if _, err := (Runner{Dir: t.TempDir()}).Run(context.Background(), "status"); err != ErrNoGit {
 		t.Fatalf("Run without git = %v, want ErrNoGit", err)
+	}
+}
+
+// TestEnvironmentPointsNowhereElse: GIT_DIR and configuration passed in
+// the environment (as a git hook or `git -c` would) do not reach git.
+func TestEnvironmentPointsNowhereElse(t *testing.T) {
+	fakeGit(t, "#!/bin/sh\nenv | grep -E '^(GIT_DIR|GIT_INDEX_FILE|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_0|GIT_EXTERNAL_DIFF|GIT_PAGER)=' | sort\n")
+	for _, kv := range []string{"GIT_DIR=/elsewhere", "GIT_INDEX_FILE=/elsewhere/index", "GIT_CONFIG_PARAMETERS='core.fsmonitor'='x'",
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.pager", "GIT_EXTERNAL_DIFF=x", "GIT_PAGER=x"} {
+		name, value, _ := strings.Cut(kv, "=")
+		t.Setenv(name, value)
+	}
+	out, err := Runner{Dir: t.TempDir()}.Run(context.Background(), "status")
+	if err != nil || len(out) != 0 {
+		t.Fatalf("git saw %q (%v)", out, err)
+	}
+}
+
+// TestUntrustedStartsNoTransport: a Runner for a worktree we did not
+// create lets no transport start, whatever the repository allows.
+func TestUntrustedStartsNoTransport(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir := t.TempDir()
+	bare := filepath.Join(dir, "r.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", bare).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if out, err := exec.Command("git", "-C", bare, "config", "protocol.file.allow", "always").CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	trusted := Runner{Dir: bare}
+	if _, err := trusted.Run(context.Background(), "ls-remote", "file://"+bare); err != nil {
+		t.Fatalf("a trusted Runner cannot reach the repository: %v", err)
+	}
+	g, err := trusted.Untrusted(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Run(context.Background(), "ls-remote", "file://"+bare); err == nil || !strings.Contains(err.Error(), "not allowed") {
+		t.Fatalf("an untrusted Runner ran a transport: %v", err)
 	}
 }
