@@ -34,6 +34,12 @@ func hostileRepo(t *testing.T) (repo, marker string) {
 		t.Fatal(err)
 	}
 	run := func(name string) string { return prog + " " + name }
+	// gpg.program is run without a shell: a script of its own.
+	gpg := filepath.Join(dir, "gpg.sh")
+	write(t, gpg, "#!/bin/sh\necho gpg.program >> '"+marker+"'\n")
+	if err := os.Chmod(gpg, 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	for _, f := range []string{"clean.txt", "process.txt", "inc.txt", "cond.txt", "conv.txt", "cmd.txt"} {
 		write(t, filepath.Join(repo, f), "same bytes "+f+"\n")
@@ -88,7 +94,7 @@ func hostileRepo(t *testing.T) (repo, marker string) {
 		{"core.sshCommand", run("core.sshCommand")},
 		{"uploadpack.packObjectsHook", run("packObjectsHook")},
 		{"log.showSignature", "true"},
-		{"gpg.program", run("gpg.program")},
+		{"gpg.program", gpg},
 		{"include.path", inc},
 		{"includeIf.gitdir:" + real + "/.path", cond},
 		{"remote.origin.url", "ssh://example.invalid/r.git"},
@@ -138,7 +144,7 @@ func TestHostileRepositoryRunsNoProgram(t *testing.T) {
 		cmd.Run() // it may fail too (the process filter speaks no protocol)
 	}
 	armed := ran(t, marker)
-	for _, want := range []string{"filter.clean", "filter.process", "include.path", "includeIf", "core.fsmonitor", "diff.external"} {
+	for _, want := range []string{"filter.clean", "filter.process", "include.path", "includeIf", "core.fsmonitor", "diff.external", "gpg.program"} {
 		if !strings.Contains(armed, want) {
 			t.Fatalf("the test repository does not run %s under plain git (ran: %q)", want, armed)
 		}
