@@ -144,7 +144,7 @@ func TestHostileRepositoryRunsNoProgram(t *testing.T) {
 		cmd.Run() // it may fail too (the process filter speaks no protocol)
 	}
 	armed := ran(t, marker)
-	for _, want := range []string{"filter.clean", "filter.process", "include.path", "includeIf", "core.fsmonitor", "diff.external", "gpg.program"} {
+	for _, want := range []string{"filter.clean", "filter.process", "include.path", "includeIf", "core.fsmonitor", "diff.external", "gpg.program", "hooksPath:post-index-change"} {
 		if !strings.Contains(armed, want) {
 			t.Fatalf("the test repository does not run %s under plain git (ran: %q)", want, armed)
 		}
