@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/internal/capture"
 )
 
 // MaxMemoryFile is the most of one identity or memory file a briefing
@@ -36,7 +35,7 @@ type Briefing struct {
 	MatchedByName bool
 	// Drift is how the worktree moved since the handoff; nil when the
 	// project is not a git worktree.
-	Drift *capture.Drift
+	Drift *handoff.Drift
 }
 
 // SecMemory names the memory files in Result.Shortened and Omitted when
@@ -148,7 +147,7 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 }
 
 // writeDrift says how the worktree moved since the handoff.
-func writeDrift(w *writer, d *capture.Drift) {
+func writeDrift(w *writer, d *handoff.Drift) {
 	w.subheading("Since the handoff")
 	short := func(h string) string {
 		if hexCommit.MatchString(h) {
@@ -157,15 +156,15 @@ func writeDrift(w *writer, d *capture.Drift) {
 		return "(unknown)"
 	}
 	switch d.Relation {
-	case capture.DriftSame:
+	case handoff.DriftSame:
 		w.printf("- HEAD is still the handoff's commit %s.\n", short(d.HeadNow))
-	case capture.DriftAhead:
+	case handoff.DriftAhead:
 		w.printf("- %d new commit(s) on top of the handoff's commit %s; HEAD is now %s.\n", d.NewCommitCount, short(d.HeadThen), short(d.HeadNow))
-	case capture.DriftBehind:
+	case handoff.DriftBehind:
 		w.printf("- HEAD %s is behind the handoff's commit %s: %d of its commits are not checked out.\n", short(d.HeadNow), short(d.HeadThen), d.MissingCommitCount)
-	case capture.DriftDiverged:
+	case handoff.DriftDiverged:
 		w.printf("- History diverged: %d new commit(s) here, and %d of the handoff's commits are not reachable from HEAD %s.\n", d.NewCommitCount, d.MissingCommitCount, short(d.HeadNow))
-	case capture.DriftUnborn:
+	case handoff.DriftUnborn:
 		w.printf("- This repository has no commits yet.\n")
 	default:
 		w.printf("- The handoff's commit is not in this repository (not fetched yet, or another repository): compare with care.\n")
@@ -195,7 +194,7 @@ func writeDrift(w *writer, d *capture.Drift) {
 		if d.Truncated {
 			w.printf("(the list was cut at its bound)\n")
 		}
-	} else if d.Relation != capture.DriftUnknown {
+	} else if d.Relation != handoff.DriftUnknown {
 		w.printf("\n- No file differs from the handoff's commit.\n")
 	}
 	if d.Now != nil {

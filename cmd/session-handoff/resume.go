@@ -8,7 +8,6 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/briefing"
-	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/targets"
 )
@@ -87,7 +86,7 @@ type resumeJSON struct {
 	Memory        []render.MemoryFile `json:"memory"`
 	Handoff       *handoff.Record     `json:"handoff"`
 	MatchedByName bool                `json:"matched_by_name,omitempty"`
-	Drift         *capture.Drift      `json:"drift"`
+	Drift         *handoff.Drift      `json:"drift"`
 	Omitted       []string            `json:"omitted,omitempty"`
 	Shortened     []string            `json:"shortened,omitempty"`
 	Briefing      string              `json:"briefing"`

@@ -9,16 +9,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/git"
 )
 
 // Bounds on what is read from git.
@@ -27,86 +24,32 @@ const (
 	MaxListed = 1000
 	// RecentCommits is how many commits of history a GitState keeps.
 	RecentCommits = 5
-	// gitOutputLimit caps what one git command may print.
-	gitOutputLimit = 8 << 20
-	// GitTimeout bounds a git call, unless Git.Timeout says otherwise.
-	GitTimeout = 15 * time.Second
-	// NetworkTimeout is the Git.Timeout for calls that talk to a remote
-	// (fetch, push, ls-remote): long enough for a large inbox over a slow
-	// link, short enough that a dead one ends.
-	NetworkTimeout = 10 * time.Minute
 )
-
-// urlCredentials matches the user information of a URL in git's messages
-// ("https://user:token@host/…"), which must never reach an error.
-var urlCredentials = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@`)
 
 // logFormat is the git log format parseLog reads: hash, subject, author
 // and date, separated by unit separators.
 const logFormat = "--format=%H%x1f%s%x1f%an%x1f%aI"
 
-// ErrNotGitRepo is wrapped when a directory is not inside a git worktree.
-var ErrNotGitRepo = errors.New("not a git worktree")
+// ErrNotGitRepo is wrapped when a directory is not inside a git worktree;
+// it is git.ErrNotGitRepo.
+var ErrNotGitRepo = git.ErrNotGitRepo
 
-// ErrNoGit is wrapped when the git command cannot be found.
-var ErrNoGit = errors.New("git is not installed")
+// ErrNoGit is wrapped when the git command cannot be found; it is
+// git.ErrNoGit.
+var ErrNoGit = git.ErrNoGit
 
-// Git runs the system git against one directory.
-type Git struct {
-	Dir string
-	// Timeout bounds each call; zero means GitTimeout.
-	Timeout time.Duration
-}
-
-// Run runs git with args in g.Dir, as run does, for callers outside this
-// package that write as well as read (publishing memory, a shared inbox):
-// bounded in time and output, never prompting for credentials, with the
-// first line of git's own error message in the error.
-func (g Git) Run(ctx context.Context, args ...string) ([]byte, error) {
-	return g.run(ctx, args...)
-}
-
-// run runs git with args in g.Dir and returns its standard output.
-// Repository configuration that would make a read run programs
-// (core.fsmonitor) is switched off, and optional locks are not taken, so
-// reading the state of a worktree never changes it.
-func (g Git) run(ctx context.Context, args ...string) ([]byte, error) {
-	timeout := g.Timeout
-	if timeout <= 0 {
-		timeout = GitTimeout
+// reader is the git runner for reading the worktree at dir, which we did
+// not create: no call through it runs a program the repository's
+// configuration or attributes name (git.Runner.Untrusted). When that
+// cannot be promised, or git is missing, the error says so; any other
+// failure means dir is no git worktree (or an unreadable one), and wraps
+// ErrNotGitRepo.
+func reader(ctx context.Context, dir string) (git.Runner, error) {
+	g, err := git.Runner{Dir: dir}.Untrusted(ctx)
+	if err != nil && !errors.Is(err, ErrNoGit) && !errors.Is(err, git.ErrUnsafeConfig) {
+		err = fmt.Errorf("%s: %w", dir, ErrNotGitRepo)
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	full := append([]string{"-c", "core.fsmonitor=false", "-c", "core.quotepath=false", "-C", g.Dir}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Env = append(cmd.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C",
-		// A partial clone must not fetch a missing object because a
-		// handoff named it (git 2.44 and later; older ones ignore it).
-		"GIT_NO_LAZY_FETCH=1")
-	var stdout limitedBuffer
-	stdout.limit = gitOutputLimit
-	var stderr limitedBuffer
-	stderr.limit = 4096
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	if errors.Is(err, exec.ErrNotFound) {
-		return nil, ErrNoGit
-	}
-	if ctx.Err() == context.DeadlineExceeded {
-		return nil, fmt.Errorf("git %s: timed out after %s", args[0], timeout)
-	}
-	if err != nil {
-		msg := urlCredentials.ReplaceAllString(strings.TrimSpace(firstLine(stderr.String())), "$1")
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, fmt.Errorf("git %s: %s", args[0], msg)
-	}
-	if stdout.over {
-		return nil, fmt.Errorf("git %s: output over %d bytes", args[0], gitOutputLimit)
-	}
-	return stdout.Bytes(), nil
+	return g, err
 }
 
 // Root returns the top directory of the git worktree that contains dir,
@@ -116,7 +59,11 @@ func Root(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	top, err := Git{Dir: abs}.run(ctx, "rev-parse", "--show-toplevel")
+	g, err := reader(ctx, abs)
+	if err != nil {
+		return "", err
+	}
+	top, err := g.Run(ctx, "rev-parse", "--show-toplevel")
 	if err != nil {
 		if errors.Is(err, ErrNoGit) {
 			return "", err
@@ -134,7 +81,11 @@ func State(ctx context.Context, dir string) (*handoff.GitState, error) {
 	}
 	// The three reads are independent: run at once, they cost one git
 	// start-up of waiting instead of three (session-start hooks wait).
-	return parseState(abs, Git{Dir: abs}.runAll(ctx, stateCmds...))
+	g, err := reader(ctx, abs)
+	if err != nil {
+		return nil, err
+	}
+	return parseState(abs, g.RunAll(ctx, stateCmds...))
 }
 
 // stateCmds are the reads State makes, in the order parseState takes
@@ -147,58 +98,38 @@ var stateCmds = [][]string{
 
 // parseState builds the state of the worktree at abs from the results of
 // stateCmds.
-func parseState(abs string, res []gitResult) (*handoff.GitState, error) {
-	if err := res[0].err; err != nil {
+func parseState(abs string, res []git.Result) (*handoff.GitState, error) {
+	if err := res[0].Err; err != nil {
 		if errors.Is(err, ErrNoGit) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%s: %w", abs, ErrNotGitRepo)
 	}
-	st := &handoff.GitState{Root: strings.TrimSpace(string(res[0].out))}
-	if res[1].err != nil {
-		return nil, res[1].err
+	st := &handoff.GitState{Root: strings.TrimSpace(string(res[0].Out))}
+	if res[1].Err != nil {
+		return nil, res[1].Err
 	}
-	if err := parseStatus(res[1].out, st); err != nil {
+	if err := parseStatus(res[1].Out, st); err != nil {
 		return nil, err
 	}
 	// In a repository with no commits the log fails; status says so.
 	if st.Head != "" {
-		if res[2].err != nil {
-			return nil, res[2].err
+		if res[2].Err != nil {
+			return nil, res[2].Err
 		}
-		st.RecentCommits = parseLog(res[2].out)
+		st.RecentCommits = parseLog(res[2].Out)
 	}
 	return st, nil
-}
-
-// gitResult is the outcome of one git command run by runAll.
-type gitResult struct {
-	out []byte
-	err error
-}
-
-// runAll runs git commands concurrently and returns their results in
-// order. Only commands that read and do not depend on each other belong
-// here.
-func (g Git) runAll(ctx context.Context, cmds ...[]string) []gitResult {
-	res := make([]gitResult, len(cmds))
-	var wg sync.WaitGroup
-	for i, args := range cmds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res[i].out, res[i].err = g.run(ctx, args...)
-		}()
-	}
-	wg.Wait()
-	return res
 }
 
 // Remote returns the URL of the repository's origin remote (or its first
 // remote) with any user name or password removed, or "" if there is none.
 func Remote(ctx context.Context, dir string) string {
-	g := Git{Dir: dir}
-	out, err := g.run(ctx, "remote")
+	g, err := reader(ctx, dir)
+	if err != nil {
+		return ""
+	}
+	out, err := g.Run(ctx, "remote")
 	if err != nil {
 		return ""
 	}
@@ -212,29 +143,11 @@ func Remote(ctx context.Context, dir string) string {
 			name = n
 		}
 	}
-	u, err := g.run(ctx, "remote", "get-url", "--", name)
+	u, err := g.Run(ctx, "remote", "get-url", "--", name)
 	if err != nil {
 		return ""
 	}
-	return StripCredentials(strings.TrimSpace(string(u)))
-}
-
-// StripCredentials removes a user's password or token from a remote URL.
-// scp-style addresses (git@host:path) keep their user, which is not secret.
-func StripCredentials(raw string) string {
-	if !strings.Contains(raw, "://") {
-		return raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable remote URL)"
-	}
-	if u.User != nil {
-		if _, hasPass := u.User.Password(); hasPass || u.Scheme == "https" || u.Scheme == "http" {
-			u.User = nil
-		}
-	}
-	return u.String()
+	return git.StripCredentials(strings.TrimSpace(string(u)))
 }
 
 func parseStatus(out []byte, st *handoff.GitState) error {
@@ -332,37 +245,4 @@ func parseLog(out []byte) []handoff.Commit {
 		commits = append(commits, handoff.Commit{Hash: parts[0], Subject: handoff.Clip(parts[1], 1000), Author: handoff.Clip(parts[2], 500), Date: date.UTC()})
 	}
 	return commits
-}
-
-type limitedBuffer struct {
-	// buf is a named field, not embedded: an embedded bytes.Buffer would
-	// give the type a ReadFrom that io.Copy prefers, bypassing Write and
-	// so the limit.
-	buf   bytes.Buffer
-	limit int
-	over  bool
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.limit - b.buf.Len(); len(p) > room {
-		b.over = true
-		if room > 0 {
-			b.buf.Write(p[:room])
-		}
-		return len(p), nil
-	}
-	return b.buf.Write(p)
-}
-
-// Bytes returns what was kept.
-func (b *limitedBuffer) Bytes() []byte { return b.buf.Bytes() }
-
-// String returns what was kept.
-func (b *limitedBuffer) String() string { return b.buf.String() }
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

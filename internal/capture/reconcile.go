@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/git"
 )
 
 // Reconciliation: the files an agent touched, as its transcript tells
@@ -139,7 +140,10 @@ func ReconcileWithGit(ctx context.Context, files []handoff.FileTouched, st *hand
 	if st == nil || st.Root == "" {
 		return Reconcile(files, st, cwd, nil), nil
 	}
-	g := Git{Dir: st.Root}
+	g, err := reader(ctx, st.Root)
+	if err != nil {
+		return Reconcile(files, st, cwd, nil), err
+	}
 	n := newPathNorm(st.Root, cwd)
 	var rels []string
 	for _, f := range files {
@@ -150,7 +154,7 @@ func ReconcileWithGit(ctx context.Context, files []handoff.FileTouched, st *hand
 	hist := &History{}
 	var firstErr error
 	if st.Head != "" && !since.IsZero() {
-		changed, _, err := g.ChangedSince(ctx, since)
+		changed, _, err := changedSince(ctx, g, since)
 		if err != nil {
 			firstErr = err
 		}
@@ -159,7 +163,7 @@ func ReconcileWithGit(ctx context.Context, files []handoff.FileTouched, st *hand
 			hist.Committed[p] = true
 		}
 	}
-	tracked, err := g.Tracked(ctx, rels)
+	tracked, err := trackedPaths(ctx, g, rels)
 	if err != nil {
 		if firstErr == nil {
 			firstErr = err
@@ -171,11 +175,19 @@ func ReconcileWithGit(ctx context.Context, files []handoff.FileTouched, st *hand
 }
 
 // ChangedSince lists the paths, relative to the root, changed by the
-// commits on HEAD whose committer date is at or after since (at most
-// maxHistoryCommits of them, and MaxListed paths; truncated tells when
-// there were more). A rename counts as its two paths.
-func (g Git) ChangedSince(ctx context.Context, since time.Time) (paths []string, truncated bool, err error) {
-	out, err := g.run(ctx, "log", "--since="+since.UTC().Truncate(time.Second).Format(time.RFC3339),
+// commits on HEAD of the worktree at root whose committer date is at or
+// after since (at most maxHistoryCommits of them, and MaxListed paths;
+// truncated tells when there were more). A rename counts as its two paths.
+func ChangedSince(ctx context.Context, root string, since time.Time) (paths []string, truncated bool, err error) {
+	g, err := reader(ctx, root)
+	if err != nil {
+		return nil, false, err
+	}
+	return changedSince(ctx, g, since)
+}
+
+func changedSince(ctx context.Context, g git.Runner, since time.Time) (paths []string, truncated bool, err error) {
+	out, err := g.Run(ctx, "log", "--since="+since.UTC().Truncate(time.Second).Format(time.RFC3339),
 		"--max-count="+strconv.Itoa(maxHistoryCommits), "--no-renames", "--name-only", "--format=", "-z", "HEAD", "--")
 	if err != nil {
 		return nil, false, err
@@ -195,9 +207,17 @@ func (g Git) ChangedSince(ctx context.Context, since time.Time) (paths []string,
 	return paths, false, nil
 }
 
-// Tracked returns those of paths (relative to the root, which g.Dir must
-// be) that are in git's index, asking git about a hundred at a time.
-func (g Git) Tracked(ctx context.Context, paths []string) (map[string]bool, error) {
+// Tracked returns those of paths (relative to root) that are in the index
+// of the worktree at root, asking git about a hundred at a time.
+func Tracked(ctx context.Context, root string, paths []string) (map[string]bool, error) {
+	g, err := reader(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	return trackedPaths(ctx, g, paths)
+}
+
+func trackedPaths(ctx context.Context, g git.Runner, paths []string) (map[string]bool, error) {
 	out := map[string]bool{}
 	const batch = 100
 	for i := 0; i < len(paths); i += batch {
@@ -205,7 +225,7 @@ func (g Git) Tracked(ctx context.Context, paths []string) (map[string]bool, erro
 		for _, p := range paths[i:min(i+batch, len(paths))] {
 			args = append(args, ":(literal)"+p)
 		}
-		list, err := g.run(ctx, args...)
+		list, err := g.Run(ctx, args...)
 		if err != nil {
 			return nil, err
 		}

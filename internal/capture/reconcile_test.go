@@ -131,7 +131,7 @@ func TestReconcile(t *testing.T) {
 	if err != nil || later[0].Git != GitClean {
 		t.Errorf("later session: %+v %v", later, err)
 	}
-	changed, truncated, err := Git{Dir: repo}.ChangedSince(context.Background(), start)
+	changed, truncated, err := ChangedSince(context.Background(), repo, start)
 	slices.Sort(changed)
 	if err != nil || truncated || !slices.Equal(changed, []string{"committed.go", "deleted.go"}) {
 		t.Errorf("changed since: %q %v %v", changed, truncated, err)

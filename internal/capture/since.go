@@ -11,29 +11,11 @@ import (
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/git"
 )
 
-// MaxDriftCommits caps Drift.NewCommits.
+// MaxDriftCommits caps handoff.Drift.NewCommits.
 const MaxDriftCommits = 50
-
-// The relations of HEAD now to the handoff's HEAD, as Drift.Relation gives
-// them.
-const (
-	// DriftSame: HEAD is the handoff's commit.
-	DriftSame = "same"
-	// DriftAhead: the handoff's commit is an ancestor of HEAD; new commits
-	// were made on top of it.
-	DriftAhead = "ahead"
-	// DriftBehind: HEAD is an ancestor of the handoff's commit.
-	DriftBehind = "behind"
-	// DriftDiverged: each side has commits the other lacks.
-	DriftDiverged = "diverged"
-	// DriftUnknown: the handoff has no usable HEAD, or its commit is not
-	// in this repository (not fetched, or another repository).
-	DriftUnknown = "unknown"
-	// DriftUnborn: the repository has no commits now.
-	DriftUnborn = "unborn"
-)
 
 // Bounds used by Since: the exported constants, held in variables so that
 // tests can lower them.
@@ -46,61 +28,14 @@ var (
 // come from an imported bundle and are reported, never passed to git.
 const driftNameLimit = 1000
 
-// Drift is how a worktree has moved since a handoff's git snapshot.
-type Drift struct {
-	// Now is the worktree now, as State reads it.
-	Now *handoff.GitState `json:"now"`
-	// BranchThen and BranchNow are the branches checked out then and now;
-	// "" means detached (or, for BranchThen, that the handoff has no git
-	// state). BranchThen is the handoff's, clipped.
-	BranchThen string `json:"branch_then"`
-	BranchNow  string `json:"branch_now"`
-	// HeadThen is the HEAD the handoff names, as it names it (clipped); it
-	// may be anything, and is used with git only when it is a full
-	// lower-case commit hash. HeadNow is "" in a repository with no commits.
-	HeadThen string `json:"head_then"`
-	HeadNow  string `json:"head_now"`
-	// Relation is how HEAD now stands to HEAD then: DriftSame, DriftAhead,
-	// DriftBehind, DriftDiverged, DriftUnknown or DriftUnborn. Unknown
-	// wins over unborn: when the handoff's commit cannot be used, nothing
-	// is compared.
-	Relation string `json:"relation"`
-	// NewCommits are the commits reachable from HEAD now but not from the
-	// handoff's commit (then..now), newest first, at most MaxDriftCommits.
-	NewCommits []handoff.Commit `json:"new_commits,omitempty"`
-	// NewCommitCount is how many such commits there are, even when
-	// NewCommits is cut.
-	NewCommitCount int `json:"new_commit_count"`
-	// MissingCommitCount counts the commits reachable from the handoff's
-	// commit but no longer from HEAD (now..then): work a reset, a rebase or
-	// a branch switch left behind. With no commits now, it counts all of
-	// the handoff's history.
-	MissingCommitCount int `json:"missing_commit_count"`
-	// Changed lists the paths that differ between the handoff's commit and
-	// the worktree now, whether committed since or dirty now, as
-	// `git diff --name-status` gives them (renames detected, From set),
-	// then the untracked paths of Now with status "?" (a wholly untracked
-	// directory is one entry ending in "/"). At most MaxListed entries;
-	// empty when Relation is DriftUnknown.
-	Changed []handoff.FileStatus `json:"changed,omitempty"`
-	// Truncated is set when Changed was cut at its bound, or when Now's
-	// untracked list, from which Changed is completed, was.
-	Truncated bool `json:"truncated,omitempty"`
-	// SameRoot reports whether the handoff's worktree root is the path of
-	// the worktree now. It says where the work sits, not which repository
-	// it is: a clone elsewhere has another root, and the commit check
-	// behind Relation is what tells whether the history is shared.
-	SameRoot bool `json:"same_root"`
-}
-
 // Since reads the worktree that contains dir and tells how it has moved
 // since then, a handoff's git snapshot. then may come from an imported
 // bundle: none of its strings reaches git except a HEAD that is exactly a
 // full lower-case hex commit hash, and that only after --end-of-options.
 // A nil then, a missing or malformed HEAD, or a commit this repository
-// does not have gives Relation DriftUnknown, not an error. When dir is not
+// does not have gives Relation handoff.DriftUnknown, not an error. When dir is not
 // in a git worktree the error wraps ErrNotGitRepo.
-func Since(ctx context.Context, dir string, then *handoff.GitState) (*Drift, error) {
+func Since(ctx context.Context, dir string, then *handoff.GitState) (*handoff.Drift, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -117,13 +52,16 @@ func Since(ctx context.Context, dir string, then *handoff.GitState) (*Drift, err
 			diffCmd(then.Head),
 			[]string{"rev-list", "--no-walk", "--ignore-missing", "--end-of-options", then.Head})
 	}
-	g := Git{Dir: abs}
-	res := g.runAll(ctx, cmds...)
+	g, err := reader(ctx, abs)
+	if err != nil {
+		return nil, err
+	}
+	res := g.RunAll(ctx, cmds...)
 	now, err := parseState(abs, res[:len(stateCmds)])
 	if err != nil {
 		return nil, err
 	}
-	d := &Drift{Now: now, BranchNow: now.Branch, HeadNow: now.Head, Relation: DriftUnknown}
+	d := &handoff.Drift{Now: now, BranchNow: now.Branch, HeadNow: now.Head, Relation: handoff.DriftUnknown}
 	if then == nil {
 		return d, nil
 	}
@@ -141,8 +79,8 @@ func Since(ctx context.Context, dir string, then *handoff.GitState) (*Drift, err
 
 	switch {
 	case now.Head == "":
-		d.Relation = DriftUnborn
-		out, err := g.run(ctx, "rev-list", "--count", "--end-of-options", base)
+		d.Relation = handoff.DriftUnborn
+		out, err := g.Run(ctx, "rev-list", "--count", "--end-of-options", base)
 		if err != nil {
 			return nil, err
 		}
@@ -150,52 +88,52 @@ func Since(ctx context.Context, dir string, then *handoff.GitState) (*Drift, err
 			return nil, fmt.Errorf("git rev-list: unexpected output %q", handoff.Clip(string(out), 80))
 		}
 	case now.Head == base:
-		d.Relation = DriftSame
+		d.Relation = handoff.DriftSame
 	default:
 		// The counts and the new commits (used only if there are any) in
 		// one more round.
-		res := g.runAll(ctx,
+		res := g.RunAll(ctx,
 			[]string{"rev-list", "--left-right", "--count", "--end-of-options", base + "..." + now.Head},
 			[]string{"log", "-n", strconv.Itoa(driftCommitLimit), "-z", logFormat, "--end-of-options", base + ".." + now.Head})
-		if res[0].err != nil {
-			return nil, res[0].err
+		if res[0].Err != nil {
+			return nil, res[0].Err
 		}
-		missing, added, ok := parseLeftRight(res[0].out)
+		missing, added, ok := parseLeftRight(res[0].Out)
 		if !ok {
-			return nil, fmt.Errorf("git rev-list: unexpected output %q", handoff.Clip(string(res[0].out), 80))
+			return nil, fmt.Errorf("git rev-list: unexpected output %q", handoff.Clip(string(res[0].Out), 80))
 		}
 		d.MissingCommitCount, d.NewCommitCount = missing, added
 		switch {
 		case missing == 0 && added == 0:
-			d.Relation = DriftSame
+			d.Relation = handoff.DriftSame
 		case missing == 0:
-			d.Relation = DriftAhead
+			d.Relation = handoff.DriftAhead
 		case added == 0:
-			d.Relation = DriftBehind
+			d.Relation = handoff.DriftBehind
 		default:
-			d.Relation = DriftDiverged
+			d.Relation = handoff.DriftDiverged
 		}
 		if added > 0 {
-			if res[1].err != nil {
-				return nil, res[1].err
+			if res[1].Err != nil {
+				return nil, res[1].Err
 			}
-			d.NewCommits = parseLog(res[1].out)
+			d.NewCommits = parseLog(res[1].Out)
 		}
 	}
 
 	if base != then.Head {
 		// The name was an annotated tag's hash: diff against the commit
 		// itself.
-		diff.out, diff.err = g.run(ctx, diffCmd(base)...)
+		diff.Out, diff.Err = g.Run(ctx, diffCmd(base)...)
 	}
-	if diff.err != nil {
-		return nil, diff.err
+	if diff.Err != nil {
+		return nil, diff.Err
 	}
-	if err := parseNameStatus(diff.out, d); err != nil {
+	if err := parseNameStatus(diff.Out, d); err != nil {
 		return nil, err
 	}
 	for _, p := range now.Untracked {
-		d.addChanged(handoff.FileStatus{Path: p, Status: "?"})
+		addChanged(d, handoff.FileStatus{Path: p, Status: "?"})
 	}
 	if now.Truncated && len(now.Untracked) >= MaxListed {
 		d.Truncated = true
@@ -229,11 +167,11 @@ func diffCmd(commit string) []string {
 // commit by that full name. --ignore-missing makes an unknown name empty
 // output rather than a failure, and without --objects rev-list prints
 // nothing for a blob or a tree, so only a failure to run git is an error.
-func parseResolved(r gitResult, hash string) (string, error) {
-	if r.err != nil {
-		return "", r.err
+func parseResolved(r git.Result, hash string) (string, error) {
+	if r.Err != nil {
+		return "", r.Err
 	}
-	c := strings.TrimSpace(string(r.out))
+	c := strings.TrimSpace(string(r.Out))
 	// In a SHA-256 repository a 40-digit name is an abbreviation, which
 	// git would expand: only a full name of this repository's kind counts.
 	if !isCommitHash(c) || len(c) != len(hash) {
@@ -259,7 +197,7 @@ func parseLeftRight(out []byte) (left, right int, ok bool) {
 // parseNameStatus adds the entries of `git diff --name-status -z` output to
 // d.Changed: a status field, then one path, or two (from, to) for a rename
 // or copy, each NUL-terminated.
-func parseNameStatus(out []byte, d *Drift) error {
+func parseNameStatus(out []byte, d *handoff.Drift) error {
 	fields := bytes.Split(out, []byte{0})
 	for i := 0; i < len(fields); i++ {
 		code := string(fields[i])
@@ -281,13 +219,13 @@ func parseNameStatus(out []byte, d *Drift) error {
 			fs.From = string(fields[i+1])
 		}
 		i += n
-		d.addChanged(fs)
+		addChanged(d, fs)
 	}
 	return nil
 }
 
 // addChanged appends fs to d.Changed unless the list is full.
-func (d *Drift) addChanged(fs handoff.FileStatus) {
+func addChanged(d *handoff.Drift, fs handoff.FileStatus) {
 	if len(d.Changed) >= driftListLimit {
 		d.Truncated = true
 		return

@@ -63,7 +63,7 @@ func snapshot(t *testing.T, repo string) *handoff.GitState {
 	return st
 }
 
-func since(t *testing.T, dir string, then *handoff.GitState) *Drift {
+func since(t *testing.T, dir string, then *handoff.GitState) *handoff.Drift {
 	t.Helper()
 	d, err := Since(context.Background(), dir, then)
 	if err != nil {
@@ -87,7 +87,7 @@ func TestSinceSame(t *testing.T) {
 	repo := sinceRepo(t)
 	then := snapshot(t, repo)
 	d := since(t, repo, then)
-	if d.Relation != DriftSame || d.HeadThen != then.Head || d.HeadNow != then.Head {
+	if d.Relation != handoff.DriftSame || d.HeadThen != then.Head || d.HeadNow != then.Head {
 		t.Fatalf("relation %q then %q now %q, want same at %s", d.Relation, d.HeadThen, d.HeadNow, then.Head)
 	}
 	if d.NewCommitCount != 0 || d.MissingCommitCount != 0 || d.NewCommits != nil || d.Changed != nil || d.Truncated {
@@ -104,7 +104,7 @@ func TestSinceAhead(t *testing.T) {
 	commitFile(t, repo, "b.txt", "b\n", "second")
 	commitFile(t, repo, "a.txt", "a2\n", "third")
 	d := since(t, repo, then)
-	if d.Relation != DriftAhead || d.NewCommitCount != 2 || d.MissingCommitCount != 0 {
+	if d.Relation != handoff.DriftAhead || d.NewCommitCount != 2 || d.MissingCommitCount != 0 {
 		t.Fatalf("relation %q new %d missing %d, want ahead 2 0", d.Relation, d.NewCommitCount, d.MissingCommitCount)
 	}
 	if got := subjects(d.NewCommits); !reflect.DeepEqual(got, []string{"third", "second"}) {
@@ -126,7 +126,7 @@ func TestSinceBehind(t *testing.T) {
 	then := snapshot(t, repo)
 	gitCmd(t, repo, "reset", "-q", "--hard", "HEAD~2")
 	d := since(t, repo, then)
-	if d.Relation != DriftBehind || d.MissingCommitCount != 2 || d.NewCommitCount != 0 || d.NewCommits != nil {
+	if d.Relation != handoff.DriftBehind || d.MissingCommitCount != 2 || d.NewCommitCount != 0 || d.NewCommits != nil {
 		t.Fatalf("relation %q missing %d new %d %v, want behind 2 0", d.Relation, d.MissingCommitCount, d.NewCommitCount, d.NewCommits)
 	}
 	want := []handoff.FileStatus{{Path: "b.txt", Status: "D"}, {Path: "c.txt", Status: "D"}}
@@ -143,7 +143,7 @@ func TestSinceDiverged(t *testing.T) {
 	commitFile(t, repo, "y.txt", "y\n", "y")
 	commitFile(t, repo, "z.txt", "z\n", "z")
 	d := since(t, repo, then)
-	if d.Relation != DriftDiverged || d.MissingCommitCount != 1 || d.NewCommitCount != 2 {
+	if d.Relation != handoff.DriftDiverged || d.MissingCommitCount != 1 || d.NewCommitCount != 2 {
 		t.Fatalf("relation %q missing %d new %d, want diverged 1 2", d.Relation, d.MissingCommitCount, d.NewCommitCount)
 	}
 	if got := subjects(d.NewCommits); !reflect.DeepEqual(got, []string{"z", "y"}) {
@@ -157,21 +157,21 @@ func TestSinceBranchSwitched(t *testing.T) {
 	gitCmd(t, repo, "checkout", "-q", "-b", "feature")
 	commitFile(t, repo, "f.txt", "f\n", "on feature")
 	d := since(t, repo, then)
-	if d.BranchThen != "main" || d.BranchNow != "feature" || d.Relation != DriftAhead || d.NewCommitCount != 1 {
+	if d.BranchThen != "main" || d.BranchNow != "feature" || d.Relation != handoff.DriftAhead || d.NewCommitCount != 1 {
 		t.Fatalf("branch %q→%q relation %q new %d, want main→feature ahead 1", d.BranchThen, d.BranchNow, d.Relation, d.NewCommitCount)
 	}
 	gitCmd(t, repo, "checkout", "-q", "--detach", "main")
 	d = since(t, repo, then)
-	if d.BranchThen != "main" || d.BranchNow != "" || d.Relation != DriftSame {
+	if d.BranchThen != "main" || d.BranchNow != "" || d.Relation != handoff.DriftSame {
 		t.Errorf("detached: branch %q→%q relation %q, want main→\"\" same", d.BranchThen, d.BranchNow, d.Relation)
 	}
 }
 
 // wantUnknown checks the shape of a Drift whose handoff commit could not
 // be used: the worktree now is read, nothing is compared.
-func wantUnknown(t *testing.T, d *Drift, repo string) {
+func wantUnknown(t *testing.T, d *handoff.Drift, repo string) {
 	t.Helper()
-	if d.Relation != DriftUnknown {
+	if d.Relation != handoff.DriftUnknown {
 		t.Errorf("relation %q, want unknown", d.Relation)
 	}
 	if d.NewCommitCount != 0 || d.MissingCommitCount != 0 || d.NewCommits != nil || d.Changed != nil {
@@ -320,7 +320,7 @@ func TestSinceHashAfterEndOfOptions(t *testing.T) {
 	then := snapshot(t, repo)
 	commitFile(t, repo, "b.txt", "b\n", "second")
 	calls, _ := gitLogger(t)
-	if d := since(t, repo, then); d.Relation != DriftAhead {
+	if d := since(t, repo, then); d.Relation != handoff.DriftAhead {
 		t.Fatalf("relation %q, want ahead", d.Relation)
 	}
 	// Each call is read whole: within it, the hash may only follow
@@ -372,7 +372,7 @@ func TestSinceChanged(t *testing.T) {
 	gitCmd(t, repo, "config", "diff.relative", "true")
 
 	d := since(t, filepath.Join(repo, "sub"), then)
-	if d.Relation != DriftAhead || d.NewCommitCount != 3 {
+	if d.Relation != handoff.DriftAhead || d.NewCommitCount != 3 {
 		t.Fatalf("relation %q new %d, want ahead 3", d.Relation, d.NewCommitCount)
 	}
 	want := []handoff.FileStatus{
@@ -433,7 +433,7 @@ func TestSinceUnborn(t *testing.T) {
 	gitCmd(t, repo, "checkout", "-q", "--orphan", "fresh")
 	gitCmd(t, repo, "rm", "-q", "--cached", "b.txt")
 	d := since(t, repo, then)
-	if d.Relation != DriftUnborn || d.HeadNow != "" || d.BranchNow != "fresh" || d.MissingCommitCount != 2 || d.NewCommitCount != 0 {
+	if d.Relation != handoff.DriftUnborn || d.HeadNow != "" || d.BranchNow != "fresh" || d.MissingCommitCount != 2 || d.NewCommitCount != 0 {
 		t.Fatalf("relation %q head %q branch %q missing %d new %d, want unborn \"\" fresh 2 0",
 			d.Relation, d.HeadNow, d.BranchNow, d.MissingCommitCount, d.NewCommitCount)
 	}
@@ -447,7 +447,7 @@ func TestSinceUnborn(t *testing.T) {
 	empty := t.TempDir()
 	gitCmd(t, empty, "init", "-q", "-b", "main")
 	d = since(t, empty, then)
-	if d.Relation != DriftUnknown || d.HeadNow != "" || d.SameRoot {
+	if d.Relation != handoff.DriftUnknown || d.HeadNow != "" || d.SameRoot {
 		t.Errorf("empty repository: relation %q head %q sameRoot %v", d.Relation, d.HeadNow, d.SameRoot)
 	}
 }
@@ -469,12 +469,12 @@ func TestSinceSHA256(t *testing.T) {
 	if len(then.Head) != 64 {
 		t.Fatalf("head %q", then.Head)
 	}
-	if d := since(t, repo, then); d.Relation != DriftSame {
+	if d := since(t, repo, then); d.Relation != handoff.DriftSame {
 		t.Errorf("full hash: relation %q, want same", d.Relation)
 	}
 	short := *then
 	short.Head = then.Head[:40]
-	if d := since(t, repo, &short); d.Relation != DriftUnknown {
+	if d := since(t, repo, &short); d.Relation != handoff.DriftUnknown {
 		t.Errorf("40-digit prefix: relation %q, want unknown", d.Relation)
 	}
 }
@@ -484,7 +484,7 @@ func TestSinceOtherRoot(t *testing.T) {
 	then := snapshot(t, repo)
 	then.Root = "/elsewhere/repo"
 	d := since(t, repo, then)
-	if d.SameRoot || d.Relation != DriftSame {
+	if d.SameRoot || d.Relation != handoff.DriftSame {
 		t.Errorf("sameRoot %v relation %q, want false same", d.SameRoot, d.Relation)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/exchange"
+	"github.com/session-handoff/session-handoff/internal/git"
 	"github.com/session-handoff/session-handoff/internal/memory"
 	"github.com/session-handoff/session-handoff/internal/people"
 	"github.com/session-handoff/session-handoff/internal/remote"
@@ -301,7 +302,7 @@ func (r *Runner) stepPublish(ctx context.Context, cp *Checkpoint, st Step) (map[
 	if err != nil {
 		return nil, err
 	}
-	g := capture.Git{Dir: root}
+	g := git.Runner{Dir: root}
 	if _, err := g.Run(ctx, "add", "--all", "--", rel); err != nil {
 		return nil, err
 	}
@@ -329,7 +330,7 @@ func (r *Runner) stepPublish(ctx context.Context, cp *Checkpoint, st Step) (map[
 		}
 		args = append(args, "--", st.Remote, "HEAD:"+branch)
 	}
-	g.Timeout = capture.NetworkTimeout
+	g.Timeout = git.NetworkTimeout
 	if _, err := g.Run(ctx, args...); err != nil {
 		return nil, fmt.Errorf("push: %w", err)
 	}

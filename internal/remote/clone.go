@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/git"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
@@ -30,13 +30,13 @@ const (
 )
 
 // clone is the local repository of one remote. Every method runs git with
-// a time limit (capture.Git.Run): never prompting, credentials removed from
+// a time limit (git.Runner.Run): never prompting, credentials removed from
 // errors.
 type clone struct {
 	remote Remote
 	dir    string
-	git    capture.Git // for local work
-	net    capture.Git // for fetch, ls-remote and push: a longer time limit
+	git    git.Runner // for local work
+	net    git.Runner // for fetch, ls-remote and push: a longer time limit
 	lock   *safefile.Lock
 	// hooks is an empty directory used as core.hooksPath, so that no hook
 	// (the user's global ones included) runs in this repository.
@@ -65,8 +65,8 @@ func openClone(ctx context.Context, dataDir string, r Remote) (*clone, error) {
 		return nil, fmt.Errorf("lock remote %s: %w", r.Name, err)
 	}
 	c := &clone{remote: r, dir: clonePath(dataDir, r.Name), lock: lock}
-	c.git = capture.Git{Dir: c.dir}
-	c.net = capture.Git{Dir: c.dir, Timeout: capture.NetworkTimeout}
+	c.git = git.Runner{Dir: c.dir}
+	c.net = git.Runner{Dir: c.dir, Timeout: git.NetworkTimeout}
 	c.hooks = filepath.Join(c.dir, ".git", stateDir, "no-hooks")
 	if err := c.ensure(ctx); err != nil {
 		lock.Unlock()
@@ -149,7 +149,7 @@ func (c *clone) create(ctx context.Context) error {
 		return fmt.Errorf("create clone: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	g := capture.Git{Dir: tmp}
+	g := git.Runner{Dir: tmp}
 	if _, err := g.Run(ctx, "init", "--quiet"); err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"unicode"
 
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/git"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
@@ -56,7 +56,7 @@ type Remote struct {
 }
 
 // DisplayURL is the URL with any password or token removed, for output.
-func (r Remote) DisplayURL() string { return capture.StripCredentials(r.URL) }
+func (r Remote) DisplayURL() string { return git.StripCredentials(r.URL) }
 
 // Check validates the remote's name, URL and branch.
 func (r Remote) Check() error {

@@ -17,8 +17,8 @@
 //
 // Configuration (the list of remotes) lives in the configuration
 // directory; each remote's clone, its unsent bundles and the ledger in the
-// data directory. Every git command runs through capture.Git.Run: bounded
-// in time (15 s for local work, capture.NetworkTimeout for fetch, ls-remote
+// data directory. Every git command runs through git.Runner.Run: bounded
+// in time (15 s for local work, git.NetworkTimeout for fetch, ls-remote
 // and push) and in output, never prompting, credentials removed from
 // errors.
 package remote
