@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/session-handoff/session-handoff/handoff"
 )
 
 // Agent says where an agent keeps its settings and which hooks
@@ -57,7 +59,7 @@ func LookupAgent(name string) (Agent, error) {
 		}
 		names = append(names, a.Name)
 	}
-	return Agent{}, fmt.Errorf("unknown agent %q: want one of %s", clip(name), strings.Join(names, ", "))
+	return Agent{}, fmt.Errorf("unknown agent %q: want one of %s", handoff.Shorten(handoff.CleanText(name), 32), strings.Join(names, ", "))
 }
 
 // Hooks are the hooks to install for the agent, running program (the
@@ -105,11 +107,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func clip(s string) string {
-	if len(s) > 32 {
-		return s[:32] + "…"
-	}
-	return s
 }
