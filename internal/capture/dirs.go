@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/paths"
 )
 
 // SessionRoots lists the directories FindSessions looks in for agent's
@@ -14,13 +15,9 @@ func SessionRoots(agent Agent, env func(string) string) ([]string, error) {
 	if env == nil {
 		env = os.Getenv
 	}
-	home := env("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return nil, fmt.Errorf("cannot find the home directory: %w", err)
-		}
-		home = h
+	home, err := paths.Home(env)
+	if err != nil {
+		return nil, err
 	}
 	switch agent {
 	case ClaudeCode:

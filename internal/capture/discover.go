@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/paths"
 )
 
 // SessionInfo describes one session transcript found on disk, from the
@@ -60,13 +61,9 @@ func FindSessions(agent Agent, env func(string) string) ([]SessionInfo, error) {
 	if env == nil {
 		env = os.Getenv
 	}
-	home := env("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return nil, fmt.Errorf("cannot find the home directory: %w", err)
-		}
-		home = h
+	home, err := paths.Home(env)
+	if err != nil {
+		return nil, err
 	}
 	var files []candidate
 	switch agent {

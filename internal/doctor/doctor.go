@@ -21,6 +21,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/handover"
 	"github.com/session-handoff/session-handoff/internal/integrate"
+	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/store"
 	"github.com/session-handoff/session-handoff/targets"
@@ -308,10 +309,7 @@ func checkSessions(s Setup) ([]Check, map[capture.Agent]bool) {
 // checkHooks looks for our hooks in each agent's project and user
 // settings. Missing hooks are a warning only for an agent in use here.
 func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
-	home := s.Env("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
+	home, _ := paths.Home(s.Env)
 	var out []Check
 	for _, agent := range integrate.Agents {
 		if agent.NoHooks != "" {
