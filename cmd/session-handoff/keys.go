@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
-	"os"
 	"os/user"
 
 	"github.com/spf13/pflag"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/exchange"
+	"github.com/session-handoff/session-handoff/internal/paths"
 )
 
 func init() {
@@ -128,8 +128,8 @@ func defaultKeyName() string {
 	if u, err := user.Current(); err == nil && u.Username != "" {
 		name = u.Username
 	}
-	host, err := os.Hostname()
-	if err != nil || host == "" {
+	host := paths.Hostname()
+	if host == "" {
 		host = "localhost"
 	}
 	return name + "@" + host

@@ -11,6 +11,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/paths"
 )
 
 // saveOptions are save's flags.
@@ -64,9 +65,7 @@ func runSave(a *app, opts *saveOptions) error {
 	if err != nil {
 		return err
 	}
-	if host, err := os.Hostname(); err == nil {
-		rec.Source.Machine = host
-	}
+	rec.Source.Machine = paths.Hostname()
 	if err := a.fillProject(rec, opts.project, opts.noGit); err != nil {
 		return err
 	}

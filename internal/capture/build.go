@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/redact"
 )
 
@@ -86,9 +87,7 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 	rec.Files = dig.Files
 	rec.Project.Path = project
 	rec.Source = handoff.Source{Kind: handoff.SourceTranscript, Transcript: sess.Path}
-	if host, err := os.Hostname(); err == nil {
-		rec.Source.Machine = handoff.Clip(host, 256)
-	}
+	rec.Source.Machine = paths.Hostname()
 	if !opts.NoGit {
 		st, err := State(ctx, project)
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/memory"
+	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/people"
 	"github.com/session-handoff/session-handoff/internal/remote"
 	"github.com/session-handoff/session-handoff/internal/safefile"
@@ -130,9 +131,7 @@ func (r *Runner) savedRecord(ctx context.Context, st Step) (*handoff.Record, err
 		return nil, err
 	}
 	rec.Project.Path = r.Project
-	if host, err := os.Hostname(); err == nil {
-		rec.Source.Machine = handoff.Clip(host, 256)
-	}
+	rec.Source.Machine = paths.Hostname()
 	gs, err := capture.State(ctx, r.Project)
 	switch {
 	case err == nil:
