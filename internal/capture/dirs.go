@@ -1,11 +1,8 @@
 package capture
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
 
-	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/paths"
 )
 
@@ -19,17 +16,9 @@ func SessionRoots(agent Agent, env func(string) string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch agent {
-	case ClaudeCode:
-		return claudeRoots(home, env), nil
-	case Codex:
-		root := env("CODEX_HOME")
-		if root == "" {
-			root = filepath.Join(home, ".codex")
-		}
-		return []string{filepath.Join(root, "sessions")}, nil
-	case Gemini:
-		return []string{filepath.Join(geminiRoot(home, env), "tmp")}, nil
+	info, err := agent.info()
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("unknown agent %q", handoff.Clip(string(agent), 40))
+	return info.SessionRoots(home, env), nil
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/paths"
 )
 
@@ -134,14 +135,8 @@ func subdirs(dir string) []string {
 }
 
 func claudeRoots(home string, env func(string) string) []string {
-	if d := env("CLAUDE_CONFIG_DIR"); d != "" {
-		return []string{filepath.Join(d, "projects")}
-	}
-	cfg := env("XDG_CONFIG_HOME")
-	if cfg == "" || !filepath.IsAbs(cfg) {
-		cfg = filepath.Join(home, ".config")
-	}
-	return []string{filepath.Join(home, ".claude", "projects"), filepath.Join(cfg, "claude", "projects")}
+	a, _ := agents.Find(agents.ClaudeCode)
+	return a.SessionRoots(home, env)
 }
 
 func claudeFiles(home string, env func(string) string) []candidate {
@@ -159,12 +154,9 @@ func claudeFiles(home string, env func(string) string) []candidate {
 }
 
 func codexFiles(home string, env func(string) string) []candidate {
-	root := env("CODEX_HOME")
-	if root == "" {
-		root = filepath.Join(home, ".codex")
-	}
+	a, _ := agents.Find(agents.Codex)
 	var out []candidate
-	for _, y := range subdirs(filepath.Join(root, "sessions")) {
+	for _, y := range subdirs(a.SessionRoots(home, env)[0]) {
 		for _, m := range subdirs(y) {
 			for _, d := range subdirs(m) {
 				listFiles(d, func(name string) bool {
@@ -193,10 +185,8 @@ func codexIDFromName(name string) string {
 }
 
 func geminiRoot(home string, env func(string) string) string {
-	if h := env("GEMINI_CLI_HOME"); h != "" {
-		return filepath.Join(h, ".gemini")
-	}
-	return filepath.Join(home, ".gemini")
+	a, _ := agents.Find(agents.Gemini)
+	return a.Dirs(home, env)[0]
 }
 
 func geminiFiles(home string, env func(string) string) []candidate {
