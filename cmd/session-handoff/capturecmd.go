@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -161,17 +160,13 @@ what would be saved and stores nothing.`,
 	})
 }
 
-// redactPatternsFile holds the user's own redaction patterns, in the keys
-// and configuration directory.
-const redactPatternsFile = "redact-patterns"
-
 // redactor builds the redactor with the built-in rules and the user's own.
 func (a *app) redactor(keysDir string) (*redact.Redactor, error) {
 	kr, err := a.keyring()
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(kr.Dir, redactPatternsFile)
+	path := kr.Files().RedactPatterns()
 	var extra []redact.Pattern
 	data, err := safefile.ReadRegular(path, redact.MaxPatternsFile)
 	switch {

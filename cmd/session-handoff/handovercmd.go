@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/session-handoff/session-handoff/internal/handover"
+	"github.com/session-handoff/session-handoff/internal/paths"
 )
 
 // exitPaused is the exit code of work stopped by a PAUSE file.
@@ -90,7 +91,7 @@ Paused work exits 6.`,
 					if _, err := handover.LoadConfig(path); err != nil {
 						return err
 					}
-					if err := handover.Approve(filepath.Join(kr.Dir, handover.ApprovalsFile), path); err != nil {
+					if err := handover.Approve(kr.Files().HandoverApprovals(), path); err != nil {
 						return err
 					}
 					fmt.Fprintf(a.stdout, "approved %s as it is now; a change to it needs approving again\n", path)
@@ -224,13 +225,13 @@ func (a *app) pauseFile(keysDir, project string, global bool) (string, error) {
 		if err := os.MkdirAll(kr.Dir, 0o700); err != nil {
 			return "", err
 		}
-		return filepath.Join(kr.Dir, handover.PauseFileName), nil
+		return kr.Files().Pause(), nil
 	}
 	root, err := a.projectRoot(project)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(root, handover.PauseFileName), nil
+	return filepath.Join(root, paths.PauseFile), nil
 }
 
 // envPassphrase reads a passphrase from the first environment variable set,
@@ -258,7 +259,7 @@ func loadHandoverConfig(flagValue, root, configDir string) (*handover.Config, st
 	}
 	projectConfig := filepath.Join(root, handoverConfigName)
 	if _, err := os.Stat(projectConfig); err == nil {
-		ok, err := handover.Approved(filepath.Join(configDir, handover.ApprovalsFile), projectConfig)
+		ok, err := handover.Approved(paths.ConfigDir(configDir).HandoverApprovals(), projectConfig)
 		if err != nil {
 			return nil, "", err
 		}

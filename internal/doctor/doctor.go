@@ -181,7 +181,7 @@ func checkKeys(s Setup) Check {
 	kr := exchange.Keyring{Dir: s.ConfigDir}
 	private := []string{kr.SigningKeyPath(), kr.AgeIdentityPath()}
 	var missing []string
-	for _, p := range []string{kr.SigningKeyPath(), kr.SigningKeyPath() + ".pub", kr.AgeIdentityPath()} {
+	for _, p := range []string{kr.SigningKeyPath(), kr.Files().SigningPublicKey(), kr.AgeIdentityPath()} {
 		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 			missing = append(missing, p)
 		}
@@ -428,7 +428,7 @@ func checkHandoverConfig(s Setup) []Check {
 		path := filepath.Join(s.Project, "handover.toml")
 		if _, err := os.Lstat(path); err == nil {
 			c := Check{Name: "handover-config"}
-			ok, aerr := handover.Approved(filepath.Join(s.ConfigDir, handover.ApprovalsFile), path)
+			ok, aerr := handover.Approved(paths.ConfigDir(s.ConfigDir).HandoverApprovals(), path)
 			if _, err := handover.LoadConfig(path); err != nil {
 				c.Status, c.Detail, c.Fix = Fail, err.Error(), "correct "+path
 			} else if aerr != nil {

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/session-handoff/session-handoff/internal/paths"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -138,7 +140,7 @@ func TestConfigFIFONeverBlocks(t *testing.T) {
 	if _, err := LoadConfig(path); err == nil {
 		t.Fatal("a FIFO was read as a configuration")
 	}
-	if _, err := Approved(filepath.Join(t.TempDir(), ApprovalsFile), path); err == nil {
+	if _, err := Approved(paths.ConfigDir(t.TempDir()).HandoverApprovals(), path); err == nil {
 		t.Fatal("a FIFO was hashed for approval")
 	}
 }

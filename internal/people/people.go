@@ -12,17 +12,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
-
-// FileName is the address book's file in the configuration directory.
-const FileName = "people"
 
 // header is the first line of the file: its format and version.
 const header = "session-handoff-people 1"
@@ -98,7 +95,7 @@ type Book struct {
 }
 
 // Path is the file of the address book in dir.
-func Path(dir string) string { return filepath.Join(dir, FileName) }
+func Path(dir string) string { return paths.ConfigDir(dir).People() }
 
 // Load reads the address book in the configuration directory dir; a
 // missing file is an empty book.

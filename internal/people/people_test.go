@@ -3,7 +3,6 @@ package people
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -108,7 +107,7 @@ func TestLoadRefusesDamagedFile(t *testing.T) {
 		{header + "\nbob\tage1bad\n", ":2: recipient of bob"},
 	} {
 		dir := t.TempDir()
-		os.WriteFile(filepath.Join(dir, FileName), []byte(tc.content), 0o600)
+		os.WriteFile(Path(dir), []byte(tc.content), 0o600)
 		if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.content, err, tc.want)
 		}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -12,12 +11,9 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
-
-// ConfigFile is the file, in the configuration directory, that lists the
-// remotes.
-const ConfigFile = "remotes"
 
 // DefaultBranch is the branch of the remote that holds the inbox when
 // none is given.
@@ -118,7 +114,7 @@ type Config struct {
 }
 
 // ConfigPath is the remotes file in the configuration directory dir.
-func ConfigPath(dir string) string { return filepath.Join(dir, ConfigFile) }
+func ConfigPath(dir string) string { return paths.ConfigDir(dir).Remotes() }
 
 // LoadConfig reads the remotes configured in dir; a missing file is an
 // empty list.
