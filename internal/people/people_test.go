@@ -140,3 +140,33 @@ func TestConcurrentAdds(t *testing.T) {
 		t.Fatalf("%d people, %v", len(b.List()), err)
 	}
 }
+
+// The address book keeps the format users' files hold, byte for byte.
+func TestFileFormat(t *testing.T) {
+	dir := t.TempDir()
+	sk := sshKey(t)
+	err := Update(dir, func(b *Book) error {
+		for _, p := range [][3]string{{"zoe", ageKey, ""}, {"bob@desk", ageKey, sk}} {
+			pp, err := New(p[0], p[1], p[2])
+			if err != nil {
+				return err
+			}
+			if _, err := b.Add(pp); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(Path(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "session-handoff-people 1\n# NAME<TAB>RECIPIENT[<TAB>SIGNING-KEY]; managed by 'session-handoff people'\n" +
+		"bob@desk\t" + ageKey + "\t" + strings.TrimSuffix(sk, " bob@desk") + "\nzoe\t" + ageKey + "\n"
+	if string(data) != want {
+		t.Fatalf("address book:\n%q\nwant\n%q", data, want)
+	}
+}
