@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
@@ -425,12 +426,9 @@ func unquote(s string) string {
 	return s
 }
 
-func shorten(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
-	}
-	return s
-}
+// shorten bounds untrusted text quoted in an error, on a character
+// boundary.
+func shorten(s string) string { return handoff.Shorten(s, 64) }
 
 // parseSSHTime parses an allowed_signers time: YYYYMMDD, YYYYMMDDHHMM or
 // YYYYMMDDHHMMSS, in local time, or in UTC with a trailing Z.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 const goodRecord = `{
@@ -122,4 +123,17 @@ func FuzzStrictCheck(f *testing.F) {
 			_ = Validate(Handoff, data)
 		}
 	})
+}
+
+// A duplicate key quoted in an error is cut on a character boundary.
+func TestDuplicateKeyErrorKeepsUTF8(t *testing.T) {
+	key := strings.Repeat("k", 39) + "ü" + strings.Repeat("z", 10)
+	doc := `{"` + key + `":1,"` + key + `":2}`
+	err := StrictCheck([]byte(doc))
+	if err == nil {
+		t.Fatal("duplicate key accepted")
+	}
+	if !utf8.ValidString(err.Error()) {
+		t.Fatalf("error splits a character: %q", err.Error())
+	}
 }

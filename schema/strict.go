@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/session-handoff/session-handoff/handoff"
 )
 
 // ErrMalformed is wrapped by every error StrictCheck returns.
@@ -77,7 +79,7 @@ func checkValue(dec *json.Decoder, depth, maxDepth int, ptr string) error {
 			}
 			child := ptr + "/" + escapePointer(key)
 			if seen[key] {
-				return fmt.Errorf("%w: duplicate key %q at %s", ErrMalformed, truncate(key, 40), pointer(ptr))
+				return fmt.Errorf("%w: duplicate key %q at %s", ErrMalformed, handoff.Shorten(key, 40), pointer(ptr))
 			}
 			seen[key] = true
 			if err := checkValue(dec, depth+1, maxDepth, child); err != nil {
@@ -116,12 +118,5 @@ func pointer(p string) string {
 	if p == "" {
 		return "the top level"
 	}
-	return truncate(p, 80)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
+	return handoff.Shorten(p, 80)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/session-handoff/session-handoff/internal/agents"
 )
 
 // MaxArgLen is the longest single command-line argument a start command
@@ -53,10 +55,17 @@ type starter struct {
 //     interactive. Its file tools refuse paths outside the workspace, so
 //     the prompt file's directory is added with --include-directories
 //     (which takes values until the next flag, hence before -i).
+//
+// The program comes from the agents table (internal/agents).
 var starters = map[string]starter{
-	"claude-code": {"claude", func(dir, msg string) []string { return []string{msg} }},
-	"codex":       {"codex", func(dir, msg string) []string { return []string{msg} }},
-	"gemini":      {"gemini", func(dir, msg string) []string { return []string{"--include-directories", dir, "-i", msg} }},
+	agents.ClaudeCode: {program(agents.ClaudeCode), func(dir, msg string) []string { return []string{msg} }},
+	agents.Codex:      {program(agents.Codex), func(dir, msg string) []string { return []string{msg} }},
+	agents.Gemini:     {program(agents.Gemini), func(dir, msg string) []string { return []string{"--include-directories", dir, "-i", msg} }},
+}
+
+func program(name string) string {
+	a, _ := agents.Find(name)
+	return a.Program
 }
 
 // StartNames lists the targets that have a start command.

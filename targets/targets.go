@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/render"
 )
 
@@ -19,7 +20,8 @@ type Profile struct {
 	Name string `json:"name"`
 	// Agent is the agent's name as people write it.
 	Agent string `json:"agent"`
-	// Aliases are other names accepted for the target.
+	// Aliases are other names accepted for the target; an agent's come
+	// from the agents table (internal/agents), as its name does.
 	Aliases []string `json:"aliases,omitempty"`
 	// Reads lists what the agent reads by itself at start-up, most
 	// specific first, in the agent's own words where it has them.
@@ -74,9 +76,8 @@ var profiles = []Profile{
 		Notes: []string{"AGENTS.md is capped at 32 KiB because Codex reads no more; the block is sized to fit."},
 	},
 	{
-		Name:    "claude-code",
-		Agent:   "Claude Code",
-		Aliases: []string{"claude"},
+		Name:  "claude-code",
+		Agent: "Claude Code",
 		Reads: []string{"CLAUDE.md and .claude/CLAUDE.md in the project and its parent directories",
 			"CLAUDE.local.md (personal, not committed)", "~/.claude/CLAUDE.md (every project)",
 			"@path imports inside those files (up to five hops)"},
@@ -92,9 +93,8 @@ var profiles = []Profile{
 		Notes: []string{"Claude Code warns when CLAUDE.md grows large; the block is kept to about 6,000 tokens by default."},
 	},
 	{
-		Name:    "codex",
-		Agent:   "Codex CLI",
-		Aliases: []string{"codex-cli"},
+		Name:  "codex",
+		Agent: "Codex CLI",
 		Reads: []string{"~/.codex/AGENTS.md (or AGENTS.override.md)",
 			"AGENTS.md (or AGENTS.override.md) in each directory from the git root down to the working directory, joined",
 			"at most project_doc_max_bytes of them together (32 KiB by default)"},
@@ -111,9 +111,8 @@ var profiles = []Profile{
 		Notes: []string{"Codex stops reading instruction files at 32 KiB in all; the block is sized so that AGENTS.md stays under it."},
 	},
 	{
-		Name:    "gemini",
-		Agent:   "Gemini CLI",
-		Aliases: []string{"gemini-cli"},
+		Name:  "gemini",
+		Agent: "Gemini CLI",
 		Reads: []string{"GEMINI.md in the project, its parent directories and the directories below (or the names set in context.fileName)",
 			"~/.gemini/GEMINI.md (every project)", "@file.md imports inside those files"},
 		InstructionFile:   "GEMINI.md",
@@ -156,6 +155,17 @@ var profiles = []Profile{
 	},
 }
 
+// The profiles of the agents in the agents table take their aliases and
+// instruction file from it, so that every command accepts the same names.
+func init() {
+	for i := range profiles {
+		if a, ok := agents.Find(profiles[i].Name); ok && a.Name == profiles[i].Name {
+			profiles[i].Aliases = append([]string(nil), a.Aliases...)
+			profiles[i].InstructionFile = a.InstructionFile
+		}
+	}
+}
+
 // All returns every profile, generic first.
 func All() []Profile {
 	out := make([]Profile, len(profiles))
@@ -174,9 +184,12 @@ func Names() []string {
 
 // Lookup finds a profile by name or alias; "" is generic.
 func Lookup(name string) (Profile, error) {
-	n := strings.ToLower(strings.TrimSpace(name))
+	n := agents.Normal(name)
 	if n == "" {
 		n = "generic"
+	}
+	if a, ok := agents.Find(n); ok {
+		n = a.Name
 	}
 	for _, p := range profiles {
 		if p.Name == n {

@@ -100,7 +100,7 @@ func (a *app) demo(dir string) error {
 			"--decision", "Keep JWT, drop sessions table", "--tag", "auth"}},
 		{"alice", alice, []string{"list"}},
 		{"alice", alice, []string{"export", "latest", "--to-file", filepath.Join(bob, "recipient.txt"), "--attach", filepath.Join(repo, "auth.go"), "-o", bundlePath}},
-		{"bob", bob, []string{"trust", "add", filepath.Join(alice, "config", "signing_key.pub")}},
+		{"bob", bob, []string{"trust", "add", paths.ConfigDir(filepath.Join(alice, "config")).SigningPublicKey()}},
 		{"bob", bob, []string{"verify", bundlePath}},
 		{"bob", bob, []string{"import", bundlePath}},
 		{"bob", bob, []string{"show", "latest"}},

@@ -13,6 +13,7 @@ import (
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/exchange"
+	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/render"
@@ -229,9 +230,5 @@ func (a *app) writeOutput(path string, perm os.FileMode, fill func(io.Writer) er
 }
 
 func producer() bundle.Producer {
-	p := bundle.Producer{Name: "session-handoff", Version: version()}
-	if h, err := os.Hostname(); err == nil && len(h) <= 255 {
-		p.Machine = h
-	}
-	return p
+	return bundle.Producer{Name: "session-handoff", Version: version(), Machine: paths.Hostname()}
 }

@@ -198,7 +198,7 @@ func runHandoverAllow(a *app, opts handoverStateOptions) error {
 	if _, err := handover.LoadConfig(path); err != nil {
 		return err
 	}
-	if err := handover.Approve(filepath.Join(kr.Dir, handover.ApprovalsFile), path); err != nil {
+	if err := handover.Approve(kr.Files().HandoverApprovals(), path); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "approved %s as it is now; a change to it needs approving again\n", path)

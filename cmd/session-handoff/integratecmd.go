@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/session-handoff/session-handoff/internal/integrate"
+	"github.com/session-handoff/session-handoff/internal/paths"
 )
 
 func init() {
@@ -61,9 +62,9 @@ Codex CLI has no session hooks: integrate codex says what to do instead.`,
 						return err
 					}
 				}
-				home := a.getenv("HOME")
-				if *user && home == "" {
-					return fmt.Errorf("HOME is not set")
+				home, err := paths.Home(a.getenv)
+				if *user && err != nil {
+					return err
 				}
 				path := agent.SettingsPath(root, home, *user, a.getenv)
 				s, err := a.openStore()

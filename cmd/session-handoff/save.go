@@ -3,13 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/paths"
 )
 
 // saveOptions are save's flags.
@@ -63,9 +63,7 @@ func runSave(a *app, opts *saveOptions) error {
 	if err != nil {
 		return err
 	}
-	if host, err := os.Hostname(); err == nil {
-		rec.Source.Machine = host
-	}
+	rec.Source.Machine = paths.Hostname()
 	if err := capture.FromWorktree(a.ctx, rec, opts.project, opts.noGit); err != nil {
 		if errors.Is(err, capture.ErrNotGitRepo) {
 			return withHint(err, "pass --no-git to save without git state")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/redact"
 )
 
@@ -82,9 +83,7 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 	rec.Session = &s
 	rec.Files = dig.Files
 	rec.Source = handoff.Source{Kind: handoff.SourceTranscript, Transcript: sess.Path}
-	if host, err := os.Hostname(); err == nil {
-		rec.Source.Machine = handoff.Clip(host, 256)
-	}
+	rec.Source.Machine = paths.Hostname()
 	if err := FromWorktree(ctx, rec, project, opts.NoGit); err != nil {
 		return nil, err
 	}

@@ -1,11 +1,9 @@
 package capture
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
 
-	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/paths"
 )
 
 // SessionRoots lists the directories FindSessions looks in for agent's
@@ -14,25 +12,13 @@ func SessionRoots(agent Agent, env func(string) string) ([]string, error) {
 	if env == nil {
 		env = os.Getenv
 	}
-	home := env("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return nil, fmt.Errorf("cannot find the home directory: %w", err)
-		}
-		home = h
+	home, err := paths.Home(env)
+	if err != nil {
+		return nil, err
 	}
-	switch agent {
-	case ClaudeCode:
-		return claudeRoots(home, env), nil
-	case Codex:
-		root := env("CODEX_HOME")
-		if root == "" {
-			root = filepath.Join(home, ".codex")
-		}
-		return []string{filepath.Join(root, "sessions")}, nil
-	case Gemini:
-		return []string{filepath.Join(geminiRoot(home, env), "tmp")}, nil
+	info, err := agent.info()
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("unknown agent %q", handoff.Clip(string(agent), 40))
+	return info.SessionRoots(home, env), nil
 }

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents"
+	"github.com/session-handoff/session-handoff/internal/paths"
 )
 
 // SessionInfo describes one session transcript found on disk, from the
@@ -60,13 +62,9 @@ func FindSessions(agent Agent, env func(string) string) ([]SessionInfo, error) {
 	if env == nil {
 		env = os.Getenv
 	}
-	home := env("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return nil, fmt.Errorf("cannot find the home directory: %w", err)
-		}
-		home = h
+	home, err := paths.Home(env)
+	if err != nil {
+		return nil, err
 	}
 	var files []candidate
 	switch agent {
@@ -137,14 +135,8 @@ func subdirs(dir string) []string {
 }
 
 func claudeRoots(home string, env func(string) string) []string {
-	if d := env("CLAUDE_CONFIG_DIR"); d != "" {
-		return []string{filepath.Join(d, "projects")}
-	}
-	cfg := env("XDG_CONFIG_HOME")
-	if cfg == "" || !filepath.IsAbs(cfg) {
-		cfg = filepath.Join(home, ".config")
-	}
-	return []string{filepath.Join(home, ".claude", "projects"), filepath.Join(cfg, "claude", "projects")}
+	a, _ := agents.Find(agents.ClaudeCode)
+	return a.SessionRoots(home, env)
 }
 
 func claudeFiles(home string, env func(string) string) []candidate {
@@ -162,12 +154,9 @@ func claudeFiles(home string, env func(string) string) []candidate {
 }
 
 func codexFiles(home string, env func(string) string) []candidate {
-	root := env("CODEX_HOME")
-	if root == "" {
-		root = filepath.Join(home, ".codex")
-	}
+	a, _ := agents.Find(agents.Codex)
 	var out []candidate
-	for _, y := range subdirs(filepath.Join(root, "sessions")) {
+	for _, y := range subdirs(a.SessionRoots(home, env)[0]) {
 		for _, m := range subdirs(y) {
 			for _, d := range subdirs(m) {
 				listFiles(d, func(name string) bool {
@@ -196,10 +185,8 @@ func codexIDFromName(name string) string {
 }
 
 func geminiRoot(home string, env func(string) string) string {
-	if h := env("GEMINI_CLI_HOME"); h != "" {
-		return filepath.Join(h, ".gemini")
-	}
-	return filepath.Join(home, ".gemini")
+	a, _ := agents.Find(agents.Gemini)
+	return a.Dirs(home, env)[0]
 }
 
 func geminiFiles(home string, env func(string) string) []candidate {

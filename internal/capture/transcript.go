@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents"
 )
 
 // Agent names a coding agent whose transcripts this package reads.
@@ -24,26 +25,31 @@ type Agent string
 
 // The agents whose transcripts can be read.
 const (
-	ClaudeCode Agent = "claude-code"
-	Codex      Agent = "codex"
-	Gemini     Agent = "gemini"
+	ClaudeCode Agent = agents.ClaudeCode
+	Codex      Agent = agents.Codex
+	Gemini     Agent = agents.Gemini
 )
 
 // Agents lists the agents whose transcripts can be read.
 var Agents = []Agent{ClaudeCode, Codex, Gemini}
 
-// ParseAgent accepts an agent's name as users write it: claude-code or
-// claude, codex or codex-cli, gemini or gemini-cli.
+// ParseAgent accepts an agent's name or alias as the agents table
+// (internal/agents) spells them, as every command does.
 func ParseAgent(s string) (Agent, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "claude-code", "claude", "claudecode", "claude_code":
-		return ClaudeCode, nil
-	case "codex", "codex-cli":
-		return Codex, nil
-	case "gemini", "gemini-cli":
-		return Gemini, nil
+	a, err := agents.Lookup(s)
+	if err != nil {
+		return "", err
 	}
-	return "", fmt.Errorf("unknown agent %q (want claude-code, codex or gemini)", handoff.Clip(s, 40))
+	return Agent(a.Name), nil
+}
+
+// info is the agents table's entry for a.
+func (a Agent) info() (agents.Agent, error) {
+	i, ok := agents.Find(string(a))
+	if !ok || i.Name != string(a) {
+		return agents.Agent{}, fmt.Errorf("unknown agent %q", handoff.Clip(string(a), 40))
+	}
+	return i, nil
 }
 
 // Bounds on what a digest keeps. Text is cut on character boundaries and

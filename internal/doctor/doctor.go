@@ -21,6 +21,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/handover"
 	"github.com/session-handoff/session-handoff/internal/integrate"
+	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/store"
 	"github.com/session-handoff/session-handoff/targets"
@@ -180,7 +181,7 @@ func checkKeys(s Setup) Check {
 	kr := exchange.Keyring{Dir: s.ConfigDir}
 	private := []string{kr.SigningKeyPath(), kr.AgeIdentityPath()}
 	var missing []string
-	for _, p := range []string{kr.SigningKeyPath(), kr.SigningKeyPath() + ".pub", kr.AgeIdentityPath()} {
+	for _, p := range []string{kr.SigningKeyPath(), kr.Files().SigningPublicKey(), kr.AgeIdentityPath()} {
 		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 			missing = append(missing, p)
 		}
@@ -308,10 +309,7 @@ func checkSessions(s Setup) ([]Check, map[capture.Agent]bool) {
 // checkHooks looks for our hooks in each agent's project and user
 // settings. Missing hooks are a warning only for an agent in use here.
 func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
-	home := s.Env("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
+	home, _ := paths.Home(s.Env)
 	var out []Check
 	for _, agent := range integrate.Agents {
 		if agent.NoHooks != "" {

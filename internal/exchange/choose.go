@@ -1,6 +1,8 @@
 package exchange
 
 import (
+	"github.com/session-handoff/session-handoff/internal/paths"
+
 	"errors"
 	"fmt"
 	"os"
@@ -164,8 +166,8 @@ func DefaultKeyName() string {
 	if u, err := user.Current(); err == nil && u.Username != "" {
 		name = u.Username
 	}
-	host, err := os.Hostname()
-	if err != nil || host == "" {
+	host := paths.Hostname()
+	if host == "" {
 		host = "localhost"
 	}
 	return name + "@" + host

@@ -9,19 +9,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"filippo.io/age"
 
 	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/safefile"
-)
-
-// Names of the keyring's files inside its directory.
-const (
-	SigningKeyFile  = "signing_key"
-	AgeIdentityFile = "age_identity.txt"
-	TrustFile       = "allowed_signers"
 )
 
 // maxKeyFile bounds key and identity files read from disk.
@@ -36,15 +29,18 @@ type Keyring struct {
 	Dir string
 }
 
+// Files names the files in the keyring's directory.
+func (k Keyring) Files() paths.ConfigDir { return paths.ConfigDir(k.Dir) }
+
 // SigningKeyPath is the OpenSSH private signing key; its public half is
-// beside it with ".pub".
-func (k Keyring) SigningKeyPath() string { return filepath.Join(k.Dir, SigningKeyFile) }
+// beside it (Files().SigningPublicKey()).
+func (k Keyring) SigningKeyPath() string { return k.Files().SigningKey() }
 
 // AgeIdentityPath is the age identity (age-keygen format).
-func (k Keyring) AgeIdentityPath() string { return filepath.Join(k.Dir, AgeIdentityFile) }
+func (k Keyring) AgeIdentityPath() string { return k.Files().AgeIdentity() }
 
 // TrustPath is the allowed_signers trust store.
-func (k Keyring) TrustPath() string { return filepath.Join(k.Dir, TrustFile) }
+func (k Keyring) TrustPath() string { return k.Files().Trust() }
 
 // KeyInfo is the public side of a keyring: what a user shares.
 type KeyInfo struct {
@@ -61,7 +57,7 @@ type KeyInfo struct {
 // overwrite is set, and writes nothing if either file exists.
 func (k Keyring) Generate(name string, passphrase []byte, overwrite bool) (*KeyInfo, error) {
 	if !overwrite {
-		for _, p := range []string{k.SigningKeyPath(), k.SigningKeyPath() + ".pub", k.AgeIdentityPath()} {
+		for _, p := range []string{k.SigningKeyPath(), k.Files().SigningPublicKey(), k.AgeIdentityPath()} {
 			if _, err := os.Lstat(p); err == nil {
 				return nil, fmt.Errorf("%s already exists: %w", p, fs.ErrExist)
 			}
@@ -100,16 +96,16 @@ func (k Keyring) Generate(name string, passphrase []byte, overwrite bool) (*KeyI
 // Info reads the public side of the keyring without asking for any
 // passphrase.
 func (k Keyring) Info() (*KeyInfo, error) {
-	pubData, err := safefile.ReadRegular(k.SigningKeyPath()+".pub", maxKeyFile)
+	pubData, err := safefile.ReadRegular(k.Files().SigningPublicKey(), maxKeyFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", k.SigningKeyPath()+".pub", ErrNoKeys)
+		return nil, fmt.Errorf("%s: %w", k.Files().SigningPublicKey(), ErrNoKeys)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read public signing key %s: %w", k.SigningKeyPath()+".pub", err)
+		return nil, fmt.Errorf("read public signing key %s: %w", k.Files().SigningPublicKey(), err)
 	}
 	pub, comment, err := crypto.ParsePublicKeyLine(string(pubData))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", k.SigningKeyPath()+".pub", err)
+		return nil, fmt.Errorf("%s: %w", k.Files().SigningPublicKey(), err)
 	}
 	info := &KeyInfo{Name: comment, SigningKey: pub.AuthorizedLine(comment), Fingerprint: pub.Fingerprint()}
 	if priv, err := safefile.ReadRegular(k.SigningKeyPath(), maxKeyFile); err == nil {
@@ -117,7 +113,7 @@ func (k Keyring) Info() (*KeyInfo, error) {
 		info.Encrypted = errors.Is(perr, crypto.ErrPassphraseRequired)
 		// The public half is what others trust: it must be this key's.
 		if perr == nil && sk.Public() != pub {
-			return nil, fmt.Errorf("%s does not match the signing key %s (%s)", k.SigningKeyPath()+".pub", k.SigningKeyPath(), sk.Public().Fingerprint())
+			return nil, fmt.Errorf("%s does not match the signing key %s (%s)", k.Files().SigningPublicKey(), k.SigningKeyPath(), sk.Public().Fingerprint())
 		}
 	}
 	idData, err := safefile.ReadRegular(k.AgeIdentityPath(), maxKeyFile)

@@ -14,10 +14,6 @@ import (
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
-// ApprovalsFile, in the configuration directory, lists the project
-// configurations the user approved: one "sha256 path" line each.
-const ApprovalsFile = "handover-approved"
-
 // maxApprovals bounds the approvals file.
 const maxApprovals = 1 << 20
 

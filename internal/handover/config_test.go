@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/session-handoff/session-handoff/internal/paths"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -139,7 +141,7 @@ func TestConfigFIFONeverBlocks(t *testing.T) {
 	if _, err := LoadConfig(path); err == nil {
 		t.Fatal("a FIFO was read as a configuration")
 	}
-	if _, err := Approved(filepath.Join(t.TempDir(), ApprovalsFile), path); err == nil {
+	if _, err := Approved(paths.ConfigDir(t.TempDir()).HandoverApprovals(), path); err == nil {
 		t.Fatal("a FIFO was hashed for approval")
 	}
 }
@@ -186,7 +188,7 @@ func TestResolveConfig(t *testing.T) {
 	if _, path, err := ResolveConfig("", root, configDir); !errors.As(err, &na) || path != project {
 		t.Fatalf("unapproved project config: %q %v", path, err)
 	}
-	if err := Approve(filepath.Join(configDir, ApprovalsFile), project); err != nil {
+	if err := Approve(paths.ConfigDir(configDir).HandoverApprovals(), project); err != nil {
 		t.Fatal(err)
 	}
 	if c, path, err := ResolveConfig("", root, configDir); err != nil || path != project || c.Steps[0].Name != "p" {

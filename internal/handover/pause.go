@@ -11,13 +11,9 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
-
-// PauseFileName is the kill switch's file name: in the configuration
-// directory it stops automated writes for every project, in a project's
-// root for that project.
-const PauseFileName = "PAUSE"
 
 // maxPauseFile bounds what is read of a PAUSE file (its reason).
 const maxPauseFile = 4 << 10
@@ -48,10 +44,10 @@ func (e *PausedError) Unwrap() error { return ErrPaused }
 func PauseFiles(configDir, projectRoot string) []string {
 	var out []string
 	if configDir != "" {
-		out = append(out, filepath.Join(configDir, PauseFileName))
+		out = append(out, paths.ConfigDir(configDir).Pause())
 	}
 	if projectRoot != "" {
-		out = append(out, filepath.Join(projectRoot, PauseFileName))
+		out = append(out, filepath.Join(projectRoot, paths.PauseFile))
 	}
 	return out
 }
@@ -136,7 +132,7 @@ func PauseFile(configDir, projectRoot string, global bool) (string, error) {
 		if projectRoot == "" {
 			return "", errors.New("no project root for the PAUSE file")
 		}
-		return filepath.Join(projectRoot, PauseFileName), nil
+		return filepath.Join(projectRoot, paths.PauseFile), nil
 	}
 	if configDir == "" {
 		return "", errors.New("no configuration directory for the global PAUSE file")
@@ -144,5 +140,5 @@ func PauseFile(configDir, projectRoot string, global bool) (string, error) {
 	if err := os.MkdirAll(configDir, 0o700); err != nil {
 		return "", fmt.Errorf("configuration directory: %w", err)
 	}
-	return filepath.Join(configDir, PauseFileName), nil
+	return paths.ConfigDir(configDir).Pause(), nil
 }

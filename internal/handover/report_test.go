@@ -1,6 +1,8 @@
 package handover
 
 import (
+	"github.com/session-handoff/session-handoff/internal/paths"
+
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,21 +16,21 @@ func TestPauseFile(t *testing.T) {
 	project := t.TempDir()
 
 	p, err := PauseFile(cfg, project, false)
-	if err != nil || p != filepath.Join(project, PauseFileName) {
+	if err != nil || p != filepath.Join(project, paths.PauseFile) {
 		t.Fatalf("project PAUSE file: %q %v", p, err)
 	}
 	if _, err := os.Stat(cfg); !os.IsNotExist(err) {
 		t.Fatalf("a project pause made the configuration directory: %v", err)
 	}
 	p, err = PauseFile(cfg, project, true)
-	if err != nil || p != filepath.Join(cfg, PauseFileName) {
+	if err != nil || p != filepath.Join(cfg, paths.PauseFile) {
 		t.Fatalf("global PAUSE file: %q %v", p, err)
 	}
 	if info, err := os.Stat(cfg); err != nil || !info.IsDir() || info.Mode().Perm() != 0o700 {
 		t.Fatalf("global pause did not make the configuration directory 0700: %v %v", info, err)
 	}
 	// The global file needs no project; the project file needs one.
-	if p, err := PauseFile(cfg, "", true); err != nil || p != filepath.Join(cfg, PauseFileName) {
+	if p, err := PauseFile(cfg, "", true); err != nil || p != filepath.Join(cfg, paths.PauseFile) {
 		t.Fatalf("global without a project: %q %v", p, err)
 	}
 	if _, err := PauseFile(cfg, "", false); err == nil {
@@ -127,14 +129,14 @@ func TestDryRun(t *testing.T) {
 	if err := cp.save(stateDir); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Pause(filepath.Join(project, PauseFileName), "review", time.Now()); err != nil {
+	if _, err := Pause(filepath.Join(project, paths.PauseFile), "review", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	d, err = r.DryRun("built-in", false)
 	if err != nil || !d.Resume || d.RunID != "r1" || d.Steps[0].Action != "skip" || d.Steps[1].Action != "run" {
 		t.Fatalf("resume: %+v %v", d, err)
 	}
-	if d.Paused == nil || d.Paused.Reason != "review" || d.Paused.Path != filepath.Join(project, PauseFileName) {
+	if d.Paused == nil || d.Paused.Reason != "review" || d.Paused.Path != filepath.Join(project, paths.PauseFile) {
 		t.Fatalf("paused: %+v", d.Paused)
 	}
 	data, _ := json.Marshal(d)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/internal/exchange"
+	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/store"
 )
@@ -45,7 +46,7 @@ func ResolveConfig(explicit, root, configDir string) (*Config, string, error) {
 	}
 	projectConfig := filepath.Join(root, ConfigFile)
 	if _, err := os.Stat(projectConfig); err == nil {
-		ok, err := Approved(filepath.Join(configDir, ApprovalsFile), projectConfig)
+		ok, err := Approved(paths.ConfigDir(configDir).HandoverApprovals(), projectConfig)
 		if err != nil {
 			return nil, projectConfig, err
 		}

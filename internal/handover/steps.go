@@ -17,6 +17,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/git"
 	"github.com/session-handoff/session-handoff/internal/memory"
+	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/people"
 	"github.com/session-handoff/session-handoff/internal/remote"
 	"github.com/session-handoff/session-handoff/internal/safefile"
@@ -129,9 +130,7 @@ func (r *Runner) savedRecord(ctx context.Context, st Step) (*handoff.Record, err
 	if err != nil {
 		return nil, err
 	}
-	if host, err := os.Hostname(); err == nil {
-		rec.Source.Machine = handoff.Clip(host, 256)
-	}
+	rec.Source.Machine = paths.Hostname()
 	// Outside a git worktree the handoff is saved without git state.
 	if err := capture.FromWorktree(ctx, rec, r.Project, false); err != nil && !errors.Is(err, capture.ErrNotGitRepo) {
 		return nil, err

@@ -2,8 +2,11 @@ package integrate
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/session-handoff/session-handoff/internal/agents"
 )
 
 // Agent says where an agent keeps its settings and which hooks
@@ -13,10 +16,9 @@ type Agent struct {
 	Name string
 	// ProjectSettings is the settings file in a project, relative to its
 	// root; UserSettings the user's own, relative to the home directory
-	// (or to UserDirEnv when that is set).
+	// when the agent's own directory has not moved (see SettingsPath).
 	ProjectSettings string
 	UserSettings    string
-	UserDirEnv      string
 	// Events maps our hook names (session-start, pre-compact,
 	// session-end) to the agent's event names.
 	Events [][2]string
@@ -29,35 +31,28 @@ type Agent struct {
 
 // Agents are the agents integrate knows.
 var Agents = []Agent{
-	{Name: "claude-code", ProjectSettings: ".claude/settings.json", UserSettings: ".claude/settings.json", UserDirEnv: "CLAUDE_CONFIG_DIR",
+	{Name: agents.ClaudeCode, ProjectSettings: ".claude/settings.json", UserSettings: ".claude/settings.json",
 		Events: [][2]string{{"session-start", "SessionStart"}, {"pre-compact", "PreCompact"}, {"session-end", "SessionEnd"}}},
-	{Name: "gemini", ProjectSettings: ".gemini/settings.json", UserSettings: ".gemini/settings.json",
+	{Name: agents.Gemini, ProjectSettings: ".gemini/settings.json", UserSettings: ".gemini/settings.json",
 		Events: [][2]string{{"session-start", "SessionStart"}, {"pre-compact", "PreCompress"}, {"session-end", "SessionEnd"}}, Named: true},
-	{Name: "codex", NoHooks: "Codex CLI runs no hooks at session start or end. Brief it with " +
+	{Name: agents.Codex, NoHooks: "Codex CLI runs no hooks at session start or end. Brief it with " +
 		"'session-handoff render --as instructions --target codex --write' (a block in AGENTS.md), " +
 		"and capture at the end with 'session-handoff capture --from codex' (or a handover run)."},
 }
 
-// LookupAgent finds an agent by name (claude is claude-code).
+// LookupAgent finds an agent by any name or alias the agents table
+// (internal/agents) accepts.
 func LookupAgent(name string) (Agent, error) {
-	n := strings.ToLower(strings.TrimSpace(name))
-	if n == "claude" {
-		n = "claude-code"
+	info, err := agents.Lookup(name)
+	if err != nil {
+		return Agent{}, err
 	}
-	if n == "gemini-cli" {
-		n = "gemini"
-	}
-	if n == "codex-cli" {
-		n = "codex"
-	}
-	var names []string
 	for _, a := range Agents {
-		if a.Name == n {
+		if a.Name == info.Name {
 			return a, nil
 		}
-		names = append(names, a.Name)
 	}
-	return Agent{}, fmt.Errorf("unknown agent %q: want one of %s", clip(name), strings.Join(names, ", "))
+	return Agent{}, fmt.Errorf("%s: session-handoff has no integration for it", info.Display)
 }
 
 // Hooks are the hooks to install for the agent, running program (the
@@ -75,14 +70,15 @@ func (a Agent) Hooks(program string) []Hook {
 }
 
 // SettingsPath is the settings file to edit: the project's, or with user
-// the user's own.
+// the user's own, in the agent's own directory as the agents table finds
+// it (under home unless CLAUDE_CONFIG_DIR or GEMINI_CLI_HOME moves it).
 func (a Agent) SettingsPath(projectRoot, home string, user bool, getenv func(string) string) string {
 	if !user {
 		return filepath.Join(projectRoot, filepath.FromSlash(a.ProjectSettings))
 	}
-	if a.UserDirEnv != "" {
-		if d := getenv(a.UserDirEnv); d != "" {
-			return filepath.Join(d, filepath.Base(a.UserSettings))
+	if info, ok := agents.Find(a.Name); ok {
+		if dirs := info.Dirs(home, getenv); len(dirs) > 0 {
+			return filepath.Join(dirs[0], path.Base(a.UserSettings))
 		}
 	}
 	return filepath.Join(home, filepath.FromSlash(a.UserSettings))
@@ -105,11 +101,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func clip(s string) string {
-	if len(s) > 32 {
-		return s[:32] + "…"
-	}
-	return s
 }

@@ -9,7 +9,6 @@
 package paths
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 )
@@ -42,13 +41,9 @@ func dir(getenv Env, sub, xdgVar, fallback string) (string, error) {
 	if x := getenv(xdgVar); x != "" && filepath.IsAbs(x) {
 		return filepath.Join(x, app), nil
 	}
-	home := getenv("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return "", errors.New("cannot find the home directory: set HOME or " + HomeEnv)
-		}
-		home = h
+	home, err := Home(getenv)
+	if err != nil {
+		return "", err
 	}
 	return filepath.Join(home, fallback, app), nil
 }

@@ -11,18 +11,14 @@ package people
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/tsvconf"
 )
-
-// FileName is the address book's file in the configuration directory.
-const FileName = "people"
 
 // header is the first line of the file: its format and version.
 const header = "session-handoff-people 1"
@@ -98,40 +94,23 @@ type Book struct {
 }
 
 // Path is the file of the address book in dir.
-func Path(dir string) string { return filepath.Join(dir, FileName) }
+func Path(dir string) string { return paths.ConfigDir(dir).People() }
+
+// file is the address book's file in dir.
+func file(dir string) tsvconf.File {
+	return tsvconf.File{Path: Path(dir), What: "address book", Kind: "address book", Header: header,
+		Comment: "NAME<TAB>RECIPIENT[<TAB>SIGNING-KEY]; managed by 'session-handoff people'",
+		MaxSize: MaxFileSize, Perm: 0o600}
+}
 
 // Load reads the address book in the configuration directory dir; a
 // missing file is an empty book.
 func Load(dir string) (*Book, error) {
 	b := &Book{path: Path(dir)}
-	data, err := safefile.ReadFile(b.path, MaxFileSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return b, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read address book %s: %w", b.path, err)
-	}
-	if err := b.parse(string(data)); err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-func (b *Book) parse(data string) error {
-	lines := strings.Split(data, "\n")
-	if strings.TrimRight(lines[0], "\r") != header {
-		return fmt.Errorf("%s:1: not a session-handoff address book (want %q)", b.path, header)
-	}
 	seen := map[string]bool{}
-	for i, line := range lines[1:] {
-		n := i + 2
-		line = strings.TrimRight(line, "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Split(line, "\t")
+	err := file(dir).Read(func(f []string) error {
 		if len(f) < 2 || len(f) > 3 {
-			return fmt.Errorf("%s:%d: want NAME, RECIPIENT and an optional SIGNING-KEY separated by tabs", b.path, n)
+			return errors.New("want NAME, RECIPIENT and an optional SIGNING-KEY separated by tabs")
 		}
 		sk := ""
 		if len(f) == 3 {
@@ -139,33 +118,35 @@ func (b *Book) parse(data string) error {
 		}
 		p, err := New(f[0], f[1], sk)
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w", b.path, n, err)
+			return err
 		}
 		if seen[p.Name] {
-			return fmt.Errorf("%s:%d: %s is listed twice", b.path, n, p.Name)
+			return fmt.Errorf("%s is listed twice", p.Name)
 		}
 		if len(b.people) >= MaxPeople {
-			return fmt.Errorf("%s:%d: more than %d people", b.path, n, MaxPeople)
+			return fmt.Errorf("more than %d people", MaxPeople)
 		}
 		seen[p.Name] = true
 		b.people = append(b.people, p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	return b, nil
 }
 
-// marshal renders the book in its file format, sorted by name.
-func (b *Book) marshal() []byte {
-	var s strings.Builder
-	s.WriteString(header + "\n")
-	s.WriteString("# NAME<TAB>RECIPIENT[<TAB>SIGNING-KEY]; managed by 'session-handoff people'\n")
+// records are the book's lines, sorted by name.
+func (b *Book) records() [][]string {
+	var out [][]string
 	for _, p := range b.List() {
-		s.WriteString(p.Name + "\t" + p.Recipient)
+		r := []string{p.Name, p.Recipient}
 		if p.SigningKey != "" {
-			s.WriteString("\t" + p.SigningKey)
+			r = append(r, p.SigningKey)
 		}
-		s.WriteByte('\n')
+		out = append(out, r)
 	}
-	return []byte(s.String())
+	return out
 }
 
 // List returns the entries sorted by name.
@@ -230,7 +211,7 @@ func (b *Book) Remove(name string) error {
 // under the lock file people.lock, so that concurrent writers do not lose
 // each other's changes. If fn fails, nothing is written.
 func Update(dir string, fn func(*Book) error) error {
-	return safefile.Update(Path(dir), "address book", 0o600, func() ([]byte, error) {
+	return file(dir).Update(func() ([][]string, error) {
 		b, err := Load(dir)
 		if err != nil {
 			return nil, err
@@ -238,7 +219,7 @@ func Update(dir string, fn func(*Book) error) error {
 		if err := fn(b); err != nil {
 			return nil, err
 		}
-		return b.marshal(), nil
+		return b.records(), nil
 	})
 }
 

@@ -3,7 +3,6 @@ package people
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -108,7 +107,7 @@ func TestLoadRefusesDamagedFile(t *testing.T) {
 		{header + "\nbob\tage1bad\n", ":2: recipient of bob"},
 	} {
 		dir := t.TempDir()
-		os.WriteFile(filepath.Join(dir, FileName), []byte(tc.content), 0o600)
+		os.WriteFile(Path(dir), []byte(tc.content), 0o600)
 		if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.content, err, tc.want)
 		}
@@ -139,5 +138,35 @@ func TestConcurrentAdds(t *testing.T) {
 	wg.Wait()
 	if b, err := Load(dir); err != nil || len(b.List()) != 20 {
 		t.Fatalf("%d people, %v", len(b.List()), err)
+	}
+}
+
+// The address book keeps the format users' files hold, byte for byte.
+func TestFileFormat(t *testing.T) {
+	dir := t.TempDir()
+	sk := sshKey(t)
+	err := Update(dir, func(b *Book) error {
+		for _, p := range [][3]string{{"zoe", ageKey, ""}, {"bob@desk", ageKey, sk}} {
+			pp, err := New(p[0], p[1], p[2])
+			if err != nil {
+				return err
+			}
+			if _, err := b.Add(pp); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(Path(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "session-handoff-people 1\n# NAME<TAB>RECIPIENT[<TAB>SIGNING-KEY]; managed by 'session-handoff people'\n" +
+		"bob@desk\t" + ageKey + "\t" + strings.TrimSuffix(sk, " bob@desk") + "\nzoe\t" + ageKey + "\n"
+	if string(data) != want {
+		t.Fatalf("address book:\n%q\nwant\n%q", data, want)
 	}
 }

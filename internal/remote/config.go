@@ -3,8 +3,6 @@ package remote
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -12,12 +10,9 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/git"
-	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/tsvconf"
 )
-
-// ConfigFile is the file, in the configuration directory, that lists the
-// remotes.
-const ConfigFile = "remotes"
 
 // DefaultBranch is the branch of the remote that holds the inbox when
 // none is given.
@@ -118,44 +113,38 @@ type Config struct {
 }
 
 // ConfigPath is the remotes file in the configuration directory dir.
-func ConfigPath(dir string) string { return filepath.Join(dir, ConfigFile) }
+func ConfigPath(dir string) string { return paths.ConfigDir(dir).Remotes() }
+
+// configFile is the remotes file in dir.
+func configFile(dir string) tsvconf.File {
+	return tsvconf.File{Path: ConfigPath(dir), What: "remotes", Kind: "remotes file", Header: configHeader,
+		Comment: "NAME<TAB>URL<TAB>BRANCH; managed by 'session-handoff remote'",
+		MaxSize: maxConfigSize, Perm: 0o600}
+}
 
 // LoadConfig reads the remotes configured in dir; a missing file is an
 // empty list.
 func LoadConfig(dir string) (*Config, error) {
 	c := &Config{path: ConfigPath(dir)}
-	data, err := safefile.ReadFile(c.path, maxConfigSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return c, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read remotes %s: %w", c.path, err)
-	}
-	lines := strings.Split(string(data), "\n")
-	if strings.TrimRight(lines[0], "\r") != configHeader {
-		return nil, fmt.Errorf("%s:1: not a session-handoff remotes file (want %q)", c.path, configHeader)
-	}
-	for i, line := range lines[1:] {
-		n := i + 2
-		line = strings.TrimRight(line, "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Split(line, "\t")
+	err := configFile(dir).Read(func(f []string) error {
 		if len(f) != 3 {
-			return nil, fmt.Errorf("%s:%d: want NAME, URL and BRANCH separated by tabs", c.path, n)
+			return errors.New("want NAME, URL and BRANCH separated by tabs")
 		}
 		r := Remote{Name: f[0], URL: f[1], Branch: f[2]}
 		if err := r.Check(); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", c.path, n, err)
+			return err
 		}
 		if _, ok := c.Lookup(r.Name); ok {
-			return nil, fmt.Errorf("%s:%d: remote %s is listed twice", c.path, n, r.Name)
+			return fmt.Errorf("remote %s is listed twice", r.Name)
 		}
 		if len(c.remotes) >= maxRemotes {
-			return nil, fmt.Errorf("%s:%d: more than %d remotes", c.path, n, maxRemotes)
+			return fmt.Errorf("more than %d remotes", maxRemotes)
 		}
 		c.remotes = append(c.remotes, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -212,21 +201,20 @@ func (c *Config) Remove(name string) error {
 	return fmt.Errorf("%q: %w", handoff.Shorten(name, 40), ErrNoRemote)
 }
 
-func (c *Config) marshal() []byte {
-	var s strings.Builder
-	s.WriteString(configHeader + "\n")
-	s.WriteString("# NAME<TAB>URL<TAB>BRANCH; managed by 'session-handoff remote'\n")
+// records are the remotes' lines, sorted by name.
+func (c *Config) records() [][]string {
+	var out [][]string
 	for _, r := range c.List() {
-		s.WriteString(r.Name + "\t" + r.URL + "\t" + r.branch() + "\n")
+		out = append(out, []string{r.Name, r.URL, r.branch()})
 	}
-	return []byte(s.String())
+	return out
 }
 
 // UpdateConfig loads the remotes in dir, lets fn change them and writes
 // them back atomically (mode 0600: a URL may carry a token), all under the
 // lock file remotes.lock. If fn fails, nothing is written.
 func UpdateConfig(dir string, fn func(*Config) error) error {
-	return safefile.Update(ConfigPath(dir), "remotes", 0o600, func() ([]byte, error) {
+	return configFile(dir).Update(func() ([][]string, error) {
 		c, err := LoadConfig(dir)
 		if err != nil {
 			return nil, err
@@ -234,7 +222,7 @@ func UpdateConfig(dir string, fn func(*Config) error) error {
 		if err := fn(c); err != nil {
 			return nil, err
 		}
-		return c.marshal(), nil
+		return c.records(), nil
 	})
 }
 

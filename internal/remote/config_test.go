@@ -110,3 +110,26 @@ func TestLedgerTornLine(t *testing.T) {
 		t.Fatalf("%+v %v", l2, err)
 	}
 }
+
+// The remotes file keeps the format users' files hold, byte for byte.
+func TestConfigFileFormat(t *testing.T) {
+	dir := t.TempDir()
+	err := UpdateConfig(dir, func(c *Config) error {
+		if err := c.Add(Remote{Name: "team", URL: "git@host:team/handoffs.git"}); err != nil {
+			return err
+		}
+		return c.Add(Remote{Name: "ci", URL: "/srv/x.git", Branch: "inbox/v1"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(ConfigPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "session-handoff-remotes 1\n# NAME<TAB>URL<TAB>BRANCH; managed by 'session-handoff remote'\n" +
+		"ci\t/srv/x.git\tinbox/v1\nteam\tgit@host:team/handoffs.git\t" + DefaultBranch + "\n"
+	if string(data) != want {
+		t.Fatalf("remotes file:\n%q\nwant\n%q", data, want)
+	}
+}

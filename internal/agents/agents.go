@@ -1,0 +1,163 @@
+// Package agents is the one table of the AI coding agents session-handoff
+// knows by name: their names and aliases, the program that starts them,
+// where they keep their own files and transcripts, the instruction file
+// they read, and whether they run session hooks. Every command-facing
+// parser of an agent's name (capture --from, sessions, render/launch
+// --target, integrate, hook, handover steps) goes through Lookup, so that
+// an alias accepted by one is accepted by all.
+//
+// It lives under internal/ and imports only handoff (for quoting), so that
+// every user can import it: internal/capture (transcripts), the public
+// targets package (render profiles and start commands, which must not
+// import internal/capture), and internal/integrate (hooks). Keeping the
+// table in targets would have made capture depend on targets, and through
+// it on render, which already imports capture: a cycle.
+package agents
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/session-handoff/session-handoff/handoff"
+)
+
+// Agent describes one coding agent.
+type Agent struct {
+	// Name is the agent's id on the command line and in records.
+	Name string
+	// Display is the agent's name as people write it.
+	Display string
+	// Aliases are other names accepted for it, in the normal form Lookup
+	// compares (lower case, '-' for '_').
+	Aliases []string
+	// Program is the executable that starts it, looked up on PATH.
+	Program string
+	// InstructionFile is the project file it reads at every start,
+	// relative to the project root.
+	InstructionFile string
+	// Hooks is set when the agent runs hooks at session start and end.
+	Hooks bool
+
+	// dirs are the agent's own directories, most preferred first: where
+	// it keeps its settings and transcripts.
+	dirs func(home string, getenv func(string) string) []string
+	// sessions is the directory under each of dirs that holds its
+	// transcripts.
+	sessions string
+}
+
+// The agents' names.
+const (
+	ClaudeCode = "claude-code"
+	Codex      = "codex"
+	Gemini     = "gemini"
+)
+
+var table = []Agent{
+	{
+		Name: ClaudeCode, Display: "Claude Code", Aliases: []string{"claude", "claudecode"},
+		Program: "claude", InstructionFile: "CLAUDE.md", Hooks: true,
+		dirs: func(home string, getenv func(string) string) []string {
+			if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+				return []string{d}
+			}
+			cfg := getenv("XDG_CONFIG_HOME")
+			if cfg == "" || !filepath.IsAbs(cfg) {
+				cfg = filepath.Join(home, ".config")
+			}
+			return []string{filepath.Join(home, ".claude"), filepath.Join(cfg, "claude")}
+		},
+		sessions: "projects",
+	},
+	{
+		Name: Codex, Display: "Codex CLI", Aliases: []string{"codex-cli"},
+		Program: "codex", InstructionFile: "AGENTS.md",
+		dirs: func(home string, getenv func(string) string) []string {
+			if d := getenv("CODEX_HOME"); d != "" {
+				return []string{d}
+			}
+			return []string{filepath.Join(home, ".codex")}
+		},
+		sessions: "sessions",
+	},
+	{
+		Name: Gemini, Display: "Gemini CLI", Aliases: []string{"gemini-cli"},
+		Program: "gemini", InstructionFile: "GEMINI.md", Hooks: true,
+		dirs: func(home string, getenv func(string) string) []string {
+			if h := getenv("GEMINI_CLI_HOME"); h != "" {
+				return []string{filepath.Join(h, ".gemini")}
+			}
+			return []string{filepath.Join(home, ".gemini")}
+		},
+		sessions: "tmp",
+	},
+}
+
+// All returns every agent, in a fixed order.
+func All() []Agent {
+	out := make([]Agent, len(table))
+	copy(out, table)
+	return out
+}
+
+// Names lists the agents' names.
+func Names() []string {
+	out := make([]string, len(table))
+	for i, a := range table {
+		out[i] = a.Name
+	}
+	return out
+}
+
+// Normal is the form names are compared in: trimmed, lower case, with '_'
+// read as '-'.
+func Normal(name string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "_", "-")
+}
+
+// Find returns the agent named name or one of its aliases.
+func Find(name string) (Agent, bool) {
+	n := Normal(name)
+	for _, a := range table {
+		if a.Name == n {
+			return a, true
+		}
+		for _, al := range a.Aliases {
+			if al == n {
+				return a, true
+			}
+		}
+	}
+	return Agent{}, false
+}
+
+// Lookup is Find with an error that quotes name cleaned and shortened (it
+// may be hostile) and lists the agents' names.
+func Lookup(name string) (Agent, error) {
+	if a, ok := Find(name); ok {
+		return a, nil
+	}
+	return Agent{}, fmt.Errorf("unknown agent %q: want one of %s", handoff.Shorten(handoff.CleanText(name), 40), strings.Join(Names(), ", "))
+}
+
+// Dirs are the agent's own directories (settings and transcripts), most
+// preferred first, under home unless the agent's environment variable
+// (CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME) moves them; getenv is
+// the commands' own lookup.
+func (a Agent) Dirs(home string, getenv func(string) string) []string {
+	if a.dirs == nil {
+		return nil
+	}
+	return a.dirs(home, getenv)
+}
+
+// SessionRoots are the directories that hold the agent's transcripts,
+// whether they exist or not.
+func (a Agent) SessionRoots(home string, getenv func(string) string) []string {
+	var out []string
+	for _, d := range a.Dirs(home, getenv) {
+		out = append(out, filepath.Join(d, a.sessions))
+	}
+	return out
+}

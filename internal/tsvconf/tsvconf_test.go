@@ -1,0 +1,87 @@
+package tsvconf
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/safefile"
+)
+
+func testFile(t *testing.T) File {
+	return File{Path: filepath.Join(t.TempDir(), "things"), What: "things", Kind: "things file",
+		Header: "session-handoff-things 1", Comment: "A<TAB>B; managed by a test", MaxSize: 256, Perm: 0o600}
+}
+
+func read(f File) ([][]string, error) {
+	var out [][]string
+	err := f.Read(func(r []string) error {
+		if r[0] == "bad" {
+			return errors.New("bad record")
+		}
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+func TestRead(t *testing.T) {
+	f := testFile(t)
+	if got, err := read(f); err != nil || got != nil {
+		t.Fatalf("missing file: %v, %v", got, err)
+	}
+	os.WriteFile(f.Path, []byte("session-handoff-things 1\r\n# a comment\n\n   \na\tb\r\n#x\ty\nc\t\td\n"), 0o600)
+	got, err := read(f)
+	want := [][]string{{"a", "b"}, {"c", "", "d"}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("read %q, %v; want %q", got, err, want)
+	}
+}
+
+func TestReadErrorsNameFileAndLine(t *testing.T) {
+	f := testFile(t)
+	for _, tc := range []struct{ content, want string }{
+		{"session-handoff-other 1\n", f.Path + `:1: not a session-handoff things file (want "session-handoff-things 1")`},
+		{"session-handoff-things 1\n\n# c\nbad\tx\n", f.Path + ":4: bad record"},
+		{"session-handoff-things 1\n" + strings.Repeat("x", 300), "read things " + f.Path + ": "},
+	} {
+		os.WriteFile(f.Path, []byte(tc.content), 0o600)
+		_, err := read(f)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.content, err, tc.want)
+		}
+	}
+	if _, err := read(f); !errors.Is(err, safefile.ErrTooLarge) {
+		t.Errorf("oversize file: %v", err)
+	}
+	os.Remove(f.Path)
+	os.Mkdir(f.Path, 0o700)
+	if _, err := read(f); !errors.Is(err, safefile.ErrNotRegular) {
+		t.Errorf("a directory: %v", err)
+	}
+}
+
+// The format written is fixed: users' files hold it.
+func TestUpdateWritesTheFormat(t *testing.T) {
+	f := testFile(t)
+	err := f.Update(func() ([][]string, error) { return [][]string{{"a", "b"}, {"c", "d", "e"}}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(f.Path)
+	if want := "session-handoff-things 1\n# A<TAB>B; managed by a test\na\tb\nc\td\te\n"; string(data) != want {
+		t.Fatalf("wrote %q, want %q", data, want)
+	}
+	if info, _ := os.Stat(f.Path); info.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", info.Mode().Perm())
+	}
+	if err := f.Update(func() ([][]string, error) { return nil, errors.New("no") }); err == nil {
+		t.Fatal("a failing update reported no error")
+	}
+	if again, _ := os.ReadFile(f.Path); string(again) != string(data) {
+		t.Fatal("a failing update changed the file")
+	}
+}
