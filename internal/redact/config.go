@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"strings"
 
+	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
@@ -40,16 +40,13 @@ func ParsePatterns(data []byte, name string) ([]Pattern, error) {
 	return out, nil
 }
 
-// PatternsFile is the name of the user's own patterns file in the keys and
-// configuration directory.
-const PatternsFile = "redact-patterns"
-
 // LoadUserPatterns builds the redactor with the built-in rules and the
-// user's own patterns from PatternsFile in configDir, if it exists. A
+// user's own patterns from the patterns file in configDir
+// (paths.ConfigDir.RedactPatterns), if it exists. A
 // patterns file that cannot be read or parsed is an error naming it:
 // nothing is redacted with fewer rules than the user asked for.
 func LoadUserPatterns(configDir string) (*Redactor, error) {
-	path := filepath.Join(configDir, PatternsFile)
+	path := paths.ConfigDir(configDir).RedactPatterns()
 	var extra []Pattern
 	data, err := safefile.ReadRegular(path, MaxPatternsFile)
 	switch {
