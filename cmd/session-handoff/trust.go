@@ -68,6 +68,11 @@ defaults to the line's comment.`,
 						return usageError{err}
 					}
 					err = crypto.UpdateTrustStore(kr.TrustPath(), func(ts *crypto.TrustStore) error {
+						if *principal == "" { // a name from the key's comment must not look like a trusted one
+							if err := ts.CheckNew(name); err != nil {
+								return fmt.Errorf("%w (pass --principal to trust the key under this name all the same)", err)
+							}
+						}
 						return ts.Add(name, key)
 					})
 					if err != nil {

@@ -169,3 +169,21 @@ func withTrust(t *testing.T, p party) bundle.ReadOptions {
 	o.Trusted = ts
 	return o
 }
+
+// TOFU never pins a name that looks like a trusted one.
+func TestTOFURefusesALookAlikeSigner(t *testing.T) {
+	alice, bob := newParty(t, "alice@test"), newParty(t, "bob@test")
+	trustParty(t, bob, alice)
+	for _, name := range []string{"Alice@test", "аlice@test", "a1ice@test"} {
+		mallory := newParty(t, name)
+		b := sealed(t, mallory, bob, newRecord(t, "hi"), "")
+		_, err := Import(bytes.NewReader(b), bob.store, bob.keys, bob.readOptions(t), Policy{TOFU: true}, time.Now())
+		if !errors.Is(err, crypto.ErrLookAlike) {
+			t.Fatalf("TOFU of %+q: %v", name, err)
+		}
+	}
+	ts, _ := bob.keys.TrustStore()
+	if len(ts.Keys()) != 1 {
+		t.Fatalf("trust store has %d keys", len(ts.Keys()))
+	}
+}

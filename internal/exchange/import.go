@@ -350,6 +350,9 @@ func tofuPrincipal(m *bundle.Manifest, v bundle.Verification, trust *crypto.Trus
 	if err := crypto.ValidatePrincipal(m.Signer.Name); err != nil {
 		return nil, fmt.Errorf("cannot trust on first use: %w", err)
 	}
+	if err := trust.CheckNew(m.Signer.Name); err != nil {
+		return nil, fmt.Errorf("cannot trust on first use: %w", err)
+	}
 	key, err := crypto.ParsePublicKey(v.Key)
 	if err != nil {
 		return nil, fmt.Errorf("cannot trust on first use: %w", err)
