@@ -443,6 +443,9 @@ func generateBad(t *testing.T, k *testKeys) {
 	miss := manifest(EncryptNone, k.signer, blobs)
 	miss.Record.Attachments = append(miss.Record.Attachments, handoff.Attachment{Name: "x", MediaType: "text/plain", Size: 1, SHA256: sha256hex([]byte("x"))})
 	add("manifest-attachment-not-in-blobs", withPayload(marshal(miss), k.signer), "ErrMalformed", "not among the bundle's blobs")
+	orphan := manifest(EncryptNone, k.signer, blobs)
+	orphan.Record.Attachments = orphan.Record.Attachments[:1]
+	add("manifest-blob-not-attached", withPayload(marshal(orphan), k.signer), "ErrMalformed", "is not an attachment of the record")
 	rel := manifest(EncryptNone, k.signer, blobs)
 	rel.Record.Project.Path = "relative/path"
 	add("manifest-record-rule", withPayload(marshal(rel), k.signer), "ErrMalformed", "is not absolute")
@@ -725,7 +728,9 @@ func zstdBomb(t *testing.T, k *testKeys, size int64) []byte {
 		left -= n
 	}
 	b := Blob{Name: "zeros.bin", MediaType: "application/octet-stream", Size: size, SHA256: fmt.Sprintf("%x", h.Sum(nil))}
-	m := testManifest(fixedRecord())
+	rec := fixedRecord()
+	rec.Attachments = []handoff.Attachment{{Name: b.Name, MediaType: b.MediaType, Size: b.Size, SHA256: b.SHA256}}
+	m := testManifest(rec)
 	m.Format, m.Version, m.BundleID, m.Encryption = Format, Version, "0123456789abcdef0123456789abcdef", EncryptNone
 	m.Signer = &Signer{Key: k.signer.Public().String(), Fingerprint: k.signer.Public().Fingerprint()}
 	m.Blobs = []Blob{b}
