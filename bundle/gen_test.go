@@ -382,8 +382,8 @@ func generateBad(t *testing.T, k *testKeys) {
 	add("input-too-large", goodAge, "ErrLimit", "input exceeds limit of 1024 bytes (--max-input)", &vecOptions{Limits: &Limits{MaxInput: 1024}})
 	add("too-many-entries", goodZstd, "ErrLimit", "number of archive entries exceeds limit of 2 entries (--max-entries)", &vecOptions{Limits: &Limits{MaxEntries: 2}})
 	add("envelope-too-large", zbundle(tarOf(t, regEntry(EnvelopeName, bytes.Repeat([]byte(" "), 9<<20)))), "ErrLimit", "exceeds limit of 8388608 bytes (--max-manifest)")
-	add("scrypt-work-factor", scryptWorkFactor(t, k, 23), "ErrLimit", "scrypt work factor 23 exceeds limit of 22 (--max-scrypt-work-factor)")
-	add("scrypt-work-factor-huge", scryptWorkFactor(t, k, 99999999999), "ErrLimit", "exceeds limit of 22 (--max-scrypt-work-factor)")
+	add("scrypt-work-factor", scryptWorkFactor(t, k, 23), "ErrLimit", "scrypt work factor 23 exceeds limit of 20 (--max-scrypt-work-factor)")
+	add("scrypt-work-factor-huge", scryptWorkFactor(t, k, 99999999999), "ErrLimit", "exceeds limit of 20 (--max-scrypt-work-factor)")
 
 	// The archive.
 	add("tar-no-entries", zbundle(tarOf(t)), "ErrMalformed", "archive has no entries")

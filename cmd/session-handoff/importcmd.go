@@ -148,7 +148,7 @@ func (a *app) importLegacy(s *store.Store, path string, rf readerFlags, pol exch
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	src := &passphraseSource{a: a, file: rf.passFile, env: []string{passphraseEnv}, prompt: "passphrase for the legacy bundle"}
-	res, err := legacy.Read(data, path, src.get)
+	res, err := legacy.ReadContext(a.ctx, data, path, src.get)
 	if err != nil {
 		return err
 	}
