@@ -84,7 +84,23 @@ var (
 	ErrRefusedUnsigned  = errors.New("the bundle is not signed")
 	ErrRefusedRecipient = errors.New("signed for other recipients")
 	ErrConflict         = errors.New("a different handoff with this id is already stored")
+	// ErrFuture refuses a record dated after MaxClockSkew from now: it
+	// would stay the latest handoff for ever.
+	ErrFuture = errors.New("dated in the future")
 )
+
+// MaxClockSkew is how far in the future a record imported may be dated
+// (clocks differ); a record dated later is refused.
+const MaxClockSkew = 24 * time.Hour
+
+// checkDate refuses a record dated more than MaxClockSkew after now.
+func checkDate(rec *handoff.Record, now time.Time) error {
+	if rec.CreatedAt.After(now.Add(MaxClockSkew)) {
+		return fmt.Errorf("handoff %s: %w: created %s, more than a day after this machine's clock (%s)", rec.ID, ErrFuture,
+			rec.CreatedAt.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
 
 // Import reads a bundle from r, checks it completely, applies pol, and only
 // then stores the record and its attachments in s. keys supplies the trust
@@ -227,6 +243,9 @@ func judge(res *bundle.Result, trust *crypto.TrustStore, pol Policy, now time.Ti
 		return nil, nil, errors.New("invalid bundle: no record")
 	}
 	if err := pol.Allows(v); err != nil {
+		return nil, nil, err
+	}
+	if err := checkDate(m.Record, now); err != nil {
 		return nil, nil, err
 	}
 	prov := &handoff.Provenance{BundleID: m.BundleID, ImportedAt: now.UTC().Truncate(time.Millisecond), Fingerprint: v.Fingerprint}

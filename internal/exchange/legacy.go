@@ -3,6 +3,7 @@ package exchange
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/store"
@@ -14,6 +15,18 @@ import (
 // the same legacy item (same derived id and title) counts as Already. It
 // returns how many records had each outcome.
 func ImportLegacy(s *store.Store, recs []*handoff.Record, onConflict Conflict) (map[Outcome]int, error) {
+	return ImportLegacyAt(s, recs, onConflict, time.Now())
+}
+
+// ImportLegacyAt is ImportLegacy with the time of the import given: a
+// record dated more than MaxClockSkew after now is refused (ErrFuture),
+// and nothing is stored.
+func ImportLegacyAt(s *store.Store, recs []*handoff.Record, onConflict Conflict, now time.Time) (map[Outcome]int, error) {
+	for _, rec := range recs {
+		if err := checkDate(rec, now); err != nil {
+			return nil, err
+		}
+	}
 	counts := map[Outcome]int{}
 	var toStore []*handoff.Record
 	var replace []bool
