@@ -212,6 +212,7 @@ func TestHostileCampaign(t *testing.T) {
 	tp := newHostileTemplate(t)
 	var inputs []hostileInput
 	inputs = append(inputs, bundleInputs(t)...)
+	inputs = append(inputs, exchangeInputs()...)
 	inputs = append(inputs, transcriptInputs(t)...)
 	inputs = append(inputs, keyInputs()...)
 	inputs = append(inputs, trustInputs()...)
