@@ -364,6 +364,7 @@ func generateBad(t *testing.T, k *testKeys) {
 	add("flip-age-payload", flip(goodAge, len(goodAge)-100), "ErrMalformed", "age payload: failed to decrypt and authenticate")
 	add("flip-zstd-frame-header", flip(goodZstd, 4), "ErrMalformed", "zstd")
 	add("flip-zstd-checksum", flip(goodZstd, len(goodZstd)-1), "ErrMalformed", "zstd: CRC check failed")
+	add("zstd-no-checksum", zstNoChecksum(t, goodTar), "ErrMalformed", "zstd: the frame has no content checksum")
 	add("flip-zstd-block", flip(goodZstd, len(goodZstd)/2), "", "")
 	blobHdr := 512 + (len(env)+511)/512*512
 	add("flip-tar-header", zbundle(flip(goodTar, blobHdr+20)), "ErrMalformed", "invalid tar header")
@@ -796,4 +797,20 @@ func scryptWorkFactor(t *testing.T, k *testKeys, wf int64) []byte {
 	f := strings.Fields(line)
 	f[len(f)-1] = strconv.FormatInt(wf, 10)
 	return append(append(bytes.Clone(b[:i]), strings.Join(f, " ")...), b[j:]...)
+}
+
+// zstNoChecksum compresses data as one zstd frame without the content
+// checksum the format requires.
+func zstNoChecksum(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, err := zstd.NewWriter(&buf, zstd.WithEncoderCRC(false), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(data)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

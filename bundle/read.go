@@ -150,6 +150,18 @@ type Result struct {
 	BlobFiles []string
 }
 
+// EncryptionMismatch reports the encryption the signed manifest claims
+// and the one the outer layer used, and whether they differ: a bundle a
+// recipient decrypted and encrypted again to someone else (or to a
+// passphrase), or one stripped of its encryption, shows here. Both are
+// empty before the manifest was read.
+func (r *Result) EncryptionMismatch() (claimed, used Encryption, differ bool) {
+	if r == nil || r.Manifest == nil {
+		return "", "", false
+	}
+	return r.Manifest.Encryption, r.Encryption, r.Manifest.Encryption != r.Encryption
+}
+
 // RequireVerified returns nil for a verified bundle and an error wrapping
 // ErrUntrusted, ErrUnsigned or ErrSignature otherwise: the import policy.
 func (r *Result) RequireVerified() error {

@@ -113,6 +113,9 @@ exit code tells the answer:
 					fmt.Fprintf(w, "signer says: %s (a claim, not proof)\n", cell(m.Signer.Name, 80))
 				}
 				fmt.Fprintf(w, "encryption:  %s", m.Encryption)
+				if _, used, differ := res.EncryptionMismatch(); differ {
+					fmt.Fprintf(w, " as the manifest claims, but the outer layer is %s", used)
+				}
 				if len(m.Recipients) > 0 {
 					forMe := "not including me"
 					if rep.ForMe {
