@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/session-handoff/session-handoff/bundle"
@@ -119,6 +120,35 @@ func exchangeInputs() []hostileInput {
 		},
 		runs: []hostileRun{
 			{args: []string{"import", "{input}"}, code: exitFailure, errHas: []string{"{input}", "dated in the future", "9999-12-31T00:00:00Z"}},
+		}})
+	// trust add takes a name from a key's comment only when it does not
+	// look like a trusted one; --principal names it all the same.
+	strangerKey := func(comment string) func(e *hostileEnv) error {
+		return func(e *hostileEnv) error {
+			data, err := os.ReadFile(filepath.Join(hostileBundleCorpus, "keys", "stranger.pub"))
+			if err != nil {
+				return err
+			}
+			f := strings.Fields(string(data))
+			e.input = filepath.Join(e.root, "stranger.pub")
+			return os.WriteFile(e.input, []byte(f[0]+" "+f[1]+" "+comment+"\n"), 0o600)
+		}
+	}
+	out = append(out, hostileInput{kind: kindTrust, name: "made/add-look-alike-comment", place: strangerKey("Alice@test"),
+		runs: []hostileRun{
+			// Refused under the trust store's lock: the lock file stays,
+			// as after every update; the trust store does not change.
+			{args: []string{"trust", "add", "{input}"}, code: exitFailure, errHas: []string{`"Alice@test" looks like a principal already trusted: "alice@test"`},
+				mayChange: []string{"home:config/allowed_signers.lock"}},
+			{args: []string{"trust", "add", "{input}", "--principal", "Alice@test"}, mayChange: []string{"home:config/allowed_signers"},
+				outHas: []string{"trusted " + malloryFingerprint + " as Alice@test"}},
+		}})
+	out = append(out, hostileInput{kind: kindTrust, name: "made/rm-ambiguous-principal", place: strangerKey("mallory@test"),
+		runs: []hostileRun{
+			{args: []string{"trust", "add", "{input}", "--principal", "alice@test"}, mayChange: []string{"home:config/allowed_signers"}},
+			{args: []string{"trust", "rm", "alice@test"}, code: exitFailure, errHas: []string{"names several keys", aliceFingerprint, malloryFingerprint}},
+			{args: []string{"trust", "rm", malloryFingerprint}, mayChange: []string{"home:config/allowed_signers"}},
+			{args: []string{"trust", "list"}, outHas: []string{aliceFingerprint}, outNot: []string{malloryFingerprint}},
 		}})
 	return out
 }
