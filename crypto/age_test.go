@@ -71,7 +71,7 @@ func TestParseRecipient(t *testing.T) {
 		{in: rsaLine, canonical: rsaCanon},
 		{in: "", errMsg: "empty recipient"},
 		{in: x.String(), errMsg: "secret key"},
-		{in: xs[:len(xs)-1] + "q", errMsg: "malformed"},
+		{in: otherLast(xs, "q", "p"), errMsg: "malformed"},
 		{in: "age1yubikey1qgqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq", errMsg: "malformed or unsupported"},
 		{in: strings.TrimSpace(string(readTestdata(t, "ecdsa_plain.pub"))), errMsg: "unsupported key type"},
 		{in: "ssh-ed25519 ###", errMsg: "base64"},
@@ -240,7 +240,7 @@ func TestParseIdentitiesErrors(t *testing.T) {
 	}{
 		{"", "ids: no identities"},
 		{"# only a comment\n", "ids: no identities"},
-		{secret + "\n" + secret[:len(secret)-1] + "Q\n", "ids:2: malformed age secret key"},
+		{secret + "\n" + otherLast(secret, "Q", "P") + "\n", "ids:2: malformed age secret key"},
 		{"AGE-SECRET-KEY-PQ-1QQQQ\n", "ids:1: malformed age post-quantum secret key"},
 		{"AGE-PLUGIN-YUBIKEY-1QQQQ\n", "ids:1: age plugin identities are not supported"},
 		{x.Recipient().String() + "\n", "ids:1: not an age secret key or an OpenSSH private key"},
@@ -347,4 +347,15 @@ func TestSetScryptWorkFactorForTestingRestores(t *testing.T) {
 		}
 	}()
 	SetScryptWorkFactorForTesting(0)
+}
+
+// otherLast replaces the last character of a Bech32 string with one that
+// differs from it (a when it is not there already, else b), so that the
+// checksum surely fails: replacing it with a fixed letter left a valid
+// key one time in 32.
+func otherLast(s, a, b string) string {
+	if strings.HasSuffix(s, a) {
+		return s[:len(s)-1] + b
+	}
+	return s[:len(s)-1] + a
 }
