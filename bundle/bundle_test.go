@@ -210,7 +210,7 @@ func TestArmorSizes(t *testing.T) {
 func TestLimitsNamed(t *testing.T) {
 	d := DefaultLimits()
 	if d.MaxInput != 1<<30 || d.MaxDecompressed != 1<<30 || d.MaxWindow != 64<<20 || d.MaxEntries != 10000 ||
-		d.MaxEntrySize != 512<<20 || d.MaxManifest != 8<<20 || d.MaxScryptWorkFactor != 22 {
+		d.MaxEntrySize != 512<<20 || d.MaxManifest != 8<<20 || d.MaxScryptWorkFactor != 20 {
 		t.Fatalf("defaults: %+v", d)
 	}
 	if (Limits{}).withDefaults() != d {

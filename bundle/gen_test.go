@@ -396,6 +396,7 @@ func generateBad(t *testing.T, k *testKeys) {
 	add("flip-age-payload", flip(goodAge, len(goodAge)-100), "ErrMalformed", "age payload: failed to decrypt and authenticate")
 	add("flip-zstd-frame-header", flip(goodZstd, 4), "ErrMalformed", "zstd")
 	add("flip-zstd-checksum", flip(goodZstd, len(goodZstd)-1), "ErrMalformed", "zstd: CRC check failed")
+	add("zstd-no-checksum", zstNoChecksum(t, goodTar), "ErrMalformed", "zstd: the frame has no content checksum")
 	add("flip-zstd-block", flip(goodZstd, len(goodZstd)/2), "", "")
 	blobHdr := 512 + (len(env)+511)/512*512
 	add("flip-tar-header", zbundle(flip(goodTar, blobHdr+20)), "ErrMalformed", "invalid tar header")
@@ -414,8 +415,8 @@ func generateBad(t *testing.T, k *testKeys) {
 	add("input-too-large", goodAge, "ErrLimit", "input exceeds limit of 1024 bytes (--max-input)", &vecOptions{Limits: &Limits{MaxInput: 1024}})
 	add("too-many-entries", goodZstd, "ErrLimit", "number of archive entries exceeds limit of 2 entries (--max-entries)", &vecOptions{Limits: &Limits{MaxEntries: 2}})
 	add("envelope-too-large", zbundle(tarOf(t, regEntry(EnvelopeName, bytes.Repeat([]byte(" "), 9<<20)))), "ErrLimit", "exceeds limit of 8388608 bytes (--max-manifest)")
-	add("scrypt-work-factor", scryptWorkFactor(t, k, 23), "ErrLimit", "scrypt work factor 23 exceeds limit of 22 (--max-scrypt-work-factor)")
-	add("scrypt-work-factor-huge", scryptWorkFactor(t, k, 99999999999), "ErrLimit", "exceeds limit of 22 (--max-scrypt-work-factor)")
+	add("scrypt-work-factor", scryptWorkFactor(t, k, 23), "ErrLimit", "scrypt work factor 23 exceeds limit of 20 (--max-scrypt-work-factor)")
+	add("scrypt-work-factor-huge", scryptWorkFactor(t, k, 99999999999), "ErrLimit", "exceeds limit of 20 (--max-scrypt-work-factor)")
 
 	// The archive.
 	add("tar-no-entries", zbundle(tarOf(t)), "ErrMalformed", "archive has no entries")
@@ -475,6 +476,9 @@ func generateBad(t *testing.T, k *testKeys) {
 	miss := manifest(EncryptNone, k.signer, blobs)
 	miss.Record.Attachments = append(miss.Record.Attachments, handoff.Attachment{Name: "x", MediaType: "text/plain", Size: 1, SHA256: sha256hex([]byte("x"))})
 	add("manifest-attachment-not-in-blobs", withPayload(marshal(miss), k.signer), "ErrMalformed", "not among the bundle's blobs")
+	orphan := manifest(EncryptNone, k.signer, blobs)
+	orphan.Record.Attachments = orphan.Record.Attachments[:1]
+	add("manifest-blob-not-attached", withPayload(marshal(orphan), k.signer), "ErrMalformed", "is not an attachment of the record")
 	rel := manifest(EncryptNone, k.signer, blobs)
 	rel.Record.Project.Path = "relative/path"
 	add("manifest-record-rule", withPayload(marshal(rel), k.signer), "ErrMalformed", "is not absolute")
@@ -757,7 +761,9 @@ func zstdBomb(t *testing.T, k *testKeys, size int64) []byte {
 		left -= n
 	}
 	b := Blob{Name: "zeros.bin", MediaType: "application/octet-stream", Size: size, SHA256: fmt.Sprintf("%x", h.Sum(nil))}
-	m := testManifest(fixedRecord())
+	rec := fixedRecord()
+	rec.Attachments = []handoff.Attachment{{Name: b.Name, MediaType: b.MediaType, Size: b.Size, SHA256: b.SHA256}}
+	m := testManifest(rec)
 	m.Format, m.Version, m.BundleID, m.Encryption = Format, Version, "0123456789abcdef0123456789abcdef", EncryptNone
 	m.Signer = &Signer{Key: k.signer.Public().String(), Fingerprint: k.signer.Public().Fingerprint()}
 	m.Blobs = []Blob{b}
@@ -823,4 +829,20 @@ func scryptWorkFactor(t *testing.T, k *testKeys, wf int64) []byte {
 	f := strings.Fields(line)
 	f[len(f)-1] = strconv.FormatInt(wf, 10)
 	return append(append(bytes.Clone(b[:i]), strings.Join(f, " ")...), b[j:]...)
+}
+
+// zstNoChecksum compresses data as one zstd frame without the content
+// checksum the format requires.
+func zstNoChecksum(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, err := zstd.NewWriter(&buf, zstd.WithEncoderCRC(false), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(data)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -3,6 +3,7 @@ package bundle
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/base64"
 	"errors"
 	"io"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/ctxio"
 )
 
 func base64Std(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
@@ -193,6 +195,7 @@ func (l Limits) classifyZstd(err error) *Error {
 type passphraseIdentity struct {
 	ask       func() ([]byte, error)
 	maxWF     int
+	ctx       context.Context // interrupts the derivation; nil for none
 	isScrypt  bool
 	classifed *Error
 }
@@ -244,10 +247,14 @@ func (p *passphraseIdentity) Unwrap(stanzas []*age.Stanza) ([]byte, error) {
 	if err != nil {
 		return p.fail(wrapf(ErrMalformed, err, "scrypt identity"))
 	}
-	key, err := id.Unwrap(stanzas)
+	// scrypt does not stop for an interrupt: the derivation runs apart,
+	// and an interrupt returns at once, leaving it to finish unheard.
+	key, err := ctxio.Do(p.ctx, func() ([]byte, error) { return id.Unwrap(stanzas) })
 	switch {
 	case err == nil:
 		return key, nil
+	case p.ctx != nil && p.ctx.Err() != nil && errors.Is(err, p.ctx.Err()):
+		return p.fail(wrapf(ErrIO, err, "derive the passphrase key"))
 	case errors.Is(err, crypto.ErrWorkFactorTooHigh):
 		return p.fail(errorf(ErrLimit, "scrypt work factor %d exceeds limit of %d (%s)", wf, p.maxWF, flagMaxScrypt))
 	case errors.Is(err, crypto.ErrWrongPassphrase), errors.Is(err, age.ErrIncorrectIdentity):

@@ -191,9 +191,18 @@ func (m *Manifest) check() error {
 		}
 		seen[b.SHA256] = true
 	}
+	attached := make(map[string]bool, len(m.Record.Attachments))
 	for i, a := range m.Record.Attachments {
 		if !seen[a.SHA256] {
 			return errorf(ErrMalformed, "manifest: record attachment %d (sha256 %s) is not among the bundle's blobs", i, a.SHA256)
+		}
+		attached[a.SHA256] = true
+	}
+	// A blob no attachment names would be stored and never shown, nor
+	// removed with its record: a way to fill the reader's disk unseen.
+	for i, b := range m.Blobs {
+		if !attached[b.SHA256] {
+			return errorf(ErrMalformed, "manifest: blobs/%d (sha256 %s) is not an attachment of the record", i, b.SHA256)
 		}
 	}
 	return nil

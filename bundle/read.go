@@ -3,6 +3,7 @@ package bundle
 import (
 	"archive/tar"
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -111,6 +112,11 @@ type ReadOptions struct {
 	MinSigners int
 	// Limits bound the work; zero fields take the defaults.
 	Limits Limits
+	// Context, when set, interrupts a passphrase bundle's key derivation
+	// (scrypt, which cannot stop itself): once it is done, Read returns an
+	// ErrIO error wrapping its error at once. The input should stop with
+	// it too (internal/ctxio.Reader).
+	Context context.Context
 	// BlobDir, if set, receives each verified blob as a file named by its
 	// hex hash. A blob is streamed to a temporary file there and renamed
 	// only after its size and hash check. Move them into a store only after
@@ -142,6 +148,18 @@ type Result struct {
 	// BlobFiles are the paths in BlobDir of the verified blobs, in
 	// manifest order (empty without BlobDir).
 	BlobFiles []string
+}
+
+// EncryptionMismatch reports the encryption the signed manifest claims
+// and the one the outer layer used, and whether they differ: a bundle a
+// recipient decrypted and encrypted again to someone else (or to a
+// passphrase), or one stripped of its encryption, shows here. Both are
+// empty before the manifest was read.
+func (r *Result) EncryptionMismatch() (claimed, used Encryption, differ bool) {
+	if r == nil || r.Manifest == nil {
+		return "", "", false
+	}
+	return r.Manifest.Encryption, r.Encryption, r.Manifest.Encryption != r.Encryption
 }
 
 // RequireVerified returns nil for a verified bundle and an error wrapping
@@ -266,7 +284,7 @@ func (rd *reader) read(r io.Reader) error {
 			rd.res.Armored = true
 			src = &tap{r: armor.NewReader(br), st: rd.st, classify: classifyArmor}
 		}
-		pi := &passphraseIdentity{ask: rd.opts.Passphrase, maxWF: lim.MaxScryptWorkFactor}
+		pi := &passphraseIdentity{ask: rd.opts.Passphrase, maxWF: lim.MaxScryptWorkFactor, ctx: rd.opts.Context}
 		ids := append(slices.Clone(rd.opts.Identities), age.Identity(pi))
 		dr, err := age.Decrypt(src, ids...)
 		if err != nil {

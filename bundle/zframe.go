@@ -118,6 +118,12 @@ func (s *frameScanner) header() *Error {
 		fhd := s.hdr[4]
 		single := fhd&0x20 != 0
 		s.check = fhd&0x04 != 0
+		if !s.check {
+			// The checksum is what proves the decompressed bytes whole
+			// before any of the archive is believed; the format
+			// requires it.
+			return errorf(ErrMalformed, "zstd: the frame has no content checksum")
+		}
 		rest := []int{0, 1, 2, 4}[fhd&0x03] // dictionary id
 		rest += []int{0, 2, 4, 8}[fhd>>6]   // content size
 		if single && fhd>>6 == 0 {

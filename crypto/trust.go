@@ -512,7 +512,10 @@ func wildcardMatch(p, s string) bool {
 // ValidatePrincipal checks a principal for [TrustStore.Add]: non-empty, at
 // most [MaxPrincipalSize] bytes of UTF-8, and free of whitespace, commas,
 // quotes, control characters, the pattern characters * ? ! and a leading #,
-// any of which would change the meaning of an allowed_signers line.
+// any of which would change the meaning of an allowed_signers line. It
+// must also be visible as written: no invisible, bidirectional-control or
+// unprintable characters, no combining mark without a letter before it,
+// and in Unicode normal form C, so that what a reader sees is the name.
 func ValidatePrincipal(p string) error {
 	if p == "" {
 		return fmt.Errorf("principal is empty")
@@ -536,7 +539,7 @@ func ValidatePrincipal(p string) error {
 			return fmt.Errorf("principal contains %q", r)
 		}
 	}
-	return nil
+	return checkVisible(p)
 }
 
 // Entries returns copies of the store's key lines, in file order, including
@@ -619,7 +622,9 @@ func (s *TrustStore) Add(principal string, key PublicKey) error {
 
 // Pin binds principal to key for trust on first use: it fails with an error
 // wrapping [ErrPinnedToOtherKey] if any entry already binds principal to a
-// different key, and otherwise behaves like [TrustStore.Add].
+// different key, with one wrapping [ErrLookAlike] if principal is new and
+// looks like a principal of the store (see [TrustStore.CheckNew]), and
+// otherwise behaves like [TrustStore.Add].
 func (s *TrustStore) Pin(principal string, key PublicKey) error {
 	if key.IsZero() {
 		return fmt.Errorf("pin: invalid key")
@@ -631,19 +636,35 @@ func (s *TrustStore) Pin(principal string, key PublicKey) error {
 			return fmt.Errorf("pin %s to %s: %w %s", quoteShort(principal), fp, ErrPinnedToOtherKey, e.Fingerprint)
 		}
 	}
+	if err := s.CheckNew(principal); err != nil {
+		return fmt.Errorf("pin %s: %w", fp, err)
+	}
 	return s.Add(principal, key)
 }
 
 // Remove deletes trust: given a "SHA256:…" fingerprint it deletes every
 // line with that key; given a principal it removes that principal from every
-// line, deleting lines left without principals. It returns the number of
-// lines changed or deleted.
+// line, deleting lines left without principals. A principal bound to
+// several keys is refused with an error wrapping [ErrAmbiguousPrincipal]
+// that lists their fingerprints. It returns the number of lines changed or
+// deleted.
 func (s *TrustStore) Remove(principalOrFingerprint string) (removed int, err error) {
 	arg := principalOrFingerprint
 	if strings.TrimSpace(arg) == "" {
 		return 0, fmt.Errorf("remove trust: empty principal or fingerprint")
 	}
 	byFP := strings.HasPrefix(arg, "SHA256:")
+	if !byFP {
+		var fps []string
+		for _, l := range s.lines {
+			if e := l.entry; e != nil && slices.Contains(e.Principals, arg) && !slices.Contains(fps, e.Fingerprint) {
+				fps = append(fps, e.Fingerprint)
+			}
+		}
+		if len(fps) > 1 {
+			return 0, fmt.Errorf("remove trust: %s %w (%s): name the one to remove by its fingerprint", quoteShort(arg), ErrAmbiguousPrincipal, strings.Join(fps, ", "))
+		}
+	}
 	kept := s.lines[:0:0]
 	for _, l := range s.lines {
 		e := l.entry

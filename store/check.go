@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/safefile"
@@ -41,6 +42,11 @@ type CheckReport struct {
 	// crashed writers and imports; TempRemoved those removed.
 	TempFound   int
 	TempRemoved int
+	// Unreferenced lists the blobs no record attaches, by SHA-256,
+	// sorted, and UnreferencedBytes their total size. Check only reports
+	// them; GC removes them.
+	Unreferenced      []string
+	UnreferencedBytes int64
 }
 
 // Check reads every record file, validates each, and compares the index
@@ -94,6 +100,9 @@ func (s *Store) Check(repair bool) (*CheckReport, error) {
 		return nil, err
 	}
 	if err := s.checkStaging(rep, repair); err != nil {
+		return nil, err
+	}
+	if rep.Unreferenced, rep.UnreferencedBytes, err = s.unreferencedBlobs(scan, 0, time.Time{}); err != nil {
 		return nil, err
 	}
 	if fresh {
@@ -259,4 +268,96 @@ func (s *Store) checkTemps(rep *CheckReport, scan *scanResult, repair bool) erro
 		return safefile.SyncDir(blobDir)
 	}
 	return nil
+}
+
+// unreferencedBlobs lists the blobs of the store that no good record of
+// scan attaches, and their total size, leaving out blobs modified less
+// than grace before now (an import adopts its blobs before it stores its
+// record, and renaming a blob into place gives it a new time).
+func (s *Store) unreferencedBlobs(scan *scanResult, grace time.Duration, now time.Time) ([]string, int64, error) {
+	des, err := os.ReadDir(s.blobDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("read %s: %w", s.blobDir(), err)
+	}
+	var out []string
+	var total int64
+	for _, de := range des {
+		name := de.Name()
+		if !validSHA256(name) || scan.refs[name] || !de.Type().IsRegular() {
+			continue
+		}
+		fi, err := de.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		if grace > 0 && now.Sub(fi.ModTime()) < grace {
+			continue
+		}
+		out = append(out, name)
+		total += fi.Size()
+	}
+	return out, total, nil
+}
+
+// GCReport is what GC removed.
+type GCReport struct {
+	// Removed lists the blobs removed, by SHA-256, sorted; Bytes is their
+	// total size.
+	Removed []string
+	Bytes   int64
+}
+
+// ErrDamagedRecords is wrapped by GC's error when some records cannot be
+// read: the blobs they attach are unknown, so none is removed.
+var ErrDamagedRecords = errors.New("damaged records: their attachments are unknown")
+
+// GC removes the blobs no record attaches (bundles of earlier versions
+// could bring blobs no record named, and a removed record leaves its
+// blobs behind). It holds the write lock while it works. Blobs modified
+// less than grace ago are kept, as an import in progress may have
+// adopted them and not yet stored its record: an hour is plenty. It
+// removes nothing, with an error wrapping ErrDamagedRecords, while any
+// record file cannot be read.
+func (s *Store) GC(grace time.Duration) (*GCReport, error) {
+	rep := &GCReport{}
+	if _, err := os.Stat(s.dir); errors.Is(err, fs.ErrNotExist) {
+		return rep, nil
+	}
+	w, err := s.lockWriter()
+	if err != nil {
+		return nil, err
+	}
+	defer w.unlock()
+	scan, err := s.scanRecords()
+	if err != nil {
+		return nil, err
+	}
+	if len(scan.bad) > 0 {
+		return nil, fmt.Errorf("collect unreferenced blobs: %d %w (run store check)", len(scan.bad), ErrDamagedRecords)
+	}
+	names, _, err := s.unreferencedBlobs(scan, grace, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		path := filepath.Join(s.blobDir(), name)
+		fi, err := os.Lstat(path)
+		if err != nil {
+			continue
+		}
+		if err := os.Remove(path); err != nil {
+			return rep, fmt.Errorf("remove blob %s: %w", name, err)
+		}
+		rep.Removed = append(rep.Removed, name)
+		rep.Bytes += fi.Size()
+	}
+	if len(rep.Removed) > 0 {
+		if err := safefile.SyncDir(s.blobDir()); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
 }

@@ -29,6 +29,8 @@ type scanResult struct {
 	bad     []BadRecord
 	strays  []string // names in records/ that are neither records nor temporary files
 	temps   []string // temporary files in records/
+	// refs are the blobs the good records attach, by SHA-256.
+	refs map[string]bool
 }
 
 // scanRecords reads and validates every record file, using all CPUs.
@@ -66,6 +68,7 @@ func (s *Store) scanRecords() (*scanResult, error) {
 		}
 	}
 	entries := make([]indexEntry, len(names))
+	attached := make([][]string, len(names))
 	errs := make([]error, len(names))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -89,17 +92,24 @@ func (s *Store) scanRecords() (*scanResult, error) {
 					continue
 				}
 				entries[i] = entryFromRecord(rec)
+				for _, a := range rec.Attachments {
+					attached[i] = append(attached[i], a.SHA256)
+				}
 			}
 		}()
 	}
 	wg.Wait()
 	res.entries = make([]indexEntry, 0, len(names))
+	res.refs = map[string]bool{}
 	for i := range names {
 		if errs[i] != nil {
 			res.bad = append(res.bad, BadRecord{File: relRecord(names[i]), Err: errs[i]})
 			continue
 		}
 		res.entries = append(res.entries, entries[i])
+		for _, h := range attached[i] {
+			res.refs[h] = true
+		}
 	}
 	return res, nil
 }

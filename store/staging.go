@@ -31,8 +31,11 @@ type Staging struct {
 	created []string
 }
 
-// NewStaging creates a staging directory inside the store.
-func (s *Store) NewStaging() (*Staging, error) {
+// NewStaging creates a staging directory inside the store, and removes
+// those of imports that died.
+func (s *Store) NewStaging() (*Staging, error) { return s.newStaging(true) }
+
+func (s *Store) newStaging(retry bool) (*Staging, error) {
 	parent := filepath.Join(s.dir, stagingDir)
 	st := &Staging{}
 	for _, d := range []string{s.dir, parent} {
@@ -55,11 +58,25 @@ func (s *Store) NewStaging() (*Staging, error) {
 		st.removeCreated()
 		return nil, fmt.Errorf("create staging directory: %w", err)
 	}
-	if st.lock, err = safefile.LockFile(filepath.Join(st.Dir, stagingLock)); err != nil {
+	st.lock, err = safefile.LockFile(filepath.Join(st.Dir, stagingLock))
+	if _, serr := os.Stat(st.Dir); err == nil && serr != nil {
+		st.lock.Unlock()
+		err = serr
+	}
+	if err != nil && retry {
+		// Another import took the directory for a dead one between its
+		// creation and the lock: start again.
+		os.RemoveAll(st.Dir)
+		return s.newStaging(false)
+	}
+	if err != nil {
 		os.RemoveAll(st.Dir)
 		st.removeCreated()
 		return nil, err
 	}
+	// Staging directories of imports that died (killed, the machine
+	// went down) are removed by the next import, not only by Check.
+	reapStaging(parent, st.Dir, true)
 	return st, nil
 }
 
@@ -105,29 +122,44 @@ func (s *Store) AdoptBlob(st *Staging, path, sha256hex string) error {
 // checkStaging counts staging directories whose import died (their lock
 // is free) and, when repairing, removes them.
 func (s *Store) checkStaging(rep *CheckReport, repair bool) error {
-	parent := filepath.Join(s.dir, stagingDir)
+	found, removed, err := reapStaging(filepath.Join(s.dir, stagingDir), "", repair)
+	rep.TempFound += found
+	rep.TempRemoved += removed
+	return err
+}
+
+// reapStaging counts the staging directories under parent whose import
+// died (their lock is free), other than keep, and with remove set removes
+// them. A directory so new that its maker has not locked it yet may be
+// taken for a dead one: its maker checks, once it holds the lock, that the
+// directory is still there, and makes another if not.
+func reapStaging(parent, keep string, remove bool) (found, removed int, err error) {
 	des, err := os.ReadDir(parent)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return 0, 0, nil
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", parent, err)
+		return 0, 0, fmt.Errorf("read %s: %w", parent, err)
 	}
 	for _, de := range des {
 		dir := filepath.Join(parent, de.Name())
-		l, err := safefile.TryLockFile(filepath.Join(dir, stagingLock))
+		if dir == keep {
+			continue
+		}
+		lockPath := filepath.Join(dir, stagingLock)
+		l, err := safefile.TryLockFile(lockPath)
 		if err != nil || l == nil {
 			continue // alive, or not ours to judge
 		}
-		rep.TempFound++
-		if repair {
+		found++
+		if remove {
 			if err := os.RemoveAll(dir); err != nil {
 				l.Unlock()
-				return fmt.Errorf("remove dead staging directory %s: %w", dir, err)
+				return found, removed, fmt.Errorf("remove dead staging directory %s: %w", dir, err)
 			}
-			rep.TempRemoved++
+			removed++
 		}
 		l.Unlock()
 	}
-	return nil
+	return found, removed, nil
 }

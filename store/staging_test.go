@@ -61,16 +61,16 @@ func TestStagingAdoptAndCleanup(t *testing.T) {
 	}
 
 	// A staging directory whose import died (no lock held) is removed by Check.
-	dead := filepath.Join(dir, stagingDir, "import-dead")
-	if err := os.MkdirAll(dead, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dead, "partial"), []byte("x"), 0o600)
 	live, err := s.NewStaging()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer live.Close()
+	dead := filepath.Join(dir, stagingDir, "import-dead")
+	if err := os.MkdirAll(dead, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dead, "partial"), []byte("x"), 0o600)
 	rep, err := s.Check(true)
 	if err != nil {
 		t.Fatal(err)
@@ -83,5 +83,22 @@ func TestStagingAdoptAndCleanup(t *testing.T) {
 	}
 	if _, err := os.Stat(live.Dir); err != nil {
 		t.Fatalf("live staging directory removed: %v", err)
+	}
+
+	// ... and by the next import, which leaves live ones alone.
+	if err := os.MkdirAll(dead, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dead, "partial"), []byte("x"), 0o600)
+	next, err := s.NewStaging()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Fatal("the next import left a dead staging directory")
+	}
+	if _, err := os.Stat(live.Dir); err != nil {
+		t.Fatalf("the next import removed a live staging directory: %v", err)
 	}
 }

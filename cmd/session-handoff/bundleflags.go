@@ -83,7 +83,7 @@ func (a *app) readOptions(rf readerFlags) (exchange.Keyring, bundle.ReadOptions,
 		return kr, bundle.ReadOptions{}, err
 	}
 	bundlePass := &passphraseSource{a: a, file: rf.passFile, env: []string{passphraseEnv}, prompt: "passphrase for the bundle"}
-	return kr, bundle.ReadOptions{Identities: ids, Recipients: recips, Passphrase: bundlePass.get, Limits: *rf.limits}, nil
+	return kr, bundle.ReadOptions{Identities: ids, Recipients: recips, Passphrase: bundlePass.get, Limits: *rf.limits, Context: a.ctx}, nil
 }
 
 // openInput opens a bundle named on the command line, "-" for stdin.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -211,6 +212,7 @@ func TestHostileCampaign(t *testing.T) {
 	tp := newHostileTemplate(t)
 	var inputs []hostileInput
 	inputs = append(inputs, bundleInputs(t)...)
+	inputs = append(inputs, exchangeInputs()...)
 	inputs = append(inputs, transcriptInputs(t)...)
 	inputs = append(inputs, keyInputs()...)
 	inputs = append(inputs, trustInputs()...)
@@ -1168,6 +1170,33 @@ func configInputs() []hostileInput {
 			},
 			runs: []hostileRun{{args: []string{"handover", "run", "--project", "{project}"}, code: exitFailure,
 				errHas: []string{"{project}/handover.toml", "is not approved to run on this machine"}}}},
+		// An approval of a crafted path that holds the configuration's
+		// digest and path: approvals match whole lines, not substrings.
+		hostileInput{kind: kindConfigs, name: "handover/approved-by-substring",
+			place: func(e *hostileEnv) error {
+				cfg := filepath.Join(e.project, "handover.toml")
+				if err := placeCopy(filepath.Join(hdir, "unapproved-exec.toml"), cfg, 0o644); err != nil {
+					return err
+				}
+				data, err := os.ReadFile(cfg)
+				if err != nil {
+					return err
+				}
+				line := fmt.Sprintf("%x /tmp/evil/%x %s\n", sha256.Sum256([]byte("# harmless\n")), sha256.Sum256(data), cfg)
+				return os.WriteFile(filepath.Join(e.config, "handover-approved"), []byte(line), 0o600)
+			},
+			runs: []hostileRun{{args: []string{"handover", "run", "--project", "{project}"}, code: exitFailure,
+				errHas: []string{"{project}/handover.toml", "is not approved to run on this machine"}}}},
+		// A damaged approvals file approves nothing and names its line.
+		hostileInput{kind: kindConfigs, name: "handover/approvals-malformed",
+			place: func(e *hostileEnv) error {
+				if err := placeCopy(filepath.Join(hdir, "unapproved-exec.toml"), filepath.Join(e.project, "handover.toml"), 0o644); err != nil {
+					return err
+				}
+				return os.WriteFile(filepath.Join(e.config, "handover-approved"), []byte("approve everything\n"), 0o600)
+			},
+			runs: []hostileRun{{args: []string{"handover", "run", "--project", "{project}"}, code: exitFailure,
+				errHas: []string{"{config}/handover-approved:1: want a sha256"}}}},
 	)
 
 	redactCauses := map[string]string{

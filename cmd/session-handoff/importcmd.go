@@ -144,7 +144,7 @@ func (a *app) importLegacy(s *store.Store, opts *importOptions, conflict exchang
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	src := &passphraseSource{a: a, file: &opts.reader.passFile, env: []string{passphraseEnv}, prompt: "passphrase for the legacy bundle"}
-	res, err := exchange.ImportLegacyFile(s, data, path, src.get, conflict)
+	res, err := exchange.ImportLegacyFile(a.ctx, s, data, path, src.get, conflict)
 	if errors.Is(err, exchange.ErrConflict) {
 		return withHint(fmt.Errorf("%s: %w", path, err), "pass --on-conflict skip or --on-conflict replace")
 	}

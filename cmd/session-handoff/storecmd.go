@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +17,7 @@ func newStoreCmd(a *app) *cobra.Command {
 // storeCheckOptions are store check's flags.
 type storeCheckOptions struct {
 	json bool
+	fix  bool // also remove the blobs no record attaches
 }
 
 func newStoreCheckCmd(a *app) *cobra.Command {
@@ -25,13 +27,17 @@ func newStoreCheckCmd(a *app) *cobra.Command {
 		Short: "validate every record, clean up after crashed writers, rebuild the index",
 		Long: `store check reads and validates every record, names each one that is
 corrupt, removes what a crashed writer left behind, and rebuilds the index
-if it is missing, stale or damaged. It exits 0 when every record is sound
+if it is missing, stale or damaged. It reports the blobs no record
+attaches (left by a removed record, or brought by a bundle of an earlier
+version); --fix removes them (blobs younger than an hour are kept: an
+import may be storing its record). It exits 0 when every record is sound
 and 1 when any is not.`,
-		Example: "  session-handoff store check",
+		Example: "  session-handoff store check\n  session-handoff store check --fix",
 		Args:    noArgs,
 		RunE:    func(*cobra.Command, []string) error { return runStoreCheck(a, opts) },
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the report as JSON")
+	cmd.Flags().BoolVar(&opts.fix, "fix", false, "remove the blobs no record attaches")
 	return cmd
 }
 
@@ -44,10 +50,16 @@ func runStoreCheck(a *app, opts storeCheckOptions) error {
 	if err != nil {
 		return err
 	}
+	var gc *store.GCReport
+	if opts.fix && len(rep.Unreferenced) > 0 {
+		if gc, err = s.GC(time.Hour); err != nil {
+			return err
+		}
+	}
 	if opts.json {
-		err = a.writeJSON(checkJSON(s.Dir(), rep))
+		err = a.writeJSON(checkJSON(s.Dir(), rep, gc))
 	} else {
-		printCheck(a, s.Dir(), rep)
+		printCheck(a, s.Dir(), rep, gc)
 	}
 	if err != nil {
 		return err
@@ -64,23 +76,30 @@ type checkBad struct {
 }
 
 type checkReport struct {
-	Store        string     `json:"store"`
-	Records      int        `json:"records"`
-	Bad          []checkBad `json:"bad"`
-	IndexRebuilt bool       `json:"index_rebuilt"`
-	TempRemoved  int        `json:"temp_removed"`
+	Store             string     `json:"store"`
+	Records           int        `json:"records"`
+	Bad               []checkBad `json:"bad"`
+	IndexRebuilt      bool       `json:"index_rebuilt"`
+	TempRemoved       int        `json:"temp_removed"`
+	Unreferenced      []string   `json:"unreferenced_blobs"`
+	UnreferencedBytes int64      `json:"unreferenced_bytes"`
+	BlobsRemoved      []string   `json:"blobs_removed,omitempty"`
 }
 
 // checkJSON is store check's report as --json prints it.
-func checkJSON(dir string, rep *store.CheckReport) checkReport {
-	out := checkReport{Store: dir, Records: rep.Records, Bad: []checkBad{}, IndexRebuilt: rep.IndexRebuilt, TempRemoved: rep.TempRemoved}
+func checkJSON(dir string, rep *store.CheckReport, gc *store.GCReport) checkReport {
+	out := checkReport{Store: dir, Records: rep.Records, Bad: []checkBad{}, IndexRebuilt: rep.IndexRebuilt, TempRemoved: rep.TempRemoved,
+		Unreferenced: append([]string{}, rep.Unreferenced...), UnreferencedBytes: rep.UnreferencedBytes}
 	for _, b := range rep.Bad {
 		out.Bad = append(out.Bad, checkBad{b.File, b.Err.Error()})
+	}
+	if gc != nil {
+		out.BlobsRemoved = gc.Removed
 	}
 	return out
 }
 
-func printCheck(a *app, dir string, rep *store.CheckReport) {
+func printCheck(a *app, dir string, rep *store.CheckReport, gc *store.GCReport) {
 	fmt.Fprintf(a.stdout, "store %s: %d records\n", dir, rep.Records)
 	if rep.IndexRebuilt {
 		fmt.Fprintln(a.stdout, "index was stale or damaged: rebuilt")
@@ -90,5 +109,12 @@ func printCheck(a *app, dir string, rep *store.CheckReport) {
 	}
 	for _, b := range rep.Bad {
 		fmt.Fprintf(a.stdout, "bad: %s: %s\n", b.File, oneLine(b.Err.Error()))
+	}
+	switch {
+	case gc != nil:
+		fmt.Fprintf(a.stdout, "removed %d blob(s) no record attaches (%d bytes)\n", len(gc.Removed), gc.Bytes)
+	case len(rep.Unreferenced) > 0:
+		fmt.Fprintf(a.stdout, "%d blob(s) no record attaches (%d bytes): 'session-handoff store check --fix' removes them\n",
+			len(rep.Unreferenced), rep.UnreferencedBytes)
 	}
 }

@@ -66,7 +66,10 @@ func runTrustAdd(a *app, opts *trustAddOptions) error {
 	case err != nil:
 		return err
 	}
-	if err := kr.Trust(name, key); err != nil {
+	if err := kr.Trust(name, key, opts.principal != ""); err != nil {
+		if errors.Is(err, crypto.ErrLookAlike) {
+			return withHint(err, "pass --principal to trust the key under this name all the same")
+		}
 		return err
 	}
 	fmt.Fprintf(a.stdout, "trusted %s as %s\n", key.Fingerprint(), name)

@@ -144,6 +144,9 @@ func printManifest(a *app, rep *exchange.CheckReport) {
 		fmt.Fprintf(w, "signer says: %s (a claim, not proof)\n", cell(m.Signer.Name, 80))
 	}
 	fmt.Fprintf(w, "encryption:  %s", m.Encryption)
+	if rep.Encryption != "" && rep.Encryption != m.Encryption {
+		fmt.Fprintf(w, " as the manifest claims, but the outer layer is %s", rep.Encryption)
+	}
 	if len(m.Recipients) > 0 {
 		forMe := "not including me"
 		if rep.ForMe {

@@ -27,3 +27,26 @@ func TestReader(t *testing.T) {
 		t.Fatalf("ReadAll = %q, %v", b, err)
 	}
 }
+
+// Do returns once the context is done, though f is still running.
+func TestDoReturnsWhenCancelledDuringTheWork(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	release := make(chan struct{})
+	defer close(release)
+	_, err := Do(ctx, func() (int, error) {
+		cancel()  // the interrupt comes in the middle of the work,
+		<-release // which does not stop for it
+		return 1, nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Do: %v", err)
+	}
+	// Done already: f is not even started.
+	started := false
+	if _, err := Do(ctx, func() (int, error) { started = true; return 0, nil }); !errors.Is(err, context.Canceled) || started {
+		t.Fatalf("Do on a done context: %v, started %v", err, started)
+	}
+	if v, err := Do(context.Background(), func() (int, error) { return 7, nil }); v != 7 || err != nil {
+		t.Fatalf("Do: %v %v", v, err)
+	}
+}

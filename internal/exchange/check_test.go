@@ -19,7 +19,7 @@ func TestCheckVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := bob.keys.Trust("alice@test", key); err != nil {
+	if err := bob.keys.Trust("alice@test", key, true); err != nil {
 		t.Fatal(err)
 	}
 	_, rep, err = Check(bytes.NewReader(b), bob.keys, bob.readOptions(t))

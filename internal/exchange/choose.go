@@ -134,9 +134,18 @@ func TrustKey(arg, principal string) (crypto.PublicKey, string, error) {
 	return key, principal, nil
 }
 
-// Trust adds key to the trust store under principal.
-func (k Keyring) Trust(principal string, key crypto.PublicKey) error {
+// Trust adds key to the trust store under principal. named says the user
+// typed the principal (--principal); one taken from the key line's comment
+// is refused when it looks like a principal already trusted.
+func (k Keyring) Trust(principal string, key crypto.PublicKey, named bool) error {
 	return crypto.UpdateTrustStore(k.TrustPath(), func(ts *crypto.TrustStore) error {
+		if !named {
+			// A name taken from the key's own comment must not look like
+			// one already trusted (crypto.ErrLookAlike).
+			if err := ts.CheckNew(principal); err != nil {
+				return err
+			}
+		}
 		return ts.Add(principal, key)
 	})
 }

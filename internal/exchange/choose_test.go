@@ -95,7 +95,7 @@ func TestTrustKeyAndUntrust(t *testing.T) {
 	if _, err := os.Stat(kr.TrustPath()); !errors.Is(err, os.ErrNotExist) {
 		t.Error("Untrust created a trust store")
 	}
-	if err := kr.Trust("alice@test", key); err != nil {
+	if err := kr.Trust("alice@test", key, true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := kr.Untrust("bob@test"); !errors.Is(err, ErrNotTrusted) {

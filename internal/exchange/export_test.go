@@ -83,6 +83,8 @@ func TestRedactedBlobChangedBetweenPasses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Attached, as every blob of a bundle must be.
+			rec.Attachments = []handoff.Attachment{{Name: src.Name, MediaType: src.MediaType, Size: src.Size, SHA256: src.SHA256}}
 			m := &bundle.Manifest{Record: rec, Producer: bundle.Producer{Name: "session-handoff", Version: "test"}}
 			err = bundle.Write(io.Discard, m, []bundle.BlobSource{src}, bundle.WriteOptions{NoEncrypt: true})
 			if !errors.Is(err, bundle.ErrHashMismatch) {

@@ -1,6 +1,8 @@
 package exchange
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -82,11 +84,34 @@ var (
 	ErrRefusedUnsigned  = errors.New("the bundle is not signed")
 	ErrRefusedRecipient = errors.New("signed for other recipients")
 	ErrConflict         = errors.New("a different handoff with this id is already stored")
+	// ErrFuture refuses a record dated after MaxClockSkew from now: it
+	// would stay the latest handoff for ever.
+	ErrFuture = errors.New("dated in the future")
 )
+
+// MaxClockSkew is how far in the future a record imported may be dated
+// (clocks differ); a record dated later is refused.
+const MaxClockSkew = 24 * time.Hour
+
+// checkDate refuses a record dated more than MaxClockSkew after now.
+func checkDate(rec *handoff.Record, now time.Time) error {
+	if rec.CreatedAt.After(now.Add(MaxClockSkew)) {
+		return fmt.Errorf("handoff %s: %w: created %s, more than a day after this machine's clock (%s)", rec.ID, ErrFuture,
+			rec.CreatedAt.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
 
 // Import reads a bundle from r, checks it completely, applies pol, and only
 // then stores the record and its attachments in s. keys supplies the trust
 // store (and is where TOFU pins go). On any error nothing is stored.
+//
+// A record already stored under the bundle's record id is decided on by
+// what it holds and who signed it, never by the bundle id the sender
+// chose: the same content from the same signing key is Already (or gets
+// the provenance of the new check, when the key was trusted since); a
+// record from another signer, or saved on this machine, is replaced only
+// with ConflictReplace, and the error names both signers.
 func Import(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions, pol Policy, now time.Time) (*ImportResult, error) {
 	trust, err := keys.TrustStore()
 	if err != nil {
@@ -113,71 +138,20 @@ func Import(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions,
 		return nil, err
 	}
 	m := res.Manifest
-	v := res.Verification
-	prov := &handoff.Provenance{BundleID: m.BundleID, ImportedAt: now.UTC().Truncate(time.Millisecond), Fingerprint: v.Fingerprint}
-	if err := pol.Allows(v); err != nil {
-		return nil, err
-	}
-	var pin *pinRequest
-	switch v.Status {
-	case bundle.StatusVerified:
-		prov.Verification = "verified"
-		if len(v.Principals) > 0 {
-			prov.Signer = v.Principals[0]
-		}
-	case bundle.StatusUntrusted:
-		if !pol.TOFU {
-			prov.Verification = "untrusted"
-			break
-		}
-		p, err := tofuPrincipal(m, v, trust)
-		if err != nil {
-			return nil, err
-		}
-		pin = p
-		prov.Verification = "pinned"
-		prov.Signer = p.principal
-	case bundle.StatusUnsigned:
-		prov.Verification = "unsigned"
-	}
-
-	rec := *m.Record
-	rec.Source.Kind = handoff.SourceImport
-	rec.Source.Import = prov
-	result := &ImportResult{Record: &rec, Bundle: res}
-
-	// decide applies the conflict rules to what the store holds under the
-	// record's id: done (already there, or skipped), replace, or an error.
-	decide := func() (done, replace bool, err error) {
-		existing, err := s.Get(rec.ID)
-		if errors.Is(err, store.ErrNotFound) {
-			return false, false, nil
-		}
-		if err != nil {
-			return false, false, err
-		}
-		switch old := existing.Source.Import; {
-		case old != nil && old.BundleID == m.BundleID && old.Verification == prov.Verification && old.Signer == prov.Signer:
-			result.Outcome = Already
-			result.Record = existing
-			return true, false, nil
-		case old != nil && old.BundleID == m.BundleID:
-			// The same bundle, now checked differently (its signer was
-			// trusted or pinned since): record the new provenance.
-			return false, true, nil
-		case pol.OnConflict == ConflictSkip:
-			result.Outcome = Skipped
-			return true, false, nil
-		case pol.OnConflict == ConflictReplace:
-			return false, true, nil
-		}
-		return false, false, fmt.Errorf("%w: %s", ErrConflict, rec.ID)
-	}
-	done, replace, err := decide()
+	rec, pin, err := judge(res, trust, pol, now)
 	if err != nil {
 		return nil, err
 	}
-	if done {
+	result := &ImportResult{Record: rec, Bundle: res}
+	existing, outcome, replace, err := decide(s, rec, pol)
+	if err != nil {
+		return nil, err
+	}
+	if outcome != "" {
+		result.Outcome = outcome
+		if outcome == Already {
+			result.Record = existing
+		}
 		return result, nil
 	}
 
@@ -188,15 +162,22 @@ func Import(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions,
 				return err
 			}
 		}
-		replaced, err := s.Put(&rec, replace)
+		replaced, err := s.Put(rec, replace)
 		if errors.Is(err, store.ErrExists) {
 			// Another process stored this id since we looked (two imports
 			// of one bundle at once): decide again on what it stored.
-			var done bool
-			if done, replace, err = decide(); err != nil || done {
+			existing, outcome, replace, err = decide(s, rec, pol)
+			if err != nil {
 				return err
 			}
-			replaced, err = s.Put(&rec, replace)
+			if outcome != "" {
+				result.Outcome = outcome
+				if outcome == Already {
+					result.Record = existing
+				}
+				return nil
+			}
+			replaced, err = s.Put(rec, replace)
 		}
 		if err != nil {
 			return err
@@ -225,6 +206,154 @@ func Import(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions,
 	return result, nil
 }
 
+// Preview says what Import would do with a bundle that has been read and
+// checked (res, read with the trust store of keys), storing and pinning
+// nothing: the outcome (Imported or Replaced for a record it would store,
+// Already or Skipped for one it would not) or the error Import would
+// return. A receive's dry run reports through it, so that it and the
+// receive agree.
+func Preview(res *bundle.Result, s *store.Store, keys Keyring, pol Policy, now time.Time) (Outcome, error) {
+	trust, err := keys.TrustStore()
+	if err != nil {
+		return "", err
+	}
+	rec, _, err := judge(res, trust, pol, now)
+	if err != nil {
+		return "", err
+	}
+	existing, outcome, replace, err := decide(s, rec, pol)
+	switch {
+	case err != nil:
+		return "", err
+	case outcome != "":
+		return outcome, nil
+	case replace && existing != nil:
+		return Replaced, nil
+	}
+	return Imported, nil
+}
+
+// judge applies the policy to a checked bundle and returns the record to
+// store, with the provenance of this check in place of whatever source the
+// bundle claims, and the pin TOFU asks for (nil for none).
+func judge(res *bundle.Result, trust *crypto.TrustStore, pol Policy, now time.Time) (*handoff.Record, *pinRequest, error) {
+	m := res.Manifest
+	v := res.Verification
+	if m == nil || m.Record == nil {
+		return nil, nil, errors.New("invalid bundle: no record")
+	}
+	if err := pol.Allows(v); err != nil {
+		return nil, nil, err
+	}
+	if err := checkDate(m.Record, now); err != nil {
+		return nil, nil, err
+	}
+	prov := &handoff.Provenance{BundleID: m.BundleID, ImportedAt: now.UTC().Truncate(time.Millisecond), Fingerprint: v.Fingerprint}
+	var pin *pinRequest
+	switch v.Status {
+	case bundle.StatusVerified:
+		prov.Verification = "verified"
+		if len(v.Principals) > 0 {
+			prov.Signer = v.Principals[0]
+		}
+	case bundle.StatusUntrusted:
+		if !pol.TOFU {
+			prov.Verification = "untrusted"
+			break
+		}
+		p, err := tofuPrincipal(m, v, trust)
+		if err != nil {
+			return nil, nil, err
+		}
+		pin = p
+		prov.Verification = "pinned"
+		prov.Signer = p.principal
+	case bundle.StatusUnsigned:
+		prov.Verification = "unsigned"
+		prov.Fingerprint = ""
+	}
+	rec := *m.Record
+	rec.Source = handoff.Source{Kind: handoff.SourceImport, Import: prov}
+	return &rec, pin, nil
+}
+
+// decide applies the conflict rules to what s holds under rec's id. It
+// returns the stored record (nil when there is none) and either an
+// outcome that ends the import (Already, Skipped), or whether storing rec
+// replaces the stored record, or the conflict.
+func decide(s *store.Store, rec *handoff.Record, pol Policy) (existing *handoff.Record, done Outcome, replace bool, err error) {
+	existing, err = s.Get(rec.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, "", false, nil
+	}
+	if err != nil {
+		return nil, "", false, err
+	}
+	old, prov := existing.Source.Import, rec.Source.Import
+	sameSigner := signerKey(existing) == signerKey(rec)
+	same := sameSigner && SameContent(existing, rec)
+	switch {
+	case same && old.Verification == prov.Verification && old.Signer == prov.Signer:
+		return existing, Already, false, nil
+	case same:
+		// The same record from the same key, now checked differently
+		// (its signer was trusted or pinned since): record the new
+		// provenance.
+		return existing, "", true, nil
+	case pol.OnConflict == ConflictSkip:
+		return existing, Skipped, false, nil
+	case pol.OnConflict == ConflictReplace:
+		return existing, "", true, nil
+	case sameSigner:
+		return existing, "", false, fmt.Errorf("%w: %s (%s)", ErrConflict, rec.ID, describeSigner(existing))
+	}
+	return existing, "", false, fmt.Errorf("%w: %s is stored %s; this bundle is %s", ErrConflict, rec.ID, describeSigner(existing), describeSigner(rec))
+}
+
+// signerKey names who a stored or imported record comes from, for the
+// conflict rules: the fingerprint of the key that signed its bundle, or
+// one of two words for unsigned bundles and records made on this machine.
+// A fingerprint is "SHA256:" and base64, so it never equals either word.
+func signerKey(r *handoff.Record) string {
+	p := r.Source.Import
+	switch {
+	case r.Source.Kind != handoff.SourceImport || p == nil:
+		return "local"
+	case p.Verification == "unsigned" || p.Fingerprint == "":
+		return "unsigned"
+	}
+	return p.Fingerprint
+}
+
+// describeSigner says where a record comes from, for a conflict's error.
+func describeSigner(r *handoff.Record) string {
+	p := r.Source.Import
+	switch k := signerKey(r); {
+	case k == "local":
+		return "from this machine"
+	case k == "unsigned":
+		return "unsigned"
+	case p.Signer != "":
+		return fmt.Sprintf("signed by %s (%s)", handoff.Shorten(handoff.CleanText(p.Signer), 80), k)
+	default:
+		return fmt.Sprintf("signed by %s (%s)", k, p.Verification)
+	}
+}
+
+// SameContent reports whether two records hold the same handoff: every
+// field but Source (which import replaces with its own provenance) is
+// equal.
+func SameContent(a, b *handoff.Record) bool {
+	ca, cb := *a, *b
+	ca.Source, cb.Source = handoff.Source{}, handoff.Source{}
+	ja, err := json.Marshal(&ca)
+	if err != nil {
+		return false
+	}
+	jb, err := json.Marshal(&cb)
+	return err == nil && bytes.Equal(ja, jb)
+}
+
 type pinRequest struct {
 	principal string
 	key       crypto.PublicKey
@@ -238,6 +367,9 @@ func tofuPrincipal(m *bundle.Manifest, v bundle.Verification, trust *crypto.Trus
 		return nil, errors.New("cannot trust on first use: the bundle names no signer")
 	}
 	if err := crypto.ValidatePrincipal(m.Signer.Name); err != nil {
+		return nil, fmt.Errorf("cannot trust on first use: %w", err)
+	}
+	if err := trust.CheckNew(m.Signer.Name); err != nil {
 		return nil, fmt.Errorf("cannot trust on first use: %w", err)
 	}
 	key, err := crypto.ParsePublicKey(v.Key)

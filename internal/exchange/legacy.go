@@ -1,8 +1,10 @@
 package exchange
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/legacy"
@@ -15,6 +17,18 @@ import (
 // the same legacy item (same derived id and title) counts as Already. It
 // returns how many records had each outcome.
 func ImportLegacy(s *store.Store, recs []*handoff.Record, onConflict Conflict) (map[Outcome]int, error) {
+	return ImportLegacyAt(s, recs, onConflict, time.Now())
+}
+
+// ImportLegacyAt is ImportLegacy with the time of the import given: a
+// record dated more than MaxClockSkew after now is refused (ErrFuture),
+// and nothing is stored.
+func ImportLegacyAt(s *store.Store, recs []*handoff.Record, onConflict Conflict, now time.Time) (map[Outcome]int, error) {
+	for _, rec := range recs {
+		if err := checkDate(rec, now); err != nil {
+			return nil, err
+		}
+	}
 	counts := map[Outcome]int{}
 	var toStore []*handoff.Record
 	var replace []bool
@@ -62,8 +76,8 @@ type LegacyImport struct {
 // old handoffs.json store, a version 2 or 3 JSON bundle), and stores its
 // records as unsigned legacy records: their signatures proved nothing.
 // passphrase is asked for only by an encrypted bundle.
-func ImportLegacyFile(s *store.Store, data []byte, name string, passphrase func() ([]byte, error), onConflict Conflict) (*LegacyImport, error) {
-	res, err := legacy.Read(data, name, passphrase)
+func ImportLegacyFile(ctx context.Context, s *store.Store, data []byte, name string, passphrase func() ([]byte, error), onConflict Conflict) (*LegacyImport, error) {
+	res, err := legacy.ReadContext(ctx, data, name, passphrase)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -15,7 +16,7 @@ func TestImportLegacyFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := []byte(`{"version":1,"items":[{"id":"h-42","created_at":"2025-06-01T10:20:30Z","tool":"Codex","project":"/src/app","title":"Refactor auth","summary":"Parser extracted"}]}`)
-	res, err := ImportLegacyFile(s, data, "handoffs.json", nil, ConflictFail)
+	res, err := ImportLegacyFile(context.Background(), s, data, "handoffs.json", nil, ConflictFail)
 	if err != nil || res.Records != 1 || res.Outcomes[Imported] != 1 || res.Kind == "" {
 		t.Fatalf("first import: %+v, %v", res, err)
 	}
@@ -27,16 +28,16 @@ func TestImportLegacyFile(t *testing.T) {
 	if err != nil || rec.Source.Kind != handoff.SourceLegacy {
 		t.Fatalf("stored record: %+v, %v", rec, err)
 	}
-	res, err = ImportLegacyFile(s, data, "handoffs.json", nil, ConflictFail)
+	res, err = ImportLegacyFile(context.Background(), s, data, "handoffs.json", nil, ConflictFail)
 	if err != nil || res.Outcomes[Already] != 1 || res.Outcomes[Imported] != 0 {
 		t.Fatalf("second import: %+v, %v", res, err)
 	}
-	if _, err := ImportLegacyFile(s, []byte(`{"version":1,"items":[`), "bad.json", nil, ConflictFail); err == nil {
+	if _, err := ImportLegacyFile(context.Background(), s, []byte(`{"version":1,"items":[`), "bad.json", nil, ConflictFail); err == nil {
 		t.Fatal("a truncated file was imported")
 	}
 	asked := false
 	pass := func() ([]byte, error) { asked = true; return nil, errors.New("no") }
-	if _, err := ImportLegacyFile(s, data, "handoffs.json", pass, ConflictFail); err != nil || asked {
+	if _, err := ImportLegacyFile(context.Background(), s, data, "handoffs.json", pass, ConflictFail); err != nil || asked {
 		t.Fatalf("an unencrypted file asked for a passphrase (%v) or failed: %v", asked, err)
 	}
 }

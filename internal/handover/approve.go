@@ -1,7 +1,6 @@
 package handover
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -27,8 +26,69 @@ func configDigest(path string) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
+// approval is one line of the approvals file.
+type approval struct {
+	digest, path string
+}
+
+// parseApprovals reads the approvals file's lines: each is the SHA-256 of
+// the approved bytes in lower-case hex, one space, and the absolute path
+// (which may hold spaces: it runs to the end of the line). Empty lines are
+// skipped; anything else is an error naming the file and the line, so
+// that a damaged file never approves by accident.
+func parseApprovals(file string, data []byte) ([]approval, error) {
+	var out []approval
+	for i, line := range strings.Split(string(data), "\n") {
+		if line == "" {
+			continue
+		}
+		digest, path, ok := strings.Cut(line, " ")
+		switch {
+		case !ok || !isHexDigest(digest):
+			return nil, fmt.Errorf("%s:%d: want a sha256 in lower-case hex, a space and a path", file, i+1)
+		case !filepath.IsAbs(path) || strings.ContainsAny(path, "\r\x00"):
+			return nil, fmt.Errorf("%s:%d: %q is not an absolute path", file, i+1, shortPath(path))
+		}
+		out = append(out, approval{digest, path})
+	}
+	return out, nil
+}
+
+func isHexDigest(s string) bool {
+	if len(s) != 2*sha256.Size {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func shortPath(p string) string {
+	if len(p) > 80 {
+		return p[:80] + "…"
+	}
+	return p
+}
+
+// readApprovals reads and parses the approvals file; a missing file holds
+// no approvals.
+func readApprovals(file string) ([]approval, error) {
+	data, err := safefile.ReadFile(file, maxApprovals)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	return parseApprovals(file, data)
+}
+
 // Approved reports whether the configuration at path, as it is now, was
-// approved in the approvals file.
+// approved in the approvals file: a line with exactly its path and the
+// digest of its bytes.
 func Approved(approvals, path string) (bool, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -38,24 +98,27 @@ func Approved(approvals, path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	data, err := safefile.ReadFile(approvals, maxApprovals)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
+	list, err := readApprovals(approvals)
 	if err != nil {
-		return false, fmt.Errorf("read %s: %w", approvals, err)
+		return false, err
 	}
-	return bytes.Contains(data, []byte(digest+" "+abs+"\n")), nil
+	for _, a := range list {
+		if a.digest == digest && a.path == abs {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Approve records the configuration at path, as it is now, as approved;
-// an earlier approval of the same path is replaced.
+// an earlier approval of the same path is replaced. A damaged approvals
+// file is not rewritten: the error names its line.
 func Approve(approvals, path string) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return err
 	}
-	if strings.ContainsAny(abs, "\n\r") {
+	if strings.ContainsAny(abs, "\n\r\x00") {
 		return fmt.Errorf("%q: a path with a line break cannot be approved", abs)
 	}
 	digest, err := configDigest(abs)
@@ -63,20 +126,14 @@ func Approve(approvals, path string) error {
 		return err
 	}
 	return safefile.Update(approvals, "handover approvals", 0o600, func() ([]byte, error) {
-		old, err := safefile.ReadFile(approvals, maxApprovals)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("read %s: %w", approvals, err)
+		list, err := readApprovals(approvals)
+		if err != nil {
+			return nil, err
 		}
 		var out bytes.Buffer
-		sc := bufio.NewScanner(bytes.NewReader(old))
-		sc.Buffer(make([]byte, 0, 4096), maxApprovals)
-		for sc.Scan() {
-			line := sc.Text()
-			if _, p, ok := strings.Cut(line, " "); ok && p == abs {
-				continue
-			}
-			if line != "" {
-				out.WriteString(line + "\n")
+		for _, a := range list {
+			if a.path != abs {
+				out.WriteString(a.digest + " " + a.path + "\n")
 			}
 		}
 		out.WriteString(digest + " " + abs + "\n")

@@ -11,6 +11,7 @@ package legacy
 
 import (
 	"bytes"
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/sha256"
@@ -28,6 +29,7 @@ import (
 	"golang.org/x/crypto/scrypt"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/ctxio"
 	"github.com/session-handoff/session-handoff/schema"
 )
 
@@ -37,9 +39,15 @@ const MaxInput = 64 << 20
 // MaxItems bounds the records in one legacy store.
 const MaxItems = 100000
 
-// MaxScryptN caps the scrypt cost a legacy wrapper may ask for (2^20, 1 GiB
-// of memory at r=8); the old tool always used 32768.
-const MaxScryptN = 1 << 20
+// Bounds of the scrypt cost a legacy wrapper may ask for. The old tool
+// always used N=32768, r=8, p=1: 32 MiB of memory (128·N·r bytes) and
+// 2^18 block mixes (N·r·p). A wrapper may ask for twice that, no more: a
+// 251-byte file asking for N=2^20, r=32, p=16 used to take 4 GiB and
+// minutes.
+const (
+	MaxScryptMemory = 64 << 20
+	MaxScryptWork   = 1 << 19
+)
 
 // ErrWrongPassphrase is returned when an encrypted legacy bundle does not
 // open with the passphrase given.
@@ -80,6 +88,13 @@ type Result struct {
 // is an encrypted bundle. now stamps nothing in the records: conversion is
 // deterministic, so reading the same file twice gives the same ids.
 func Read(data []byte, name string, passphrase func() ([]byte, error)) (*Result, error) {
+	return ReadContext(context.Background(), data, name, passphrase)
+}
+
+// ReadContext is Read with the key derivation of an encrypted bundle
+// interrupted by ctx: once ctx is done it returns at once, with an error
+// wrapping ctx's.
+func ReadContext(ctx context.Context, data []byte, name string, passphrase func() ([]byte, error)) (*Result, error) {
 	if len(data) > MaxInput {
 		return nil, fmt.Errorf("%s: over %d bytes", name, MaxInput)
 	}
@@ -97,7 +112,7 @@ func Read(data []byte, name string, passphrase func() ([]byte, error)) (*Result,
 	}
 	switch {
 	case probe.Algorithm != "":
-		plain, err := decrypt(data, passphrase)
+		plain, err := decrypt(ctx, data, passphrase)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -198,7 +213,7 @@ func checkChecksum(sum string, record json.RawMessage) error {
 
 var kdfPattern = regexp.MustCompile(`^scrypt\(N=(\d{1,8}),r=(\d{1,2}),p=(\d{1,2})\)$`)
 
-func decrypt(data []byte, passphrase func() ([]byte, error)) ([]byte, error) {
+func decrypt(ctx context.Context, data []byte, passphrase func() ([]byte, error)) ([]byte, error) {
 	var w struct {
 		Version    int    `json:"version"`
 		Algorithm  string `json:"algorithm"`
@@ -225,8 +240,8 @@ func decrypt(data []byte, passphrase func() ([]byte, error)) ([]byte, error) {
 	n, _ := strconv.Atoi(m[1])
 	r, _ := strconv.Atoi(m[2])
 	p, _ := strconv.Atoi(m[3])
-	if n < 2 || n&(n-1) != 0 || n > MaxScryptN || r < 1 || r > 32 || p < 1 || p > 16 {
-		return nil, fmt.Errorf("legacy scrypt parameters N=%d r=%d p=%d are outside the accepted range (N a power of two up to %d)", n, r, p, MaxScryptN)
+	if n < 2 || n&(n-1) != 0 || r < 1 || p < 1 || int64(n)*int64(r)*128 > MaxScryptMemory || int64(n)*int64(r)*int64(p) > MaxScryptWork {
+		return nil, fmt.Errorf("legacy scrypt parameters N=%d r=%d p=%d are outside the accepted range (N a power of two; at most %d MiB of memory, 128·N·r, and %d for N·r·p)", n, r, p, MaxScryptMemory>>20, MaxScryptWork)
 	}
 	salt, err1 := base64.StdEncoding.DecodeString(w.Salt)
 	nonce, err2 := base64.StdEncoding.DecodeString(w.Nonce)
@@ -244,7 +259,9 @@ func decrypt(data []byte, passphrase func() ([]byte, error)) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	key, err := scrypt.Key(pass, salt, n, r, p, 32)
+	// scrypt does not stop for an interrupt: it runs apart, and an
+	// interrupt returns at once.
+	key, err := ctxio.Do(ctx, func() ([]byte, error) { return scrypt.Key(pass, salt, n, r, p, 32) })
 	if err != nil {
 		return nil, fmt.Errorf("derive key: %w", err)
 	}

@@ -1,6 +1,7 @@
 package legacy
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/sha256"
@@ -127,6 +128,10 @@ func TestReadRejects(t *testing.T) {
 		{"no checksum", `{"version":3,"record":` + item + `}`, "no checksum"},
 		{"bad time", `{"version":1,"items":[{"id":"x","created_at":"yesterday","title":"t"}]}`, "not an RFC 3339 time"},
 		{"kdf too costly", `{"version":1,"algorithm":"aes-256-gcm","kdf":"scrypt(N=4194304,r=8,p=1)","salt":"MDEyMzQ1Njc4OWFiY2RlZg==","nonce":"dW5pcXVlIG5vbmNl","ciphertext":"AAAA"}`, "outside the accepted range"},
+		// The review's 251-byte file: N=2^20, r=32, p=16 took 4 GiB and 275 s.
+		{"kdf memory and work", `{"version":1,"algorithm":"aes-256-gcm","kdf":"scrypt(N=1048576,r=32,p=16)","salt":"MDEyMzQ1Njc4OWFiY2RlZg==","nonce":"dW5pcXVlIG5vbmNl","ciphertext":"AAAA"}`, "outside the accepted range"},
+		{"kdf memory", `{"version":1,"algorithm":"aes-256-gcm","kdf":"scrypt(N=131072,r=8,p=1)","salt":"MDEyMzQ1Njc4OWFiY2RlZg==","nonce":"dW5pcXVlIG5vbmNl","ciphertext":"AAAA"}`, "outside the accepted range"},
+		{"kdf work", `{"version":1,"algorithm":"aes-256-gcm","kdf":"scrypt(N=32768,r=8,p=4)","salt":"MDEyMzQ1Njc4OWFiY2RlZg==","nonce":"dW5pcXVlIG5vbmNl","ciphertext":"AAAA"}`, "outside the accepted range"},
 		{"algorithm", `{"version":1,"algorithm":"rot13","kdf":"scrypt(N=1024,r=8,p=1)","salt":"","nonce":"","ciphertext":""}`, "not supported"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -166,4 +171,22 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// An interrupt during the key derivation returns at once.
+func TestInterruptStopsTheKeyDerivation(t *testing.T) {
+	data := encrypt(t, bundleJSON(3), "right", 1024)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := ReadContext(ctx, data, "f.json", func() ([]byte, error) {
+		cancel() // Ctrl-C while the passphrase is read
+		return []byte("right"), nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted: %v", err)
+	}
+	// The old tool's own parameters are still read.
+	if _, err := Read(encrypt(t, bundleJSON(3), "right", 32768), "f.json", pass("right")); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/crypto"
@@ -180,13 +181,21 @@ func (b *Book) Names() (byRecipient, bySigner map[string]string) {
 }
 
 // Add adds p (checked by New). Adding an entry that is already there is a
-// no-op and reports false; a name taken by other keys fails with ErrExists.
+// no-op and reports false; a name taken by other keys fails with ErrExists,
+// and a new name that looks like another one of the book (a case variant
+// or a confusable, crypto.Confusable) with an error wrapping
+// crypto.ErrLookAlike.
 func (b *Book) Add(p Person) (added bool, err error) {
 	if old, ok := b.Lookup(p.Name); ok {
 		if old == p {
 			return false, nil
 		}
 		return false, fmt.Errorf("%s: %w", p.Name, ErrExists)
+	}
+	for _, o := range b.people {
+		if crypto.Confusable(o.Name, p.Name) {
+			return false, fmt.Errorf("%s %w: %s", strconv.QuoteToASCII(handoff.Shorten(p.Name, 60)), crypto.ErrLookAlike, strconv.QuoteToASCII(o.Name))
+		}
 	}
 	if len(b.people) >= MaxPeople {
 		return false, fmt.Errorf("the address book has %d people already", MaxPeople)

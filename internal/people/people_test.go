@@ -170,3 +170,24 @@ func TestFileFormat(t *testing.T) {
 		t.Fatalf("address book:\n%q\nwant\n%q", data, want)
 	}
 }
+
+func TestAddRefusesALookAlikeName(t *testing.T) {
+	b := &Book{}
+	p, err := New("alice@laptop", "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Add(p); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Alice@laptop", "аlice@laptop", "alice@1aptop"} {
+		q := p
+		q.Name = name
+		if _, err := b.Add(q); !errors.Is(err, crypto.ErrLookAlike) {
+			t.Errorf("Add(%+q): %v", name, err)
+		}
+	}
+	if _, err := New("alice\u200b@laptop", p.Recipient, ""); err == nil {
+		t.Error("New accepted an invisible character in a name")
+	}
+}

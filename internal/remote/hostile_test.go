@@ -236,3 +236,30 @@ func TestSymlinkInCloneNotFollowed(t *testing.T) {
 		t.Error("openChecked ignored the size limit")
 	}
 }
+
+// The same handoff sent twice (two bundles of one record from one signer)
+// is "already imported" the second time, and the dry run says so first:
+// the receive and its dry run decide alike.
+func TestResentHandoffIsAlreadyImported(t *testing.T) {
+	r := bareRemote(t)
+	dave, carol := newMachine(t, "dave@home"), newMachine(t, "carol@lab")
+	carol.trusts(dave)
+	rec := dave.save("sent twice")
+	dave.send(r, rec, carol)
+	if res := carol.receive(r); countOutcome(res, OutcomeImported) != 1 {
+		t.Fatalf("first receive: %+v", res.Items)
+	}
+	dave.send(r, rec, carol)
+	o := carol.receiveOpts(r)
+	o.DryRun = true
+	dry, err := Receive(context.Background(), o)
+	if err != nil || len(dry.Items) != 1 || dry.Items[0].Outcome != OutcomeAlready {
+		t.Fatalf("dry run of the re-sent bundle: %+v, %v", dry, err)
+	}
+	if res := carol.receive(r); len(res.Items) != 1 || res.Items[0].Outcome != OutcomeAlready {
+		t.Fatalf("receive of the re-sent bundle: %+v", res.Items)
+	}
+	if carol.count() != 1 {
+		t.Fatalf("%d records", carol.count())
+	}
+}

@@ -317,11 +317,17 @@ func (c *clone) receiveOne(it Item, trust *crypto.TrustStore, opts ReceiveOption
 		return it
 	}
 	if opts.DryRun {
-		if err := opts.Policy.Allows(res.Verification); err != nil {
+		// The same decision as the import's: the policy, then the
+		// conflict rules against what the store holds.
+		out, err := exchange.Preview(res, opts.Store, opts.Keys, opts.Policy, now)
+		switch {
+		case err != nil:
 			it.Outcome, it.Reason, it.Err = OutcomeRefused, err.Error(), err
-			return it
+		case out == exchange.Already || out == exchange.Skipped:
+			it.Outcome = Outcome(out)
+		default:
+			it.Outcome = OutcomeWouldImport
 		}
-		it.Outcome = OutcomeWouldImport
 		return it
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
