@@ -60,7 +60,7 @@ SESSION_HANDOFF_HOME relocates both.`,
 	// Transfer, handover and memory: remote, send, receive, inbox, handover, pause, unpause, memory, hook.
 	root.AddCommand()
 	// Agents: render, resume, launch, targets, integrate, doctor, demo.
-	root.AddCommand()
+	root.AddCommand(newRenderCmd(a), newResumeCmd(a), newLaunchCmd(a), newTargetsCmd(a), newIntegrateCmd(a), newHookCmd(a), newDoctorCmd(a), newDemoCmd(a))
 	root.InitDefaultCompletionCmd()
 	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
 		c.Short = "print a shell completion script (bash, zsh, fish, powershell)"
