@@ -60,7 +60,8 @@ SESSION_HANDOFF_HOME relocates both.`,
 	// Transfer, handover and memory: remote, send, receive, inbox, handover, pause, unpause, memory, hook.
 	root.AddCommand()
 	// Agents: render, resume, launch, targets, integrate, doctor, demo.
-	root.AddCommand(newRenderCmd(a), newResumeCmd(a), newLaunchCmd(a), newTargetsCmd(a), newIntegrateCmd(a), newHookCmd(a), newDoctorCmd(a), newDemoCmd(a))
+	root.AddCommand(newRenderCmd(a), newResumeCmd(a), newLaunchCmd(a), newTargetsCmd(a), newIntegrateCmd(a), newHookCmd(a), newDoctorCmd(a), newDemoCmd(a), newManCmd(a))
+	root.AddCommand(newHelpTopics()...)
 	root.InitDefaultCompletionCmd()
 	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
 		c.Short = "print a shell completion script (bash, zsh, fish, powershell)"
