@@ -225,9 +225,16 @@ func (a *app) removeBlock(p targets.Profile, project string) error {
 	return nil
 }
 
-// completeTargets completes cmd's --target with names.
+// completeTargets completes cmd's --target with the names that start
+// with what was typed.
 func completeTargets(cmd *cobra.Command, names func() []string) {
-	cmd.RegisterFlagCompletionFunc("target", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return names(), cobra.ShellCompDirectiveNoFileComp
+	cmd.RegisterFlagCompletionFunc("target", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		var out []string
+		for _, n := range names() {
+			if strings.HasPrefix(n, toComplete) {
+				out = append(out, n)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
 	})
 }
