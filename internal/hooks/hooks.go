@@ -223,12 +223,17 @@ func captureSession(ctx context.Context, o Options, root string, in Input) error
 
 // Log says a hook's failure on stderr, where agents show hook output to
 // the user, and appends it to hooks.log in dir (the data directory),
-// which starts over past MaxLog. A pause is said but not logged. dir ""
-// logs to stderr only.
+// which starts over past MaxLog; dir is made (mode 0700) when missing. A
+// pause is said but not logged. dir "" logs to stderr only.
 func Log(stderr io.Writer, dir, agent, event string, err error, now time.Time) {
 	msg := oneLine(err.Error())
 	fmt.Fprintf(stderr, "session-handoff: hook %s %s: %s\n", agent, event, msg)
 	if dir == "" || errors.Is(err, handover.ErrPaused) {
+		return
+	}
+	// The store makes its directory on its first write: a hook that
+	// fails before any handoff was saved must still be logged.
+	if os.MkdirAll(dir, 0o700) != nil {
 		return
 	}
 	path := filepath.Join(dir, LogName)

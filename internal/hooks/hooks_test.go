@@ -110,7 +110,7 @@ func TestRunPausedWritesNothing(t *testing.T) {
 }
 
 func TestLog(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "data") // not made yet: the store makes it on its first write
 	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 	var stderr bytes.Buffer
 	Log(&stderr, dir, "claude-code", "session-end", errors.New("hook input:\nbad"), now)
