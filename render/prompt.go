@@ -310,3 +310,24 @@ func flatten(s string) string {
 
 // lineBreaks turns every line break into a space.
 var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
+
+// ParseMode reads a mode's name: prompt or instructions.
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "prompt":
+		return Prompt, nil
+	case "instructions":
+		return Instructions, nil
+	}
+	return Prompt, fmt.Errorf("%q: want prompt or instructions", handoff.Shorten(s, 20))
+}
+
+// CheckSections refuses a section id that is not one of SectionIDs.
+func CheckSections(ids []string) error {
+	for _, id := range ids {
+		if !slices.Contains(SectionIDs, id) {
+			return fmt.Errorf("unknown section %q: want some of %s", handoff.Shorten(id, 32), strings.Join(SectionIDs, ", "))
+		}
+	}
+	return nil
+}

@@ -36,15 +36,6 @@ func checkLimits(l *bundle.Limits) error {
 	return nil
 }
 
-// readerFlags are the flags every bundle reader shares, for commands that
-// still parse their own flags (receive builds one by hand).
-type readerFlags struct {
-	keysDir    *string
-	identities *[]string
-	passFile   *string
-	limits     *bundle.Limits
-}
-
 // readerOptions are the flags of a bundle reader on cobra: identities to
 // decrypt with, the bundle's passphrase file, and the reader limits.
 type readerOptions struct {
@@ -60,16 +51,11 @@ func (o *readerOptions) bind(f *pflag.FlagSet) {
 	o.limits = limitFlags(f)
 }
 
-// flags is o in the form readOptions takes.
-func (o *readerOptions) flags() readerFlags {
-	if o.limits == nil {
-		o.limits = &bundle.Limits{}
-	}
-	return readerFlags{identities: &o.identities, passFile: &o.passFile, limits: o.limits}
-}
-
 // readOptions loads identities and builds what bundle.Read needs.
-func (a *app) readOptions(rf readerFlags) (exchange.Keyring, bundle.ReadOptions, error) {
+func (a *app) readOptions(rf readerOptions) (exchange.Keyring, bundle.ReadOptions, error) {
+	if rf.limits == nil {
+		rf.limits = &bundle.Limits{}
+	}
 	if err := checkLimits(rf.limits); err != nil {
 		return exchange.Keyring{}, bundle.ReadOptions{}, err
 	}
@@ -78,11 +64,11 @@ func (a *app) readOptions(rf readerFlags) (exchange.Keyring, bundle.ReadOptions,
 		return kr, bundle.ReadOptions{}, err
 	}
 	idPass := &passphraseSource{a: a, env: []string{keyPassphraseEnv, passphraseEnv}, prompt: "passphrase for the identity key"}
-	ids, recips, err := kr.Identities(*rf.identities, idPass.get)
+	ids, recips, err := kr.Identities(rf.identities, idPass.get)
 	if err != nil {
 		return kr, bundle.ReadOptions{}, err
 	}
-	bundlePass := &passphraseSource{a: a, file: rf.passFile, env: []string{passphraseEnv}, prompt: "passphrase for the bundle"}
+	bundlePass := &passphraseSource{a: a, file: &rf.passFile, env: []string{passphraseEnv}, prompt: "passphrase for the bundle"}
 	return kr, bundle.ReadOptions{Identities: ids, Recipients: recips, Passphrase: bundlePass.get, Limits: *rf.limits, Context: a.ctx}, nil
 }
 

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/safefile"
@@ -144,11 +142,4 @@ func ago(t, now time.Time) string {
 // warn prints a warning on stderr without stopping the command.
 func (a *app) warn(format string, args ...any) {
 	fmt.Fprintf(a.stderr, "session-handoff: warning: %s\n", oneLine(fmt.Sprintf(format, args...)))
-}
-
-// storeFlag declares --store on a command that parses its own flags and
-// binds it to the global option.
-func storeFlag(fs *pflag.FlagSet, a *app) *string {
-	fs.StringVar(&a.global.storeDir, "store", "", "store directory (default $SESSION_HANDOFF_HOME/data or $XDG_DATA_HOME/session-handoff)")
-	return &a.global.storeDir
 }

@@ -7,44 +7,48 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/paths"
 )
 
-func init() {
-	register(&command{
-		name:    "demo",
-		summary: "run a full round trip in a throwaway directory",
-		usage:   "demo [--keep]",
-		help: `Shows what session-handoff does, on its built-in defaults, without
+// demoOptions are demo's flags.
+type demoOptions struct {
+	keep bool
+}
+
+func newDemoCmd(a *app) *cobra.Command {
+	var opts demoOptions
+	cmd := &cobra.Command{
+		Use:   "demo [--keep]",
+		Short: "run a full round trip in a throwaway directory",
+		Long: `Shows what session-handoff does, on its built-in defaults, without
 touching your files: in a temporary directory it makes a scratch git
 repository and two users, alice and bob, each with their own
 SESSION_HANDOFF_HOME. Alice makes keys, saves a handoff and exports it as a
 signed bundle encrypted to bob; bob trusts her key, verifies the bundle,
 imports it and reads it. Each command is printed before its output. The directory is
 removed at the end unless --keep is given.`,
-		example: "  session-handoff demo",
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			keep := fs.Bool("keep", false, "keep the temporary directory and print its path")
-			return func(args []string) error {
-				if len(args) > 0 {
-					return usagef("takes no arguments")
-				}
-				dir, err := os.MkdirTemp("", "session-handoff-demo-")
-				if err != nil {
-					return err
-				}
-				if *keep {
-					defer fmt.Fprintf(a.stdout, "\nkept %s\n", dir)
-				} else {
-					defer os.RemoveAll(dir)
-				}
-				return a.demo(dir)
-			}
-		},
-	})
+		Example: "  session-handoff demo",
+		Args:    noArgs,
+		RunE:    func(*cobra.Command, []string) error { return runDemo(a, opts) },
+	}
+	cmd.Flags().BoolVar(&opts.keep, "keep", false, "keep the temporary directory and print its path")
+	return cmd
+}
+
+func runDemo(a *app, opts demoOptions) error {
+	dir, err := os.MkdirTemp("", "session-handoff-demo-")
+	if err != nil {
+		return err
+	}
+	if opts.keep {
+		defer fmt.Fprintf(a.stdout, "\nkept %s\n", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+	return a.demo(dir)
 }
 
 // demo runs the round trip inside dir.

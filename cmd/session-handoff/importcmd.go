@@ -82,7 +82,7 @@ func runImport(a *app, opts *importOptions) error {
 	if opts.legacy {
 		return a.importLegacy(s, opts, conflict)
 	}
-	kr, ropts, err := a.readOptions(opts.reader.flags())
+	kr, ropts, err := a.readOptions(opts.reader)
 	if err != nil {
 		return err
 	}

@@ -78,7 +78,7 @@ func runKeygen(a *app, opts *keygenOptions) error {
 	return nil
 }
 
-// keyShowOptions are 'key show”s flags.
+// keyShowOptions are the flags of key show.
 type keyShowOptions struct {
 	json          bool
 	onlyRecipient bool // --age-recipient

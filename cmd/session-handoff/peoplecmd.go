@@ -34,7 +34,7 @@ the rules of trust-store principals: no white space, commas, quotes or
 		newPeopleAddCmd(a), newPeopleListCmd(a), newPeopleRmCmd(a))
 }
 
-// peopleAddOptions are 'people add”s flag and arguments.
+// peopleAddOptions are the flag and arguments of people add.
 type peopleAddOptions struct {
 	name       string
 	recipient  string // an age1… or ssh- key, or a file holding one
@@ -103,7 +103,7 @@ func runPeopleAdd(a *app, opts *peopleAddOptions) error {
 	return nil
 }
 
-// peopleListOptions are 'people list”s flags.
+// peopleListOptions are the flags of people list.
 type peopleListOptions struct{ json bool }
 
 func newPeopleListCmd(a *app) *cobra.Command {
@@ -159,7 +159,7 @@ func runPeopleList(a *app, opts *peopleListOptions) error {
 	return tw.Flush()
 }
 
-// peopleRmOptions are 'people rm”s argument.
+// peopleRmOptions are the argument of people rm.
 type peopleRmOptions struct{ name string }
 
 func newPeopleRmCmd(a *app) *cobra.Command {

@@ -88,7 +88,7 @@ func runReceive(a *app, opts receiveOptions) error {
 	if err != nil {
 		return err
 	}
-	kr, ropts, err := a.readOptions(readerFlags{identities: &opts.identities, passFile: new(string), limits: opts.limits})
+	kr, ropts, err := a.readOptions(readerOptions{identities: opts.identities, limits: opts.limits})
 	if err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func runInbox(a *app, opts inboxOptions) error {
 	if err != nil {
 		return err
 	}
-	kr, ropts, err := a.readOptions(readerFlags{identities: &opts.identities, passFile: new(string), limits: opts.limits})
+	kr, ropts, err := a.readOptions(readerOptions{identities: opts.identities, limits: opts.limits})
 	if err != nil {
 		return err
 	}

@@ -1,31 +1,41 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
-	"github.com/session-handoff/session-handoff/internal/instructions"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/targets"
 )
 
-func init() {
-	register(&command{
-		name:    "render",
-		summary: "turn a handoff into a prompt or instruction-file section for an agent",
-		usage: "render [ID|latest] [--target T] [--as prompt|instructions] [--budget N] [--sections S,…] [-o FILE]\n" +
+// renderOptions are render's flags and argument.
+type renderOptions struct {
+	ref      string // id, prefix or "latest"; "" is latest
+	target   string
+	as       string
+	asSet    bool // --as was given
+	budget   string
+	sections []string
+	output   string
+	outSet   bool // -o was given
+	write    bool
+	remove   bool
+	project  string
+}
+
+func newRenderCmd(a *app) *cobra.Command {
+	var opts renderOptions
+	cmd := &cobra.Command{
+		Use: "render [ID|latest] [--target T] [--as prompt|instructions] [--budget N] [--sections S,…] [-o FILE]\n" +
 			"  render [ID|latest] --as instructions --target T --write [--project DIR]\n" +
 			"  render --target T --remove [--project DIR]",
-		help: `Writes the handoff as text tuned for the agent that picks the work up
+		Short: "turn a handoff into a prompt or instruction-file section for an agent",
+		Long: `Writes the handoff as text tuned for the agent that picks the work up
 (targets: ` + strings.Join(targets.Names(), ", ") + `; see 'session-handoff targets').
 Everything quoted from the handoff is fenced and labelled as data, so a
 handoff cannot pose as instructions of ours.
@@ -44,95 +54,106 @@ project (CLAUDE.md, AGENTS.md, GEMINI.md, .cursor/rules/handoff.mdc,
 .github/copilot-instructions.md) as a marked block: written atomically,
 replaced in place the next time, and nothing outside it is touched.
 --remove takes the block out again.`,
-		example: `  session-handoff render latest --target claude-code -o /tmp/handoff.md
+		Example: `  session-handoff render latest --target claude-code -o /tmp/handoff.md
   claude -p "Continue the work in the handoff on stdin." < /tmp/handoff.md
   session-handoff render --target codex --budget 4000 | codex exec -
   session-handoff render --as instructions --target cursor --write
   session-handoff render --target cursor --remove`,
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			storeDir := storeFlag(fs, a)
-			target := fs.String("target", "generic", "the agent: "+strings.Join(targets.Names(), ", "))
-			as := fs.String("as", "prompt", "prompt (a message to start a session) or instructions (a section of an instruction file)")
-			budget := fs.String("budget", "", "size limit: tokens (8000) or bytes (32KiB); default none for prompts, the target's for instructions")
-			sections := fs.StringSlice("sections", nil, "render only these sections (comma-separated ids)")
-			output := fs.StringP("output", "o", "-", "write to FILE (atomically) instead of stdout")
-			write := fs.Bool("write", false, "write into the target's instruction file in the project")
-			remove := fs.Bool("remove", false, "remove the handoff block from the target's instruction file")
-			project := fs.String("project", ".", "the project whose instruction file --write and --remove change")
-			return func(args []string) error {
-				if len(args) > 1 {
-					return usagef("takes at most one id")
-				}
-				p, err := targets.Lookup(*target)
-				if err != nil {
-					return usageError{err}
-				}
-				if *remove {
-					if *write || len(args) > 0 {
-						return usagef("--remove takes no id and no --write")
-					}
-					return a.removeBlock(p, *project)
-				}
-				mode := render.Prompt
-				switch *as {
-				case "prompt":
-					if *write {
-						if fs.Changed("as") {
-							return usagef("--write puts the handoff in an instruction file: use --as instructions")
-						}
-						mode = render.Instructions
-					}
-				case "instructions":
-					mode = render.Instructions
-				default:
-					return usagef("--as %q: want prompt or instructions", handoff.Shorten(*as, 20))
-				}
-				if *write && fs.Changed("output") {
-					return usagef("--write and -o are exclusive")
-				}
-				b, err := render.ParseBudget(*budget)
-				if err != nil {
-					return usageError{err}
-				}
-				for _, sec := range *sections {
-					if !slices.Contains(render.SectionIDs, sec) {
-						return usagef("--sections: unknown section %q: want some of %s", handoff.Shorten(sec, 32), strings.Join(render.SectionIDs, ", "))
-					}
-				}
-				if mode == render.Instructions && !fs.Changed("budget") {
-					b = render.Budget{Bytes: p.InstructionBudget}
-				}
-				ref := "latest"
-				if len(args) == 1 {
-					ref = args[0]
-				}
-				rec, err := a.loadRecord(*storeDir, ref)
-				if err != nil {
-					return err
-				}
-				opts := render.Options{Mode: mode, Style: p.Style, Budget: b, Sections: *sections}
-				if *write {
-					return a.writeBlock(p, *project, rec, opts)
-				}
-				res, err := render.Render(rec, opts)
-				if err != nil {
-					return err
-				}
-				if err := a.writeOutput(*output, 0o644, func(w io.Writer) error {
-					_, err := io.WriteString(w, res.Text)
-					return err
-				}); err != nil {
-					return err
-				}
-				a.noteLeftOut(res, opts.Budget)
-				return nil
+		Args:              rangeArgs(0, 1, "at most one id"),
+		ValidArgsFunction: a.completeIDs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ref = ""
+			if len(args) == 1 {
+				opts.ref = args[0]
 			}
+			opts.asSet, opts.outSet = cmd.Flags().Changed("as"), cmd.Flags().Changed("output")
+			return runRender(a, &opts)
 		},
-	})
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.target, "target", "generic", "the agent: "+strings.Join(targets.Names(), ", "))
+	f.StringVar(&opts.as, "as", "prompt", "prompt (a message to start a session) or instructions (a section of an instruction file)")
+	f.StringVar(&opts.budget, "budget", "", "size limit: tokens (8000) or bytes (32KiB); default none for prompts, the target's for instructions")
+	f.StringSliceVar(&opts.sections, "sections", nil, "render only these sections (comma-separated ids)")
+	f.StringVarP(&opts.output, "output", "o", "-", "write to FILE (atomically) instead of stdout")
+	f.BoolVar(&opts.write, "write", false, "write into the target's instruction file in the project")
+	f.BoolVar(&opts.remove, "remove", false, "remove the handoff block from the target's instruction file")
+	f.StringVar(&opts.project, "project", ".", "the project whose instruction file --write and --remove change")
+	completeTargets(cmd, targets.Names)
+	return cmd
 }
 
-// loadRecord opens the store and reads the record ref names.
-func (a *app) loadRecord(storeDir, ref string) (*handoff.Record, error) {
+func runRender(a *app, opts *renderOptions) error {
+	p, err := targets.Lookup(opts.target)
+	if err != nil {
+		return usageError{err}
+	}
+	if opts.remove {
+		if opts.write || opts.ref != "" {
+			return usagef("--remove takes no id and no --write")
+		}
+		return a.removeBlock(p, opts.project)
+	}
+	ropts, err := opts.renderOptions(p)
+	if err != nil {
+		return err
+	}
+	ref := opts.ref
+	if ref == "" {
+		ref = "latest"
+	}
+	rec, err := a.loadRecord("", ref)
+	if err != nil {
+		return err
+	}
+	if opts.write {
+		return a.writeBlock(p, opts.project, rec, ropts)
+	}
+	res, err := render.Render(rec, ropts)
+	if err != nil {
+		return err
+	}
+	if err := a.writeOutput(opts.output, 0o644, func(w io.Writer) error {
+		_, err := io.WriteString(w, res.Text)
+		return err
+	}); err != nil {
+		return err
+	}
+	a.noteLeftOut(res, ropts.Budget)
+	return nil
+}
+
+// renderOptions checks the flags against each other and makes the
+// rendering's options for p: --write without --as means instructions.
+func (o *renderOptions) renderOptions(p targets.Profile) (render.Options, error) {
+	mode, err := render.ParseMode(o.as)
+	if err != nil {
+		return render.Options{}, usagef("--as %w", err)
+	}
+	if o.write && mode == render.Prompt {
+		if o.asSet {
+			return render.Options{}, usagef("--write puts the handoff in an instruction file: use --as instructions")
+		}
+		mode = render.Instructions
+	}
+	if o.write && o.outSet {
+		return render.Options{}, usagef("--write and -o are exclusive")
+	}
+	b, err := render.ParseBudget(o.budget)
+	if err != nil {
+		return render.Options{}, usageError{err}
+	}
+	ropts, err := p.RenderOptions(mode, b, o.sections)
+	if err != nil {
+		return render.Options{}, usagef("--sections: %w", err)
+	}
+	return ropts, nil
+}
+
+// loadRecord opens the store and reads the record ref names. storeDir is
+// not used (the global --store is); it stays for the callers not yet
+// converted.
+func (a *app) loadRecord(_, ref string) (*handoff.Record, error) {
 	s, err := a.openStore()
 	if err != nil {
 		return nil, err
@@ -162,83 +183,58 @@ func (a *app) noteLeftOut(res *render.Result, b render.Budget) {
 // projectRoot is the top of the git worktree holding dir, or dir itself
 // when it is not in one.
 func (a *app) projectRoot(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	info, err := os.Stat(abs)
-	if err != nil {
-		return "", fmt.Errorf("project: %w", err)
-	}
-	if !info.IsDir() {
-		return "", fmt.Errorf("project %s is not a directory", abs)
-	}
-	root, err := capture.Root(a.ctx, abs)
-	if errors.Is(err, capture.ErrNotGitRepo) || errors.Is(err, capture.ErrNoGit) {
-		return abs, nil
-	}
-	return root, err
+	return capture.ProjectRoot(a.ctx, dir)
 }
 
-// blockFile is the target's instruction file in the project.
-func (a *app) blockFile(p targets.Profile, project string) (instructions.BlockFile, error) {
+// writeBlock renders rec into the target's instruction file in project.
+func (a *app) writeBlock(p targets.Profile, project string, rec *handoff.Record, opts render.Options) error {
 	root, err := a.projectRoot(project)
 	if err != nil {
-		return instructions.BlockFile{}, err
+		return err
 	}
-	return instructions.BlockFile{Path: filepath.Join(root, filepath.FromSlash(p.InstructionFile)), Header: p.Header, MaxSize: p.MaxFileSize, Root: root}, nil
-}
-
-// writeBlock renders rec into the target's instruction file, sized to the
-// room the file has left under the agent's limit.
-func (a *app) writeBlock(p targets.Profile, project string, rec *handoff.Record, opts render.Options) error {
-	f, err := a.blockFile(p, project)
+	w, err := p.WriteInstructions(root, rec, opts)
 	if err != nil {
 		return err
 	}
-	var res *render.Result
-	used := opts.Budget
-	changed, err := f.Write(func(room int) (string, error) {
-		if room >= 0 && (used.Bytes == 0 || room < used.Bytes) {
-			if room == 0 {
-				return "", fmt.Errorf("no room left under %s's %d-byte limit", p.Agent, p.MaxFileSize)
-			}
-			used = render.Budget{Bytes: room}
-		}
-		opts.Budget = used
-		r, err := render.Render(rec, opts)
-		if err != nil {
-			return "", err
-		}
-		res = r
-		return r.Text, nil
-	})
-	if err != nil {
-		return err
-	}
-	if changed {
-		fmt.Fprintf(a.stdout, "wrote handoff %s into %s (%d bytes, ~%d tokens)\n", rec.ID, f.Path, len(res.Text), render.Tokens(len(res.Text)))
+	if w.Changed {
+		fmt.Fprintf(a.stdout, "wrote handoff %s into %s (%d bytes, ~%d tokens)\n", rec.ID, w.Path, len(w.Result.Text), render.Tokens(len(w.Result.Text)))
 	} else {
-		fmt.Fprintf(a.stdout, "%s already holds this handoff\n", f.Path)
+		fmt.Fprintf(a.stdout, "%s already holds this handoff\n", w.Path)
 	}
-	a.noteLeftOut(res, used)
+	if w.Result != nil {
+		a.noteLeftOut(w.Result, w.Budget)
+	}
 	return nil
 }
 
 // removeBlock takes the handoff block out of the target's instruction file.
 func (a *app) removeBlock(p targets.Profile, project string) error {
-	f, err := a.blockFile(p, project)
+	root, err := a.projectRoot(project)
 	if err != nil {
 		return err
 	}
-	changed, err := f.Remove()
+	path, changed, err := p.RemoveInstructions(root)
 	if err != nil {
 		return err
 	}
 	if changed {
-		fmt.Fprintf(a.stdout, "removed the handoff block from %s\n", f.Path)
+		fmt.Fprintf(a.stdout, "removed the handoff block from %s\n", path)
 	} else {
-		fmt.Fprintf(a.stdout, "no handoff block in %s\n", f.Path)
+		fmt.Fprintf(a.stdout, "no handoff block in %s\n", path)
 	}
 	return nil
+}
+
+// completeTargets completes cmd's --target with the names that start
+// with what was typed.
+func completeTargets(cmd *cobra.Command, names func() []string) {
+	cmd.RegisterFlagCompletionFunc("target", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		var out []string
+		for _, n := range names() {
+			if strings.HasPrefix(n, toComplete) {
+				out = append(out, n)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
 }

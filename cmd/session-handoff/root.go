@@ -1,14 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/session-handoff/session-handoff/handoff"
 )
@@ -60,14 +58,11 @@ SESSION_HANDOFF_HOME relocates both.`,
 	// Transfer, handover and memory: remote, send, receive, inbox, handover, pause, unpause, memory, hook.
 	root.AddCommand(newRemoteCmd(a), newSendCmd(a), newReceiveCmd(a), newInboxCmd(a), newHandoverCmd(a), newPauseCmd(a), newUnpauseCmd(a), newMemoryCmd(a))
 	// Agents: render, resume, launch, targets, integrate, doctor, demo.
-	root.AddCommand()
+	root.AddCommand(newRenderCmd(a), newResumeCmd(a), newLaunchCmd(a), newTargetsCmd(a), newIntegrateCmd(a), newHookCmd(a), newDoctorCmd(a), newDemoCmd(a), newManCmd(a))
+	root.AddCommand(newHelpTopics()...)
 	root.InitDefaultCompletionCmd()
 	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
 		c.Short = "print a shell completion script (bash, zsh, fish, powershell)"
-	}
-	// Commands not yet on cobra parse their own flags.
-	for _, c := range legacyCommands {
-		root.AddCommand(legacyCommand(a, c))
 	}
 	return root
 }
@@ -212,65 +207,5 @@ func printHelp(cmd *cobra.Command, w io.Writer) {
 	}
 	if cmd.Example != "" {
 		fmt.Fprintf(w, "\nExample:\n%s\n", strings.TrimRight(cmd.Example, "\n"))
-	}
-}
-
-// legacyCommand wraps a command that still declares its flags on a pflag
-// set of its own, until it moves to cobra.
-func legacyCommand(a *app, c *command) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:                c.usage,
-		Short:              c.summary,
-		Long:               c.help,
-		Example:            c.example,
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			fs := pflag.NewFlagSet(c.name, pflag.ContinueOnError)
-			fs.SetOutput(io.Discard)
-			fs.SetInterspersed(true)
-			exec := c.setup(fs, a)
-			if err := fs.Parse(args); err != nil {
-				if errors.Is(err, pflag.ErrHelp) {
-					a.printLegacyHelp(a.stdout, c)
-					return nil
-				}
-				return usageError{err}
-			}
-			return exec(fs.Args())
-		},
-	}
-	cmd.SetHelpFunc(func(*cobra.Command, []string) { a.printLegacyHelp(a.stdout, c) })
-	return cmd
-}
-
-// command is a command not yet on cobra: its words for --help and the
-// function that runs it.
-type command struct {
-	name    string
-	summary string
-	usage   string // the synopsis after "session-handoff"
-	help    string // longer description, may be empty
-	example string
-	// setup declares the flags and returns the function to run with the
-	// positional arguments once they are parsed.
-	setup func(fs *pflag.FlagSet, a *app) func(args []string) error
-}
-
-var legacyCommands = map[string]*command{}
-
-func register(c *command) { legacyCommands[c.name] = c }
-
-func (a *app) printLegacyHelp(w io.Writer, c *command) {
-	fmt.Fprintf(w, "Usage: session-handoff %s\n\n%s\n", c.usage, c.summary)
-	if c.help != "" {
-		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.help))
-	}
-	fs := pflag.NewFlagSet(c.name, pflag.ContinueOnError)
-	c.setup(fs, a)
-	if fs.HasFlags() {
-		fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
-	}
-	if c.example != "" {
-		fmt.Fprintf(w, "\nExample:\n%s\n", strings.TrimRight(c.example, "\n"))
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/session-handoff/session-handoff/internal/exchange"
@@ -103,13 +102,6 @@ func (p *passphraseSource) read() ([]byte, error) {
 // keyPassphrase is the source for the signing key's passphrase.
 func (a *app) keyPassphrase(file *string) *passphraseSource {
 	return &passphraseSource{a: a, file: file, env: []string{keyPassphraseEnv, passphraseEnv}, prompt: "passphrase for the signing key"}
-}
-
-// keysFlag declares --keys on a command that parses its own flags and
-// binds it to the global option.
-func keysFlag(fs *pflag.FlagSet, a *app) *string {
-	fs.StringVar(&a.global.keysDir, "keys", "", "directory of keys and trust (default $SESSION_HANDOFF_HOME/config or $XDG_CONFIG_HOME/session-handoff)")
-	return &a.global.keysDir
 }
 
 // keyring opens the keyring named by --keys or the default location.

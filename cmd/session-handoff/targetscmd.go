@@ -4,57 +4,61 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/targets"
 )
 
-func init() {
-	register(&command{
-		name:    "targets",
-		summary: "list the agents a handoff can be rendered for",
-		usage:   "targets [--json]",
-		help: `For each target agent: the instruction files it reads by itself, the file
+// targetsOptions are targets' flags.
+type targetsOptions struct {
+	json bool
+}
+
+func newTargetsCmd(a *app) *cobra.Command {
+	var opts targetsOptions
+	cmd := &cobra.Command{
+		Use:   "targets [--json]",
+		Short: "list the agents a handoff can be rendered for",
+		Long: `For each target agent: the instruction files it reads by itself, the file
 'render --as instructions --write' puts the handoff in, the size limits it
 has, and how to start it with a rendered prompt without passing a long text
 as one command-line argument.`,
-		example: `  session-handoff targets
+		Example: `  session-handoff targets
   session-handoff targets --json | jq -r '.[] | select(.name=="codex") | .launch[0].command'`,
-		setup: func(fs *pflag.FlagSet, a *app) func([]string) error {
-			asJSON := fs.Bool("json", false, "print the profiles as JSON")
-			return func(args []string) error {
-				if len(args) > 0 {
-					return usagef("takes no arguments")
-				}
-				all := targets.All()
-				if *asJSON {
-					return a.writeJSON(all)
-				}
-				for i, p := range all {
-					if i > 0 {
-						fmt.Fprintln(a.stdout)
-					}
-					name := p.Name
-					if len(p.Aliases) > 0 {
-						name += " (also " + strings.Join(p.Aliases, ", ") + ")"
-					}
-					fmt.Fprintf(a.stdout, "%s: %s\n", name, p.Agent)
-					fmt.Fprintf(a.stdout, "  reads:   %s\n", strings.Join(p.Reads, "\n           "))
-					fmt.Fprintf(a.stdout, "  writes:  %s (a marked block, %s by default)\n", p.InstructionFile, kib(p.InstructionBudget))
-					if p.MaxFileSize > 0 {
-						fmt.Fprintf(a.stdout, "  limit:   the agent reads at most %s\n", kib(p.MaxFileSize))
-					}
-					for _, l := range p.Launch {
-						fmt.Fprintf(a.stdout, "  launch:  %s\n           %s\n", l.How, l.Command)
-					}
-					for _, n := range p.Notes {
-						fmt.Fprintf(a.stdout, "  note:    %s\n", n)
-					}
-				}
-				return nil
-			}
-		},
-	})
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error { return runTargets(a, opts) },
+	}
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print the profiles as JSON")
+	return cmd
+}
+
+func runTargets(a *app, opts targetsOptions) error {
+	all := targets.All()
+	if opts.json {
+		return a.writeJSON(all)
+	}
+	for i, p := range all {
+		if i > 0 {
+			fmt.Fprintln(a.stdout)
+		}
+		name := p.Name
+		if len(p.Aliases) > 0 {
+			name += " (also " + strings.Join(p.Aliases, ", ") + ")"
+		}
+		fmt.Fprintf(a.stdout, "%s: %s\n", name, p.Agent)
+		fmt.Fprintf(a.stdout, "  reads:   %s\n", strings.Join(p.Reads, "\n           "))
+		fmt.Fprintf(a.stdout, "  writes:  %s (a marked block, %s by default)\n", p.InstructionFile, kib(p.InstructionBudget))
+		if p.MaxFileSize > 0 {
+			fmt.Fprintf(a.stdout, "  limit:   the agent reads at most %s\n", kib(p.MaxFileSize))
+		}
+		for _, l := range p.Launch {
+			fmt.Fprintf(a.stdout, "  launch:  %s\n           %s\n", l.How, l.Command)
+		}
+		for _, n := range p.Notes {
+			fmt.Fprintf(a.stdout, "  note:    %s\n", n)
+		}
+	}
+	return nil
 }
 
 // kib prints a byte count in KiB when it is a whole number of them.

@@ -28,7 +28,7 @@ defaults to the line's comment.`,
 		newTrustAddCmd(a), newTrustListCmd(a), newTrustRmCmd(a))
 }
 
-// trustAddOptions are 'trust add”s flag and argument.
+// trustAddOptions are the flag and argument of trust add.
 type trustAddOptions struct {
 	key       string // a public key line, or a file holding one
 	principal string // default: the key line's comment
@@ -76,7 +76,7 @@ func runTrustAdd(a *app, opts *trustAddOptions) error {
 	return nil
 }
 
-// trustListOptions are 'trust list”s flags.
+// trustListOptions are the flags of trust list.
 type trustListOptions struct{ json bool }
 
 func newTrustListCmd(a *app) *cobra.Command {
@@ -133,7 +133,7 @@ func runTrustList(a *app, opts *trustListOptions) error {
 	return tw.Flush()
 }
 
-// trustRmOptions are 'trust rm”s argument.
+// trustRmOptions are the argument of trust rm.
 type trustRmOptions struct {
 	who string // a principal or a fingerprint
 }

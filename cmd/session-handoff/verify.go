@@ -174,7 +174,7 @@ func inputName(arg string) string {
 // checkBundle reads the bundle opts names through exchange.Check. An
 // error is a problem before reading started (usage, I/O, keys).
 func (a *app) checkBundle(opts *checkOptions) (*exchange.CheckReport, error) {
-	kr, ropts, err := a.readOptions(opts.reader.flags())
+	kr, ropts, err := a.readOptions(opts.reader)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -71,6 +72,28 @@ func Root(ctx context.Context, dir string) (string, error) {
 		return "", fmt.Errorf("%s: %w", abs, ErrNotGitRepo)
 	}
 	return strings.TrimSpace(string(top)), nil
+}
+
+// ProjectRoot is the project a command in dir works on: the top of the
+// git worktree holding dir, or dir itself (made absolute) when it is in
+// none or git is not installed. dir must exist and be a directory.
+func ProjectRoot(ctx context.Context, dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("project: %w", err)
+	}
+	if !info.IsDir() {
+		return "", fmt.Errorf("project %s is not a directory", abs)
+	}
+	root, err := Root(ctx, abs)
+	if errors.Is(err, ErrNotGitRepo) || errors.Is(err, ErrNoGit) {
+		return abs, nil
+	}
+	return root, err
 }
 
 // State reads the git state of the worktree that contains dir.

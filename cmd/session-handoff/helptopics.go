@@ -1,0 +1,163 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/cobra/doc"
+
+	"github.com/session-handoff/session-handoff/internal/safefile"
+)
+
+// newHelpTopics are the help topics: commands with no run function that
+// 'session-handoff help TOPIC' prints and the overview lists.
+func newHelpTopics() []*cobra.Command {
+	return []*cobra.Command{
+		{Use: "exit-codes", Short: "what each exit status means", Long: exitCodesHelp},
+		{Use: "environment", Short: "the environment variables session-handoff reads", Long: environmentHelp},
+		{Use: "files", Short: "what lives in the data and configuration directories", Long: filesHelp},
+	}
+}
+
+const exitCodesHelp = `Every command:
+  0  done
+  1  failed: the one-line error names the file and the cause
+  2  usage error: an unknown command or flag, a missing or bad argument
+
+Some commands say more (see their --help):
+  verify          0 verified by a trusted key, 3 valid signature by an
+                  untrusted key, 4 unsigned, 5 invalid, 1 could not check
+  handover check  0 no run was ever started here, 1 a run needs resuming
+                  (or is running now), 2 the last run completed
+  handover run    6 the work was stopped by a PAUSE file (see pause)
+  receive         1 when any bundle was refused or rejected
+  doctor          1 when any check failed (warnings alone exit 0)
+  hook            0 whatever happens once its arguments are right: a
+                  hook never stops the agent
+  launch          the agent's own exit status once it has started`
+
+const environmentHelp = `SESSION_HANDOFF_HOME
+    relocates everything: data in $SESSION_HANDOFF_HOME/data, keys and
+    configuration in $SESSION_HANDOFF_HOME/config
+XDG_DATA_HOME, XDG_CONFIG_HOME
+    otherwise data lives in $XDG_DATA_HOME/session-handoff (default
+    ~/.local/share) and configuration in $XDG_CONFIG_HOME/session-handoff
+    (default ~/.config)
+HOME
+    the default for the above, the agents' user settings, and ~ in paths
+SESSION_HANDOFF_KEY_PASSPHRASE, SESSION_HANDOFF_PASSPHRASE
+    the signing key's passphrase for work that must not prompt (handover
+    runs, hooks); the first one set is used
+CLAUDE_CONFIG_DIR
+    where Claude Code keeps its sessions and settings (default ~/.claude)
+CODEX_HOME
+    where Codex CLI keeps its sessions (default ~/.codex)
+GEMINI_CLI_HOME
+    the home Gemini CLI keeps .gemini in (default $HOME)
+GIT_SSH_COMMAND, GIT_SSH
+    how git reaches a remote over ssh (remote, send, receive)
+TMPDIR
+    where launch writes its private prompt files and demo its directory
+PATH
+    where git and the agents (claude, codex, gemini) are found`
+
+const filesHelp = `The data directory ($SESSION_HANDOFF_HOME/data, else
+$XDG_DATA_HOME/session-handoff; --store names another):
+  records/        one file per stored handoff, and their attachments
+  index, lock     the store's index (rebuilt from records/ when damaged)
+                  and the lock writers take
+  hooks.log       what went wrong in an agent hook (hooks.log.1: the one
+                  before, past 1 MiB)
+  integrations/   what integrate changed in the agents' settings, so that
+                  --remove can restore them
+  inbox-ledger    the bundles receive has imported or rejected
+  handover/       the state of a handover run, to resume it
+
+The configuration directory ($SESSION_HANDOFF_HOME/config, else
+$XDG_CONFIG_HOME/session-handoff; --keys names another):
+  signing_key, signing_key.pub   the signing key pair (keygen)
+  age_identity.txt               the age identity bundles are encrypted to
+  allowed_signers                the trust store (trust add)
+  people                         the people you send handoffs to
+  remotes                        the git remotes of send and receive
+  handover.toml                  your handover configuration
+  handover-approved              the project handover.toml files you allowed
+  redact-patterns                your own patterns of secrets to redact
+  PAUSE                          stops automated writes everywhere (pause)
+
+In a project: handover.toml (used once approved), PAUSE (stops the
+project's automated writes), memory/ with SOUL.md and MEMORY.md (resume),
+and the instruction file 'render --write' puts a block into.`
+
+// manOptions are man's argument.
+type manOptions struct {
+	dir string
+}
+
+func newManCmd(a *app) *cobra.Command {
+	var opts manOptions
+	return &cobra.Command{
+		Use:     "man DIR",
+		Short:   "write a man page for every command into DIR",
+		Long:    `Writes one roff page a command (session-handoff.1, session-handoff-save.1, …) into DIR, which must exist.`,
+		Example: "  session-handoff man ~/.local/share/man/man1",
+		Hidden:  true,
+		Args:    exactArgs(1, "one directory"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.dir = args[0]
+			return runMan(a, cmd.Root(), opts)
+		},
+	}
+}
+
+func runMan(a *app, root *cobra.Command, opts manOptions) error {
+	info, err := os.Stat(opts.dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%s does not exist", opts.dir)
+		}
+		return err
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("%s is not a directory", opts.dir)
+	}
+	root.DisableAutoGenTag = true
+	hdr := &doc.GenManHeader{Title: "SESSION-HANDOFF", Section: "1", Source: "session-handoff " + version()}
+	if err := writeManTree(root, hdr, opts.dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "wrote the man pages into %s\n", opts.dir)
+	return nil
+}
+
+// writeManTree writes cmd's page and its subcommands' into dir, each
+// atomically and starting with a comment line that says where it came
+// from (doc.GenManTree would write them in place).
+func writeManTree(cmd *cobra.Command, hdr *doc.GenManHeader, dir string) error {
+	for _, c := range cmd.Commands() {
+		if !c.IsAvailableCommand() || c.IsAdditionalHelpTopicCommand() {
+			continue
+		}
+		if err := writeManTree(c, hdr, dir); err != nil {
+			return err
+		}
+	}
+	name := strings.ReplaceAll(cmd.CommandPath(), " ", "-") + "." + hdr.Section
+	path := filepath.Join(dir, name)
+	h := *hdr // GenMan fills in the title and date
+	err := safefile.Write(path, 0o644, func(w io.Writer) error {
+		if _, err := io.WriteString(w, `.\" `+name+" is generated by 'session-handoff man'\n"); err != nil {
+			return err
+		}
+		return doc.GenMan(cmd, &h, w)
+	})
+	if err != nil {
+		return fmt.Errorf("write man page %s: %w", path, err)
+	}
+	return nil
+}

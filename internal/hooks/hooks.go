@@ -1,0 +1,260 @@
+// Package hooks does the work of the hooks 'integrate' installs in an
+// agent's settings: at session start it briefs the agent, at a compaction
+// or the session's end it runs the user's approved handover or captures
+// the session's transcript into the store. What the agent sends a hook is
+// untrusted and bounded.
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/briefing"
+	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/handover"
+	"github.com/session-handoff/session-handoff/internal/integrate"
+	"github.com/session-handoff/session-handoff/internal/redact"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/render"
+	"github.com/session-handoff/session-handoff/store"
+	"github.com/session-handoff/session-handoff/targets"
+)
+
+// Bounds for hooks.
+const (
+	// MaxInput bounds the JSON an agent sends a hook.
+	MaxInput = 1 << 20
+	// BriefingBudget is the size of the briefing a session-start hook
+	// adds to the agent's context: about 8,000 tokens.
+	BriefingBudget = 32 << 10
+	// MaxLog is the size at which the hook log starts over (the old log
+	// is kept as hooks.log.1).
+	MaxLog = 1 << 20
+	// LogName is the hook log's name in the data directory.
+	LogName = "hooks.log"
+)
+
+// Events are the events a hook handles, by our names.
+var Events = []string{"session-start", "pre-compact", "session-end"}
+
+// Input is what Claude Code and Gemini CLI send a command hook on
+// standard input; fields we do not use are ignored.
+type Input struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	CWD            string `json:"cwd"`
+	HookEventName  string `json:"hook_event_name"`
+	Source         string `json:"source"`
+	Trigger        string `json:"trigger"`
+}
+
+// Output is the JSON both agents read from a session-start hook: the text
+// to add to the session's context.
+type Output struct {
+	HookSpecificOutput struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	} `json:"hookSpecificOutput"`
+}
+
+// Options are what a hook run needs from the process that runs it.
+type Options struct {
+	Agent integrate.Agent
+	// Event is ours: session-start, pre-compact or session-end.
+	Event string
+	// Input is the hook's JSON (the process's stdin); Stdout gets the
+	// session-start output, Stderr what the hook did.
+	Input          io.Reader
+	Stdout, Stderr io.Writer
+	// Getwd is the directory used when the input names none.
+	Getwd func() (string, error)
+	Store *store.Store
+	// ConfigDir is the keys and configuration directory (PAUSE,
+	// handover.toml, redact patterns).
+	ConfigDir string
+	Env       func(string) string
+	// RunHandover runs an approved handover configuration in root; nil
+	// means captures only.
+	RunHandover func(ctx context.Context, root string, cfg *handover.Config) error
+	// Warn is told what the hook worked around.
+	Warn func(format string, args ...any)
+	Now  time.Time
+}
+
+func (o Options) warn(format string, args ...any) {
+	if o.Warn != nil {
+		o.Warn(format, args...)
+	}
+}
+
+// CheckEvent reports whether event is one a hook of agent handles.
+func CheckEvent(agent integrate.Agent, event string) error {
+	if agent.NoHooks != "" {
+		return fmt.Errorf("agent %q runs no hooks", agent.Name)
+	}
+	if agent.EventName(event) == "" {
+		return fmt.Errorf("event %q: want %s", handoff.Shorten(event, 40), strings.Join(Events, ", "))
+	}
+	return nil
+}
+
+// ReadInput reads and parses the hook's input; empty input is no fields.
+func ReadInput(r io.Reader) (Input, error) {
+	var in Input
+	data, err := safefile.ReadAllLimit(r, MaxInput)
+	if err != nil {
+		return in, fmt.Errorf("read the hook input: %w", err)
+	}
+	if len(strings.TrimSpace(string(data))) > 0 {
+		if err := json.Unmarshal(data, &in); err != nil {
+			return in, fmt.Errorf("hook input: %w", err)
+		}
+	}
+	return in, nil
+}
+
+// Run does the hook's work: read the input, find the project, and brief
+// the agent at session start, else run the approved handover or capture
+// the transcript. Its error is for Log, never for the agent.
+func Run(ctx context.Context, o Options) error {
+	if err := CheckEvent(o.Agent, o.Event); err != nil {
+		return err
+	}
+	in, err := ReadInput(o.Input)
+	if err != nil {
+		return err
+	}
+	dir := in.CWD
+	if dir == "" {
+		if o.Getwd == nil {
+			return errors.New("hook input names no cwd")
+		}
+		if dir, err = o.Getwd(); err != nil {
+			return err
+		}
+	}
+	if !filepath.IsAbs(dir) {
+		return fmt.Errorf("hook input: cwd %q is not an absolute path", clip(dir))
+	}
+	root, err := capture.ProjectRoot(ctx, dir)
+	if err != nil {
+		return err
+	}
+	pause := handover.PauseFiles(o.ConfigDir, root)
+	if o.Event == "session-start" {
+		return sessionStart(ctx, o, root, pause)
+	}
+	if err := handover.CheckPause(pause); err != nil {
+		return err
+	}
+	cfg, cfgPath, err := handover.ResolveConfig("", root, o.ConfigDir)
+	switch {
+	case err != nil:
+		// An unapproved or broken handover.toml must not cost the user
+		// the capture: say so, and capture as if there were none.
+		o.warn("handover configuration not used: %v", err)
+	case cfgPath != handover.BuiltinConfigName && o.RunHandover != nil:
+		return o.RunHandover(ctx, root, cfg)
+	}
+	return captureSession(ctx, o, root, in)
+}
+
+// sessionStart writes the briefing as the JSON the agent adds to the
+// session's context.
+func sessionStart(ctx context.Context, o Options, root string, pause []string) error {
+	p, err := targets.Lookup(o.Agent.Name)
+	if err != nil {
+		return err
+	}
+	_, res, err := briefing.Build(ctx, o.Store, briefing.Options{Project: root, MemoryDir: "memory",
+		Render: render.Options{Style: p.Style, Budget: render.Budget{Bytes: BriefingBudget}}, Warn: o.Warn})
+	if err != nil {
+		return err
+	}
+	text := res.Text
+	if perr := handover.CheckPause(pause); perr != nil {
+		text += "\n(session-handoff: automated writes are " + perr.Error() + ")\n"
+	}
+	var out Output
+	out.HookSpecificOutput.HookEventName = o.Agent.EventName(o.Event)
+	out.HookSpecificOutput.AdditionalContext = text
+	enc := json.NewEncoder(o.Stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+// captureSession captures the transcript the input names (else the
+// agent's latest session in root), redacted, into the store.
+func captureSession(ctx context.Context, o Options, root string, in Input) error {
+	red, err := redact.LoadUserPatterns(o.ConfigDir)
+	if err != nil {
+		return err
+	}
+	opts := capture.Options{Agent: capture.Agent(o.Agent.Name), Session: "latest", Project: root, Env: o.Env, Redactor: red}
+	if in.TranscriptPath != "" {
+		opts.Session = in.TranscriptPath
+	}
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	res, err := capture.Build(ctx, opts, now)
+	if err != nil {
+		return err
+	}
+	if err := o.Store.Save(res.Record); err != nil {
+		return err
+	}
+	sid := res.Session.ID
+	if rs := res.Record.Session; rs != nil && rs.ID != "" {
+		sid = rs.ID
+	}
+	fmt.Fprintf(o.Stderr, "session-handoff: captured %s from %s session %s\n", res.Record.ID, o.Agent.Name, clip(sid))
+	return nil
+}
+
+// Log says a hook's failure on stderr, where agents show hook output to
+// the user, and appends it to hooks.log in dir (the data directory),
+// which starts over past MaxLog; dir is made (mode 0700) when missing. A
+// pause is said but not logged. dir "" logs to stderr only.
+func Log(stderr io.Writer, dir, agent, event string, err error, now time.Time) {
+	msg := oneLine(err.Error())
+	fmt.Fprintf(stderr, "session-handoff: hook %s %s: %s\n", agent, event, msg)
+	if dir == "" || errors.Is(err, handover.ErrPaused) {
+		return
+	}
+	// The store makes its directory on its first write: a hook that
+	// fails before any handoff was saved must still be logged.
+	if os.MkdirAll(dir, 0o700) != nil {
+		return
+	}
+	path := filepath.Join(dir, LogName)
+	if info, serr := os.Lstat(path); serr == nil && info.Size() > MaxLog {
+		os.Rename(path, path+".1")
+	}
+	f, ferr := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if ferr != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s %s %s: %s\n", now.UTC().Format(time.RFC3339), agent, event, msg)
+}
+
+// oneLine keeps a message on one line whatever text it quotes.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// clip makes untrusted text from the hook input safe for one line of a
+// message.
+func clip(s string) string {
+	return handoff.Shorten(strings.Join(strings.Fields(handoff.CleanText(s)), " "), 120)
+}

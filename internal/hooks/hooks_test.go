@@ -1,0 +1,144 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/handover"
+	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/integrate"
+	"github.com/session-handoff/session-handoff/store"
+)
+
+func agent(t *testing.T, name string) integrate.Agent {
+	t.Helper()
+	a, err := integrate.LookupAgent(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func newStore(t *testing.T) *store.Store {
+	t.Helper()
+	s, err := store.Open(filepath.Join(t.TempDir(), "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestRunSessionStartBriefsTheProject(t *testing.T) {
+	s := newStore(t)
+	project := t.TempDir()
+	rec, err := handoff.New(time.Now(), "codex", "Refactor auth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Project.Path = project
+	rec.NextSteps = []string{"Fix the refresh tests"}
+	if err := s.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	in, _ := json.Marshal(Input{CWD: project})
+	var stdout, stderr bytes.Buffer
+	err = Run(context.Background(), Options{Agent: agent(t, "claude-code"), Event: "session-start",
+		Input: bytes.NewReader(in), Stdout: &stdout, Stderr: &stderr, Store: s, ConfigDir: t.TempDir(),
+		Env: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Output
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("output is not the hook JSON: %v\n%s", err, stdout.String())
+	}
+	if out.HookSpecificOutput.HookEventName != "SessionStart" {
+		t.Errorf("hookEventName = %q, want SessionStart", out.HookSpecificOutput.HookEventName)
+	}
+	if !strings.Contains(out.HookSpecificOutput.AdditionalContext, "Fix the refresh tests") {
+		t.Errorf("the briefing lacks the handoff's next step:\n%s", out.HookSpecificOutput.AdditionalContext)
+	}
+}
+
+func TestRunRefusesBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name, event, input, want string
+	}{
+		{"not JSON", "session-end", "garbage", "hook input"},
+		{"relative cwd", "session-start", `{"cwd": "rel/dir"}`, "not an absolute path"},
+		{"missing cwd", "session-start", `{"cwd": "/does/not/exist/at/all"}`, "project"},
+		{"unknown event", "on-boot", `{}`, `event "on-boot"`},
+		{"input over the bound", "session-end", `{"cwd": "` + strings.Repeat("x", MaxInput) + `"}`, "read the hook input"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout bytes.Buffer
+			err := Run(context.Background(), Options{Agent: agent(t, "claude-code"), Event: tc.event,
+				Input: strings.NewReader(tc.input), Stdout: &stdout, Stderr: &stdout, Store: newStore(t), ConfigDir: t.TempDir()})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Run = %v, want an error containing %q", err, tc.want)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("a failed hook wrote %q", stdout.String())
+			}
+		})
+	}
+}
+
+func TestRunPausedWritesNothing(t *testing.T) {
+	s := newStore(t)
+	project, config := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(project, paths.PauseFile), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, _ := json.Marshal(Input{CWD: project})
+	var out bytes.Buffer
+	err := Run(context.Background(), Options{Agent: agent(t, "claude-code"), Event: "session-end",
+		Input: bytes.NewReader(in), Stdout: &out, Stderr: &out, Store: s, ConfigDir: config})
+	if !errors.Is(err, handover.ErrPaused) {
+		t.Fatalf("Run = %v, want ErrPaused", err)
+	}
+	if entries, _ := s.List(store.Filter{}); len(entries) != 0 {
+		t.Errorf("a paused hook stored %d handoffs", len(entries))
+	}
+}
+
+func TestLog(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data") // not made yet: the store makes it on its first write
+	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	var stderr bytes.Buffer
+	Log(&stderr, dir, "claude-code", "session-end", errors.New("hook input:\nbad"), now)
+	if got, want := stderr.String(), "session-handoff: hook claude-code session-end: hook input: bad\n"; got != want {
+		t.Errorf("stderr = %q, want %q", got, want)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, LogName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(data), "2026-11-23T10:00:00Z claude-code session-end: hook input: bad\n"; got != want {
+		t.Errorf("hooks.log = %q, want %q", got, want)
+	}
+	// A pause is said, not logged.
+	Log(&stderr, dir, "claude-code", "session-end", handover.ErrPaused, now)
+	if data2, _ := os.ReadFile(filepath.Join(dir, LogName)); !bytes.Equal(data, data2) {
+		t.Errorf("a pause was logged: %q", data2)
+	}
+	// Past MaxLog the log starts over and the old one is kept.
+	if err := os.WriteFile(filepath.Join(dir, LogName), bytes.Repeat([]byte("x"), MaxLog+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	Log(&stderr, dir, "gemini", "pre-compact", errors.New("boom"), now)
+	if info, err := os.Stat(filepath.Join(dir, LogName+".1")); err != nil || info.Size() != MaxLog+1 {
+		t.Errorf("the old log was not kept as hooks.log.1: %v", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, LogName)); string(data) != "2026-11-23T10:00:00Z gemini pre-compact: boom\n" {
+		t.Errorf("the new log = %q", data)
+	}
+}
