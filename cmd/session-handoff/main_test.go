@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 // not have it, and stories that need it skip.
 var sharedTranscripts, _ = filepath.Abs(filepath.Join("..", "..", "..", "shared", "testdata", "transcripts"))
 
+// bashCompletion is Debian's bash-completion library.
+const bashCompletion = "/usr/share/bash-completion/bash_completion"
+
 // TestScripts runs the CLI stories in testdata/script. Each story gets its
 // own SESSION_HANDOFF_HOME, HOME and git identity, so nothing leaks
 // between stories or into the user's files.
@@ -50,12 +53,20 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(work, ".claude"))
 			env.Setenv("CODEX_HOME", filepath.Join(work, ".codex"))
 			env.Setenv("SHARED", sharedTranscripts)
+			env.Setenv("BASH_COMPLETION", bashCompletion)
 			return os.MkdirAll(filepath.Join(work, ".home"), 0o700)
 		},
-		// [shared]: the team's sample transcripts are beside the clone.
+		// [shared]: the team's sample transcripts are beside the clone;
+		// [bashcompletion]: bash's completion library is installed.
 		Condition: func(cond string) (bool, error) {
-			if cond == "shared" {
+			switch cond {
+			case "shared":
 				_, err := os.Stat(sharedTranscripts)
+				return err == nil, nil
+			case "bashcompletion":
+				// Cobra's bash completion needs the bash-completion
+				// package (CI installs it).
+				_, err := os.Stat(bashCompletion)
 				return err == nil, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
