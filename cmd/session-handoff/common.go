@@ -68,6 +68,21 @@ func resolve(s *store.Store, ref string) (string, error) {
 	return "", err
 }
 
+// openRecord opens the store and reads the handoff ref names (an id, a
+// unique prefix or "latest").
+func (a *app) openRecord(ref string) (*store.Store, *handoff.Record, error) {
+	s, err := a.openStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	id, err := resolve(s, ref)
+	if err != nil {
+		return s, nil, err
+	}
+	rec, err := s.Get(handoff.ID(id))
+	return s, rec, err
+}
+
 // readText reads a long text field from a file, or from stdin for "-".
 func (a *app) readText(path string) (string, error) {
 	var r io.Reader

@@ -92,15 +92,7 @@ func runExport(a *app, opts *exportOptions) error {
 	if opts.output == "" {
 		return usagef("-o FILE or -o - is required")
 	}
-	s, err := a.openStore()
-	if err != nil {
-		return err
-	}
-	id, err := resolve(s, opts.ref)
-	if err != nil {
-		return err
-	}
-	rec, err := s.Get(handoff.ID(id))
+	s, rec, err := a.openRecord(opts.ref)
 	if err != nil {
 		return err
 	}

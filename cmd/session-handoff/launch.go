@@ -89,7 +89,7 @@ func runLaunch(a *app, opts *launchOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
-	rec, err := a.loadRecord("", opts.ref)
+	_, rec, err := a.openRecord(opts.ref)
 	if err != nil {
 		return err
 	}

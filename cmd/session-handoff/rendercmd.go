@@ -102,7 +102,7 @@ func runRender(a *app, opts *renderOptions) error {
 	if ref == "" {
 		ref = "latest"
 	}
-	rec, err := a.loadRecord("", ref)
+	_, rec, err := a.openRecord(ref)
 	if err != nil {
 		return err
 	}
@@ -148,21 +148,6 @@ func (o *renderOptions) renderOptions(p targets.Profile) (render.Options, error)
 		return render.Options{}, usagef("--sections: %w", err)
 	}
 	return ropts, nil
-}
-
-// loadRecord opens the store and reads the record ref names. storeDir is
-// not used (the global --store is); it stays for the callers not yet
-// converted.
-func (a *app) loadRecord(_, ref string) (*handoff.Record, error) {
-	s, err := a.openStore()
-	if err != nil {
-		return nil, err
-	}
-	id, err := resolve(s, ref)
-	if err != nil {
-		return nil, err
-	}
-	return s.Get(handoff.ID(id))
 }
 
 // noteLeftOut says on stderr what the budget made the renderer leave out.

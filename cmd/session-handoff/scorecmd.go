@@ -52,7 +52,7 @@ save and capture print what is missing after they store a handoff.`,
 }
 
 func runScore(a *app, opts scoreOptions) error {
-	rec, err := a.loadRecord(a.global.storeDir, opts.ref)
+	_, rec, err := a.openRecord(opts.ref)
 	if err != nil {
 		return err
 	}

@@ -37,15 +37,7 @@ func newShowCmd(a *app) *cobra.Command {
 }
 
 func runShow(a *app, opts showOptions) error {
-	s, err := a.openStore()
-	if err != nil {
-		return err
-	}
-	id, err := resolve(s, opts.ref)
-	if err != nil {
-		return err
-	}
-	rec, err := s.Get(handoff.ID(id))
+	_, rec, err := a.openRecord(opts.ref)
 	if err != nil {
 		return err
 	}
