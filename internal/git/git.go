@@ -215,14 +215,24 @@ func cleanEnv(env []string) []string {
 // ("https://user:token@host/…"), which must never reach an error.
 var urlCredentials = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@`)
 
+// queryCredentials matches a URL query parameter whose name says it holds
+// a secret (access_token, private_token, api_key, X-Amz-Signature,
+// password, …) up to its value.
+var queryCredentials = regexp.MustCompile(`(?i)([?&][^=&?#\s]*(?:token|key|secret|pass|pwd|auth|sig|credential)[^=&?#\s]*=)[^&#\s'"]*`)
+
 // StripMessage removes the user information of every URL in a message of
-// git's ("https://user:token@host/…" becomes "https://host/…").
+// git's ("https://user:token@host/…" becomes "https://host/…"), and the
+// values of query parameters that hold credentials ("?access_token=…"
+// becomes "?access_token=REDACTED").
 func StripMessage(msg string) string {
-	return urlCredentials.ReplaceAllString(msg, "$1")
+	return queryCredentials.ReplaceAllString(urlCredentials.ReplaceAllString(msg, "$1"), "${1}REDACTED")
 }
 
-// StripCredentials removes a user's password or token from a remote URL.
-// scp-style addresses (git@host:path) keep their user, which is not secret.
+// StripCredentials removes a user's password or token from a remote URL:
+// the user information of an http(s) URL (or any with a password), and the
+// value of a query parameter whose name says it holds a credential
+// (access_token, private_token, key, signature, …). scp-style addresses
+// (git@host:path) keep their user, which is not secret.
 func StripCredentials(raw string) string {
 	if !strings.Contains(raw, "://") {
 		return raw
@@ -235,6 +245,9 @@ func StripCredentials(raw string) string {
 		if _, hasPass := u.User.Password(); hasPass || u.Scheme == "https" || u.Scheme == "http" {
 			u.User = nil
 		}
+	}
+	if u.RawQuery != "" {
+		u.RawQuery = queryCredentials.ReplaceAllString("?"+u.RawQuery, "${1}REDACTED")[1:]
 	}
 	return u.String()
 }

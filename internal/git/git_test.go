@@ -150,3 +150,23 @@ func TestUntrustedStartsNoTransport(t *testing.T) {
 		t.Fatalf("an untrusted Runner ran a transport: %v", err)
 	}
 }
+
+// A token in a URL's query is a credential like one in its user part.
+func TestCredentialsInQueries(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://git.example/r.git?access_token=s3cr3t":               "https://git.example/r.git?access_token=REDACTED",
+		"https://git.example/r.git?ref=main&private_token=s3cr3t&x=1": "https://git.example/r.git?ref=main&private_token=REDACTED&x=1",
+		"https://u:p@git.example/r.git?X-Amz-Signature=s3cr3t&page=2": "https://git.example/r.git?X-Amz-Signature=REDACTED&page=2",
+		"https://git.example/r.git?ref=main":                          "https://git.example/r.git?ref=main",
+		"ssh://git@git.example/r.git":                                 "ssh://git@git.example/r.git",
+	} {
+		if got := StripCredentials(in); got != want {
+			t.Errorf("StripCredentials(%q) = %q, want %q", in, got, want)
+		}
+	}
+	msg := "fatal: unable to access 'https://bob:pw@git.example/r.git/?api_key=s3cr3t&ref=x': 403"
+	got := StripMessage(msg)
+	if strings.Contains(got, "s3cr3t") || strings.Contains(got, "pw@") || !strings.Contains(got, "api_key=REDACTED&ref=x") {
+		t.Fatalf("StripMessage: %q", got)
+	}
+}
