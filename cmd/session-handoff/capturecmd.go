@@ -174,9 +174,11 @@ func printCaptured(a *app, opts *captureOptions, res *capture.Result) {
 	if opts.dryRun {
 		printRecord(a.stdout, rec, time.Now())
 	} else {
-		fmt.Fprintf(a.stdout, "saved %s  %s\n", rec.ID, rec.Title)
+		fmt.Fprintf(a.stdout, "saved %s  %s\n", rec.ID, cell(rec.Title, 200))
 	}
-	fmt.Fprintf(a.stdout, "from %s session %s (%d lines", res.Session.Agent, res.Session.ID, res.Digest.Stats.Lines)
+	// The title and the session id come from the transcript: cleaned, so
+	// an escape sequence in them cannot drive the terminal.
+	fmt.Fprintf(a.stdout, "from %s session %s (%d lines", res.Session.Agent, cell(res.Session.ID, 80), res.Digest.Stats.Lines)
 	if n := rec.Session.SkippedRecords; n > 0 {
 		fmt.Fprintf(a.stdout, ", %d skipped", n)
 	}
