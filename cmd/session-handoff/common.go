@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/paths"
@@ -105,11 +109,49 @@ func (a *app) readText(path string) (string, error) {
 }
 
 // writeJSON prints v as indented JSON.
+//
+// Text from outside stays exactly what it was, but the characters that
+// would change what a terminal shows (bidirectional and invisible format
+// characters, DEL, C1 controls) are written as \u escapes, as Go's encoder
+// already does for C0 controls and line separators.
 func (a *app) writeJSON(v any) error {
-	enc := json.NewEncoder(a.stdout)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := a.stdout.Write(escapeInvisible(buf.Bytes()))
+	return err
+}
+
+// escapeInvisible writes the runes of JSON text that a terminal would not
+// show as themselves as \u escapes. They can only stand inside strings,
+// where an escape means the same rune.
+func escapeInvisible(b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == 0x7f || (r >= 0x80 && r < 0xa0) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
+			if out == nil {
+				out = append(make([]byte, 0, len(b)+16), b[:i]...)
+			}
+			if r >= 0x10000 {
+				r1, r2 := utf16.EncodeRune(r)
+				out = fmt.Appendf(out, "\\u%04x\\u%04x", r1, r2)
+			} else {
+				out = fmt.Appendf(out, "\\u%04x", r)
+			}
+		} else if out != nil {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	if out == nil {
+		return b
+	}
+	return out
 }
 
 // parseSince reads --since: a duration back from now (90m, 6h, 2d, 1w) or
