@@ -125,7 +125,13 @@ func sessionStart(s handoff.Session) time.Time {
 func chooseSession(opts Options, project string) (SessionInfo, error) {
 	ref := opts.Session
 	if ref != "" && ref != "latest" {
-		if info, err := os.Stat(ref); err == nil && info.Mode().IsRegular() {
+		info, err := os.Stat(ref)
+		if err == nil && !info.Mode().IsRegular() {
+			// A path that exists but is no transcript file: say what it is
+			// rather than look for a session with that id.
+			return SessionInfo{}, fmt.Errorf("%s is %s, not a transcript file", ref, fileKind(info.Mode()))
+		}
+		if err == nil {
 			agent := opts.Agent
 			if agent == "" {
 				return SessionInfo{}, fmt.Errorf("%s: name the agent that wrote it with --from", ref)
@@ -180,6 +186,21 @@ func chooseSession(opts Options, project string) (SessionInfo, error) {
 		}
 	}
 	return newest, nil
+}
+
+// fileKind names what a file that is not a regular file is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
 }
 
 // redactRecord removes secrets from every text field the transcript filled.
