@@ -12,8 +12,8 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // Limits of a trust store file.
@@ -428,7 +428,7 @@ func unquote(s string) string {
 
 // shorten bounds untrusted text quoted in an error, on a character
 // boundary.
-func shorten(s string) string { return handoff.Shorten(s, 64) }
+func shorten(s string) string { return untrusted.Shorten(s, 64) }
 
 // parseSSHTime parses an allowed_signers time: YYYYMMDD, YYYYMMDDHHMM or
 // YYYYMMDDHHMMSS, in local time, or in UTC with a trailing Z.

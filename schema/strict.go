@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // ErrMalformed is wrapped by every error StrictCheck returns.
@@ -79,7 +79,7 @@ func checkValue(dec *json.Decoder, depth, maxDepth int, ptr string) error {
 			}
 			child := ptr + "/" + escapePointer(key)
 			if seen[key] {
-				return fmt.Errorf("%w: duplicate key %q at %s", ErrMalformed, handoff.Shorten(key, 40), pointer(ptr))
+				return fmt.Errorf("%w: duplicate key %q at %s", ErrMalformed, untrusted.Shorten(key, 40), pointer(ptr))
 			}
 			seen[key] = true
 			if err := checkValue(dec, depth+1, maxDepth, child); err != nil {
@@ -118,5 +118,5 @@ func pointer(p string) string {
 	if p == "" {
 		return "the top level"
 	}
-	return handoff.Shorten(p, 80)
+	return untrusted.Shorten(p, 80)
 }
