@@ -103,3 +103,20 @@ func (s *Store) CopyAttachment(w io.Writer, at handoff.Attachment) error {
 	}
 	return nil
 }
+
+// FillOrigins sets each entry's Origin (handoff.Source.Origin). The index
+// holds only the source's kind, so an imported record is read for its
+// provenance; one that cannot be read is "unknown".
+func (s *Store) FillOrigins(entries []Entry) {
+	for i := range entries {
+		e := &entries[i]
+		if e.Source != handoff.SourceImport {
+			e.Origin = handoff.Source{Kind: e.Source}.Origin()
+			continue
+		}
+		e.Origin = "unknown"
+		if rec, err := s.Get(e.ID); err == nil {
+			e.Origin = rec.Source.Origin()
+		}
+	}
+}

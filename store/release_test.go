@@ -63,3 +63,33 @@ func TestRemoveWithBlobs(t *testing.T) {
 		t.Fatalf("removing twice: %v", err)
 	}
 }
+
+// FillOrigins reads imported records for their provenance; the others
+// need only the index.
+func TestFillOrigins(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := mkRecord(t, time.Now(), "codex", "p", "mine")
+	theirs := mkRecord(t, time.Now().Add(time.Second), "codex", "p", "theirs")
+	theirs.Source = handoff.Source{Kind: handoff.SourceImport, Import: &handoff.Provenance{
+		BundleID: strings.Repeat("0", 32), ImportedAt: time.Now().UTC(), Verification: "verified", Signer: "alice@laptop", Fingerprint: "SHA256:" + strings.Repeat("A", 43)}}
+	for _, r := range []*handoff.Record{mine, theirs} {
+		if err := s.Save(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, err := s.List(Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.FillOrigins(entries)
+	got := map[string]string{}
+	for _, e := range entries {
+		got[e.Title] = e.Origin
+	}
+	if got["mine"] != "mine" || got["theirs"] != "verified: alice@laptop" {
+		t.Fatalf("origins %v", got)
+	}
+}

@@ -84,6 +84,7 @@ func printRecord(w io.Writer, r *handoff.Record, now time.Time) {
 	if len(r.Tags) > 0 {
 		fmt.Fprintf(w, "tags:     %s\n", clean(strings.Join(r.Tags, ", ")))
 	}
+	fmt.Fprintf(w, "origin:   %s\n", clean(r.Source.Origin()))
 	fmt.Fprintf(w, "source:   %s", r.Source.Kind)
 	if r.Source.Machine != "" {
 		fmt.Fprintf(w, " on %s", clean(r.Source.Machine))
