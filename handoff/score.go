@@ -42,7 +42,10 @@ var genericTitles = map[string]bool{"wip": true, "todo": true, "handoff": true, 
 //	next      25  at least one next step
 //	concrete   5  every next step has at least three words
 //	decisions 10  at least one settled decision
-//	git       10  the git state was recorded
+//	git       10  the git state was recorded (applies only when it was: save
+//	              and capture refuse a directory that is not a git worktree
+//	              unless --no-git says so, and that explicit choice is not
+//	              held against the handoff)
 //	current   10  HEAD and branch now match the handoff (only when now is given)
 //	files     10  the files touched are named (from the transcript, or git's changes)
 //	failure    5  the last failed command is kept with its output (only when a command failed)
@@ -82,8 +85,7 @@ func Assess(rec *Record, now *GitState) Score {
 		"a next step of one or two words: say what to do and where")
 	add("decisions", 10, true, len(rec.Decisions) > 0,
 		"no decisions recorded: add what was settled and why (--decision)")
-	add("git", 10, true, rec.Git != nil,
-		"no git state: save from inside the project's worktree (without --no-git)")
+	add("git", 10, rec.Git != nil, true, "")
 	if now != nil && rec.Git != nil {
 		met := now.Head == rec.Git.Head && now.Branch == rec.Git.Branch
 		add("current", 10, true, met, fmt.Sprintf("the worktree has moved since the handoff (HEAD %s on %q, now %s on %q): save a new one",
@@ -122,6 +124,39 @@ func (s Score) Missing() []Criterion {
 	}
 	slices.SortStableFunc(out, func(a, b Criterion) int { return b.Weight - a.Weight })
 	return out
+}
+
+// advice names each criterion for Advice's one line, as what to add.
+var advice = map[string]string{
+	"title": "a clearer title", "summary": "a summary", "next": "next steps",
+	"concrete": "concrete next steps", "decisions": "the decisions", "current": "a fresh handoff",
+	"files": "the files touched", "failure": "the failed command's output", "checks": "the build command",
+}
+
+// Advice is the score in one line with the three heaviest things to add,
+// e.g. "score 52/100: add a summary and the build command; 'session-handoff
+// score' explains"; empty when nothing is missing.
+func (s Score) Advice() string {
+	missing := s.Missing()
+	if len(missing) == 0 {
+		return ""
+	}
+	var adds []string
+	for _, c := range missing {
+		if len(adds) == 3 {
+			break
+		}
+		adds = append(adds, advice[c.ID])
+	}
+	list := adds[0]
+	if len(adds) > 1 {
+		list = strings.Join(adds[:len(adds)-1], ", ") + " and " + adds[len(adds)-1]
+	}
+	more := ""
+	if len(missing) > len(adds) {
+		more = fmt.Sprintf(" (and %d more)", len(missing)-len(adds))
+	}
+	return fmt.Sprintf("score %d/100: add %s%s; 'session-handoff score' explains", s.Percent, list, more)
 }
 
 func shortHash(h string) string {

@@ -8,9 +8,15 @@ import (
 func TestAssessRubric(t *testing.T) {
 	bare := &Record{Title: "wip"}
 	s := Assess(bare, nil)
-	// title, summary, next, decisions, git, files, checks apply: 5+15+25+10+10+10+5 = 80.
-	if s.Possible != 80 || s.Points != 0 || s.Percent != 0 {
-		t.Fatalf("bare record: %d/%d (%d%%), want 0/80", s.Points, s.Possible, s.Percent)
+	// title, summary, next, decisions, files, checks apply: 5+15+25+10+10+5 = 70;
+	// git does not, as a record without git state was saved with --no-git.
+	if s.Possible != 70 || s.Points != 0 || s.Percent != 0 {
+		t.Fatalf("bare record: %d/%d (%d%%), want 0/70", s.Points, s.Possible, s.Percent)
+	}
+	for _, c := range s.Criteria {
+		if c.ID == "git" && (c.Applies || c.Missing != "") {
+			t.Fatalf("--no-git counted against the handoff: %+v", c)
+		}
 	}
 	if m := s.Missing(); m[0].ID != "next" || !strings.Contains(m[0].Missing, "--next") {
 		t.Fatalf("the heaviest missing item must come first: %+v", m[0])
@@ -40,5 +46,28 @@ func TestAssessRubric(t *testing.T) {
 	}
 	if strings.Join(ids, ",") != "concrete,failure" {
 		t.Fatalf("missing %v, want concrete and failure", ids)
+	}
+}
+
+func TestScoreAdvice(t *testing.T) {
+	s := Assess(&Record{Title: "wip"}, nil)
+	want := "score 0/100: add next steps, a summary and the decisions (and 3 more); 'session-handoff score' explains"
+	if got := s.Advice(); got != want {
+		t.Fatalf("advice:\n got %q\nwant %q", got, want)
+	}
+	s = Assess(&Record{Title: "Refactor auth middleware", Summary: strings.Repeat("where things stand ", 3),
+		NextSteps: []string{"fix the refresh tests"}, Decisions: []string{"keep JWT"},
+		Files: []FileTouched{{Path: "a.go", Action: "edited"}}}, nil)
+	if got := s.Advice(); got != "score 93/100: add the build command; 'session-handoff score' explains" {
+		t.Fatalf("one missing: %q", got)
+	}
+	s.Criteria = nil
+	if got := s.Advice(); got != "" {
+		t.Fatalf("nothing missing: %q", got)
+	}
+	for id := range map[string]bool{"title": true, "summary": true, "next": true, "concrete": true, "decisions": true, "current": true, "files": true, "failure": true, "checks": true} {
+		if advice[id] == "" {
+			t.Fatalf("no advice for %s", id)
+		}
 	}
 }

@@ -64,22 +64,23 @@ type Result struct {
 
 // Section ids, in the order they are rendered.
 const (
-	SecProvenance = "provenance"
-	SecTask       = "task"
-	SecStatus     = "status"
-	SecDecisions  = "decisions"
-	SecNext       = "next"
-	SecQuestions  = "questions"
-	SecTodos      = "todos"
-	SecFiles      = "files"
-	SecCommands   = "commands"
-	SecChecks     = "checks"
-	SecGit        = "git"
+	SecProvenance  = "provenance"
+	SecTask        = "task"
+	SecStatus      = "status"
+	SecDecisions   = "decisions"
+	SecNext        = "next"
+	SecQuestions   = "questions"
+	SecTodos       = "todos"
+	SecFiles       = "files"
+	SecAttachments = "attachments"
+	SecCommands    = "commands"
+	SecChecks      = "checks"
+	SecGit         = "git"
 )
 
 // SectionIDs lists every section in the order it is rendered.
 var SectionIDs = []string{SecProvenance, SecTask, SecStatus, SecDecisions, SecNext, SecQuestions,
-	SecTodos, SecFiles, SecCommands, SecChecks, SecGit}
+	SecTodos, SecFiles, SecAttachments, SecCommands, SecChecks, SecGit}
 
 // ErrBudget is wrapped when even the sections that are never dropped
 // (provenance, decisions, next steps) do not fit the budget.
@@ -99,7 +100,7 @@ type step struct {
 // the state of the work go last. Decisions, next steps and provenance are
 // never touched.
 var plan = []step{
-	{SecCommands, 1}, {SecFiles, 1}, {SecTodos, 1}, {SecGit, 1}, {SecStatus, 1}, {SecTask, 1}, {SecQuestions, 1},
+	{SecAttachments, dropped}, {SecCommands, 1}, {SecFiles, 1}, {SecTodos, 1}, {SecGit, 1}, {SecStatus, 1}, {SecTask, 1}, {SecQuestions, 1},
 	{SecCommands, dropped}, {SecChecks, dropped}, {SecFiles, dropped}, {SecTodos, dropped},
 	{SecStatus, 2}, {SecQuestions, dropped}, {SecGit, dropped}, {SecTask, 2}, {SecStatus, dropped},
 }

@@ -147,6 +147,7 @@ func TestHostileTextStaysQuoted(t *testing.T) {
 			rec.Session.LastFailure.Output, rec.Session.LastFailure.Command = evil, evil
 			rec.Session.Todos[1].Content = evil
 			rec.Source.Import.BundleID, rec.Source.Import.Fingerprint = evil, evil
+			rec.Attachments = []handoff.Attachment{{Name: evil, MediaType: evil, Size: 1, SHA256: strings.Repeat("a", 64)}}
 			for _, mode := range []render.Mode{render.Prompt, render.Instructions} {
 				res, err := render.Render(rec, render.Options{Mode: mode})
 				if err != nil {
@@ -169,6 +170,28 @@ func TestHostileTextStaysQuoted(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAttachmentsAreListed checks that a record's attachments are named,
+// with size and media type, inside a fence, and dropped first on a budget.
+func TestAttachmentsAreListed(t *testing.T) {
+	rec := fullRecord()
+	rec.Attachments = []handoff.Attachment{{Name: "transcript.jsonl", MediaType: "application/x-ndjson", Size: 2664, SHA256: strings.Repeat("a", 64)}}
+	res, err := render.Render(rec, render.Options{Mode: render.Prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside, outside := fences(t, res.Text)
+	if !strings.Contains(inside, "- transcript.jsonl (2664 bytes, application/x-ndjson)\n") || !strings.Contains(outside, "## Attachments") {
+		t.Fatalf("attachment not listed as quoted data:\n%s", res.Text)
+	}
+	res, err = render.Render(rec, render.Options{Mode: render.Prompt, Budget: render.Budget{Bytes: len(res.Text) - 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Text, "transcript.jsonl") || !slices.Contains(res.Omitted, render.SecAttachments) {
+		t.Fatalf("attachments not the first to go: omitted %v", res.Omitted)
 	}
 }
 

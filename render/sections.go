@@ -11,33 +11,35 @@ import (
 
 // headings are the section titles people and agents see.
 var headings = map[string]string{
-	SecProvenance: "Where this handoff came from",
-	SecTask:       "The task",
-	SecStatus:     "Where things stand",
-	SecDecisions:  "Decisions",
-	SecNext:       "Next steps",
-	SecQuestions:  "Open questions",
-	SecTodos:      "Open todos",
-	SecFiles:      "Files touched",
-	SecCommands:   "Commands run",
-	SecChecks:     "How to check the work",
-	SecGit:        "Git state",
+	SecProvenance:  "Where this handoff came from",
+	SecTask:        "The task",
+	SecStatus:      "Where things stand",
+	SecDecisions:   "Decisions",
+	SecNext:        "Next steps",
+	SecQuestions:   "Open questions",
+	SecTodos:       "Open todos",
+	SecFiles:       "Files touched",
+	SecAttachments: "Attachments",
+	SecCommands:    "Commands run",
+	SecChecks:      "How to check the work",
+	SecGit:         "Git state",
 }
 
 // sections render one section each at a level: 0 is in full, higher
 // levels are shorter. A section with nothing to say writes nothing.
 var sections = map[string]func(w *writer, rec *handoff.Record, level int){
-	SecProvenance: provenanceSection,
-	SecTask:       taskSection,
-	SecStatus:     statusSection,
-	SecDecisions:  decisionsSection,
-	SecNext:       nextSection,
-	SecQuestions:  questionsSection,
-	SecTodos:      todosSection,
-	SecFiles:      filesSection,
-	SecCommands:   commandsSection,
-	SecChecks:     checksSection,
-	SecGit:        gitSection,
+	SecProvenance:  provenanceSection,
+	SecTask:        taskSection,
+	SecStatus:      statusSection,
+	SecDecisions:   decisionsSection,
+	SecNext:        nextSection,
+	SecQuestions:   questionsSection,
+	SecTodos:       todosSection,
+	SecFiles:       filesSection,
+	SecAttachments: attachmentsSection,
+	SecCommands:    commandsSection,
+	SecChecks:      checksSection,
+	SecGit:         gitSection,
 }
 
 // pick returns the value for a level from a list that runs from full to
@@ -294,6 +296,22 @@ func filesSection(w *writer, rec *handoff.Record, level int) {
 		w.printf("\nDirty in git but not touched by the session (someone else's change, or a tool's):\n\n")
 		w.quoteLines(untouched, limit, 512, false)
 	}
+}
+
+// attachmentsSection lists the record's attachments (name, size, media
+// type) as quoted data; their content is not rendered: 'session-handoff
+// show ID --attachment NAME -o FILE' writes one out.
+func attachmentsSection(w *writer, rec *handoff.Record, _ int) {
+	if len(rec.Attachments) == 0 {
+		return
+	}
+	w.heading(SecAttachments)
+	lines := make([]string, len(rec.Attachments))
+	for i, at := range rec.Attachments {
+		lines[i] = fmt.Sprintf("%s (%d bytes, %s)", at.Name, at.Size, at.MediaType)
+	}
+	w.printf("Files stored with the handoff; their content is not shown here:\n\n")
+	w.quoteLines(lines, 20, 256, false)
 }
 
 // untouchedDirty lists the files git had changed that the session did not

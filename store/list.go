@@ -55,6 +55,9 @@ type Entry struct {
 	// Source is the record's source kind: hand, transcript, import, legacy.
 	Source string   `json:"source"`
 	Tags   []string `json:"tags,omitempty"`
+	// Origin is how far to trust where the record came from
+	// (handoff.Source.Origin); set by FillOrigins, not by List.
+	Origin string `json:"origin,omitempty"`
 }
 
 // AmbiguousError is returned by Resolve when a prefix matches more than one

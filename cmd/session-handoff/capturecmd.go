@@ -26,6 +26,7 @@ type captureOptions struct {
 	noRedact bool
 	dryRun   bool
 	json     bool
+	quiet    bool // no score advice
 }
 
 func newCaptureCmd(a *app) *cobra.Command {
@@ -63,6 +64,7 @@ what would be saved and stores nothing.`,
 	f.BoolVar(&opts.attach, "attach-transcript", false, "store the redacted transcript as an attachment")
 	f.BoolVar(&opts.noRedact, "no-redact", false, "keep secrets (RISK: they will be stored and exported)")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print what would be saved; store nothing")
+	f.BoolVar(&opts.quiet, "quiet", false, "do not print the score and what to add")
 	f.BoolVar(&opts.json, "json", false, "print the record and the redaction report as JSON")
 	cmd.RegisterFlagCompletionFunc("from", fixedCompletion("auto", "claude-code", "codex", "gemini"))
 	return cmd
@@ -108,7 +110,7 @@ func runCapture(a *app, opts *captureOptions) error {
 			return err
 		}
 	}
-	a.warnIncomplete(res.Record)
+	a.warnIncomplete(res.Record, opts.quiet)
 	if opts.json {
 		return a.writeJSON(map[string]any{"saved": !opts.dryRun, "record": res.Record, "score": handoff.Assess(res.Record, nil),
 			"session":    map[string]any{"agent": res.Session.Agent, "id": res.Session.ID, "path": res.Session.Path},

@@ -56,7 +56,8 @@ explicitly. Attached files travel with their secrets redacted (as capture
 does) unless --no-redact is given; each is read twice (to hash it for the
 signed manifest, then into the bundle), so it must be a regular file, and
 one that changes in between fails the export. --format markdown|json
-writes a readable export instead: it is for reading, not for trust. The
+writes a readable export instead, in plaintext: it is for reading, not for
+trust, and refuses --to, --to-file, --passphrase and --attach. The
 file is written atomically: a failed or interrupted export leaves nothing
 behind.`,
 		Example: `  session-handoff export latest --to age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p -o auth.handoff
@@ -92,11 +93,14 @@ func runExport(a *app, opts *exportOptions) error {
 	if opts.output == "" {
 		return usagef("-o FILE or -o - is required")
 	}
+	markdown := opts.format == "markdown" || opts.format == "md"
+	if err := readableOnly(opts, markdown || opts.format == "json"); err != nil {
+		return err
+	}
 	s, rec, err := a.openRecord(opts.ref)
 	if err != nil {
 		return err
 	}
-	markdown := opts.format == "markdown" || opts.format == "md"
 	if opts.target != "" && !markdown {
 		return usagef("--target goes with --format markdown")
 	}
@@ -113,6 +117,30 @@ func runExport(a *app, opts *exportOptions) error {
 		return usagef("--format %q: want bundle, markdown or json", handoff.Shorten(opts.format, 20))
 	}
 	return a.exportBundle(s, rec, opts)
+}
+
+// readableOnly refuses the bundle's encryption and attachment flags with a
+// readable format, which is plaintext and carries no attachment: taking
+// them silently would write in the clear what the user meant to encrypt.
+func readableOnly(opts *exportOptions, readable bool) error {
+	if !readable {
+		return nil
+	}
+	var flag string
+	switch {
+	case len(opts.to) > 0:
+		flag = "--to"
+	case len(opts.toFiles) > 0:
+		flag = "--to-file"
+	case opts.passphrase || opts.passFile != "":
+		flag = "--passphrase"
+	case len(opts.attach) > 0:
+		flag = "--attach"
+	default:
+		return nil
+	}
+	return withHint(usagef("--format %s writes plaintext without attachments: it does not take %s", opts.format, flag),
+		"drop --format for an encrypted bundle, or drop "+flag+" for a readable export")
 }
 
 // exportMarkdown writes rec as Markdown, or as the prompt for --target.

@@ -33,7 +33,11 @@ func newListCmd(a *app) *cobra.Command {
 --project matches a project name or a directory (and everything under it);
 --query looks for TEXT, ignoring case, in titles, summaries, tags and
 project names; --since takes a duration back from now (90m, 6h, 2d, 1w) or
-a date. --limit 0 lists everything.`,
+a date. --limit 0 lists everything.
+
+The ORIGIN column (origin in --json) says how far to trust each: mine
+(saved or captured here), verified: NAME or pinned: NAME (signed by a key
+your trust store names), untrusted, unsigned, or legacy.`,
 		Example: `  session-handoff list --since 2d --tool codex
   session-handoff list --project . --latest --json`,
 		Args: noArgs,
@@ -71,6 +75,7 @@ func runList(a *app, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
+	s.FillOrigins(entries)
 	if opts.json {
 		if entries == nil {
 			entries = []store.Entry{}
@@ -82,9 +87,9 @@ func runList(a *app, opts *listOptions) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tCREATED\tTOOL\tPROJECT\tTITLE")
+	fmt.Fprintln(tw, "ID\tCREATED\tTOOL\tORIGIN\tPROJECT\tTITLE")
 	for _, e := range entries {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.ID.Short(), ago(e.CreatedAt, now), e.Tool, cell(e.ProjectName, 24), cell(e.Title, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.ID.Short(), ago(e.CreatedAt, now), e.Tool, cell(e.Origin, 32), cell(e.ProjectName, 24), cell(e.Title, 60))
 	}
 	return tw.Flush()
 }

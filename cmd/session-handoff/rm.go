@@ -18,7 +18,7 @@ func newRmCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:               "rm ID|PREFIX",
 		Short:             "remove a stored handoff",
-		Long:              `Removes one handoff from the store. The id may be a unique prefix; "latest" is refused, so a slip cannot delete the wrong record.`,
+		Long:              `Removes one handoff from the store, and the attachments no other record attaches. The id may be a unique prefix; "latest" is refused, so a slip cannot delete the wrong record.`,
 		Example:           "  session-handoff rm 01JDZ3K4XQ2",
 		Args:              exactArgs(1, "exactly one id"),
 		ValidArgsFunction: a.completeStoredIDs,
@@ -41,9 +41,16 @@ func runRm(a *app, opts rmOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := s.Remove(handoff.ID(id)); err != nil {
+	rep, err := s.RemoveWithBlobs(handoff.ID(id))
+	if rep == nil {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "removed %s\n", id)
+	if len(rep.Removed) > 0 {
+		fmt.Fprintf(a.stdout, "removed %d attachment(s) no other record attaches (%d bytes)\n", len(rep.Removed), rep.Bytes)
+	}
+	if err != nil {
+		a.warn("%v", err)
+	}
 	return nil
 }

@@ -19,6 +19,7 @@ type saveOptions struct {
 	notes   noteOptions
 	noGit   bool
 	json    bool
+	quiet   bool // no score advice
 }
 
 func newSaveCmd(a *app) *cobra.Command {
@@ -45,6 +46,7 @@ may be repeated; empty items are rejected.`,
 	f.StringVar(&opts.project, "project", ".", "project directory")
 	opts.notes.bind(f, "one-line title (required)")
 	f.BoolVar(&opts.noGit, "no-git", false, "save without git state (for a directory that is not a git worktree)")
+	f.BoolVar(&opts.quiet, "quiet", false, "do not print the score and what to add")
 	f.BoolVar(&opts.json, "json", false, "print the saved record as JSON")
 	return cmd
 }
@@ -80,7 +82,7 @@ func runSave(a *app, opts *saveOptions) error {
 	if err := s.Save(rec); err != nil {
 		return err
 	}
-	a.warnIncomplete(rec)
+	a.warnIncomplete(rec, opts.quiet)
 	if opts.json {
 		return a.writeJSON(rec)
 	}

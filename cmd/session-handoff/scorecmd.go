@@ -29,13 +29,14 @@ the score is the share met):
   next      25  at least one next step
   concrete   5  every next step has three or more words
   decisions 10  at least one settled decision
-  git       10  the git state was recorded
+  git       10  the git state was recorded (not counted after --no-git)
   current   10  HEAD and branch now match the handoff (when the project is on this machine)
   files     10  the files touched are named
   failure    5  the last failed command is kept with its output (when one failed)
   checks     5  how to build or test the project is known
 
-save and capture print what is missing after they store a handoff.`,
+On a terminal, save and capture print the score and what to add in one
+line after they store a handoff (not with --quiet).`,
 		Example: `  session-handoff score
   session-handoff score 01JDZ3K4XQ2 --json | jq .percent`,
 		Args:              rangeArgs(0, 1, "at most one id"),
@@ -75,12 +76,13 @@ func printMissing(w io.Writer, sc handoff.Score) {
 	}
 }
 
-// warnIncomplete prints, after save or capture, what the handoff lacks.
-func (a *app) warnIncomplete(rec *handoff.Record) {
-	sc := handoff.Assess(rec, nil)
-	if len(sc.Missing()) == 0 {
+// warnIncomplete prints, after save or capture, the score and what the
+// handoff lacks in one line: only on a terminal, and not when quiet.
+func (a *app) warnIncomplete(rec *handoff.Record, quiet bool) {
+	if quiet || !a.stderrTTY {
 		return
 	}
-	fmt.Fprintf(a.stderr, "session-handoff: note: handoff scores %d/100 ('session-handoff score' explains):\n", sc.Percent)
-	printMissing(a.stderr, sc)
+	if line := handoff.Assess(rec, nil).Advice(); line != "" {
+		fmt.Fprintf(a.stderr, "session-handoff: note: %s\n", line)
+	}
 }

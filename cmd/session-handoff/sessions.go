@@ -26,7 +26,8 @@ func newSessionsCmd(a *app) *cobra.Command {
 		Long: `Lists the transcripts of Claude Code (~/.claude/projects, or
 $CLAUDE_CONFIG_DIR), Codex CLI ($CODEX_HOME/sessions, default ~/.codex) and
 Gemini CLI (~/.gemini/tmp), newest first, with the working directory each
-session ran in. --project keeps the sessions that ran in that directory or
+session ran in, and its title (or first request), its secrets redacted as
+capture redacts them. --project keeps the sessions that ran in that directory or
 under it; --project '' shows all.`,
 		Example: `  session-handoff sessions
   session-handoff sessions --from codex --project ~/src/app --json`,
@@ -61,6 +62,11 @@ func runSessions(a *app, opts sessionsOptions) error {
 	if err != nil {
 		return err
 	}
+	r, err := a.redactor()
+	if err != nil {
+		return err
+	}
+	capture.RedactSessions(found, r)
 	if opts.json {
 		out := []sessionRow{}
 		for _, s := range found {

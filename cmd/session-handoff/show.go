@@ -13,18 +13,23 @@ import (
 
 // showOptions are show's argument and flags.
 type showOptions struct {
-	ref  string // an id, unique prefix or "latest"
-	json bool
+	ref        string // an id, unique prefix or "latest"
+	json       bool
+	attachment string // the display name of an attachment to write out
+	output     string // where the attachment goes: a file, or "-" for stdout
 }
 
 func newShowCmd(a *app) *cobra.Command {
 	var opts showOptions
 	cmd := &cobra.Command{
-		Use:   "show ID|PREFIX|latest [--json]",
+		Use:   "show ID|PREFIX|latest [--json | --attachment NAME -o FILE|-]",
 		Short: "print one stored handoff",
-		Long:  `Prints a handoff for people, or as the exact stored JSON with --json. The id may be any unique prefix, or "latest".`,
+		Long: `Prints a handoff for people, or as the exact stored JSON with --json. The id may be any unique prefix, or "latest".
+
+With --attachment NAME -o FILE, writes the attachment of that name to FILE (or to stdout with -o -), checking it against its SHA-256 as it is copied: a blob that does not match is an error and leaves no file.`,
 		Example: `  session-handoff show latest
-  session-handoff show 01JDZ3K4XQ2 --json | jq .next_steps`,
+  session-handoff show 01JDZ3K4XQ2 --json | jq .next_steps
+  session-handoff show latest --attachment transcript.jsonl -o transcript.jsonl`,
 		Args:              exactArgs(1, "exactly one id, prefix or 'latest'"),
 		ValidArgsFunction: a.completeIDs,
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -33,13 +38,30 @@ func newShowCmd(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the record as JSON")
+	cmd.Flags().StringVar(&opts.attachment, "attachment", "", "write the attachment with this name (see -o)")
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "", "with --attachment: the file to write, or - for stdout")
 	return cmd
 }
 
 func runShow(a *app, opts showOptions) error {
-	_, rec, err := a.openRecord(opts.ref)
+	switch {
+	case opts.attachment != "" && opts.output == "":
+		return withHint(usagef("--attachment needs -o FILE, or -o - for stdout"), "session-handoff show ID --attachment NAME -o FILE")
+	case opts.attachment == "" && opts.output != "":
+		return usagef("-o is for --attachment")
+	case opts.attachment != "" && opts.json:
+		return usagef("--attachment and --json do not go together")
+	}
+	s, rec, err := a.openRecord(opts.ref)
 	if err != nil {
 		return err
+	}
+	if opts.attachment != "" {
+		at, err := rec.FindAttachment(opts.attachment)
+		if err != nil {
+			return err
+		}
+		return a.writeOutput(opts.output, 0o600, func(w io.Writer) error { return s.CopyAttachment(w, at) })
 	}
 	if opts.json {
 		return a.writeJSON(rec)
@@ -62,6 +84,7 @@ func printRecord(w io.Writer, r *handoff.Record, now time.Time) {
 	if len(r.Tags) > 0 {
 		fmt.Fprintf(w, "tags:     %s\n", clean(strings.Join(r.Tags, ", ")))
 	}
+	fmt.Fprintf(w, "origin:   %s\n", clean(r.Source.Origin()))
 	fmt.Fprintf(w, "source:   %s", r.Source.Kind)
 	if r.Source.Machine != "" {
 		fmt.Fprintf(w, " on %s", clean(r.Source.Machine))

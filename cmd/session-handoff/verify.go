@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -69,7 +70,9 @@ exit code tells the answer:
      for other recipients, or an unsupported version
   1  could not check: unreadable file, no identity to decrypt it, wrong
      passphrase
-  2  usage error`,
+  2  usage error
+It also prints the name the bundle gives its signer, a claim and not proof,
+and warns when your trust store binds that name to a different key.`,
 		`  session-handoff verify auth.handoff && session-handoff import auth.handoff
   session-handoff verify - --json < auth.handoff`,
 		"print the answer as JSON", runVerify)
@@ -102,7 +105,11 @@ func runVerify(a *app, opts *checkOptions) error {
 			break
 		}
 		fmt.Fprintln(a.stdout, describeVerification(*rep.Verification))
+		if rep.ClaimedSigner != "" {
+			fmt.Fprintf(a.stdout, "the bundle names its signer %s (a claim, not proof)\n", cell(rep.ClaimedSigner, 100))
+		}
 	}
+	a.warnClaim(rep)
 	if code == exitOK {
 		return nil
 	}
@@ -125,6 +132,7 @@ func runInspect(a *app, opts *checkOptions) error {
 		return a.writeJSON(rep)
 	}
 	printManifest(a, rep)
+	a.warnClaim(rep)
 	if !rep.ForMe {
 		fmt.Fprintln(a.stderr, "warning: signed for other recipients: import would refuse it")
 	}
@@ -161,6 +169,15 @@ func printManifest(a *app, rep *exchange.CheckReport) {
 	fmt.Fprintf(w, "handoff:     %s  %s\n", m.Record.ID, cell(m.Record.Title, 80))
 	for _, b := range m.Blobs {
 		fmt.Fprintf(w, "  blob %s  %d bytes  %s  %s\n", b.SHA256, b.Size, cell(b.MediaType, 40), cell(b.Name, 60))
+	}
+}
+
+// warnClaim warns when the name a bundle claims for its signer is one the
+// trust store binds to other keys.
+func (a *app) warnClaim(rep *exchange.CheckReport) {
+	if len(rep.ClaimPinnedTo) > 0 {
+		a.warn("the bundle claims to be signed by %s, but your trust store binds that name to another key (%s): treat it as someone else",
+			cell(rep.ClaimedSigner, 100), strings.Join(rep.ClaimPinnedTo, ", "))
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/redact"
 )
 
 // SessionInfo describes one session transcript found on disk, from the
@@ -561,4 +562,15 @@ func ListSessions(agents []Agent, env func(string) string, projectDir string) ([
 	}
 	slices.SortStableFunc(all, func(x, y SessionInfo) int { return y.LastActivity.Compare(x.LastActivity) })
 	return all, nil
+}
+
+// RedactSessions redacts the titles of listed sessions (often the first
+// request, which may hold a pasted secret) with r, as capture redacts a
+// record's title, in place.
+func RedactSessions(sessions []SessionInfo, r *redact.Redactor) {
+	for i := range sessions {
+		if sessions[i].Title != "" {
+			sessions[i].Title = r.String(sessions[i].Title, "title", nil)
+		}
+	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/session-handoff/session-handoff/internal/redact"
 )
 
 func writeFile(t *testing.T, path, content string, mtime time.Time) {
@@ -257,5 +259,16 @@ func TestListSessionsMergesAgentsNewestFirst(t *testing.T) {
 	}
 	if got, _ := ListSessions(nil, env, "/work/b"); ids(got) != "claude1" {
 		t.Errorf("project /work/b: %s", ids(got))
+	}
+}
+
+func TestRedactSessions(t *testing.T) {
+	ss := []SessionInfo{{Title: "deploy with AKIAABCDEFGHIJKLMNOP please"}, {Title: "plain"}, {}}
+	RedactSessions(ss, redact.Default())
+	if strings.Contains(ss[0].Title, "AKIAABCDEFGHIJKLMNOP") || !strings.HasPrefix(ss[0].Title, "deploy with ") {
+		t.Fatalf("title not redacted: %q", ss[0].Title)
+	}
+	if ss[1].Title != "plain" || ss[2].Title != "" {
+		t.Fatalf("clean titles changed: %+v", ss[1:])
 	}
 }

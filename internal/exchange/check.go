@@ -3,9 +3,11 @@ package exchange
 import (
 	"errors"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/bundle"
+	"github.com/session-handoff/session-handoff/crypto"
 )
 
 // Verdict is what checking a bundle found, the answer of verify.
@@ -38,6 +40,13 @@ type CheckReport struct {
 	Error        string               `json:"error,omitempty"`
 	Kind         string               `json:"error_kind,omitempty"`
 	Blobs        []bundle.Blob        `json:"blobs,omitempty"`
+	// ClaimedSigner is the name the bundle gives its signer (the
+	// manifest's signer hint): a claim, never proof.
+	ClaimedSigner string `json:"claimed_signer,omitempty"`
+	// ClaimPinnedTo lists the fingerprints the trust store binds the
+	// claimed name to, when none of them signed the bundle: someone else's
+	// key claims a name you trust.
+	ClaimPinnedTo []string `json:"claimed_name_pinned_to,omitempty"`
 }
 
 // Check reads the bundle r completely against the trust store of keys,
@@ -51,7 +60,37 @@ func Check(r io.Reader, keys Keyring, ropts bundle.ReadOptions) (*bundle.Result,
 	}
 	ropts.Trusted = trust
 	res, err := bundle.Read(r, ropts)
-	return res, Classify(res, err), nil
+	rep := Classify(res, err)
+	checkClaim(rep, trust)
+	return res, rep, nil
+}
+
+// checkClaim sets the report's claimed signer name and, when the trust
+// store binds that name only to keys other than the ones that signed, those
+// keys' fingerprints.
+func checkClaim(rep *CheckReport, trust *crypto.TrustStore) {
+	m := rep.Manifest
+	if m == nil || m.Signer == nil || m.Signer.Name == "" || rep.Verification == nil {
+		return
+	}
+	rep.ClaimedSigner = m.Signer.Name
+	signed := rep.Verification.Fingerprints
+	if len(signed) == 0 && rep.Verification.Fingerprint != "" {
+		signed = []string{rep.Verification.Fingerprint}
+	}
+	var others []string
+	for _, e := range trust.Entries() {
+		if !e.Usable || !slices.Contains(e.Principals, m.Signer.Name) {
+			continue
+		}
+		if slices.Contains(signed, e.Fingerprint) {
+			return // the name is bound to a key that signed
+		}
+		if !slices.Contains(others, e.Fingerprint) {
+			others = append(others, e.Fingerprint)
+		}
+	}
+	rep.ClaimPinnedTo = others
 }
 
 // Classify turns what bundle.Read returned into a report: the verdict,

@@ -43,3 +43,25 @@ func TestCheckVerdicts(t *testing.T) {
 		t.Fatalf("garbage: %+v", rep)
 	}
 }
+
+// Check reports the name a bundle claims for its signer, and the keys the
+// trust store binds that name to when none of them signed.
+func TestCheckClaimedSigner(t *testing.T) {
+	alice, bob, impostor := newParty(t, "alice@test"), newParty(t, "bob@test"), newParty(t, "alice@test")
+	key, err := crypto.ParsePublicKey(alice.info.SigningKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bob.keys.Trust("alice@test", key, true); err != nil {
+		t.Fatal(err)
+	}
+	_, rep, err := Check(bytes.NewReader(export(t, alice, bob)), bob.keys, bob.readOptions(t))
+	if err != nil || rep.ClaimedSigner != "alice@test" || len(rep.ClaimPinnedTo) != 0 {
+		t.Fatalf("alice: claimed %q, pinned to %v, %v", rep.ClaimedSigner, rep.ClaimPinnedTo, err)
+	}
+	_, rep, err = Check(bytes.NewReader(export(t, impostor, bob)), bob.keys, bob.readOptions(t))
+	if err != nil || rep.Result != VerdictUntrusted || rep.ClaimedSigner != "alice@test" ||
+		len(rep.ClaimPinnedTo) != 1 || rep.ClaimPinnedTo[0] != key.Fingerprint() {
+		t.Fatalf("impostor: %s, claimed %q, pinned to %v, %v", rep.Result, rep.ClaimedSigner, rep.ClaimPinnedTo, err)
+	}
+}
