@@ -8,17 +8,25 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
+
+// ReleaseGrace is how old a blob must be for RemoveWithBlobs to remove it:
+// far longer than the moment between an import (or capture) putting a
+// blob in place and storing the record that attaches it.
+const ReleaseGrace = 10 * time.Minute
 
 // RemoveWithBlobs removes the record with the given id, as Remove does,
 // and then the blobs it attached that no other record attaches (a blob
 // another record still names stays). The report lists the blobs removed.
 // A record that cannot be read is removed all the same and its blobs are
 // left for GC; so are all blobs while any record file is damaged, since
-// what the damaged ones attach is unknown.
+// what the damaged ones attach is unknown. A blob written less than
+// ReleaseGrace ago stays too: an import or capture of the same content may
+// have just put it there and not yet stored its record (GC takes it later).
 func (s *Store) RemoveWithBlobs(id handoff.ID) (*GCReport, error) {
 	var names []string
 	if rec, err := s.Get(id); err == nil {
@@ -64,7 +72,7 @@ func (s *Store) releaseBlobs(names []string) (*GCReport, error) {
 		if err != nil {
 			return rep, fmt.Errorf("remove blob %s: %w", name, err)
 		}
-		if !fi.Mode().IsRegular() {
+		if !fi.Mode().IsRegular() || time.Since(fi.ModTime()) < ReleaseGrace {
 			continue
 		}
 		if err := os.Remove(path); err != nil {

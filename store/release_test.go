@@ -2,6 +2,8 @@ package store
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -24,9 +26,17 @@ func TestRemoveWithBlobs(t *testing.T) {
 		}
 		return handoff.Attachment{Name: text + ".txt", MediaType: "text/plain", Size: size, SHA256: sum}
 	}
-	own, shared, orphan := put("own"), put("shared"), put("orphan")
+	own, shared, orphan, young := put("own"), put("shared"), put("orphan"), put("young")
+	// All but young are older than ReleaseGrace; young stays, as an import
+	// of the same content may just have put it there.
+	old := time.Now().Add(-2 * ReleaseGrace)
+	for _, at := range []handoff.Attachment{own, shared, orphan} {
+		if err := os.Chtimes(filepath.Join(s.blobDir(), at.SHA256), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
 	a := mkRecord(t, time.Now(), "codex", "p", "a")
-	a.Attachments = []handoff.Attachment{own, shared, own}
+	a.Attachments = []handoff.Attachment{own, shared, own, young}
 	b := mkRecord(t, time.Now().Add(time.Second), "codex", "p", "b")
 	b.Attachments = []handoff.Attachment{shared}
 	for _, r := range []*handoff.Record{a, b} {
@@ -47,7 +57,7 @@ func TestRemoveWithBlobs(t *testing.T) {
 	if _, _, err := s.OpenBlob(own.SHA256); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("own blob still there: %v", err)
 	}
-	for _, keep := range []handoff.Attachment{shared, orphan} {
+	for _, keep := range []handoff.Attachment{shared, orphan, young} {
 		rc, _, err := s.OpenBlob(keep.SHA256)
 		if err != nil {
 			t.Fatalf("%s removed: %v", keep.Name, err)
