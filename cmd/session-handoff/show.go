@@ -13,8 +13,9 @@ import (
 
 // showOptions are show's argument and flags.
 type showOptions struct {
-	ref  string // an id, unique prefix or "latest"
-	json bool
+	ref         string // an id, unique prefix or "latest"
+	allProjects bool   // "latest" is the store's newest, not this project's
+	json        bool
 }
 
 func newShowCmd(a *app) *cobra.Command {
@@ -32,12 +33,13 @@ func newShowCmd(a *app) *cobra.Command {
 			return runShow(a, opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.allProjects, "all-projects", false, allProjectsUsage)
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the record as JSON")
 	return cmd
 }
 
 func runShow(a *app, opts showOptions) error {
-	_, rec, err := a.openRecord(opts.ref)
+	_, rec, err := a.openRecord(opts.ref, opts.allProjects)
 	if err != nil {
 		return err
 	}
