@@ -1,6 +1,8 @@
 package store
 
 import (
+	"errors"
+
 	"github.com/session-handoff/session-handoff/handoff"
 	"testing"
 	"time"
@@ -32,5 +34,36 @@ func TestLatestForProject(t *testing.T) {
 	// None.
 	if rec, _, err := s.LatestForProject("/home/dev/src/none"); err != nil || rec != nil {
 		t.Fatalf("none: %v %v", rec, err)
+	}
+}
+
+func TestResolveForProject(t *testing.T) {
+	s := newTestStore(t)
+	t0 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	app := mkRecord(t, t0, "codex", "app", "app")
+	other := mkRecord(t, t0.Add(time.Hour), "codex", "other", "other, newest")
+	for _, r := range []*handoff.Record{app, other} {
+		mustSave(t, s, r)
+	}
+	cases := []struct {
+		ref, root string
+		want      handoff.ID
+		note      string
+	}{
+		{"latest", app.Project.Path, app.ID, "latest: the newest handoff of " + app.Project.Path + " (" + string(app.ID) + ")"},
+		{"LATEST", other.Project.Path, other.ID, ""},
+		{"latest", "", other.ID, ""},
+		{"latest", "/home/dev/src/none/x", other.ID, "latest: no handoff for this project; the store's newest is " + string(other.ID)},
+		{string(app.ID), other.Project.Path, app.ID, ""},
+		{string(other.ID[:12]), app.Project.Path, other.ID, ""},
+	}
+	for _, c := range cases {
+		p, err := s.ResolveForProject(c.ref, c.root)
+		if err != nil || p.ID != c.want || p.Note != c.note {
+			t.Errorf("%s in %q: %+v %v, want %s %q", c.ref, c.root, p, err, c.want, c.note)
+		}
+	}
+	if _, err := newTestStore(t).ResolveForProject("latest", app.Project.Path); !errors.Is(err, ErrEmpty) {
+		t.Errorf("empty store: %v", err)
 	}
 }

@@ -585,3 +585,40 @@ func (e Entry) Matches(query string) bool {
 	hay := strings.ToLower(string(e.ID) + " " + e.Title + " " + e.ProjectName + " " + e.Tool + " " + strings.Join(e.Tags, " "))
 	return strings.Contains(hay, strings.ToLower(query))
 }
+
+// Pick is the handoff a reference named, with a note on how "latest" was
+// decided.
+type Pick struct {
+	ID handoff.ID
+	// Note says in one line which handoff "latest" took when that is not
+	// obvious: when the project changed the answer, or when the project
+	// has no handoff and the store's newest was taken. It is empty
+	// otherwise.
+	Note string
+}
+
+// ResolveForProject is Resolve with "latest" meaning the newest handoff of
+// the project at root (matched as LatestForProject does), or the store's
+// newest when that project has none or root is empty. An id or prefix
+// resolves as Resolve does, wherever the project is.
+func (s *Store) ResolveForProject(ref, root string) (Pick, error) {
+	id, err := s.Resolve(ref)
+	if err != nil || root == "" || !strings.EqualFold(ref, "latest") {
+		return Pick{ID: id}, err
+	}
+	rec, byName, err := s.LatestForProject(root)
+	if err != nil {
+		return Pick{}, err
+	}
+	if rec == nil {
+		return Pick{ID: id, Note: fmt.Sprintf("latest: no handoff for this project; the store's newest is %s", id)}, nil
+	}
+	if rec.ID == id {
+		return Pick{ID: id}, nil
+	}
+	how := ""
+	if byName {
+		how = " (matched by the directory's name)"
+	}
+	return Pick{ID: rec.ID, Note: fmt.Sprintf("latest: the newest handoff of %s%s (%s)", handoff.CleanText(root), how, rec.ID)}, nil
+}

@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -75,4 +76,30 @@ func (p Profile) RemoveInstructions(root string) (path string, changed bool, err
 	f := p.BlockFile(root)
 	changed, err = f.Remove()
 	return f.Path, changed, err
+}
+
+// ErrNeedsForce is wrapped by the error of CheckInstructionSource.
+var ErrNeedsForce = errors.New("needs an explicit id and --force")
+
+// CheckInstructionSource says why rec should not go into the instruction
+// file of the project at root without being asked for by id and with
+// --force: a handoff of another project (by path), or one imported with a
+// signature that is not trusted or with none. Instruction files are read
+// by the agent at every start, so a wrong or unvouched handoff there
+// steers every session. It returns nil when there is no such reason.
+func CheckInstructionSource(rec *handoff.Record, root string) error {
+	if imp := rec.Source.Import; imp != nil && imp.Verification != "verified" && imp.Verification != "pinned" {
+		how := "with no verification recorded"
+		switch imp.Verification {
+		case "untrusted":
+			how = "signed by a key that is not trusted"
+		case "unsigned":
+			how = "unsigned"
+		}
+		return fmt.Errorf("handoff %s was imported %s: writing it into an instruction file %w", rec.ID, how, ErrNeedsForce)
+	}
+	if p := rec.Project.Path; p == "" || filepath.Clean(p) != filepath.Clean(root) {
+		return fmt.Errorf("handoff %s is of project %s, not %s: writing it into an instruction file %w", rec.ID, handoff.Shorten(handoff.CleanText(p), 200), root, ErrNeedsForce)
+	}
+	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/store"
@@ -52,6 +53,12 @@ func resolve(s *store.Store, ref string) (string, error) {
 	if err == nil {
 		return string(id), nil
 	}
+	return "", resolveHint(err)
+}
+
+// resolveHint adds a hint for the usual mistakes to an error of
+// store.Resolve.
+func resolveHint(err error) error {
 	var amb *store.AmbiguousError
 	switch {
 	case errors.As(err, &amb):
@@ -63,29 +70,53 @@ func resolve(s *store.Store, ref string) (string, error) {
 			}
 			ids = append(ids, string(c.ID))
 		}
-		return "", withHint(err, "use a longer prefix: "+strings.Join(ids, ", "))
+		return withHint(err, "use a longer prefix: "+strings.Join(ids, ", "))
 	case errors.Is(err, store.ErrEmpty):
-		return "", withHint(err, "save one with 'session-handoff save --title …'")
+		return withHint(err, "save one with 'session-handoff save --title …'")
 	case errors.Is(err, store.ErrNotFound):
-		return "", withHint(err, "run 'session-handoff list' to see what is stored")
+		return withHint(err, "run 'session-handoff list' to see what is stored")
 	}
-	return "", err
+	return err
+}
+
+// resolveHere turns ref into a stored id, "latest" meaning the newest
+// handoff of the project of the working directory unless allProjects, and
+// says on stderr which one "latest" took when that is not obvious.
+func (a *app) resolveHere(s *store.Store, ref string, allProjects bool) (handoff.ID, error) {
+	root := ""
+	if !allProjects && strings.EqualFold(ref, "latest") {
+		// No project found (the directory is gone, git fails): the
+		// store's newest, as before projects counted.
+		root, _ = capture.ProjectRoot(a.ctx, ".")
+	}
+	pick, err := s.ResolveForProject(ref, root)
+	if err != nil {
+		return "", resolveHint(err)
+	}
+	if pick.Note != "" {
+		fmt.Fprintf(a.stderr, "session-handoff: %s\n", pick.Note)
+	}
+	return pick.ID, nil
 }
 
 // openRecord opens the store and reads the handoff ref names (an id, a
-// unique prefix or "latest").
-func (a *app) openRecord(ref string) (*store.Store, *handoff.Record, error) {
+// unique prefix or "latest", which resolveHere decides).
+func (a *app) openRecord(ref string, allProjects bool) (*store.Store, *handoff.Record, error) {
 	s, err := a.openStore()
 	if err != nil {
 		return nil, nil, err
 	}
-	id, err := resolve(s, ref)
+	id, err := a.resolveHere(s, ref, allProjects)
 	if err != nil {
 		return s, nil, err
 	}
-	rec, err := s.Get(handoff.ID(id))
+	rec, err := s.Get(id)
 	return s, rec, err
 }
+
+// allProjectsUsage is the help of --all-projects on the commands that take
+// an id.
+const allProjectsUsage = "\"latest\" is the newest handoff in the whole store, not of this project"
 
 // readText reads a long text field from a file, or from stdin for "-".
 func (a *app) readText(path string) (string, error) {

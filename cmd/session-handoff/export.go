@@ -24,6 +24,7 @@ import (
 // exportOptions are export's flags and argument.
 type exportOptions struct {
 	ref         string   // the handoff: an id, a unique prefix or "latest"
+	allProjects bool     // "latest" is the store's newest, not this project's
 	to          []string // --to: recipients, inline or files
 	toFiles     []string // --to-file
 	passphrase  bool     // --passphrase: encrypt to a passphrase
@@ -73,6 +74,7 @@ behind.`,
 		},
 	}
 	f := cmd.Flags()
+	f.BoolVar(&opts.allProjects, "all-projects", false, allProjectsUsage)
 	f.StringArrayVar(&opts.to, "to", nil, "a recipient: age1…, an ssh-ed25519/ssh-rsa key line, or a file of them (repeatable)")
 	f.StringArrayVar(&opts.toFiles, "to-file", nil, "a file of recipients, one per line (repeatable)")
 	f.BoolVar(&opts.passphrase, "passphrase", false, "encrypt to a passphrase instead of recipients")
@@ -97,7 +99,7 @@ func runExport(a *app, opts *exportOptions) error {
 	if err := readableOnly(opts, markdown || opts.format == "json"); err != nil {
 		return err
 	}
-	s, rec, err := a.openRecord(opts.ref)
+	s, rec, err := a.openRecord(opts.ref, opts.allProjects)
 	if err != nil {
 		return err
 	}

@@ -175,6 +175,7 @@ func TestExport(t *testing.T) {
 			for k, v := range c.env {
 				env[k] = v
 			}
+			opts.allProjects = true // the store's newest, with no note: the test runs outside its project
 			a := newTestApp(context.Background(), nil, &stdout, &stderr, env)
 			a.stdoutTTY = c.tty
 			code := a.report("export", runExport(a, &opts))

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -304,7 +306,7 @@ func runHostileInput(t *testing.T, e *hostileEnv, in hostileInput) {
 			t.Errorf("%s: panicked: %s", what, r.panicked)
 			continue
 		}
-		for _, problem := range checkRun(e, run, args[0], r) {
+		for _, problem := range checkRun(e, run, commandPathOf(args), r) {
 			t.Errorf("%s: %s", what, problem)
 		}
 		if len(r.stdout) > 4<<20 || len(r.stderr) > 64<<10 {
@@ -355,6 +357,16 @@ func runHostileInput(t *testing.T, e *hostileEnv, in hostileInput) {
 }
 
 // checkRun says what is wrong with one command's result.
+// commandPathOf is the command args run, as its errors name it ("memory
+// show", "import").
+func commandPathOf(args []string) string {
+	root := newRootCmd(newTestApp(context.Background(), nil, io.Discard, io.Discard, nil))
+	if c, _, err := root.Find(args); err == nil && c != root {
+		return commandName(c)
+	}
+	return args[0]
+}
+
 func checkRun(e *hostileEnv, run hostileRun, cmd string, r cliResult) []string {
 	var bad []string
 	if r.code != run.code {
@@ -364,6 +376,12 @@ func checkRun(e *hostileEnv, run hostileRun, cmd string, r cliResult) []string {
 	lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
 	if r.stderr == "" {
 		lines = nil
+	}
+	// "latest" resolved outside the handoff's project says which handoff
+	// it took, on a line of its own before anything else.
+	if len(lines) > 0 && strings.HasPrefix(lines[0], "session-handoff: latest: ") {
+		lines = lines[1:]
+		r.stderr = strings.Join(lines, "\n")
 	}
 	switch {
 	case run.code != 0 && len(run.errHas) > 0:

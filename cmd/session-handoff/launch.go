@@ -15,11 +15,12 @@ import (
 
 // launchOptions are launch's flags and arguments.
 type launchOptions struct {
-	ref    string   // id, prefix or "latest"
-	extra  []string // the agent's own arguments, after --
-	target string
-	budget string
-	dryRun bool
+	ref         string   // id, prefix or "latest"
+	allProjects bool     // "latest" is the store's newest, not this project's
+	extra       []string // the agent's own arguments, after --
+	target      string
+	budget      string
+	dryRun      bool
 }
 
 func newLaunchCmd(a *app) *cobra.Command {
@@ -65,6 +66,7 @@ the prompt file and prints it and the command, and starts nothing.`,
 		},
 	}
 	f := cmd.Flags()
+	f.BoolVar(&opts.allProjects, "all-projects", false, allProjectsUsage)
 	f.StringVar(&opts.target, "target", "", "the agent: "+strings.Join(targets.StartNames(), ", "))
 	f.StringVar(&opts.budget, "budget", "", "size limit: tokens (8000) or bytes (32KiB); default none")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "write the prompt file, print it and the command, start nothing")
@@ -89,7 +91,7 @@ func runLaunch(a *app, opts *launchOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
-	_, rec, err := a.openRecord(opts.ref)
+	_, rec, err := a.openRecord(opts.ref, opts.allProjects)
 	if err != nil {
 		return err
 	}

@@ -15,17 +15,19 @@ import (
 
 // renderOptions are render's flags and argument.
 type renderOptions struct {
-	ref      string // id, prefix or "latest"; "" is latest
-	target   string
-	as       string
-	asSet    bool // --as was given
-	budget   string
-	sections []string
-	output   string
-	outSet   bool // -o was given
-	write    bool
-	remove   bool
-	project  string
+	ref         string // id, prefix or "latest"; "" is latest
+	target      string
+	as          string
+	asSet       bool // --as was given
+	budget      string
+	sections    []string
+	output      string
+	outSet      bool // -o was given
+	write       bool
+	remove      bool
+	project     string
+	force       bool // --write may put another project's or an untrusted handoff in the file
+	allProjects bool // "latest" is the store's newest, not this project's
 }
 
 func newRenderCmd(a *app) *cobra.Command {
@@ -53,6 +55,8 @@ the end of the text and on stderr.
 project (CLAUDE.md, AGENTS.md, GEMINI.md, .cursor/rules/handoff.mdc,
 .github/copilot-instructions.md) as a marked block: written atomically,
 replaced in place the next time, and nothing outside it is touched.
+A handoff of another project, or imported with a signature that is not
+trusted (or none), goes in only when named by id and with --force.
 --remove takes the block out again.`,
 		Example: `  session-handoff render latest --target claude-code -o /tmp/handoff.md
   claude -p "Continue the work in the handoff on stdin." < /tmp/handoff.md
@@ -76,7 +80,9 @@ replaced in place the next time, and nothing outside it is touched.
 	f.StringVar(&opts.budget, "budget", "", "size limit: tokens (8000) or bytes (32KiB); default none for prompts, the target's for instructions")
 	f.StringSliceVar(&opts.sections, "sections", nil, "render only these sections (comma-separated ids)")
 	f.StringVarP(&opts.output, "output", "o", "-", "write to FILE (atomically) instead of stdout")
+	f.BoolVar(&opts.allProjects, "all-projects", false, allProjectsUsage)
 	f.BoolVar(&opts.write, "write", false, "write into the target's instruction file in the project")
+	f.BoolVar(&opts.force, "force", false, "with --write and an explicit id: write a handoff of another project or with an untrusted signer")
 	f.BoolVar(&opts.remove, "remove", false, "remove the handoff block from the target's instruction file")
 	f.StringVar(&opts.project, "project", ".", "the project whose instruction file --write and --remove change")
 	completeTargets(cmd, targets.Names)
@@ -102,12 +108,12 @@ func runRender(a *app, opts *renderOptions) error {
 	if ref == "" {
 		ref = "latest"
 	}
-	_, rec, err := a.openRecord(ref)
+	_, rec, err := a.openRecord(ref, opts.allProjects)
 	if err != nil {
 		return err
 	}
 	if opts.write {
-		return a.writeBlock(p, opts.project, rec, ropts)
+		return a.writeBlock(p, opts, rec, ropts)
 	}
 	res, err := render.Render(rec, ropts)
 	if err != nil {
@@ -172,10 +178,18 @@ func (a *app) projectRoot(dir string) (string, error) {
 }
 
 // writeBlock renders rec into the target's instruction file in project.
-func (a *app) writeBlock(p targets.Profile, project string, rec *handoff.Record, opts render.Options) error {
-	root, err := a.projectRoot(project)
+// A handoff of another project or not vouched for by a trusted signer
+// goes in only when named by id and forced.
+func (a *app) writeBlock(p targets.Profile, ro *renderOptions, rec *handoff.Record, opts render.Options) error {
+	root, err := a.projectRoot(ro.project)
 	if err != nil {
 		return err
+	}
+	if err := targets.CheckInstructionSource(rec, root); err != nil {
+		explicit := ro.ref != "" && !strings.EqualFold(ro.ref, "latest")
+		if !explicit || !ro.force {
+			return withHint(err, "name the handoff by id and add --force if it belongs here: session-handoff render "+string(rec.ID)+" --as instructions --write --force")
+		}
 	}
 	w, err := p.WriteInstructions(root, rec, opts)
 	if err != nil {

@@ -12,8 +12,9 @@ import (
 
 // scoreOptions are score's argument and flags.
 type scoreOptions struct {
-	ref  string // an id, unique prefix or "latest"
-	json bool
+	ref         string // an id, unique prefix or "latest"
+	allProjects bool   // "latest" is the store's newest, not this project's
+	json        bool
 }
 
 func newScoreCmd(a *app) *cobra.Command {
@@ -48,12 +49,13 @@ line after they store a handoff (not with --quiet).`,
 			return runScore(a, opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.allProjects, "all-projects", false, allProjectsUsage)
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the score and every criterion as JSON")
 	return cmd
 }
 
 func runScore(a *app, opts scoreOptions) error {
-	_, rec, err := a.openRecord(opts.ref)
+	_, rec, err := a.openRecord(opts.ref, opts.allProjects)
 	if err != nil {
 		return err
 	}

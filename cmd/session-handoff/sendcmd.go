@@ -19,6 +19,7 @@ import (
 // sendOptions are send's argument and flags.
 type sendOptions struct {
 	ref         string // the handoff: an id, a prefix or "latest"
+	allProjects bool   // "latest" is the store's newest, not this project's
 	remote      string
 	to          []string
 	pending     bool
@@ -55,6 +56,7 @@ pushes that bundle; it is never added twice.`,
 		},
 	}
 	f := cmd.Flags()
+	f.BoolVar(&opts.allProjects, "all-projects", false, allProjectsUsage)
 	f.StringVar(&opts.remote, "remote", "", "the remote to send through (default: the only one)")
 	f.StringArrayVar(&opts.to, "to", nil, "a recipient: a name from the address book, or an age1…/ssh- key (repeatable)")
 	f.BoolVar(&opts.pending, "pending", false, "only push what earlier sends could not")
@@ -94,11 +96,11 @@ func runSend(a *app, opts sendOptions) error {
 		if ref == "" {
 			ref = "latest"
 		}
-		id, err := resolve(s, ref)
+		id, err := a.resolveHere(s, ref, opts.allProjects)
 		if err != nil {
 			return err
 		}
-		if so.Record, err = s.Get(handoff.ID(id)); err != nil {
+		if so.Record, err = s.Get(id); err != nil {
 			return err
 		}
 		if to, err = resolveRecipients(kr, opts.to); err != nil {

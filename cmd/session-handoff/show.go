@@ -13,10 +13,11 @@ import (
 
 // showOptions are show's argument and flags.
 type showOptions struct {
-	ref        string // an id, unique prefix or "latest"
-	json       bool
-	attachment string // the display name of an attachment to write out
-	output     string // where the attachment goes: a file, or "-" for stdout
+	ref         string // an id, unique prefix or "latest"
+	allProjects bool   // "latest" is the store's newest, not this project's
+	json        bool
+	attachment  string // the display name of an attachment to write out
+	output      string // where the attachment goes: a file, or "-" for stdout
 }
 
 func newShowCmd(a *app) *cobra.Command {
@@ -37,6 +38,7 @@ With --attachment NAME -o FILE, writes the attachment of that name to FILE (or t
 			return runShow(a, opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.allProjects, "all-projects", false, allProjectsUsage)
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the record as JSON")
 	cmd.Flags().StringVar(&opts.attachment, "attachment", "", "write the attachment with this name (see -o)")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "", "with --attachment: the file to write, or - for stdout")
@@ -52,7 +54,7 @@ func runShow(a *app, opts showOptions) error {
 	case opts.attachment != "" && opts.json:
 		return usagef("--attachment and --json do not go together")
 	}
-	s, rec, err := a.openRecord(opts.ref)
+	s, rec, err := a.openRecord(opts.ref, opts.allProjects)
 	if err != nil {
 		return err
 	}
