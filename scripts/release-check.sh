@@ -3,8 +3,8 @@
 #   1. the release build is static and reproducible: linux/amd64 built twice
 #      into different directories gives identical bytes;
 #   2. every release platform compiles (linux, darwin, windows on amd64 and
-#      arm64), and every package builds under GOOS=windows (the tests do
-#      not yet: several make FIFOs or send SIGKILL);
+#      arm64), and every package and its tests vet under GOOS=windows and
+#      GOOS=darwin (Unix-only test calls go through internal/testsys);
 #   3. a checksums file signed with ssh-keygen -Y sign verifies with stock
 #      OpenSSH against an allowed_signers line (a throwaway key; the real
 #      one is a release secret);
@@ -60,11 +60,15 @@ for target in linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64;
     bad "builds for $target: $(head -3 "$work/err")"
   fi
 done
-if GOOS=windows go build ./... 2>"$work/err"; then
-  ok "every package builds under GOOS=windows"
-else
-  bad "GOOS=windows go build: $(grep -v '^#' "$work/err" | head -3)"
-fi
+# go vet type-checks the tests too, so a test that calls a Unix-only
+# syscall without a build tag (or internal/testsys) fails here.
+for goos in windows darwin; do
+  if GOOS=$goos go vet ./... 2>"$work/err"; then
+    ok "every package and its tests vet under GOOS=$goos"
+  else
+    bad "GOOS=$goos go vet: $(grep -v '^#' "$work/err" | head -3)"
+  fi
+done
 
 # 3. Signed checksums verify with stock OpenSSH.
 ssh-keygen -q -t ed25519 -N '' -C release@session-handoff -f "$work/release_key"

@@ -7,9 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 
 	"github.com/session-handoff/session-handoff/handoff"
 )
@@ -78,7 +79,7 @@ func benchStore(b *testing.B, kind string, n int) *Store {
 	}
 	// Flush the bulk writes now, or the first fsyncs of the benchmark
 	// would pay for them (ext4 commits them with its journal).
-	syscall.Sync()
+	testsys.SyncAll()
 	benchStores[key] = dir
 	s, err := Open(dir)
 	if err != nil {

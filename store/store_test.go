@@ -11,9 +11,10 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/safefile"
@@ -1048,9 +1049,7 @@ func TestHostileFileTypesDoNotHang(t *testing.T) {
 	link := filepath.Join(s.Dir(), "records", string(recs[1].ID)+".json")
 	os.Remove(fifo)
 	os.Remove(link)
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip("no named pipes here:", err)
-	}
+	testsys.Mkfifo(t, fifo)
 	os.Symlink(filepath.Join(s.Dir(), "records", string(recs[2].ID)+".json"), link)
 	for _, id := range []handoff.ID{recs[0].ID, recs[1].ID} {
 		if _, err := s.Get(id); err == nil || !strings.Contains(err.Error(), "not a regular file") {
@@ -1069,7 +1068,7 @@ func TestHostileFileTypesDoNotHang(t *testing.T) {
 		t.Errorf("remove fifo record: %v", err)
 	}
 	os.Remove(indexPath(s))
-	syscall.Mkfifo(indexPath(s), 0o600)
+	testsys.Mkfifo(t, indexPath(s))
 	if _, err := s.List(Filter{}); err == nil {
 		t.Error("list with a named pipe for an index succeeded")
 	}

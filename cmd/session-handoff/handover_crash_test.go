@@ -23,7 +23,10 @@ func crashMain() {
 	at := os.Getenv("SESSION_HANDOFF_CRASH_AT")
 	handoverObserve = func(step string, phase handover.Phase) {
 		if step+":"+string(phase) == at {
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			// os.Process.Kill is SIGKILL on Unix, TerminateProcess on Windows.
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				p.Kill()
+			}
 		}
 	}
 	main()

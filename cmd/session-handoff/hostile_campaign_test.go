@@ -12,10 +12,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 // The hostile-input campaign (issue 9): every hostile input of the corpora
@@ -1445,7 +1445,7 @@ func hugeFile(size int, prefix string) func(string) error {
 }
 
 func mkdir(p string) error  { return os.Mkdir(p, 0o700) }
-func mkfifo(p string) error { return syscall.Mkfifo(p, 0o600) }
+func mkfifo(p string) error { return testsys.MkfifoFile(p) }
 
 func symlinkTo(target string) func(string) error {
 	return func(p string) error { return os.Symlink(target, p) }

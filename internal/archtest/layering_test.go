@@ -96,6 +96,10 @@ func TestLayering(t *testing.T) {
 			if strings.HasPrefix(d, "cmd/") {
 				t.Errorf("%s depends on %s: packages never import a command", pkg, d)
 			}
+			// testsys imports "testing": only tests may use it.
+			if d == "internal/testsys" {
+				t.Errorf("%s depends on %s outside its tests: it is for tests only", pkg, d)
+			}
 		}
 	}
 	// Leaf packages that import nothing of ours may be used by every

@@ -4,8 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 func TestReadMemoryFiles(t *testing.T) {
@@ -26,9 +27,7 @@ func TestReadMemoryFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	// MEMORY.md is a FIFO: refused without blocking.
-	if err := syscall.Mkfifo(filepath.Join(root, "MEMORY.md"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testsys.Mkfifo(t, filepath.Join(root, "MEMORY.md"))
 	var warnings []string
 	files := ReadMemoryFiles(root, "memory", func(f string, a ...any) { warnings = append(warnings, f) })
 	if len(files) != 0 {

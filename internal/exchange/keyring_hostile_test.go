@@ -5,8 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
@@ -44,9 +45,7 @@ func TestKeyringRefusesHostileKeyFiles(t *testing.T) {
 		kr := newKeys(t)
 		for _, p := range []string{kr.SigningKeyPath(), kr.AgeIdentityPath(), kr.TrustPath()} {
 			os.Remove(p)
-			if err := syscall.Mkfifo(p, 0o600); err != nil {
-				t.Fatal(err)
-			}
+			testsys.Mkfifo(t, p)
 		}
 		if _, err := kr.SigningKey(nil); !errors.Is(err, safefile.ErrNotRegular) {
 			t.Errorf("signing key: %v", err)

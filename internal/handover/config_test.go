@@ -5,9 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 
 	"github.com/session-handoff/session-handoff/internal/paths"
 )
@@ -135,9 +136,7 @@ func TestPauseFailsClosed(t *testing.T) {
 
 func TestConfigFIFONeverBlocks(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "handover.toml")
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		t.Skip("no mkfifo:", err)
-	}
+	testsys.Mkfifo(t, path)
 	if _, err := LoadConfig(path); err == nil {
 		t.Fatal("a FIFO was read as a configuration")
 	}

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
@@ -790,9 +791,7 @@ func TestWriteRefusesNonRegular(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(dir, "CLAUDE.md")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Skip("mkfifo:", err)
-	}
+	testsys.Mkfifo(t, fifo)
 	for path, what := range map[string]string{asDir: "a directory", fifo: "a named pipe"} {
 		f := BlockFile{Path: path}
 		_, err := f.Write(func(int) (string, error) {
