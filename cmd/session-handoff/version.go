@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -34,22 +33,7 @@ func runVersion(a *app, opts versionOptions) error {
 	if opts.json {
 		return a.writeJSON(info)
 	}
-	var about []string
-	if info.Commit != "" {
-		c := info.Commit
-		if len(c) > 12 {
-			c = c[:12]
-		}
-		if info.Modified {
-			c += ", modified"
-		}
-		about = append(about, "commit "+c)
-	}
-	if info.Date != "" {
-		about = append(about, info.Date)
-	}
-	about = append(about, info.GoVersion+" "+info.Platform)
-	fmt.Fprintf(a.stdout, "session-handoff %s (%s)\n", info.Version, strings.Join(about, ", "))
+	fmt.Fprintln(a.stdout, info)
 	return nil
 }
 

@@ -16,6 +16,7 @@ package buildinfo
 import (
 	"runtime"
 	"runtime/debug"
+	"strings"
 )
 
 // Set by -ldflags -X in release builds; empty otherwise.
@@ -86,3 +87,24 @@ func fillFrom(info *Info, bi *debug.BuildInfo) {
 // Version is Get().Version: the string records, bundles and --version
 // carry.
 func Version() string { return Get().Version }
+
+// String is the one-line form `session-handoff version` and `doctor`
+// print: "session-handoff VERSION (commit C, DATE, GO PLATFORM)".
+func (i Info) String() string {
+	var about []string
+	if i.Commit != "" {
+		c := i.Commit
+		if len(c) > 12 {
+			c = c[:12]
+		}
+		if i.Modified {
+			c += ", modified"
+		}
+		about = append(about, "commit "+c)
+	}
+	if i.Date != "" {
+		about = append(about, i.Date)
+	}
+	about = append(about, i.GoVersion+" "+i.Platform)
+	return "session-handoff " + i.Version + " (" + strings.Join(about, ", ") + ")"
+}

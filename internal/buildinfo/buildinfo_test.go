@@ -36,3 +36,21 @@ func TestGet(t *testing.T) {
 		t.Fatalf("%+v", info)
 	}
 }
+
+func TestInfoString(t *testing.T) {
+	for _, c := range []struct {
+		info Info
+		want string
+	}{
+		{Info{Version: "v1.2.3", Commit: "0123456789abcdef0123", Date: "2026-11-24T01:02:03Z", GoVersion: "go1.26.8", Platform: "linux/amd64"},
+			"session-handoff v1.2.3 (commit 0123456789ab, 2026-11-24T01:02:03Z, go1.26.8 linux/amd64)"},
+		{Info{Version: "devel+0123456789ab", Commit: "0123456789abcdef", Modified: true, GoVersion: "go1.26.8", Platform: "windows/arm64"},
+			"session-handoff devel+0123456789ab (commit 0123456789ab, modified, go1.26.8 windows/arm64)"},
+		{Info{Version: "devel", GoVersion: "go1.26.8", Platform: "darwin/arm64"},
+			"session-handoff devel (go1.26.8 darwin/arm64)"},
+	} {
+		if got := c.info.String(); got != c.want {
+			t.Errorf("String() = %q, want %q", got, c.want)
+		}
+	}
+}

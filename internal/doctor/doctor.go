@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/session-handoff/session-handoff/internal/buildinfo"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/handover"
@@ -39,7 +40,7 @@ const (
 
 // Check is one line of the report.
 type Check struct {
-	// Name identifies the check: git, store, keys, trust,
+	// Name identifies the check: version, git, store, keys, trust,
 	// sessions:AGENT, hooks:AGENT, pause, handover, handover-config.
 	Name   string `json:"name"`
 	Status Status `json:"status"`
@@ -79,7 +80,7 @@ func Run(ctx context.Context, s Setup) []Check {
 		s.LookPath = exec.LookPath
 	}
 	var out []Check
-	out = append(out, checkGit(ctx, s), checkStore(s), checkKeys(s), checkTrust(s))
+	out = append(out, checkVersion(), checkGit(ctx, s), checkStore(s), checkKeys(s), checkTrust(s))
 	sessions, used := checkSessions(s)
 	out = append(out, sessions...)
 	out = append(out, checkHooks(s, used)...)
@@ -93,6 +94,12 @@ func Run(ctx context.Context, s Setup) []Check {
 		out[i].Fix = oneLine(out[i].Fix)
 	}
 	return out
+}
+
+// checkVersion names the running build, so a pasted report says which
+// version it came from. It never fails.
+func checkVersion() Check {
+	return Check{Name: "version", Status: OK, Detail: buildinfo.Get().String()}
 }
 
 // Worst is the worst status among checks (OK for none).

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/buildinfo"
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/store"
 )
@@ -78,6 +79,14 @@ func TestCleanSetup(t *testing.T) {
 	}
 	if Worst(checks) != Warn {
 		t.Errorf("Worst = %s", Worst(checks))
+	}
+}
+
+func TestFirstCheckNamesTheBuild(t *testing.T) {
+	checks := Run(context.Background(), setup(t))
+	want := Check{Name: "version", Status: OK, Detail: buildinfo.Get().String()}
+	if len(checks) == 0 || checks[0] != want {
+		t.Errorf("first check %+v, want %+v", checks[0], want)
 	}
 }
 
