@@ -8,7 +8,8 @@
 #   3. a checksums file signed with ssh-keygen -Y sign verifies with stock
 #      OpenSSH against an allowed_signers line (a throwaway key; the real
 #      one is a release secret);
-#   4. the workflows pass actionlint, and with RELEASE_CHECK_GORELEASER=1
+#   4. README's `go install ./cmd/session-handoff` gives a working binary;
+#   5. the workflows pass actionlint, and with RELEASE_CHECK_GORELEASER=1
 #      .goreleaser.yaml passes `goreleaser check` (each installed with the
 #      Go module proxy if missing; goreleaser takes minutes to build, so CI
 #      leaves it out).
@@ -89,7 +90,17 @@ else
   ok "a changed checksums.txt is refused"
 fi
 
-# 4. Release configuration and workflows.
+# 4. README's install from a clone: go install puts a working binary in
+#    GOBIN that names its build. (Homebrew, a tagged release archive and
+#    `go install …@latest` need a published release: see README.)
+if GOBIN="$work/gobin" go install ./cmd/session-handoff 2>"$work/err" &&
+   "$work/gobin/session-handoff" version | grep -q '^session-handoff devel'; then
+  ok "go install ./cmd/session-handoff gives a binary that names its build"
+else
+  bad "go install ./cmd/session-handoff: $(head -3 "$work/err")"
+fi
+
+# 5. Release configuration and workflows.
 gobin=$(go env GOPATH)/bin
 [ -x "$gobin/actionlint" ] || GOFLAGS=-mod=mod go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 if "$gobin/actionlint" .github/workflows/*.yml; then ok "actionlint: workflows"; else bad "actionlint: workflows"; fi
