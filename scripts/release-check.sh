@@ -10,7 +10,8 @@
 #      one is a release secret);
 #   4. README's `go install ./cmd/session-handoff` gives a working binary;
 #   5. the workflows pass actionlint, and with RELEASE_CHECK_GORELEASER=1
-#      .goreleaser.yaml passes `goreleaser check` (each installed with the
+#      .goreleaser.yaml passes `goreleaser check` and a signed snapshot
+#      release verifies (each installed with the
 #      Go module proxy if missing; goreleaser takes minutes to build, so CI
 #      leaves it out).
 #
@@ -90,6 +91,39 @@ else
   ok "a changed checksums.txt is refused"
 fi
 
+# snapshot_release: a whole release without publishing, signed with the
+# throwaway key: the signature over checksums.txt must verify (GoReleaser
+# once added the .sig to the file it had signed), every archive must match
+# its checksum and hold what README promises, and the archived binary must
+# run. The SBOM step needs syft on PATH; without it that step is skipped.
+snapshot_release() {
+  local skip=publish
+  command -v syft >/dev/null 2>&1 || skip=publish,sbom
+  if ! SIGNING_KEY_FILE="$work/release_key" "$gobin/goreleaser" release --snapshot --clean --skip="$skip" >"$work/gr" 2>&1; then
+    bad "goreleaser release --snapshot: $(tail -5 "$work/gr")"; return
+  fi
+  if ssh-keygen -Y verify -f "$work/allowed_signers" -I release@session-handoff -n file \
+       -s dist/checksums.txt.sig < dist/checksums.txt >/dev/null 2>&1 &&
+     (cd dist && sha256sum --quiet -c checksums.txt); then
+    ok "snapshot release: checksums.txt.sig verifies and every archive matches checksums.txt"
+  else
+    bad "snapshot release: the signed checksums do not verify"
+  fi
+  local tgz want missing=()
+  tgz=$(ls dist/session-handoff_*_linux_amd64.tar.gz)
+  tar tzf "$tgz" >"$work/listing"
+  for want in session-handoff README.md LICENSE SECURITY.md docs/FORMAT.md completions/session-handoff.bash man/session-handoff.1; do
+    grep -qx "$want" "$work/listing" || missing+=("$want")
+  done
+  if [ ${#missing[@]} -eq 0 ] && tar xzf "$tgz" -O session-handoff >"$work/snap" && chmod +x "$work/snap" &&
+     "$work/snap" --version | grep -q '^session-handoff 0\.0\.0-SNAPSHOT'; then
+    ok "snapshot release: the linux/amd64 archive holds the binary, docs, completions and man pages"
+  else
+    bad "snapshot release archive: missing ${missing[*]:-nothing}, or its binary does not run"
+  fi
+  [ "$skip" = publish ] && ok "snapshot release: SBOMs made with syft" || echo "skip  SBOM: syft is not installed"
+}
+
 # 4. README's install from a clone: go install puts a working binary in
 #    GOBIN that names its build. (Homebrew, a tagged release archive and
 #    `go install …@latest` need a published release: see README.)
@@ -107,6 +141,7 @@ if "$gobin/actionlint" .github/workflows/*.yml; then ok "actionlint: workflows";
 if [ "${RELEASE_CHECK_GORELEASER:-0}" = 1 ]; then
   [ -x "$gobin/goreleaser" ] || GOFLAGS=-mod=mod go install github.com/goreleaser/goreleaser/v2@v2.15.1
   if "$gobin/goreleaser" check >"$work/gr" 2>&1; then ok "goreleaser check"; else bad "goreleaser check: $(tail -5 "$work/gr")"; fi
+  snapshot_release
 fi
 
 echo "$passed passed, $failed failed"
