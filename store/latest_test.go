@@ -67,3 +67,51 @@ func TestResolveForProject(t *testing.T) {
 		t.Errorf("empty store: %v", err)
 	}
 }
+
+// TestLatestIsByEntryOrder: "latest" is the record that entered this store
+// last, not the one claiming the newest creation time, so an imported
+// record cannot squat "latest" with its own date (issue 16, class 8), and
+// one made long ago but imported now is the latest.
+func TestLatestIsByEntryOrder(t *testing.T) {
+	s := newTestStore(t)
+	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	// Saved first, but claims to be from tomorrow (within the skew that
+	// import allows).
+	squatter := mkRecord(t, now.Add(20*time.Hour), "codex", "app", "claims tomorrow")
+	mustSave(t, s, squatter)
+	local := mkRecord(t, now, "codex", "app", "saved after it, today")
+	mustSave(t, s, local)
+	latest := func(f Filter) handoff.ID {
+		t.Helper()
+		f.Latest = true
+		es, err := s.List(f)
+		if err != nil || len(es) != 1 {
+			t.Fatalf("List(%+v): %v %v", f, es, err)
+		}
+		return es[0].ID
+	}
+	if got := latest(Filter{}); got != local.ID {
+		t.Errorf("latest is %s, want the record that entered last (%s), not the one dated tomorrow", got, local.ID)
+	}
+	// A record from last year, imported now, is the latest from now on.
+	old := mkRecord(t, now.AddDate(-1, 0, 0), "codex", "app", "made last year, imported now")
+	mustSave(t, s, old)
+	if got := latest(Filter{}); got != old.ID {
+		t.Errorf("latest is %s, want the record imported last (%s)", got, old.ID)
+	}
+	if got := latest(Filter{Project: "app"}); got != old.ID {
+		t.Errorf("latest of app is %s, want %s", got, old.ID)
+	}
+	if id, err := s.Resolve("latest"); err != nil || id != old.ID {
+		t.Errorf("Resolve(latest) = %s, %v; want %s", id, err, old.ID)
+	}
+	rec, _, err := s.LatestForProject(old.Project.Path)
+	if err != nil || rec == nil || rec.ID != old.ID {
+		t.Errorf("LatestForProject = %v, %v; want %s", rec, err, old.ID)
+	}
+	// The plain list still orders by creation time.
+	es, err := s.List(Filter{})
+	if err != nil || len(es) != 3 || es[0].ID != squatter.ID || es[2].ID != old.ID {
+		t.Errorf("List: %v, %v", es, err)
+	}
+}

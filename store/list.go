@@ -33,7 +33,12 @@ type Filter struct {
 	IDPrefix string
 	// Since keeps records created at or after it; zero means no bound.
 	Since time.Time
-	// Latest keeps only the newest match.
+	// Latest keeps only the match that entered this store last: the one
+	// whose index line was written last (saved, imported, or replaced),
+	// not the one that claims the newest creation time. An imported
+	// record's own date therefore cannot make it "latest" (issue 16). When
+	// the index was rebuilt from the record files, entry order is lost and
+	// creation order stands in for it.
 	Latest bool
 	// Limit caps the number of entries, newest first; 0 means no cap.
 	Limit int
@@ -75,7 +80,8 @@ func (e *AmbiguousError) Error() string {
 }
 
 // List returns the records that match f, newest first (by id, which sorts
-// by creation time). It reads only the index. A pending marker left by a
+// by creation time; with f.Latest, the one match that entered the store
+// last). It reads only the index. A pending marker left by a
 // crashed writer is reconciled first if no writer holds the lock; a damaged
 // or missing index is rebuilt if the lock is free, and otherwise List reads
 // the record files itself without writing anything.
@@ -83,6 +89,9 @@ func (s *Store) List(f Filter) ([]Entry, error) {
 	m, err := newMatcher(f)
 	if err != nil {
 		return nil, err
+	}
+	if f.Latest {
+		return s.lastEntered(m)
 	}
 	var out []Entry
 	err = s.withIndex(func(ix *parsedIndex) error {
@@ -110,6 +119,38 @@ func (s *Store) List(f Filter) ([]Entry, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// lastEntered returns the live entry matching m whose index line comes
+// last in the file, as a list of at most one.
+func (s *Store) lastEntered(m *matcher) ([]Entry, error) {
+	var out []Entry
+	err := s.withIndex(func(ix *parsedIndex) error {
+		out = out[:0]
+		best := -1
+		for i := range ix.live {
+			if best >= 0 && ix.live[i].off < ix.live[best].off {
+				continue
+			}
+			ok, err := m.match(ix.line(i))
+			if err != nil {
+				return &indexError{Line: ix.lineNumber(i), Reason: err.Error()}
+			}
+			if ok {
+				best = i
+			}
+		}
+		if best < 0 {
+			return nil
+		}
+		e, err := ix.entry(best)
+		if err != nil {
+			return err
+		}
+		out = append(out, e)
+		return nil
+	})
+	return out, err
 }
 
 // Resolve turns a reference into a stored id. A reference is a full id, a
@@ -163,6 +204,7 @@ type matcher struct {
 	tool       string
 	project    string
 	projPath   string // cleaned, when Project is an absolute path
+	exactPath  bool   // projPath must equal the project path, not contain it
 	query      string // lower case
 	queryASCII bool
 	queryComma bool
@@ -241,13 +283,17 @@ func (m *matcher) match(line []byte) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		ok := string(name) == m.project
+		ok := string(name) == m.project && !m.exactPath
 		if !ok && m.projPath != "" {
 			path, err := fieldValue(f[fProjectPath])
 			if err != nil {
 				return false, err
 			}
-			ok = under(string(path), m.projPath)
+			if m.exactPath {
+				ok = string(path) == m.projPath
+			} else {
+				ok = under(string(path), m.projPath)
+			}
 		}
 		if !ok {
 			return false, nil
@@ -556,15 +602,18 @@ func (s *Store) recoverIndex(cause error) (*parsedIndex, error) {
 // directory's name, which matched reports (a handoff made on another
 // machine, where the path differs). It returns nil when there is none.
 func (s *Store) LatestForProject(root string) (rec *handoff.Record, matchedByName bool, err error) {
-	entries, err := s.List(Filter{Project: root, Limit: 1000})
+	m, err := newMatcher(Filter{Project: root})
 	if err != nil {
 		return nil, false, err
 	}
-	for _, e := range entries {
-		if e.ProjectPath == root {
-			rec, err := s.Get(e.ID)
-			return rec, false, err
-		}
+	m.exactPath = true
+	entries, err := s.lastEntered(m)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(entries) == 1 {
+		rec, err := s.Get(entries[0].ID)
+		return rec, false, err
 	}
 	name := filepath.Base(root)
 	if name == "/" || name == "." || strings.ContainsRune(name, filepath.Separator) {
