@@ -45,9 +45,10 @@ const (
 	kindKeys        = "keys"
 	kindTrust       = "trust"
 	kindConfigs     = "configs"
+	kindRepos       = "repos"
 )
 
-var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs}
+var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos}
 
 // hostileInput is one hostile input: where it comes from, how it is put in
 // place, and the commands run on it with what each must do.
@@ -219,6 +220,7 @@ func TestHostileCampaign(t *testing.T) {
 	inputs = append(inputs, keyInputs()...)
 	inputs = append(inputs, trustInputs()...)
 	inputs = append(inputs, configInputs()...)
+	inputs = append(inputs, repoInputs()...)
 	checkCorpusCovered(t, inputs)
 
 	type tally struct{ inputs, runs, passed, failed, skipped int }
@@ -301,7 +303,7 @@ func runHostileInput(t *testing.T, e *hostileEnv, in hostileInput) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := runCLI(e.env, run.stdin, args...)
+		r := runCLI(e.env, e.expand(run.stdin), args...)
 		if r.panicked != "" {
 			t.Errorf("%s: panicked: %s", what, r.panicked)
 			continue
