@@ -221,6 +221,9 @@ func TestHostileCampaign(t *testing.T) {
 	inputs = append(inputs, trustInputs()...)
 	inputs = append(inputs, configInputs()...)
 	inputs = append(inputs, repoInputs()...)
+	inputs = append(inputs, moreExchangeInputs()...)
+	inputs = append(inputs, credentialInputs()...)
+	inputs = append(inputs, fileTypeInputs()...)
 	checkCorpusCovered(t, inputs)
 
 	type tally struct{ inputs, runs, passed, failed, skipped int }

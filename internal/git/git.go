@@ -218,7 +218,9 @@ var urlCredentials = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@`)
 // queryCredentials matches a URL query parameter whose name says it holds
 // a secret (access_token, private_token, api_key, X-Amz-Signature,
 // password, …) up to its value.
-var queryCredentials = regexp.MustCompile(`(?i)([?&][^=&?#\s]*(?:token|key|secret|pass|pwd|auth|sig|credential)[^=&?#\s]*=)[^&#\s'"]*`)
+// A fragment ("#token=…") is treated as a query: git ignores it, but a
+// pasted URL may carry one.
+var queryCredentials = regexp.MustCompile(`(?i)([?&#][^=&?#\s]*(?:token|key|secret|pass|pwd|auth|sig|credential)[^=&?#\s]*=)[^&#\s'"]*`)
 
 // StripMessage removes the user information of every URL in a message of
 // git's ("https://user:token@host/…" becomes "https://host/…"), and the
@@ -231,7 +233,8 @@ func StripMessage(msg string) string {
 // StripCredentials removes a user's password or token from a remote URL:
 // the user information of an http(s) URL (or any with a password), and the
 // value of a query parameter whose name says it holds a credential
-// (access_token, private_token, key, signature, …). scp-style addresses
+// (access_token, private_token, key, signature, …), in the query or the
+// fragment. scp-style addresses
 // (git@host:path) keep their user, which is not secret.
 func StripCredentials(raw string) string {
 	if !strings.Contains(raw, "://") {
@@ -248,6 +251,10 @@ func StripCredentials(raw string) string {
 	}
 	if u.RawQuery != "" {
 		u.RawQuery = queryCredentials.ReplaceAllString("?"+u.RawQuery, "${1}REDACTED")[1:]
+	}
+	if u.Fragment != "" {
+		u.Fragment = queryCredentials.ReplaceAllString("#"+u.Fragment, "${1}REDACTED")[1:]
+		u.RawFragment = ""
 	}
 	return u.String()
 }

@@ -158,11 +158,17 @@ func TestCredentialsInQueries(t *testing.T) {
 		"https://git.example/r.git?ref=main&private_token=s3cr3t&x=1": "https://git.example/r.git?ref=main&private_token=REDACTED&x=1",
 		"https://u:p@git.example/r.git?X-Amz-Signature=s3cr3t&page=2": "https://git.example/r.git?X-Amz-Signature=REDACTED&page=2",
 		"https://git.example/r.git?ref=main":                          "https://git.example/r.git?ref=main",
+		"https://git.example/r.git#token=s3cr3t":                      "https://git.example/r.git#token=REDACTED",
+		"https://git.example/r.git?ref=a#x=1&auth=s3cr3t":             "https://git.example/r.git?ref=a#x=1&auth=REDACTED",
+		"https://git.example/r.git#readme":                            "https://git.example/r.git#readme",
 		"ssh://git@git.example/r.git":                                 "ssh://git@git.example/r.git",
 	} {
 		if got := StripCredentials(in); got != want {
 			t.Errorf("StripCredentials(%q) = %q, want %q", in, got, want)
 		}
+	}
+	if got := StripMessage("fatal: 'https://git.example/r.git#token=s3cr3t' not found"); strings.Contains(got, "s3cr3t") {
+		t.Errorf("StripMessage left a token in a fragment: %q", got)
 	}
 	msg := "fatal: unable to access 'https://bob:pw@git.example/r.git/?api_key=s3cr3t&ref=x': 403"
 	got := StripMessage(msg)
