@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/spf13/pflag"
 
@@ -72,9 +73,14 @@ func (a *app) readOptions(rf readerOptions) (exchange.Keyring, bundle.ReadOption
 	return kr, bundle.ReadOptions{Identities: ids, Recipients: recips, Passphrase: bundlePass.get, Limits: *rf.limits, Context: a.ctx}, nil
 }
 
-// openInput opens a bundle named on the command line, "-" for stdin.
+// openInput opens a bundle named on the command line, "-" for stdin. On a
+// terminal it first says how to paste one, since nothing else would tell
+// the user why the command waits.
 func (a *app) openInput(name string) (io.ReadCloser, error) {
 	if name == "-" {
+		if a.stdinTTY {
+			fmt.Fprintln(a.stderr, pastePrompt)
+		}
 		return io.NopCloser(ctxio.Reader(a.ctx, a.stdin)), nil
 	}
 	f, err := os.Open(name)
@@ -102,3 +108,6 @@ func parseRecipients(to, toFiles []string) ([]crypto.RecipientInfo, error) {
 	}
 	return list, err
 }
+
+// pastePrompt is what a command reading a bundle from a terminal says.
+var pastePrompt = "paste the bundle, then Ctrl-D" + map[bool]string{true: " (Ctrl-Z, Enter on Windows)"}[runtime.GOOS == "windows"]

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,5 +104,30 @@ func TestImportTrusted(t *testing.T) {
 	})
 	if code != 0 || !strings.Contains(stdout, "\nverified: signed by alice@laptop (SHA256:") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// import - and verify - on a terminal say how to paste, and only there: a
+// pipe or a file gets nothing on stderr.
+func TestPastePromptOnlyOnATerminal(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		var stderr strings.Builder
+		a := newTestApp(context.Background(), strings.NewReader("bundle"), io.Discard, &stderr, nil)
+		a.stdinTTY = tty
+		rc, err := a.openInput("-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc.Close()
+		want := ""
+		if tty {
+			want = pastePrompt + "\n"
+		}
+		if stderr.String() != want {
+			t.Errorf("stdin a terminal: %v: stderr %q, want %q", tty, stderr.String(), want)
+		}
+	}
+	if !strings.HasPrefix(pastePrompt, "paste the bundle, then Ctrl-D") {
+		t.Errorf("prompt %q", pastePrompt)
 	}
 }
