@@ -47,10 +47,29 @@ var ErrNoGit = git.ErrNoGit
 // ErrNotGitRepo.
 func reader(ctx context.Context, dir string) (git.Runner, error) {
 	g, err := git.Runner{Dir: dir}.Untrusted(ctx)
-	if err != nil && !errors.Is(err, ErrNoGit) && !errors.Is(err, git.ErrUnsafeConfig) {
-		err = fmt.Errorf("%s: %w", dir, ErrNotGitRepo)
+	if err != nil {
+		err = notARepo(ctx, dir, err)
 	}
 	return g, err
+}
+
+// notARepo classifies a failed git read of dir: git missing, an unsafe
+// configuration, a timeout or an interrupt are themselves; git saying
+// "not a git repository" wraps ErrNotGitRepo; anything else is a worktree
+// git cannot read (dubious ownership, a damaged index, …) and stays an
+// error, so that no caller stores a handoff without git state by mistake.
+func notARepo(ctx context.Context, dir string, err error) error {
+	switch {
+	case errors.Is(err, ErrNoGit), errors.Is(err, git.ErrUnsafeConfig):
+		return err
+	case ctx.Err() != nil && !errors.Is(err, git.ErrTimeout):
+		return fmt.Errorf("%s: reading the git state: %w", dir, ctx.Err())
+	case errors.Is(err, git.ErrTimeout):
+		return fmt.Errorf("%s: reading the git state: %w", dir, err)
+	case strings.Contains(err.Error(), "not a git repository"):
+		return fmt.Errorf("%s: %w", dir, ErrNotGitRepo)
+	}
+	return fmt.Errorf("%s: reading the git state: %w", dir, err)
 }
 
 // Root returns the top directory of the git worktree that contains dir,
@@ -66,10 +85,7 @@ func Root(ctx context.Context, dir string) (string, error) {
 	}
 	top, err := g.Run(ctx, "rev-parse", "--show-toplevel")
 	if err != nil {
-		if errors.Is(err, ErrNoGit) {
-			return "", err
-		}
-		return "", fmt.Errorf("%s: %w", abs, ErrNotGitRepo)
+		return "", notARepo(ctx, abs, err)
 	}
 	return strings.TrimSpace(string(top)), nil
 }
@@ -108,7 +124,7 @@ func State(ctx context.Context, dir string) (*handoff.GitState, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseState(abs, g.RunAll(ctx, stateCmds...))
+	return parseState(ctx, abs, g.RunAll(ctx, stateCmds...))
 }
 
 // stateCmds are the reads State makes, in the order parseState takes
@@ -121,12 +137,9 @@ var stateCmds = [][]string{
 
 // parseState builds the state of the worktree at abs from the results of
 // stateCmds.
-func parseState(abs string, res []git.Result) (*handoff.GitState, error) {
+func parseState(ctx context.Context, abs string, res []git.Result) (*handoff.GitState, error) {
 	if err := res[0].Err; err != nil {
-		if errors.Is(err, ErrNoGit) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%s: %w", abs, ErrNotGitRepo)
+		return nil, notARepo(ctx, abs, err)
 	}
 	st := &handoff.GitState{Root: strings.TrimSpace(string(res[0].Out))}
 	if res[1].Err != nil {

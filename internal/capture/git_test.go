@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
 )
@@ -127,5 +129,34 @@ func TestParseStatusBoundsLists(t *testing.T) {
 	}
 	if len(gs.Untracked) != MaxListed || !gs.Truncated {
 		t.Fatalf("untracked %d truncated %v", len(gs.Untracked), gs.Truncated)
+	}
+}
+
+// An expired deadline or a cancelled context is reported as such, never as
+// "not a git worktree" (which callers take as leave to store a handoff
+// without git state), and a directory outside any repository still is one.
+func TestTimeoutIsNotANonRepository(t *testing.T) {
+	repo := sinceRepo(t)
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	cancelled, stop := context.WithCancel(context.Background())
+	stop()
+	for name, ctx := range map[string]context.Context{"expired": expired, "cancelled": cancelled} {
+		_, err := State(ctx, repo)
+		if err == nil || errors.Is(err, ErrNotGitRepo) {
+			t.Errorf("%s: State = %v; want an error that is not ErrNotGitRepo", name, err)
+		}
+		if _, err := Root(ctx, repo); err == nil || errors.Is(err, ErrNotGitRepo) {
+			t.Errorf("%s: Root = %v; want an error that is not ErrNotGitRepo", name, err)
+		}
+		if root, err := ProjectRoot(ctx, repo); err == nil {
+			t.Errorf("%s: ProjectRoot = %q, nil; want the error (not the directory as if outside git)", name, root)
+		}
+	}
+	if _, err := State(expired, repo); err != nil && !strings.Contains(err.Error(), "timed out") && !strings.Contains(err.Error(), "deadline") {
+		t.Errorf("expired: %v does not say it timed out", err)
+	}
+	if _, err := State(context.Background(), t.TempDir()); !errors.Is(err, ErrNotGitRepo) {
+		t.Errorf("outside any repository: %v, want ErrNotGitRepo", err)
 	}
 }

@@ -57,7 +57,7 @@ func Since(ctx context.Context, dir string, then *handoff.GitState) (*handoff.Dr
 		return nil, err
 	}
 	res := g.RunAll(ctx, cmds...)
-	now, err := parseState(abs, res[:len(stateCmds)])
+	now, err := parseState(ctx, abs, res[:len(stateCmds)])
 	if err != nil {
 		return nil, err
 	}

@@ -55,6 +55,10 @@ const (
 // ErrNotGitRepo is wrapped when a directory is not inside a git worktree.
 var ErrNotGitRepo = errors.New("not a git worktree")
 
+// ErrTimeout is wrapped when git did not finish in time (its own limit or
+// the caller's deadline); it is never taken for ErrNotGitRepo.
+var ErrTimeout = errors.New("timed out")
+
 // ErrNoGit is wrapped when the git command cannot be found.
 var ErrNoGit = errors.New("git is not installed")
 
@@ -127,6 +131,7 @@ func (r Runner) run(ctx context.Context, pre, args []string) ([]byte, error) {
 	if limit <= 0 {
 		limit = OutputLimit
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	full := make([]string, 0, len(pre)+len(args)+6)
@@ -152,7 +157,10 @@ func (r Runner) run(ctx context.Context, pre, args []string) ([]byte, error) {
 		return nil, ErrNoGit
 	}
 	if ctx.Err() == context.DeadlineExceeded {
-		return nil, fmt.Errorf("git %s: timed out after %s", args[0], timeout)
+		if parent.Err() != nil {
+			return nil, fmt.Errorf("git %s: %w (the caller's time was up)", args[0], ErrTimeout)
+		}
+		return nil, fmt.Errorf("git %s: %w after %s", args[0], ErrTimeout, timeout)
 	}
 	if err != nil {
 		msg := StripMessage(strings.TrimSpace(firstLine(stderr.String())))
