@@ -27,8 +27,9 @@ recording each in a checkpoint: by default capture the latest agent session
 state into the memory directory, render HANDOFF.md, and compact old notes.
 A configuration (--config, else handover.toml in the project, else in the
 configuration directory) declares other steps: capture, save, memory,
-handoff-file, export, publish (git add/commit/push of the memory
-directory), send (through a remote inbox, to people by name) and exec (a
+handoff-file, export, publish (git add/commit of the memory directory,
+then push to the upstream, else origin and the current branch; push = false
+only commits), send (through a remote inbox, to people by name) and exec (a
 command with a timeout; 'session-handoff receive' on the other side).
 
 A run killed at any point is finished by the next 'handover run', which

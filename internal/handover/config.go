@@ -100,10 +100,19 @@ type Step struct {
 	Output string   `toml:"output"`
 
 	// Remote and Branch are where publish pushes (default: the branch's
-	// upstream); Remote is also the inbox send uses (see 'remote add';
-	// default: the only one configured).
+	// upstream, else origin and the current branch, as the earlier
+	// agent-handover's GitBackend did); Remote is also the inbox send uses
+	// (see 'remote add'; default: the only one configured).
 	Remote string `toml:"remote"`
 	Branch string `toml:"branch"`
+	// Push, for publish: false commits without pushing (default true).
+	Push *bool `toml:"push"`
+	// Message is publish's commit message (default "session-handoff:
+	// handover RUN-ID").
+	Message string `toml:"message"`
+	// Paths are what publish commits, relative to the project (default
+	// the memory directory).
+	Paths []string `toml:"paths"`
 }
 
 // Duration is a time.Duration written as "30s" in TOML.
@@ -129,7 +138,7 @@ var fieldsByKind = map[string][]string{
 	KindMemory:      {"action", "tag", "keep_days"},
 	KindHandoffFile: {"target"},
 	KindExport:      {"to", "output"},
-	KindPublish:     {"remote", "branch"},
+	KindPublish:     {"remote", "branch", "push", "message", "paths"},
 	KindSend:        {"remote", "to"},
 	KindExec:        {"run"},
 }
@@ -236,6 +245,9 @@ func setFields(st *Step) []string {
 	add("output", st.Output != "")
 	add("remote", st.Remote != "")
 	add("branch", st.Branch != "")
+	add("push", st.Push != nil)
+	add("message", st.Message != "")
+	add("paths", len(st.Paths) > 0)
 	return out
 }
 
@@ -295,6 +307,18 @@ func (c *Config) validate() error {
 			if len(st.To) == 0 {
 				return fmt.Errorf("%s: a send step needs to", where)
 			}
+		case KindPublish:
+			if len(st.Paths) > MaxSteps {
+				return fmt.Errorf("%s: %d paths, over the limit of %d", where, len(st.Paths), MaxSteps)
+			}
+			for _, p := range st.Paths {
+				if err := relativePath(p); err != nil || p == "" {
+					return fmt.Errorf("%s: path %q: %w", where, handoff.Shorten(p, 64), errors.Join(err, emptyPath(p)))
+				}
+			}
+			if strings.ContainsRune(st.Message, 0) || len(st.Message) > 4096 {
+				return fmt.Errorf("%s: message: at most 4096 bytes, no NUL", where)
+			}
 		case KindExport:
 			if len(st.To) == 0 || st.Output == "" {
 				return fmt.Errorf("%s: an export step needs to and output", where)
@@ -306,6 +330,14 @@ func (c *Config) validate() error {
 		if st.Tool != "" && !handoff.ValidTool(st.Tool) {
 			return fmt.Errorf("%s: tool %q: want a lower-case name", where, handoff.Shorten(st.Tool, 32))
 		}
+	}
+	return nil
+}
+
+// emptyPath refuses the empty path.
+func emptyPath(p string) error {
+	if p == "" {
+		return errors.New("is empty")
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/crypto"
@@ -291,28 +292,44 @@ func (r *Runner) stepExport(ctx context.Context, cp *Checkpoint, st Step) (map[s
 	return map[string]string{"path": path, "bundle": m}, nil
 }
 
+// stepPublish commits the memory directory (or the step's paths) in the
+// project's repository and, unless push = false, pushes: to the step's
+// remote and branch, else the branch's upstream, else origin and the
+// current branch. "Nothing to commit" is a success.
 func (r *Runner) stepPublish(ctx context.Context, cp *Checkpoint, st Step) (map[string]string, error) {
-	dir := r.memoryDir().Root
-	root, err := capture.Root(ctx, dir)
-	if err != nil {
-		return nil, fmt.Errorf("publish %s: %w", dir, err)
+	dirs := []string{r.memoryDir().Root}
+	if len(st.Paths) > 0 {
+		dirs = dirs[:0]
+		for _, p := range st.Paths {
+			dirs = append(dirs, filepath.Join(r.Project, filepath.FromSlash(p)))
+		}
 	}
-	rel, err := filepath.Rel(root, dir)
+	root, err := capture.Root(ctx, r.Project)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("publish %s: %w", r.Project, err)
+	}
+	rels := make([]string, 0, len(dirs))
+	for _, d := range dirs {
+		rel, err := filepath.Rel(root, d)
+		if err != nil {
+			return nil, err
+		}
+		rels = append(rels, rel)
 	}
 	g := git.Runner{Dir: root}
-	if _, err := g.Run(ctx, "add", "--all", "--", rel); err != nil {
+	if _, err := g.Run(ctx, append([]string{"add", "--all", "--"}, rels...)...); err != nil {
 		return nil, err
 	}
-	status, err := g.Run(ctx, "status", "--porcelain", "--", rel)
+	status, err := g.Run(ctx, append([]string{"status", "--porcelain", "--"}, rels...)...)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]string{}
 	if len(bytes.TrimSpace(status)) > 0 {
-		msg := "session-handoff: handover " + cp.RunID
-		if _, err := g.Run(ctx, "commit", "--quiet", "-m", msg, "--", rel); err != nil {
+		msg := st.Message
+		if msg == "" {
+			msg = "session-handoff: handover " + cp.RunID
+		}
+		if _, err := g.Run(ctx, append([]string{"commit", "--quiet", "-m", msg, "--"}, rels...)...); err != nil {
 			return nil, err
 		}
 	}
@@ -320,20 +337,50 @@ func (r *Runner) stepPublish(ctx context.Context, cp *Checkpoint, st Step) (map[
 	if err != nil {
 		return nil, err
 	}
-	out["commit"] = strings.TrimSpace(string(head))
-	args := []string{"push", "--quiet"}
-	if st.Remote != "" {
-		branch := st.Branch
-		if branch == "" {
-			branch = "HEAD"
-		}
-		args = append(args, "--", st.Remote, "HEAD:"+branch)
+	out := map[string]string{"commit": strings.TrimSpace(string(head))}
+	if st.Push != nil && !*st.Push {
+		return out, nil
+	}
+	args, err := pushArgs(ctx, g, st)
+	if err != nil {
+		return nil, err
 	}
 	g.Timeout = git.NetworkTimeout
 	if _, err := g.Run(ctx, args...); err != nil {
 		return nil, fmt.Errorf("push: %w", err)
 	}
 	return out, nil
+}
+
+// pushArgs is the push publish makes: to the step's remote (and branch,
+// else the current one), else the upstream, else origin and the current
+// branch. A repository with no remote at all is one clear error.
+func pushArgs(ctx context.Context, g git.Runner, st Step) ([]string, error) {
+	if st.Remote == "" {
+		if _, err := g.Run(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}"); err == nil {
+			return []string{"push", "--quiet"}, nil
+		}
+		remotes, err := g.Run(ctx, "remote")
+		if err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(remotes)) == 0 {
+			return nil, errors.New("push: the repository has no remote; add one ('git remote add origin URL') or set push = false")
+		}
+		if !slices.Contains(strings.Fields(string(remotes)), "origin") {
+			return nil, errors.New("push: the branch has no upstream and there is no remote named origin; set remote = \"NAME\" or push = false")
+		}
+		st.Remote = "origin"
+	}
+	branch := st.Branch
+	if branch == "" {
+		cur, err := g.Run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
+		if err != nil {
+			return nil, errors.New("push: HEAD is detached; set branch = \"NAME\"")
+		}
+		branch = strings.TrimSpace(string(cur))
+	}
+	return []string{"push", "--quiet", "--", st.Remote, "HEAD:refs/heads/" + branch}, nil
 }
 
 // stepSend sends the run's handoff through a remote inbox. A repeated
