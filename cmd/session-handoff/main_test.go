@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -74,6 +75,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"treehash": cmdTreeHash,
 			"maxsize":  cmdMaxSize,
+			"subst":    cmdSubst,
 		},
 	})
 }
@@ -90,6 +92,22 @@ func cmdMaxSize(ts *testscript.TestScript, neg bool, args []string) {
 	if info.Size() > int64(n) {
 		ts.Fatalf("%s is %d bytes, over %d", args[0], info.Size(), n)
 	}
+}
+
+// cmdSubst replaces every OLD with NEW in FILE, and fails when there is
+// none: subst FILE OLD NEW. Stories use it to move a real transcript's
+// working directory to the story's project.
+func cmdSubst(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 || neg {
+		ts.Fatalf("usage: subst FILE OLD NEW")
+	}
+	p := ts.MkAbs(args[0])
+	data, err := os.ReadFile(p)
+	ts.Check(err)
+	if !bytes.Contains(data, []byte(args[1])) {
+		ts.Fatalf("%s holds no %q", args[0], args[1])
+	}
+	ts.Check(os.WriteFile(p, bytes.ReplaceAll(data, []byte(args[1]), []byte(args[2])), 0o600))
 }
 
 // cmdTreeHash prints (or, with a second argument, compares with the hash
