@@ -46,7 +46,7 @@ handover check exits 0 when no run was ever started here, 1 when a run
 needs resuming (or is running now), 2 when the last run completed.
 Paused work exits 6.`,
 		`  session-handoff handover run
-  session-handoff handover check; [ $? -eq 1 ] && session-handoff handover run
+  if session-handoff handover check; [ $? -eq 1 ]; then session-handoff handover run; fi
   session-handoff handover status --json`,
 		newHandoverRunCmd(a), newHandoverCheckCmd(a), newHandoverStatusCmd(a), newHandoverAllowCmd(a))
 }
@@ -136,7 +136,7 @@ func newHandoverCheckCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "check [--project DIR]",
 		Short:   "exit 0 (no run), 1 (a run needs resuming) or 2 (the last run completed)",
-		Example: "  session-handoff handover check; [ $? -eq 1 ] && session-handoff handover run",
+		Example: "  if session-handoff handover check; [ $? -eq 1 ]; then session-handoff handover run; fi",
 		Args:    noArgs,
 		RunE:    func(*cobra.Command, []string) error { return runHandoverCheck(a, opts) },
 	}
