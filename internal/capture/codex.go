@@ -3,6 +3,7 @@ package capture
 import (
 	"io"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -62,6 +63,11 @@ type codexReader struct {
 	fold  *folder
 	want  uint8  // codexFold: the source of the requests that count
 	root  string // codexFold: the working directory the paths are made relative to
+
+	// patched holds the call ids whose patch text gave file operations,
+	// so that patch_apply_end's changes count only the patches that were
+	// not read from their text (no edit counted twice).
+	patched map[string]bool
 }
 
 type codexMode uint8
@@ -284,8 +290,12 @@ func (c *codexReader) eventMsg(p map[string]any) {
 			strings.TrimSpace(getStr(p, "stdout")+"\n"+getStr(p, "stderr")))
 		c.add(evOut(getStr(p, "call_id"), exit, exit != nil && *exit != 0, exit != nil, out))
 	case "patch_apply_end":
+		id := getStr(p, "call_id")
 		if ok, isBool := p["success"].(bool); isBool {
-			c.add(evOut(getStr(p, "call_id"), nil, !ok, true, firstNonEmpty(getStr(p, "stderr"), getStr(p, "stdout"))))
+			if ok && !c.patched[id] {
+				c.add(evOps(id, changeOps(getMap(p, "changes"))...))
+			}
+			c.add(evOut(id, nil, !ok, true, firstNonEmpty(getStr(p, "stderr"), getStr(p, "stdout"))))
 		}
 	case "thread_name_updated":
 		if name := getStr(p, "thread_name"); strings.TrimSpace(name) != "" {
@@ -359,8 +369,24 @@ func (c *codexReader) item(p map[string]any) {
 	case "function_call":
 		c.functionCall(getStr(p, "name"), getStr(p, "call_id"), p["arguments"])
 	case "custom_tool_call":
-		if getStr(p, "name") == "apply_patch" {
-			c.add(evOps(getStr(p, "call_id"), c.patchOps(getStr(p, "input"), "")...))
+		id, input := getStr(p, "call_id"), getStr(p, "input")
+		if c.mode == codexLines {
+			// The first pass reads no inputs (codexRollbackShape): the
+			// line makes an event, whatever its input turns out to be.
+			c.add(evOps(id))
+			return
+		}
+		switch getStr(p, "name") {
+		case "apply_patch":
+			c.addPatch(id, c.patchOps(input, ""))
+		case "shell", "shell_command", "exec_command":
+			// A freeform tool's input: the arguments as JSON, or the
+			// command itself.
+			if args, ok := decodeObject([]byte(input)); ok && args != nil {
+				c.functionCall(getStr(p, "name"), id, args)
+			} else {
+				c.shell(id, input, "")
+			}
 		}
 	case "local_shell_call":
 		action := getMap(p, "action")
@@ -392,7 +418,7 @@ func (c *codexReader) functionCall(name, id string, rawArgs any) {
 	case "exec_command":
 		c.shell(id, commandString(firstValue(args, "cmd", "command")), getStr(args, "workdir"))
 	case "apply_patch":
-		c.add(evOps(id, c.patchOps(firstNonEmpty(getStr(args, "input"), getStr(args, "patch")), getStr(args, "workdir"))...))
+		c.addPatch(id, c.patchOps(firstNonEmpty(getStr(args, "input"), getStr(args, "patch")), getStr(args, "workdir")))
 	case "update_plan":
 		if plan, ok := args["plan"].([]any); ok {
 			c.add(evTodoList(parseTodos(plan, "step", "content")))
@@ -406,11 +432,62 @@ func (c *codexReader) shell(id, cmd, workdir string) {
 	if strings.TrimSpace(cmd) == "" {
 		return
 	}
-	if i := strings.Index(cmd, "*** Begin Patch"); i >= 0 && strings.Contains(cmd[:i], "apply_patch") {
-		c.add(evOps(id, c.patchOps(cmd[i:], workdir)...))
-		return
+	// Codex runs a patch given to its shell tool itself, under either
+	// name, often as a heredoc ("applypatch <<'PATCH' … PATCH"): openai/codex
+	// codex-rs/apply-patch (APPLY_PATCH_COMMANDS = ["apply_patch",
+	// "applypatch"]) and its heredoc parsing in invocation.rs.
+	if i := strings.Index(cmd, "*** Begin Patch"); i >= 0 {
+		if head := cmd[:i]; strings.Contains(head, "apply_patch") || strings.Contains(head, "applypatch") {
+			c.addPatch(id, c.patchOps(cmd[i:], workdir))
+			return
+		}
 	}
 	c.add(evCmd(id, cmd))
+}
+
+// addPatch records the file operations of a patch read from its text.
+func (c *codexReader) addPatch(id string, ops []fileOp) {
+	if len(ops) > 0 && id != "" {
+		if c.patched == nil {
+			c.patched = map[string]bool{}
+		}
+		c.patched[id] = true
+	}
+	c.add(evOps(id, ops...))
+}
+
+// changeOps reads patch_apply_end's changes: absolute path → {type: add,
+// update or delete, move_path}, as Codex's protocol FileChange writes them
+// (openai/codex codex-rs/protocol, FileChange::{Add, Delete, Update}).
+func changeOps(changes map[string]any) []fileOp {
+	paths := make([]string, 0, len(changes))
+	for p := range changes {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths) // a JSON object has no order: make ours fixed
+	var ops []fileOp
+	for _, p := range paths {
+		if len(ops) >= maxFiles {
+			break
+		}
+		ch, _ := changes[p].(map[string]any)
+		if ch == nil || strings.TrimSpace(p) == "" {
+			continue
+		}
+		switch getStr(ch, "type") {
+		case "add":
+			ops = append(ops, fileOp{path: p, op: opCreate, n: 1})
+		case "delete":
+			ops = append(ops, fileOp{path: p, op: opDelete, n: 1})
+		case "update":
+			if to := getStr(ch, "move_path"); to != "" {
+				ops = append(ops, fileOp{path: p, op: opDelete, n: 1}, fileOp{path: to, op: opCreate, n: 1})
+			} else {
+				ops = append(ops, fileOp{path: p, op: opEdit, n: 1})
+			}
+		}
+	}
+	return ops
 }
 
 // patchOps reads the file headers of an apply_patch patch. Relative paths

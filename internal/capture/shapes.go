@@ -57,6 +57,9 @@ var codexPayload = fields(map[string]*shape{
 	"message": nil, "last_agent_message": nil, "info": fields(map[string]*shape{"total_token_usage": nil}),
 	"exit_code": nil, "aggregated_output": nil, "formatted_output": nil, "stdout": nil,
 	"stderr": nil, "success": nil, "thread_name": nil, "num_turns": nil,
+	// patch_apply_end: path → {type, move_path, and the diff, built whole
+	// since the keys are paths}
+	"changes": nil,
 })
 
 // codexShape is a rollout line: {timestamp, type, payload}, or in the
