@@ -2,6 +2,7 @@ package capture
 
 import (
 	"io"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -76,6 +77,52 @@ type claudeReader struct {
 	aiTitle     string
 	span        timeSpan
 	last        *ccRecord // the previous record, whose strings the next may share
+
+	// queued are prompts typed while the agent worked, not yet delivered;
+	// delivered maps the line that delivered one to its text.
+	queued    []string
+	delivered map[int]string
+}
+
+// maxQueued bounds the prompts waiting in a transcript's queue.
+const maxQueued = 64
+
+// queueOperation reads a queue-operation line of Claude Code 2.x: what the
+// user types while the agent works is enqueued (operation "enqueue",
+// content the prompt) and written nowhere else; "remove" delivers the
+// oldest into the conversation, so it is a request at that point.
+// "popAll" takes every queued prompt back into the input box to be edited
+// (they come back as new enqueues when sent): nothing is delivered. Seen
+// in the real transcripts of Claude Code 2.0.76 in ../shared (a
+// correction enqueued and removed; an enqueue popped and re-enqueued,
+// edited, four seconds later).
+func (c *claudeReader) queueOperation(n int, m map[string]any) {
+	switch getStr(m, "operation") {
+	case "enqueue":
+		if text := strings.TrimSpace(getStr(m, "content")); text != "" && len(c.queued) < maxQueued {
+			c.queued = append(c.queued, text)
+		}
+	case "remove", "dequeue":
+		if len(c.queued) > 0 {
+			if c.delivered == nil {
+				c.delivered = map[int]string{}
+			}
+			c.delivered[n] = c.queued[0]
+			c.queued = c.queued[1:]
+		}
+	case "popAll":
+		c.queued = nil
+	}
+}
+
+// deliveredLines are the lines that delivered a queued prompt, ascending.
+func (c *claudeReader) deliveredLines() []int {
+	lines := make([]int, 0, len(c.delivered))
+	for n := range c.delivered {
+		lines = append(lines, n)
+	}
+	slices.Sort(lines)
+	return lines
 }
 
 func readClaudeCode(r io.Reader, limits Limits, sh *shape) (*Digest, error) {
@@ -123,6 +170,14 @@ func readClaudeCode(r io.Reader, limits Limits, sh *shape) (*Digest, error) {
 	d.Session.LastActivity = timePtr(c.span.last)
 
 	f := newFolder()
+	queued := c.deliveredLines()
+	// deliver folds the queued prompts delivered before line n.
+	deliver := func(n int) {
+		for len(queued) > 0 && queued[0] < n {
+			f.add(evReq(c.delivered[queued[0]]))
+			queued = queued[1:]
+		}
+	}
 	if twice {
 		// The thread is in line order.
 		lines := make([]int, len(thread))
@@ -130,7 +185,8 @@ func readClaudeCode(r io.Reader, limits Limits, sh *shape) (*Digest, error) {
 			lines[i] = int(rec.line)
 		}
 		c.records, thread = nil, nil
-		err := eachLineOf(io.NewSectionReader(sec, 0, sec.Size()), lim, lines, sh, func(m map[string]any) {
+		err := eachLineOf(io.NewSectionReader(sec, 0, sec.Size()), lim, lines, sh, func(n int, m map[string]any) {
+			deliver(n)
 			for _, e := range claudeEvents(m) {
 				foldEvent(f, cwd, e)
 			}
@@ -140,11 +196,13 @@ func readClaudeCode(r io.Reader, limits Limits, sh *shape) (*Digest, error) {
 		}
 	} else {
 		for _, rec := range thread {
+			deliver(int(rec.line))
 			for _, e := range rec.events {
 				foldEvent(f, cwd, e)
 			}
 		}
 	}
+	deliver(math.MaxInt)
 
 	switch {
 	case c.customTitle != "":
@@ -170,6 +228,11 @@ func readClaudeCode(r io.Reader, limits Limits, sh *shape) (*Digest, error) {
 func (c *claudeReader) record(n int, m map[string]any) {
 	typ := getStr(m, "type")
 	switch typ {
+	case "queue-operation":
+		if !getBool(m, "isSidechain") {
+			c.queueOperation(n, m)
+		}
+		return
 	case "summary":
 		if s := strings.TrimSpace(getStr(m, "summary")); s != "" {
 			c.summaries = append(c.summaries, ccSummary{text: titleFrom(s), leaf: getStr(m, "leafUuid")})

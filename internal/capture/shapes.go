@@ -23,6 +23,7 @@ var textParts = func() *shape {
 // (the file before an edit, the patch, the whole output again) is dropped,
 // as are the old and new strings of edits and the contents of writes.
 var claudeShape = fields(map[string]*shape{
+	"operation": nil, "content": {scalar: true}, // queue-operation
 	"type": nil, "summary": nil, "leafUuid": nil, "customTitle": nil, "title": nil,
 	"aiTitle": nil, "isSidechain": nil, "timestamp": nil, "uuid": nil, "parentUuid": nil,
 	"logicalParentUuid": nil, "cwd": nil, "gitBranch": nil, "version": nil, "sessionId": nil,
@@ -151,6 +152,7 @@ func probeShape(a Agent) *shape {
 // results, tool inputs or todos. The second pass reads the thread's lines
 // to claudeShape.
 var claudeThreadShape = fields(map[string]*shape{
+	"operation": nil, "content": {scalar: true}, // queue-operation
 	"type": nil, "summary": nil, "leafUuid": nil, "customTitle": nil, "title": nil,
 	"aiTitle": nil, "isSidechain": nil, "timestamp": nil, "uuid": nil, "parentUuid": nil,
 	"logicalParentUuid": nil, "cwd": nil, "gitBranch": nil, "version": nil, "sessionId": nil,

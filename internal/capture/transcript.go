@@ -290,7 +290,7 @@ func eachRecordAt(r io.Reader, lim Limits, st *Stats, sh *shape, fn func(int, ma
 // decoded to sh, reading no further than the last of them. It is the
 // second pass over a transcript whose first pass, by eachRecordAt, chose
 // the lines and counted them all.
-func eachLineOf(r io.Reader, lim Limits, lines []int, sh *shape, fn func(map[string]any)) error {
+func eachLineOf(r io.Reader, lim Limits, lines []int, sh *shape, fn func(n int, m map[string]any)) error {
 	if len(lines) == 0 {
 		return nil
 	}
@@ -314,7 +314,7 @@ func eachLineOf(r io.Reader, lim Limits, lines []int, sh *shape, fn func(map[str
 			continue
 		}
 		if m, ok := p.parse(line, sh); ok {
-			fn(m)
+			fn(lr.n, m)
 		}
 	}
 	return nil
