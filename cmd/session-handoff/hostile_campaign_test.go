@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/testsys"
 )
@@ -757,9 +758,18 @@ func transcriptInputs(t *testing.T) []hostileInput {
 		for i, agent := range captureAgents {
 			w := want[i]
 			run := hostileRun{args: []string{"capture", "--from", agent, "--session", file, "--project", "{project}", "--json"}}
-			if w.refused {
+			switch det, got := detectedAs(t, file, capture.Agent(agent)); {
+			case det.Foreign:
+				run.code, run.errHas = exitFailure, []string{file, "not an agent session transcript"}
+			case det.Agent != "" && det.Agent != capture.Agent(agent):
+				// Another agent's file named with the wrong --from: an
+				// error, never an empty handoff (issue 17, item 3).
+				run.code, run.errHas = exitFailure, []string{file, "but it looks like"}
+			case w.refused:
 				run.code, run.errHas = exitFailure, []string{file, "no valid transcript record"}
-			} else {
+			case got != nil && got.Empty():
+				run.code, run.errHas = exitFailure, []string{file, "nothing to capture"}
+			default:
 				run.mayChange = []string{"home:data/"}
 				run.check = acceptedCapture(w)
 			}
@@ -806,6 +816,18 @@ func transcriptInputs(t *testing.T) []hostileInput {
 		out = append(out, in)
 	}
 	return out
+}
+
+// detectedAs is what capture makes of file read as agent: what the file
+// looks like, and its digest (nil when the reader refuses it).
+func detectedAs(t *testing.T, file string, agent capture.Agent) (capture.Detected, *capture.Digest) {
+	t.Helper()
+	det, err := capture.DetectFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := capture.ReadTranscript(agent, file, capture.Limits{})
+	return det, d
 }
 
 // acceptedCapture checks an accepted capture: its JSON, the counts, the

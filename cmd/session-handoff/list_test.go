@@ -22,8 +22,12 @@ func seed(t *testing.T, env map[string]string, recs ...handoff.Record) []handoff
 		t.Fatal(err)
 	}
 	now := time.Now()
-	var ids []handoff.ID
-	for i, r := range recs {
+	ids := make([]handoff.ID, len(recs))
+	// recs are newest first; they are saved oldest first, as they would
+	// have been made, so that the one that entered the store last (what
+	// "latest" means) is also the newest.
+	for i := len(recs) - 1; i >= 0; i-- {
+		r := recs[i]
 		rec, err := handoff.New(now.Add(-time.Duration(i)*time.Hour), r.Tool, r.Title)
 		if err != nil {
 			t.Fatal(err)
@@ -35,7 +39,7 @@ func seed(t *testing.T, env map[string]string, recs ...handoff.Record) []handoff
 		if err := s.Save(rec); err != nil {
 			t.Fatal(err)
 		}
-		ids = append(ids, rec.ID)
+		ids[i] = rec.ID
 	}
 	return ids
 }

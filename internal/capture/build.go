@@ -69,6 +69,12 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if dig.Empty() {
+		// An empty handoff stored with exit 0 would hide the mistake.
+		d, _ := DetectFile(sess.Path)
+		return nil, fmt.Errorf("%s: %w: %d lines, %d records of no known type, nothing of a %s session (it looks like %s)",
+			sess.Path, ErrNothingToCapture, dig.Stats.Lines, dig.Stats.Unknown, sess.Agent, firstNonEmpty(d.What, "nothing known"))
+	}
 	res := &Result{Digest: dig, Session: sess, Report: &redact.Report{}}
 
 	title := dig.Title
@@ -114,6 +120,18 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 	return res, nil
 }
 
+// ErrNothingToCapture is wrapped when a transcript yields no request,
+// message, command, edit, todo or summary.
+var ErrNothingToCapture = errors.New("nothing to capture")
+
+// Empty says whether d holds nothing a handoff could carry: no request,
+// message, command, edit, todo or compaction summary.
+func (d *Digest) Empty() bool {
+	s := d.Session
+	return len(s.Requests) == 0 && s.LastAgentMessage == "" && len(s.Commands) == 0 && len(d.Files) == 0 &&
+		len(s.Todos) == 0 && s.CompactionSummary == ""
+}
+
 func sessionStart(s handoff.Session) time.Time {
 	if s.StartedAt != nil {
 		return *s.StartedAt
@@ -132,9 +150,11 @@ func chooseSession(opts Options, project string) (SessionInfo, error) {
 			return SessionInfo{}, fmt.Errorf("%s is %s, not a transcript file", ref, fileKind(info.Mode()))
 		}
 		if err == nil {
-			agent := opts.Agent
-			if agent == "" {
-				return SessionInfo{}, fmt.Errorf("%s: name the agent that wrote it with --from", ref)
+			// The file says which agent wrote it; --from, when given,
+			// must agree.
+			agent, err := checkDetected(ref, opts.Agent)
+			if err != nil {
+				return SessionInfo{}, err
 			}
 			abs, _ := filepath.Abs(ref)
 			return SessionInfo{Agent: agent, Path: abs, ID: strings.TrimSuffix(filepath.Base(ref), filepath.Ext(ref))}, nil
