@@ -38,6 +38,9 @@ type Agent struct {
 	InstructionFile string
 	// Hooks is set when the agent runs hooks at session start and end.
 	Hooks bool
+	// HookContextLimit is how many characters of a session-start hook's
+	// additionalContext the agent takes whole; 0 when it states none.
+	HookContextLimit int
 
 	// dirs are the agent's own directories, most preferred first: where
 	// it keeps its settings and transcripts.
@@ -58,6 +61,11 @@ var table = []Agent{
 	{
 		Name: ClaudeCode, Display: "Claude Code", Aliases: []string{"claude", "claudecode"},
 		Program: "claude", InstructionFile: "CLAUDE.md", Hooks: true,
+		// Claude Code replaces a SessionStart additionalContext over
+		// 10,000 characters with a short preview and a file path
+		// (https://code.claude.com/docs/en/hooks, "SessionStart";
+		// issue 18).
+		HookContextLimit: 10_000,
 		dirs: func(home string, getenv func(string) string) []string {
 			if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
 				return []string{d}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/briefing"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/handover"
@@ -174,14 +175,20 @@ func sessionStart(ctx context.Context, o Options, root string, pause []string) e
 	if err != nil {
 		return err
 	}
-	_, res, err := briefing.Build(ctx, o.Store, briefing.Options{Project: root, MemoryDir: "memory",
-		Render: render.Options{Style: p.Style, Budget: render.Budget{Bytes: BriefingBudget}}, Warn: o.Warn})
+	br, res, err := briefing.Build(ctx, o.Store, briefing.Options{Project: root, MemoryDir: "memory",
+		Render: render.Options{Style: p.Style, Budget: render.Budget{Bytes: briefingBudget(o.Agent.Name)}}, Warn: o.Warn})
 	if err != nil {
 		return err
 	}
+	paused := handover.CheckPause(pause)
+	if br.Record == nil && len(br.Memory) == 0 && paused == nil {
+		// Nothing to brief: no handoff for this project, no memory.
+		// Saying so would only cost the agent context.
+		return nil
+	}
 	text := res.Text
-	if perr := handover.CheckPause(pause); perr != nil {
-		text += "\n(session-handoff: automated writes are " + perr.Error() + ")\n"
+	if paused != nil {
+		text += "\n(session-handoff: automated writes are " + paused.Error() + ")\n"
 	}
 	var out Output
 	out.HookSpecificOutput.HookEventName = o.Agent.EventName(o.Event)
@@ -189,6 +196,20 @@ func sessionStart(ctx context.Context, o Options, root string, pause []string) e
 	enc := json.NewEncoder(o.Stdout)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
+}
+
+// pauseNoteRoom is what the PAUSE note after a briefing may take.
+const pauseNoteRoom = 512
+
+// briefingBudget is the briefing's size for agent, in bytes: what the
+// agent's table says its session-start context takes whole (a byte
+// budget holds at most as many characters), else BriefingBudget.
+func briefingBudget(agent string) int {
+	a, ok := agents.Find(agent)
+	if !ok || a.HookContextLimit <= 0 {
+		return BriefingBudget
+	}
+	return min(BriefingBudget, a.HookContextLimit-pauseNoteRoom)
 }
 
 // captureSession captures the transcript the input names (else the

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/handover"
@@ -140,5 +142,71 @@ func TestLog(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, LogName)); string(data) != "2026-11-23T10:00:00Z gemini pre-compact: boom\n" {
 		t.Errorf("the new log = %q", data)
+	}
+}
+
+// sessionStartOutput runs the session-start hook of agentName in project.
+func sessionStartOutput(t *testing.T, s *store.Store, agentName, project string) string {
+	t.Helper()
+	in, _ := json.Marshal(Input{CWD: project})
+	var stdout, stderr bytes.Buffer
+	err := Run(context.Background(), Options{Agent: agent(t, agentName), Event: "session-start",
+		Input: bytes.NewReader(in), Stdout: &stdout, Stderr: &stderr, Store: s, ConfigDir: t.TempDir(),
+		Env: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String()
+}
+
+// Claude Code replaces a SessionStart context over 10,000 characters by a
+// preview (issue 18): a 60 KB handoff briefs under that, keeping its next
+// steps and decisions; with nothing to brief the hook prints nothing.
+func TestSessionStartFitsTheAgentsLimit(t *testing.T) {
+	s := newStore(t)
+	project := t.TempDir()
+	if out := sessionStartOutput(t, s, "claude-code", project); out != "" {
+		t.Errorf("no handoff and no memory: printed %q, want nothing", out)
+	}
+	rec, err := handoff.New(time.Now(), "claude-code", "A big session")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Project.Path = project
+	rec.Summary = strings.Repeat("Long summary of what happened, with détails. ", 700)
+	rec.NextSteps = []string{"Ship the parser"}
+	rec.Decisions = []string{"Keep JWT"}
+	for i := range 200 {
+		rec.Files = append(rec.Files, handoff.FileTouched{Path: fmt.Sprintf("src/pkg%03d/file.go", i), Action: "edited", Edits: 1})
+	}
+	if err := rec.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(rec)
+	if len(data) < 40<<10 {
+		t.Fatalf("the handoff is %d bytes; the test wants a large one", len(data))
+	}
+	var out Output
+	if err := json.Unmarshal([]byte(sessionStartOutput(t, s, "claude-code", project)), &out); err != nil {
+		t.Fatal(err)
+	}
+	ctx := out.HookSpecificOutput.AdditionalContext
+	if n := utf8.RuneCountInString(ctx); n > 10_000 {
+		t.Errorf("briefing of %d characters, over Claude Code's 10,000", n)
+	}
+	for _, want := range []string{"Ship the parser", "Keep JWT"} {
+		if !strings.Contains(ctx, want) {
+			t.Errorf("the briefing lost %q", want)
+		}
+	}
+	// Gemini CLI states no such limit: the briefing may be longer.
+	if err := json.Unmarshal([]byte(sessionStartOutput(t, s, "gemini", project)), &out); err != nil {
+		t.Fatal(err)
+	}
+	if n := utf8.RuneCountInString(out.HookSpecificOutput.AdditionalContext); n <= 10_000 {
+		t.Errorf("gemini briefing of %d characters: the Claude Code limit should not apply", n)
 	}
 }
