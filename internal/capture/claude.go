@@ -143,6 +143,15 @@ func readClaudeCode(r io.Reader, limits Limits, sh *shape) (*Digest, error) {
 	d := c.d
 
 	thread := claudeMainThread(c.records)
+	// A summary line belongs to this session only when its leaf is a line
+	// of this file: a resumed session's file may open with the summaries
+	// of the one it came from.
+	inFile := make(map[string]bool, len(c.records))
+	for _, rec := range c.records {
+		if rec.uuid != "" {
+			inFile[rec.uuid] = true
+		}
+	}
 	var cwd, branch, version, session string
 	onThread := map[string]bool{}
 	for _, rec := range thread {
@@ -210,9 +219,8 @@ func readClaudeCode(r io.Reader, limits Limits, sh *shape) (*Digest, error) {
 	case c.aiTitle != "":
 		d.Title = c.aiTitle
 	case len(c.summaries) > 0:
-		d.Title = c.summaries[len(c.summaries)-1].text
 		for _, s := range c.summaries {
-			if onThread[s.leaf] {
+			if inFile[s.leaf] && (d.Title == "" || onThread[s.leaf]) {
 				d.Title = s.text
 			}
 		}
@@ -609,6 +617,22 @@ var claudeInjected = []string{
 	"<task-notification>", "<ide_opened_file>", "<ide_selection>", "<user-prompt-submit-hook>",
 }
 
+// claudeSessionCommands are Claude Code's built-in slash commands that
+// steer the session itself (/clear, /compact, /exit, /model …) rather than
+// ask for work: never a request or a title. Custom and plugin commands
+// (/review, /bmad:…) and /init, which ask for work, stay requests. Names
+// from Claude Code's slash-command reference
+// (https://code.claude.com/docs/en/slash-commands).
+var claudeSessionCommands = map[string]bool{
+	"clear": true, "compact": true, "exit": true, "quit": true, "resume": true, "continue": true,
+	"cost": true, "usage": true, "help": true, "status": true, "model": true, "config": true,
+	"context": true, "login": true, "logout": true, "doctor": true, "permissions": true,
+	"hooks": true, "mcp": true, "agents": true, "ide": true, "theme": true, "vim": true,
+	"terminal-setup": true, "release-notes": true, "bug": true, "export": true, "rewind": true,
+	"statusline": true, "add-dir": true, "upgrade": true, "privacy-settings": true,
+	"output-style": true, "todos": true, "memory": true, "plugin": true, "rename": true,
+}
+
 // claudeRequestText returns what the user asked in one text block, or
 // false when the block is injected. Slash commands read as "/name args".
 func claudeRequestText(s string) (string, bool) {
@@ -622,8 +646,12 @@ func claudeRequestText(s string) (string, bool) {
 		}
 	}
 	if name, ok := between(t, "<command-name>", "</command-name>"); ok {
+		name = strings.TrimSpace(name)
+		if claudeSessionCommands[strings.TrimPrefix(name, "/")] {
+			return "", false
+		}
 		args, _ := between(t, "<command-args>", "</command-args>")
-		return strings.TrimSpace(strings.TrimSpace(name) + " " + strings.TrimSpace(args)), true
+		return strings.TrimSpace(name + " " + strings.TrimSpace(args)), true
 	}
 	if strings.HasPrefix(t, "<command-message>") {
 		return "", false

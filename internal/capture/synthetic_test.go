@@ -140,7 +140,12 @@ func TestClaudeTitles(t *testing.T) {
 		want  string
 	}{
 		{nil, "first request"},
-		{[]string{`{"type":"summary","summary":"From summary","leafUuid":"zz"}`}, "From summary"},
+		{[]string{`{"type":"summary","summary":"From summary","leafUuid":"u1"}`}, "From summary"},
+		// A summary whose leaf is not in the file is another session's
+		// (a resumed session's file opens with them): not the title.
+		{[]string{`{"type":"summary","summary":"Another session","leafUuid":"zz"}`}, "first request"},
+		// /clear and other session commands are never a request or the title.
+		{[]string{`{"type":"user","uuid":"u0","message":{"role":"user","content":"<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>"}}`}, "first request"},
 		{[]string{`{"type":"ai-title","aiTitle":"AI"}`, `{"type":"summary","summary":"S"}`}, "AI"},
 		{[]string{`{"type":"custom-title","customTitle":"Mine"}`, `{"type":"ai-title","aiTitle":"AI"}`}, "Mine"},
 	} {
