@@ -311,7 +311,7 @@ func (f *folder) result(e event) {
 		cmd.Output = shortenMiddle(e.text, MaxCommandOutput)
 		lf := handoff.Command{Command: cmd.Command, ExitCode: e.exit, Output: e.text}
 		f.lastFailure = &lf
-	} else if e.exit != nil && f.lastFailure != nil && f.lastFailure.Command == cmd.Command {
+	} else if (e.exit != nil || e.known) && f.lastFailure != nil && resolves(cmd.Command, f.lastFailure.Command) {
 		// A later run of the failed command succeeded.
 		f.lastFailure = nil
 	}
