@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -121,6 +122,7 @@ func (e *ValidationError) Unwrap() error { return ErrInvalid }
 // the schema itself. A schema failure is a *ValidationError listing every
 // violation.
 func Validate(name string, data []byte) error {
+	validations.Add(1)
 	if err := StrictCheck(data); err != nil {
 		return err
 	}
@@ -173,6 +175,31 @@ func Decode(name string, data []byte, v any) error {
 	if err := Validate(name, data); err != nil {
 		return err
 	}
+	return decodeStrict(data, v)
+}
+
+// DecodeStrict decodes a document this program wrote and checked against
+// its schema when it was stored (a record of our own store): StrictCheck
+// (UTF-8, no duplicate keys, bounded nesting) and a decode that refuses
+// unknown fields, without compiling or running the schema, which costs
+// more than the rest of a command. Anything from outside goes through
+// Decode.
+func DecodeStrict(data []byte, v any) error {
+	if err := StrictCheck(data); err != nil {
+		return err
+	}
+	return decodeStrict(data, v)
+}
+
+// validations counts the documents validated against a schema, for tests
+// that hold a path to reading without one.
+var validations atomic.Int64
+
+// Validations is how many documents this process has validated against
+// a schema so far.
+func Validations() int64 { return validations.Load() }
+
+func decodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

@@ -86,10 +86,10 @@ func (s *Store) Check(repair bool) (*CheckReport, error) {
 			}
 		}
 	}
-	if scan == nil {
-		if scan, err = s.scanRecords(); err != nil {
-			return nil, err
-		}
+	// The report validates every record against the schema, also when
+	// the repair above rebuilt the index from a strict reading.
+	if scan, err = s.scanRecordsFull(); err != nil {
+		return nil, err
 	}
 	rep.Records = len(scan.entries)
 	rep.Bad = scan.bad

@@ -34,7 +34,13 @@ type scanResult struct {
 }
 
 // scanRecords reads and validates every record file, using all CPUs.
-func (s *Store) scanRecords() (*scanResult, error) {
+func (s *Store) scanRecords() (*scanResult, error) { return s.scanRecordsAs(false) }
+
+// scanRecordsFull is scanRecords validating every record against the
+// schema, as store check does.
+func (s *Store) scanRecordsFull() (*scanResult, error) { return s.scanRecordsAs(true) }
+
+func (s *Store) scanRecordsAs(full bool) (*scanResult, error) {
 	res := &scanResult{}
 	dir := filepath.Join(s.dir, recordsDir)
 	des, err := os.ReadDir(dir)
@@ -83,7 +89,7 @@ func (s *Store) scanRecords() (*scanResult, error) {
 					return
 				}
 				id := handoff.ID(strings.TrimSuffix(names[i], recordExt))
-				rec, err := readRecord(filepath.Join(dir, names[i]))
+				rec, err := readRecordAs(filepath.Join(dir, names[i]), full)
 				if err == nil && rec.ID != id {
 					err = fmt.Errorf("%s: holds handoff %s, not %s", filepath.Join(dir, names[i]), handoff.Shorten(string(rec.ID), 40), id)
 				}

@@ -319,9 +319,13 @@ func readRegular(path string, limit int64) ([]byte, error) {
 // errNotRegular is the cause given for store files of the wrong type.
 var errNotRegular = errors.New("not a regular file")
 
-// readRecord reads and fully validates one record file. Errors name the
-// file; a missing file gives an error wrapping fs.ErrNotExist.
-func readRecord(path string) (*handoff.Record, error) {
+// readRecord reads one record file, decoding it strictly: it was checked
+// against the schema when it entered the store (issue 19); store check
+// reads with readRecordAs(path, true), which validates it as well. Errors name the file; a missing file gives an
+// error wrapping fs.ErrNotExist.
+func readRecord(path string) (*handoff.Record, error) { return readRecordAs(path, false) }
+
+func readRecordAs(path string, full bool) (*handoff.Record, error) {
 	data, err := readRegular(path, handoff.MaxRecordSz)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -333,6 +337,14 @@ func readRecord(path string) (*handoff.Record, error) {
 		}
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	if full {
+		if err := schema.Validate(schema.Handoff, data); err != nil && !errors.Is(err, schema.ErrMalformed) {
+			if v, ok := peekSchemaVersion(data); ok && v > handoff.SchemaVersion {
+				err = newerSchema(v)
+			}
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	rec, err := decodeRecord(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -340,27 +352,35 @@ func readRecord(path string) (*handoff.Record, error) {
 	return rec, nil
 }
 
-// decodeRecord strictly decodes and validates a record. A record whose
+// decodeRecord strictly decodes a record and applies the record's own
+// rules (handoff.Record.Check), without the schema. A record whose
 // schema_version is newer than this program's gives an error wrapping
 // ErrNewerSchema that names both versions, rather than the schema
 // violations that version would also cause.
 func decodeRecord(data []byte) (*handoff.Record, error) {
 	var rec handoff.Record
-	if err := schema.Decode(schema.Handoff, data, &rec); err != nil {
+	if err := schema.DecodeStrict(data, &rec); err != nil {
 		// The version is looked at only once decoding failed, which gives
 		// the same answer as looking first and costs nothing on good
-		// records. Malformed JSON is reported as such.
-		if !errors.Is(err, schema.ErrMalformed) {
-			if v, ok := peekSchemaVersion(data); ok && v > handoff.SchemaVersion {
-				return nil, fmt.Errorf("%w: written with schema version %d, this program reads up to version %d; upgrade session-handoff", ErrNewerSchema, v, handoff.SchemaVersion)
-			}
+		// records.
+		if v, ok := peekSchemaVersion(data); ok && v > handoff.SchemaVersion {
+			return nil, newerSchema(v)
 		}
 		return nil, err
+	}
+	if rec.SchemaVersion > handoff.SchemaVersion {
+		return nil, newerSchema(int64(rec.SchemaVersion))
 	}
 	if errs := rec.Check(); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return &rec, nil
+}
+
+// newerSchema is the error for a record of schema version v, newer than
+// this program's.
+func newerSchema(v int64) error {
+	return fmt.Errorf("%w: written with schema version %d, this program reads up to version %d; upgrade session-handoff", ErrNewerSchema, v, handoff.SchemaVersion)
 }
 
 // peekSchemaVersion returns the top-level schema_version of a JSON object,

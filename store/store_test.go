@@ -380,25 +380,29 @@ func TestCorruptRecords(t *testing.T) {
 		data  func(r *handoff.Record) []byte
 		cause string
 		is    error
+		// readCause and readIs, when set, are what a read says: reads
+		// decode strictly without the schema, which store check runs.
+		readCause string
+		readIs    error
 	}{
-		{"garbage", func(*handoff.Record) []byte { return []byte("\x00\xffnot json at all") }, "malformed JSON", schema.ErrMalformed},
-		{"truncated", func(r *handoff.Record) []byte { d := goodJSON(t, r); return d[:len(d)/2] }, "unexpected end", schema.ErrMalformed},
-		{"empty", func(*handoff.Record) []byte { return nil }, "malformed JSON", schema.ErrMalformed},
+		{"garbage", func(*handoff.Record) []byte { return []byte("\x00\xffnot json at all") }, "malformed JSON", schema.ErrMalformed, "", nil},
+		{"truncated", func(r *handoff.Record) []byte { d := goodJSON(t, r); return d[:len(d)/2] }, "unexpected end", schema.ErrMalformed, "", nil},
+		{"empty", func(*handoff.Record) []byte { return nil }, "malformed JSON", schema.ErrMalformed, "", nil},
 		{"duplicate key", func(r *handoff.Record) []byte {
 			return bytes.Replace(goodJSON(t, r), []byte(`"title":`), []byte(`"title": "x", "title":`), 1)
-		}, "duplicate key", schema.ErrMalformed},
+		}, "duplicate key", schema.ErrMalformed, "", nil},
 		{"newer schema", func(r *handoff.Record) []byte {
 			return bytes.Replace(goodJSON(t, r), []byte(`"schema_version": 1`), []byte(`"schema_version": 2`), 1)
-		}, "schema version 2, this program reads up to version 1", ErrNewerSchema},
+		}, "schema version 2, this program reads up to version 1", ErrNewerSchema, "", nil},
 		{"schema violation", func(r *handoff.Record) []byte {
 			return bytes.Replace(goodJSON(t, r), []byte(`"tool": "codex"`), []byte(`"tool": 7`), 1)
-		}, "/tool", schema.ErrInvalid},
+		}, "/tool", schema.ErrInvalid, "Record.tool", schema.ErrMalformed},
 		{"other id inside", func(r *handoff.Record) []byte {
 			o := *r
 			o.ID, _ = handoff.NewID(baseTime.Add(-time.Hour))
 			return goodJSON(t, &o)
-		}, "holds handoff", nil},
-		{"too large", func(*handoff.Record) []byte { return bytes.Repeat([]byte(" "), handoff.MaxRecordSz+1) }, "too large", safefile.ErrTooLarge},
+		}, "holds handoff", nil, "", nil},
+		{"too large", func(*handoff.Record) []byte { return bytes.Repeat([]byte(" "), handoff.MaxRecordSz+1) }, "too large", safefile.ErrTooLarge, "", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -420,11 +424,15 @@ func TestCorruptRecords(t *testing.T) {
 				t.Fatal("get of a corrupt record succeeded")
 			}
 			rel := "records/" + string(victim.ID) + ".json"
-			if !strings.Contains(err.Error(), rel) || !strings.Contains(err.Error(), c.cause) {
-				t.Errorf("error %q does not name %s and %q", err, rel, c.cause)
+			readCause, readIs := c.cause, c.is
+			if c.readCause != "" {
+				readCause, readIs = c.readCause, c.readIs
 			}
-			if c.is != nil && !errors.Is(err, c.is) {
-				t.Errorf("error %q does not wrap %v", err, c.is)
+			if !strings.Contains(err.Error(), rel) || !strings.Contains(err.Error(), readCause) {
+				t.Errorf("error %q does not name %s and %q", err, rel, readCause)
+			}
+			if readIs != nil && !errors.Is(err, readIs) {
+				t.Errorf("error %q does not wrap %v", err, readIs)
 			}
 			if errors.Is(err, ErrNotFound) {
 				t.Errorf("corrupt record reported as not found: %v", err)
@@ -460,7 +468,7 @@ func TestCorruptRecords(t *testing.T) {
 				t.Errorf("after index removal list %v", ids(got))
 			}
 			s.SetWarn(nil)
-			if len(warnings) != 1 || !strings.Contains(warnings[0].Error(), rel) || !strings.Contains(warnings[0].Error(), c.cause) {
+			if len(warnings) != 1 || !strings.Contains(warnings[0].Error(), rel) || !strings.Contains(warnings[0].Error(), readCause) {
 				t.Errorf("warnings = %v", warnings)
 			}
 			rep, _ = s.Check(false)
@@ -483,10 +491,14 @@ func TestNewerSchemaMessageNamesBothVersions(t *testing.T) {
 	if !errors.Is(err, ErrNewerSchema) || !strings.Contains(err.Error(), "2") || !strings.Contains(err.Error(), "1") || !strings.Contains(err.Error(), path) {
 		t.Fatalf("err = %v", err)
 	}
-	// A string version is not a version.
+	// A string version is not a version: a read refuses it as malformed,
+	// store check as a schema violation.
 	os.WriteFile(path, bytes.Replace(goodJSON(t, r), []byte(`"schema_version": 1`), []byte(`"schema_version": "2"`), 1), 0o600)
-	if _, err := s.Get(r.ID); errors.Is(err, ErrNewerSchema) || !errors.Is(err, schema.ErrInvalid) {
+	if _, err := s.Get(r.ID); errors.Is(err, ErrNewerSchema) || !errors.Is(err, schema.ErrMalformed) {
 		t.Errorf("string version: %v", err)
+	}
+	if rep, err := s.Check(false); err != nil || len(rep.Bad) != 1 || !errors.Is(rep.Bad[0].Err, schema.ErrInvalid) {
+		t.Errorf("store check of a string version: %+v, %v", rep, err)
 	}
 }
 
@@ -1071,5 +1083,32 @@ func TestHostileFileTypesDoNotHang(t *testing.T) {
 	testsys.Mkfifo(t, indexPath(s))
 	if _, err := s.List(Filter{}); err == nil {
 		t.Error("list with a named pipe for an index succeeded")
+	}
+}
+
+// Reading our own records runs no JSON Schema (issue 19): they were
+// validated when they entered the store, and store check validates them
+// again; a read decodes strictly.
+func TestReadsDoNotRunTheSchema(t *testing.T) {
+	s := newTestStore(t)
+	r := mkRecord(t, baseTime, "codex", "app", "t")
+	mustSave(t, s, r)
+	before := schema.Validations()
+	if _, err := s.Get(r.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.LatestForProject(r.Project.Path); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(indexPath(s)) // a rebuild from the records reads them too
+	mustList(t, s, Filter{})
+	if n := schema.Validations() - before; n != 0 {
+		t.Errorf("reads validated %d documents against the schema, want 0", n)
+	}
+	if _, err := s.Check(false); err != nil {
+		t.Fatal(err)
+	}
+	if n := schema.Validations() - before; n == 0 {
+		t.Error("store check validated nothing against the schema")
 	}
 }
