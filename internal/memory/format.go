@@ -64,6 +64,9 @@ type Doc struct {
 	Text string `json:"text"`
 	// Entries are the entries of a layer-1 or layer-3 file, in file order.
 	Entries []Entry `json:"entries,omitempty"`
+	// Older is set when the file is in the earlier agent-handover tool's
+	// form (see older.go); its next write rewrites it in the current one.
+	Older bool `json:"older_form,omitempty"`
 }
 
 // hasEntries reports whether files of the layer are made of entries.

@@ -15,6 +15,7 @@
 package memory
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -373,7 +374,12 @@ func (d Dir) readDoc(p, rel string) (*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := Parse(data)
+	var doc *Doc
+	if bytes.HasPrefix(bytes.TrimPrefix(data, []byte("\uFEFF")), []byte(olderPrefix)) {
+		doc, err = parseOlder(data, want)
+	} else {
+		doc, err = Parse(data)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", d.name(rel), err)
 	}
