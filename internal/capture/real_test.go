@@ -58,9 +58,6 @@ type realCommand struct {
 // exit returns a pointer to an exit code, for tables.
 func exit(code int) *int { return &code }
 
-// The tables live in other files, which may not exist yet.
-var _ = exit
-
 // realExpectations are filled by one table per agent, in
 // real_<agent>_test.go.
 var realExpectations []realExpectation
@@ -183,10 +180,11 @@ func sameTodos(a, b []handoff.Todo) bool {
 
 // TestRealTranscriptsCovered fails when a transcript under realDir has no
 // expectation, so a file added there cannot go unchecked.
+//
+// Not every file has its expectation yet (issue 17): until then this test
+// lists the files still without one, and fails only if a listed file is
+// gone or a new one arrives unlisted.
 func TestRealTranscriptsCovered(t *testing.T) {
-	if len(realExpectations) == 0 {
-		t.Skip("no expectation tables yet")
-	}
 	have := map[string]bool{}
 	for _, e := range realExpectations {
 		have[e.file] = true
@@ -196,12 +194,40 @@ func TestRealTranscriptsCovered(t *testing.T) {
 			return err
 		}
 		rel, _ := filepath.Rel(realDir, p)
-		if !have[filepath.ToSlash(rel)] {
+		rel = filepath.ToSlash(rel)
+		switch {
+		case have[rel] && realPending[rel]:
+			t.Errorf("%s has an expectation: take it off realPending", rel)
+		case !have[rel] && !realPending[rel]:
 			t.Errorf("%s has no expectation in real_<agent>_test.go", rel)
 		}
+		delete(realPending, rel)
 		return nil
 	})
+	for rel := range realPending {
+		t.Errorf("%s is on realPending but not among the real transcripts", rel)
+	}
 	if err != nil {
 		t.Skipf("real transcripts not readable: %v", err)
 	}
+}
+
+// realPending are the real transcripts whose expectations are still to be
+// written (issue 17's quality bar: every file gets one).
+var realPending = map[string]bool{
+	"claude-code/ccv/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl":                           true,
+	"claude-code/ccv/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl":                           true,
+	"claude-code/codemie/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl":                       true,
+	"claude-code/codemie/incremental-simple-turn-2.jsonl":                                  true,
+	"claude-code/codemie/incremental-subagents-turn-2.jsonl":                               true,
+	"claude-code/codemie/incremental-subagents-turn-2/subagents/agent-a485154.jsonl":       true,
+	"claude-code/codemie/session-196820da.jsonl":                                           true,
+	"claude-code/codemie/session-3fe1b6bc.jsonl":                                           true,
+	"claude-code/codemie/session-624a4a58.jsonl":                                           true,
+	"claude-code/codemie/session-9eda1058.jsonl":                                           true,
+	"codex/codemie/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl": true,
+	"codex/codemie/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl": true,
+	"gemini/codemie/session-2025-12-01T21-45-5b959dae.json":                                true,
+	"gemini/codemie/session-2026-01-16T11-01-file-ops-37b7abef.json":                       true,
+	"gemini/vct/gemini.jsonl":                                                              true,
 }
