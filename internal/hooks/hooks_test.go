@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -208,5 +210,53 @@ func TestSessionStartFitsTheAgentsLimit(t *testing.T) {
 	}
 	if n := utf8.RuneCountInString(out.HookSpecificOutput.AdditionalContext); n <= 10_000 {
 		t.Errorf("gemini briefing of %d characters: the Claude Code limit should not apply", n)
+	}
+}
+
+// One handoff per session, not one per event (issue 18): a PreCompact and
+// then a SessionEnd of the same session leave one handoff, the newer
+// capture, under the first one's id; another session gets its own.
+func TestOneHandoffPerSession(t *testing.T) {
+	samples := filepath.Join("..", "..", "..", "shared", "testdata", "transcripts", "claude-code")
+	first, second := filepath.Join(samples, "sample_session.jsonl"), filepath.Join(samples, "todowrite_examples.jsonl")
+	if _, err := os.Stat(first); err != nil {
+		t.Skipf("shared transcripts not beside the project: %v", err)
+	}
+	project := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = project
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	s := newStore(t)
+	hook := func(event, transcript string) string {
+		t.Helper()
+		in, _ := json.Marshal(Input{CWD: project, TranscriptPath: transcript, HookEventName: event})
+		var stderr bytes.Buffer
+		err := Run(context.Background(), Options{Agent: agent(t, "claude-code"), Event: event,
+			Input: bytes.NewReader(in), Stdout: io.Discard, Stderr: &stderr, Store: s, ConfigDir: t.TempDir(),
+			Env: func(string) string { return "" }})
+		if err != nil {
+			t.Fatalf("%s: %v (%s)", event, err, stderr.String())
+		}
+		return stderr.String()
+	}
+	hook("pre-compact", first)
+	es, err := s.List(store.Filter{})
+	if err != nil || len(es) != 1 {
+		t.Fatalf("after pre-compact: %v, %v", es, err)
+	}
+	id := es[0].ID
+	if out := hook("session-end", first); !strings.Contains(out, "updated "+string(id)) {
+		t.Errorf("session-end of the same session: %q, want it to update %s", out, id)
+	}
+	if es, _ := s.List(store.Filter{}); len(es) != 1 || es[0].ID != id {
+		t.Errorf("after session-end: %v, want the one handoff %s", es, id)
+	}
+	hook("session-end", second)
+	if es, _ := s.List(store.Filter{}); len(es) != 2 {
+		t.Errorf("another session: %d handoffs, want 2", len(es))
 	}
 }
