@@ -68,6 +68,18 @@ type codexReader struct {
 	// so that patch_apply_end's changes count only the patches that were
 	// not read from their text (no edit counted twice).
 	patched map[string]bool
+	// ts is the timestamp of the line being read.
+	ts string
+}
+
+// remoteCompaction is what a compaction with no readable summary leaves:
+// Codex's remote compaction writes a compacted item with an empty message
+// and its replacement history encrypted (issue 17, item 8).
+func remoteCompaction(at string) string {
+	if at = strings.TrimSpace(at); at != "" && len(at) <= 40 {
+		return "The context was compacted at " + at + "; the transcript keeps no summary of what came before (Codex remote compaction)."
+	}
+	return "The context was compacted; the transcript keeps no summary of what came before (Codex remote compaction)."
 }
 
 type codexMode uint8
@@ -173,6 +185,7 @@ func (c *codexReader) recordAt(n int, m map[string]any) {
 }
 
 func (c *codexReader) record(m map[string]any) {
+	c.ts = getStr(m, "timestamp")
 	t, ok := getTime(m, "timestamp")
 	c.span.add(t, ok)
 	typ := getStr(m, "type")
@@ -210,7 +223,7 @@ func (c *codexReader) record(m map[string]any) {
 		}
 	case "compacted":
 		if p != nil {
-			c.add(evCompact(getStr(p, "message")))
+			c.add(evCompact(firstNonEmpty(getStr(p, "message"), remoteCompaction(getStr(m, "timestamp")))))
 		}
 	default:
 		c.d.Stats.Unknown++
@@ -297,6 +310,11 @@ func (c *codexReader) eventMsg(p map[string]any) {
 			}
 			c.add(evOut(id, nil, !ok, true, firstNonEmpty(getStr(p, "stderr"), getStr(p, "stdout"))))
 		}
+	case "context_compacted":
+		// Written beside a remote compaction, whose summary is encrypted
+		// (openai/codex protocol EventMsg::ContextCompacted): that it
+		// happened, and when, is all there is to tell.
+		c.add(evCompact(remoteCompaction(c.ts)))
 	case "thread_name_updated":
 		if name := getStr(p, "thread_name"); strings.TrimSpace(name) != "" {
 			c.title = name

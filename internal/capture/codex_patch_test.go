@@ -72,3 +72,24 @@ func checkCodexPatches(t *testing.T, d *Digest) {
 		t.Errorf("commands %q, want only the freeform shell's", cmds)
 	}
 }
+
+// Codex's remote compaction leaves an empty message and an encrypted
+// history (issue 17, item 8): the handoff still says that, and when, the
+// context was compacted.
+func TestCodexRemoteCompaction(t *testing.T) {
+	text := strings.Join([]string{
+		`{"timestamp":"2026-05-11T08:00:00Z","type":"session_meta","payload":{"id":"s1","cwd":"/w/app","cli_version":"0.128.0"}}`,
+		`{"timestamp":"2026-05-11T08:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"go on"}]}}`,
+		`{"timestamp":"2026-05-11T09:30:00Z","type":"compacted","payload":{"message":"","replacement_history":[{"type":"compaction","encrypted_content":"gAAAA"}]}}`,
+		`{"timestamp":"2026-05-11T09:30:00Z","type":"event_msg","payload":{"type":"context_compacted"}}`,
+	}, "\n") + "\n"
+	for _, r := range []io.Reader{strings.NewReader(text), struct{ io.Reader }{strings.NewReader(text)}} {
+		d, err := ReadCodex(r, Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := d.Session.CompactionSummary; !strings.Contains(c, "compacted at 2026-05-11T09:30:00Z") || strings.Contains(c, "gAAAA") {
+			t.Errorf("compaction %q, want when it happened and nothing encrypted", c)
+		}
+	}
+}
