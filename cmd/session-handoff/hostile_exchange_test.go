@@ -87,26 +87,12 @@ func exchangeInputs() []hostileInput {
 
 	// Trust on first use under a name that shows as alice@test, the
 	// trusted signer: never pinned.
-	for _, c := range []struct{ name, signer, cause string }{
+	out = append(out, lookAlikeInputs([]lookAlike{
 		{"tofu-cyrillic-look-alike", "\u0430lice@test", "looks like a principal already trusted"},
 		{"tofu-case-variant", "Alice@test", "looks like a principal already trusted"},
 		{"tofu-zero-width-space", "alice\u200b@test", "invisible"},
 		{"tofu-bidi-override", "alice@\u202etset", "invisible"},
-	} {
-		out = append(out, hostileInput{kind: kindBundles, name: "made/" + c.name,
-			place: func(e *hostileEnv) error {
-				rec, err := campaignRecord(time.Now().Add(-time.Hour), "looks like alice")
-				if err != nil {
-					return err
-				}
-				e.input = input(e)
-				return campaignBundle(e, e.input, "stranger.key", c.signer, rec, "")
-			},
-			runs: []hostileRun{
-				{args: []string{"import", "{input}", "--tofu"}, code: exitFailure, errHas: []string{"{input}", "cannot trust on first use", c.cause}},
-				{args: []string{"trust", "list"}, outHas: []string{aliceFingerprint}, outNot: []string{malloryFingerprint}},
-			}})
-	}
+	})...)
 
 	// A record of the year 9999 would stay "latest" for ever.
 	out = append(out, hostileInput{kind: kindBundles, name: "made/record-from-the-future",
@@ -150,5 +136,31 @@ func exchangeInputs() []hostileInput {
 			{args: []string{"trust", "rm", malloryFingerprint}, mayChange: []string{"home:config/allowed_signers"}},
 			{args: []string{"trust", "list"}, outHas: []string{aliceFingerprint}, outNot: []string{malloryFingerprint}},
 		}})
+	return out
+}
+
+// lookAlike is a signer name that must never be pinned on first use while
+// alice@test is trusted, and the words its refusal must hold.
+type lookAlike struct{ name, signer, cause string }
+
+// lookAlikeInputs are bundles signed by the stranger under each name,
+// imported with --tofu: refused, and the trust store keeps only alice.
+func lookAlikeInputs(cases []lookAlike) []hostileInput {
+	var out []hostileInput
+	for _, c := range cases {
+		out = append(out, hostileInput{kind: kindBundles, name: "made/" + c.name,
+			place: func(e *hostileEnv) error {
+				rec, err := campaignRecord(time.Now().Add(-time.Hour), "looks like alice")
+				if err != nil {
+					return err
+				}
+				e.input = filepath.Join(e.root, "made.handoff")
+				return campaignBundle(e, e.input, "stranger.key", c.signer, rec, "")
+			},
+			runs: []hostileRun{
+				{args: []string{"import", "{input}", "--tofu"}, code: exitFailure, errHas: []string{"{input}", "cannot trust on first use", c.cause}},
+				{args: []string{"trust", "list"}, outHas: []string{aliceFingerprint}, outNot: []string{malloryFingerprint}},
+			}})
+	}
 	return out
 }

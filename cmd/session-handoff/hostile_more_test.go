@@ -20,7 +20,7 @@ import (
 
 // moreLookAlikes are signer names that must never be pinned on first use
 // while alice@test is trusted, each with the words the refusal must hold.
-var moreLookAlikes = []struct{ name, signer, cause string }{
+var moreLookAlikes = []lookAlike{
 	{"tofu-greek-alpha", "\u03b1lice@test", "looks like a principal already trusted"},
 	{"tofu-fullwidth-letter", "\uff41lice@test", "looks like a principal already trusted"},
 	{"tofu-dotless-i", "al\u0131ce@test", "looks like a principal already trusted"},
@@ -34,22 +34,7 @@ var moreLookAlikes = []struct{ name, signer, cause string }{
 
 func moreExchangeInputs() []hostileInput {
 	input := func(e *hostileEnv) string { return filepath.Join(e.root, "made.handoff") }
-	var out []hostileInput
-	for _, c := range moreLookAlikes {
-		out = append(out, hostileInput{kind: kindBundles, name: "made/" + c.name,
-			place: func(e *hostileEnv) error {
-				rec, err := campaignRecord(time.Now().Add(-time.Hour), "looks like alice")
-				if err != nil {
-					return err
-				}
-				e.input = input(e)
-				return campaignBundle(e, e.input, "stranger.key", c.signer, rec, "")
-			},
-			runs: []hostileRun{
-				{args: []string{"import", "{input}", "--tofu"}, code: exitFailure, errHas: []string{"{input}", "cannot trust on first use", c.cause}},
-				{args: []string{"trust", "list"}, outHas: []string{aliceFingerprint}, outNot: []string{malloryFingerprint}},
-			}})
-	}
+	out := lookAlikeInputs(moreLookAlikes)
 
 	// The handoff saved on this machine ("mine"), sent back under its own
 	// id with other content by a trusted signer: never replaced without

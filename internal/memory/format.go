@@ -83,16 +83,11 @@ var identityTags = map[string]string{"SOUL.md": "soul", "MEMORY.md": "memory", "
 // Lines in entry text that would read as markers are stored with one extra
 // leading backslash, which Parse removes.
 func Parse(data []byte) (*Doc, error) {
-	s := string(data)
-	if !utf8.ValidString(s) {
-		return nil, errors.New("not valid UTF-8")
+	first, rest, err := splitHeader(data)
+	if err != nil {
+		return nil, err
 	}
-	if i := strings.IndexFunc(s, badControl); i >= 0 {
-		return nil, fmt.Errorf("line %d: control character %U", 1+strings.Count(s[:i], "\n"), []rune(s[i:])[0])
-	}
-	s = strings.TrimPrefix(s, "\uFEFF")
-	first, rest, _ := strings.Cut(s, "\n")
-	h, err := parseHeader(strings.TrimRight(first, " \t\r"))
+	h, err := parseHeader(first)
 	if err != nil {
 		return nil, fmt.Errorf("line 1: %w", err)
 	}
@@ -178,6 +173,21 @@ func writeEscaped(b *strings.Builder, text string, more bool) {
 			b.WriteByte('\n')
 		}
 	}
+}
+
+// splitHeader checks a memory file's text (UTF-8, no control characters
+// but tab, newline and carriage return) and returns its first line,
+// without trailing space, and the rest, a byte order mark dropped.
+func splitHeader(data []byte) (first, rest string, err error) {
+	s := string(data)
+	if !utf8.ValidString(s) {
+		return "", "", errors.New("not valid UTF-8")
+	}
+	if i := strings.IndexFunc(s, badControl); i >= 0 {
+		return "", "", fmt.Errorf("line %d: control character %U", 1+strings.Count(s[:i], "\n"), []rune(s[i:])[0])
+	}
+	first, rest, _ = strings.Cut(strings.TrimPrefix(s, "\uFEFF"), "\n")
+	return strings.TrimRight(first, " \t\r"), rest, nil
 }
 
 // badControl reports the control characters a memory file may not hold.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 // The earlier agent-handover tool wrote the same three layers, in the same
@@ -24,16 +23,11 @@ const olderPrefix = "<!-- agent-handover |"
 
 // parseOlder reads a file of agent-handover's whose path implies want.
 func parseOlder(data []byte, want Header) (*Doc, error) {
-	s := string(data)
-	if !utf8.ValidString(s) {
-		return nil, errors.New("not valid UTF-8")
+	first, rest, err := splitHeader(data)
+	if err != nil {
+		return nil, err
 	}
-	if i := strings.IndexFunc(s, badControl); i >= 0 {
-		return nil, fmt.Errorf("line %d: control character %U", 1+strings.Count(s[:i], "\n"), []rune(s[i:])[0])
-	}
-	s = strings.TrimPrefix(s, "\uFEFF")
-	first, rest, _ := strings.Cut(s, "\n")
-	inner, ok := strings.CutSuffix(strings.TrimRight(first, " \t\r"), "-->")
+	inner, ok := strings.CutSuffix(first, "-->")
 	if !ok {
 		return nil, errors.New("line 1: agent-handover header: not a whole comment line")
 	}
