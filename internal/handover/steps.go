@@ -93,6 +93,8 @@ func (r *Runner) stepRecord(ctx context.Context, cp *Checkpoint, st Step) (map[s
 			}
 		case errors.Is(err, capture.ErrNoSession) && st.Fallback == "save":
 			r.logf("step %s: no agent session found; saving from git instead", st.Name)
+		case errors.Is(err, capture.ErrNothingToCapture) && st.Fallback == "save":
+			r.logf("step %s: the agent session holds nothing yet; saving from git instead", st.Name)
 		default:
 			return nil, err
 		}
