@@ -92,7 +92,8 @@ func Root(ctx context.Context, dir string) (string, error) {
 
 // ProjectRoot is the project a command in dir works on: the top of the
 // git worktree holding dir, or dir itself (made absolute) when it is in
-// none or git is not installed. dir must exist and be a directory.
+// none, git is not installed or git cannot read it; a timeout or an
+// interrupt is an error. dir must exist and be a directory.
 func ProjectRoot(ctx context.Context, dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -106,10 +107,17 @@ func ProjectRoot(ctx context.Context, dir string) (string, error) {
 		return "", fmt.Errorf("project %s is not a directory", abs)
 	}
 	root, err := Root(ctx, abs)
-	if errors.Is(err, ErrNotGitRepo) || errors.Is(err, ErrNoGit) {
-		return abs, nil
+	switch {
+	case err == nil:
+		return root, nil
+	case errors.Is(err, git.ErrTimeout) || ctx.Err() != nil:
+		return "", err
 	}
-	return root, err
+	// Not a worktree, no git, or a worktree git will not read for us (a
+	// repository owned by another user, say): the directory is the
+	// project. Reading its git state, which save and capture do, still
+	// fails with git's reason.
+	return abs, nil
 }
 
 // State reads the git state of the worktree that contains dir.

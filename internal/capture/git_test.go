@@ -160,3 +160,24 @@ func TestTimeoutIsNotANonRepository(t *testing.T) {
 		t.Errorf("outside any repository: %v, want ErrNotGitRepo", err)
 	}
 }
+
+// A worktree git will not read (a repository owned by another user): the
+// directory is still the project for commands that only need its path,
+// but reading its git state fails with git's reason instead of reading as
+// "not a git worktree".
+func TestWorktreeGitWillNotRead(t *testing.T) {
+	repo := sinceRepo(t)
+	if err := os.Chown(filepath.Join(repo, ".git"), 65534, 65534); err != nil {
+		t.Skipf("cannot give the repository to another user here: %v", err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	if _, err := State(context.Background(), repo); err == nil || errors.Is(err, ErrNotGitRepo) {
+		if err == nil {
+			t.Skip("git here reads a repository of another user")
+		}
+		t.Errorf("State = %v, want git's refusal, not ErrNotGitRepo", err)
+	}
+	if root, err := ProjectRoot(context.Background(), repo); err != nil || root != repo {
+		t.Errorf("ProjectRoot = %q, %v; want the directory itself", root, err)
+	}
+}
