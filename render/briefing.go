@@ -150,7 +150,7 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 func writeDrift(w *writer, d *handoff.Drift) {
 	w.subheading("Since the handoff")
 	short := func(h string) string {
-		if hexCommit.MatchString(h) {
+		if hexCommit().MatchString(h) {
 			return "`" + h[:12] + "`"
 		}
 		return "(unknown)"

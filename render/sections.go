@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -50,7 +51,7 @@ func pick(level int, values ...int) int {
 
 // hexCommit matches a full commit hash (SHA-1 or SHA-256), the only form
 // of a record's HEAD we print outside a fence.
-var hexCommit = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
+var hexCommit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`) })
 
 // preamble is ours: what the text is, and how to treat the quoted parts.
 func (w *writer) preamble(rec *handoff.Record, opt Options) {
@@ -88,7 +89,7 @@ func provenanceSection(w *writer, rec *handoff.Record, _ int) {
 			break
 		}
 		bundleID := "(an id of unexpected shape)"
-		if bundleIDPattern.MatchString(p.BundleID) {
+		if bundleIDPattern().MatchString(p.BundleID) {
 			bundleID = "`" + p.BundleID + "`"
 		}
 		w.printf("- Imported from bundle %s on %s: ", bundleID, p.ImportedAt.UTC().Format("2006-01-02"))
@@ -143,20 +144,20 @@ func provenanceSection(w *writer, rec *handoff.Record, _ int) {
 }
 
 // bundleIDPattern is the shape of a bundle id (docs/FORMAT.md).
-var bundleIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
+var bundleIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{32}$`) })
 
 // fingerprintPattern is the shape of an SSH SHA256 key fingerprint.
-var fingerprintPattern = regexp.MustCompile(`^SHA256:[A-Za-z0-9+/]{43}$`)
+var fingerprintPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^SHA256:[A-Za-z0-9+/]{43}$`) })
 
 // safeToken matches the principals we print among our own words: names
 // from the local trust store, which ValidatePrincipal keeps to this shape.
 // Anything else is not printed there.
-var safeToken = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:+/=@-]{0,127}$`)
+var safeToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:+/=@-]{0,127}$`) })
 
 // token prints an identifier in a code span when it has the expected
 // shape, and a placeholder when it does not.
 func token(s string) string {
-	if safeToken.MatchString(s) {
+	if safeToken().MatchString(s) {
 		return "`" + s + "`"
 	}
 	return "(a name with unexpected characters, not shown)"
@@ -164,7 +165,7 @@ func token(s string) string {
 
 // fingerprint prints a key fingerprint only in its expected shape.
 func fingerprint(fp string) string {
-	if fingerprintPattern.MatchString(fp) {
+	if fingerprintPattern().MatchString(fp) {
 		return "key `" + fp + "`"
 	}
 	return "an unnamed key"
@@ -450,7 +451,7 @@ func gitSection(w *writer, rec *handoff.Record, level int) {
 	}
 	w.quote(b.String(), 16<<10)
 	w.printf("\nBefore you start, check the worktree still matches:")
-	if hexCommit.MatchString(g.Head) {
+	if hexCommit().MatchString(g.Head) {
 		w.printf(" `git rev-parse HEAD` should print `%s`;", g.Head)
 	}
 	w.printf(" `git branch --show-current` should print the branch above; `git status --short` should list the same changes. If they differ, say so before you go on.\n")

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/session-handoff/session-handoff/handoff"
 )
@@ -405,7 +406,7 @@ func onlyResults(evs []event) bool {
 	return n > 0
 }
 
-var exitCodeRe = regexp.MustCompile(`^(?:Exit code|exit code:?) (-?\d{1,10})\b`)
+var exitCodeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:Exit code|exit code:?) (-?\d{1,10})\b`) })
 
 func claudeUser(m map[string]any) []event {
 	if getBool(m, "isMeta") {
@@ -472,7 +473,7 @@ func claudeResult(b, tur map[string]any) event {
 	text := contentText(b["content"])
 	if getBool(b, "is_error") {
 		var exit *int
-		if m := exitCodeRe.FindStringSubmatch(strings.TrimSpace(text)); m != nil {
+		if m := exitCodeRe().FindStringSubmatch(strings.TrimSpace(text)); m != nil {
 			exit = parseExit(m[1])
 		}
 		return evOut(id, exit, true, true, text)
