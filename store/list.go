@@ -93,8 +93,21 @@ func (s *Store) List(f Filter) ([]Entry, error) {
 	if f.Latest {
 		return s.lastEntered(m)
 	}
+	if m.limit > 0 {
+		// The newest are near the end of the index: read from there, and
+		// in full only when they are not, or the end is damaged.
+		out, err := s.tailNewest(m)
+		if !errors.Is(err, errCorruptIndex) && !errors.Is(err, errTailGaveUp) {
+			return out, err
+		}
+	}
+	return s.listFull(m)
+}
+
+// listFull is List over the whole index, loaded and checked.
+func (s *Store) listFull(m *matcher) ([]Entry, error) {
 	var out []Entry
-	err = s.withIndex(func(ix *parsedIndex) error {
+	err := s.withIndex(func(ix *parsedIndex) error {
 		out = out[:0]
 		for i := len(ix.live) - 1; i >= 0; i-- {
 			ok, err := m.match(ix.line(i))

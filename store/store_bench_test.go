@@ -104,7 +104,7 @@ func fillStore(tb testing.TB, dir string, n int) error {
 			return err
 		}
 		ie := entryFromRecord(r)
-		index = appendLine(index, &ie)
+		index = appendLine(index, &ie, "") // made in id order
 	}
 	return os.WriteFile(filepath.Join(dir, indexFile), index, filePerm)
 }

@@ -7,7 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
+	"sort"
 
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
@@ -34,7 +37,7 @@ var errTailGaveUp = errors.New("no answer near the end of the index")
 // callers fall back to the full read that rebuilds the index. A torn final
 // line is ignored, as the full read does. After tailBudget bytes without
 // fn saying stop, it returns errTailGaveUp.
-func (s *Store) scanLiveBackward(fn func(line []byte) (stop bool, err error)) error {
+func (s *Store) scanLiveBackward(fn func(line []byte, ref lineRef) (stop bool, err error)) error {
 	if s.pendingActive() {
 		s.tryRepair()
 	}
@@ -113,7 +116,7 @@ func (s *Store) scanLiveBackward(fn func(line []byte) (stop bool, err error)) er
 			if ref.del {
 				continue
 			}
-			stop, err := fn(line)
+			stop, err := fn(line, ref)
 			if err != nil || stop {
 				return err
 			}
@@ -149,7 +152,7 @@ func lastNewline(f *os.File, floor, size int64) (int64, error) {
 // are fallbacks, wanted only when it has none.
 func (s *Store) tailLatest(ms ...*matcher) ([]*Entry, error) {
 	out := make([]*Entry, len(ms))
-	err := s.scanLiveBackward(func(line []byte) (bool, error) {
+	err := s.scanLiveBackward(func(line []byte, _ lineRef) (bool, error) {
 		for i, m := range ms {
 			if out[i] != nil {
 				continue
@@ -171,4 +174,104 @@ func (s *Store) tailLatest(ms ...*matcher) ([]*Entry, error) {
 		return out[0] != nil, nil
 	})
 	return out, err
+}
+
+// greatestID returns the greatest id the index names: that of its last "+"
+// line, since every later line has a smaller id (see the index format). It
+// is empty for an index without records. It reads backward from the end,
+// usually one small chunk. The caller holds the lock, after prepare.
+func (w *writer) greatestID() (handoff.ID, error) {
+	path := w.s.path(indexFile)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("open index: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("stat %s: %w", path, err)
+	}
+	floor := int64(len(indexHeader) + 1)
+	buf := make([]byte, 4096)
+	var carry []byte
+	for end := st.Size(); end > floor; {
+		start := max(floor, end-int64(len(buf)))
+		n, err := f.ReadAt(buf[:end-start], start)
+		if err != nil && err != io.EOF {
+			return "", fmt.Errorf("read %s: %w", path, err)
+		}
+		data := append(buf[:n:n], carry...)
+		// Lines start after a newline, or at floor.
+		for i := len(data) - 1; i >= -1; i-- {
+			if i >= 0 && data[i] != '\n' {
+				continue
+			}
+			if i < 0 && start > floor {
+				break
+			}
+			line := data[i+1:]
+			if len(line) >= tombstoneLen && line[0] == '+' && line[1] == '\t' {
+				id := handoff.ID(line[2:tombstoneLen])
+				if _, _, ok := decodeID(line[2:tombstoneLen]); !ok {
+					return "", &indexError{Reason: "not a canonical handoff id (found reading the index backward)"}
+				}
+				return id, nil
+			}
+			data = data[:max(i, 0)]
+		}
+		carry = append([]byte(nil), data...)
+		end = start
+	}
+	return "", nil
+}
+
+// tailNewest returns the m.limit live entries matching m with the greatest
+// ids, greatest first, as List does, reading the index from its end. It
+// can stop at a "+" line once it holds m.limit matches whose ids are at
+// least that line's: no earlier record line has a greater id (see the
+// index format). It needs m.limit > 0.
+func (s *Store) tailNewest(m *matcher) ([]Entry, error) {
+	type cand struct {
+		hi, lo uint64
+		line   []byte
+	}
+	var found []cand // ascending by id; at most m.limit
+	less := func(a, b *cand) bool { return a.hi < b.hi || a.hi == b.hi && a.lo < b.lo }
+	err := s.scanLiveBackward(func(line []byte, ref lineRef) (bool, error) {
+		ok, err := m.match(line)
+		if err != nil {
+			return false, &indexError{Reason: err.Error()}
+		}
+		if ok {
+			c := cand{hi: ref.hi, lo: ref.lo}
+			if len(found) < m.limit || less(&found[0], &c) {
+				c.line = append([]byte(nil), line...)
+				i := sort.Search(len(found), func(i int) bool { return less(&c, &found[i]) })
+				found = slices.Insert(found, i, c)
+				if len(found) > m.limit {
+					found = found[1:]
+				}
+			}
+		}
+		if ref.inOrder && len(found) == m.limit {
+			floor := cand{hi: ref.hi, lo: ref.lo}
+			return !less(&found[0], &floor), nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, 0, len(found))
+	for i := len(found) - 1; i >= 0; i-- {
+		ie, _, err := parseLine(found[i].line)
+		if err != nil {
+			return nil, &indexError{Reason: err.Error()}
+		}
+		out = append(out, ie.toEntry())
+	}
+	return out, nil
 }

@@ -25,10 +25,11 @@ func writeIndex(t *testing.T, s *Store, body []byte) {
 	}
 }
 
-// TestTailLatestAgreesWithFullRead: on random histories of saves, replaced
-// saves and removals, long enough that lines cross the chunks the backward
-// reader reads, the last-entered match is the same whether the index is
-// read from its end or in full.
+// TestTailLatestAgreesWithFullRead: on random histories of saves, imports
+// of older handoffs, replaced saves and removals, long enough that lines
+// cross the chunks the backward reader reads, the last-entered match and
+// the N newest matches are the same whether the index is read from its end
+// or in full.
 func TestTailLatestAgreesWithFullRead(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	projects := []string{"app", "lib", "tool", "site"}
@@ -36,7 +37,8 @@ func TestTailLatestAgreesWithFullRead(t *testing.T) {
 	for round := range 8 {
 		s := newTestStore(t)
 		var body []byte
-		var ids []handoff.ID
+		var made []handoff.ID
+		var greatest handoff.ID
 		lastOf := map[string]handoff.ID{} // project → id of its last "+" line
 		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		events := 3000
@@ -45,24 +47,24 @@ func TestTailLatestAgreesWithFullRead(t *testing.T) {
 		}
 		for i := range events {
 			switch k := rng.IntN(10); {
-			case k < 6 || len(ids) == 0:
+			case k < 6 || len(made) == 0:
 				// A new record; some are older than those before (imports).
 				at := t0.Add(time.Duration(rng.IntN(1_000_000)) * time.Second)
 				r := mkRecord(t, at, "codex", projects[rng.IntN(len(projects))], "handoff "+strings.Repeat("x", rng.IntN(300)))
 				ie := entryFromRecord(r)
-				body = appendLine(body, &ie)
-				ids = append(ids, r.ID)
+				body, greatest = appendLine(body, &ie, greatest), max(greatest, ie.ID)
+				made = append(made, r.ID)
 				lastOf[r.Project.Name] = r.ID
 			case k < 8:
 				// The same id again, for another project (a replace).
-				id := ids[rng.IntN(len(ids))]
+				id := made[rng.IntN(len(made))]
 				r := mkRecord(t, t0, "claude-code", projects[rng.IntN(len(projects))], "replaced")
 				r.ID = id
 				ie := entryFromRecord(r)
-				body = appendLine(body, &ie)
+				body, greatest = appendLine(body, &ie, greatest), max(greatest, ie.ID)
 				lastOf[r.Project.Name] = r.ID
 			default:
-				body = appendTombstone(body, ids[rng.IntN(len(ids))])
+				body = appendTombstone(body, made[rng.IntN(len(made))])
 			}
 			_ = i
 		}
@@ -72,7 +74,7 @@ func TestTailLatestAgreesWithFullRead(t *testing.T) {
 		moved := mkRecord(t, t0, "codex", "tool", "moved")
 		moved.ID = lastOf["app"]
 		ie := entryFromRecord(moved)
-		body = appendLine(body, &ie)
+		body, greatest = appendLine(body, &ie, greatest), max(greatest, ie.ID)
 		body = appendTombstone(body, lastOf["site"])
 		if round%2 == 1 {
 			body = append(body, "+\t01JGM1B2C3"...) // a torn append
@@ -94,6 +96,21 @@ func TestTailLatestAgreesWithFullRead(t *testing.T) {
 			full, err := s.latestEntriesFull(m)
 			if err != nil {
 				t.Fatalf("round %d %+v: full: %v", round, f, err)
+			}
+			for _, limit := range []int{1, 3, 20, 200} {
+				lm, _ := newMatcher(Filter{Tool: f.Tool, Project: f.Project, Query: f.Query, Limit: limit})
+				full, err := s.listFull(lm)
+				if err != nil {
+					t.Fatalf("round %d %+v: listFull: %v", round, f, err)
+				}
+				tail, err := s.tailNewest(lm)
+				if errors.Is(err, errTailGaveUp) {
+					gaveUp++
+					continue
+				}
+				if err != nil || !sameIDs(tail, full) {
+					t.Fatalf("round %d %+v limit %d: tail %v %v, full %v", round, f, limit, ids(tail), err, ids(full))
+				}
 			}
 			if both, err := s.latestEntries(m); err != nil || (both[0] == nil) != (full[0] == nil) || both[0] != nil && both[0].ID != full[0].ID {
 				t.Fatalf("round %d %+v: latestEntries %v %v, full %v", round, f, both[0], err, full[0])
@@ -136,4 +153,16 @@ func TestTailLatestDamageFallsBack(t *testing.T) {
 	if rec, _, err := s.LatestForProject("/home/dev/src/app"); err != nil || rec == nil || rec.ID != b.ID {
 		t.Fatalf("LatestForProject after damage: %v %v", rec, err)
 	}
+}
+
+func sameIDs(a, b []Entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID || a[i].ProjectName != b[i].ProjectName {
+			return false
+		}
+	}
+	return true
 }
