@@ -166,3 +166,35 @@ func sameIDs(a, b []Entry) bool {
 	}
 	return true
 }
+
+// TestOlderIndexIsRebuiltSilently: an index of version 1 (no "*" lines, no
+// promise of order) is rebuilt on first use, without a warning.
+func TestOlderIndexIsRebuiltSilently(t *testing.T) {
+	s := newTestStore(t)
+	var warned []error
+	s.SetWarn(func(err error) { warned = append(warned, err) })
+	a := mkRecord(t, baseTime, "codex", "app", "first")
+	b := mkRecord(t, baseTime.Add(time.Hour), "codex", "app", "second")
+	mustSave(t, s, b)
+	mustSave(t, s, a) // an older id after a newer: "*" in version 2
+	var v1 []byte
+	v1 = append(v1, olderIndexHeader+"\n"...)
+	for _, r := range []*handoff.Record{b, a} {
+		ie := entryFromRecord(r)
+		v1 = appendLine(v1, &ie, "")
+	}
+	if err := os.WriteFile(s.path(indexFile), v1, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustList(t, s, Filter{}); len(got) != 2 || got[0].ID != b.ID {
+		t.Fatalf("list over a version-1 index: %v", ids(got))
+	}
+	mustSave(t, s, mkRecord(t, baseTime.Add(2*time.Hour), "codex", "app", "third"))
+	data, _ := os.ReadFile(s.path(indexFile))
+	if !strings.HasPrefix(string(data), indexHeader+"\n") {
+		t.Fatalf("index not rebuilt: %q", data)
+	}
+	if len(warned) > 0 {
+		t.Fatalf("warned: %v", warned)
+	}
+}
