@@ -34,4 +34,3 @@ func (s *Store) SaveSessionCapture(rec *handoff.Record) (updated bool, err error
 	}
 	return false, s.Save(rec)
 }
-
