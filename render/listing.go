@@ -33,18 +33,18 @@ type ListRow struct {
 const maxListTitle = 200
 
 // Listing writes handoffs found in a store for an agent: a heading and a
-// line of ours saying how many (and how many more matched past the
+// line of ours saying how many (and whether more matched past the
 // limit), the label, and one fenced block with a line per handoff (id,
 // date, tool, origin, project, title), each line flattened and cut.
-func Listing(heading string, rows []ListRow, more int) string {
+func Listing(heading string, rows []ListRow, more bool) string {
 	w := &writer{mode: Prompt, depth: 1}
 	w.title(heading)
 	switch {
 	case len(rows) == 0:
 		w.printf("\nNo handoff matches.\n")
 		return w.String()
-	case more > 0:
-		w.printf("\n%d handoffs, newest first; %d more match past the limit.\n", len(rows), more)
+	case more:
+		w.printf("\n%d handoff(s), newest first; more match past the limit.\n", len(rows))
 	default:
 		w.printf("\n%d handoff(s), newest first.\n", len(rows))
 	}
