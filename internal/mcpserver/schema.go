@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,7 +47,7 @@ func inputSchema[In any](bounds map[string]bound) *jsonschema.Schema {
 			panic(fmt.Sprintf("mcpserver: bound on unknown property %q", name))
 		}
 		target := p
-		if p.Type == "array" {
+		if p.Type == "array" || slices.Contains(p.Types, "array") {
 			if b.maxItems > 0 {
 				p.MaxItems = jsonschema.Ptr(b.maxItems)
 			}
