@@ -20,12 +20,13 @@ type integrateOptions struct {
 	dryRun       bool
 	remove       bool
 	program      string
+	mcp          bool // register the MCP server instead of the hooks
 }
 
 func newIntegrateCmd(a *app) *cobra.Command {
 	var opts integrateOptions
 	cmd := &cobra.Command{
-		Use:   "integrate claude-code|gemini|codex [--project | --user] [--dry-run] [--remove] [--program PATH]",
+		Use:   "integrate claude-code|gemini|codex [--mcp] [--project | --user] [--dry-run] [--remove] [--program PATH]",
 		Short: "install hooks in an agent's settings: brief at session start, capture at the end",
 		Long: `Adds session-handoff's hooks to the agent's own settings file: for Claude
 Code .claude/settings.json in the project (or ~/.claude/settings.json with
@@ -40,11 +41,20 @@ written atomically and the original is kept. --remove restores the file
 byte for byte when it is as integrate left it, or else takes out exactly
 what was inserted and keeps your later edits. --dry-run prints the change.
 
-Codex CLI has no session hooks: integrate codex says what to do instead.`,
+Codex CLI has no session hooks: integrate codex says what to do instead.
+
+--mcp registers the MCP server ('session-handoff mcp --agent AGENT')
+instead, by the same insertion-only edit: in .mcp.json for Claude Code,
+.codex/config.toml ([mcp_servers.session-handoff]) for Codex, and
+.gemini/settings.json (mcpServers) for Gemini CLI; with --user in
+~/.codex/config.toml or ~/.gemini/settings.json. Claude Code keeps
+user-wide servers in ~/.claude.json, which it rewrites itself: for that
+one, integrate prints the 'claude mcp add --scope user' command to run.`,
 		Example: `  session-handoff integrate claude-code --dry-run
   session-handoff integrate claude-code
   session-handoff integrate gemini --user
-  session-handoff integrate claude-code --remove`,
+  session-handoff integrate claude-code --remove
+  session-handoff integrate codex --mcp --user`,
 		Args: exactArgs(1, "one agent: claude-code, gemini or codex"),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
@@ -64,12 +74,16 @@ Codex CLI has no session hooks: integrate codex says what to do instead.`,
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print the change and write nothing")
 	f.BoolVar(&opts.remove, "remove", false, "take the hooks out again")
 	f.StringVar(&opts.program, "program", "session-handoff", "how the hooks call session-handoff (a name on PATH or a full path)")
+	f.BoolVar(&opts.mcp, "mcp", false, "register the MCP server (session-handoff mcp) instead of the hooks")
 	return cmd
 }
 
 func runIntegrate(a *app, opts integrateOptions) error {
 	if opts.projectScope && opts.user {
 		return usagef("choose --project or --user")
+	}
+	if opts.mcp {
+		return runIntegrateMCP(a, opts)
 	}
 	agent, err := integrate.LookupAgent(opts.agent)
 	if err != nil {
