@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/session-handoff/session-handoff/internal/agents"
+	"github.com/session-handoff/session-handoff/internal/buildinfo"
 	"github.com/session-handoff/session-handoff/internal/integrate"
 	"github.com/session-handoff/session-handoff/internal/paths"
 )
@@ -86,5 +88,55 @@ func (a *app) applyMCPIntegration(opts integrateOptions, path, stateDir string, 
 			fmt.Fprintln(a.stdout, "Codex reads a project's .codex/config.toml only when it trusts the project; --user registers the server for every project")
 		}
 	}
+	return nil
+}
+
+// runIntegratePackage writes a Claude Code plugin (--plugin DIR) or a
+// Gemini CLI extension (--extension DIR) that brings the hooks and the
+// MCP server with it; the agent installs it from there.
+func runIntegratePackage(a *app, opts integrateOptions) error {
+	info, err := agents.Lookup(opts.agent)
+	if err != nil {
+		return usageError{err}
+	}
+	if opts.remove || opts.user || opts.mcp || opts.dryRun {
+		return usagef("--plugin and --extension take no --remove, --user, --mcp or --dry-run: they write a directory, which you delete to undo")
+	}
+	var (
+		files map[string][]byte
+		dir   string
+		next  string
+	)
+	switch {
+	case opts.plugin != "" && info.Name == agents.ClaudeCode:
+		dir = opts.plugin
+		files, err = integrate.ClaudePlugin(opts.program, buildinfo.Version())
+		next = "load it with 'claude --plugin-dir " + dir + "', or add it to a plugin marketplace"
+	case opts.extension != "" && info.Name == agents.Gemini:
+		// Gemini CLI matches the extension's directory with its name.
+		dir = opts.extension
+		if filepath.Base(filepath.Clean(dir)) != integrate.PackageName {
+			dir = filepath.Join(dir, integrate.PackageName)
+		}
+		files, err = integrate.GeminiExtension(opts.program, buildinfo.Version())
+		next = "install it with 'gemini extensions link " + dir + "' (or 'gemini extensions install " + dir + "')"
+	case opts.plugin != "":
+		return usagef("--plugin makes a Claude Code plugin: integrate claude-code --plugin DIR")
+	default:
+		return usagef("--extension makes a Gemini CLI extension: integrate gemini --extension DIR")
+	}
+	if err != nil {
+		return err
+	}
+	written, err := integrate.WritePackage(dir, files)
+	if err != nil {
+		return err
+	}
+	if len(written) == 0 {
+		fmt.Fprintf(a.stdout, "%s already holds this %s package\n", dir, info.Display)
+	} else {
+		fmt.Fprintf(a.stdout, "wrote %s: %s\n", dir, strings.Join(written, ", "))
+	}
+	fmt.Fprintln(a.stdout, next)
 	return nil
 }

@@ -236,3 +236,63 @@ func FuzzInsertMCP(f *testing.F) {
 		}
 	})
 }
+
+func TestPackages(t *testing.T) {
+	plugin, err := ClaudePlugin("session-handoff", "v1.2.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest struct{ Name, Version string }
+	if err := json.Unmarshal(plugin[".claude-plugin/plugin.json"], &manifest); err != nil || manifest.Name != PackageName || manifest.Version != "1.2.3" {
+		t.Fatalf("plugin.json: %+v %v", manifest, err)
+	}
+	var hooks struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Type, Command string }
+		}
+	}
+	if err := json.Unmarshal(plugin["hooks/hooks.json"], &hooks); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []string{"SessionStart", "PreCompact", "SessionEnd"} {
+		if h := hooks.Hooks[ev]; len(h) != 1 || !strings.HasPrefix(h[0].Hooks[0].Command, "session-handoff hook claude-code ") {
+			t.Fatalf("hooks.json %s: %+v", ev, h)
+		}
+	}
+	var servers struct{ MCPServers map[string]MCPServer }
+	if err := json.Unmarshal(plugin[".mcp.json"], &servers); err != nil || servers.MCPServers[MCPServerName].Command != "session-handoff" {
+		t.Fatalf(".mcp.json: %s %v", plugin[".mcp.json"], err)
+	}
+	ext, err := GeminiExtension("/usr/bin/session-handoff", "devel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var em struct {
+		Name, Version, ContextFileName string
+		MCPServers                     map[string]MCPServer
+	}
+	if err := json.Unmarshal(ext["gemini-extension.json"], &em); err != nil || em.Name != PackageName || em.Version != "0.0.0" || em.ContextFileName != "GEMINI.md" ||
+		em.MCPServers[MCPServerName].Command != "/usr/bin/session-handoff" || len(ext[em.ContextFileName]) == 0 {
+		t.Fatalf("gemini-extension.json: %+v %v", em, err)
+	}
+
+	dir := t.TempDir()
+	if w, err := WritePackage(dir, ext); err != nil || len(w) != 2 {
+		t.Fatalf("write: %v %v", w, err)
+	}
+	if w, err := WritePackage(dir, ext); err != nil || len(w) != 0 {
+		t.Fatalf("write again: %v %v", w, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "GEMINI.md"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "gemini-extension.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WritePackage(dir, ext); !errors.Is(err, ErrPackageFileDiffers) {
+		t.Fatalf("a changed file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "gemini-extension.json")); err == nil {
+		t.Fatal("a refused write wrote part of the package")
+	}
+}
