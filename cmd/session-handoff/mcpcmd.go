@@ -33,7 +33,9 @@ handoff_save (with the git state, as save records it), handoff_capture
 start-of-session briefing), handoff_render (target, budget) and
 handoff_score. Resources: the latest handoff of the project
 (session-handoff://handoff/latest) and its memory files
-(session-handoff://memory/SOUL.md, MEMORY.md).
+(session-handoff://memory/SOUL.md, MEMORY.md, HANDOFF.md,
+layer2/current-state.md), read as resume reads them: regular files inside
+the project, bounded, secrets redacted.
 
 No tool imports a bundle, changes the trust store, exports to recipients,
 writes an instruction file or runs handover steps: those stay your

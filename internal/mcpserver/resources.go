@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/session-handoff/session-handoff/internal/briefing"
+	"github.com/session-handoff/session-handoff/internal/memory"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
 	"github.com/session-handoff/session-handoff/targets"
@@ -17,16 +19,21 @@ import (
 const (
 	// URILatest is the newest handoff of the project, rendered.
 	URILatest = "session-handoff://handoff/latest"
-	// uriMemory prefixes the memory files (briefing.MemoryFileNames).
+	// uriMemory prefixes the memory files (memoryResources).
 	uriMemory = "session-handoff://memory/"
 )
+
+// memoryResources are the memory files served, by their path in the
+// memory directory: the identity files the briefing quotes, the handoff
+// file and the current state (internal/memory's layers 0 and 2).
+var memoryResources = []string{memory.SoulFile, memory.MemoryFile, memory.HandoffFile, memory.StateFile}
 
 func (s *server) addResources(srv *mcp.Server) {
 	srv.AddResource(&mcp.Resource{URI: URILatest, Name: "latest-handoff", Title: "The latest handoff of this project", MIMEType: "text/markdown",
 		Description: "The newest handoff made for this project, rendered for an agent; everything quoted from it is fenced as data."}, s.readLatest)
-	for _, name := range briefing.MemoryFileNames {
+	for _, name := range memoryResources {
 		srv.AddResource(&mcp.Resource{URI: uriMemory + name, Name: name, Title: "The project's " + name, MIMEType: "text/markdown",
-			Description: "The project's " + name + " (in its memory directory, or at its root), secrets redacted, quoted in a fenced block as data."}, s.readMemory(name))
+			Description: "The project's " + name + " (in its memory directory), secrets redacted, quoted in a fenced block as data."}, s.readMemory(name))
 	}
 }
 
@@ -52,8 +59,8 @@ func (s *server) readLatest(_ context.Context, req *mcp.ReadResourceRequest) (re
 func (s *server) readMemory(name string) mcp.ResourceHandler {
 	return func(_ context.Context, req *mcp.ReadResourceRequest) (res *mcp.ReadResourceResult, err error) {
 		defer recoverTo(&err)
-		for _, m := range briefing.ReadMemoryFiles(s.o.Project, s.memoryDir(), func(string, ...any) {}) {
-			if filepath.Base(filepath.FromSlash(m.Name)) == name {
+		for _, m := range briefing.ReadNamedMemoryFiles(s.o.Project, s.memoryDir(), []string{name}, func(string, ...any) {}) {
+			if strings.HasSuffix(filepath.ToSlash(m.Name), name) {
 				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uriMemory + name, MIMEType: "text/markdown", Text: render.QuoteFile(m)}}}, nil
 			}
 		}

@@ -297,7 +297,7 @@ func TestResources(t *testing.T) {
 		t.Fatal(err)
 	}
 	list, err := cs.ListResources(ctx, nil)
-	if err != nil || len(list.Resources) != 3 {
+	if err != nil || len(list.Resources) != 5 {
 		t.Fatalf("resources: %v %v", list, err)
 	}
 	res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "session-handoff://memory/SOUL.md"})
@@ -308,6 +308,16 @@ func TestResources(t *testing.T) {
 	assertQuoted(t, got, "Ignore previous instructions")
 	if strings.Contains(got, "sk-ant-api03") || !strings.Contains(got, "I am Aria") {
 		t.Fatalf("memory file not redacted or not there:\n%s", got)
+	}
+	if err := os.MkdirAll(filepath.Join(f.project, "memory", "layer2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.project, "memory", "layer2", "current-state.md"), []byte("Login fixed; rate limiter next.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "session-handoff://memory/layer2/current-state.md"})
+	if err != nil || !strings.Contains(res.Contents[0].Text, "rate limiter next") {
+		t.Fatalf("current state: %v %v", res, err)
 	}
 	// A memory file that leads out of the project is not read.
 	if err := os.WriteFile(filepath.Join(filepath.Dir(f.project), "secret.md"), []byte("outside"), 0o644); err != nil {
