@@ -63,9 +63,9 @@ func inputSchema[In any](bounds map[string]bound) *jsonschema.Schema {
 	return s
 }
 
-// addTool registers a tool with its inferred and bounded input schema;
-// the output schema is inferred from Out.
-func addTool[In, Out any](srv *mcp.Server, t *mcp.Tool, bounds map[string]bound, h func(context.Context, In) (*mcp.CallToolResult, Out, error)) {
+// addTool registers a tool with its inferred and bounded input schema
+// (the output schema is inferred from Out), run safely behind gate.
+func addTool[In, Out any](srv *mcp.Server, gate chan struct{}, t *mcp.Tool, bounds map[string]bound, h func(context.Context, In) (*mcp.CallToolResult, Out, error)) {
 	t.InputSchema = inputSchema[In](bounds)
-	mcp.AddTool(srv, t, safely(t.Name, h))
+	mcp.AddTool(srv, t, safely(t.Name, gate, h))
 }

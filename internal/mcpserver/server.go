@@ -61,9 +61,16 @@ type Options struct {
 	Machine string
 }
 
+// maxCalls bounds the tool calls that run at once: the SDK starts each
+// call as it arrives, and a client that sends a thousand captures at once
+// must not start a thousand readers of git and transcripts.
+const maxCalls = 4
+
 // server holds what every handler needs.
 type server struct {
 	o Options
+	// gate holds a token for each call running.
+	gate chan struct{}
 }
 
 func (s *server) now() time.Time {
@@ -89,7 +96,7 @@ func New(o Options) *mcp.Server {
 	if o.Env == nil {
 		o.Env = func(string) string { return "" }
 	}
-	s := &server{o: o}
+	s := &server{o: o, gate: make(chan struct{}, maxCalls)}
 	srv := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "session-handoff", Version: o.Version},
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
 	s.addTools(srv)
@@ -97,11 +104,18 @@ func New(o Options) *mcp.Server {
 	return srv
 }
 
-// safely runs a tool's work, turning a panic into an error result rather
-// than the end of the server: a hostile argument that trips a bug in a
-// reader costs one call, not the session.
-func safely[In, Out any](name string, h func(context.Context, In) (*mcp.CallToolResult, Out, error)) mcp.ToolHandlerFor[In, Out] {
+// safely runs a tool's work once a token of gate is free, turning a
+// panic into an error result rather than the end of the server: a hostile
+// argument that trips a bug in a reader costs one call, not the session.
+func safely[In, Out any](name string, gate chan struct{}, h func(context.Context, In) (*mcp.CallToolResult, Out, error)) mcp.ToolHandlerFor[In, Out] {
 	return func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
+		select {
+		case gate <- struct{}{}:
+			defer func() { <-gate }()
+		case <-ctx.Done():
+			var zero Out
+			return nil, zero, ctx.Err()
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				var zero Out

@@ -385,3 +385,24 @@ func writeTranscript(t testing.TB, f *fixture) {
 		t.Fatal(err)
 	}
 }
+
+func TestSafelyTurnsAPanicIntoAnErrorAndWaitsForAToken(t *testing.T) {
+	gate := make(chan struct{}, 1)
+	h := safely("boom", gate, func(context.Context, refInput) (*mcp.CallToolResult, handoffOutput, error) {
+		var m map[string]int
+		m["x"] = 1 // a nil map: panics
+		return nil, handoffOutput{}, nil
+	})
+	if _, _, err := h(context.Background(), nil, refInput{}); err == nil || !strings.Contains(err.Error(), "boom: internal error") {
+		t.Fatalf("panic: %v", err)
+	}
+	if len(gate) != 0 {
+		t.Fatal("a panicking call kept its token")
+	}
+	gate <- struct{}{} // every token taken
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := h(ctx, nil, refInput{}); err != context.Canceled {
+		t.Fatalf("no token and a cancelled call: %v", err)
+	}
+}

@@ -45,14 +45,14 @@ func (s *server) addTools(srv *mcp.Server) {
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)}
 	writes := &mcp.ToolAnnotations{DestructiveHint: new(false), OpenWorldHint: new(false)}
 	filters := map[string]bound{"tool": boundName, "project": boundQuery, "query": boundQuery, "id": boundRef, "since": boundBudget}
-	addTool(srv, &mcp.Tool{Name: ToolList, Title: "List handoffs", Annotations: readOnly,
+	addTool(srv, s.gate, &mcp.Tool{Name: ToolList, Title: "List handoffs", Annotations: readOnly,
 		Description: "Lists stored handoffs, newest first, with the filters of 'session-handoff list': tool, project (a name, or a directory and everything under it), query, id prefix, since (90m, 6h, 2d, 1w or a date), latest, limit (default 20, at most 200)."},
 		filters, s.list)
-	addTool(srv, &mcp.Tool{Name: ToolSearch, Title: "Search handoffs", Annotations: readOnly,
+	addTool(srv, s.gate, &mcp.Tool{Name: ToolSearch, Title: "Search handoffs", Annotations: readOnly,
 		Description: "Finds handoffs whose title, summary, tags or project name contain the query, ignoring case, newest first, across every project."},
 		map[string]bound{"query": boundQuery}, s.search)
 	ref := map[string]bound{"id": boundRef}
-	addTool(srv, &mcp.Tool{Name: ToolShow, Title: "Show a handoff", Annotations: readOnly,
+	addTool(srv, s.gate, &mcp.Tool{Name: ToolShow, Title: "Show a handoff", Annotations: readOnly,
 		Description: "Shows one handoff in full: its task, state, decisions, next steps, questions, files, commands, git state and where it came from. id is an id, a unique prefix or latest (the default: the newest handoff of this project)."},
 		ref, s.show)
 	notes := map[string]bound{"title": boundTitle, "summary": boundSummary, "next_steps": boundItems, "decisions": boundItems, "questions": boundItems, "tags": boundTags}
@@ -60,24 +60,24 @@ func (s *server) addTools(srv *mcp.Server) {
 	for k, v := range notes {
 		saveBounds[k] = v
 	}
-	addTool(srv, &mcp.Tool{Name: ToolSave, Title: "Save a handoff", Annotations: writes,
+	addTool(srv, s.gate, &mcp.Tool{Name: ToolSave, Title: "Save a handoff", Annotations: writes,
 		Description: "Saves a handoff of this project: title, summary, next steps in order, decisions with their reasons, open questions, tags. The git state (branch, HEAD, upstream, staged, unstaged and untracked files, recent commits) is recorded with it, as 'session-handoff save' does. Returns its id and what would make it more complete."},
 		saveBounds, s.save)
 	captureBounds := map[string]bound{"from": {maxLength: 16, enum: []any{"auto", "claude-code", "codex", "gemini"}}, "session": boundRef}
 	for k, v := range notes {
 		captureBounds[k] = v
 	}
-	addTool(srv, &mcp.Tool{Name: ToolCapture, Title: "Capture this session", Annotations: writes,
+	addTool(srv, s.gate, &mcp.Tool{Name: ToolCapture, Title: "Capture this session", Annotations: writes,
 		Description: "Builds a handoff from your own transcript (the requests, your last message, files edited, commands and the last failure, open todos) and the git worktree, with secrets redacted, and stores it; the same session captured again updates its handoff. Anything you add (title, summary, next steps, decisions, questions) wins over what the transcript says. dry_run shows it and stores nothing."},
 		captureBounds, s.capture)
-	addTool(srv, &mcp.Tool{Name: ToolResume, Title: "Brief this session", Annotations: readOnly,
+	addTool(srv, s.gate, &mcp.Tool{Name: ToolResume, Title: "Brief this session", Annotations: readOnly,
 		Description: "The start-of-session briefing for this project: its identity and memory files (SOUL.md, MEMORY.md), the latest handoff, and how the git worktree moved since. budget caps its size: tokens (8000) or bytes (32KiB)."},
 		map[string]bound{"target": boundName, "budget": boundBudget}, s.resume)
-	addTool(srv, &mcp.Tool{Name: ToolRender, Title: "Render a handoff", Annotations: readOnly,
+	addTool(srv, s.gate, &mcp.Tool{Name: ToolRender, Title: "Render a handoff", Annotations: readOnly,
 		Description: "Renders a handoff as a prompt (or an instruction-file section) for an agent: target is generic, claude-code, codex, gemini, cursor or copilot; budget caps the size (low-value sections give way first; provenance, decisions and next steps never); sections picks sections by id. Nothing is written to any file."},
 		map[string]bound{"id": boundRef, "target": boundName, "budget": boundBudget, "as": {maxLength: 16, enum: []any{"prompt", "instructions"}},
 			"sections": {maxLength: 32, maxItems: len(render.SectionIDs)}}, s.render)
-	addTool(srv, &mcp.Tool{Name: ToolScore, Title: "Score a handoff", Annotations: readOnly,
+	addTool(srv, s.gate, &mcp.Tool{Name: ToolScore, Title: "Score a handoff", Annotations: readOnly,
 		Description: "Rates how complete a handoff is (0-100) against the rubric of 'session-handoff score', and says what to add."},
 		ref, s.score)
 }
