@@ -70,6 +70,9 @@ func fillBenchStore(b *testing.B, f *fixture, n int) {
 
 // BenchmarkToolCall times one tools/call, client to server and back in
 // process, on a store of 10,000 handoffs: ns/op is the latency of a call.
+// The reads (list, search, show, render) take a few milliseconds; score,
+// resume, save and capture add the git processes they run (capture.Build
+// starts about eight), which cost the same at any store size.
 func BenchmarkToolCall(b *testing.B) {
 	f := newFixture(b)
 	fillBenchStore(b, f, benchHandoffs)
