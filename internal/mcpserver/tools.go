@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -133,17 +134,13 @@ func (s *server) search(_ context.Context, in searchInput) (*mcp.CallToolResult,
 	return s.listing(store.Filter{Query: in.Query}, in.Limit, "Handoffs matching the query")
 }
 
-// projectFilter is list's --project, a relative directory taken from the
-// project the server works in.
+// projectFilter is list's --project (store.ProjectFilter), with a
+// relative directory taken from the project the server works in rather
+// than the server's working directory.
 func (s *server) projectFilter(p string) string {
-	if p == "" || p == "." {
-		if p == "." {
-			return s.o.Project
-		}
-		return ""
-	}
-	if strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") {
-		p = s.o.Project + "/" + p
+	f := filepath.FromSlash(p)
+	if f == "." || f == ".." || (strings.ContainsRune(f, filepath.Separator) && !filepath.IsAbs(f)) {
+		return filepath.Join(s.o.Project, f)
 	}
 	return store.ProjectFilter(p)
 }
