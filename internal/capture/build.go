@@ -40,6 +40,10 @@ type Options struct {
 	// TranscriptCopy, for the caller to store as an attachment.
 	AttachTranscript bool
 	TranscriptCopy   io.Writer
+	// SessionIDOnly reads Session as "latest" or a session id, never as a
+	// file: the MCP server's capture names a session of the agent, and a
+	// request from an agent must not make it read a file it names.
+	SessionIDOnly bool
 }
 
 // Result is a captured handoff and what went into it.
@@ -142,7 +146,7 @@ func sessionStart(s handoff.Session) time.Time {
 // chooseSession finds the transcript named by opts.Session.
 func chooseSession(opts Options, project string) (SessionInfo, error) {
 	ref := opts.Session
-	if ref != "" && ref != "latest" {
+	if ref != "" && ref != "latest" && !opts.SessionIDOnly {
 		info, err := os.Stat(ref)
 		if err == nil && !info.Mode().IsRegular() {
 			// A path that exists but is no transcript file: say what it is
