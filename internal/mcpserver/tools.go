@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -375,7 +376,7 @@ type captureInput struct {
 }
 
 // sessionRef is the shape of a session id or prefix an agent may name.
-var sessionRef = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+var sessionRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`) })
 
 func (s *server) capture(ctx context.Context, in captureInput) (*mcp.CallToolResult, savedOutput, error) {
 	from := in.From
@@ -394,7 +395,7 @@ func (s *server) capture(ctx context.Context, in captureInput) (*mcp.CallToolRes
 	if session == "" {
 		session = "latest"
 	}
-	if session != "latest" && !sessionRef.MatchString(session) {
+	if session != "latest" && !sessionRef().MatchString(session) {
 		return nil, savedOutput{}, errors.New("session: want latest or a session id (letters, digits, - and _); files are not read here")
 	}
 	red, err := redact.LoadUserPatterns(s.o.ConfigDir)
