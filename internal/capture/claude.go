@@ -66,7 +66,7 @@ type ccSummary struct{ text, leaf string }
 // with what they hold. Otherwise every line's events are kept until the
 // end, when the thread is known.
 func ReadClaudeCode(r io.Reader, limits Limits) (*Digest, error) {
-	return readClaudeCode(r, limits, claudeShape)
+	return readClaudeCode(r, limits, claudeShape, false)
 }
 
 // claudeReader gathers the records of a transcript's lines.
@@ -92,6 +92,14 @@ type claudeReader struct {
 	// sideSession and sideAgent are the parent's session and the agent.
 	side                   int
 	sideSession, sideAgent string
+
+	// subagent reads a subagent's own file: its sidechain lines are its
+	// main thread.
+	subagent bool
+
+	// relink maps the first message a partial compaction preserved to
+	// the message it now follows.
+	relink map[string]string
 
 	prs       []handoff.PullRequest
 	worktree  string // where worktree-state last left the session ("" when it exited one)
@@ -192,10 +200,10 @@ func (c *claudeReader) deliveredLines() []int {
 	return lines
 }
 
-func readClaudeCode(r io.Reader, limits Limits, sh *shape) (*Digest, error) {
+func readClaudeCode(r io.Reader, limits Limits, sh *shape, subagent bool) (*Digest, error) {
 	lim := limits.withDefaults()
 	sec, twice := rereadable(r, lim.MaxFile)
-	c := &claudeReader{d: &Digest{}, twice: twice}
+	c := &claudeReader{d: &Digest{}, twice: twice, subagent: subagent}
 	var src io.Reader = io.LimitReader(r, lim.MaxFile)
 	firstShape := sh
 	if twice {
@@ -213,7 +221,7 @@ func readClaudeCode(r io.Reader, limits Limits, sh *shape) (*Digest, error) {
 			ErrSubagent, firstNonEmpty(shortenHead(oneLine(c.sideAgent), 64), "?"), firstNonEmpty(shortenHead(oneLine(c.sideSession), maxID), "?"))
 	}
 
-	thread := claudeMainThread(c.records)
+	thread := claudeMainThread(c.records, c.relink)
 	// A summary line belongs to this session only when its leaf is a line
 	// of this file: a resumed session's file may open with the summaries
 	// of the one it came from.
@@ -400,7 +408,7 @@ func (c *claudeReader) record(n int, m map[string]any) {
 		c.d.Stats.unknownType(typ)
 		return
 	}
-	if getBool(m, "isSidechain") {
+	if getBool(m, "isSidechain") && !c.subagent {
 		if typ == "user" || typ == "assistant" {
 			c.side++
 			if c.sideSession == "" {
@@ -408,6 +416,21 @@ func (c *claudeReader) record(n int, m map[string]any) {
 			}
 		}
 		return
+	}
+	if ps := getMap(getMap(m, "compactMetadata"), "preservedSegment"); ps != nil && typ == "system" {
+		// A partial compaction keeps the messages from headUuid to
+		// tailUuid as they are and summarises those before them; on
+		// resume Claude Code links the head to anchorUuid (the summary or
+		// the boundary itself), so the summary joins the thread (Claude
+		// Code 2.1.88 src/services/compact/compact.ts
+		// annotateBoundaryWithPreservedSegment, src/utils/sessionStorage.ts
+		// applyPreservedSegmentRelinks).
+		if head, anchor := getStr(ps, "headUuid"), getStr(ps, "anchorUuid"); head != "" && anchor != "" && len(c.relink) < maxQueued {
+			if c.relink == nil {
+				c.relink = map[string]string{}
+			}
+			c.relink[head] = anchor
+		}
 	}
 	if typ == "attachment" {
 		if text, ok := queuedCommand(m); ok {
@@ -543,7 +566,13 @@ func taskList(items []any) event {
 // abandoned branch off it); a compaction boundary links on through
 // logicalParentUuid. A parent that cannot be found (its line was skipped)
 // continues from the line before. Files without links are read in order.
-func claudeMainThread(records []*ccRecord) []*ccRecord {
+//
+// relink maps the head of a partial compaction's preserved segment to its
+// anchor: the walk goes from the head to the anchor (the summary and the
+// boundary), and when that branch ends, on from the head's own parent,
+// so that the turns before the compaction stay on the thread as they do
+// after a full one.
+func claudeMainThread(records []*ccRecord, relink map[string]string) []*ccRecord {
 	byUUID := make(map[string]*ccRecord, len(records))
 	for _, r := range records {
 		if r.uuid != "" {
@@ -572,16 +601,39 @@ func claudeMainThread(records []*ccRecord) []*ccRecord {
 	}
 	visited := map[*ccRecord]bool{}
 	var chain []*ccRecord
+	var resume []string // parents of relinked heads, to walk on from
 	budget := 4*len(records) + 16
-	for cur := leaf; cur != nil && !visited[cur] && budget > 0; budget-- {
+	for cur := leaf; cur != nil && budget > 0; budget-- {
+		if visited[cur] {
+			// This branch joins one walked already: go on from a
+			// relinked head's own parent, if one waits.
+			cur = nil
+			for cur == nil && len(resume) > 0 {
+				cur, resume = byUUID[resume[len(resume)-1]], resume[:len(resume)-1]
+			}
+			if cur == nil || visited[cur] {
+				break
+			}
+		}
 		visited[cur] = true
 		chain = append(chain, cur)
 		next := cur.parent
 		if next == "" {
 			next = cur.logicalParent
 		}
+		if anchor, ok := relink[cur.uuid]; ok && byUUID[anchor] != nil {
+			if next != "" && len(resume) < maxQueued {
+				resume = append(resume, next)
+			}
+			next = anchor
+		}
 		if next == "" {
-			break
+			for next == "" && len(resume) > 0 {
+				next, resume = resume[len(resume)-1], resume[:len(resume)-1]
+			}
+			if next == "" {
+				break
+			}
 		}
 		if p := byUUID[next]; p != nil {
 			cur = p
