@@ -143,6 +143,7 @@ var (
 	claudeProbeShape = fields(map[string]*shape{
 		"type": nil, "summary": nil, "customTitle": nil, "aiTitle": nil, "isSidechain": nil,
 		"cwd": nil, "sessionId": nil, "timestamp": nil, "isMeta": nil, "isCompactSummary": nil,
+		"version": nil, "agentId": nil,
 		"message": fields(map[string]*shape{
 			"content": {elem: fields(map[string]*shape{"type": nil, "text": nil})},
 		}),

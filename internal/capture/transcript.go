@@ -217,6 +217,9 @@ func ReadTranscript(agent Agent, file string, limits Limits) (*Digest, error) {
 	switch agent {
 	case ClaudeCode:
 		d, err = ReadClaudeCode(r, lim)
+		if err == nil {
+			foldClaudeSubagents(d, file, lim)
+		}
 	case Codex:
 		d, err = ReadCodex(r, lim)
 	case Gemini:
