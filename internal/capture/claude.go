@@ -92,6 +92,12 @@ type claudeReader struct {
 	// sideSession and sideAgent are the parent's session and the agent.
 	side                   int
 	sideSession, sideAgent string
+	// sideLines are the numbers of the sidechain lines of a file that
+	// also holds a main thread (Claude Code 1.x wrote its subagents'
+	// lines into the session's file); sideEvents their events, when the
+	// file is read once.
+	sideLines  []int32
+	sideEvents []event
 
 	// subagent reads a subagent's own file: its sidechain lines are its
 	// main thread.
@@ -271,14 +277,27 @@ func readClaudeCode(r io.Reader, limits Limits, sh *shape, subagent bool) (*Dige
 			f.add(evReq(text))
 		}
 	}
+	// The subagents' lines in the session's own file (1.x) fold apart,
+	// into side, in line order: several may run at once.
+	side := newFolder()
 	if twice {
 		// The thread is in line order.
-		lines := make([]int, len(thread))
+		lines := make([]int, len(thread), len(thread)+len(c.sideLines))
 		for i, rec := range thread {
 			lines[i] = int(rec.line)
 		}
-		c.records, thread = nil, nil
+		for _, n := range c.sideLines {
+			lines = append(lines, int(n))
+		}
+		slices.Sort(lines)
+		c.records, thread, c.sideLines = nil, nil, nil
 		err := eachLineOf(io.NewSectionReader(sec, 0, sec.Size()), lim, lines, sh, func(n int, m map[string]any) {
+			if getBool(m, "isSidechain") && !c.subagent {
+				for _, e := range claudeEvents(m) {
+					foldEvent(side, cwd, e)
+				}
+				return
+			}
 			deliver(n)
 			for _, e := range claudeEvents(m) {
 				foldEvent(f, cwd, e)
@@ -293,6 +312,9 @@ func readClaudeCode(r io.Reader, limits Limits, sh *shape, subagent bool) (*Dige
 			for _, e := range rec.events {
 				foldEvent(f, cwd, e)
 			}
+		}
+		for _, e := range c.sideEvents {
+			foldEvent(side, cwd, e)
 		}
 	}
 	deliver(math.MaxInt)
@@ -310,6 +332,11 @@ func readClaudeCode(r io.Reader, limits Limits, sh *shape, subagent bool) (*Dige
 		}
 	}
 	f.finish(d)
+	if c.side > 0 && !c.subagent {
+		sd := &Digest{}
+		side.finish(sd)
+		mergeSubagent(d, sd, "subagent")
+	}
 	d.Session.PullRequests = c.prs
 	switch {
 	case c.worktree != "" && len(c.worktree) <= maxPath:
@@ -413,6 +440,10 @@ func (c *claudeReader) record(n int, m map[string]any) {
 			c.side++
 			if c.sideSession == "" {
 				c.sideSession, c.sideAgent = getStr(m, "sessionId"), getStr(m, "agentId")
+			}
+			c.sideLines = append(c.sideLines, int32(n))
+			if !c.twice {
+				c.sideEvents = append(c.sideEvents, claudeEvents(m)...)
 			}
 		}
 		return

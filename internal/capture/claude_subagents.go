@@ -115,10 +115,6 @@ func claudeAgentID(file string) string {
 // read are left out; together they are read up to lim.MaxFile bytes.
 func foldClaudeSubagents(d *Digest, file string, lim Limits) {
 	budget := lim.MaxFile
-	index := make(map[string]int, len(d.Files))
-	for i, f := range d.Files {
-		index[f.Path] = i
-	}
 	for _, p := range claudeSubagentFiles(file, d.Session.ID) {
 		fi, err := os.Stat(p)
 		if err != nil || !fi.Mode().IsRegular() || fi.Size() > budget {
@@ -129,30 +125,40 @@ func foldClaudeSubagents(d *Digest, file string, lim Limits) {
 		if err != nil {
 			continue
 		}
-		by := "subagent " + shortenHead(oneLine(claudeAgentID(p)), 64)
-		for _, c := range sub.Session.Commands {
-			if len(d.Session.Commands) >= maxCommands {
-				break
-			}
-			c.By = by
-			d.Session.Commands = append(d.Session.Commands, c)
+		mergeSubagent(d, sub, "subagent "+shortenHead(oneLine(claudeAgentID(p)), 64))
+	}
+}
+
+// mergeSubagent adds a subagent's commands and file edits to d, marked
+// by. A file d touched as well stays d's, with the subagent's edits
+// counted in.
+func mergeSubagent(d, sub *Digest, by string) {
+	index := make(map[string]int, len(d.Files))
+	for i, f := range d.Files {
+		index[f.Path] = i
+	}
+	for _, c := range sub.Session.Commands {
+		if len(d.Session.Commands) >= maxCommands {
+			break
 		}
-		for _, f := range sub.Files {
-			path := f.Path
-			if sub.CWD != d.CWD {
-				path = normPath(d.CWD, joinPath(sub.CWD, path))
-			}
-			if i, ok := index[path]; ok {
-				d.Files[i].Edits = min(d.Files[i].Edits+f.Edits, 1<<31-1)
-				continue
-			}
-			if len(d.Files) >= maxFiles {
-				continue
-			}
-			f.Path, f.By = path, by
-			index[path] = len(d.Files)
-			d.Files = append(d.Files, f)
+		c.By = by
+		d.Session.Commands = append(d.Session.Commands, c)
+	}
+	for _, f := range sub.Files {
+		path := f.Path
+		if sub.CWD != "" && sub.CWD != d.CWD {
+			path = normPath(d.CWD, joinPath(sub.CWD, path))
 		}
+		if i, ok := index[path]; ok {
+			d.Files[i].Edits = min(d.Files[i].Edits+f.Edits, 1<<31-1)
+			continue
+		}
+		if len(d.Files) >= maxFiles {
+			continue
+		}
+		f.Path, f.By = path, by
+		index[path] = len(d.Files)
+		d.Files = append(d.Files, f)
 	}
 }
 

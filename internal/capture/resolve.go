@@ -23,7 +23,14 @@ func resolves(ok, failed string) bool {
 	if okKey == "" {
 		return false
 	}
-	if okKey == failAct.key() || isBuildOrTest(okKey) {
+	failKey := failAct.key()
+	if okKey == failKey || isBuildOrTest(okKey) {
+		return true
+	}
+	// A failure without a subcommand ("tool --task '…'") is settled by a
+	// success of its program whatever the options ("tool --profile x
+	// --task '…'"; seen in session-3fe1b6bc).
+	if failKey == failAct.program() && !interpreters[failKey] && okAct.program() == failKey {
 		return true
 	}
 	// The same file acted on: `cat notes/a.md` fails, `ls notes/a.md`
@@ -63,17 +70,15 @@ func lastAction(cmd string) action {
 
 // key is what an action does, for comparing: its program and subcommand
 // ("git push", "go test", "npm run"). The subcommand is the first
-// argument that is not an option when it is a plain word; a path, a glob
+// argument that is not an option, when it is a plain word; a path, a glob
 // or quoted text there ("ls -l src/*.go") is an operand, and the key is
-// the program alone. An interpreter's key includes its script.
+// the program alone. An interpreter's key includes its script, its first
+// operand.
 func (a action) key() string {
 	if len(a) == 0 {
 		return ""
 	}
-	prog := a[0]
-	if i := strings.LastIndexByte(prog, '/'); i >= 0 && prog != "./gradlew" {
-		prog = prog[i+1:]
-	}
+	prog := a.program()
 	for _, w := range a[1:] {
 		if strings.HasPrefix(w, "-") {
 			continue
@@ -86,12 +91,25 @@ func (a action) key() string {
 	return prog
 }
 
-// targets are the action's operands that name files: plain paths with a
-// "/" or a ".", no glob.
+// program is the action's program, without its directory.
+func (a action) program() string {
+	if len(a) == 0 {
+		return ""
+	}
+	prog := a[0]
+	if i := strings.LastIndexByte(prog, '/'); i >= 0 && prog != "./gradlew" {
+		prog = prog[i+1:]
+	}
+	return prog
+}
+
+// targets are the action's operands that name files: paths with a "/" or
+// a ".", no glob or variable ("~/" is kept: the same word names the same
+// file).
 func (a action) targets() []string {
 	var out []string
 	for _, w := range a[min(1, len(a)):] {
-		if strings.HasPrefix(w, "-") || w == "." || w == ".." || strings.ContainsAny(w, "*?[]{}$~<>|&;`'\"= ") ||
+		if strings.HasPrefix(w, "-") || w == "." || w == ".." || strings.ContainsAny(w, "*?[]{}$<>|&;`'\"= ") ||
 			!strings.ContainsAny(w, "/.") {
 			continue
 		}

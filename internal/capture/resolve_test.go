@@ -57,6 +57,11 @@ func TestResolvesByShellWords(t *testing.T) {
 		{"cd web && npm ci", "npm ci", true},
 		{"go test ./... 2>&1 | tail -5", "git push", true}, // a test run settles everything before it
 		{"grep -rn x . | head", "git push", false},
+		// A failure without a subcommand, settled by the same program
+		// with other options (session-3fe1b6bc).
+		{`codemie-codex --profile ollama --task "5!"`, `codemie-codex --task "Calculate 5!"`, true},
+		// The same file read another way after a pipeline failed on it.
+		{"cat ~/s/r.jsonl | jq -c .type", `grep -r "token" ~/s/r.jsonl | jq -c 'select(.)'`, true},
 	} {
 		if got := resolves(c.ok, c.failed); got != c.want {
 			t.Errorf("resolves(%q, %q) = %v, want %v", c.ok, c.failed, got, c.want)
