@@ -98,19 +98,19 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 	if err := FromWorktree(ctx, rec, project, opts.NoGit); err != nil {
 		return nil, err
 	}
-	cwd := dig.CWD
 	if wt := dig.Worktree; wt != "" && rec.Git != nil {
 		// The session moved into a git worktree (Claude Code's
 		// worktree-state): its edits are there, and so is the git state
-		// that tells how they stand.
+		// that tells how they stand. The digest's paths stay relative to
+		// the session's first directory.
 		if fi, err := os.Stat(wt); err == nil && fi.IsDir() {
 			if st, err := State(ctx, wt); err == nil {
-				rec.Git, cwd = st, wt
+				rec.Git = st
 			}
 		}
 	}
 	if st := rec.Git; st != nil {
-		files, err := ReconcileWithGit(ctx, rec.Files, st, cwd, sessionStart(s))
+		files, err := ReconcileWithGit(ctx, rec.Files, st, dig.CWD, sessionStart(s))
 		if err != nil {
 			return nil, err
 		}
