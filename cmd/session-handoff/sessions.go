@@ -28,7 +28,9 @@ $CLAUDE_CONFIG_DIR), Codex CLI ($CODEX_HOME/sessions, default ~/.codex) and
 Gemini CLI (~/.gemini/tmp), newest first, with the working directory each
 session ran in, and its title (or first request), its secrets redacted as
 capture redacts them. --project keeps the sessions that ran in that directory or
-under it; --project '' shows all.`,
+under it; --project '' shows all. A Claude Code subagent's transcript is part of
+its session, never listed as one; --json gives each session's agent version
+and nests its subagents' transcripts under it.`,
 		Example: `  session-handoff sessions
   session-handoff sessions --from codex --project ~/src/app --json`,
 		Args: noArgs,

@@ -18,7 +18,10 @@ import (
 // parents from the newest leaf. Lines with isSidechain belong to
 // subagents and isMeta lines are injected context; neither is the user's.
 
-// claudeKnown are the line types read or knowingly ignored.
+// claudeKnown are the line types read or knowingly ignored: the types
+// of Claude Code 2.1.88's src/types/logs.ts Entry, and those 2.1.x wrote
+// since (docs/TRANSCRIPTS.md says which are read and why the rest are
+// not).
 var claudeKnown = map[string]bool{
 	"user": true, "assistant": true, "system": true, "summary": true,
 	"custom-title": true, "ai-title": true, "file-history-snapshot": true,
@@ -26,6 +29,8 @@ var claudeKnown = map[string]bool{
 	"last-prompt": true, "agent-name": true, "mode": true,
 	"permission-mode": true, "tag": true, "worktree-state": true,
 	"pr-link": true, "agent-setting": true, "content-replacement": true,
+	"agent-color": true, "task-summary": true, "attribution-snapshot": true, "speculation-accept": true,
+	"relocated": true,
 }
 
 type ccRecord struct {
