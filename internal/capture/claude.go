@@ -384,7 +384,9 @@ func (c *claudeReader) prLink(m map[string]any) {
 	if url == "" || len(url) > 2048 || len(c.prs) >= maxPRs {
 		return
 	}
-	url = clean(url)
+	if url = clean(url); len(url) > 2048 {
+		return
+	}
 	for _, p := range c.prs {
 		if p.URL == url {
 			return
