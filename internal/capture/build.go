@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,7 +115,7 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		rec.Files = files
+		rec.Files = dropVanished(files, st.Root)
 		res.UntouchedDirty = UntouchedDirty(rec.Files, st)
 	}
 	if kind, checks, err := DetectProject(rec.Project.Path); err == nil {
@@ -147,6 +148,24 @@ func (d *Digest) Empty() bool {
 	s := d.Session
 	return len(s.Requests) == 0 && s.LastAgentMessage == "" && len(s.Commands) == 0 && len(d.Files) == 0 &&
 		len(s.Todos) == 0 && s.CompactionSummary == "" && s.Plan == "" && len(s.PullRequests) == 0 && len(d.Decisions) == 0
+}
+
+// dropVanished leaves out the files the session created that are gone:
+// git knows nothing of them (not dirty, untracked, committed or tracked)
+// and the worktree at root has no such file. Made and removed within the
+// session (by a command the transcript does not spell as a plain rm), they
+// changed nothing. files are as Reconcile returns them.
+func dropVanished(files []handoff.FileTouched, root string) []handoff.FileTouched {
+	out := files[:0:0]
+	for _, f := range files {
+		if f.Action == "created" && f.Git == "" && !filepath.IsAbs(f.Path) && filepath.IsLocal(filepath.FromSlash(f.Path)) {
+			if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(f.Path))); errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 func sessionStart(s handoff.Session) time.Time {
