@@ -185,10 +185,43 @@ type SubagentInfo struct {
 	AgentVersion string
 }
 
-// claudeSubagents lists the subagents of a discovered session.
+// claudeSubagents lists the subagents of a discovered session that live
+// in its own directory (2.1.x); claudeOlderSubagents adds those beside it.
 func claudeSubagents(s *SessionInfo) {
-	for _, p := range claudeSubagentFiles(s.Path, s.ID) {
+	for _, p := range claudeSubagentFiles(s.Path, "") {
 		_, _, version := claudeSubagentHead(p)
 		s.Subagents = append(s.Subagents, SubagentInfo{ID: claudeAgentID(p), Path: p, AgentVersion: version})
+	}
+}
+
+// claudeOlderSubagents gives the sessions the older-layout subagent files
+// (2.0.x: agent-*.jsonl beside the sessions) that name them, reading each
+// project directory once, at most maxAgentProbes files of it.
+func claudeOlderSubagents(sessions []SessionInfo) {
+	byDir := map[string]map[string]int{} // directory → session id → index
+	for i, s := range sessions {
+		dir := filepath.Dir(s.Path)
+		if byDir[dir] == nil {
+			byDir[dir] = map[string]int{}
+		}
+		byDir[dir][s.ID] = i
+	}
+	for dir, ids := range byDir {
+		entries, _ := os.ReadDir(dir)
+		probes := 0
+		for _, e := range entries {
+			if probes >= maxAgentProbes {
+				break
+			}
+			if !e.Type().IsRegular() || !isClaudeSubagentName(e.Name()) {
+				continue
+			}
+			probes++
+			p := filepath.Join(dir, e.Name())
+			session, _, version := claudeSubagentHead(p)
+			if i, ok := ids[session]; ok && session != "" && len(sessions[i].Subagents) < maxSubagents {
+				sessions[i].Subagents = append(sessions[i].Subagents, SubagentInfo{ID: claudeAgentID(p), Path: p, AgentVersion: version})
+			}
+		}
 	}
 }

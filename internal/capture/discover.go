@@ -95,6 +95,9 @@ func FindSessions(agent Agent, env func(string) string) ([]SessionInfo, error) {
 		out = append(out, SessionInfo{Agent: agent, Path: c.path, ID: c.id, CWD: c.cwd, LastActivity: c.mtime})
 	}
 	probeAll(out[:min(len(out), maxProbed)])
+	if agent == ClaudeCode {
+		claudeOlderSubagents(out[:min(len(out), maxProbed)])
+	}
 	slices.SortStableFunc(out, func(a, b SessionInfo) int { return b.LastActivity.Compare(a.LastActivity) })
 	return out, nil
 }
