@@ -192,7 +192,7 @@ func taskSection(w *writer, rec *handoff.Record, level int) {
 
 func statusSection(w *writer, rec *handoff.Record, level int) {
 	s := rec.Session
-	hasSession := s != nil && (s.LastAgentMessage != "" || s.CompactionSummary != "")
+	hasSession := s != nil && (s.LastAgentMessage != "" || s.CompactionSummary != "" || s.Plan != "" || len(s.PullRequests) > 0)
 	if rec.Summary == "" && !hasSession {
 		return
 	}
@@ -211,6 +211,21 @@ func statusSection(w *writer, rec *handoff.Record, level int) {
 	if s.CompactionSummary != "" {
 		w.printf("\nThe summary written when the session was compacted:\n\n")
 		w.quote(s.CompactionSummary, pick(level, 8<<10, 1<<10))
+	}
+	if s.Plan != "" {
+		w.printf("\nThe plan the agent last put to the user:\n\n")
+		w.quote(s.Plan, pick(level, 8<<10, 1<<10))
+	}
+	if len(s.PullRequests) > 0 {
+		lines := make([]string, len(s.PullRequests))
+		for i, pr := range s.PullRequests {
+			lines[i] = pr.URL
+			if pr.Repository != "" && pr.Number > 0 {
+				lines[i] += fmt.Sprintf(" (%s#%d)", pr.Repository, pr.Number)
+			}
+		}
+		w.printf("\nPull requests the session is linked to:\n\n")
+		w.quoteLines(lines, 20, 512, false)
 	}
 }
 
@@ -284,6 +299,9 @@ func filesSection(w *writer, rec *handoff.Record, level int) {
 			}
 			if f.Git != "" {
 				notes = append(notes, f.Git)
+			}
+			if f.By != "" {
+				notes = append(notes, "by "+f.By)
 			}
 			if len(notes) > 0 {
 				l += " (" + strings.Join(notes, ", ") + ")"
@@ -372,6 +390,8 @@ func commandsSection(w *writer, rec *handoff.Record, level int) {
 		b.WriteString("$ " + flatten(handoff.Shorten(f.Command, 2048)) + "\n")
 		if f.ExitCode != nil {
 			fmt.Fprintf(&b, "(exit %d)\n", *f.ExitCode)
+		} else if f.Status == handoff.StatusBlocked {
+			b.WriteString("(blocked by a hook before it ran)\n")
 		}
 		b.WriteString(f.Output)
 		w.quote(b.String(), pick(level, 4<<10, 1<<10))
@@ -380,11 +400,19 @@ func commandsSection(w *writer, rec *handoff.Record, level int) {
 
 func commandLine(c handoff.Command) string {
 	l := c.Command
-	if c.ExitCode != nil {
+	switch {
+	case c.ExitCode != nil:
 		l = fmt.Sprintf("[exit %d] %s", *c.ExitCode, l)
+	case c.Status == handoff.StatusRejected || c.Status == handoff.StatusInterrupted ||
+		c.Status == handoff.StatusBlocked || c.Status == handoff.StatusBackground:
+		// It did not run its course: say how.
+		l = fmt.Sprintf("[%s] %s", c.Status, l)
 	}
 	if c.Count > 1 {
 		l += fmt.Sprintf(" (%d times)", c.Count)
+	}
+	if c.By != "" {
+		l += " (by " + c.By + ")"
 	}
 	return l
 }
