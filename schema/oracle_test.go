@@ -276,7 +276,18 @@ func deepCopy(v any) map[string]any {
 func TestValidatorAgreesWithJSONSchema(t *testing.T) {
 	m := goldenManifest(t)
 	record := m["record"].(map[string]any)
-	docs := map[string][][]byte{Handoff: mutations(record), Manifest: mutations(m)}
+	// Fields the golden bundle predates, so that their keywords are
+	// mutated too.
+	full := deepCopy(record)
+	sess := full["session"].(map[string]any)
+	sess["plan"] = "1. read\n2. fix"
+	sess["pull_requests"] = []any{map[string]any{"url": "https://example.com/pr/1", "number": json.Number("1"), "repository": "a/b"}}
+	sess["commands"] = []any{map[string]any{"command": "go test ./...", "exit_code": json.Number("1"), "status": "failed", "by": "subagent a1", "count": json.Number("2")}}
+	full["files"].([]any)[0].(map[string]any)["by"] = "subagent a1"
+	if err := Validate(Handoff, mustJSON(t, full)); err != nil {
+		t.Fatalf("the extended record is not valid: %v", err)
+	}
+	docs := map[string][][]byte{Handoff: append(mutations(record), mutations(full)...), Manifest: mutations(m)}
 	n := 0
 	for name, list := range docs {
 		for _, data := range list {
@@ -360,4 +371,12 @@ func TestBinaryDoesNotLinkTheSchemaLibrary(t *testing.T) {
 			t.Fatalf("the binary links %s: its init compiles every metaschema at start-up", dep)
 		}
 	}
+}
+
+func mustJSON(t testing.TB, v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
