@@ -35,7 +35,8 @@ var MemoryFileNames = []string{"SOUL.md", "MEMORY.md"}
 
 // Options say what to brief on and how.
 type Options struct {
-	// Project is the project's root directory.
+	// Project is the project's root directory, as capture.ProjectRoot
+	// names it (the git state is read there without asking git again).
 	Project string
 	// MemoryDir is the memory directory, relative to Project or absolute.
 	MemoryDir string
@@ -64,7 +65,7 @@ func Gather(ctx context.Context, s *store.Store, o Options) (render.Briefing, er
 		return br, err
 	}
 	if br.Record != nil && br.Record.Git != nil {
-		if br.Drift, err = capture.Since(ctx, o.Project, br.Record.Git); err != nil {
+		if br.Drift, err = capture.SinceAtRoot(ctx, o.Project, br.Record.Git); err != nil {
 			if !errors.Is(err, capture.ErrNotGitRepo) && !errors.Is(err, capture.ErrNoGit) {
 				o.warn("git changes since the handoff left out: %v", err)
 			}
