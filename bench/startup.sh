@@ -7,7 +7,7 @@
 #   hook claude-code session-start
 #   list --latest --json
 #   list                         (the 20 newest)
-#   list --query WORD            (over every handoff)
+#   list --query WORD            (a word no handoff holds: every entry is read)
 #   save --no-git
 #
 # at 100, 10,000 and 100,000 handoffs: the median wall time of BENCH_RUNS
@@ -58,7 +58,7 @@ for n in $sizes; do
   declare -A label=(
     [hello]="hello world (same build)" [help]="session-handoff --help"
     [git]="git status" [render]="render latest" [hook]="hook claude-code session-start"
-    [latest]="list --latest --json" [list]="list (20 newest)" [query]="list --query session"
+    [latest]="list --latest --json" [list]="list (20 newest)" [query]="list --query (no match)"
     [save]="save --no-git"
   )
   cmd_of() {
@@ -70,7 +70,7 @@ for n in $sizes; do
       hook) echo "$sh hook claude-code session-start" ;;
       latest) echo "$sh list --latest --json" ;;
       list) echo "$sh list" ;;
-      query) echo "$sh list --query session --limit 0" ;;
+      query) echo "$sh list --query no-such-words" ;;
       save) echo "$sh save --no-git --quiet --title bench" ;;
     esac
   }
