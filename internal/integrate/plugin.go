@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
@@ -22,12 +23,12 @@ const PackageName = "session-handoff"
 const packageDescription = "Handoffs between coding sessions: a briefing when a session starts, a capture before compaction and at the end, and the session-handoff MCP server."
 
 // semver is the shape of a release version (a leading v dropped).
-var semver = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`)
+var semver = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`) })
 
 // packageVersion is version as the manifests want it: a semantic version,
 // "0.0.0" for a development build.
 func packageVersion(version string) string {
-	if v := strings.TrimPrefix(version, "v"); semver.MatchString(v) {
+	if v := strings.TrimPrefix(version, "v"); semver().MatchString(v) {
 		return v
 	}
 	return "0.0.0"
