@@ -1,0 +1,152 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/session-handoff/session-handoff/handoff"
+)
+
+// Search is List with f.Query looked for in every text field of the
+// records (handoff.Record.SearchText: the whole summary, decisions, next
+// steps, questions, tags, files…), not only in what the index holds. The
+// other conditions are the index's, as for List. An entry whose index
+// fields already hold the query is taken without reading its record; the
+// others are read. With f.Latest the newest match by creation time is
+// returned (List's "last entered" needs the index order, which a search
+// through records does not keep).
+func (s *Store) Search(f Filter) ([]Entry, error) {
+	q := strings.ToLower(strings.TrimSpace(f.Query))
+	if q == "" {
+		f.Query = ""
+		return s.List(f)
+	}
+	base := f
+	base.Query, base.Limit, base.Latest = "", 0, false
+	cands, err := s.List(base)
+	if err != nil {
+		return nil, err
+	}
+	limit := f.Limit
+	if f.Latest {
+		limit = 1
+	}
+	var out []Entry
+	for _, e := range cands {
+		ok, err := s.entryContains(e, q)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		out = append(out, e)
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// entryContains reports whether the record of e holds q (lower case): from
+// the index fields when they do, else from the record. A record that
+// cannot be read is left out with a warning, as a rebuilt index leaves it
+// out.
+func (s *Store) entryContains(e Entry, q string) (bool, error) {
+	if e.Matches(q) {
+		return true, nil
+	}
+	rec, err := s.Get(e.ID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil // removed since the index was read
+	}
+	if err != nil {
+		s.warnf(fmt.Errorf("search: %s left out: %w", e.ID, err))
+		return false, nil
+	}
+	return strings.Contains(rec.SearchText(), q), nil
+}
+
+// ResolveLegacy finds the record an earlier version knew by ref
+// (source.legacy_id, as import --legacy keeps it, 20260312-101112): the
+// one whose old id is ref, or else the only one whose old id starts with
+// ref. No match wraps ErrNotFound; several give an *AmbiguousError. Only
+// the index's legacy entries are read.
+func (s *Store) ResolveLegacy(ref string) (handoff.ID, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return "", fmt.Errorf("old id %q: %w", ref, ErrNotFound)
+	}
+	es, err := s.legacyMatches(ref)
+	if err != nil {
+		return "", err
+	}
+	var exact []legacyEntry
+	for _, e := range es {
+		if e.legacyID == ref {
+			exact = append(exact, e)
+		}
+	}
+	if len(exact) == 1 {
+		es = exact
+	}
+	switch len(es) {
+	case 0:
+		return "", fmt.Errorf("old id %q: %w", handoff.Shorten(ref, 40), ErrNotFound)
+	case 1:
+		return es[0].ID, nil
+	}
+	amb := &AmbiguousError{Prefix: ref}
+	for _, e := range es {
+		amb.Candidates = append(amb.Candidates, e.Entry)
+	}
+	return "", amb
+}
+
+// legacyEntry is an entry with the old id its record keeps.
+type legacyEntry struct {
+	Entry
+	legacyID string
+}
+
+// legacyMatches returns the legacy records whose old id starts with
+// prefix, newest first.
+func (s *Store) legacyMatches(prefix string) ([]legacyEntry, error) {
+	es, err := s.List(Filter{})
+	if err != nil {
+		return nil, err
+	}
+	var out []legacyEntry
+	for _, e := range es {
+		if e.Source != handoff.SourceLegacy {
+			continue
+		}
+		rec, err := s.Get(e.ID)
+		if err != nil {
+			continue // removed meanwhile, or damaged: store check reports it
+		}
+		if strings.HasPrefix(rec.Source.LegacyID, prefix) {
+			out = append(out, legacyEntry{e, rec.Source.LegacyID})
+		}
+	}
+	return out, nil
+}
+
+// ListLegacy returns the entries whose records an earlier version knew by
+// an id starting with prefix (list --id 20260312), newest first, at most
+// limit of them (0: all).
+func (s *Store) ListLegacy(prefix string, limit int) ([]Entry, error) {
+	es, err := s.legacyMatches(strings.TrimSpace(prefix))
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, e := range es {
+		out = append(out, e.Entry)
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}
