@@ -94,7 +94,6 @@ type translator struct {
 	notes      []string
 	oldID      bool // --id was given
 	format     bool // --format was given
-	words      int  // positional words given as such
 }
 
 func (t *translator) scan(args []string) error {
@@ -116,9 +115,6 @@ func (t *translator) scan(args []string) error {
 			return "", false
 		}
 		switch {
-		case !strings.HasPrefix(a, "-"):
-			t.words++
-			t.rest = append(t.rest, a)
 		case name == "--passphrase" && (t.cmd == "export" || t.cmd == "import"):
 			if err := t.passphrase(args, i, value, hasValue); err != nil {
 				return err
@@ -145,7 +141,9 @@ func (t *translator) scan(args []string) error {
 			t.rest = append(t.rest, a)
 		}
 	}
-	if len(t.positional) > 1 || (len(t.positional) == 1 && t.words > 0) {
+	// A positional word given as well is left to the command, which
+	// refuses a second argument.
+	if len(t.positional) > 1 {
 		return &ArgError{Command: t.cmd, Msg: "the handoff is named twice (an argument and --id or --input)", Hint: t.form("X")}
 	}
 	if t.cmd == "export" && t.oldID && !t.format {
