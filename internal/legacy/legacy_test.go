@@ -3,9 +3,9 @@ package legacy
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -292,7 +292,7 @@ func TestSignatureWarnings(t *testing.T) {
 	sig := b["signature"].(string)
 	other := base64.StdEncoding.EncodeToString(ed25519.Sign(signKey, []byte("something else")))
 	for name, tc := range map[string]struct{ in, want string }{
-		"corrupted signature": {strings.Replace(good, sig, other, 1), "does not verify"},
+		"corrupted signature":  {strings.Replace(good, sig, other, 1), "does not verify"},
 		"signature not base64": {strings.Replace(good, sig, "!!", 1), "does not verify"},
 		"no signature":         {strings.Replace(good, `"signature": "`+sig+`"`, `"signature": ""`, 1), "without a signature"},
 		"no public key":        {strings.Replace(good, `"public_key": "`, `"public_key": "x`, 1), "not a base64 Ed25519 key"},
