@@ -299,3 +299,18 @@ func pyString(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// AgentHandoffFiles are the three files agent-handoff 0.1.0's init and
+// snapshot leave in a workspace (SOUL.md, MEMORY.md, HANDOFF.md), keyed by
+// name. Its README (../shared/seeds/agent-handoff-002.txt) says what each
+// holds but its templates were not published with it, so the text here
+// follows the README's description, not its bytes: who the agent is, what
+// it knows, and a snapshot with the git branch, recent commits,
+// uncommitted changes, the project type and the session mode.
+func AgentHandoffFiles(name string) map[string]string {
+	return map[string]string{
+		"SOUL.md":    "# SOUL.md\n\nI am " + name + ". I keep changes small and tested.\n",
+		"MEMORY.md":  "# MEMORY.md\n\n## Patterns\n- The auth tests need REDIS_URL set.\n\n## Decisions\n- Keep JWT; drop the sessions table.\n",
+		"HANDOFF.md": "# HANDOFF.md\n\nMode: build\nGenerated: 2026-03-04T18:00:00\n\n## Git\n- Branch: feature/auth\n- Recent commits:\n  - a1b2c3d Extract token parser\n- Uncommitted changes:\n  - M auth/parser.go\n\n## Project\n- Type: go\n\nRead SOUL.md and MEMORY.md first.\n",
+	}
+}
