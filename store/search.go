@@ -78,7 +78,7 @@ func (s *Store) ResolveLegacy(ref string) (handoff.ID, error) {
 	if ref == "" {
 		return "", fmt.Errorf("old id %q: %w", ref, ErrNotFound)
 	}
-	es, err := s.legacyMatches(ref)
+	es, err := s.legacyMatches(ref, Filter{})
 	if err != nil {
 		return "", err
 	}
@@ -111,9 +111,10 @@ type legacyEntry struct {
 }
 
 // legacyMatches returns the legacy records whose old id starts with
-// prefix, newest first.
-func (s *Store) legacyMatches(prefix string) ([]legacyEntry, error) {
-	es, err := s.List(Filter{})
+// prefix and that match f (but for its id prefix and limit), newest first.
+func (s *Store) legacyMatches(prefix string, f Filter) ([]legacyEntry, error) {
+	f.IDPrefix, f.Limit, f.Latest = "", 0, false
+	es, err := s.Search(f)
 	if err != nil {
 		return nil, err
 	}
@@ -133,13 +134,17 @@ func (s *Store) legacyMatches(prefix string) ([]legacyEntry, error) {
 	return out, nil
 }
 
-// ListLegacy returns the entries whose records an earlier version knew by
-// an id starting with prefix (list --id 20260312), newest first, at most
-// limit of them (0: all).
-func (s *Store) ListLegacy(prefix string, limit int) ([]Entry, error) {
-	es, err := s.legacyMatches(strings.TrimSpace(prefix))
+// ListLegacy is Search with f.IDPrefix read as the beginning of the id an
+// earlier version gave the records (list --id 20260312), newest first;
+// with f.Latest, the newest only.
+func (s *Store) ListLegacy(f Filter) ([]Entry, error) {
+	es, err := s.legacyMatches(strings.TrimSpace(f.IDPrefix), f)
 	if err != nil {
 		return nil, err
+	}
+	limit := f.Limit
+	if f.Latest {
+		limit = 1
 	}
 	var out []Entry
 	for _, e := range es {

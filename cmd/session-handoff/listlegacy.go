@@ -15,13 +15,13 @@ import (
 // version gave (store.ListLegacy).
 func listEntries(s *store.Store, f store.Filter) ([]store.Entry, error) {
 	if f.IDPrefix != "" && !handoff.ValidPrefix(f.IDPrefix) {
-		return s.ListLegacy(f.IDPrefix, f.Limit)
+		return s.ListLegacy(f)
 	}
 	entries, err := s.Search(f)
 	if err != nil || len(entries) > 0 || f.IDPrefix == "" {
 		return entries, err
 	}
-	return s.ListLegacy(f.IDPrefix, f.Limit)
+	return s.ListLegacy(f)
 }
 
 // writeFullRecords prints the records of entries as one JSON array.
