@@ -178,7 +178,7 @@ func (a *app) importJSON(s *store.Store, opts *importOptions, conflict exchange.
 		fmt.Fprintf(a.stderr, "note: %s is a %s of session-handoff v0.7.5 or earlier: importing it as 'import --legacy' does\n", handoff.CleanText(name), kind)
 		return a.importLegacy(s, opts, conflict, data)
 	case ok:
-		return withHint(fmt.Errorf("%s: this is a %s of session-handoff v0.7.5 or earlier, not a bundle", name, kind),
+		return withHint(fmt.Errorf("%s: a JSON %s of session-handoff v0.7.5 or earlier, which import reads only with --legacy", name, kind),
 			fmt.Sprintf("add --legacy: session-handoff import --legacy %s (its records are stored as unsigned legacy records)", handoff.Shorten(handoff.CleanText(name), 80)))
 	case bytes.Contains(data, []byte(`"schema_version"`)):
 		return withHint(fmt.Errorf("%s: this is a readable copy (export --format json), not a bundle: it carries no signature to check", name),
