@@ -54,7 +54,7 @@ SESSION_HANDOFF_HOME relocates both.`,
 	// Each group of commands is added on a line of its own.
 	root.AddCommand(newVersionCmd(a))
 	// Records: save, capture, sessions, list, show, rm, select, score, store.
-	root.AddCommand(newSaveCmd(a), newCaptureCmd(a), newSessionsCmd(a), newListCmd(a), newShowCmd(a), newRmCmd(a), newSelectCmd(a), newScoreCmd(a), newStoreCmd(a))
+	root.AddCommand(newSaveCmd(a), newSnapshotCmd(a), newCaptureCmd(a), newSessionsCmd(a), newListCmd(a), newShowCmd(a), newRmCmd(a), newSelectCmd(a), newScoreCmd(a), newStoreCmd(a))
 	// Bundles, keys and trust: export, import, verify, inspect, keygen, key, trust, people.
 	root.AddCommand(newExportCmd(a), newImportCmd(a), newVerifyCmd(a), newInspectCmd(a), newKeygenCmd(a), newKeyCmd(a), newTrustCmd(a), newPeopleCmd(a))
 	// Transfer, handover and memory: remote, send, receive, inbox, handover, pause, unpause, memory, hook.
