@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -32,9 +33,10 @@ func (s *Store) Search(f Filter) ([]Entry, error) {
 	if f.Latest {
 		limit = 1
 	}
+	raw := rawSearchable(q)
 	var out []Entry
 	for _, e := range cands {
-		ok, err := s.entryContains(e, q)
+		ok, err := s.entryContains(e, q, raw)
 		if err != nil {
 			return nil, err
 		}
@@ -50,12 +52,20 @@ func (s *Store) Search(f Filter) ([]Entry, error) {
 }
 
 // entryContains reports whether the record of e holds q (lower case): from
-// the index fields when they do, else from the record. A record that
+// the index fields when they do, else from the record. With raw, the
+// record file's bytes are looked at first, and a file that does not hold
+// q at all is not decoded (most records, for most queries). A record that
 // cannot be read is left out with a warning, as a rebuilt index leaves it
 // out.
-func (s *Store) entryContains(e Entry, q string) (bool, error) {
+func (s *Store) entryContains(e Entry, q string, raw bool) (bool, error) {
 	if e.Matches(q) {
 		return true, nil
+	}
+	if raw {
+		data, err := readRegular(s.recordPath(e.ID), handoff.MaxRecordSz)
+		if err == nil && !containsFold(data, q) {
+			return false, nil
+		}
 	}
 	rec, err := s.Get(e.ID)
 	if errors.Is(err, ErrNotFound) {
@@ -66,6 +76,28 @@ func (s *Store) entryContains(e Entry, q string) (bool, error) {
 		return false, nil
 	}
 	return strings.Contains(rec.SearchText(), q), nil
+}
+
+// rawSearchable reports whether q (lower case) appears in a record file's
+// bytes wherever it appears in the record's text: true when q holds no
+// character the JSON encoder may escape (quote, backslash, <, >, &,
+// control characters, U+2028, U+2029), since the encoder writes every
+// other character as it is.
+func rawSearchable(q string) bool {
+	for _, r := range q {
+		if r < 0x20 || r == '"' || r == '\\' || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029' {
+			return false
+		}
+	}
+	return q != ""
+}
+
+// containsFold reports whether data, lower-cased, contains q (lower case).
+func containsFold(data []byte, q string) bool {
+	if isASCII([]byte(q)) {
+		return indexFoldASCII(data, q) || !isASCII(data) && bytes.Contains(bytes.ToLower(data), []byte(q))
+	}
+	return bytes.Contains(bytes.ToLower(data), []byte(q))
 }
 
 // ResolveLegacy finds the record an earlier version knew by ref
