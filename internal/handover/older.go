@@ -80,9 +80,9 @@ func ReadOlderCheckpoint(projectRoot string) (*OlderCheckpoint, error) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("%s: not agent-handover's checkpoint: %v", OlderCheckpointPath, strings.TrimPrefix(err.Error(), "json: "))
 	}
-	c := &OlderCheckpoint{Path: p, Status: handoff.Shorten(handoff.CleanText(raw.Status), 40)}
+	c := &OlderCheckpoint{Path: p, Status: flat(raw.Status, 40)}
 	if raw.StartedAt != nil {
-		c.StartedAt = handoff.Shorten(handoff.CleanText(*raw.StartedAt), 40)
+		c.StartedAt = flat(*raw.StartedAt, 40)
 	}
 	if err := c.readSteps(raw.Steps); err != nil {
 		return nil, fmt.Errorf("%s: steps: %w", OlderCheckpointPath, err)
@@ -112,11 +112,16 @@ func (c *OlderCheckpoint) readSteps(raw json.RawMessage) error {
 		if err := dec.Decode(&state); err != nil {
 			return err
 		}
-		name := handoff.Shorten(handoff.CleanText(fmt.Sprint(k)), 64)
+		name := flat(fmt.Sprint(k), 64)
 		c.Steps = append(c.Steps, name)
 		if state != "done" {
 			c.Pending = append(c.Pending, name)
 		}
 	}
 	return nil
+}
+
+// flat is untrusted text cleaned, on one line, and shortened to n.
+func flat(s string, n int) string {
+	return handoff.Shorten(strings.Join(strings.Fields(handoff.CleanText(s)), " "), n)
 }
