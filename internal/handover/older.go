@@ -57,7 +57,11 @@ func (c *OlderCheckpoint) Advice() string {
 		return fmt.Sprintf("agent-handover's run was interrupted (steps left: %s): finish it with your agent-handover script, or let 'session-handoff handover run' write the note and state afresh; then remove %s",
 			strings.Join(c.Pending, ", "), OlderCheckpointPath)
 	}
-	return fmt.Sprintf("agent-handover's last run %s; session-handoff keeps its own checkpoint, so %s can be removed", strings.ReplaceAll(c.Status, "_", " "), OlderCheckpointPath)
+	state := "shows no run"
+	if c.ResumeCode() == 2 {
+		state = "last run " + strings.ReplaceAll(c.Status, "_", " ")
+	}
+	return fmt.Sprintf("agent-handover's checkpoint: %s; session-handoff keeps its own checkpoint, so %s can be removed", state, OlderCheckpointPath)
 }
 
 // ReadOlderCheckpoint reads the project's agent-handover checkpoint; nil

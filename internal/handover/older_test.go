@@ -37,7 +37,7 @@ func TestReadOlderCheckpoint(t *testing.T) {
 		{"in_progress", steps, 1, "steps left: publish, current_state"},
 		{"in_progress", steps[:1], 2, "last run in progress"},
 		{"completed", steps, 2, "last run completed"},
-		{"none", nil, 0, "last run none"},
+		{"none", nil, 0, "shows no run"},
 	} {
 		writeOlder(t, root, oldtools.Checkpoint(tc.status, tc.steps, "2026-03-05T09:00:00.123456+00:00", ""))
 		c, err := ReadOlderCheckpoint(root)
