@@ -24,7 +24,7 @@ func selectEntries(a *app, opts selectOptions, withQuery bool) (*store.Store, []
 	if err != nil {
 		return nil, nil, err
 	}
-	f := store.Filter{IDPrefix: opts.idPrefix, Since: t, Tool: opts.tool, Project: projectFilter(opts.project), Limit: opts.limit}
+	f := store.Filter{IDPrefix: opts.idPrefix, Since: t, Tool: opts.tool, Project: store.ProjectFilter(opts.project), Limit: opts.limit}
 	if f.Limit == 0 || f.Limit > maxPickerEntries {
 		f.Limit = maxPickerEntries
 	}

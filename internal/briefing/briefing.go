@@ -100,6 +100,14 @@ func Build(ctx context.Context, s *store.Store, o Options) (render.Briefing, *re
 // an absolute memDir the user named). Secrets in them are redacted. A file
 // that cannot be quoted is left out and warn is told why.
 func ReadMemoryFiles(root, memDir string, warn func(string, ...any)) []render.MemoryFile {
+	return ReadNamedMemoryFiles(root, memDir, MemoryFileNames, warn)
+}
+
+// ReadNamedMemoryFiles is ReadMemoryFiles of other files of the memory
+// directory (names relative to it, with forward slashes; the MCP server
+// serves HANDOFF.md and layer2/current-state.md too). Only a name without
+// a directory is also looked for at the project root.
+func ReadNamedMemoryFiles(root, memDir string, names []string, warn func(string, ...any)) []render.MemoryFile {
 	type place struct{ dir, bound string }
 	places := []place{{filepath.Join(root, memDir), root}, {root, root}}
 	if filepath.IsAbs(memDir) {
@@ -108,9 +116,12 @@ func ReadMemoryFiles(root, memDir string, warn func(string, ...any)) []render.Me
 		places[0] = place{memDir, memDir}
 	}
 	var out []render.MemoryFile
-	for _, name := range MemoryFileNames {
-		for _, pl := range places {
-			path := filepath.Join(pl.dir, name)
+	for _, name := range names {
+		for i, pl := range places {
+			if i > 0 && strings.Contains(name, "/") {
+				break
+			}
+			path := filepath.Join(pl.dir, filepath.FromSlash(name))
 			shown := path
 			if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
 				shown = filepath.ToSlash(r)

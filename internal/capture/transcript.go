@@ -112,6 +112,25 @@ func (l Limits) withDefaults() Limits {
 // MaxMalformedLines bounds Stats.MalformedLines.
 const MaxMalformedLines = 100
 
+// MaxUnknownTypes bounds the names in Stats.UnknownTypes.
+const MaxUnknownTypes = 32
+
+// unknownType counts a record of a type the reader does not know, by name.
+func (st *Stats) unknownType(name string) {
+	st.Unknown++
+	name = shortenHead(oneLine(name), 64)
+	if name == "" {
+		name = "(none)"
+	}
+	if _, ok := st.UnknownTypes[name]; !ok && len(st.UnknownTypes) >= MaxUnknownTypes {
+		return
+	}
+	if st.UnknownTypes == nil {
+		st.UnknownTypes = map[string]int{}
+	}
+	st.UnknownTypes[name]++
+}
+
 // ErrNoRecords is wrapped when a transcript holds no valid record at all.
 var ErrNoRecords = errors.New("no valid transcript record")
 
@@ -126,6 +145,9 @@ type Stats struct {
 	Records int `json:"records"`
 	// Unknown counts records of a type this reader does not know.
 	Unknown int `json:"unknown,omitempty"`
+	// UnknownTypes counts them by type name, for the first
+	// MaxUnknownTypes names (each cut to 64 bytes).
+	UnknownTypes map[string]int `json:"unknown_types,omitempty"`
 	// Malformed counts lines that were not a JSON object.
 	Malformed int `json:"malformed,omitempty"`
 	// MalformedLines are the line numbers (from 1, blank lines counted)
@@ -154,6 +176,13 @@ type Digest struct {
 	// as the transcript wrote them. They are strings only: nothing here
 	// opens them.
 	Files []handoff.FileTouched `json:"files,omitempty"`
+	// Decisions are the questions the agent put to the user and the
+	// answers given (Claude Code's AskUserQuestion), as "question → answer".
+	Decisions []string `json:"decisions,omitempty"`
+	// Worktree is the git worktree the session ended in when it moved out
+	// of CWD (Claude Code's worktree-state and relocated records): its
+	// files are there.
+	Worktree string `json:"worktree,omitempty"`
 	// Stats counts the lines read and skipped.
 	Stats Stats `json:"stats"`
 }
@@ -188,6 +217,9 @@ func ReadTranscript(agent Agent, file string, limits Limits) (*Digest, error) {
 	switch agent {
 	case ClaudeCode:
 		d, err = ReadClaudeCode(r, lim)
+		if err == nil {
+			foldClaudeSubagents(d, file, lim)
+		}
 	case Codex:
 		d, err = ReadCodex(r, lim)
 	case Gemini:

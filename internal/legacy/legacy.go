@@ -25,6 +25,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/crypto/scrypt"
@@ -312,7 +313,7 @@ func signatureWarning(b *oldBundle) string {
 	return ""
 }
 
-var kdfPattern = regexp.MustCompile(`^scrypt\(N=(\d{1,8}),r=(\d{1,2}),p=(\d{1,2})\)$`)
+var kdfPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^scrypt\(N=(\d{1,8}),r=(\d{1,2}),p=(\d{1,2})\)$`) })
 
 func decrypt(ctx context.Context, data []byte, passphrase func() ([]byte, error)) ([]byte, error) {
 	var w struct {
@@ -334,7 +335,7 @@ func decrypt(ctx context.Context, data []byte, passphrase func() ([]byte, error)
 	if w.Algorithm != "aes-256-gcm" {
 		return nil, fmt.Errorf("legacy encryption algorithm %q is not supported", handoff.Shorten(w.Algorithm, 40))
 	}
-	m := kdfPattern.FindStringSubmatch(w.KDF)
+	m := kdfPattern().FindStringSubmatch(w.KDF)
 	if m == nil {
 		return nil, fmt.Errorf("legacy key derivation %q is not supported", handoff.Shorten(w.KDF, 60))
 	}
