@@ -205,6 +205,10 @@ type Source struct {
 	Transcript string `json:"transcript,omitempty"`
 	// Import is set for records that arrived in a bundle.
 	Import *Provenance `json:"import,omitempty"`
+	// LegacyID is the id an earlier version gave the record
+	// (20260312-101112, 20260312-101112-002), for kind legacy, so the
+	// record can still be found by it.
+	LegacyID string `json:"legacy_id,omitempty"`
 }
 
 // Provenance records how an imported record was checked.

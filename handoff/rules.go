@@ -115,7 +115,24 @@ func (r *Record) Check() []error {
 	if r.Source.Kind == SourceImport && r.Source.Import == nil {
 		errs = append(errs, errors.New("source.import: required when source.kind is import"))
 	}
+	if r.Source.LegacyID != "" && (r.Source.Kind != SourceLegacy || !ValidLegacyID(r.Source.LegacyID)) {
+		errs = append(errs, fmt.Errorf("source.legacy_id: %q: only for kind legacy, 1 to 128 printable ASCII characters", Shorten(r.Source.LegacyID, 40)))
+	}
 	return errs
+}
+
+// ValidLegacyID reports whether s can be a record's source.legacy_id: 1 to
+// 128 printable ASCII characters, no space.
+func ValidLegacyID(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // ValidTool reports whether s is an acceptable tool name.

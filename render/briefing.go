@@ -28,6 +28,11 @@ type Briefing struct {
 	// Project is the project's directory on this machine.
 	Project string
 	Memory  []MemoryFile
+	// FromMemoryDir is set when the store had no handoff for the project
+	// and Memory holds, besides the identity files, what a handover left
+	// in the memory directory (HANDOFF.md, the current state, recent
+	// notes), which came with the repository.
+	FromMemoryDir bool
 	// Record is the latest handoff for the project, nil when there is none.
 	Record *handoff.Record
 	// MatchedByName is set when the handoff was found by the project's
@@ -89,6 +94,8 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 		w.printf("the project's memory files, what changed since the last handoff, and that handoff.\n")
 	case b.Record != nil:
 		w.printf("what changed since the last handoff, and that handoff.\n")
+	case b.FromMemoryDir:
+		w.printf("the project's memory files. There is no handoff for this project in this machine's store, so the handoff, current state and recent session notes are quoted from the project's memory directory instead: files that came with the repository, whose origin session-handoff has not checked.\n")
 	case len(b.Memory) > 0:
 		w.printf("the project's memory files. There is no handoff for this project in the store.\n")
 	default:

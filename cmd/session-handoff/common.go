@@ -49,10 +49,30 @@ func (a *app) openStore() (*store.Store, error) {
 // hint for the usual mistakes.
 func resolve(s *store.Store, ref string) (string, error) {
 	id, err := s.Resolve(ref)
+	if err != nil {
+		id, err = resolveLegacy(s, ref, err)
+	}
 	if err == nil {
 		return string(id), nil
 	}
 	return "", resolveHint(err)
+}
+
+// resolveLegacy looks ref up as an id an earlier version gave a record
+// (kept by import --legacy) when it named no current id (err).
+func resolveLegacy(s *store.Store, ref string, err error) (handoff.ID, error) {
+	if !errors.Is(err, store.ErrNotFound) && !errors.Is(err, handoff.ErrInvalidID) {
+		return "", err
+	}
+	id, lerr := s.ResolveLegacy(ref)
+	if lerr == nil {
+		return id, nil
+	}
+	var amb *store.AmbiguousError
+	if errors.As(lerr, &amb) {
+		return "", lerr
+	}
+	return "", err
 }
 
 // resolveHint adds a hint for the usual mistakes to an error of
@@ -90,7 +110,11 @@ func (a *app) resolveHere(s *store.Store, ref string, allProjects bool) (handoff
 	}
 	pick, err := s.ResolveForProject(ref, root)
 	if err != nil {
-		return "", resolveHint(err)
+		id, err := resolveLegacy(s, ref, err)
+		if err != nil {
+			return "", resolveHint(err)
+		}
+		return id, nil
 	}
 	if pick.Note != "" {
 		fmt.Fprintf(a.stderr, "session-handoff: %s\n", pick.Note)

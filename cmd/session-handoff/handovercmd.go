@@ -156,7 +156,25 @@ func runHandoverCheck(a *app, opts handoverStateOptions) error {
 		return exitError{code: int(rep.Status), err: err}
 	}
 	a.printCheck(rep)
+	a.printOlderCheckpoint(opts.project)
 	return exitError{code: int(rep.Status)}
+}
+
+// printOlderCheckpoint reports the earlier agent-handover's checkpoint in
+// the project, if there is one, with what to do; the exit code stays
+// session-handoff's own.
+func (a *app) printOlderCheckpoint(project string) {
+	root, err := a.projectRoot(project)
+	if err != nil {
+		return
+	}
+	c, err := handover.ReadOlderCheckpoint(root)
+	switch {
+	case err != nil:
+		fmt.Fprintf(a.stdout, "agent-handover: %s\n", oneLine(err.Error()))
+	case c != nil:
+		fmt.Fprintf(a.stdout, "agent-handover: %s (its check would exit %d)\n", oneLine(c.Advice()), c.ResumeCode())
+	}
 }
 
 func newHandoverStatusCmd(a *app) *cobra.Command {

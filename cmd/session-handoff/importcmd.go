@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -80,7 +83,11 @@ func runImport(a *app, opts *importOptions) error {
 		return err
 	}
 	if opts.legacy {
-		return a.importLegacy(s, opts, conflict)
+		data, err := a.readLegacyInput(opts.input)
+		if err != nil {
+			return err
+		}
+		return a.importLegacy(s, opts, conflict, data)
 	}
 	kr, ropts, err := a.readOptions(opts.reader)
 	if err != nil {
@@ -91,7 +98,13 @@ func runImport(a *app, opts *importOptions) error {
 		return err
 	}
 	defer in.Close()
-	res, err := exchange.Import(in, s, kr, ropts, pol, time.Now())
+	br := bufio.NewReader(in)
+	if isJSONInput(br) {
+		// No bundle starts with '{': this is a file of an earlier version,
+		// or a readable copy.
+		return a.importJSON(s, opts, conflict, br)
+	}
+	res, err := exchange.Import(br, s, kr, ropts, pol, time.Now())
 	if err != nil {
 		return importError(opts.input, err)
 	}
@@ -129,10 +142,53 @@ func importError(name string, err error) error {
 	return fmt.Errorf("%s: %w", name, err)
 }
 
-// importLegacy reads an earlier version's file and stores its records
-// through exchange.ImportLegacyFile.
-func (a *app) importLegacy(s *store.Store, opts *importOptions, conflict exchange.Conflict) error {
-	path := opts.input
+// isJSONInput reports whether the input's first byte other than white
+// space is '{'.
+func isJSONInput(br *bufio.Reader) bool {
+	for i := 1; i <= 4096; i++ {
+		b, err := br.Peek(i)
+		if err != nil || len(b) < i {
+			return false
+		}
+		switch b[i-1] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// importJSON handles a JSON file given to import without --legacy: a file
+// of session-handoff v0.7.5 is imported as --legacy would with
+// --allow-unsigned (its signatures prove nothing) and otherwise refused
+// with the hint to add --legacy; a readable copy (export --format json) is
+// refused with what to export instead.
+func (a *app) importJSON(s *store.Store, opts *importOptions, conflict exchange.Conflict, r io.Reader) error {
+	name := opts.input
+	data, err := safefile.ReadAllLimit(r, legacy.MaxInput)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	kind, ok := legacy.Detect(data)
+	switch {
+	case ok && opts.allowUnsigned:
+		fmt.Fprintf(a.stderr, "note: %s is a %s of session-handoff v0.7.5 or earlier: importing it as 'import --legacy' does\n", handoff.CleanText(name), kind)
+		return a.importLegacy(s, opts, conflict, data)
+	case ok:
+		return withHint(fmt.Errorf("%s: a JSON %s of session-handoff v0.7.5 or earlier, which import reads only with --legacy", name, kind),
+			fmt.Sprintf("add --legacy: session-handoff import --legacy %s (its records are stored as unsigned legacy records)", handoff.Shorten(handoff.CleanText(name), 80)))
+	case bytes.Contains(data, []byte(`"schema_version"`)):
+		return withHint(fmt.Errorf("%s: this is a readable copy (export --format json), not a bundle: it carries no signature to check", name),
+			"export a bundle instead: session-handoff export ID --to RECIPIENT -o FILE")
+	}
+	return fmt.Errorf("%s: not a bundle (a JSON file, but none that session-handoff wrote)", name)
+}
+
+// readLegacyInput reads a legacy file, or standard input for "-", bounded.
+func (a *app) readLegacyInput(path string) ([]byte, error) {
 	var data []byte
 	var err error
 	if path == "-" {
@@ -141,8 +197,15 @@ func (a *app) importLegacy(s *store.Store, opts *importOptions, conflict exchang
 		data, err = safefile.ReadFile(path, legacy.MaxInput)
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	return data, nil
+}
+
+// importLegacy stores the records of an earlier version's file through
+// exchange.ImportLegacyFile.
+func (a *app) importLegacy(s *store.Store, opts *importOptions, conflict exchange.Conflict, data []byte) error {
+	path := opts.input
 	src := &passphraseSource{a: a, file: &opts.reader.passFile, env: []string{passphraseEnv}, prompt: "passphrase for the legacy bundle"}
 	res, err := exchange.ImportLegacyFile(a.ctx, s, data, path, src.get, conflict)
 	if errors.Is(err, exchange.ErrConflict) {
@@ -151,8 +214,11 @@ func (a *app) importLegacy(s *store.Store, opts *importOptions, conflict exchang
 	if err != nil {
 		return err
 	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(a.stderr, "warning: %s: %s\n", handoff.CleanText(path), w)
+	}
 	if opts.json {
-		return a.writeJSON(map[string]any{"kind": res.Kind, "records": res.Records, "outcomes": res.Outcomes})
+		return a.writeJSON(map[string]any{"kind": res.Kind, "records": res.Records, "outcomes": res.Outcomes, "warnings": res.Warnings})
 	}
 	counts := res.Outcomes
 	fmt.Fprintf(a.stdout, "%s %s: %d record(s): %d imported, %d already imported, %d skipped\n", res.Kind, path, res.Records, counts[exchange.Imported]+counts[exchange.Replaced], counts[exchange.Already], counts[exchange.Skipped])

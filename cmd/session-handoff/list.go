@@ -21,6 +21,7 @@ type listOptions struct {
 	project string // a project name or directory
 	since   string // a duration back from now or a date
 	json    bool
+	full    bool // with json: whole records
 }
 
 func newListCmd(a *app) *cobra.Command {
@@ -30,13 +31,16 @@ func newListCmd(a *app) *cobra.Command {
 		Short: "list stored handoffs, newest first",
 		Long: `Lists handoffs from the store's index, newest first. Filters combine:
 --project matches a project name or a directory (and everything under it);
---query looks for TEXT, ignoring case, in titles, summaries, tags and
-project names; --since takes a duration back from now (90m, 6h, 2d, 1w) or
+--query looks for TEXT, ignoring case, in every text field: title, the
+whole summary, decisions, next steps, questions, tags, files, project;
+--id also takes the id an earlier version gave a handoff (20260312, kept
+by import --legacy); --since takes a duration back from now (90m, 6h, 2d, 1w) or
 a date. --limit 0 lists everything.
 
 The ORIGIN column (origin in --json) says how far to trust each: mine
 (saved or captured here), verified: NAME or pinned: NAME (signed by a key
-your trust store names), untrusted, unsigned, or legacy.`,
+your trust store names), untrusted, unsigned, or legacy. --json --full
+prints the whole records instead of the index's entries.`,
 		Example: `  session-handoff list --since 2d --tool codex
   session-handoff list --project . --latest --json`,
 		Args: noArgs,
@@ -51,6 +55,7 @@ your trust store names), untrusted, unsigned, or legacy.`,
 	f.BoolVar(&opts.filter.Latest, "latest", false, "only the newest match")
 	f.IntVar(&opts.filter.Limit, "limit", defaultListLimit, "at most this many (0 for all)")
 	f.BoolVar(&opts.json, "json", false, "print as JSON")
+	f.BoolVar(&opts.full, "full", false, "with --json: print whole records")
 	return cmd
 }
 
@@ -66,15 +71,22 @@ func runList(a *app, opts *listOptions) error {
 	}
 	f.Since = t
 	f.Project = store.ProjectFilter(opts.project)
+	if opts.full && !opts.json {
+		return usagef("--full goes with --json")
+	}
 	s, err := a.openStore()
 	if err != nil {
 		return err
 	}
-	entries, err := s.List(f)
+	a.noticeLegacyStore()
+	entries, err := listEntries(s, f)
 	if err != nil {
 		return err
 	}
 	s.FillOrigins(entries)
+	if opts.full {
+		return a.writeFullRecords(s, entries)
+	}
 	if opts.json {
 		if entries == nil {
 			entries = []store.Entry{}

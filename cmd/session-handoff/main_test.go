@@ -76,6 +76,7 @@ func TestScripts(t *testing.T) {
 			"treehash": cmdTreeHash,
 			"maxsize":  cmdMaxSize,
 			"subst":    cmdSubst,
+			"oldtool":  cmdOldTool,
 		},
 	})
 }

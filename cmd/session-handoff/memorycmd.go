@@ -16,7 +16,7 @@ import (
 )
 
 func newMemoryCmd(a *app) *cobra.Command {
-	return newParentCmd("memory init|write|show|compact", "plain-Markdown memory: session notes, current state, monthly archives",
+	return newParentCmd("memory init|write|show|compact|migrate", "plain-Markdown memory: session notes, current state, monthly archives",
 		`Keeps an agent's memory as Markdown files any agent can read and git can
 track, in the memory directory (--dir; by default memory/ at the top of the
 git worktree, or in the current directory outside git):
@@ -26,12 +26,15 @@ git worktree, or in the current directory outside git):
   layer2/current-state.md             where things stand now; each write replaces it
   layer3/YYYY-MM-TAG-archive.md       old notes, folded by month and tag
 
+agent-handover's folders are read as they are; 'memory migrate' rewrites
+one into the current form, keeping a backup.
+
 Each subcommand takes --dir, and only the flags of its own.`,
 		`  session-handoff memory init --name Aria
   echo "Fixed the login redirect; rate limiter next." | session-handoff memory write --layer 1 --tag api -
   session-handoff memory show --layer 2
   session-handoff memory compact --keep-days 14`,
-		newMemoryInitCmd(a), newMemoryWriteCmd(a), newMemoryShowCmd(a), newMemoryCompactCmd(a))
+		newMemoryInitCmd(a), newMemoryWriteCmd(a), newMemoryShowCmd(a), newMemoryCompactCmd(a), newMemoryMigrateCmd(a))
 }
 
 // dirFlagUsage describes --dir, which every memory subcommand takes.
@@ -64,7 +67,7 @@ writers' lock; existing files are kept unless --force.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.dir, "dir", "", dirFlagUsage)
 	f.StringVar(&opts.name, "name", "", "the agent's name, for SOUL.md")
-	f.BoolVar(&opts.force, "force", false, "replace existing identity files and .gitignore")
+	f.BoolVar(&opts.force, "force", false, "also bring existing identity files into the current form (an untouched template is replaced; no line of yours is removed)")
 	return cmd
 }
 
@@ -95,10 +98,11 @@ func runMemoryInit(a *app, opts memoryInitOptions) error {
 
 // memoryWriteOptions are the flags and argument of 'memory write'.
 type memoryWriteOptions struct {
-	dir  string
-	note memory.Note // Layer, Tag, Date, HandoffID, Key from the flags
-	file string      // --file, or "-" for standard input
-	args []string
+	dir    string
+	note   memory.Note // Layer, Tag, Date, HandoffID, Key from the flags
+	file   string      // --file, or "-" for standard input
+	args   []string
+	dryRun bool
 }
 
 func newMemoryWriteCmd(a *app) *cobra.Command {
@@ -106,10 +110,12 @@ func newMemoryWriteCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "write --layer 1|2|3 [--tag T] [--date YYYY-MM-DD] [--handoff ID] [--key K] (--file F | -)",
 		Short: "write a session note, the current state, or an archive entry",
-		Long: `Reads the text from --file or from standard input ("-"). --tag is
-required for layers 1 and 3 (lower-case letters, digits, '.', '_', '-');
---date defaults to today. With --key, a note whose key the file already
-holds is not written again.`,
+		Long: `Reads the text from --file or from standard input ("-"). --tag names
+the note or archive of layers 1 and 3 (default session); a tag like a/b
+or "My Tag" is cleaned to a-b or my_tag, with a note, as agent-handover
+named its files. --date defaults to today. With --key, a note whose key
+the file already holds is not written again. --dry-run says what would be
+written and writes nothing.`,
 		Example: `  echo "Fixed the login redirect; rate limiter next." | session-handoff memory write --layer 1 --tag api -
   session-handoff memory write --layer 2 --file state.md
   session-handoff memory write --layer 3 --tag api --date 2026-01-15 --file summary.md`,
@@ -122,11 +128,12 @@ holds is not written again.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.dir, "dir", "", dirFlagUsage)
 	f.IntVar(&opts.note.Layer, "layer", 0, "the layer: 1 notes, 2 current state, 3 archive")
-	f.StringVar(&opts.note.Tag, "tag", "", "the note's tag (layers 1 and 3)")
+	f.StringVar(&opts.note.Tag, "tag", "", "the note's tag (layers 1 and 3; default "+memory.DefaultTag+")")
 	f.StringVar(&opts.note.Date, "date", "", "the date, YYYY-MM-DD (default today)")
 	f.StringVar(&opts.note.HandoffID, "handoff", "", "the id of the handoff the text came from")
 	f.StringVar(&opts.note.Key, "key", "", "a key that makes the write happen once (layers 1 and 3)")
 	f.StringVar(&opts.file, "file", "", `read the text from FILE, or "-" for standard input`)
+	f.BoolVar(&opts.dryRun, "dry-run", false, "say what would be written, write nothing")
 	return cmd
 }
 
@@ -137,17 +144,19 @@ type memoryShowOptions struct {
 	layer    int
 	tag      string
 	filtered bool // --layer or --tag was given
+	latest   bool // the newest note
 	json     bool
 }
 
 func newMemoryShowCmd(a *app) *cobra.Command {
 	var opts memoryShowOptions
 	cmd := &cobra.Command{
-		Use:   "show [FILE] [--layer N] [--tag T] [--json]",
+		Use:   "show [FILE] [--layer N] [--tag T] [--latest] [--json]",
 		Short: "list the memory files, or print one",
 		Long: `Lists the memory files with their header fields (layer, tag, date,
-handoff, entries); --layer 2 prints the current state, and FILE (a path in
-the memory directory) prints that file.`,
+handoff, entries); --layer 2 prints the current state, --latest the newest
+session note (of --tag, if given), and FILE (a path in the memory
+directory) prints that file.`,
 		Example: `  session-handoff memory show --tag api
   session-handoff memory show --layer 2
   session-handoff memory show layer1/2026-03/api-2026-03-05.md`,
@@ -163,6 +172,7 @@ the memory directory) prints that file.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.dir, "dir", "", dirFlagUsage)
 	f.IntVar(&opts.layer, "layer", 0, "only this layer (2: print the current state)")
+	f.BoolVar(&opts.latest, "latest", false, "print the newest session note")
 	f.StringVar(&opts.tag, "tag", "", "only this tag")
 	f.BoolVar(&opts.json, "json", false, "print as JSON")
 	return cmd
@@ -180,6 +190,12 @@ func runMemoryShow(a *app, opts memoryShowOptions) error {
 	d, err := a.memoryDir(opts.dir)
 	if err != nil {
 		return err
+	}
+	if opts.latest {
+		if opts.file != "" || (opts.layer != 0 && opts.layer != 1) {
+			return usagef("--latest prints the newest layer-1 note: give no FILE and no other --layer")
+		}
+		return a.memoryShowLatest(d, opts.tag, opts.json)
 	}
 	if opts.file == "" && opts.layer != 2 {
 		return a.memoryList(d, opts.layer, opts.tag, opts.json)
@@ -300,10 +316,15 @@ func runMemoryWrite(a *app, opts memoryWriteOptions) error {
 	switch n.Layer {
 	case 1, 3:
 		if n.Tag == "" {
-			return usagef("--tag is required for layer %d", n.Layer)
+			n.Tag = memory.DefaultTag
 		}
-		if err := memory.ValidTag(n.Tag); err != nil {
+		tag, changed, err := memory.CleanTag(n.Tag)
+		if err != nil {
 			return usagef("--%s", err)
+		}
+		if changed {
+			fmt.Fprintf(a.stderr, "note: tag %q written as %q\n", handoff.CleanText(n.Tag), tag)
+			n.Tag = tag
 		}
 		if n.Key != "" {
 			if err := memory.ValidKey(n.Key); err != nil {
@@ -345,6 +366,10 @@ func runMemoryWrite(a *app, opts memoryWriteOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.dryRun {
+		fmt.Fprintf(a.stdout, "would write %s (layer %d, %d bytes of text); nothing written\n", filepath.Join(d.Root, filepath.FromSlash(memoryWritePath(n))), n.Layer, len(text))
+		return nil
+	}
 	p, written, err := d.Write(n)
 	if err != nil {
 		return err
@@ -355,6 +380,21 @@ func runMemoryWrite(a *app, opts memoryWriteOptions) error {
 	}
 	fmt.Fprintf(a.stdout, "wrote %s\n", p)
 	return nil
+}
+
+// memoryWritePath is the file a write of n goes to, relative to the root.
+func memoryWritePath(n memory.Note) string {
+	date := n.Date
+	if date == "" {
+		date = time.Now().Format("2006-01-02")
+	}
+	switch n.Layer {
+	case 1:
+		return memory.NotePath(n.Tag, date)
+	case 3:
+		return memory.ArchivePath(n.Tag, date[:7])
+	}
+	return memory.StateFile
 }
 
 // memoryShowFile prints one memory file (rel in the memory directory)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/legacy"
 )
 
 // newRootCmd builds the command tree. Every command is made by a
@@ -52,7 +54,7 @@ SESSION_HANDOFF_HOME relocates both.`,
 	// Each group of commands is added on a line of its own.
 	root.AddCommand(newVersionCmd(a))
 	// Records: save, capture, sessions, list, show, rm, select, score, store.
-	root.AddCommand(newSaveCmd(a), newCaptureCmd(a), newSessionsCmd(a), newListCmd(a), newShowCmd(a), newRmCmd(a), newSelectCmd(a), newScoreCmd(a), newStoreCmd(a))
+	root.AddCommand(newSaveCmd(a), newSnapshotCmd(a), newCaptureCmd(a), newSessionsCmd(a), newListCmd(a), newShowCmd(a), newRmCmd(a), newSelectCmd(a), newScoreCmd(a), newStoreCmd(a))
 	// Bundles, keys and trust: export, import, verify, inspect, keygen, key, trust, people.
 	root.AddCommand(newExportCmd(a), newImportCmd(a), newVerifyCmd(a), newInspectCmd(a), newKeygenCmd(a), newKeyCmd(a), newTrustCmd(a), newPeopleCmd(a))
 	// Transfer, handover and memory: remote, send, receive, inbox, handover, pause, unpause, memory, hook.
@@ -70,6 +72,18 @@ SESSION_HANDOFF_HOME relocates both.`,
 // execute runs the command line args and returns the exit code: the one
 // place where a command's error becomes output and an exit code.
 func (a *app) execute(args []string) int {
+	tr, err := legacy.TranslateArgs(args)
+	if err != nil {
+		var ae *legacy.ArgError
+		if errors.As(err, &ae) {
+			return a.report(ae.Command, withHint(usageError{ae}, ae.Hint))
+		}
+		return a.report("", err)
+	}
+	for _, n := range tr.Notes {
+		fmt.Fprintf(a.stderr, "note: %s\n", n)
+	}
+	args = tr.Args
 	root := newRootCmd(a)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(a.ctx)

@@ -24,20 +24,32 @@ type selectOptions struct {
 	query    string // the filter text the picker starts with
 	idPrefix string
 	since    string
+	tool     string
+	project  string
+	limit    int
 	printID  bool
 }
 
 func newSelectCmd(a *app) *cobra.Command {
 	var opts selectOptions
 	cmd := &cobra.Command{
-		Use:   "select [--query TEXT] [--id PREFIX] [--since D] [--print-id]",
+		Use:   "select [--query TEXT] [--id PREFIX] [--tool T] [--project P] [--since D] [--limit N] [--print-id]",
 		Short: "pick a handoff interactively (type to filter, arrows, enter)",
 		Long: `Opens a picker on the terminal: type to filter, up/down (or ctrl-p/ctrl-n)
-to move, enter to choose, esc or ctrl-c to cancel. The chosen handoff is
-printed as 'show' would, or only its id with --print-id, so the picker can
-feed other commands. Without a terminal it refuses: use 'list' in scripts.`,
+to move, enter to choose, esc or ctrl-c to cancel. The filter, like
+--query, looks in every text field of the handoffs (the whole summary,
+decisions, next steps, questions, tags, files), ignoring case. The chosen
+handoff is printed as 'show' would, or only its id with --print-id, so
+the picker can feed other commands.
+
+Without a terminal (in scripts, as session-handoff v0.7.5's select
+worked): --print-id prints the newest match's id at once; otherwise the
+matches are listed, numbered, on stderr, a number is read from standard
+input, and the chosen id is printed.`,
 		Example: `  session-handoff select --since 1w
-  session-handoff show "$(session-handoff select --print-id)"`,
+  session-handoff show "$(session-handoff select --print-id)"
+  session-handoff select --query refresh --print-id
+  echo 2 | session-handoff select --tool codex --limit 5`,
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error { return runSelect(a, opts) },
 	}
@@ -45,36 +57,31 @@ feed other commands. Without a terminal it refuses: use 'list' in scripts.`,
 	f.StringVar(&opts.query, "query", "", "start with this filter text")
 	f.StringVar(&opts.idPrefix, "id", "", "only ids starting with this prefix")
 	f.StringVar(&opts.since, "since", "", "only handoffs newer than this (6h, 2d, 2026-11-20)")
+	f.StringVar(&opts.tool, "tool", "", "only handoffs from this agent")
+	f.StringVar(&opts.project, "project", "", "only handoffs for this project name or directory")
+	f.IntVar(&opts.limit, "limit", 0, "offer at most this many, newest first (0 for all)")
 	f.BoolVar(&opts.printID, "print-id", false, "print only the chosen id")
 	return cmd
 }
 
 func runSelect(a *app, opts selectOptions) error {
+	if opts.limit < 0 {
+		return usagef("--limit must be 0 or more")
+	}
 	in, ok := a.stdin.(*os.File)
 	if !ok || !a.stdinTTY {
-		return errNoTerminal
+		return runSelectScript(a, opts)
 	}
 	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
 	if err != nil {
-		return errNoTerminal
+		return runSelectScript(a, opts)
 	}
 	defer tty.Close()
-	t, err := parseSince(opts.since, time.Now())
+	s, entries, err := selectEntries(a, opts, false)
 	if err != nil {
 		return err
 	}
-	s, err := a.openStore()
-	if err != nil {
-		return err
-	}
-	entries, err := s.List(store.Filter{IDPrefix: opts.idPrefix, Since: t, Limit: maxPickerEntries})
-	if err != nil {
-		return err
-	}
-	if len(entries) == 0 {
-		return withHint(errors.New("no handoffs to choose from"), "save one with 'session-handoff save --title …'")
-	}
-	chosen, err := pick(a, in, tty, entries, opts.query)
+	chosen, err := pick(a, in, tty, entries, opts.query, s)
 	if err != nil {
 		return err
 	}
@@ -90,14 +97,11 @@ func runSelect(a *app, opts selectOptions) error {
 	return nil
 }
 
-// errNoTerminal is select's error without a terminal to draw on.
-var errNoTerminal = withHint(errors.New("needs a terminal"), "use 'session-handoff list' in scripts and pipes")
-
 // errCancelled is returned when the user leaves the picker without a choice.
 var errCancelled = errors.New("cancelled")
 
 // pick runs the picker on the terminal: keys from in, drawing on out.
-func pick(a *app, in *os.File, out io.Writer, entries []store.Entry, query string) (handoff.ID, error) {
+func pick(a *app, in *os.File, out io.Writer, entries []store.Entry, query string, s *store.Store) (handoff.ID, error) {
 	old, err := term.MakeRaw(int(in.Fd()))
 	if err != nil {
 		return "", fmt.Errorf("set up terminal: %w", err)
@@ -106,7 +110,7 @@ func pick(a *app, in *os.File, out io.Writer, entries []store.Entry, query strin
 	fmt.Fprint(out, "\x1b[?1049h") // alternate screen
 	defer fmt.Fprint(out, "\x1b[?1049l")
 
-	p := picker{entries: entries, query: []rune(query), now: time.Now()}
+	p := picker{entries: entries, query: []rune(query), now: time.Now(), text: recordText(s, entries)}
 	p.filter()
 	buf := make([]byte, 64)
 	for {
@@ -135,13 +139,17 @@ type picker struct {
 	query   []rune
 	cursor  int
 	now     time.Time
+	// text is entry i's searchable text in lower case
+	// (handoff.Record.SearchText), read when the index fields do not
+	// match; nil to search only those.
+	text func(i int) string
 }
 
 func (p *picker) filter() {
-	q := string(p.query)
+	q := strings.ToLower(strings.TrimSpace(string(p.query)))
 	p.shown = p.shown[:0]
 	for i, e := range p.entries {
-		if e.Matches(q) {
+		if e.Matches(q) || (p.text != nil && strings.Contains(p.text(i), q)) {
 			p.shown = append(p.shown, i)
 		}
 	}

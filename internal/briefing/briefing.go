@@ -19,10 +19,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 
 	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/memory"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/render"
@@ -63,6 +65,14 @@ func Gather(ctx context.Context, s *store.Store, o Options) (render.Briefing, er
 	var err error
 	if br.Record, br.MatchedByName, err = s.LatestForProject(o.Project); err != nil {
 		return br, err
+	}
+	if br.Record == nil {
+		// No handoff in this store (another machine, the memory came
+		// through git): brief from what the memory directory holds.
+		if more := ReadHandoverFiles(o.Project, o.MemoryDir, o.warn); len(more) > 0 {
+			br.Memory = append(br.Memory, more...)
+			br.FromMemoryDir = true
+		}
 	}
 	if br.Record != nil && br.Record.Git != nil {
 		if br.Drift, err = capture.SinceAtRoot(ctx, o.Project, br.Record.Git); err != nil {
@@ -132,6 +142,53 @@ func ReadNamedMemoryFiles(root, memDir string, names []string, warn func(string,
 	return out
 }
 
+// RecentNotes is how many of the newest session notes a briefing without
+// a handoff quotes.
+const RecentNotes = 3
+
+// ReadHandoverFiles reads what a handover left in the memory directory
+// of the project at root, for a briefing that has no handoff from the
+// store: HANDOFF.md, layer2/current-state.md and the RecentNotes newest
+// layer-1 notes (newest first), each bounded, redacted and checked as
+// ReadMemoryFiles does. Files in agent-handover's older form are quoted
+// as they are, without their header line.
+func ReadHandoverFiles(root, memDir string, warn func(string, ...any)) []render.MemoryFile {
+	dir := memDir
+	bound := root
+	if filepath.IsAbs(memDir) {
+		bound = memDir
+	} else {
+		dir = filepath.Join(root, memDir)
+	}
+	rels := []string{memory.HandoffFile, memory.StateFile}
+	if notes, err := (memory.Dir{Root: dir}).List(1, ""); err == nil {
+		sort.SliceStable(notes, func(i, j int) bool {
+			return notes[i].Date > notes[j].Date || notes[i].Date == notes[j].Date && notes[i].Path > notes[j].Path
+		})
+		for i := 0; i < len(notes) && i < RecentNotes; i++ {
+			rels = append(rels, notes[i].Path)
+		}
+	}
+	var out []render.MemoryFile
+	for _, rel := range rels {
+		path := filepath.Join(dir, filepath.FromSlash(rel))
+		shown := path
+		if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
+			shown = filepath.ToSlash(r)
+		}
+		m, err := readMemoryFile(bound, path, shown)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			continue
+		}
+		if err != nil {
+			warn("%s left out of the briefing: %v", shown, err)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
 // readMemoryFile reads one memory file, refusing one whose real path is
 // outside bound or that is not a regular file. It never blocks: a FIFO is
 // opened non-blocking and refused.
@@ -165,9 +222,11 @@ func readMemoryFile(bound, path, name string) (render.MemoryFile, error) {
 	}
 	// The machine-readable header of a file memory wrote is not for the
 	// agent.
-	if rest, ok := bytes.CutPrefix(data, []byte("<!-- session-handoff:memory ")); ok {
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			data = rest[i+1:]
+	for _, prefix := range []string{"<!-- session-handoff:memory ", "<!-- agent-handover |"} {
+		if rest, ok := bytes.CutPrefix(data, []byte(prefix)); ok {
+			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+				data = rest[i+1:]
+			}
 		}
 	}
 	text := redact.Default().String(string(data), name, &redact.Report{})

@@ -43,6 +43,7 @@ func FromWorktree(ctx context.Context, rec *handoff.Record, dir string, noGit bo
 	}
 	rec.Project.Path = abs
 	if noGit {
+		detectKind(rec)
 		return nil
 	}
 	st, err := State(ctx, abs)
@@ -55,7 +56,21 @@ func FromWorktree(ctx context.Context, rec *handoff.Record, dir string, noGit bo
 	rec.Git = st
 	rec.Project.Path = st.Root
 	rec.Project.Remote = Remote(ctx, st.Root)
+	detectKind(rec)
 	return nil
+}
+
+// detectKind fills in the project's kind and its build and test commands
+// (DetectProject) when the record has none yet, as agent-handoff's
+// snapshot detected the project type; a directory that cannot be read
+// leaves them empty.
+func detectKind(rec *handoff.Record) {
+	if rec.Project.Kind != "" || len(rec.Project.Checks) > 0 {
+		return
+	}
+	if kind, checks, err := DetectProject(rec.Project.Path); err == nil {
+		rec.Project.Kind, rec.Project.Checks = kind, checks
+	}
 }
 
 // CurrentState reads the git state, now, of the worktree a handoff was

@@ -22,6 +22,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/handover"
 	"github.com/session-handoff/session-handoff/internal/integrate"
+	"github.com/session-handoff/session-handoff/internal/legacy"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/store"
@@ -87,6 +88,12 @@ func Run(ctx context.Context, s Setup) []Check {
 	out = append(out, checkPause(s))
 	if s.Project != "" {
 		out = append(out, checkHandover(s))
+		if c, ok := checkOlderCheckpoint(s); ok {
+			out = append(out, c)
+		}
+	}
+	if c, ok := checkOldStore(s); ok {
+		out = append(out, c)
 	}
 	out = append(out, checkHandoverConfig(s)...)
 	for i := range out {
@@ -387,6 +394,9 @@ func checkPause(s Setup) Check {
 			paused = append(paused, msg)
 			if filepath.Dir(f) == filepath.Clean(s.ConfigDir) {
 				fixes = append(fixes, "session-handoff unpause --global")
+			} else if f == handover.OlderPauseFile(s.Env) {
+				paused[len(paused)-1] += " (agent-handover's kill switch, honoured as a global PAUSE)"
+				fixes = append(fixes, "rm "+shellQuote(f))
 			} else {
 				fixes = append(fixes, "session-handoff unpause"+s.ProjectFlag)
 			}
@@ -425,6 +435,71 @@ func checkHandover(s Setup) Check {
 		c.Fix = "session-handoff handover run" + s.ProjectFlag
 	}
 	return c
+}
+
+// checkOlderCheckpoint reports the earlier agent-handover's checkpoint in
+// the project, when there is one.
+func checkOlderCheckpoint(s Setup) (Check, bool) {
+	c := Check{Name: "agent-handover"}
+	cp, err := handover.ReadOlderCheckpoint(s.Project)
+	switch {
+	case err != nil:
+		c.Status, c.Detail = Warn, err.Error()
+		c.Fix = "rm " + shellQuote(filepath.Join(s.Project, handover.OlderCheckpointPath))
+	case cp == nil:
+		return c, false
+	case cp.ResumeCode() == 1:
+		c.Status, c.Detail = Warn, cp.Advice()
+		c.Fix = "session-handoff handover run" + s.ProjectFlag + " && rm " + shellQuote(cp.Path)
+	default:
+		c.Status, c.Detail = OK, cp.Advice()
+	}
+	return c, true
+}
+
+// checkOldStore tells about the store of session-handoff v0.7.5 and
+// earlier (handoffs.json) when one is where that version kept it, with
+// the import that brings it in.
+func checkOldStore(s Setup) (Check, bool) {
+	found := legacy.FindOldStore(paths.OldStores(s.Env))
+	if found == "" {
+		return Check{}, false
+	}
+	c := Check{Name: "legacy-store", Status: Warn, Fix: "session-handoff import --legacy " + shellQuote(found)}
+	missing, total, err := notImported(found, s.DataDir)
+	switch {
+	case err != nil:
+		c.Detail = found + " is session-handoff v0.7.5's store, but: " + err.Error()
+	case missing == 0:
+		c.Status, c.Fix = OK, ""
+		c.Detail = fmt.Sprintf("%s (session-handoff v0.7.5's store): its %s are imported", found, count(total, "handoff"))
+	default:
+		c.Detail = fmt.Sprintf("%s holds %s of session-handoff v0.7.5 or earlier, %d not imported yet", found, count(total, "handoff"), missing)
+	}
+	return c, true
+}
+
+// notImported counts the records of the old store at path that the store
+// in dataDir does not hold yet.
+func notImported(path, dataDir string) (missing, total int, err error) {
+	data, err := safefile.ReadFile(path, legacy.MaxInput)
+	if err != nil {
+		return 0, 0, err
+	}
+	res, err := legacy.Read(data, filepath.Base(path), nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	st, err := store.Open(dataDir)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, r := range res.Records {
+		if _, err := st.Get(r.ID); err != nil {
+			missing++
+		}
+	}
+	return missing, len(res.Records), nil
 }
 
 // checkHandoverConfig checks the handover.toml files a run would use: the

@@ -1,7 +1,9 @@
 package exchange
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -35,7 +37,7 @@ func ImportLegacyAt(s *store.Store, recs []*handoff.Record, onConflict Conflict,
 	for _, rec := range recs {
 		existing, err := s.Get(rec.ID)
 		switch {
-		case err == nil && existing.Source.Kind == handoff.SourceLegacy && existing.Title == rec.Title:
+		case err == nil && existing.Source.Kind == handoff.SourceLegacy && sameRecord(existing, rec):
 			counts[Already]++
 			continue
 		case err == nil && onConflict == ConflictSkip:
@@ -65,11 +67,21 @@ func ImportLegacyAt(s *store.Store, recs []*handoff.Record, onConflict Conflict,
 	return counts, nil
 }
 
+// sameRecord reports whether a and b hold the same content.
+func sameRecord(a, b *handoff.Record) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
+}
+
 // LegacyImport is what ImportLegacyFile did.
 type LegacyImport struct {
 	Kind     legacy.Kind
 	Records  int
 	Outcomes map[Outcome]int
+	// Warnings say what the earlier version would have refused (see
+	// legacy.Result).
+	Warnings []string
 }
 
 // ImportLegacyFile converts data, a file an earlier version wrote (the
@@ -85,5 +97,5 @@ func ImportLegacyFile(ctx context.Context, s *store.Store, data []byte, name str
 	if err != nil {
 		return nil, err
 	}
-	return &LegacyImport{Kind: res.Kind, Records: len(res.Records), Outcomes: counts}, nil
+	return &LegacyImport{Kind: res.Kind, Records: len(res.Records), Outcomes: counts, Warnings: res.Warnings}, nil
 }

@@ -32,6 +32,9 @@ func (e *PausedError) Error() string {
 	if e.Reason != "" {
 		msg += " (" + e.Reason + ")"
 	}
+	if filepath.Base(filepath.Dir(e.Path)) == ".agent_handover" {
+		return msg + " (agent-handover's kill switch, honoured by session-handoff); remove that file to continue"
+	}
 	return msg + "; remove it with 'session-handoff unpause' to continue"
 }
 
@@ -39,8 +42,9 @@ func (e *PausedError) Error() string {
 func (e *PausedError) Unwrap() error { return ErrPaused }
 
 // PauseFiles are the files that stop automated writes for a project: the
-// global one in configDir and the project's own. Either may be "" when
-// unknown.
+// global one in configDir, the project's own, and the earlier
+// agent-handover's global kill switch (OlderPauseFile), honoured as a
+// global PAUSE. configDir and projectRoot may be "" when unknown.
 func PauseFiles(configDir, projectRoot string) []string {
 	var out []string
 	if configDir != "" {
@@ -49,7 +53,22 @@ func PauseFiles(configDir, projectRoot string) []string {
 	if projectRoot != "" {
 		out = append(out, filepath.Join(projectRoot, paths.PauseFile))
 	}
+	if p := OlderPauseFile(nil); p != "" {
+		out = append(out, p)
+	}
 	return out
+}
+
+// OlderPauseFile is the PAUSE file of the earlier agent-handover tool,
+// ~/.agent_handover/PAUSE (its README's HandoverEngine pause_file,
+// ../shared/seeds/agent-handover-001.txt), which stopped every run of the
+// user's; "" when there is no home directory. getenv nil is os.Getenv.
+func OlderPauseFile(getenv paths.Env) string {
+	home, err := paths.Home(getenv)
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".agent_handover", paths.PauseFile)
 }
 
 // CheckPause returns a *PausedError for the first PAUSE file that exists,

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"os"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/legacy/oldtools"
 )
 
 var update = flag.Bool("update", false, "rewrite the legacy fixtures in testdata")
@@ -12,10 +14,12 @@ func TestUpdateFixtures(t *testing.T) {
 	if !*update {
 		t.Skip("run with -update to rewrite testdata fixtures")
 	}
-	store := []byte(`{"version":1,"items":[` + item + `]}` + "\n")
-	must(t, os.WriteFile("testdata/handoffs.json", store, 0o644))
-	must(t, os.WriteFile("testdata/bundle-v3.json", append(bundleJSON(3), '\n'), 0o644))
-	must(t, os.WriteFile("testdata/bundle-v3.enc.json", append(encrypt(t, bundleJSON(3), "legacy pass", 32768), '\n'), 0o644))
+	// Written as session-handoff v0.7.5 wrote them (package oldtools):
+	// its store, its signed bundle, and that bundle encrypted (the salt
+	// and nonce, random then, fixed here).
+	must(t, os.WriteFile("testdata/handoffs.json", oldtools.StoreFile([]oldtools.Record{oldRec}), 0o644))
+	must(t, os.WriteFile("testdata/bundle-v3.json", bundleJSON(3), 0o644))
+	must(t, os.WriteFile("testdata/bundle-v3.enc.json", oldtools.Encrypt(bundleJSON(3), "legacy pass", []byte("0123456789abcdef"), []byte("unique nonce")), 0o644))
 }
 
 func must(t *testing.T, err error) {

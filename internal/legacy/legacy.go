@@ -14,6 +14,7 @@ import (
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -30,6 +31,7 @@ import (
 	"golang.org/x/crypto/scrypt"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/ctxio"
 	"github.com/session-handoff/session-handoff/schema"
 )
@@ -83,6 +85,10 @@ const (
 type Result struct {
 	Kind    Kind
 	Records []*handoff.Record
+	// Warnings say what the earlier version would have refused (a
+	// signature that does not verify) and was read all the same, each in
+	// one line.
+	Warnings []string
 }
 
 // Read converts a legacy file. passphrase is asked for only when the file
@@ -102,17 +108,10 @@ func ReadContext(ctx context.Context, data []byte, name string, passphrase func(
 	if err := schema.StrictCheck(data); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	var probe struct {
-		Version   *int            `json:"version"`
-		Items     json.RawMessage `json:"items"`
-		Algorithm string          `json:"algorithm"`
-		Record    json.RawMessage `json:"record"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil || probe.Version == nil {
-		return nil, fmt.Errorf("%s: %w", name, ErrNotLegacy)
-	}
+	kind, version, ok := probe(data)
 	switch {
-	case probe.Algorithm != "":
+	case !ok:
+	case kind == KindEncrypted:
 		plain, err := decrypt(ctx, data, passphrase)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -123,16 +122,16 @@ func ReadContext(ctx context.Context, data []byte, name string, passphrase func(
 		}
 		res.Kind = KindEncrypted
 		return res, nil
-	case probe.Items != nil:
-		if *probe.Version != 1 {
-			return nil, fmt.Errorf("%s: legacy store version %d, this program reads version 1", name, *probe.Version)
+	case kind == KindStore:
+		if version != 1 {
+			return nil, fmt.Errorf("%s: legacy store version %d, this program reads version 1", name, version)
 		}
 		res, err := readStore(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		return res, nil
-	case probe.Record != nil:
+	case kind == KindBundle:
 		res, err := readBundle(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -140,6 +139,40 @@ func ReadContext(ctx context.Context, data []byte, name string, passphrase func(
 		return res, nil
 	}
 	return nil, fmt.Errorf("%s: %w", name, ErrNotLegacy)
+}
+
+// Detect reports whether data looks like one of the legacy files (a JSON
+// object with a version and a store's items, a bundle's record or an
+// encrypted wrapper's algorithm) and which, without checking the rest: it
+// lets import say "add --legacy" instead of "not a bundle".
+func Detect(data []byte) (Kind, bool) {
+	if len(data) > MaxInput {
+		return "", false
+	}
+	k, _, ok := probe(data)
+	return k, ok
+}
+
+// probe reads the fields that tell the legacy files apart.
+func probe(data []byte) (Kind, int, bool) {
+	var p struct {
+		Version   *int            `json:"version"`
+		Items     json.RawMessage `json:"items"`
+		Algorithm string          `json:"algorithm"`
+		Record    json.RawMessage `json:"record"`
+	}
+	if err := json.Unmarshal(data, &p); err != nil || p.Version == nil {
+		return "", 0, false
+	}
+	switch {
+	case p.Algorithm != "":
+		return KindEncrypted, *p.Version, true
+	case p.Items != nil:
+		return KindStore, *p.Version, true
+	case p.Record != nil:
+		return KindBundle, *p.Version, true
+	}
+	return "", 0, false
 }
 
 func readStore(data []byte) (*Result, error) {
@@ -164,52 +197,120 @@ func readStore(data []byte) (*Result, error) {
 	return res, nil
 }
 
+// oldBundle is a JSON bundle as v0.7.5 declared it (its ExportBundle in
+// internal/handoff/types.go): version 1 (v0.1.0, no checksum), 2
+// (checksum only) or 3 (checksum, signer and signature).
+type oldBundle struct {
+	Version   int             `json:"version"`
+	Checksum  string          `json:"checksum"`
+	Record    json.RawMessage `json:"record"`
+	Signer    *oldSigner      `json:"signer"`
+	Signature string          `json:"signature"`
+}
+
+// oldSigner is v0.7.5's SignerMeta: the public key travelled in the
+// bundle, so a valid signature proves only that the bundle was not
+// changed after signing.
+type oldSigner struct {
+	Name      string `json:"name"`
+	KeyID     string `json:"key_id"`
+	PublicKey string `json:"public_key"`
+}
+
+// oldRecord is v0.7.5's HandoffRecord, field for field and tag for tag:
+// its checksum is the SHA-256 of encoding/json's Marshal of this struct.
+type oldRecord struct {
+	ID        string   `json:"id"`
+	CreatedAt string   `json:"created_at"`
+	Tool      string   `json:"tool"`
+	Project   string   `json:"project"`
+	Title     string   `json:"title"`
+	Summary   string   `json:"summary"`
+	Next      []string `json:"next"`
+	Changed   []string `json:"changed,omitempty"`
+}
+
 func readBundle(data []byte) (*Result, error) {
-	var b struct {
-		Version   int             `json:"version"`
-		Checksum  string          `json:"checksum"`
-		Record    json.RawMessage `json:"record"`
-		Signer    json.RawMessage `json:"signer"`
-		Signature json.RawMessage `json:"signature"`
-	}
+	var b oldBundle
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&b); err != nil {
 		return nil, fmt.Errorf("legacy bundle: %v", strings.TrimPrefix(err.Error(), "json: "))
 	}
-	if b.Version != 2 && b.Version != 3 {
-		return nil, fmt.Errorf("legacy bundle version %d, this program reads versions 2 and 3", b.Version)
+	if b.Version < 1 || b.Version > 3 {
+		return nil, fmt.Errorf("legacy bundle version %d, this program reads versions 1 to 3", b.Version)
 	}
 	if b.Record == nil {
 		return nil, errors.New("legacy bundle: no record")
 	}
-	if err := checkChecksum(b.Checksum, b.Record); err != nil {
+	if err := checkChecksum(b.Version, b.Checksum, b.Record); err != nil {
 		return nil, err
 	}
 	rec, err := convert(b.Record)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Kind: KindBundle, Records: []*handoff.Record{rec}}, nil
+	res := &Result{Kind: KindBundle, Records: []*handoff.Record{rec}}
+	if w := signatureWarning(&b); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
+	return res, nil
 }
 
-// checkChecksum compares the bundle's checksum, "sha256:<hex>" or bare hex,
-// with the SHA-256 of the record's JSON, as written or compacted.
-func checkChecksum(sum string, record json.RawMessage) error {
-	want := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(sum)), "sha256:")
-	if want == "" {
-		return errors.New("legacy bundle: no checksum")
+// checkChecksum applies v0.7.5's rule (cmdImport and RecordChecksum): a
+// bundle of version 2 or later must carry a checksum, and a checksum, when
+// present, must equal the lower-case hex SHA-256 of the record decoded into
+// its HandoffRecord and encoded again by encoding/json. The check is on
+// the record's values, not its bytes, so a bundle that jq (or anything
+// else) re-indented, re-ordered or re-escaped passes, as it did then, and
+// any change of a value fails.
+func checkChecksum(version int, sum string, record json.RawMessage) error {
+	if strings.TrimSpace(sum) == "" {
+		if version >= 2 {
+			return errors.New("legacy bundle: no checksum")
+		}
+		return nil
 	}
-	raw := sha256.Sum256(record)
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, record); err != nil {
+	var r oldRecord
+	if err := json.Unmarshal(record, &r); err != nil {
+		return fmt.Errorf("legacy bundle: checksum does not match the record (the record is not v0.7.5's: %v)", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	enc, err := json.Marshal(r)
+	if err != nil {
 		return fmt.Errorf("legacy bundle: record: %v", err)
 	}
-	comp := sha256.Sum256(compact.Bytes())
-	if want != hex.EncodeToString(raw[:]) && want != hex.EncodeToString(comp[:]) {
+	got := sha256.Sum256(enc)
+	if hex.EncodeToString(got[:]) != sum {
 		return errors.New("legacy bundle: checksum does not match the record")
 	}
 	return nil
+}
+
+// signatureWarning says when v0.7.5 would have refused the bundle for its
+// signature (cmdImport, verifyBundleSignature): a version 3 bundle without
+// one, or one that does not verify against the key the bundle carries.
+// Such a record is imported all the same, as every legacy record is:
+// unsigned, trusted by nobody.
+func signatureWarning(b *oldBundle) string {
+	const tail = "; v0.7.5 would have refused it. Its record is stored as unsigned legacy, like every legacy record"
+	if strings.TrimSpace(b.Signature) == "" {
+		if b.Version >= 3 {
+			return "version 3 bundle without a signature" + tail
+		}
+		return ""
+	}
+	if b.Signer == nil || strings.TrimSpace(b.Signer.PublicKey) == "" {
+		return "signed bundle without the signer's public key" + tail
+	}
+	pub, err := base64.StdEncoding.DecodeString(b.Signer.PublicKey)
+	if err != nil || len(pub) != ed25519.PublicKeySize {
+		return "the signer's public key is not a base64 Ed25519 key" + tail
+	}
+	sig, err := base64.StdEncoding.DecodeString(b.Signature)
+	if err != nil || !ed25519.Verify(ed25519.PublicKey(pub), []byte(b.Checksum), sig) {
+		return "the signature does not verify (the bundle was changed after signing, or the signature is damaged)" + tail
+	}
+	return ""
 }
 
 var kdfPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^scrypt\(N=(\d{1,8}),r=(\d{1,2}),p=(\d{1,2})\)$`) })
@@ -297,19 +398,18 @@ func convert(raw json.RawMessage) (*handoff.Record, error) {
 	if created.UnixMilli() < 0 || created.UnixMilli() >= 1<<48 {
 		return nil, fmt.Errorf("record %q: created_at is out of range", handoff.Shorten(it.ID, 40))
 	}
-	tool := strings.ToLower(strings.TrimSpace(it.Tool))
-	if !handoff.ValidTool(tool) {
-		tool = "generic"
-	}
 	rec := &handoff.Record{
 		SchemaVersion: handoff.SchemaVersion,
 		ID:            derivedID(created, it.ID, it.Title),
 		CreatedAt:     created,
-		Tool:          tool,
+		Tool:          NormalTool(it.Tool),
 		Title:         handoff.Clip(strings.TrimSpace(it.Title), handoff.MaxTitle),
 		Summary:       handoff.Clip(strings.TrimSpace(it.Summary), handoff.MaxText),
 		Tags:          []string{"legacy"},
 		Source:        handoff.Source{Kind: handoff.SourceLegacy},
+	}
+	if id := strings.TrimSpace(it.ID); handoff.ValidLegacyID(id) {
+		rec.Source.LegacyID = id
 	}
 	if rec.Title == "" {
 		rec.Title = "(untitled legacy handoff)"
@@ -318,6 +418,9 @@ func convert(raw json.RawMessage) (*handoff.Record, error) {
 	for _, s := range stringList(it.Next) {
 		rec.NextSteps = append(rec.NextSteps, handoff.Clip(s, handoff.MaxItem))
 	}
+	// v0.7.5 stored what git status showed, without status letters: a
+	// path, or "OLD -> NEW" for a rename or copy (detectChangedFiles).
+	// Each is kept as written, so a rename still reads as one.
 	for _, p := range stringList(it.Changed) {
 		rec.Files = append(rec.Files, handoff.FileTouched{Path: handoff.Clip(p, 4096), Action: "edited"})
 	}
@@ -333,8 +436,16 @@ func convert(raw json.RawMessage) (*handoff.Record, error) {
 	return rec, nil
 }
 
+// derivedID makes the record's id from its creation time and its old id
+// (its title when it had none): importing the same item again, or a
+// changed version of it (the old tool's --on-conflict replace case), meets
+// the record imported before.
 func derivedID(created time.Time, legacyID, title string) handoff.ID {
-	sum := sha256.Sum256([]byte("session-handoff legacy id\x00" + legacyID + "\x00" + title))
+	key := "id\x00" + legacyID
+	if strings.TrimSpace(legacyID) == "" {
+		key = "title\x00" + title
+	}
+	sum := sha256.Sum256([]byte("session-handoff legacy id\x00" + key))
 	var b [16]byte
 	ms := uint64(created.UnixMilli())
 	for i := 0; i < 6; i++ {
@@ -342,6 +453,27 @@ func derivedID(created time.Time, legacyID, title string) handoff.ID {
 	}
 	copy(b[6:], sum[:10])
 	return handoff.IDFromBytes(b)
+}
+
+// NormalTool turns a tool name the old tool stored as typed ("Claude
+// Code", "Codex CLI", "codex") into a current one: an agent's name when it
+// names one (by name, alias or display name), else the name in lower case
+// with runs of spaces and underscores made '-', else generic.
+func NormalTool(name string) string {
+	n := strings.Join(strings.Fields(strings.ToLower(name)), "-")
+	n = strings.ReplaceAll(n, "_", "-")
+	if a, ok := agents.Find(n); ok {
+		return a.Name
+	}
+	for _, a := range agents.All() {
+		if strings.EqualFold(strings.Join(strings.Fields(a.Display), " "), strings.Join(strings.Fields(name), " ")) {
+			return a.Name
+		}
+	}
+	if handoff.ValidTool(n) {
+		return n
+	}
+	return "generic"
 }
 
 // convertProject accepts the old project field as a path string or as an

@@ -445,3 +445,20 @@ func DefaultDir(projectRoot, wd string) Dir {
 	}
 	return Dir{Root: dir}
 }
+
+// DefaultTag is the tag of a note or archive written without one.
+const DefaultTag = "session"
+
+// CleanTag turns a tag as a person or an earlier tool wrote it into a valid
+// one, as agent-handover's MemoryStore.write made its file names ('/' and
+// '\' become '-', white space '_') and in lower case. It reports whether
+// the tag changed, and fails when even the cleaned tag is not valid.
+func CleanTag(s string) (tag string, changed bool, err error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	t = strings.NewReplacer("/", "-", "\\", "-").Replace(t)
+	t = strings.Join(strings.Fields(t), "_")
+	if ValidTag(t) != nil {
+		return "", false, ValidTag(s)
+	}
+	return t, t != s, nil
+}

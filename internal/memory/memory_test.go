@@ -234,13 +234,29 @@ func TestInit(t *testing.T) {
 	if got := mustRead(t, filepath.Join(root, "SOUL.md")); got != edited {
 		t.Fatalf("SOUL.md changed:\n%s", got)
 	}
-	// --force replaces the identity files, not the directories, and leaves
-	// a .gitignore that has what it needs as it is.
-	if created, err = Init(root, InitOptions{Force: true}); err != nil || len(created) != 3 {
+	// --force rewrites the untouched templates, not the directories,
+	// leaves a .gitignore that has what it needs as it is, and never
+	// removes a line of the user's: the edited SOUL.md stays.
+	if created, err = Init(root, InitOptions{Force: true}); err != nil || len(created) != 2 {
 		t.Fatalf("forced Init: %q, %v", created, err)
 	}
-	if got := mustRead(t, filepath.Join(root, "SOUL.md")); !strings.Contains(got, "\n# Soul\n") {
+	if got := mustRead(t, filepath.Join(root, "SOUL.md")); got != edited {
 		t.Fatalf("SOUL.md after --force:\n%s", got)
+	}
+	// Another tool's SOUL.md (agent-handoff's, no header) gets our header
+	// on top of every one of its bytes.
+	theirs := "# SOUL.md\n\nI am mycoolbot.\n"
+	if err := os.WriteFile(filepath.Join(root, "SOUL.md"), []byte(theirs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = Init(root, InitOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, filepath.Join(root, "SOUL.md")); got != "<!-- session-handoff:memory v=1 layer=0 tag=soul -->\n"+theirs {
+		t.Fatalf("SOUL.md after --force:\n%s", got)
+	}
+	if _, _, err := (Dir{root}).Read("SOUL.md"); err != nil {
+		t.Fatal(err)
 	}
 
 	for _, name := range []string{"a\nb", " x", strings.Repeat("n", 65), "\xff"} {

@@ -28,9 +28,12 @@ type InitOptions struct {
 	// Name is the agent's name, written into SOUL.md (one line, at most
 	// 64 bytes); empty leaves a placeholder.
 	Name string
-	// Force replaces existing identity files with the templates. An
-	// existing .gitignore is never replaced: the lines Init needs are added
-	// to it, and none of the user's lines is removed.
+	// Force brings existing identity files into the current form without
+	// removing a line: an untouched template is replaced (to set Name), a
+	// file without a header of ours (another tool's) gets one on top, and
+	// a file holding the user's text is kept. An existing .gitignore is
+	// never replaced: the lines Init needs are added to it, and none of
+	// the user's lines is removed.
 	Force bool
 }
 
@@ -85,6 +88,18 @@ func Init(root string, o InitOptions) (created []string, err error) {
 			continue
 		}
 		data := f.data
+		if exists && f.rel != ".gitignore" {
+			// Force never removes a line of the user's: only an untouched
+			// template is replaced; a file without our header (another
+			// tool's SOUL.md) gets the header on top of all its lines.
+			var keep bool
+			if data, keep, err = d.forceIdentity(p, f.rel, f.data); err != nil {
+				return created, err
+			}
+			if keep {
+				continue
+			}
+		}
 		if exists && f.rel == ".gitignore" {
 			old, err := safefile.ReadRegular(p, MaxFileSize)
 			if err != nil {
@@ -101,6 +116,41 @@ func Init(root string, o InitOptions) (created []string, err error) {
 		created = append(created, d.name(f.rel))
 	}
 	return created, nil
+}
+
+// forceIdentity decides what init --force writes over the identity file
+// at p: want (the template) when the file is an untouched template; the
+// file with our header line put before all of its bytes when it has no
+// header of ours (agent-handoff's SOUL.md, MEMORY.md, HANDOFF.md); and
+// nothing (keep) when it holds a header and text of the user's.
+func (d Dir) forceIdentity(p, rel string, want []byte) (data []byte, keep bool, err error) {
+	old, err := d.readRaw(p, rel)
+	if err != nil {
+		return nil, false, err
+	}
+	doc, perr := Parse(old)
+	if perr != nil {
+		wantDoc, _ := Parse(want)
+		if !utf8.Valid(old) || strings.IndexFunc(string(old), badControl) >= 0 {
+			return nil, false, fmt.Errorf("%s: not a memory file, and not text init can keep: %w", d.name(rel), perr)
+		}
+		return append([]byte(wantDoc.Header.line()+"\n"), old...), false, nil
+	}
+	wantDoc, _ := Parse(want)
+	if untouched(doc.Text, wantDoc.Text, rel == SoulFile) {
+		return want, false, nil
+	}
+	return nil, true, nil
+}
+
+// untouched reports whether text is the template tmpl; for SOUL.md any
+// title line counts (it holds the agent's name).
+func untouched(text, tmpl string, anyTitle bool) bool {
+	if anyTitle {
+		_, text, _ = strings.Cut(text, "\n")
+		_, tmpl, _ = strings.Cut(tmpl, "\n")
+	}
+	return strings.TrimSpace(text) == strings.TrimSpace(tmpl)
 }
 
 // mergeLines is have with the lines of want that it lacks added at its

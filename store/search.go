@@ -1,0 +1,189 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/session-handoff/session-handoff/handoff"
+)
+
+// Search is List with f.Query looked for in every text field of the
+// records (handoff.Record.SearchText: the whole summary, decisions, next
+// steps, questions, tags, files…), not only in what the index holds. The
+// other conditions are the index's, as for List. An entry whose index
+// fields already hold the query is taken without reading its record; the
+// others are read. With f.Latest the newest match by creation time is
+// returned (List's "last entered" needs the index order, which a search
+// through records does not keep).
+func (s *Store) Search(f Filter) ([]Entry, error) {
+	q := strings.ToLower(strings.TrimSpace(f.Query))
+	if q == "" {
+		f.Query = ""
+		return s.List(f)
+	}
+	base := f
+	base.Query, base.Limit, base.Latest = "", 0, false
+	cands, err := s.List(base)
+	if err != nil {
+		return nil, err
+	}
+	limit := f.Limit
+	if f.Latest {
+		limit = 1
+	}
+	raw := rawSearchable(q)
+	var out []Entry
+	for _, e := range cands {
+		ok, err := s.entryContains(e, q, raw)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		out = append(out, e)
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// entryContains reports whether the record of e holds q (lower case): from
+// the index fields when they do, else from the record. With raw, the
+// record file's bytes are looked at first, and a file that does not hold
+// q at all is not decoded (most records, for most queries). A record that
+// cannot be read is left out with a warning, as a rebuilt index leaves it
+// out.
+func (s *Store) entryContains(e Entry, q string, raw bool) (bool, error) {
+	if e.Matches(q) {
+		return true, nil
+	}
+	if raw {
+		data, err := readRegular(s.recordPath(e.ID), handoff.MaxRecordSz)
+		if err == nil && !containsFold(data, q) {
+			return false, nil
+		}
+	}
+	rec, err := s.Get(e.ID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil // removed since the index was read
+	}
+	if err != nil {
+		s.warnf(fmt.Errorf("search: %s left out: %w", e.ID, err))
+		return false, nil
+	}
+	return strings.Contains(rec.SearchText(), q), nil
+}
+
+// rawSearchable reports whether q (lower case) appears in a record file's
+// bytes wherever it appears in the record's text: true when q holds no
+// character the JSON encoder may escape (quote, backslash, <, >, &,
+// control characters, U+2028, U+2029), since the encoder writes every
+// other character as it is.
+func rawSearchable(q string) bool {
+	for _, r := range q {
+		if r < 0x20 || r == '"' || r == '\\' || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029' {
+			return false
+		}
+	}
+	return q != ""
+}
+
+// containsFold reports whether data, lower-cased, contains q (lower case).
+func containsFold(data []byte, q string) bool {
+	if isASCII([]byte(q)) {
+		return indexFoldASCII(data, q) || !isASCII(data) && bytes.Contains(bytes.ToLower(data), []byte(q))
+	}
+	return bytes.Contains(bytes.ToLower(data), []byte(q))
+}
+
+// ResolveLegacy finds the record an earlier version knew by ref
+// (source.legacy_id, as import --legacy keeps it, 20260312-101112): the
+// one whose old id is ref, or else the only one whose old id starts with
+// ref. No match wraps ErrNotFound; several give an *AmbiguousError. Only
+// the index's legacy entries are read.
+func (s *Store) ResolveLegacy(ref string) (handoff.ID, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return "", fmt.Errorf("old id %q: %w", ref, ErrNotFound)
+	}
+	es, err := s.legacyMatches(ref, Filter{})
+	if err != nil {
+		return "", err
+	}
+	var exact []legacyEntry
+	for _, e := range es {
+		if e.legacyID == ref {
+			exact = append(exact, e)
+		}
+	}
+	if len(exact) == 1 {
+		es = exact
+	}
+	switch len(es) {
+	case 0:
+		return "", fmt.Errorf("old id %q: %w", handoff.Shorten(ref, 40), ErrNotFound)
+	case 1:
+		return es[0].ID, nil
+	}
+	amb := &AmbiguousError{Prefix: ref}
+	for _, e := range es {
+		amb.Candidates = append(amb.Candidates, e.Entry)
+	}
+	return "", amb
+}
+
+// legacyEntry is an entry with the old id its record keeps.
+type legacyEntry struct {
+	Entry
+	legacyID string
+}
+
+// legacyMatches returns the legacy records whose old id starts with
+// prefix and that match f (but for its id prefix and limit), newest first.
+func (s *Store) legacyMatches(prefix string, f Filter) ([]legacyEntry, error) {
+	f.IDPrefix, f.Limit, f.Latest = "", 0, false
+	es, err := s.Search(f)
+	if err != nil {
+		return nil, err
+	}
+	var out []legacyEntry
+	for _, e := range es {
+		if e.Source != handoff.SourceLegacy {
+			continue
+		}
+		rec, err := s.Get(e.ID)
+		if err != nil {
+			continue // removed meanwhile, or damaged: store check reports it
+		}
+		if strings.HasPrefix(rec.Source.LegacyID, prefix) {
+			out = append(out, legacyEntry{e, rec.Source.LegacyID})
+		}
+	}
+	return out, nil
+}
+
+// ListLegacy is Search with f.IDPrefix read as the beginning of the id an
+// earlier version gave the records (list --id 20260312), newest first;
+// with f.Latest, the newest only.
+func (s *Store) ListLegacy(f Filter) ([]Entry, error) {
+	es, err := s.legacyMatches(strings.TrimSpace(f.IDPrefix), f)
+	if err != nil {
+		return nil, err
+	}
+	limit := f.Limit
+	if f.Latest {
+		limit = 1
+	}
+	var out []Entry
+	for _, e := range es {
+		out = append(out, e.Entry)
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}
