@@ -116,6 +116,9 @@ func (s *Store) Check(repair bool) (*CheckReport, error) {
 		rep.IndexWasStale, rep.IndexProblem = true, problem
 	}
 	if repair && (problem != "" || compact) {
+		if err := s.writeSearch(scan); err != nil {
+			return nil, err
+		}
 		if err := safefile.WriteFile(s.path(indexFile), scan.indexBytes(), filePerm); err != nil {
 			return nil, fmt.Errorf("write index: %w", err)
 		}

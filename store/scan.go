@@ -26,6 +26,7 @@ type BadRecord struct {
 // scanResult is what reading every record file found.
 type scanResult struct {
 	entries []indexEntry // good records, ascending by id
+	search  [][]byte     // their search cache lines, in the same order
 	bad     []BadRecord
 	strays  []string // names in records/ that are neither records nor temporary files
 	temps   []string // temporary files in records/
@@ -74,6 +75,7 @@ func (s *Store) scanRecordsAs(full bool) (*scanResult, error) {
 		}
 	}
 	entries := make([]indexEntry, len(names))
+	search := make([][]byte, len(names))
 	attached := make([][]string, len(names))
 	errs := make([]error, len(names))
 	var next atomic.Int64
@@ -98,6 +100,7 @@ func (s *Store) scanRecordsAs(full bool) (*scanResult, error) {
 					continue
 				}
 				entries[i] = entryFromRecord(rec)
+				search[i] = appendSearchLine(nil, rec)
 				for _, a := range rec.Attachments {
 					attached[i] = append(attached[i], a.SHA256)
 				}
@@ -113,6 +116,7 @@ func (s *Store) scanRecordsAs(full bool) (*scanResult, error) {
 			continue
 		}
 		res.entries = append(res.entries, entries[i])
+		res.search = append(res.search, search[i])
 		for _, h := range attached[i] {
 			res.refs[h] = true
 		}

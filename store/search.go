@@ -23,15 +23,21 @@ func (s *Store) Search(f Filter) ([]Entry, error) {
 		f.Query = ""
 		return s.List(f)
 	}
-	base := f
-	base.Query, base.Limit, base.Latest = "", 0, false
-	cands, err := s.List(base)
-	if err != nil {
-		return nil, err
-	}
 	limit := f.Limit
 	if f.Latest {
 		limit = 1
+	}
+	base := f
+	base.Query, base.Limit, base.Latest = "", 0, false
+	if searchable(q) {
+		out, ok, err := s.searchCached(base, q, limit)
+		if err != nil || ok {
+			return out, err
+		}
+	}
+	cands, err := s.List(base)
+	if err != nil {
+		return nil, err
 	}
 	raw := rawSearchable(q)
 	var out []Entry
@@ -49,6 +55,62 @@ func (s *Store) Search(f Filter) ([]Entry, error) {
 		}
 	}
 	return out, nil
+}
+
+// searchCached is Search through the search cache: the index gives the
+// candidates (newest first, base's conditions), the cache's line of each
+// its text; only a record whose line was cut, or that has none, is read.
+// ok is false when there is no cache to use.
+func (s *Store) searchCached(base Filter, q string, limit int) (out []Entry, ok bool, err error) {
+	hits, err := s.loadSearch(q)
+	if err != nil || hits == nil {
+		return nil, false, err
+	}
+	m, err := newMatcher(base)
+	if err != nil {
+		return nil, false, err
+	}
+	m.limit = 0
+	raw := rawSearchable(q)
+	qb := []byte(q)
+	err = s.withIndex(func(ix *parsedIndex) error {
+		out = out[:0]
+		for i := len(ix.live) - 1; i >= 0; i-- {
+			line := ix.line(i)
+			match, err := m.match(line)
+			if err != nil {
+				return &indexError{Line: ix.lineNumber(i), Reason: err.Error()}
+			}
+			if !match {
+				continue
+			}
+			r := ix.live[i]
+			st, has := hits[[2]uint64{r.hi, r.lo}]
+			hit := bytes.Contains(bytes.ToLower(line[2:tombstoneLen]), qb) || has && st == searchFound
+			if !hit && (!has || st == searchCut) {
+				e, err := ix.entry(i)
+				if err != nil {
+					return err
+				}
+				if hit, err = s.entryContains(e, q, raw); err != nil {
+					return err
+				}
+			}
+			if !hit {
+				continue
+			}
+			e, err := ix.entry(i)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+			if limit > 0 && len(out) == limit {
+				break
+			}
+		}
+		return nil
+	})
+	return out, err == nil, err
 }
 
 // entryContains reports whether the record of e holds q (lower case): from

@@ -102,7 +102,7 @@ func mustSearch(t testing.TB, s *Store, f Filter) []Entry {
 // matches nothing reads every record (query-miss); one the index fields
 // hold reads none (query-title).
 func BenchmarkSearch(b *testing.B) {
-	for _, n := range []int{100, 10000} {
+	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
 			s := benchStore(b, "list", n)
 			for _, c := range []struct {

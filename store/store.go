@@ -7,6 +7,7 @@
 //
 //	records/<ID>.json   one record, indented JSON, mode 0600
 //	index               the index (see below); can always be rebuilt
+//	search              the search cache: each record's text for Search; can always be rebuilt
 //	lock                flock'ed by writers
 //	pending             names the write in progress (id and operation), or "idle"
 //	blobs/sha256/<hex>  attachments, named by the SHA-256 of their content
@@ -16,14 +17,15 @@
 // file, which the kernel releases when a writer dies, so readers never wait
 // on a crashed writer. A writer first writes the pending marker (a small
 // file overwritten in place and fdatasynced), then the record, then appends
-// one line to the index, then marks the marker idle; the next writer (or a
+// one line to the search cache and one to the index, then marks the marker
+// idle; the next writer (or a
 // reader that can take the free lock) finds a marker left by a crash and
 // reconciles that one id, so a crash at any instant leaves either the old
 // state or the new one. A removal appends its "-" line before it deletes
 // the file, so the index never lists a record file that is gone.
 //
-// The index is a text file of one event per line: a "+" line with the fields
-// List filters on, or a "-" line when a record is removed. The last line for
+// The index is a text file of one event per line: a "+" or "*" line with
+// the fields List filters on, or a "-" line when a record is removed. The last line for
 // an id wins. A final line without a newline is a torn append and is
 // ignored. Any other damage, or a missing index beside existing records,
 // makes the index be rebuilt from the record files.
@@ -203,7 +205,13 @@ func (s *Store) Put(r *handoff.Record, replace bool) (replaced bool, err error) 
 		w.clearPending()
 		return false, fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := w.appendIndex(line); err != nil {
+	// The search cache's line goes before the index line: a search never
+	// finds text that was not stored (see searchcache.go).
+	err = w.appendSearch(appendSearchLine(nil, r))
+	if err == nil {
+		err = w.appendIndex(line)
+	}
+	if err != nil {
 		if !exists && safefile.Remove(path) == nil {
 			w.clearPending()
 		}

@@ -93,6 +93,7 @@ func fillStore(tb testing.TB, dir string, n int) error {
 		return err
 	}
 	index := []byte(indexHeader + "\n")
+	search := []byte(searchHeader + "\n")
 	start := time.Now().Add(-time.Duration(n+1) * time.Minute)
 	for i := 0; i < n; i++ {
 		r := benchRecord(tb, i, start.Add(time.Duration(i)*time.Minute))
@@ -105,6 +106,10 @@ func fillStore(tb testing.TB, dir string, n int) error {
 		}
 		ie := entryFromRecord(r)
 		index = appendLine(index, &ie, "") // made in id order
+		search = appendSearchLine(search, r)
+	}
+	if err := os.WriteFile(filepath.Join(dir, searchFile), search, filePerm); err != nil {
+		return err
 	}
 	return os.WriteFile(filepath.Join(dir, indexFile), index, filePerm)
 }

@@ -141,8 +141,9 @@ func (w *writer) prepare(rebuild string) (prepResult, error) {
 }
 
 // reconcileLine returns the index event that makes the index agree with the
-// record file named by an interrupted operation. Appending it is harmless
-// even if the index already agrees: the last line for an id wins.
+// record file named by an interrupted operation, and appends that record's
+// line to the search cache. Appending either is harmless even if the
+// files already agree: the last line for an id wins.
 func (w *writer) reconcileLine(p *pendingOp) ([]byte, error) {
 	if p.op == opRemove {
 		return appendTombstone(nil, p.id), nil
@@ -159,6 +160,10 @@ func (w *writer) reconcileLine(p *pendingOp) ([]byte, error) {
 	if err != nil || rec.ID != p.id {
 		// A damaged record must not be listed; Check reports it.
 		return appendTombstone(nil, p.id), nil
+	}
+	// The search cache first, as Put writes it.
+	if err := w.appendSearch(appendSearchLine(nil, rec)); err != nil {
+		return nil, err
 	}
 	ie := entryFromRecord(rec)
 	greatest, err := w.greatestID()
@@ -262,6 +267,11 @@ func (w *writer) rebuild() (*scanResult, []byte, error) {
 		return nil, nil, err
 	}
 	data := scan.indexBytes()
+	// The search cache first: an index that is whole says the cache is
+	// too (an interrupted rebuild is redone, the index being damaged).
+	if err := w.s.writeSearch(scan); err != nil {
+		return nil, nil, err
+	}
 	if err := safefile.WriteFile(w.s.path(indexFile), data, filePerm); err != nil {
 		return nil, nil, fmt.Errorf("write index: %w", err)
 	}

@@ -1,0 +1,270 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+)
+
+// The search cache lets a full-text search (Search) answer from one file
+// instead of reading every record: 100,000 records in tens of
+// milliseconds, not seconds (issue 19's list --query goal beside issue
+// 20's search of every text field). It is a cache like the index: the
+// records are the truth, and it is rebuilt with the index.
+//
+// Its first line is searchHeader; every other line is
+//
+//	id TAB mark TAB text
+//
+// where text is the record's SearchText (lower case) with every newline,
+// carriage return and tab made a NUL byte, so that a line holds one
+// record's text and a query (which never holds those characters here) can
+// match only inside it. mark is "=" when text is whole, "~" when it was
+// cut at searchCap bytes (a miss must then read the record). The last line
+// for an id wins; lines of ids the index does not list are ignored.
+//
+// A writer appends the line after the record file is durable and before
+// the index line, each fsynced, so a line never describes content that
+// was not stored; an operation interrupted in between is reconciled from
+// the record file like the index line. A missing file is not appended
+// to: the next search rebuilds it whole.
+const (
+	searchFile   = "search"
+	searchHeader = "session-handoff-search 1"
+	// searchCap bounds the text one line keeps.
+	searchCap = 32 << 10
+)
+
+// appendSearchLine appends r's search line, with its newline, to dst.
+func appendSearchLine(dst []byte, r *handoff.Record) []byte {
+	text := r.SearchText()
+	mark := byte('=')
+	if len(text) > searchCap {
+		text, mark = prefixUTF8(text, searchCap), '~'
+	}
+	dst = append(dst, r.ID...)
+	dst = append(dst, '\t', mark, '\t')
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; c {
+		case '\n', '\r', '\t':
+			dst = append(dst, 0)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '\n')
+}
+
+// searchable reports whether the search cache can answer q: not when q
+// holds a character its lines do not keep.
+func searchable(q string) bool {
+	return q != "" && !bytes.ContainsAny([]byte(q), "\n\r\t\x00")
+}
+
+// appendSearch appends one line to the search cache and fsyncs it. A
+// missing cache is left missing (the next search rebuilds it whole).
+func (w *writer) appendSearch(line []byte) error {
+	path := w.s.path(searchFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open search cache: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("stat %s: %w", path, err)
+	}
+	if err := cutTornLine(path, st.Size()); err != nil {
+		f.Close()
+		return err
+	}
+	if st, err = f.Stat(); err != nil {
+		f.Close()
+		return fmt.Errorf("stat %s: %w", path, err)
+	}
+	if _, err := f.Write(line); err != nil {
+		f.Truncate(st.Size())
+		f.Close()
+		return fmt.Errorf("append to %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// cutTornLine cuts a final line without its newline (an append torn by a
+// crash) off the file at path, so that the next append starts a line.
+func cutTornLine(path string, size int64) error {
+	if size == 0 {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	end, err := lastNewline(f, 0, size)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := f.Truncate(end); err != nil {
+		return fmt.Errorf("cut torn line from %s: %w", path, err)
+	}
+	return f.Sync()
+}
+
+// searchBytes returns a search cache of the scanned good records.
+func (r *scanResult) searchBytes() []byte {
+	n := len(searchHeader) + 1
+	for _, l := range r.search {
+		n += len(l)
+	}
+	buf := make([]byte, 0, n)
+	buf = append(buf, searchHeader...)
+	buf = append(buf, '\n')
+	for _, l := range r.search {
+		buf = append(buf, l...)
+	}
+	return buf
+}
+
+// writeSearch replaces the search cache with the scan's.
+func (s *Store) writeSearch(scan *scanResult) error {
+	if err := safefile.WriteFile(s.path(searchFile), scan.searchBytes(), filePerm); err != nil {
+		return fmt.Errorf("write search cache: %w", err)
+	}
+	return nil
+}
+
+// What the search cache says of one id's last line.
+const (
+	searchMiss  byte = iota // the whole text does not hold the query
+	searchFound             // the text holds it
+	searchCut               // the text, cut, does not hold it: read the record
+)
+
+// loadSearch reads the search cache and says, for every id with a line,
+// whether its last line holds q (lower case, searchable). A missing or
+// damaged cache is rebuilt from the records when no writer holds the
+// lock; when that cannot be done it returns nil, and the caller reads
+// records. Damaged lines are skipped: their ids have no answer, and their
+// records are read.
+func (s *Store) loadSearch(q string) (map[[2]uint64]byte, error) {
+	f, err := s.openSearch()
+	if err != nil || f == nil {
+		return nil, err
+	}
+	defer f.Close()
+	qb := []byte(q)
+	out := make(map[[2]uint64]byte)
+	// Read in chunks, so that memory does not grow with the store; a line
+	// is at most searchCap bytes of text and its id, well within a chunk.
+	size := int64(1 << 20)
+	if st, err := f.Stat(); err == nil {
+		size = max(64<<10, min(size, st.Size()))
+	}
+	buf := make([]byte, size)
+	have := 0
+	for {
+		n, rerr := io.ReadFull(f, buf[have:])
+		have += n
+		data := buf[:have]
+		for {
+			nl := bytes.IndexByte(data, '\n')
+			if nl < 0 {
+				break
+			}
+			searchLineState(data[:nl], qb, out)
+			data = data[nl+1:]
+		}
+		// What is left is the start of a line (or a torn append at the end).
+		have = copy(buf, data)
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			return out, nil
+		}
+		if rerr != nil {
+			return nil, fmt.Errorf("read %s: %w", s.path(searchFile), rerr)
+		}
+		if have == len(buf) {
+			return nil, fmt.Errorf("%s: a line longer than %d bytes", s.path(searchFile), len(buf))
+		}
+	}
+}
+
+// openSearch opens the search cache past its header. A missing or damaged
+// one is rebuilt from the records when no writer holds the lock; when that
+// cannot be done it returns nil.
+func (s *Store) openSearch() (*os.File, error) {
+	for attempt := 0; ; attempt++ {
+		f, err := os.OpenFile(s.path(searchFile), os.O_RDONLY|safefile.OpenNonBlock, 0) // a named pipe must not block
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		if err == nil {
+			hdr := make([]byte, len(searchHeader)+1)
+			st, serr := f.Stat()
+			if n, _ := io.ReadFull(f, hdr); serr == nil && st.Mode().IsRegular() && n == len(hdr) && string(hdr) == searchHeader+"\n" {
+				return f, nil
+			}
+			f.Close()
+		}
+		if attempt > 0 {
+			return nil, nil
+		}
+		w, lerr := s.tryLockWriter()
+		if lerr != nil || w == nil {
+			return nil, nil
+		}
+		scan, serr := s.scanRecords()
+		if serr == nil {
+			serr = s.writeSearch(scan)
+		}
+		w.unlock()
+		if serr != nil {
+			s.warnf(fmt.Errorf("rebuild the search cache: %w", serr))
+			return nil, nil
+		}
+	}
+}
+
+// searchLineState records in out what one line of the search cache says
+// of q. A damaged line is skipped.
+func searchLineState(line, q []byte, out map[[2]uint64]byte) {
+	if len(line) < handoff.IDLength+3 || line[handoff.IDLength] != '\t' || line[handoff.IDLength+2] != '\t' {
+		return
+	}
+	hi, lo, ok := decodeID(line[:handoff.IDLength])
+	if !ok {
+		return
+	}
+	mark := line[handoff.IDLength+1]
+	if mark != '=' && mark != '~' {
+		return
+	}
+	st := searchMiss
+	switch found := bytes.Contains(line[handoff.IDLength+3:], q); {
+	case found:
+		st = searchFound
+	case mark == '~':
+		st = searchCut
+	}
+	out[[2]uint64{hi, lo}] = st
+}

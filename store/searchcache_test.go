@@ -1,0 +1,103 @@
+package store
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/session-handoff/session-handoff/handoff"
+)
+
+// searchTruth is what Search must answer: the live records, newest first,
+// whose text holds q, read from the record files themselves.
+func searchTruth(t *testing.T, s *Store, q string) []string {
+	t.Helper()
+	var out []string
+	for _, e := range mustList(t, s, Filter{Limit: 0}) {
+		r, err := s.Get(e.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ContainsText(q) || e.Matches(q) {
+			out = append(out, string(e.ID))
+		}
+	}
+	return out
+}
+
+// TestSearchCacheAgreesWithRecords: through saves, replaced records with
+// new text, removals, a text longer than a cache line keeps, a damaged
+// line and a torn append, the cached search answers as reading every
+// record would.
+func TestSearchCacheAgreesWithRecords(t *testing.T) {
+	s := newTestStore(t)
+	rng := rand.New(rand.NewPCG(7, 9))
+	words := []string{"zebra", "okapi", "lynx", "ibis", "newt"}
+	var saved []*handoff.Record
+	at := time.Now().Add(-10 * time.Hour)
+	for i := range 120 {
+		switch k := rng.IntN(10); {
+		case k < 6 || len(saved) == 0:
+			r := mkRecord(t, at.Add(time.Duration(i)*time.Minute), "codex", "app", fmt.Sprintf("record %d", i))
+			r.NextSteps = []string{"look at the " + words[rng.IntN(len(words))]}
+			if rng.IntN(15) == 0 {
+				// Past searchCap: the line is cut and the word after it
+				// is only in the record.
+				r.Summary = strings.Repeat("filler ", searchCap/7+10)
+				r.Decisions = []string{"the " + words[rng.IntN(len(words))] + " decision"}
+			}
+			mustSave(t, s, r)
+			saved = append(saved, r)
+		case k < 8:
+			r := saved[rng.IntN(len(saved))]
+			r.OpenQuestions = []string{"what of the " + words[rng.IntN(len(words))] + "?"}
+			r.NextSteps = nil
+			if _, err := s.Put(r, true); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			r := saved[rng.IntN(len(saved))]
+			if err := s.Remove(r.ID); err != nil && !strings.Contains(err.Error(), "not found") {
+				t.Fatal(err)
+			}
+		}
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, q := range append(words, "filler", "record 1", "giraffe") {
+			got := ids(mustSearch(t, s, Filter{Query: q, Limit: 0}))
+			want := searchTruth(t, s, q)
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Fatalf("%s, %q:\ngot  %v\nwant %v", when, q, got, want)
+			}
+		}
+	}
+	check("after the history")
+
+	// A damaged line: its record is read instead.
+	appendFile(t, s.path(searchFile), "not a line\n"+string(saved[0].ID)+"\t?\tzebra\n")
+	check("after damaged lines")
+
+	// A torn append, then a save: the save's line is not glued to it.
+	live := mustList(t, s, Filter{Limit: 1})[0].ID
+	appendFile(t, s.path(searchFile), string(live)+"\t=\ta giraffe, torn")
+	r := mkRecord(t, at.Add(200*time.Minute), "codex", "app", "after the tear")
+	r.NextSteps = []string{"find the ibis"}
+	mustSave(t, s, r)
+	check("after a torn append")
+	if got := ids(mustSearch(t, s, Filter{Query: "ibis"})); len(got) == 0 || got[0] != string(r.ID) {
+		t.Fatalf("the save after the tear is not found: %v", got)
+	}
+
+	// A missing cache is rebuilt by the next search.
+	if err := os.Remove(s.path(searchFile)); err != nil {
+		t.Fatal(err)
+	}
+	check("after the cache was removed")
+	if _, err := os.Stat(s.path(searchFile)); err != nil {
+		t.Fatalf("the cache was not rebuilt: %v", err)
+	}
+}
