@@ -32,7 +32,14 @@ var codexItemTypes = map[string]bool{
 	"web_search_call": true,
 }
 
-// Text Codex injects as user messages.
+// Text Codex injects as user messages: what it calls contextual user
+// fragments and leaves out of a thread's user turns (openai/codex
+// codex-rs/core/src/context/contextual_user_message.rs,
+// CONTEXTUAL_USER_FRAGMENTS: AGENTS.md, environment context, skills,
+// user shell commands, aborted turns, subagent notifications), and the
+// older <user_instructions> and <permissions instructions> blocks. Only
+// response items carry them: the user_message events a rollout also
+// holds are what the user typed.
 var codexInjected = []string{
 	"# AGENTS.md instructions", "<environment_context>", "<user_instructions>",
 	"<permissions instructions>", "<INSTRUCTIONS>", "<turn_aborted>",
@@ -70,6 +77,35 @@ type codexReader struct {
 	patched map[string]bool
 	// ts is the timestamp of the line being read.
 	ts string
+	// abortEvent and abortItem are one more than the number of user
+	// turns (by source) when a turn was last interrupted; 0 for none.
+	abortEvent, abortItem int
+}
+
+// codexRequestBegin is the line after which Codex's IDE extension and
+// desktop app put what the user typed, below the context they add ("#
+// Context from my IDE setup:", "# Files mentioned by the user:"):
+// USER_MESSAGE_BEGIN, openai/codex codex-rs/protocol/src/protocol.rs.
+const codexRequestBegin = "## My request for Codex:"
+
+// codexRequest is what the user typed in a user message: what follows
+// codexRequestBegin when it is there, as Codex itself takes it for a
+// thread's title and preview (strip_user_message_prefix,
+// codex-rs/rollout/src/metadata.rs).
+func codexRequest(text string) string {
+	if i := strings.Index(text, codexRequestBegin); i >= 0 {
+		return strings.TrimSpace(text[i+len(codexRequestBegin):])
+	}
+	return text
+}
+
+// lastTurnCancelled says whether the user interrupted the last user turn
+// that is left (after rollbacks).
+func (c *codexReader) lastTurnCancelled() bool {
+	if c.sawUserEvent {
+		return c.abortEvent != 0 && c.abortEvent == len(c.turnsEvent)+1
+	}
+	return c.abortItem != 0 && c.abortItem == len(c.turnsItem)+1
 }
 
 // remoteCompaction is what a compaction with no readable summary leaves:
@@ -150,6 +186,7 @@ func readCodexTwice(sec *io.SectionReader, lim Limits, sh *shape) (*Digest, erro
 	if err := eachRecordAt(io.NewSectionReader(sec, 0, sec.Size()), lim, &c.d.Stats, sh, c.recordAt); err != nil {
 		return nil, err
 	}
+	c.d.Cancelled = first.lastTurnCancelled() // the first pass saw the rollbacks
 	return c.finish(c.fold)
 }
 
@@ -164,6 +201,9 @@ func (c *codexReader) finish(f *folder) (*Digest, error) {
 	}
 	d.Session.LastActivity = timePtr(c.span.last)
 	d.Title = c.title
+	if c.mode != codexFold {
+		d.Cancelled = c.lastTurnCancelled()
+	}
 	f.finish(d)
 	if err := finishCommon(d, Codex); err != nil {
 		return nil, err
@@ -260,6 +300,7 @@ func (c *codexReader) meta(p map[string]any) {
 	}
 	c.metaSeen = true
 	c.d.Session.ID = getStr(p, "id")
+	c.d.Subagent, c.d.Parent = codexSubagentOf(p)
 	c.d.Session.AgentVersion = getStr(p, "cli_version")
 	c.cwd = getStr(p, "cwd")
 	c.started = getStr(p, "timestamp")
@@ -277,7 +318,7 @@ func (c *codexReader) eventMsg(p map[string]any) {
 		}
 		c.sawUserEvent = true
 		c.turnsEvent = append(c.turnsEvent, c.count())
-		e := evReq(text)
+		e := evReq(codexRequest(text))
 		e.src = srcEvent
 		c.add(e)
 	case "agent_message":
@@ -318,6 +359,24 @@ func (c *codexReader) eventMsg(p map[string]any) {
 	case "thread_name_updated":
 		if name := getStr(p, "thread_name"); strings.TrimSpace(name) != "" {
 			c.title = name
+		}
+	case "turn_aborted":
+		// The user stopped the turn (TurnAbortReason::Interrupted; the
+		// others, replaced and review_ended, start or end a turn of
+		// their own): openai/codex codex-rs/protocol/src/protocol.rs.
+		if getStr(p, "reason") == "interrupted" {
+			c.abortEvent, c.abortItem = len(c.turnsEvent)+1, len(c.turnsItem)+1
+		}
+	case "thread_goal_updated":
+		// The thread's goal (/goal): ThreadGoalUpdatedEvent {goal:
+		// ThreadGoal {objective, status}}, serialized in camelCase,
+		// status active, paused, blocked, usageLimited, budgetLimited or
+		// complete (openai/codex codex-rs/protocol/src/protocol.rs). The
+		// last one stands.
+		goal := getMap(p, "goal")
+		if obj := strings.TrimSpace(getStr(goal, "objective")); obj != "" {
+			status := firstNonEmpty(oneLine(getStr(goal, "status")), "set")
+			c.d.Goal = shortenHead("Goal ("+handoff.Clip(status, 40)+"): "+obj, handoff.MaxItem)
 		}
 	case "thread_rolled_back":
 		if n, ok := getInt(p, "num_turns"); ok && n > 0 {
@@ -376,7 +435,7 @@ func (c *codexReader) item(p map[string]any) {
 				return
 			}
 			c.turnsItem = append(c.turnsItem, c.count())
-			e := evReq(strings.Join(kept, "\n\n"))
+			e := evReq(codexRequest(strings.Join(kept, "\n\n")))
 			e.src = srcItem
 			c.add(e)
 		case "assistant":
@@ -657,4 +716,31 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 		}
 	}
 	return false
+}
+
+// codexLine gathers what discovery shows from a rollout line: the
+// session_meta's id, working directory, start and whether the thread is
+// a subagent's; the first request; the name the user gave the thread.
+func (p *prober) codexLine(m map[string]any, head bool) {
+	pl := getMap(m, "payload")
+	switch getStr(m, "type") {
+	case "session_meta":
+		if !p.metaSeen && pl != nil {
+			p.metaSeen = true
+			p.id, p.cwd = getStr(pl, "id"), getStr(pl, "cwd")
+			p.subagent, _ = codexSubagentOf(pl)
+			if t, ok := getTime(pl, "timestamp"); ok {
+				p.started = t
+			}
+		}
+	case "event_msg":
+		switch getStr(pl, "type") {
+		case "user_message":
+			if head && p.firstReq == "" {
+				p.firstReq = codexRequest(getStr(pl, "message"))
+			}
+		case "thread_name_updated":
+			p.thread = firstNonEmpty(getStr(pl, "thread_name"), p.thread)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -106,7 +107,28 @@ func (g *geminiReader) upsert(m map[string]any) {
 	if _, seen := g.byID[id]; !seen {
 		g.ids = append(g.ids, id)
 	}
+	dropBulkArgs(m)
 	g.byID[id] = m
+}
+
+// dropBulkArgs forgets what a message's tool calls wrote (the contents of
+// writes, the strings of edits) unless the file is a plan, whose text
+// becomes the handoff's plan: every message is held until the end, and
+// this is most of what it would hold.
+func dropBulkArgs(m map[string]any) {
+	for _, tc := range getArr(m, "toolCalls") {
+		args := getMap(asMap(tc), "args")
+		if args != nil && !isPlanPath(geminiArgPath(args)) {
+			delete(args, "content")
+			delete(args, "old_string")
+			delete(args, "new_string")
+		}
+	}
+}
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }
 
 func (g *geminiReader) rewind(id string) {
@@ -223,7 +245,9 @@ func (g *geminiReader) finish(rootHint string) (*Digest, error) {
 		d.Session.StartedAt = timePtr(g.span.first)
 	}
 	d.Session.LastActivity = timePtr(g.span.last)
-	d.Title = getStr(g.meta, "summary")
+	// Gemini CLI marks a subagent's recording in its metadata
+	// (ConversationRecord.kind, packages/core/src/services/chatRecordingTypes.ts).
+	d.Subagent = getStr(g.meta, "kind") == "subagent"
 
 	msgs := slices.Clip(g.archived)
 	for _, id := range g.ids {
@@ -236,10 +260,16 @@ func (g *geminiReader) finish(rootHint string) (*Digest, error) {
 		}
 	}
 
-	var events []event
+	gf := &geminiFold{}
 	for _, m := range msgs {
-		events = append(events, geminiMessage(m)...)
+		gf.message(m)
 	}
+	events := gf.events
+	// The title: the topic the agent last set (update_topic), else the
+	// summary Gemini CLI wrote, else (in the folder) the first request.
+	d.Title = firstNonEmpty(gf.topic, getStr(g.meta, "summary"))
+	d.Plan = gf.finishPlan()
+	d.Cancelled = gf.cancelled
 
 	// The working directory: the first workspace directory, else where
 	// the recording lies, else what the touched paths imply.
@@ -280,44 +310,104 @@ func geminiExit(out string) *int {
 	return nil
 }
 
-func geminiMessage(m map[string]any) []event {
+// geminiFold turns a recording's messages into events, in order, and
+// gathers what is not an event: the topic's title, the plan, and whether
+// the last turn was cancelled.
+type geminiFold struct {
+	events    []event
+	topic     string
+	cancelled bool
+	// planFiles are the plan files written, latest last: path and text.
+	planFiles []planFile
+	inPlan    bool   // enter_plan_mode ran and exit_plan_mode has not
+	planFrom  int    // len(planFiles) when plan mode was entered
+	plan      string // the last plan put to the user, with its outcome
+	// initMade says /init made an empty GEMINI.md that the agent has not
+	// written yet: its first write, an overwrite, makes the file.
+	initMade bool
+}
+
+type planFile struct{ path, text string }
+
+// MaxPlan bounds the plan kept from a transcript.
+const MaxPlan = 16 << 10
+
+func (g *geminiFold) message(m map[string]any) {
 	id := getStr(m, "id")
-	var evs []event
 	switch getStr(m, "type") {
 	case "user":
-		content := m["displayContent"]
-		if geminiText(content) == "" {
-			content = m["content"]
+		content := strings.TrimSpace(geminiText(m["content"]))
+		if strings.HasPrefix(content, "<state_snapshot>") {
+			g.events = append(g.events, evCompact(content))
+			return
 		}
-		text := strings.TrimSpace(geminiText(content))
-		if strings.HasPrefix(text, "<state_snapshot>") {
-			return []event{evCompact(text)}
+		if text, ok := geminiRequest(m, content); ok {
+			g.events = append(g.events, evReq(text))
+			g.cancelled = false
 		}
-		if text != "" {
-			evs = append(evs, evReq(text))
+	case "info":
+		// What Gemini CLI shows when the user stops a turn
+		// (packages/cli/src/ui/hooks/useGeminiStream.ts, "Request
+		// cancelled."): the last request may be half done.
+		switch strings.TrimSpace(geminiText(m["content"])) {
+		case "Request cancelled.":
+			g.cancelled = true
+		case "Empty GEMINI.md created. Now analyzing the project to populate it.":
+			// /init (packages/cli/src/ui/commands/initCommand.ts).
+			g.initMade = true
 		}
 	case "gemini":
 		if text := strings.TrimSpace(geminiText(m["content"])); text != "" {
-			evs = append(evs, evAgent(id, text))
+			g.events = append(g.events, evAgent(id, text))
 		}
 		for i, tc := range getArr(m, "toolCalls") {
 			if tc, ok := tc.(map[string]any); ok {
-				evs = append(evs, geminiToolCall(id, i, tc)...)
+				g.toolCall(id, i, tc)
 			}
 		}
 		if t := getMap(m, "tokens"); t != nil {
 			in, cached := getCount(t, "input"), getCount(t, "cached")
-			evs = append(evs, event{kind: evTokens, id: "msg:" + id, tokens: handoff.Tokens{
+			g.events = append(g.events, event{kind: evTokens, id: "msg:" + id, tokens: handoff.Tokens{
 				Input:     max(in-cached, 0),
 				Output:    satAdd(getCount(t, "output"), getCount(t, "thoughts")),
 				CacheRead: cached,
 			}})
 		}
 	}
-	return evs
 }
 
-func geminiToolCall(msgID string, i int, tc map[string]any) []event {
+// geminiRequest returns what the user asked in a user message whose
+// content reads content: what the user typed (displayContent, as "/init"
+// for the prompt the command expands to), unless the message is one
+// Gemini CLI itself does not count as the user's.
+func geminiRequest(m map[string]any, content string) (string, bool) {
+	if geminiInjected(content) {
+		return "", false
+	}
+	text := strings.TrimSpace(geminiText(m["displayContent"]))
+	if text == "" {
+		text = content
+	}
+	return text, text != ""
+}
+
+// geminiInjected reports whether a user message's content is not a
+// request: what Gemini CLI's isIgnoredUserContent leaves out of a resumed
+// history (empty, a slash or ? command, the <session_context> that carries
+// GEMINI.md, a <hook_context>; packages/core/src/utils/sessionUtils.ts,
+// v0.56), and the turns Gemini CLI sends on its own: "Please continue."
+// after its next-speaker check (packages/core/src/core/client.ts),
+// "System: Please continue." after an invalid stream (until v0.42,
+// commit 9380e13f) and its loop-detection feedback (client.ts).
+func geminiInjected(content string) bool {
+	switch {
+	case content == "", content == "Please continue.", content == "System: Please continue.":
+		return true
+	}
+	return hasAnyPrefix(content, []string{"/", "?", "<session_context>", "<hook_context>", "System: Potential loop detected."})
+}
+
+func (g *geminiFold) toolCall(msgID string, i int, tc map[string]any) {
 	id := getStr(tc, "id")
 	if id == "" {
 		id = msgID + "#" + strconv.Itoa(i)
@@ -331,31 +421,69 @@ func geminiToolCall(msgID string, i int, tc map[string]any) []event {
 	if out == "" {
 		out = getStr(tc, "resultDisplay")
 	}
-	filePath := firstNonEmpty(getStr(args, "file_path"), getStr(args, "absolute_path"), getStr(args, "path"))
+	filePath := geminiArgPath(args)
 	var call event
-	switch getStr(tc, "name") {
+	// Tool names and arguments: packages/core/src/tools/definitions/
+	// base-declarations.ts and tool-names.ts (v0.56); what each returns:
+	// write-file.ts, edit.ts, trackerTools.ts, exit-plan-mode.ts.
+	switch name := getStr(tc, "name"); name {
 	case "run_shell_command":
 		call = evCmd(id, getStr(args, "command"))
 	case "replace", "edit", "smart_edit":
-		call = evOps(id, fileOp{path: filePath, op: opEdit, n: 1})
+		op := opEdit
+		if strings.HasPrefix(out, "Created new file") {
+			op = opCreate
+		}
+		if status != "error" && status != "cancelled" {
+			g.editPlan(filePath, args)
+		}
+		call = evOps(id, g.fileOps(filePath, op)...)
 	case "write_file":
 		op := opWrite
 		switch {
-		case strings.Contains(out, "created"):
+		case strings.HasPrefix(out, "Successfully created"):
 			op = opCreate
-		case strings.Contains(out, "overwrote"):
+		case strings.HasPrefix(out, "Successfully overwrote"):
 			op = opEdit
+			if g.initMade && (filePath == "GEMINI.md" || strings.HasSuffix(filepath.ToSlash(filePath), "/GEMINI.md")) {
+				op, g.initMade = opCreate, false
+			}
 		}
-		call = evOps(id, fileOp{path: filePath, op: op, n: 1})
+		if status != "error" && status != "cancelled" && isPlanPath(filePath) {
+			g.planFiles = append(g.planFiles, planFile{path: filePath, text: getStr(args, "content")})
+		}
+		call = evOps(id, g.fileOps(filePath, op)...)
 	case "read_file":
 		call = evOps(id, fileOp{path: filePath, op: opRead})
 	case "write_todos":
 		if todos, ok := args["todos"].([]any); ok {
-			return []event{evTodoList(parseTodos(todos, "description", "content"))}
+			g.events = append(g.events, evTodoList(parseTodos(todos, "description", "content")))
 		}
-		return nil
+		return
+	case "update_topic":
+		if t := strings.TrimSpace(getStr(args, "title")); t != "" && status != "error" {
+			g.topic = t
+		}
+		return
+	case "enter_plan_mode":
+		if status == "success" {
+			g.inPlan, g.planFrom = true, len(g.planFiles)
+		}
+		return
+	case "exit_plan_mode":
+		if status == "success" {
+			g.exitPlan(getStr(args, "plan_filename"), out)
+		}
+		return
 	default:
-		return nil
+		// The task tracker's tools show the whole task list
+		// (returnDisplay {todos}, trackerTools.ts).
+		if strings.HasPrefix(name, "tracker_") && status == "success" {
+			if todos, ok := getMap(tc, "resultDisplay")["todos"].([]any); ok {
+				g.events = append(g.events, evTodoList(parseTodos(todos, "description")))
+			}
+		}
+		return
 	}
 	var res event
 	switch status {
@@ -371,9 +499,105 @@ func geminiToolCall(msgID string, i int, tc map[string]any) []event {
 	case "cancelled":
 		res = event{kind: evResult, id: id, skipped: true}
 	default:
-		return []event{call}
+		g.events = append(g.events, call)
+		return
 	}
-	return []event{call, res}
+	g.events = append(g.events, call, res)
+}
+
+// fileOps is the operation on a file, unless the file is Gemini CLI's own
+// (a plan under ~/.gemini/tmp), which is no file of the project.
+func (g *geminiFold) fileOps(p string, op opKind) []fileOp {
+	if strings.Contains(filepath.ToSlash(p), "/.gemini/tmp/") {
+		return nil
+	}
+	return []fileOp{{path: p, op: op, n: 1}}
+}
+
+// geminiArgPath is the file a tool call's arguments name.
+func geminiArgPath(args map[string]any) string {
+	return firstNonEmpty(getStr(args, "file_path"), getStr(args, "absolute_path"), getStr(args, "path"))
+}
+
+// isPlanPath reports whether a file lies in a plans directory, where
+// Gemini CLI's plan mode keeps its plans (Storage.getPlansDir,
+// packages/core/src/config/storage.ts: ~/.gemini/tmp/<project>/<session>/plans
+// or a plans directory the user configured).
+func isPlanPath(p string) bool {
+	p = filepath.ToSlash(p)
+	return strings.HasPrefix(p, "plans/") || strings.Contains(p, "/plans/")
+}
+
+// editPlan applies a replace to a plan file whose text is known.
+func (g *geminiFold) editPlan(p string, args map[string]any) {
+	if !isPlanPath(p) {
+		return
+	}
+	for i := len(g.planFiles) - 1; i >= 0; i-- {
+		if g.planFiles[i].path != p {
+			continue
+		}
+		text, old := g.planFiles[i].text, getStr(args, "old_string")
+		n := 1
+		if getBool(args, "allow_multiple") {
+			n = -1
+		}
+		if old != "" {
+			text = strings.Replace(text, old, getStr(args, "new_string"), n)
+		}
+		g.planFiles = append(g.planFiles, planFile{path: p, text: shortenHead(text, 4*MaxPlan)})
+		return
+	}
+}
+
+// planText is the latest text written to the plan file name names (a
+// path, or a name in the plans directory).
+func (g *geminiFold) planText(name string) (string, bool) {
+	name = filepath.ToSlash(strings.TrimSpace(name))
+	if name == "" {
+		return "", false
+	}
+	for i := len(g.planFiles) - 1; i >= 0; i-- {
+		p := g.planFiles[i].path
+		if p == name || path.Base(filepath.ToSlash(p)) == path.Base(name) {
+			return g.planFiles[i].text, true
+		}
+	}
+	return "", false
+}
+
+// exitPlan records the plan exit_plan_mode put to the user, and how the
+// user answered (its llmContent, exit-plan-mode.ts).
+func (g *geminiFold) exitPlan(name, out string) {
+	outcome := "put to the user"
+	switch {
+	case strings.HasPrefix(out, "User cancelled"):
+		return // the approval dialog was dismissed: still planning
+	case strings.HasPrefix(out, "Plan rejected"):
+		outcome = "rejected by the user"
+		if fb, ok := strings.CutPrefix(out, "Plan rejected. User feedback: "); ok {
+			fb, _, _ = strings.Cut(fb, "\n")
+			outcome += " (feedback: " + oneLine(fb) + ")"
+		}
+	case strings.Contains(out, "approved"):
+		outcome = "approved by the user"
+	}
+	g.inPlan = false
+	text, ok := g.planText(name)
+	if !ok {
+		text = "(the plan file " + oneLine(name) + " is not in the transcript)"
+	}
+	g.plan = shortenMiddle("Plan "+outcome+" (Gemini CLI plan mode):\n\n"+strings.TrimSpace(text), MaxPlan)
+}
+
+// finishPlan is the plan to hand on: the last one put to the user, or
+// one still being drafted in plan mode.
+func (g *geminiFold) finishPlan() string {
+	if g.inPlan && len(g.planFiles) > g.planFrom {
+		last := g.planFiles[len(g.planFiles)-1]
+		return shortenMiddle("Plan drafted in Gemini CLI plan mode, not yet put to the user:\n\n"+strings.TrimSpace(last.text), MaxPlan)
+	}
+	return g.plan
 }
 
 // geminiText joins the text parts of a content (a string, a part, or a
@@ -478,4 +702,54 @@ func readSmall(file string, n int64) string {
 		return ""
 	}
 	return clean(string(b))
+}
+
+// geminiLine gathers what discovery shows from a line of a recording: the
+// metadata (id, project, times, directory, whether it is a subagent's),
+// the first request, the last topic title and the summary.
+func (p *prober) geminiLine(m map[string]any, head bool) {
+	if set := getMap(m, "$set"); set != nil {
+		p.summary = firstNonEmpty(getStr(set, "summary"), p.summary)
+		if getStr(set, "kind") == "subagent" {
+			p.subagent = true
+		}
+		if t, ok := getTime(set, "lastUpdated"); ok && t.After(p.last) {
+			p.last = t
+		}
+		return
+	}
+	if isStr(m["id"]) {
+		switch getStr(m, "type") {
+		case "user":
+			if head && p.firstReq == "" {
+				p.firstReq, _ = geminiRequest(m, strings.TrimSpace(geminiText(m["content"])))
+			}
+		case "gemini":
+			if head {
+				return // the topic that counts is the last one, in the tail
+			}
+			for _, tc := range getArr(m, "toolCalls") {
+				tc := asMap(tc)
+				if getStr(tc, "name") == "update_topic" && getStr(tc, "status") != "error" {
+					p.topic = firstNonEmpty(strings.TrimSpace(getStr(getMap(tc, "args"), "title")), p.topic)
+				}
+			}
+		}
+		return
+	}
+	if isStr(m["sessionId"]) && head && !p.metaSeen {
+		p.metaSeen = true
+		p.id, p.hash = getStr(m, "sessionId"), getStr(m, "projectHash")
+		p.subagent = getStr(m, "kind") == "subagent"
+		p.summary = firstNonEmpty(getStr(m, "summary"), p.summary)
+		if t, ok := getTime(m, "startTime"); ok {
+			p.started = t
+		}
+		if t, ok := getTime(m, "lastUpdated"); ok && t.After(p.last) {
+			p.last = t
+		}
+		if dirs := getArr(m, "directories"); len(dirs) > 0 {
+			p.cwd, _ = dirs[0].(string)
+		}
+	}
 }
