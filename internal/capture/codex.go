@@ -300,7 +300,9 @@ func (c *codexReader) meta(p map[string]any) {
 	}
 	c.metaSeen = true
 	c.d.Session.ID = getStr(p, "id")
-	c.d.Subagent, c.d.Parent = codexSubagentOf(p)
+	var parent string
+	c.d.Subagent, parent = codexSubagentOf(p)
+	c.d.Parent = shortenHead(parent, maxID)
 	c.d.Session.AgentVersion = getStr(p, "cli_version")
 	c.cwd = getStr(p, "cwd")
 	c.started = getStr(p, "timestamp")

@@ -73,6 +73,8 @@ func checkDigest(d *Digest) error {
 		check(f.Edits >= 0, "file %d edits %d", i, f.Edits)
 	}
 	check(len(d.Title) <= MaxTitle, "title: %d bytes", len(d.Title))
+	check(len(d.Plan) <= MaxPlan && len(d.Goal) <= handoff.MaxItem && len(d.Parent) <= maxID,
+		"plan %d, goal %d, parent %d bytes", len(d.Plan), len(d.Goal), len(d.Parent))
 	check(s.SkippedRecords == d.Stats.Unknown+d.Stats.Malformed+d.Stats.TooLong, "skipped %d, stats %+v", s.SkippedRecords, d.Stats)
 	if len(bad) > 0 {
 		return errors.New(strings.Join(bad, "; "))
@@ -94,6 +96,7 @@ func validRecord(d *Digest) error {
 	rec.Session = &s
 	rec.Files = d.Files
 	rec.Source = handoff.Source{Kind: handoff.SourceTranscript}
+	digestNotes(rec, d)
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return err

@@ -63,7 +63,7 @@ func readGeminiFile(r io.Reader, lim Limits, file string) (*Digest, error) {
 	}
 	if d.Subagent {
 		if dir := filepath.Base(filepath.Dir(file)); dir != "chats" && dir != "." && dir != string(filepath.Separator) {
-			d.Parent = dir
+			d.Parent = shortenHead(dir, maxID)
 		}
 		return d, nil
 	}
