@@ -379,7 +379,7 @@ func geminiPlanSession(calls ...string) string {
 }
 
 const (
-	planPathT  = "/home/u/.gemini/tmp/proj/p/plans/migrate.md"
+	planPathT = "/home/u/.gemini/tmp/proj/p/plans/migrate.md"
 	enterPlan = `{"id":"a","name":"enter_plan_mode","args":{"reason":"a big change"},"status":"success"}`
 	writePlan = `{"id":"b","name":"write_file","args":{"file_path":"` + planPathT + `","content":"1. Add the column\n2. Backfill"},"status":"success","result":[{"functionResponse":{"response":{"output":"Successfully created and wrote to new file: ` + planPathT + `."}}}]}`
 	editPlan  = `{"id":"c","name":"replace","args":{"file_path":"` + planPathT + `","old_string":"2. Backfill","new_string":"2. Backfill in batches of 1000"},"status":"success","result":[{"functionResponse":{"response":{"output":"Successfully modified file: ` + planPathT + ` (1 replacements)."}}}]}`
