@@ -4,6 +4,7 @@ import (
 	"io"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -80,6 +81,14 @@ type codexReader struct {
 	// abortEvent and abortItem are one more than the number of user
 	// turns (by source) when a turn was last interrupted; 0 for none.
 	abortEvent, abortItem int
+	// plan is the last plan proposed in plan mode that is left.
+	plan string
+	// running maps the session of a command still running (its output
+	// said "Process running with session ID N") to the command's call;
+	// polls maps a write_stdin call to the session it polls. The poll's
+	// output tells how the command ended when no exec_command_end does.
+	running map[int64]string
+	polls   map[string]int64
 }
 
 // codexRequestBegin is the line after which Codex's IDE extension and
@@ -158,7 +167,7 @@ func readCodex(r io.Reader, limits Limits, sh *shape) (*Digest, error) {
 		if e.kind == evRequest && e.src != want {
 			continue
 		}
-		foldEvent(f, c.cwd, e)
+		c.foldOne(f, c.cwd, e)
 	}
 	return c.finish(f)
 }
@@ -201,6 +210,9 @@ func (c *codexReader) finish(f *folder) (*Digest, error) {
 	}
 	d.Session.LastActivity = timePtr(c.span.last)
 	d.Title = c.title
+	if c.plan != "" {
+		d.Plan = shortenMiddle("Plan proposed in Codex plan mode:\n\n"+c.plan, MaxPlan)
+	}
 	if c.mode != codexFold {
 		d.Cancelled = c.lastTurnCancelled()
 	}
@@ -209,6 +221,20 @@ func (c *codexReader) finish(f *folder) (*Digest, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// evCodexPlan is an event only the Codex reader knows: a plan proposed in
+// plan mode, in text. It rides with the others so that a rollback drops
+// it with its turn.
+const evCodexPlan evKind = 200
+
+// foldOne folds an event, or keeps the plan an evCodexPlan carries.
+func (c *codexReader) foldOne(f *folder, cwd string, e event) {
+	if e.kind == evCodexPlan {
+		c.plan = e.text
+		return
+	}
+	foldEvent(f, cwd, e)
 }
 
 // foldEvent normalises an event's paths against cwd and folds it.
@@ -279,7 +305,7 @@ func (c *codexReader) add(e event) {
 			c.keep = c.keep[1:]
 		}
 		if len(c.keep) > 0 && int(c.keep[0]) == c.line && (e.kind != evRequest || e.src == c.want) {
-			foldEvent(c.fold, c.root, e)
+			c.foldOne(c.fold, c.root, e)
 		}
 	default:
 		c.events = append(c.events, e)
@@ -368,6 +394,15 @@ func (c *codexReader) eventMsg(p map[string]any) {
 		// their own): openai/codex codex-rs/protocol/src/protocol.rs.
 		if getStr(p, "reason") == "interrupted" {
 			c.abortEvent, c.abortItem = len(c.turnsEvent)+1, len(c.turnsItem)+1
+		}
+	case "item_completed":
+		// Plan mode's proposed plan is kept as a completed Plan item
+		// (TurnItem::Plan {id, text}, codex-rs/protocol/src/items.rs;
+		// persisted by codex-rs/rollout/src/policy.rs).
+		if item := getMap(p, "item"); getStr(item, "type") == "Plan" {
+			if text := strings.TrimSpace(getStr(item, "text")); text != "" || c.mode == codexLines {
+				c.add(event{kind: evCodexPlan, text: shortenMiddle(text, MaxPlan)})
+			}
 		}
 	case "thread_goal_updated":
 		// The thread's goal (/goal): ThreadGoalUpdatedEvent {goal:
@@ -476,8 +511,43 @@ func (c *codexReader) item(p map[string]any) {
 		c.shell(id, commandString(action["command"]), getStr(action, "working_directory"))
 	case "function_call_output", "custom_tool_call_output":
 		exit, failed, known, text := codexOutcome(p["output"])
-		c.add(evOut(getStr(p, "call_id"), exit, failed, known, text))
+		id := getStr(p, "call_id")
+		if n, ok := runningSession(text); ok && exit == nil {
+			if c.running == nil {
+				c.running = map[int64]string{}
+			}
+			if _, poll := c.polls[id]; !poll {
+				c.running[n] = id
+			}
+		}
+		if n, poll := c.polls[id]; poll {
+			// A poll of a running command: its exit is the command's.
+			delete(c.polls, id)
+			if cmd, ok := c.running[n]; ok && exit != nil {
+				delete(c.running, n)
+				c.add(evOut(cmd, exit, failed, known, text))
+				return
+			}
+		}
+		c.add(evOut(id, exit, failed, known, text))
 	}
+}
+
+// runningSession reads the session id of a command that is still running
+// from its output: Codex's unified exec tools say "Process running with
+// session ID N" and take N in write_stdin's session_id
+// (openai/codex codex-rs/core/src/tools/handlers/unified_exec.rs; the real
+// rollout of Codex 0.125.0 in the project's test data shows both).
+func runningSession(out string) (int64, bool) {
+	const prefix = "Process running with session ID "
+	for line := range strings.Lines(out) {
+		if rest, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), prefix); ok {
+			if n, err := strconv.ParseInt(strings.TrimSpace(rest), 10, 64); err == nil {
+				return n, true
+			}
+		}
+	}
+	return 0, false
 }
 
 func (c *codexReader) functionCall(name, id string, rawArgs any) {
@@ -498,6 +568,13 @@ func (c *codexReader) functionCall(name, id string, rawArgs any) {
 		c.shell(id, commandString(firstValue(args, "cmd", "command")), getStr(args, "workdir"))
 	case "apply_patch":
 		c.addPatch(id, c.patchOps(firstNonEmpty(getStr(args, "input"), getStr(args, "patch")), getStr(args, "workdir")))
+	case "write_stdin":
+		if n, ok := getInt(args, "session_id"); ok {
+			if c.polls == nil {
+				c.polls = map[string]int64{}
+			}
+			c.polls[id] = n
+		}
 	case "update_plan":
 		if plan, ok := args["plan"].([]any); ok {
 			c.add(evTodoList(parseTodos(plan, "step", "content")))

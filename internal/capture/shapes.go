@@ -60,6 +60,7 @@ var codexPayload = fields(map[string]*shape{
 	"exit_code": nil, "aggregated_output": nil, "formatted_output": nil, "stdout": nil,
 	"stderr": nil, "success": nil, "thread_name": nil, "num_turns": nil, "reason": nil,
 	"goal": fields(map[string]*shape{"objective": nil, "status": nil}),
+	"item": fields(map[string]*shape{"type": nil, "text": nil}), // item_completed
 	// patch_apply_end: path → {type, move_path, and the diff, built whole
 	// since the keys are paths}
 	"changes": nil,
@@ -194,6 +195,7 @@ var codexRollbackShape = func() *shape {
 	payload := map[string]*shape{
 		"message": nil, "last_agent_message": nil, "success": nil, "num_turns": nil, "reason": nil,
 		"info": fields(map[string]*shape{"total_token_usage": {only: true}}),
+		"item": fields(map[string]*shape{"type": nil}),
 	}
 	top := map[string]*shape{"timestamp": nil, "record_type": nil}
 	for k, v := range item {

@@ -500,3 +500,50 @@ func jsonString(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+func TestCodexPlanModePlan(t *testing.T) {
+	plan := func(text string) string {
+		return `{"type":"event_msg","payload":{"type":"item_completed","thread_id":"s","turn_id":"t","item":{"type":"Plan","id":"p","text":` + jsonString(text) + `}}}`
+	}
+	const (
+		meta = `{"type":"session_meta","payload":{"id":"s","cwd":"/w"}}`
+		ask  = `{"type":"event_msg","payload":{"type":"user_message","message":"plan it"}}`
+		undo = `{"type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":1}}`
+	)
+	d := readCodexBoth(t, lines(meta, ask, plan("1. Split\n2. Test"), ask, plan("1. Split again")))
+	if d.Plan != "Plan proposed in Codex plan mode:\n\n1. Split again" {
+		t.Errorf("plan %q", d.Plan)
+	}
+	// The second turn rolled back takes its plan with it, in one pass
+	// and in two.
+	for _, once := range []bool{false, true} {
+		oncePass = once
+		d, err := ReadCodex(testReader([]byte(lines(meta, ask, plan("1. Split\n2. Test"), ask, plan("1. Split again"), undo))), Limits{})
+		oncePass = false
+		if err != nil || d.Plan != "Plan proposed in Codex plan mode:\n\n1. Split\n2. Test" {
+			t.Errorf("once %v: plan %q, %v", once, d.Plan, err)
+		}
+	}
+}
+
+func TestCodexExitCodeFromAPoll(t *testing.T) {
+	// Codex Desktop writes no exec_command_end: a command still running
+	// when its call returned ends in the output of a write_stdin poll.
+	d := readCodexBoth(t, lines(
+		`{"type":"session_meta","payload":{"id":"s","cwd":"/w"}}`,
+		`{"type":"event_msg","payload":{"type":"user_message","message":"test it"}}`,
+		`{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"npm test\"}","call_id":"e1"}}`,
+		`{"type":"response_item","payload":{"type":"function_call_output","call_id":"e1","output":"Chunk ID: a\nWall time: 1.0 seconds\nProcess running with session ID 4242\nOriginal token count: 0\nOutput:\n"}}`,
+		`{"type":"response_item","payload":{"type":"function_call","name":"write_stdin","arguments":"{\"session_id\":4242,\"chars\":\"\"}","call_id":"w1"}}`,
+		`{"type":"response_item","payload":{"type":"function_call_output","call_id":"w1","output":"Chunk ID: b\nWall time: 5.0 seconds\nProcess running with session ID 4242\nOutput:\n"}}`,
+		`{"type":"response_item","payload":{"type":"function_call","name":"write_stdin","arguments":"{\"session_id\":4242,\"chars\":\"\"}","call_id":"w2"}}`,
+		`{"type":"response_item","payload":{"type":"function_call_output","call_id":"w2","output":"Chunk ID: c\nWall time: 0.1 seconds\nProcess exited with code 1\nOutput:\nFAIL src/a.test.ts\n"}}`,
+	))
+	c := findCommand(d.Session, "npm test")
+	if c == nil || c.ExitCode == nil || *c.ExitCode != 1 || len(d.Session.Commands) != 1 {
+		t.Fatalf("commands %+v", d.Session.Commands)
+	}
+	if lf := d.Session.LastFailure; lf == nil || lf.Command != "npm test" || !strings.Contains(lf.Output, "FAIL src/a.test.ts") {
+		t.Errorf("last failure %+v", lf)
+	}
+}
