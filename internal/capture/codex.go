@@ -291,6 +291,11 @@ func (c *codexReader) record(m map[string]any) {
 		if p != nil {
 			c.add(evCompact(firstNonEmpty(getStr(p, "message"), remoteCompaction(getStr(m, "timestamp")))))
 		}
+	case "inter_agent_communication":
+		// What agents of one thread tree tell each other
+		// (RolloutItem::InterAgentCommunication, openai/codex
+		// codex-rs/protocol/src/protocol.rs): not the user's, and what a
+		// subagent did is folded in from its own rollout.
 	default:
 		c.d.Stats.Unknown++
 	}
