@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -545,5 +546,30 @@ func TestCodexExitCodeFromAPoll(t *testing.T) {
 	}
 	if lf := d.Session.LastFailure; lf == nil || lf.Command != "npm test" || !strings.Contains(lf.Output, "FAIL src/a.test.ts") {
 		t.Errorf("last failure %+v", lf)
+	}
+}
+
+func TestSubagentFoldingIsBounded(t *testing.T) {
+	home := t.TempDir()
+	chats := filepath.Join(home, "chats")
+	// The session id names the directory of its subagents, sanitized as
+	// Gemini CLI sanitizes it: it cannot lead out of chats/.
+	id := "../../x"
+	parent := filepath.Join(chats, "session-a.jsonl")
+	writeFile(t, parent, lines(`{"sessionId":"`+id+`","projectHash":"h"}`, `{"id":"1","type":"user","content":"go"}`), time.Time{})
+	writeFile(t, filepath.Join(home, "x", "escape.jsonl"), lines(
+		`{"sessionId":"e","projectHash":"h","kind":"subagent"}`,
+		`{"id":"1","type":"gemini","toolCalls":[{"id":"t","name":"run_shell_command","args":{"command":"escaped"},"status":"success"}]}`), time.Time{})
+	for i := range maxSubagents + 6 {
+		writeFile(t, filepath.Join(chats, geminiSafeName(id), fmt.Sprintf("sub-%03d.jsonl", i)), lines(
+			`{"sessionId":"s","projectHash":"h","kind":"subagent"}`,
+			fmt.Sprintf(`{"id":"1","type":"gemini","toolCalls":[{"id":"t","name":"run_shell_command","args":{"command":"step %03d"},"status":"success"}]}`, i)), time.Time{})
+	}
+	d, err := ReadTranscript(Gemini, parent, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Stats.Subagents != maxSubagents || len(d.Session.Commands) != maxSubagents || findCommand(d.Session, "escaped") != nil {
+		t.Errorf("folded %d subagents, %d commands: %s", d.Stats.Subagents, len(d.Session.Commands), commandNames(d.Session))
 	}
 }
