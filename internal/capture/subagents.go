@@ -262,7 +262,7 @@ func foldSubagent(d, kid *Digest) {
 	}
 	for _, f := range kid.Files {
 		p := f.Path
-		if kid.CWD != d.CWD && !strings.HasPrefix(p, "/") {
+		if kid.CWD != d.CWD {
 			p = normPath(d.CWD, joinPath(kid.CWD, p))
 		}
 		i, ok := at[p]

@@ -573,3 +573,29 @@ func TestSubagentFoldingIsBounded(t *testing.T) {
 		t.Errorf("folded %d subagents, %d commands: %s", d.Stats.Subagents, len(d.Session.Commands), commandNames(d.Session))
 	}
 }
+
+func TestFoldSubagentPaths(t *testing.T) {
+	d := &Digest{CWD: "/src/proj", Files: []handoff.FileTouched{{Path: "a.go", Action: "edited", Edits: 1}},
+		Session: handoff.Session{Commands: []handoff.Command{{Command: "make", Count: 1}}}}
+	foldSubagent(d, &Digest{CWD: "", Files: []handoff.FileTouched{
+		{Path: "/src/proj/a.go", Action: "edited", Edits: 2}, // the same file, absolute
+		{Path: "/elsewhere/b.go", Action: "created", Edits: 1},
+	}, Session: handoff.Session{Commands: []handoff.Command{{Command: "make", Count: 2}, {Command: "go vet ./...", Count: 1}}}})
+	foldSubagent(d, &Digest{CWD: "/src/proj/sub", Files: []handoff.FileTouched{{Path: "c.go", Action: "deleted"}}})
+	want := []handoff.FileTouched{
+		{Path: "a.go", Action: "edited", Edits: 3},
+		{Path: "/elsewhere/b.go", Action: "created", Edits: 1},
+		{Path: "sub/c.go", Action: "deleted"},
+	}
+	if len(d.Files) != len(want) {
+		t.Fatalf("files %+v", d.Files)
+	}
+	for i := range want {
+		if d.Files[i] != want[i] {
+			t.Errorf("file %d: %+v, want %+v", i, d.Files[i], want[i])
+		}
+	}
+	if commandNames(d.Session) != "make|go vet ./..." || d.Session.Commands[0].Count != 3 || d.Stats.Subagents != 2 {
+		t.Errorf("commands %+v, folded %d", d.Session.Commands, d.Stats.Subagents)
+	}
+}
