@@ -395,8 +395,8 @@ func (c *codexReader) eventMsg(p map[string]any) {
 		}
 	case "turn_aborted":
 		// The user stopped the turn (TurnAbortReason::Interrupted; the
-		// others, replaced and review_ended, start or end a turn of
-		// their own): openai/codex codex-rs/protocol/src/protocol.rs.
+		// others, replaced, review_ended and budget_limited, are Codex's
+		// own doing): openai/codex codex-rs/protocol/src/protocol.rs.
 		if getStr(p, "reason") == "interrupted" {
 			c.abortEvent, c.abortItem = len(c.turnsEvent)+1, len(c.turnsItem)+1
 		}
