@@ -23,18 +23,41 @@ import (
 // does. Older sessions are one pretty-printed ConversationRecord object
 // with a messages array.
 
-type geminiReader struct {
-	d        *Digest
-	lim      Limits
-	span     timeSpan
-	meta     map[string]any
-	ids      []string
-	byID     map[string]map[string]any
-	archived []map[string]any
+// geminiLog is a recording's message list as its lines build it, keeping
+// of each message what keep returns: the message itself when the
+// recording is read once, where it is when it is read twice. A line whose
+// id was seen before replaces that message in place; $rewindTo and
+// $set.messages cut and replace the list as Gemini CLI does
+// (packages/core/src/services/chatRecordingService.ts, loadConversationRecord).
+type geminiLog[T any] struct {
+	d    *Digest
+	span timeSpan
+	meta map[string]any
+	ids  []string
+	byID map[string]T
+	// archived are the messages a $set.messages dropped: what they did
+	// still happened.
+	archived []T
+	// keep is what is kept of a message m: idx is its place in its
+	// line's messages array, -1 when the line is the message.
+	keep func(m map[string]any, idx int) T
+}
+
+func newGeminiLog[T any](keep func(map[string]any, int) T) *geminiLog[T] {
+	return &geminiLog[T]{d: &Digest{}, meta: map[string]any{}, byID: map[string]T{}, keep: keep}
 }
 
 // ReadGemini reads a Gemini CLI chat recording, in the JSONL form or the
 // older single-object .json form.
+//
+// When r can be read again (it has ReadAt, Seek and Size, as the
+// *io.SectionReader ReadTranscript passes does), a JSONL recording is
+// read in passes: one to learn where each message's last version is and
+// which messages rewinds and replacements leave, one (only when no
+// directory is recorded) to infer the working directory, one to fold the
+// messages as they come, so that what is held in memory does not grow
+// with what the messages hold. Otherwise every message is kept until the
+// end.
 func ReadGemini(r io.Reader, limits Limits) (*Digest, error) {
 	return readGemini(r, limits.withDefaults(), "")
 }
@@ -46,8 +69,19 @@ func readGemini(r io.Reader, lim Limits, rootHint string) (*Digest, error) {
 }
 
 func readGeminiShaped(r io.Reader, lim Limits, rootHint string, sh *shape) (*Digest, error) {
-	g := &geminiReader{d: &Digest{}, lim: lim, meta: map[string]any{}, byID: map[string]map[string]any{}}
-	lr := newLineReader(io.LimitReader(r, lim.MaxFile), lim.MaxLine)
+	if sec, ok := rereadable(r, lim.MaxFile); ok {
+		return readGeminiTwice(sec, lim, rootHint, sh)
+	}
+	return readGeminiOnce(io.LimitReader(r, lim.MaxFile), lim, rootHint, sh)
+}
+
+// readGeminiOnce reads a recording keeping every message until the end.
+func readGeminiOnce(r io.Reader, lim Limits, rootHint string, sh *shape) (*Digest, error) {
+	g := newGeminiLog(func(m map[string]any, _ int) map[string]any {
+		dropBulkArgs(m)
+		return m
+	})
+	lr := newLineReader(r, lim.MaxLine)
 	var p jsonParser
 	first := true
 	for {
@@ -72,15 +106,145 @@ func readGeminiShaped(r io.Reader, lim Limits, rootHint string, sh *shape) (*Dig
 		}
 		countLine(&p, line, lr.n, tooLong, &g.d.Stats, sh, g.record)
 	}
-	return g.finish(rootHint)
+	touched := g.finishMeta()
+	gf := &geminiFold{}
+	for _, m := range g.messages() {
+		gf.message(m)
+	}
+	d := g.d
+	d.CWD = firstNonEmpty(geminiDir(g.meta), rootHint)
+	if d.CWD == "" {
+		d.CWD = inferRoot(gf.events, touched)
+	}
+	f := newFolder()
+	for _, e := range gf.events {
+		foldEvent(f, d.CWD, e)
+	}
+	return g.finish(f, gf, touched)
 }
 
-func (g *geminiReader) record(m map[string]any) {
+// gmRef is where a message is: the line, and its place in that line's
+// messages array (-1 when the line is the message).
+type gmRef struct{ line, idx int32 }
+
+// readGeminiTwice reads a recording in passes (see ReadGemini).
+func readGeminiTwice(sec *io.SectionReader, lim Limits, rootHint string, sh *shape) (*Digest, error) {
+	var line int
+	g := newGeminiLog(func(_ map[string]any, idx int) gmRef { return gmRef{int32(line), int32(idx)} })
+	indexShape := sh
+	if sh != nil {
+		indexShape = geminiIndexShape
+	}
+	lr := newLineReader(io.NewSectionReader(sec, 0, sec.Size()), lim.MaxLine)
+	var p jsonParser
+	first := true
+	for {
+		l, tooLong, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !tooLong && len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		if first {
+			first = false
+			if !tooLong && string(bytes.TrimSpace(l)) == "{" {
+				// The older form, one object: small, read whole.
+				return readGeminiOnce(io.NewSectionReader(sec, 0, sec.Size()), lim, rootHint, sh)
+			}
+		}
+		line = lr.n
+		countLine(&p, l, lr.n, tooLong, &g.d.Stats, indexShape, g.record)
+	}
+	touched := g.finishMeta()
+	refs := g.messages()
+	d := g.d
+	d.CWD = firstNonEmpty(geminiDir(g.meta), rootHint)
+	if d.CWD == "" && len(touched) > 0 {
+		// What the tool calls' absolute paths and the touched relative
+		// paths share, as inferRoot finds it, without keeping events.
+		gf := &geminiFold{}
+		gf.emit = func(e event) {
+			for _, op := range e.ops {
+				if d.CWD == "" {
+					d.CWD = rootOf(op.path, touched)
+				}
+			}
+		}
+		if err := eachMessage(sec, lim, sh, refs, gf.message); err != nil {
+			return nil, err
+		}
+	}
+	f := newFolder()
+	gf := &geminiFold{emit: func(e event) { foldEvent(f, d.CWD, e) }}
+	if err := eachMessage(sec, lim, sh, refs, gf.message); err != nil {
+		return nil, err
+	}
+	return g.finish(f, gf, touched)
+}
+
+// eachMessage calls fn with the messages refs locate, in their order,
+// decoding only the lines they are on. A message whose line comes after
+// the next one's waits for it; in Gemini CLI's recordings a message's
+// versions come before the next message's.
+func eachMessage(sec *io.SectionReader, lim Limits, sh *shape, refs []gmRef, fn func(map[string]any)) error {
+	byLine := map[int32][]int32{}
+	lines := make([]int, 0, len(refs))
+	for i, r := range refs {
+		if _, ok := byLine[r.line]; !ok {
+			lines = append(lines, int(r.line))
+		}
+		byLine[r.line] = append(byLine[r.line], int32(i))
+	}
+	slices.Sort(lines)
+	pending := map[int32]map[string]any{}
+	next := int32(0)
+	err := eachLineOf(io.NewSectionReader(sec, 0, sec.Size()), lim, lines, sh, func(n int, m map[string]any) {
+		for _, i := range byLine[int32(n)] {
+			msg := locateMessage(m, refs[i].idx)
+			if msg == nil {
+				msg = map[string]any{} // cannot happen: the first pass found it
+			}
+			pending[i] = msg
+		}
+		delete(byLine, int32(n))
+		for {
+			msg, ok := pending[next]
+			if !ok {
+				return
+			}
+			delete(pending, next)
+			fn(msg)
+			next++
+		}
+	})
+	return err
+}
+
+// locateMessage finds a message in its line (gmRef.idx).
+func locateMessage(m map[string]any, idx int32) map[string]any {
+	if idx < 0 {
+		return m
+	}
+	msgs := getArr(m, "messages")
+	if set := getMap(m, "$set"); set != nil {
+		msgs = getArr(set, "messages")
+	}
+	if int(idx) >= len(msgs) {
+		return nil
+	}
+	return asMap(msgs[idx])
+}
+
+func (g *geminiLog[T]) record(m map[string]any) {
 	switch {
 	case isStr(m["$rewindTo"]):
 		g.rewind(m["$rewindTo"].(string))
 	case isStr(m["id"]):
-		g.upsert(m)
+		g.upsert(m, -1)
 	case getMap(m, "$set") != nil:
 		g.set(getMap(m, "$set"))
 	case isStr(m["sessionId"]):
@@ -100,20 +264,19 @@ func isStr(v any) bool {
 	return ok
 }
 
-func (g *geminiReader) upsert(m map[string]any) {
+func (g *geminiLog[T]) upsert(m map[string]any, idx int) {
 	id := m["id"].(string)
 	t, ok := getTime(m, "timestamp")
 	g.span.add(t, ok)
 	if _, seen := g.byID[id]; !seen {
 		g.ids = append(g.ids, id)
 	}
-	dropBulkArgs(m)
-	g.byID[id] = m
+	g.byID[id] = g.keep(m, idx)
 }
 
 // dropBulkArgs forgets what a message's tool calls wrote (the contents of
 // writes, the strings of edits) unless the file is a plan, whose text
-// becomes the handoff's plan: every message is held until the end, and
+// becomes the handoff's plan: when every message is held until the end,
 // this is most of what it would hold.
 func dropBulkArgs(m map[string]any) {
 	for _, tc := range getArr(m, "toolCalls") {
@@ -131,7 +294,7 @@ func asMap(v any) map[string]any {
 	return m
 }
 
-func (g *geminiReader) rewind(id string) {
+func (g *geminiLog[T]) rewind(id string) {
 	for i, x := range g.ids {
 		if x == id {
 			for _, gone := range g.ids[i:] {
@@ -143,10 +306,10 @@ func (g *geminiReader) rewind(id string) {
 	}
 	// Gemini CLI clears the conversation when the target is unknown.
 	g.ids = nil
-	g.byID = map[string]map[string]any{}
+	g.byID = map[string]T{}
 }
 
-func (g *geminiReader) set(upd map[string]any) {
+func (g *geminiLog[T]) set(upd map[string]any) {
 	for k, v := range upd {
 		if k == "messages" {
 			msgs, ok := v.([]any)
@@ -166,10 +329,10 @@ func (g *geminiReader) set(upd map[string]any) {
 					g.archived = append(g.archived, g.byID[id])
 				}
 			}
-			g.ids, g.byID = nil, map[string]map[string]any{}
-			for _, x := range msgs {
+			g.ids, g.byID = nil, map[string]T{}
+			for i, x := range msgs {
 				if mm, ok := x.(map[string]any); ok && isStr(mm["id"]) {
-					g.upsert(mm)
+					g.upsert(mm, i)
 				}
 			}
 			continue
@@ -182,8 +345,18 @@ func (g *geminiReader) set(upd map[string]any) {
 	}
 }
 
+// messages are the recording's messages, in order: those a replacement
+// dropped, then the list.
+func (g *geminiLog[T]) messages() []T {
+	msgs := slices.Clip(g.archived)
+	for _, id := range g.ids {
+		msgs = append(msgs, g.byID[id])
+	}
+	return msgs
+}
+
 // legacy reads the older form as a stream: the messages one at a time.
-func (g *geminiReader) legacy(r io.Reader) {
+func (g *geminiLog[T]) legacy(r io.Reader) {
 	st := &g.d.Stats
 	st.Lines++
 	dec := json.NewDecoder(r)
@@ -224,7 +397,7 @@ func (g *geminiReader) legacy(r io.Reader) {
 			st.Lines++
 			if m, ok := v.(map[string]any); ok && isStr(m["id"]) {
 				st.Records++
-				g.upsert(m)
+				g.upsert(m, -1)
 			} else {
 				st.Malformed++
 			}
@@ -236,7 +409,9 @@ func (g *geminiReader) legacy(r io.Reader) {
 	}
 }
 
-func (g *geminiReader) finish(rootHint string) (*Digest, error) {
+// finishMeta fills in the digest from the metadata and returns the paths
+// the metadata says were touched.
+func (g *geminiLog[T]) finishMeta() (touched []string) {
 	d := g.d
 	d.Session.ID = getStr(g.meta, "sessionId")
 	if t, ok := parseTime(getStr(g.meta, "startTime")); ok {
@@ -248,45 +423,33 @@ func (g *geminiReader) finish(rootHint string) (*Digest, error) {
 	// Gemini CLI marks a subagent's recording in its metadata
 	// (ConversationRecord.kind, packages/core/src/services/chatRecordingTypes.ts).
 	d.Subagent = getStr(g.meta, "kind") == "subagent"
-
-	msgs := slices.Clip(g.archived)
-	for _, id := range g.ids {
-		msgs = append(msgs, g.byID[id])
-	}
-	var touched []string
 	for _, p := range getArr(getMap(g.meta, "memoryScratchpad"), "touchedPaths") {
 		if s, ok := p.(string); ok && strings.TrimSpace(s) != "" && len(touched) < maxFiles {
 			touched = append(touched, s)
 		}
 	}
+	return touched
+}
 
-	gf := &geminiFold{}
-	for _, m := range msgs {
-		gf.message(m)
+// geminiDir is the first workspace directory the metadata names: the
+// working directory, else it is where the recording lies, else what the
+// touched paths imply.
+func geminiDir(meta map[string]any) string {
+	if dirs := getArr(meta, "directories"); len(dirs) > 0 {
+		s, _ := dirs[0].(string)
+		return s
 	}
-	events := gf.events
+	return ""
+}
+
+// finish completes the digest once the messages are folded into f.
+func (g *geminiLog[T]) finish(f *folder, gf *geminiFold, touched []string) (*Digest, error) {
+	d := g.d
 	// The title: the topic the agent last set (update_topic), else the
 	// summary Gemini CLI wrote, else (in the folder) the first request.
 	d.Title = firstNonEmpty(gf.topic, getStr(g.meta, "summary"))
 	d.Plan = gf.finishPlan()
 	d.Cancelled = gf.cancelled
-
-	// The working directory: the first workspace directory, else where
-	// the recording lies, else what the touched paths imply.
-	if dirs := getArr(g.meta, "directories"); len(dirs) > 0 {
-		d.CWD, _ = dirs[0].(string)
-	}
-	if d.CWD == "" {
-		d.CWD = rootHint
-	}
-	if d.CWD == "" {
-		d.CWD = inferRoot(events, touched)
-	}
-
-	f := newFolder()
-	for _, e := range events {
-		foldEvent(f, d.CWD, e)
-	}
 	if len(touched) > 0 {
 		t := event{kind: evTouch}
 		for _, p := range touched {
@@ -314,6 +477,8 @@ func geminiExit(out string) *int {
 // gathers what is not an event: the topic's title, the plan, and whether
 // the last turn was cancelled.
 type geminiFold struct {
+	// emit takes each event; when nil, events are kept in events.
+	emit      func(event)
 	events    []event
 	topic     string
 	cancelled bool
@@ -329,6 +494,16 @@ type geminiFold struct {
 
 type planFile struct{ path, text string }
 
+func (g *geminiFold) add(evs ...event) {
+	for _, e := range evs {
+		if g.emit != nil {
+			g.emit(e)
+		} else {
+			g.events = append(g.events, e)
+		}
+	}
+}
+
 // MaxPlan bounds the plan kept from a transcript.
 const MaxPlan = 16 << 10
 
@@ -338,11 +513,11 @@ func (g *geminiFold) message(m map[string]any) {
 	case "user":
 		content := strings.TrimSpace(geminiText(m["content"]))
 		if strings.HasPrefix(content, "<state_snapshot>") {
-			g.events = append(g.events, evCompact(content))
+			g.add(evCompact(content))
 			return
 		}
 		if text, ok := geminiRequest(m, content); ok {
-			g.events = append(g.events, evReq(text))
+			g.add(evReq(text))
 			g.cancelled = false
 		}
 	case "info":
@@ -358,7 +533,7 @@ func (g *geminiFold) message(m map[string]any) {
 		}
 	case "gemini":
 		if text := strings.TrimSpace(geminiText(m["content"])); text != "" {
-			g.events = append(g.events, evAgent(id, text))
+			g.add(evAgent(id, text))
 		}
 		for i, tc := range getArr(m, "toolCalls") {
 			if tc, ok := tc.(map[string]any); ok {
@@ -367,7 +542,7 @@ func (g *geminiFold) message(m map[string]any) {
 		}
 		if t := getMap(m, "tokens"); t != nil {
 			in, cached := getCount(t, "input"), getCount(t, "cached")
-			g.events = append(g.events, event{kind: evTokens, id: "msg:" + id, tokens: handoff.Tokens{
+			g.add(event{kind: evTokens, id: "msg:" + id, tokens: handoff.Tokens{
 				Input:     max(in-cached, 0),
 				Output:    satAdd(getCount(t, "output"), getCount(t, "thoughts")),
 				CacheRead: cached,
@@ -457,7 +632,7 @@ func (g *geminiFold) toolCall(msgID string, i int, tc map[string]any) {
 		call = evOps(id, fileOp{path: filePath, op: opRead})
 	case "write_todos":
 		if todos, ok := args["todos"].([]any); ok {
-			g.events = append(g.events, evTodoList(parseTodos(todos, "description", "content")))
+			g.add(evTodoList(parseTodos(todos, "description", "content")))
 		}
 		return
 	case "update_topic":
@@ -480,7 +655,7 @@ func (g *geminiFold) toolCall(msgID string, i int, tc map[string]any) {
 		// (returnDisplay {todos}, trackerTools.ts).
 		if strings.HasPrefix(name, "tracker_") && status == "success" {
 			if todos, ok := getMap(tc, "resultDisplay")["todos"].([]any); ok {
-				g.events = append(g.events, evTodoList(parseTodos(todos, "description")))
+				g.add(evTodoList(parseTodos(todos, "description")))
 			}
 		}
 		return
@@ -499,10 +674,10 @@ func (g *geminiFold) toolCall(msgID string, i int, tc map[string]any) {
 	case "cancelled":
 		res = event{kind: evResult, id: id, skipped: true}
 	default:
-		g.events = append(g.events, call)
+		g.add(call)
 		return
 	}
-	g.events = append(g.events, call, res)
+	g.add(call, res)
 }
 
 // fileOps is the operation on a file, unless the file is Gemini CLI's own
@@ -651,18 +826,27 @@ func geminiResultText(v any) string {
 func inferRoot(events []event, touched []string) string {
 	for _, e := range events {
 		for _, op := range e.ops {
-			if !strings.HasPrefix(op.path, "/") {
-				continue
+			if root := rootOf(op.path, touched); root != "" {
+				return root
 			}
-			for _, t := range touched {
-				t = strings.TrimPrefix(t, "./")
-				if t == "" || strings.HasPrefix(t, "/") {
-					continue
-				}
-				if root, ok := strings.CutSuffix(op.path, "/"+t); ok && root != "" {
-					return root
-				}
-			}
+		}
+	}
+	return ""
+}
+
+// rootOf is the directory an absolute path p lies in as one of the
+// relative touched paths: /r/a/b.go and a/b.go give /r.
+func rootOf(p string, touched []string) string {
+	if !strings.HasPrefix(p, "/") {
+		return ""
+	}
+	for _, t := range touched {
+		t = strings.TrimPrefix(t, "./")
+		if t == "" || strings.HasPrefix(t, "/") {
+			continue
+		}
+		if root, ok := strings.CutSuffix(p, "/"+t); ok && root != "" {
+			return root
 		}
 	}
 	return ""

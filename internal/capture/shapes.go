@@ -204,3 +204,22 @@ var codexRollbackShape = func() *shape {
 	top["payload"] = fields(payload)
 	return fields(top)
 }()
+
+// geminiIndexShape is a line of a Gemini CLI recording as the first of
+// its passes reads it: the metadata, and of messages only their ids and
+// times, to learn which version of which message stands. The messages are
+// read to geminiShape afterwards, line by line.
+var geminiIndexShape = func() *shape {
+	msg := fields(map[string]*shape{"id": nil, "timestamp": nil})
+	meta := map[string]*shape{"messages": {elem: msg}}
+	for k, v := range geminiMeta {
+		if k != "messages" {
+			meta[k] = v
+		}
+	}
+	top := map[string]*shape{"$rewindTo": nil, "$set": fields(meta), "id": nil, "timestamp": nil}
+	for k, v := range meta {
+		top[k] = v
+	}
+	return fields(top)
+}()
