@@ -482,10 +482,13 @@ type geminiFold struct {
 	events    []event
 	topic     string
 	cancelled bool
-	// planFiles are the plan files written, latest last: path and text.
-	planFiles []planFile
-	inPlan    bool   // enter_plan_mode ran and exit_plan_mode has not
-	planFrom  int    // len(planFiles) when plan mode was entered
+	// planFiles are the plan files written (at most maxPlanFiles), the
+	// latest written last, each with its latest text; planWrites counts
+	// the writes.
+	planFiles  []planFile
+	planWrites int
+	inPlan     bool // enter_plan_mode ran and exit_plan_mode has not
+	planFrom   int  // planWrites when plan mode was entered
 	plan      string // the last plan put to the user, with its outcome
 	// initMade says /init made an empty GEMINI.md that the agent has not
 	// written yet: its first write, an overwrite, makes the file.
@@ -625,7 +628,7 @@ func (g *geminiFold) toolCall(msgID string, i int, tc map[string]any) {
 			}
 		}
 		if status != "error" && status != "cancelled" && isPlanPath(filePath) {
-			g.planFiles = append(g.planFiles, planFile{path: filePath, text: getStr(args, "content")})
+			g.writePlan(filePath, getStr(args, "content"))
 		}
 		call = evOps(id, g.fileOps(filePath, op)...)
 	case "read_file":
@@ -642,7 +645,7 @@ func (g *geminiFold) toolCall(msgID string, i int, tc map[string]any) {
 		return
 	case "enter_plan_mode":
 		if status == "success" {
-			g.inPlan, g.planFrom = true, len(g.planFiles)
+			g.inPlan, g.planFrom = true, g.planWrites
 		}
 		return
 	case "exit_plan_mode":
@@ -703,6 +706,19 @@ func isPlanPath(p string) bool {
 	return strings.HasPrefix(p, "plans/") || strings.Contains(p, "/plans/")
 }
 
+// maxPlanFiles bounds the plan files whose text is kept.
+const maxPlanFiles = 8
+
+// writePlan keeps text as the plan file p's, last.
+func (g *geminiFold) writePlan(p, text string) {
+	g.planWrites++
+	g.planFiles = slices.DeleteFunc(g.planFiles, func(f planFile) bool { return f.path == p })
+	if len(g.planFiles) == maxPlanFiles {
+		g.planFiles = slices.Delete(g.planFiles, 0, 1)
+	}
+	g.planFiles = append(g.planFiles, planFile{path: p, text: shortenHead(text, 4*MaxPlan)})
+}
+
 // editPlan applies a replace to a plan file whose text is known.
 func (g *geminiFold) editPlan(p string, args map[string]any) {
 	if !isPlanPath(p) {
@@ -720,7 +736,7 @@ func (g *geminiFold) editPlan(p string, args map[string]any) {
 		if old != "" {
 			text = strings.Replace(text, old, getStr(args, "new_string"), n)
 		}
-		g.planFiles = append(g.planFiles, planFile{path: p, text: shortenHead(text, 4*MaxPlan)})
+		g.writePlan(p, text)
 		return
 	}
 }
@@ -768,7 +784,7 @@ func (g *geminiFold) exitPlan(name, out string) {
 // finishPlan is the plan to hand on: the last one put to the user, or
 // one still being drafted in plan mode.
 func (g *geminiFold) finishPlan() string {
-	if g.inPlan && len(g.planFiles) > g.planFrom {
+	if g.inPlan && g.planWrites > g.planFrom {
 		last := g.planFiles[len(g.planFiles)-1]
 		return shortenMiddle("Plan drafted in Gemini CLI plan mode, not yet put to the user:\n\n"+strings.TrimSpace(last.text), MaxPlan)
 	}
