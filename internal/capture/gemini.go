@@ -487,9 +487,9 @@ type geminiFold struct {
 	// the writes.
 	planFiles  []planFile
 	planWrites int
-	inPlan     bool // enter_plan_mode ran and exit_plan_mode has not
-	planFrom   int  // planWrites when plan mode was entered
-	plan      string // the last plan put to the user, with its outcome
+	inPlan     bool   // enter_plan_mode ran and exit_plan_mode has not
+	planFrom   int    // planWrites when plan mode was entered
+	plan       string // the last plan put to the user, with its outcome
 	// initMade says /init made an empty GEMINI.md that the agent has not
 	// written yet: its first write, an overwrite, makes the file.
 	initMade bool
