@@ -89,6 +89,9 @@ type codexReader struct {
 	// output tells how the command ended when no exec_command_end does.
 	running map[int64]string
 	polls   map[string]int64
+	// calls are the tool calls a subagent's rollout holds (see
+	// patch_apply_end).
+	calls map[string]bool
 }
 
 // codexRequestBegin is the line after which Codex's IDE extension and
@@ -379,7 +382,13 @@ func (c *codexReader) eventMsg(p map[string]any) {
 	case "patch_apply_end":
 		id := getStr(p, "call_id")
 		if ok, isBool := p["success"].(bool); isBool {
-			if ok && !c.patched[id] {
+			// A subagent forked with its parent's context begins with the
+			// parent's events, its patch_apply_end among them, but none of
+			// its tool calls (keep_forked_rollout_item, openai/codex
+			// codex-rs/core/src/agent/control.rs): a subagent's patch counts
+			// only when its call is in the rollout, so that folding it into
+			// the parent does not count the parent's edits twice.
+			if ok && !c.patched[id] && (!c.d.Subagent || c.calls[id]) {
 				c.add(evOps(id, changeOps(getMap(p, "changes"))...))
 			}
 			c.add(evOut(id, nil, !ok, true, firstNonEmpty(getStr(p, "stderr"), getStr(p, "stdout"))))
@@ -463,6 +472,15 @@ func cutTurns(turns []int, cut int) []int {
 }
 
 func (c *codexReader) item(p map[string]any) {
+	if c.d.Subagent {
+		switch getStr(p, "type") {
+		case "function_call", "custom_tool_call", "local_shell_call":
+			if c.calls == nil {
+				c.calls = map[string]bool{}
+			}
+			c.calls[firstNonEmpty(getStr(p, "call_id"), getStr(p, "id"))] = true
+		}
+	}
 	switch getStr(p, "type") {
 	case "message":
 		switch getStr(p, "role") {

@@ -599,3 +599,36 @@ func TestFoldSubagentPaths(t *testing.T) {
 		t.Errorf("commands %+v, folded %d", d.Session.Commands, d.Stats.Subagents)
 	}
 }
+
+func TestCodexForkedSubagentCountsOnlyItsOwnPatches(t *testing.T) {
+	codexHome := t.TempDir()
+	day := codexDay(codexHome, time.Date(2026, 4, 2, 12, 0, 0, 0, time.UTC))
+	patchEnd := func(id, file string) string {
+		return `{"timestamp":"2026-04-02T12:00:02Z","type":"event_msg","payload":{"type":"patch_apply_end","call_id":"` + id + `","turn_id":"t","stdout":"Success","stderr":"","success":true,"changes":{"` + file + `":{"type":"update","unified_diff":"@@ -1 +1 @@\n-a\n+b\n","move_path":null}}}}`
+	}
+	parent := filepath.Join(day, "rollout-2026-04-02T12-00-00-"+cxParent+".jsonl")
+	writeFile(t, parent, lines(
+		codexMeta(cxParent, "2026-04-02T12:00:00Z", `"cli"`),
+		`{"timestamp":"2026-04-02T12:00:01Z","type":"event_msg","payload":{"type":"user_message","message":"Fix a.go, then have a helper look"}}`,
+		`{"timestamp":"2026-04-02T12:00:01Z","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","call_id":"p1","input":"*** Begin Patch\n*** Update File: /w/a.go\n@@\n-a\n+b\n*** End Patch\n"}}`,
+		patchEnd("p1", "/w/a.go"),
+	), time.Time{})
+	// Forked with the parent's context: the parent's meta and events come
+	// first, its tool calls do not.
+	writeFile(t, filepath.Join(day, "rollout-2026-04-02T12-00-05-"+cxChild+".jsonl"), lines(
+		codexMeta(cxChild, "2026-04-02T12:00:05Z", spawned(cxParent)),
+		codexMeta(cxParent, "2026-04-02T12:00:00Z", `"cli"`),
+		`{"timestamp":"2026-04-02T12:00:05Z","type":"event_msg","payload":{"type":"user_message","message":"Fix a.go, then have a helper look"}}`,
+		patchEnd("p1", "/w/a.go"),
+		`{"timestamp":"2026-04-02T12:00:06Z","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","call_id":"k1","input":"*** Begin Patch\n*** Update File: /w/b.go\n@@\n-a\n+b\n*** End Patch\n"}}`,
+		patchEnd("k1", "/w/b.go"),
+	), time.Time{})
+	d, err := ReadTranscript(Codex, parent, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := findFile(d, "a.go"), findFile(d, "b.go")
+	if a == nil || a.Edits != 1 || b == nil || b.Edits != 1 || d.Stats.Subagents != 1 {
+		t.Errorf("files %+v, folded %d", d.Files, d.Stats.Subagents)
+	}
+}
