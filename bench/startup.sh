@@ -1,47 +1,100 @@
 #!/usr/bin/env bash
-# CLI start-up: `render latest` and `hook claude-code session-start` in a
-# fresh process against a store of N handoffs (default 10,000), beside
-# `git status` in the same repository as the standard tool, in one run.
-# Prints medians in ms and the ratio to git status.
+# CLI start-up and the store's everyday reads, in fresh processes, beside the
+# standard tools, in one run (issue 19's table):
 #
-#   bench/startup.sh            # 10,000 handoffs, 21 runs each
-#   BENCH_N=100000 BENCH_RUNS=11 bench/startup.sh
+#   --help                       beside a hello-world Go binary built the same way
+#   render latest                beside git status in the same repository
+#   hook claude-code session-start
+#   list --latest --json
+#   list                         (the 20 newest)
+#   list --query WORD            (a word no handoff holds: every entry is read)
+#   save --no-git
+#
+# at 100, 10,000 and 100,000 handoffs: the median wall time of BENCH_RUNS
+# interleaved runs, its ratio to git status, and the peak RSS of one run.
+#
+#   bench/startup.sh                              # all three sizes, 21 runs
+#   BENCH_SIZES=10000 BENCH_RUNS=11 bench/startup.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-n="${BENCH_N:-10000}"
+. bench/lib.sh
 runs="${BENCH_RUNS:-21}"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-go build -o "$work/session-handoff" ./cmd/session-handoff
-go run ./bench/genstore "$work" "$n"
-export SESSION_HANDOFF_HOME="$work/home"
-cd "$work/app"
-printf '{"cwd": "%s", "hook_event_name": "SessionStart", "source": "startup"}' "$work/app" > "$work/hook.json"
+positive_int BENCH_RUNS "$runs"
+sizes="${BENCH_SIZES:-100 10000 100000}"
+for n in $sizes; do positive_int BENCH_SIZES "$n"; done
+require "git time" git /usr/bin/time EPOCHREALTIME
+make_work
 
-# median of $runs wall times, in ms, of a command (stdin from hook.json)
-median() {
-  local t=()
-  for _ in $(seq "$runs"); do
-    local s e
-    s=$(date +%s%N)
-    "$@" < "$work/hook.json" > /dev/null 2>&1
-    e=$(date +%s%N)
-    t+=($(( (e - s) / 1000 )))
-  done
-  printf '%s\n' "${t[@]}" | sort -n | awk -v n="$runs" 'NR == int((n + 1) / 2) { printf "%.1f", $1 / 1000 }'
+# Both binaries as a release builds them: static, trimmed, stripped.
+build() { CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$@"; }
+build "$sh" ./cmd/session-handoff
+mkdir -p "$work/hello"
+cat >"$work/hello/main.go" <<'EOF'
+package main
+
+import "fmt"
+
+func main() { fmt.Println("hello") }
+EOF
+(cd "$work/hello" && printf 'module hello\n\ngo 1.26\n' >go.mod && build "$work/hello-world" .)
+
+machine
+echo "runs: $runs per command, interleaved; times are medians in ms"
+
+# peak_mib CMD...: the peak RSS of one run, in MiB.
+peak_mib() {
+  /usr/bin/time -f '%M' -o "$work/rss" "$@" <"$work/hook.json" >/dev/null 2>>"$log" || fail "failed: $*"
+  awk '{printf "%.1f", $1 / 1024}' "$work/rss"
 }
 
-# Interleave the three so that machine load hits them alike.
-declare -A total
-for round in 1 2 3; do
-  total[git]+="$(median git status) "
-  total[render]+="$(median "$work/session-handoff" render latest) "
-  total[hook]+="$(median "$work/session-handoff" hook claude-code session-start) "
+for n in $sizes; do
+  dir=$work/store-$n
+  go run ./bench/genstore "$dir" "$n" >/dev/null
+  export SESSION_HANDOFF_HOME="$dir/home"
+  cd "$dir/app"
+  printf '{"cwd": "%s", "hook_event_name": "SessionStart", "source": "startup", "session_id": "bench"}' "$dir/app" >"$work/hook.json"
+  rm -f "$work"/*.times
+  names=(hello help git render hook latest list query save)
+  declare -A label=(
+    [hello]="hello world (same build)" [help]="session-handoff --help"
+    [git]="git status" [render]="render latest" [hook]="hook claude-code session-start"
+    [latest]="list --latest --json" [list]="list (20 newest)" [query]="list --query (no match)"
+    [save]="save --no-git"
+  )
+  cmd_of() {
+    case $1 in
+      hello) echo "$work/hello-world" ;;
+      help) echo "$sh --help" ;;
+      git) echo "git status" ;;
+      render) echo "$sh render latest" ;;
+      hook) echo "$sh hook claude-code session-start" ;;
+      latest) echo "$sh list --latest --json" ;;
+      list) echo "$sh list" ;;
+      query) echo "$sh list --query no-such-words" ;;
+      save) echo "$sh save --no-git --quiet --title bench" ;;
+    esac
+  }
+  for _ in $(seq "$runs"); do
+    for name in "${names[@]}"; do
+      # shellcheck disable=SC2046
+      measure "$name" $(cmd_of "$name") <"$work/hook.json"
+    done
+  done
+  g=$(median_ms "$work/git.times")
+  h=$(median_ms "$work/hello.times")
+  echo
+  echo "$n handoffs (load now $(cut -d' ' -f1 /proc/loadavg))"
+  printf '| %-32s | %8s | %10s | %9s |\n' command ms "ratio" "peak MiB"
+  printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..34})" "----------" "------------" "-----------"
+  for name in "${names[@]}"; do
+    m=$(median_ms "$work/$name.times")
+    case $name in
+      hello) ratio="-" ;;
+      help) ratio=$(awk -v a="$m" -v b="$h" 'BEGIN{printf "+%.2f ms", a-b}') ;;
+      *) ratio=$(awk -v a="$m" -v b="$g" 'BEGIN{printf "%.2fx git", a/b}') ;;
+    esac
+    # shellcheck disable=SC2046
+    printf '| %-32s | %8s | %10s | %9s |\n' "${label[$name]}" "$m" "$ratio" "$(peak_mib $(cmd_of "$name"))"
+  done
+  cd - >/dev/null
 done
-mid() { tr ' ' '\n' <<<"$1" | grep . | sort -n | sed -n 2p; }
-g=$(mid "${total[git]}"); r=$(mid "${total[render]}"); h=$(mid "${total[hook]}")
-echo "start-up at $n handoffs, median of $runs runs (middle of 3 rounds), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
-printf '| %-34s | %8s | %16s |\n' command ms "ratio to git status"
-printf '| %-34s | %8s | %16s |\n' "git status" "$g" "1.00"
-printf '| %-34s | %8s | %16s |\n' "session-handoff render latest" "$r" "$(awk -v a="$r" -v b="$g" 'BEGIN{printf "%.2f", a/b}')"
-printf '| %-34s | %8s | %16s |\n' "session-handoff hook … session-start" "$h" "$(awk -v a="$h" -v b="$g" 'BEGIN{printf "%.2f", a/b}')"

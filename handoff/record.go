@@ -107,6 +107,9 @@ type FileTouched struct {
 	// Git tells how the file stands in git now: dirty, committed, or
 	// untracked; empty when unknown.
 	Git string `json:"git,omitempty"`
+	// By names who changed the file when it was not the session's own
+	// agent: "subagent", or "subagent " and the subagent's id.
+	By string `json:"by,omitempty"`
 }
 
 // Session is the digest of an agent transcript.
@@ -128,7 +131,32 @@ type Session struct {
 	Tokens            *Tokens  `json:"tokens,omitempty"`
 	// SkippedRecords counts transcript lines of unknown types.
 	SkippedRecords int `json:"skipped_records,omitempty"`
+	// Plan is the last plan the agent put to the user for approval (the
+	// plan mode of Claude Code, Codex CLI or Gemini CLI), in its own words.
+	Plan string `json:"plan,omitempty"`
+	// PullRequests are the pull requests the agent linked the session to.
+	PullRequests []PullRequest `json:"pull_requests,omitempty"`
 }
+
+// PullRequest is a pull request a session was linked to.
+type PullRequest struct {
+	URL string `json:"url"`
+	// Number is the pull request's number in its repository, when known.
+	Number int `json:"number,omitempty"`
+	// Repository is "owner/name", when known.
+	Repository string `json:"repository,omitempty"`
+}
+
+// Command statuses (Command.Status).
+const (
+	StatusOK          = "ok"          // it ran and succeeded
+	StatusFailed      = "failed"      // it ran and failed
+	StatusBlocked     = "blocked"     // a hook stopped it before it ran; counts as a failure
+	StatusRejected    = "rejected"    // the user or a permission rule refused it: it did not run
+	StatusInterrupted = "interrupted" // stopped by the user while it ran, or cancelled
+	StatusBackground  = "background"  // moved to the background; its outcome is not in the transcript
+	StatusUnknown     = "unknown"     // the transcript does not say how it ended
+)
 
 // Command is a shell command the agent ran.
 type Command struct {
@@ -138,6 +166,12 @@ type Command struct {
 	Output   string `json:"output,omitempty"`
 	// Count is how many times the same command ran.
 	Count int `json:"count,omitempty"`
+	// Status is how its latest run ended: ok, failed, blocked, rejected,
+	// interrupted, background or unknown (the Status constants).
+	Status string `json:"status,omitempty"`
+	// By names who ran it when it was not the session's own agent:
+	// "subagent", or "subagent " and the subagent's id.
+	By string `json:"by,omitempty"`
 }
 
 // Todo is one item of the agent's task list.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -25,7 +26,7 @@ const (
 // toolPattern is a tool name. Tags are checked by ValidTag with a loop:
 // the equivalent regular expression, a Unicode class repeated 63 times,
 // cost 70 ms to compile at every start of the program.
-var toolPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+var toolPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`) })
 
 // ErrEmptyItem is wrapped when a list item is empty or only white space.
 var ErrEmptyItem = errors.New("empty item")
@@ -97,7 +98,7 @@ func (r *Record) Check() []error {
 	if _, err := ParseID(string(r.ID)); err != nil || string(r.ID) != strings.ToUpper(string(r.ID)) {
 		errs = append(errs, fmt.Errorf("id: %q is not a canonical handoff id", Shorten(string(r.ID), 40)))
 	}
-	if !toolPattern.MatchString(r.Tool) {
+	if !toolPattern().MatchString(r.Tool) {
 		errs = append(errs, fmt.Errorf("tool: %q must be a lower-case name", Shorten(r.Tool, 40)))
 	}
 	if strings.TrimSpace(r.Title) == "" {
@@ -118,7 +119,7 @@ func (r *Record) Check() []error {
 }
 
 // ValidTool reports whether s is an acceptable tool name.
-func ValidTool(s string) bool { return toolPattern.MatchString(s) }
+func ValidTool(s string) bool { return toolPattern().MatchString(s) }
 
 // ValidTag reports whether s is an acceptable tag.
 func ValidTag(s string) bool {

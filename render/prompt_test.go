@@ -474,3 +474,30 @@ func TestBriefingMemoryGivesWay(t *testing.T) {
 		t.Fatalf("a 300-byte budget: %v, want ErrBudget", err)
 	}
 }
+
+// What capture reads of a Claude Code session beyond the basics shows:
+// the plan put to the user, the linked pull requests, how a command that
+// did not run its course ended, and what a subagent did.
+func TestRenderPlanPullRequestsStatus(t *testing.T) {
+	rec := fullRecord()
+	rec.Session.Plan = "1. Port tokens\n2. Port scanner"
+	rec.Session.PullRequests = []handoff.PullRequest{{URL: "https://github.com/acme/app/pull/42", Number: 42, Repository: "acme/app"}}
+	rec.Session.Commands = append(rec.Session.Commands,
+		handoff.Command{Command: "rm -rf build", Count: 1, Status: handoff.StatusRejected},
+		handoff.Command{Command: "wc -l *.go", ExitCode: ptr(0), Count: 1, Status: handoff.StatusOK, By: "subagent a485154"})
+	rec.Files = append(rec.Files, handoff.FileTouched{Path: "NOTES.md", Action: "created", Edits: 1, By: "subagent a485154"})
+	res, err := render.Render(rec, render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"The plan the agent last put to the user:", "2. Port scanner",
+		"https://github.com/acme/app/pull/42 (acme/app#42)",
+		"[rejected] rm -rf build", "[exit 0] wc -l *.go (by subagent a485154)",
+		"created NOTES.md (by subagent a485154)",
+	} {
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("rendered text lacks %q", want)
+		}
+	}
+}

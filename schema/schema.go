@@ -13,12 +13,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 //go:embed *.schema.json
@@ -34,53 +29,6 @@ const (
 func Source(name string) ([]byte, error) {
 	return files.ReadFile(name)
 }
-
-var (
-	compileOnce sync.Once
-	compiled    map[string]*jsonschema.Schema
-	compileErr  error
-)
-
-func compile() (map[string]*jsonschema.Schema, error) {
-	compileOnce.Do(func() {
-		entries, err := files.ReadDir(".")
-		if err != nil {
-			compileErr = err
-			return
-		}
-		c := jsonschema.NewCompiler()
-		c.AssertFormat()
-		c.DefaultDraft(jsonschema.Draft2020)
-		for _, e := range entries {
-			data, err := files.ReadFile(e.Name())
-			if err != nil {
-				compileErr = err
-				return
-			}
-			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-			if err != nil {
-				compileErr = fmt.Errorf("embedded schema %s: %w", e.Name(), err)
-				return
-			}
-			if err := c.AddResource(e.Name(), doc); err != nil {
-				compileErr = fmt.Errorf("embedded schema %s: %w", e.Name(), err)
-				return
-			}
-		}
-		compiled = map[string]*jsonschema.Schema{}
-		for _, e := range entries {
-			s, err := c.Compile(e.Name())
-			if err != nil {
-				compileErr = fmt.Errorf("embedded schema %s: %w", e.Name(), err)
-				return
-			}
-			compiled[e.Name()] = s
-		}
-	})
-	return compiled, compileErr
-}
-
-var printer = message.NewPrinter(language.English)
 
 // Violation is one way an instance breaks its schema.
 type Violation struct {
@@ -126,46 +74,25 @@ func Validate(name string, data []byte) error {
 	if err := StrictCheck(data); err != nil {
 		return err
 	}
-	schemas, err := compile()
+	schemas, err := compiled()
 	if err != nil {
 		return err
 	}
-	s, ok := schemas[name]
+	root, ok := schemas[name]
 	if !ok {
 		return fmt.Errorf("no embedded schema %q", name)
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	inst, err := decodeInstance(data)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	err = s.Validate(inst)
-	if err == nil {
+	var violations []Violation
+	root.validateValue(inst, "", &violations)
+	if len(violations) == 0 {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err
-	}
-	out := &ValidationError{Schema: name}
-	collect(ve, &out.Violations)
-	sort.SliceStable(out.Violations, func(i, j int) bool { return out.Violations[i].Pointer < out.Violations[j].Pointer })
-	return out
-}
-
-// collect gathers the leaves of the error tree: the specific failures, not
-// the "doesn't validate with $ref" wrappers above them.
-func collect(e *jsonschema.ValidationError, into *[]Violation) {
-	if len(e.Causes) == 0 {
-		ptr := ""
-		for _, tok := range e.InstanceLocation {
-			ptr += "/" + escapePointer(tok)
-		}
-		*into = append(*into, Violation{Pointer: ptr, Message: e.ErrorKind.LocalizedString(printer)})
-		return
-	}
-	for _, c := range e.Causes {
-		collect(c, into)
-	}
+	sort.SliceStable(violations, func(i, j int) bool { return violations[i].Pointer < violations[j].Pointer })
+	return &ValidationError{Schema: name, Violations: violations}
 }
 
 // Decode validates data against the named schema and then decodes it into

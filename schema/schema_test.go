@@ -98,7 +98,7 @@ func TestDecodeRefusesUnknownFieldsAndFillsStruct(t *testing.T) {
 }
 
 func TestEmbeddedSchemasCompile(t *testing.T) {
-	if _, err := compile(); err != nil {
+	if _, err := compiled(); err != nil {
 		t.Fatal(err)
 	}
 	if src, err := Source(Handoff); err != nil || !strings.Contains(string(src), "2020-12") {

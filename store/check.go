@@ -144,7 +144,7 @@ func (s *Store) compareIndex(scan *scanResult) (problem string, compact bool, er
 	}
 	nl := bytes.IndexByte(buf, '\n')
 	if nl < 0 || string(buf[:nl]) != indexHeader {
-		return "index header is damaged", false, nil
+		return "index " + headerReason(buf[:max(nl, 0)]), false, nil
 	}
 	type state struct {
 		line []byte
@@ -170,12 +170,12 @@ func (s *Store) compareIndex(scan *scanResult) (problem string, compact bool, er
 	var want []byte
 	for i := range scan.entries {
 		e := &scan.entries[i]
-		want = appendLine(want[:0], e)
+		want = appendLine(want[:0], e, "")
 		got, ok := final[e.ID]
 		switch {
 		case !ok || got.del:
 			problems = append(problems, fmt.Sprintf("index does not list %s", e.ID))
-		case !bytes.Equal(got.line, want[:len(want)-1]):
+		case !bytes.Equal(got.line[1:], want[1:len(want)-1]): // "+" or "*", as the order of lines says
 			problems = append(problems, fmt.Sprintf("index entry for %s does not match its record", e.ID))
 		}
 		delete(final, e.ID)

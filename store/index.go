@@ -16,14 +16,24 @@ import (
 // other line is one event, its fields separated by tabs:
 //
 //	"+" id created_unix_ms tool project_name project_path title branch source tags summary_prefix
+//	"*" id created_unix_ms tool project_name project_path title branch source tags summary_prefix
 //	"-" id
 //
-// The last line for an id wins: "+" says the record exists with these
-// fields, "-" that it was removed. Tags are joined by commas (a tag cannot
+// The last line for an id wins: "+" and "*" say the record exists with these
+// fields, "-" that it was removed. "+" also says that the id is greater than
+// the id of every earlier "+" or "*" line ("in order", as saves of new
+// handoffs are; removals do not count);
+// "*" marks a line that is not (an import of an older handoff, a replaced
+// record). So the newest ids are found from the end of the file: before a
+// "+" line there is no record line with a greater id. Tags are joined by commas (a tag cannot
 // contain one). In every text field a backslash, tab, newline or carriage
 // return is written as \\, \t, \n or \r. A final line without its newline is
 // a torn append: readers ignore it and the next writer truncates it.
-const indexHeader = "session-handoff-index 1"
+const indexHeader = "session-handoff-index 2"
+
+// olderIndexHeader is the header of the index an earlier version wrote
+// (no "*" lines, "+" without the promise of order). It is rebuilt.
+const olderIndexHeader = "session-handoff-index 1"
 
 const (
 	// summaryPrefixLen is how much of a summary the index keeps for Query.
@@ -129,9 +139,15 @@ func (e *indexEntry) toEntry() Entry {
 	}
 }
 
-// appendLine appends the "+" line for e, with its newline, to dst.
-func appendLine(dst []byte, e *indexEntry) []byte {
-	dst = append(dst, '+', '\t')
+// appendLine appends the line for e, with its newline, to dst: "+" when e's
+// id is greater than after (the greatest id of an earlier record line; empty when
+// there is none), "*" otherwise.
+func appendLine(dst []byte, e *indexEntry, after handoff.ID) []byte {
+	op := byte('+')
+	if after != "" && e.ID <= after {
+		op = '*'
+	}
+	dst = append(dst, op, '\t')
 	dst = append(dst, e.ID...)
 	dst = append(dst, '\t')
 	dst = appendInt(dst, e.CreatedMS)
@@ -311,6 +327,7 @@ type lineRef struct {
 	hi, lo   uint64 // the id
 	off, end uint32 // the line within the buffer, without its newline
 	del      bool   // a tombstone
+	inOrder  bool   // a "+" line: no earlier line has a greater id
 }
 
 func (r *lineRef) cmp(o *lineRef) int {
@@ -363,11 +380,12 @@ func parseIndex(buf []byte, refs []lineRef) (*parsedIndex, error) {
 	}
 	nl := bytes.IndexByte(buf, '\n')
 	if nl < 0 || string(buf[:nl]) != indexHeader {
-		return ix, &indexError{Line: 1, Reason: fmt.Sprintf("header is not %q", indexHeader)}
+		return ix, &indexError{Line: 1, Reason: headerReason(buf[:max(nl, 0)])}
 	}
 	refs = refs[:0]
 	sorted := true
-	var prevHi, prevLo uint64
+	var prevHi, prevLo, maxHi, maxLo uint64
+	seenRecord := false
 	pos := nl + 1
 	lineNo := 1
 	for pos < len(buf) {
@@ -383,6 +401,16 @@ func parseIndex(buf []byte, refs []lineRef) (*parsedIndex, error) {
 			return ix, &indexError{Line: lineNo, Reason: reason}
 		}
 		ref.off, ref.end = uint32(pos), uint32(pos+n)
+		if !ref.del {
+			greater := !seenRecord || ref.hi > maxHi || ref.hi == maxHi && ref.lo > maxLo
+			if ref.inOrder && !greater {
+				// Readers from the end trust this promise: a false one is damage.
+				return ix, &indexError{Line: lineNo, Reason: "marked in order (+) after a record line with a greater id"}
+			}
+			if greater {
+				maxHi, maxLo, seenRecord = ref.hi, ref.lo, true
+			}
+		}
 		if sorted && len(refs) > 0 && (ref.hi < prevHi || ref.hi == prevHi && ref.lo <= prevLo) {
 			sorted = false
 		}
@@ -434,7 +462,8 @@ func checkLine(line []byte) (lineRef, string) {
 			return ref, "trailing data after a removal"
 		}
 		ref.del = true
-	case '+':
+	case '+', '*':
+		ref.inOrder = line[0] == '+'
 		if len(line) == tombstoneLen || line[tombstoneLen] != '\t' {
 			return ref, "no tab after the id"
 		}
@@ -464,8 +493,8 @@ func splitFields(line []byte) (f [indexFields][]byte) {
 	return f
 }
 
-// parseLine fully decodes one event line: for "+" the entry, for "-" only
-// the id.
+// parseLine fully decodes one event line: for "+" and "*" the entry, for
+// "-" only the id.
 func parseLine(line []byte) (ie indexEntry, del bool, err error) {
 	ref, reason := checkLine(line)
 	if reason != "" {
@@ -514,4 +543,12 @@ func (ix *parsedIndex) entry(i int) (Entry, error) {
 // lineNumber finds the line number of live entry i, for error messages.
 func (ix *parsedIndex) lineNumber(i int) int {
 	return bytes.Count(ix.buf[:ix.live[i].off], []byte{'\n'}) + 1
+}
+
+// headerReason says why a first line is not indexHeader.
+func headerReason(first []byte) string {
+	if string(first) == olderIndexHeader {
+		return "written by an earlier version"
+	}
+	return fmt.Sprintf("header is not %q", indexHeader)
 }

@@ -20,7 +20,7 @@ func TestIndexLineRoundTrip(t *testing.T) {
 			Summary: "s\\\n\t"},
 		{ID: id, Tags: []string{""}},
 	} {
-		line := appendLine(nil, &e)
+		line := appendLine(nil, &e, "")
 		if bytes.Count(line, []byte{'\n'}) != 1 || line[len(line)-1] != '\n' {
 			t.Fatalf("line %q is not one line", line)
 		}
@@ -44,11 +44,11 @@ func TestIndexLineRoundTrip(t *testing.T) {
 
 func TestParseLineRejects(t *testing.T) {
 	id, _ := handoff.NewID(baseTime)
-	good := string(appendLine(nil, &indexEntry{ID: id, Tool: "codex", Title: "t"}))
+	good := string(appendLine(nil, &indexEntry{ID: id, Tool: "codex", Title: "t"}, ""))
 	good = good[:len(good)-1]
 	for name, line := range map[string]string{
 		"empty":           "",
-		"unknown op":      "*" + good[1:],
+		"unknown op":      "?" + good[1:],
 		"no tab":          "+" + good[2:],
 		"short id":        "+\t0123",
 		"lower-case id":   "+\t" + strings.ToLower(string(id)) + good[28:],
@@ -78,13 +78,13 @@ func TestParseIndexLastLineWins(t *testing.T) {
 	b2 := b
 	b2.Title = "b2"
 	buf := []byte(indexHeader + "\n")
-	buf = appendLine(buf, &c) // out of order, as concurrent machines may write
-	buf = appendLine(buf, &a)
-	buf = appendLine(buf, &b)
+	buf = appendLine(buf, &c, "") // out of order, as concurrent machines may write
+	buf = appendLine(buf, &a, c.ID)
+	buf = appendLine(buf, &b, c.ID)
 	buf = appendTombstone(buf, a.ID)
-	buf = appendLine(buf, &b2)
+	buf = appendLine(buf, &b2, c.ID)
 	buf = appendTombstone(buf, c.ID)
-	buf = appendLine(buf, &c)
+	buf = appendLine(buf, &c, c.ID)
 	buf = append(buf, "+\tgarbage without newline"...)
 	ix, err := parseIndex(buf, nil)
 	if err != nil {
@@ -147,10 +147,10 @@ func FuzzParseIndex(f *testing.F) {
 	id2, _ := handoff.NewID(baseTime.Add(time.Hour))
 	e := indexEntry{ID: id1, CreatedMS: baseTime.UnixMilli(), Tool: "codex", ProjectName: "p", ProjectPath: "/src/p",
 		Title: "a\ttitle\\with\nescapes", Branch: "main", Source: "hand", Tags: []string{"x", "y"}, Summary: "sum"}
-	good := appendLine([]byte(indexHeader+"\n"), &e)
+	good := appendLine([]byte(indexHeader+"\n"), &e, "")
 	f.Add(good)
 	f.Add(appendTombstone(bytes.Clone(good), id1))
-	f.Add(appendLine(appendTombstone(bytes.Clone(good), id2), &e))
+	f.Add(appendLine(appendTombstone(bytes.Clone(good), id2), &e, e.ID))
 	f.Add(append(bytes.Clone(good), "+\t"+string(id2)+"\t1"...))
 	f.Add([]byte(indexHeader + "\n"))
 	f.Add([]byte(indexHeader))
@@ -187,8 +187,10 @@ func FuzzParseIndex(f *testing.F) {
 		}
 		// Written out again (as a rebuild would), it reads back the same.
 		out := []byte(indexHeader + "\n")
+		var greatest handoff.ID
 		for i := range entries {
-			out = appendLine(out, &entries[i])
+			out = appendLine(out, &entries[i], greatest)
+			greatest = max(greatest, entries[i].ID)
 		}
 		ix2, err := parseIndex(out, nil)
 		if err != nil {

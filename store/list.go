@@ -93,8 +93,21 @@ func (s *Store) List(f Filter) ([]Entry, error) {
 	if f.Latest {
 		return s.lastEntered(m)
 	}
+	if m.limit > 0 {
+		// The newest are near the end of the index: read from there, and
+		// in full only when they are not, or the end is damaged.
+		out, err := s.tailNewest(m)
+		if !errors.Is(err, errCorruptIndex) && !errors.Is(err, errTailGaveUp) {
+			return out, err
+		}
+	}
+	return s.listFull(m)
+}
+
+// listFull is List over the whole index, loaded and checked.
+func (s *Store) listFull(m *matcher) ([]Entry, error) {
 	var out []Entry
-	err = s.withIndex(func(ix *parsedIndex) error {
+	err := s.withIndex(func(ix *parsedIndex) error {
 		out = out[:0]
 		for i := len(ix.live) - 1; i >= 0; i-- {
 			ok, err := m.match(ix.line(i))
@@ -124,30 +137,60 @@ func (s *Store) List(f Filter) ([]Entry, error) {
 // lastEntered returns the live entry matching m whose index line comes
 // last in the file, as a list of at most one.
 func (s *Store) lastEntered(m *matcher) ([]Entry, error) {
-	var out []Entry
+	found, err := s.latestEntries(m)
+	if err != nil || found[0] == nil {
+		return nil, err
+	}
+	return []Entry{*found[0]}, nil
+}
+
+// latestEntries returns, for each matcher, the live entry it matches whose
+// index line comes last in the file (nil where none does). The first
+// matcher decides when to stop; the others are its fallbacks. The index is
+// read from its end; when the answer is not near the end, or the end is
+// damaged, it is read (and if need be rebuilt) in full.
+func (s *Store) latestEntries(ms ...*matcher) ([]*Entry, error) {
+	found, err := s.tailLatest(ms...)
+	if errors.Is(err, errCorruptIndex) || errors.Is(err, errTailGaveUp) {
+		return s.latestEntriesFull(ms...)
+	}
+	return found, err
+}
+
+// latestEntriesFull is latestEntries over the whole index, loaded and
+// checked.
+func (s *Store) latestEntriesFull(ms ...*matcher) ([]*Entry, error) {
+	out := make([]*Entry, len(ms))
 	err := s.withIndex(func(ix *parsedIndex) error {
-		out = out[:0]
-		best := -1
+		best := make([]int, len(ms))
+		for j := range best {
+			best[j] = -1
+		}
 		for i := range ix.live {
-			if best >= 0 && ix.live[i].off < ix.live[best].off {
+			for j, m := range ms {
+				if best[j] >= 0 && ix.live[i].off < ix.live[best[j]].off {
+					continue
+				}
+				ok, err := m.match(ix.line(i))
+				if err != nil {
+					return &indexError{Line: ix.lineNumber(i), Reason: err.Error()}
+				}
+				if ok {
+					best[j] = i
+				}
+			}
+		}
+		for j, i := range best {
+			out[j] = nil
+			if i < 0 {
 				continue
 			}
-			ok, err := m.match(ix.line(i))
+			e, err := ix.entry(i)
 			if err != nil {
-				return &indexError{Line: ix.lineNumber(i), Reason: err.Error()}
+				return err
 			}
-			if ok {
-				best = i
-			}
+			out[j] = &e
 		}
-		if best < 0 {
-			return nil
-		}
-		e, err := ix.entry(best)
-		if err != nil {
-			return err
-		}
-		out = append(out, e)
 		return nil
 	})
 	return out, err
@@ -607,24 +650,29 @@ func (s *Store) LatestForProject(root string) (rec *handoff.Record, matchedByNam
 		return nil, false, err
 	}
 	m.exactPath = true
-	entries, err := s.lastEntered(m)
+	name := filepath.Base(root)
+	byName := name != "/" && name != "." && !strings.ContainsRune(name, filepath.Separator)
+	// One backward pass finds both; it stops at the first match by path,
+	// which wins over any match by name.
+	ms := []*matcher{m}
+	if byName {
+		nm, err := newMatcher(Filter{Project: name})
+		if err != nil {
+			return nil, false, err
+		}
+		ms = append(ms, nm)
+	}
+	found, err := s.latestEntries(ms...)
 	if err != nil {
 		return nil, false, err
 	}
-	if len(entries) == 1 {
-		rec, err := s.Get(entries[0].ID)
-		return rec, false, err
+	for i, e := range found {
+		if e != nil {
+			rec, err := s.Get(e.ID)
+			return rec, i > 0, err
+		}
 	}
-	name := filepath.Base(root)
-	if name == "/" || name == "." || strings.ContainsRune(name, filepath.Separator) {
-		return nil, false, nil
-	}
-	entries, err = s.List(Filter{Project: name, Latest: true})
-	if err != nil || len(entries) == 0 {
-		return nil, false, err
-	}
-	rec, err = s.Get(entries[0].ID)
-	return rec, true, err
+	return nil, false, nil
 }
 
 // Matches reports whether query, ignoring case, occurs in the entry's id,

@@ -271,7 +271,7 @@ func TestCrashedWriterProcesses(t *testing.T) {
 		if data, err := os.ReadFile(indexPath(s)); err == nil {
 			ix, err := parseIndex(data, nil)
 			if err != nil {
-				t.Fatalf("round %d: index damaged by a kill: %v", round, err)
+				t.Fatalf("round %d: index damaged by a kill: %v\n%s", round, err, data)
 			}
 			for i := range ix.live {
 				id := string(ix.line(i)[2:tombstoneLen])

@@ -125,8 +125,10 @@ func (r *scanResult) indexBytes() []byte {
 	buf := make([]byte, 0, len(indexHeader)+1+len(r.entries)*256)
 	buf = append(buf, indexHeader...)
 	buf = append(buf, '\n')
+	var greatest handoff.ID
 	for i := range r.entries {
-		buf = appendLine(buf, &r.entries[i])
+		buf = appendLine(buf, &r.entries[i], greatest)
+		greatest = max(greatest, r.entries[i].ID)
 	}
 	return buf
 }

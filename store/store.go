@@ -163,7 +163,6 @@ func (s *Store) Put(r *handoff.Record, replace bool) (replaced bool, err error) 
 		return false, err
 	}
 	ie := entryFromRecord(r)
-	line := appendLine(nil, &ie)
 	if err := os.MkdirAll(filepath.Join(s.dir, recordsDir), dirPerm); err != nil {
 		return false, fmt.Errorf("create store: %w", err)
 	}
@@ -186,6 +185,11 @@ func (s *Store) Put(r *handoff.Record, replace bool) (replaced bool, err error) 
 	if exists && !replace {
 		return false, fmt.Errorf("save %s: %w", r.ID, ErrExists)
 	}
+	greatest, err := w.greatestID()
+	if err != nil {
+		return false, err
+	}
+	line := appendLine(nil, &ie, greatest)
 	if err := w.writePending(opPut, r.ID); err != nil {
 		return false, err
 	}

@@ -104,7 +104,7 @@ func fillStore(tb testing.TB, dir string, n int) error {
 			return err
 		}
 		ie := entryFromRecord(r)
-		index = appendLine(index, &ie)
+		index = appendLine(index, &ie, "") // made in id order
 	}
 	return os.WriteFile(filepath.Join(dir, indexFile), index, filePerm)
 }
@@ -152,6 +152,34 @@ func BenchmarkList(b *testing.B) {
 						}
 						if len(es) != c.want {
 							b.Fatalf("%d entries, want %d", len(es), c.want)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkLatestForProject finds a project's newest handoff, as render,
+// resume and the session-start hook do, in stores of different sizes: it
+// reads the index from its end, so the cost must not grow with the store.
+// "missing" is a project with no handoff, which reads the whole index.
+func BenchmarkLatestForProject(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
+			s := benchStore(b, "list", n)
+			for _, c := range []struct {
+				name, root string
+				found      bool
+			}{
+				{"present", "/home/dev/src/project-07", true},
+				{"missing", "/home/dev/src/no-such-project", false},
+			} {
+				b.Run(c.name, func(b *testing.B) {
+					for b.Loop() {
+						rec, _, err := s.LatestForProject(c.root)
+						if err != nil || (rec != nil) != c.found {
+							b.Fatalf("%v %v", rec, err)
 						}
 					}
 				})

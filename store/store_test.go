@@ -531,7 +531,7 @@ func TestTornIndexLineIgnoredThenCut(t *testing.T) {
 	before, _ := os.ReadFile(indexPath(s))
 	extra := mkRecord(t, baseTime.Add(time.Hour), "codex", "p", "torn")
 	ie := entryFromRecord(extra)
-	line := appendLine(nil, &ie)
+	line := appendLine(nil, &ie, "")
 	appendFile(t, indexPath(s), string(line[:len(line)/2]))
 	if got := mustList(t, s, Filter{}); len(got) != 3 {
 		t.Fatalf("torn line not ignored: %v", ids(got))
@@ -673,7 +673,7 @@ func TestCheckCompactsIndex(t *testing.T) {
 	for i := 0; i < 1100; i++ {
 		junk = appendTombstone(junk, r.ID)
 		ie := entryFromRecord(r)
-		junk = appendLine(junk, &ie)
+		junk = appendLine(junk, &ie, r.ID)
 	}
 	appendFile(t, indexPath(s), string(junk))
 	rep, err := s.Check(true)

@@ -161,7 +161,11 @@ func (w *writer) reconcileLine(p *pendingOp) ([]byte, error) {
 		return appendTombstone(nil, p.id), nil
 	}
 	ie := entryFromRecord(rec)
-	return appendLine(nil, &ie), nil
+	greatest, err := w.greatestID()
+	if err != nil {
+		return nil, err
+	}
+	return appendLine(nil, &ie, greatest), nil
 }
 
 // checkIndex looks at the index's header and its last byte. It returns a
@@ -186,7 +190,7 @@ func (w *writer) checkIndex() (reason string, torn bool, err error) {
 	size := st.Size()
 	hdr := make([]byte, len(indexHeader)+1)
 	if n, _ := f.ReadAt(hdr, 0); n < len(hdr) || string(hdr) != indexHeader+"\n" {
-		return "index header is damaged", false, nil
+		return "index " + headerReason(bytes.TrimSuffix(hdr[:n], []byte("\n"))), false, nil
 	}
 	if size > maxIndexSize {
 		return fmt.Sprintf("index is larger than %d bytes", maxIndexSize), false, nil

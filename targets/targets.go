@@ -47,6 +47,9 @@ type Profile struct {
 	Style render.Style `json:"-"`
 	// Notes are facts a user should know, one sentence each.
 	Notes []string `json:"notes,omitempty"`
+	// MCP says where the agent registers MCP servers; nil for an agent
+	// integrate does not register the server with.
+	MCP *MCPRegistration `json:"mcp,omitempty"`
 }
 
 // Launch is one way to start the agent with a handoff.

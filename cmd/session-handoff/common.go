@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -185,30 +184,14 @@ func escapeInvisible(b []byte) []byte {
 	return out
 }
 
-// parseSince reads --since: a duration back from now (90m, 6h, 2d, 1w) or
-// a date or time (2026-11-20, 2026-11-20T10:00:00Z).
+// parseSince reads --since (store.ParseSince); a bad value is a usage
+// error.
 func parseSince(s string, now time.Time) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
+	t, err := store.ParseSince(s, now)
+	if err != nil {
+		return time.Time{}, usagef("--since %w", err)
 	}
-	if n := len(s); n > 1 && (s[n-1] == 'd' || s[n-1] == 'w') {
-		if v, err := strconv.Atoi(s[:n-1]); err == nil && v >= 0 && v < 100000 {
-			days := v
-			if s[n-1] == 'w' {
-				days *= 7
-			}
-			return now.AddDate(0, 0, -days), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, usagef("--since %q: want a duration (90m, 6h, 2d, 1w) or a date (2026-11-20)", handoff.Shorten(s, 40))
+	return t, nil
 }
 
 // ago renders how long ago t was, for people.

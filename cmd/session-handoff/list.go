@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -66,7 +65,7 @@ func runList(a *app, opts *listOptions) error {
 		return err
 	}
 	f.Since = t
-	f.Project = projectFilter(opts.project)
+	f.Project = store.ProjectFilter(opts.project)
 	s, err := a.openStore()
 	if err != nil {
 		return err
@@ -92,18 +91,6 @@ func runList(a *app, opts *listOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.ID.Short(), ago(e.CreatedAt, now), e.Tool, cell(e.Origin, 32), cell(e.ProjectName, 24), cell(e.Title, 60))
 	}
 	return tw.Flush()
-}
-
-// projectFilter turns a directory given on the command line into an
-// absolute path, and leaves a bare project name alone.
-func projectFilter(p string) string {
-	if p == "" || (!strings.ContainsRune(p, filepath.Separator) && p != "." && p != "..") {
-		return p
-	}
-	if abs, err := filepath.Abs(p); err == nil {
-		return abs
-	}
-	return p
 }
 
 // cell makes a value safe and short enough for one table cell: control

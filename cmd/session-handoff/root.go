@@ -57,8 +57,8 @@ SESSION_HANDOFF_HOME relocates both.`,
 	root.AddCommand(newExportCmd(a), newImportCmd(a), newVerifyCmd(a), newInspectCmd(a), newKeygenCmd(a), newKeyCmd(a), newTrustCmd(a), newPeopleCmd(a))
 	// Transfer, handover and memory: remote, send, receive, inbox, handover, pause, unpause, memory, hook.
 	root.AddCommand(newRemoteCmd(a), newSendCmd(a), newReceiveCmd(a), newInboxCmd(a), newHandoverCmd(a), newPauseCmd(a), newUnpauseCmd(a), newMemoryCmd(a))
-	// Agents: render, resume, launch, targets, integrate, doctor, demo.
-	root.AddCommand(newRenderCmd(a), newResumeCmd(a), newLaunchCmd(a), newTargetsCmd(a), newIntegrateCmd(a), newHookCmd(a), newDoctorCmd(a), newDemoCmd(a), newManCmd(a))
+	// Agents: render, resume, launch, targets, integrate, hook, mcp, doctor, demo.
+	root.AddCommand(newRenderCmd(a), newResumeCmd(a), newLaunchCmd(a), newTargetsCmd(a), newIntegrateCmd(a), newHookCmd(a), newMCPCmd(a), newDoctorCmd(a), newDemoCmd(a), newManCmd(a))
 	root.AddCommand(newHelpTopics()...)
 	root.InitDefaultCompletionCmd()
 	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {

@@ -28,7 +28,9 @@ $CLAUDE_CONFIG_DIR), Codex CLI ($CODEX_HOME/sessions, default ~/.codex) and
 Gemini CLI (~/.gemini/tmp), newest first, with the working directory each
 session ran in, and its title (or first request), its secrets redacted as
 capture redacts them. --project keeps the sessions that ran in that directory or
-under it; --project '' shows all.`,
+under it; --project '' shows all. A Claude Code subagent's transcript is part of
+its session, never listed as one; --json gives each session's agent version
+and nests its subagents' transcripts under it.`,
 		Example: `  session-handoff sessions
   session-handoff sessions --from codex --project ~/src/app --json`,
 		Args: noArgs,
@@ -51,6 +53,17 @@ type sessionRow struct {
 	Title        string        `json:"title,omitempty"`
 	Started      *time.Time    `json:"started,omitempty"`
 	LastActivity *time.Time    `json:"last_activity,omitempty"`
+	AgentVersion string        `json:"agent_version,omitempty"`
+	// Subagents are the session's subagent transcripts (Claude Code):
+	// part of the session, never sessions of their own.
+	Subagents []subagentRow `json:"subagents,omitempty"`
+}
+
+// subagentRow is one subagent transcript of a session.
+type subagentRow struct {
+	ID           string `json:"id"`
+	Path         string `json:"path"`
+	AgentVersion string `json:"agent_version,omitempty"`
 }
 
 func runSessions(a *app, opts sessionsOptions) error {
@@ -70,7 +83,10 @@ func runSessions(a *app, opts sessionsOptions) error {
 	if opts.json {
 		out := []sessionRow{}
 		for _, s := range found {
-			r := sessionRow{Agent: s.Agent, ID: s.ID, Path: s.Path, CWD: s.CWD, Title: s.Title}
+			r := sessionRow{Agent: s.Agent, ID: s.ID, Path: s.Path, CWD: s.CWD, Title: s.Title, AgentVersion: s.AgentVersion}
+			for _, sub := range s.Subagents {
+				r.Subagents = append(r.Subagents, subagentRow{ID: sub.ID, Path: sub.Path, AgentVersion: sub.AgentVersion})
+			}
 			if !s.Started.IsZero() {
 				r.Started = &s.Started
 			}

@@ -21,8 +21,9 @@ func newTargetsCmd(a *app) *cobra.Command {
 		Short: "list the agents a handoff can be rendered for",
 		Long: `For each target agent: the instruction files it reads by itself, the file
 'render --as instructions --write' puts the handoff in, the size limits it
-has, and how to start it with a rendered prompt without passing a long text
-as one command-line argument.`,
+has, how to start it with a rendered prompt without passing a long text
+as one command-line argument, and where it registers MCP servers (mcp in
+--json: the files, their format, the command that registers ours).`,
 		Example: `  session-handoff targets
   session-handoff targets --json | jq -r '.[] | select(.name=="codex") | .launch[0].command'`,
 		Args: noArgs,
@@ -53,6 +54,9 @@ func runTargets(a *app, opts targetsOptions) error {
 		}
 		for _, l := range p.Launch {
 			fmt.Fprintf(a.stdout, "  launch:  %s\n           %s\n", l.How, l.Command)
+		}
+		if m := p.MCP; m != nil {
+			fmt.Fprintf(a.stdout, "  mcp:     %s in the project, %s for every project\n           %s\n", m.ProjectFile, m.UserFile, m.Register)
 		}
 		for _, n := range p.Notes {
 			fmt.Fprintf(a.stdout, "  note:    %s\n", n)

@@ -35,7 +35,8 @@ var MemoryFileNames = []string{"SOUL.md", "MEMORY.md"}
 
 // Options say what to brief on and how.
 type Options struct {
-	// Project is the project's root directory.
+	// Project is the project's root directory, as capture.ProjectRoot
+	// names it (the git state is read there without asking git again).
 	Project string
 	// MemoryDir is the memory directory, relative to Project or absolute.
 	MemoryDir string
@@ -64,7 +65,7 @@ func Gather(ctx context.Context, s *store.Store, o Options) (render.Briefing, er
 		return br, err
 	}
 	if br.Record != nil && br.Record.Git != nil {
-		if br.Drift, err = capture.Since(ctx, o.Project, br.Record.Git); err != nil {
+		if br.Drift, err = capture.SinceAtRoot(ctx, o.Project, br.Record.Git); err != nil {
 			if !errors.Is(err, capture.ErrNotGitRepo) && !errors.Is(err, capture.ErrNoGit) {
 				o.warn("git changes since the handoff left out: %v", err)
 			}
@@ -90,6 +91,14 @@ func Build(ctx context.Context, s *store.Store, o Options) (render.Briefing, *re
 // an absolute memDir the user named). Secrets in them are redacted. A file
 // that cannot be quoted is left out and warn is told why.
 func ReadMemoryFiles(root, memDir string, warn func(string, ...any)) []render.MemoryFile {
+	return ReadNamedMemoryFiles(root, memDir, MemoryFileNames, warn)
+}
+
+// ReadNamedMemoryFiles is ReadMemoryFiles of other files of the memory
+// directory (names relative to it, with forward slashes; the MCP server
+// serves HANDOFF.md and layer2/current-state.md too). Only a name without
+// a directory is also looked for at the project root.
+func ReadNamedMemoryFiles(root, memDir string, names []string, warn func(string, ...any)) []render.MemoryFile {
 	type place struct{ dir, bound string }
 	places := []place{{filepath.Join(root, memDir), root}, {root, root}}
 	if filepath.IsAbs(memDir) {
@@ -98,9 +107,12 @@ func ReadMemoryFiles(root, memDir string, warn func(string, ...any)) []render.Me
 		places[0] = place{memDir, memDir}
 	}
 	var out []render.MemoryFile
-	for _, name := range MemoryFileNames {
-		for _, pl := range places {
-			path := filepath.Join(pl.dir, name)
+	for _, name := range names {
+		for i, pl := range places {
+			if i > 0 && strings.Contains(name, "/") {
+				break
+			}
+			path := filepath.Join(pl.dir, filepath.FromSlash(name))
 			shown := path
 			if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
 				shown = filepath.ToSlash(r)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +41,10 @@ type Options struct {
 	// TranscriptCopy, for the caller to store as an attachment.
 	AttachTranscript bool
 	TranscriptCopy   io.Writer
+	// SessionIDOnly reads Session as "latest" or a session id, never as a
+	// file: the MCP server's capture names a session of the agent, and a
+	// request from an agent must not make it read a file it names.
+	SessionIDOnly bool
 }
 
 // Result is a captured handoff and what went into it.
@@ -91,18 +96,34 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 	s := dig.Session
 	rec.Session = &s
 	rec.Files = dig.Files
+	for _, q := range dig.Decisions {
+		if len(rec.Decisions) < handoff.MaxItems && strings.TrimSpace(q) != "" {
+			rec.Decisions = append(rec.Decisions, q)
+		}
+	}
 	digestNotes(rec, dig)
 	rec.Source = handoff.Source{Kind: handoff.SourceTranscript, Transcript: sess.Path}
 	rec.Source.Machine = paths.Hostname()
 	if err := FromWorktree(ctx, rec, project, opts.NoGit); err != nil {
 		return nil, err
 	}
+	if wt := dig.Worktree; wt != "" && rec.Git != nil {
+		// The session moved into a git worktree (Claude Code's
+		// worktree-state): its edits are there, and so is the git state
+		// that tells how they stand. The digest's paths stay relative to
+		// the session's first directory.
+		if fi, err := os.Stat(wt); err == nil && fi.IsDir() {
+			if st, err := State(ctx, wt); err == nil {
+				rec.Git = st
+			}
+		}
+	}
 	if st := rec.Git; st != nil {
 		files, err := ReconcileWithGit(ctx, rec.Files, st, dig.CWD, sessionStart(s))
 		if err != nil {
 			return nil, err
 		}
-		rec.Files = files
+		rec.Files = dropVanished(files, st.Root)
 		res.UntouchedDirty = UntouchedDirty(rec.Files, st)
 	}
 	if kind, checks, err := DetectProject(rec.Project.Path); err == nil {
@@ -129,11 +150,30 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 var ErrNothingToCapture = errors.New("nothing to capture")
 
 // Empty says whether d holds nothing a handoff could carry: no request,
-// message, command, edit, todo or compaction summary.
+// message, command, edit, todo, compaction summary, plan, pull request or
+// decision.
 func (d *Digest) Empty() bool {
 	s := d.Session
 	return len(s.Requests) == 0 && s.LastAgentMessage == "" && len(s.Commands) == 0 && len(d.Files) == 0 &&
-		len(s.Todos) == 0 && s.CompactionSummary == ""
+		len(s.Todos) == 0 && s.CompactionSummary == "" && s.Plan == "" && len(s.PullRequests) == 0 && len(d.Decisions) == 0
+}
+
+// dropVanished leaves out the files the session created that are gone:
+// git knows nothing of them (not dirty, untracked, committed or tracked)
+// and the worktree at root has no such file. Made and removed within the
+// session (by a command the transcript does not spell as a plain rm), they
+// changed nothing. files are as Reconcile returns them.
+func dropVanished(files []handoff.FileTouched, root string) []handoff.FileTouched {
+	out := files[:0:0]
+	for _, f := range files {
+		if f.Action == "created" && f.Git == "" && !filepath.IsAbs(f.Path) && filepath.IsLocal(filepath.FromSlash(f.Path)) {
+			if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(f.Path))); errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 func sessionStart(s handoff.Session) time.Time {
@@ -146,7 +186,7 @@ func sessionStart(s handoff.Session) time.Time {
 // chooseSession finds the transcript named by opts.Session.
 func chooseSession(opts Options, project string) (SessionInfo, error) {
 	ref := opts.Session
-	if ref != "" && ref != "latest" {
+	if ref != "" && ref != "latest" && !opts.SessionIDOnly {
 		info, err := os.Stat(ref)
 		if err == nil && !info.Mode().IsRegular() {
 			// A path that exists but is no transcript file: say what it is
@@ -246,6 +286,10 @@ func redactRecord(r *redact.Redactor, rec *handoff.Record, rep *redact.Report) {
 	}
 	s.LastAgentMessage = r.String(s.LastAgentMessage, "last agent message", rep)
 	s.CompactionSummary = r.String(s.CompactionSummary, "compaction summary", rep)
+	s.Plan = r.String(s.Plan, "plan", rep)
+	for i := range s.PullRequests {
+		s.PullRequests[i].URL = r.String(s.PullRequests[i].URL, fmt.Sprintf("pull request %d", i+1), rep)
+	}
 	for i := range s.Commands {
 		c := &s.Commands[i]
 		c.Command = r.String(c.Command, fmt.Sprintf("command %d", i+1), rep)

@@ -81,8 +81,6 @@ type codexReader struct {
 	// abortEvent and abortItem are one more than the number of user
 	// turns (by source) when a turn was last interrupted; 0 for none.
 	abortEvent, abortItem int
-	// plan is the last plan proposed in plan mode that is left.
-	plan string
 	// running maps the session of a command still running (its output
 	// said "Process running with session ID N") to the command's call;
 	// polls maps a write_stdin call to the session it polls. The poll's
@@ -170,7 +168,7 @@ func readCodex(r io.Reader, limits Limits, sh *shape) (*Digest, error) {
 		if e.kind == evRequest && e.src != want {
 			continue
 		}
-		c.foldOne(f, c.cwd, e)
+		foldEvent(f, c.cwd, e)
 	}
 	return c.finish(f)
 }
@@ -213,9 +211,6 @@ func (c *codexReader) finish(f *folder) (*Digest, error) {
 	}
 	d.Session.LastActivity = timePtr(c.span.last)
 	d.Title = c.title
-	if c.plan != "" {
-		d.Plan = shortenMiddle("Plan proposed in Codex plan mode:\n\n"+c.plan, MaxPlan)
-	}
 	if c.mode != codexFold {
 		d.Cancelled = c.lastTurnCancelled()
 	}
@@ -224,20 +219,6 @@ func (c *codexReader) finish(f *folder) (*Digest, error) {
 		return nil, err
 	}
 	return d, nil
-}
-
-// evCodexPlan is an event only the Codex reader knows: a plan proposed in
-// plan mode, in text. It rides with the others so that a rollback drops
-// it with its turn.
-const evCodexPlan evKind = 200
-
-// foldOne folds an event, or keeps the plan an evCodexPlan carries.
-func (c *codexReader) foldOne(f *folder, cwd string, e event) {
-	if e.kind == evCodexPlan {
-		c.plan = e.text
-		return
-	}
-	foldEvent(f, cwd, e)
 }
 
 // foldEvent normalises an event's paths against cwd and folds it.
@@ -300,7 +281,7 @@ func (c *codexReader) record(m map[string]any) {
 		// codex-rs/protocol/src/protocol.rs): not the user's, and what a
 		// subagent did is folded in from its own rollout.
 	default:
-		c.d.Stats.Unknown++
+		c.d.Stats.unknownType(typ)
 	}
 }
 
@@ -313,7 +294,7 @@ func (c *codexReader) add(e event) {
 			c.keep = c.keep[1:]
 		}
 		if len(c.keep) > 0 && int(c.keep[0]) == c.line && (e.kind != evRequest || e.src == c.want) {
-			c.foldOne(c.fold, c.root, e)
+			foldEvent(c.fold, c.root, e)
 		}
 	default:
 		c.events = append(c.events, e)
@@ -413,9 +394,10 @@ func (c *codexReader) eventMsg(p map[string]any) {
 		// Plan mode's proposed plan is kept as a completed Plan item
 		// (TurnItem::Plan {id, text}, codex-rs/protocol/src/items.rs;
 		// persisted by codex-rs/rollout/src/policy.rs).
+		// An event, so that a rollback drops it with its turn.
 		if item := getMap(p, "item"); getStr(item, "type") == "Plan" {
 			if text := strings.TrimSpace(getStr(item, "text")); text != "" || c.mode == codexLines {
-				c.add(event{kind: evCodexPlan, text: shortenMiddle(text, MaxPlan)})
+				c.add(event{kind: evPlan, text: shortenMiddle(text, MaxCompaction)})
 			}
 		}
 	case "thread_goal_updated":
@@ -821,8 +803,9 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 }
 
 // codexLine gathers what discovery shows from a rollout line: the
-// session_meta's id, working directory, start and whether the thread is
-// a subagent's; the first request; the name the user gave the thread.
+// session_meta's id, working directory, start, Codex version and whether
+// the thread is a subagent's; the first request; the name the user gave
+// the thread.
 func (p *prober) codexLine(m map[string]any, head bool) {
 	pl := getMap(m, "payload")
 	switch getStr(m, "type") {
@@ -831,6 +814,7 @@ func (p *prober) codexLine(m map[string]any, head bool) {
 			p.metaSeen = true
 			p.id, p.cwd = getStr(pl, "id"), getStr(pl, "cwd")
 			p.subagent, _ = codexSubagentOf(pl)
+			p.version = getStr(pl, "cli_version")
 			if t, ok := getTime(pl, "timestamp"); ok {
 				p.started = t
 			}

@@ -36,6 +36,12 @@ type SessionInfo struct {
 	// back to the file's modification time.
 	Started      time.Time
 	LastActivity time.Time
+	// AgentVersion is the version of the agent that last wrote the
+	// transcript, when it says.
+	AgentVersion string
+	// Subagents are the transcripts of the session's subagents (Claude
+	// Code), listed for the sessions whose files are probed.
+	Subagents []SubagentInfo
 
 	projectHash string // Gemini: sha256 of the project root, from the file
 	subagent    bool   // a subagent's transcript: never listed
@@ -90,7 +96,11 @@ func FindSessions(agent Agent, env func(string) string) ([]SessionInfo, error) {
 		out = append(out, SessionInfo{Agent: agent, Path: c.path, ID: c.id, CWD: c.cwd, LastActivity: c.mtime})
 	}
 	probeAll(out[:min(len(out), maxProbed)])
-	// A subagent's transcript is part of its parent's session.
+	if agent == ClaudeCode {
+		claudeOlderSubagents(out[:min(len(out), maxProbed)])
+	}
+	// A Codex or Gemini CLI subagent's transcript is part of its
+	// parent's session.
 	out = slices.DeleteFunc(out, func(s SessionInfo) bool { return s.subagent })
 	slices.SortStableFunc(out, func(a, b SessionInfo) int { return b.LastActivity.Compare(a.LastActivity) })
 	return out, nil
@@ -148,7 +158,8 @@ func claudeFiles(home string, env func(string) string) []candidate {
 	for _, root := range claudeRoots(home, env) {
 		for _, proj := range subdirs(root) {
 			n := len(out)
-			listFiles(proj, func(name string) bool { return strings.HasSuffix(name, ".jsonl") }, &out)
+			// A subagent's file is part of its session, never one.
+			listFiles(proj, func(name string) bool { return strings.HasSuffix(name, ".jsonl") && !isClaudeSubagentName(name) }, &out)
 			for i := n; i < len(out); i++ {
 				out[i].id = strings.TrimSuffix(filepath.Base(out[i].path), ".jsonl")
 			}
@@ -301,6 +312,9 @@ func probe(s *SessionInfo) {
 		scan(io.NewSectionReader(f, 0, size), false, sh, p.both)
 	}
 	p.fill(s)
+	if s.Agent == ClaudeCode {
+		claudeSubagents(s)
+	}
 }
 
 func fromDigest(s *SessionInfo, d *Digest) {
@@ -361,7 +375,7 @@ var scanners = sync.Pool{New: func() any { return &scanner{br: bufio.NewReaderSi
 // prober gathers what discovery shows from the lines it sees.
 type prober struct {
 	agent                       Agent
-	id, cwd, hash               string
+	id, cwd, hash, version      string
 	started, last               time.Time
 	firstReq                    string
 	custom, ai, summary, thread string
@@ -399,6 +413,9 @@ func (p *prober) line(m map[string]any, head bool) {
 			if getBool(m, "isSidechain") {
 				return
 			}
+			if v := getStr(m, "version"); v != "" && !head {
+				p.version = v
+			}
 			if p.cwd == "" {
 				p.cwd = getStr(m, "cwd")
 			}
@@ -416,6 +433,9 @@ func (p *prober) line(m map[string]any, head bool) {
 			if p.cwd == "" && !getBool(m, "isSidechain") {
 				p.cwd = getStr(m, "cwd")
 			}
+			if v := getStr(m, "version"); v != "" && !head && !getBool(m, "isSidechain") {
+				p.version = v
+			}
 		}
 	case Codex:
 		p.codexLine(m, head)
@@ -431,6 +451,7 @@ func (p *prober) fill(s *SessionInfo) {
 	}
 	s.projectHash = p.hash
 	s.subagent = p.subagent
+	s.AgentVersion = shortenHead(oneLine(p.version), maxVersion)
 	s.Title = titleFrom(firstNonEmpty(p.custom, p.thread, p.topic, p.ai, p.summary, p.firstReq))
 	s.Started = p.started
 	if !p.last.IsZero() {

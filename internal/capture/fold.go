@@ -23,6 +23,9 @@ const (
 	evCompaction                   // text: a compaction summary
 	evTokens                       // tokens used; id dedupes repeats; set replaces the total
 	evTouch                        // ops: paths the agent reports touching, without details
+	evTask                         // one task of a task list changed: id, text (its subject, "" to keep), status ("deleted" removes it)
+	evPlan                         // text: the plan the agent put to the user
+	evDecision                     // text: a question the user answered, and the answer
 )
 
 type opKind uint8
@@ -51,10 +54,17 @@ type event struct {
 	failed  bool // the call failed
 	skipped bool // the call did not run (cancelled, refused)
 	known   bool // the outcome (success or failure) is known
-	todos   []handoff.Todo
-	tokens  handoff.Tokens
-	set     bool
-	src     uint8 // where a request came from, for readers that see it twice
+	// status overrides the command status the outcome implies (one of
+	// the handoff.Status constants): blocked, rejected, interrupted,
+	// background.
+	status string
+	todos  []handoff.Todo
+	// ids, when set, are the ids of todos (a task list's snapshot), for
+	// later evTask events to refer to.
+	ids    []string
+	tokens handoff.Tokens
+	set    bool
+	src    uint8 // where a request came from, for readers that see it twice
 }
 
 // Constructors that bound the text they store.
@@ -79,6 +89,21 @@ func evOut(id string, exit *int, failed, known bool, output string) event {
 		e.text = shortenMiddle(output, MaxFailureOutput)
 	}
 	return e
+}
+
+// evStatus is evOut for an outcome with a status of its own: a call that
+// was rejected or interrupted did not run its course (skipped); one a hook
+// blocked failed.
+func evStatus(id, status, output string) event {
+	switch status {
+	case handoff.StatusBlocked:
+		e := evOut(id, nil, true, true, output)
+		e.status = status
+		return e
+	case handoff.StatusBackground:
+		return event{kind: evResult, id: id, status: status}
+	}
+	return event{kind: evResult, id: id, skipped: true, status: status}
 }
 
 func evCompact(text string) event {
@@ -119,6 +144,10 @@ type cmdEntry struct {
 	last int // seq of the latest run
 }
 
+// maxOpenFailures bounds the failures kept waiting for a later success
+// to settle them.
+const maxOpenFailures = 64
+
 type callEntry struct {
 	seq      int
 	cmd      *cmdEntry
@@ -140,9 +169,12 @@ type folder struct {
 	cmdIndex     map[string]*cmdEntry
 	calls        map[string]*callEntry
 	callOrder    []*callEntry
-	lastFailure  *handoff.Command
+	failures     []handoff.Command // failures no later success has settled, oldest first
 	todos        []handoff.Todo
+	todoIDs      []string // the task ids of todos, when a task list set them
 	todosSet     bool
+	plan         string
+	decisions    []string
 	compaction   string
 	tokByID      map[string]handoff.Tokens
 	tokIDs       []string
@@ -188,7 +220,21 @@ func (f *folder) add(e event) {
 		f.result(e)
 	case evTodos:
 		f.todos = e.todos
+		f.todoIDs = nil
+		if len(e.ids) == len(e.todos) {
+			f.todoIDs = e.ids
+		}
 		f.todosSet = true
+	case evTask:
+		f.task(e)
+	case evPlan:
+		if e.text != "" {
+			f.plan = e.text
+		}
+	case evDecision:
+		if e.text != "" && len(f.decisions) < handoff.MaxItems {
+			f.decisions = append(f.decisions, e.text)
+		}
 	case evCompaction:
 		if e.text != "" {
 			f.compaction = e.text
@@ -217,6 +263,45 @@ func (f *folder) add(e event) {
 				f.fileOrder = append(f.fileOrder, op.path)
 			}
 		}
+	}
+}
+
+// task applies one change of a task list: a new task, or a new subject or
+// status for one; status "deleted" takes it off the list.
+func (f *folder) task(e event) {
+	if e.id == "" {
+		return
+	}
+	i := slices.Index(f.todoIDs, e.id)
+	if i < 0 && len(f.todoIDs) != len(f.todos) {
+		// The list came from a tool without ids (TodoWrite): a task
+		// list starts afresh.
+		f.todos, f.todoIDs = nil, nil
+	}
+	f.todosSet = true
+	switch {
+	case e.status == "deleted":
+		if i >= 0 {
+			f.todos = slices.Delete(slices.Clone(f.todos), i, i+1)
+			f.todoIDs = slices.Delete(slices.Clone(f.todoIDs), i, i+1)
+		}
+	case i >= 0:
+		t := f.todos[i]
+		if text := shortenHead(strings.TrimSpace(e.text), maxTodoText); text != "" {
+			t.Content = text
+		}
+		if e.status != "" {
+			t.Status = todoStatus(e.status)
+		}
+		f.todos = slices.Clone(f.todos)
+		f.todos[i] = t
+	default:
+		text := shortenHead(strings.TrimSpace(e.text), maxTodoText)
+		if text == "" || len(f.todos) >= maxTodos {
+			return
+		}
+		f.todos = append(slices.Clone(f.todos), handoff.Todo{Content: text, Status: todoStatus(e.status)})
+		f.todoIDs = append(slices.Clone(f.todoIDs), e.id)
 	}
 }
 
@@ -253,6 +338,7 @@ func (f *folder) call(e event) {
 		ce.cmd.Count++
 		ce.cmd.ExitCode = nil
 		ce.cmd.Output = ""
+		ce.cmd.Status = handoff.StatusUnknown
 		ce.last = f.seq
 		c.cmd = ce
 	}
@@ -307,13 +393,23 @@ func (f *folder) result(e event) {
 	cmd := &c.cmd.cmd
 	cmd.ExitCode = e.exit
 	failed := e.failed || (e.exit != nil && *e.exit != 0)
+	switch {
+	case e.status != "":
+		cmd.Status = e.status
+	case failed:
+		cmd.Status = handoff.StatusFailed
+	case e.known:
+		cmd.Status = handoff.StatusOK
+	}
 	if failed {
 		cmd.Output = shortenMiddle(e.text, MaxCommandOutput)
-		lf := handoff.Command{Command: cmd.Command, ExitCode: e.exit, Output: e.text}
-		f.lastFailure = &lf
-	} else if (e.exit != nil || e.known) && f.lastFailure != nil && resolves(cmd.Command, f.lastFailure.Command) {
-		// A later run of the failed command succeeded.
-		f.lastFailure = nil
+		if len(f.failures) == maxOpenFailures {
+			f.failures = slices.Delete(f.failures, 0, 1)
+		}
+		f.failures = append(f.failures, handoff.Command{Command: cmd.Command, ExitCode: e.exit, Output: e.text, Status: cmd.Status})
+	} else if cmd.Status == handoff.StatusOK {
+		// A later success at the same action settles earlier failures.
+		f.failures = slices.DeleteFunc(f.failures, func(fc handoff.Command) bool { return resolves(cmd.Command, fc.Command) })
 	}
 }
 
@@ -362,6 +458,12 @@ func (f *folder) applyOp(op fileOp) {
 	}
 	switch op.op {
 	case opDelete:
+		if fe.origin == "created" {
+			// Made and removed within the session: nothing to report.
+			delete(f.files, op.path)
+			f.fileOrder = slices.DeleteFunc(f.fileOrder, func(p string) bool { return p == op.path })
+			return
+		}
 		fe.f.Action = "deleted"
 		return
 	case opCreate, opWrite, opEdit:
@@ -412,10 +514,15 @@ func (f *folder) finish(d *Digest) {
 	for _, c := range cmds {
 		s.Commands = append(s.Commands, c.cmd)
 	}
-	s.LastFailure = f.lastFailure
+	if n := len(f.failures); n > 0 {
+		lf := f.failures[n-1]
+		s.LastFailure = &lf
+	}
 	if f.todosSet && len(f.todos) > 0 {
 		s.Todos = f.todos
 	}
+	s.Plan = f.plan
+	d.Decisions = f.decisions
 	s.CompactionSummary = f.compaction
 	if f.tokSeen {
 		var t handoff.Tokens

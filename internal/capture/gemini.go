@@ -255,7 +255,7 @@ func (g *geminiLog[T]) record(m map[string]any) {
 		}
 		g.set(m)
 	default:
-		g.d.Stats.Unknown++
+		g.d.Stats.unknownType(getStr(m, "type"))
 	}
 }
 
@@ -448,8 +448,10 @@ func (g *geminiLog[T]) finish(f *folder, gf *geminiFold, touched []string) (*Dig
 	// The title: the topic the agent last set (update_topic), else the
 	// summary Gemini CLI wrote, else (in the folder) the first request.
 	d.Title = firstNonEmpty(gf.topic, getStr(g.meta, "summary"))
-	d.Plan = gf.finishPlan()
 	d.Cancelled = gf.cancelled
+	if plan := gf.finishPlan(); plan != "" {
+		foldEvent(f, d.CWD, event{kind: evPlan, text: plan})
+	}
 	if len(touched) > 0 {
 		t := event{kind: evTouch}
 		for _, p := range touched {
@@ -506,9 +508,6 @@ func (g *geminiFold) add(evs ...event) {
 		}
 	}
 }
-
-// MaxPlan bounds the plan kept from a transcript.
-const MaxPlan = 16 << 10
 
 func (g *geminiFold) message(m map[string]any) {
 	id := getStr(m, "id")
@@ -716,7 +715,7 @@ func (g *geminiFold) writePlan(p, text string) {
 	if len(g.planFiles) == maxPlanFiles {
 		g.planFiles = slices.Delete(g.planFiles, 0, 1)
 	}
-	g.planFiles = append(g.planFiles, planFile{path: p, text: shortenHead(text, 4*MaxPlan)})
+	g.planFiles = append(g.planFiles, planFile{path: p, text: shortenHead(text, 2*MaxCompaction)})
 }
 
 // editPlan applies a replace to a plan file whose text is known.
@@ -778,7 +777,7 @@ func (g *geminiFold) exitPlan(name, out string) {
 	if !ok {
 		text = "(the plan file " + oneLine(name) + " is not in the transcript)"
 	}
-	g.plan = shortenMiddle("Plan "+outcome+" (Gemini CLI plan mode):\n\n"+strings.TrimSpace(text), MaxPlan)
+	g.plan = shortenMiddle(strings.TrimSpace(text)+"\n\n(Gemini CLI plan mode: "+outcome+".)", MaxCompaction)
 }
 
 // finishPlan is the plan to hand on: the last one put to the user, or
@@ -786,7 +785,7 @@ func (g *geminiFold) exitPlan(name, out string) {
 func (g *geminiFold) finishPlan() string {
 	if g.inPlan && g.planWrites > g.planFrom {
 		last := g.planFiles[len(g.planFiles)-1]
-		return shortenMiddle("Plan drafted in Gemini CLI plan mode, not yet put to the user:\n\n"+strings.TrimSpace(last.text), MaxPlan)
+		return shortenMiddle(strings.TrimSpace(last.text)+"\n\n(Gemini CLI plan mode: a draft, not yet put to the user.)", MaxCompaction)
 	}
 	return g.plan
 }

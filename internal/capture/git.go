@@ -166,6 +166,19 @@ func parseState(ctx context.Context, abs string, res []git.Result) (*handoff.Git
 	return st, nil
 }
 
+// parseStatusAt builds the state of the worktree whose top is root from
+// the status alone (no recent commits).
+func parseStatusAt(ctx context.Context, root string, status git.Result) (*handoff.GitState, error) {
+	if status.Err != nil {
+		return nil, notARepo(ctx, root, status.Err)
+	}
+	st := &handoff.GitState{Root: root}
+	if err := parseStatus(status.Out, st); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
 // Remote returns the URL of the repository's origin remote (or its first
 // remote) with any user name or password removed, or "" if there is none.
 func Remote(ctx context.Context, dir string) string {

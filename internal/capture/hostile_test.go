@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +59,24 @@ func checkDigest(d *Digest) error {
 	if lf := s.LastFailure; lf != nil {
 		check(len(lf.Output) <= MaxFailureOutput && lf.Command != "", "last failure: %d bytes", len(lf.Output))
 	}
+	for i, c := range s.Commands {
+		check(slices.Contains([]string{"", "ok", "failed", "blocked", "rejected", "interrupted", "background", "unknown"}, c.Status), "command %d status %q", i, c.Status)
+		check(len(c.By) <= 300, "command %d by: %d bytes", i, len(c.By))
+	}
+	check(len(s.Plan) <= MaxCompaction, "plan: %d bytes", len(s.Plan))
+	check(len(s.PullRequests) <= maxPRs, "%d pull requests", len(s.PullRequests))
+	for i, pr := range s.PullRequests {
+		check(pr.URL != "" && len(pr.URL) <= 2048 && len(pr.Repository) <= 256 && pr.Number >= 0, "pull request %d: %+v", i, pr)
+	}
+	check(len(d.Decisions) <= handoff.MaxItems, "%d decisions", len(d.Decisions))
+	for i, q := range d.Decisions {
+		check(strings.TrimSpace(q) != "" && len(q) <= handoff.MaxItem, "decision %d: %d bytes", i, len(q))
+	}
+	for i, f := range d.Files {
+		check(len(f.By) <= 300, "file %d by: %d bytes", i, len(f.By))
+	}
+	check(len(d.Worktree) <= maxPath, "worktree: %d bytes", len(d.Worktree))
+	check(len(d.Stats.UnknownTypes) <= MaxUnknownTypes, "%d unknown type names", len(d.Stats.UnknownTypes))
 	check(len(s.Todos) <= maxTodos, "%d todos", len(s.Todos))
 	for i, t := range s.Todos {
 		check(t.Content != "" && len(t.Content) <= maxTodoText, "todo %d: %d bytes", i, len(t.Content))
@@ -73,8 +92,7 @@ func checkDigest(d *Digest) error {
 		check(f.Edits >= 0, "file %d edits %d", i, f.Edits)
 	}
 	check(len(d.Title) <= MaxTitle, "title: %d bytes", len(d.Title))
-	check(len(d.Plan) <= MaxPlan && len(d.Goal) <= handoff.MaxItem && len(d.Parent) <= maxID,
-		"plan %d, goal %d, parent %d bytes", len(d.Plan), len(d.Goal), len(d.Parent))
+	check(len(d.Goal) <= handoff.MaxItem && len(d.Parent) <= maxID, "goal %d, parent %d bytes", len(d.Goal), len(d.Parent))
 	check(s.SkippedRecords == d.Stats.Unknown+d.Stats.Malformed+d.Stats.TooLong, "skipped %d, stats %+v", s.SkippedRecords, d.Stats)
 	if len(bad) > 0 {
 		return errors.New(strings.Join(bad, "; "))

@@ -47,12 +47,17 @@ type realExpectation struct {
 type realFile struct {
 	action string
 	edits  int
+	by     string // who changed it when not the session's agent ("" for it)
 }
 
 type realCommand struct {
 	prefix string
 	exit   *int
 	count  int
+	// status, when set, is the status the command must have; by names
+	// who ran it when it was not the session's agent.
+	status string
+	by     string
 }
 
 // exit returns a pointer to an exit code, for tables.
@@ -128,8 +133,8 @@ func checkRealFiles(t *testing.T, got []handoff.FileTouched, want map[string]rea
 			t.Errorf("file %q (%s, %d edits) not expected", f.Path, f.Action, f.Edits)
 			continue
 		}
-		if f.Action != w.action || f.Edits != w.edits {
-			t.Errorf("file %q: %s with %d edits, want %s with %d", f.Path, f.Action, f.Edits, w.action, w.edits)
+		if f.Action != w.action || f.Edits != w.edits || f.By != w.by {
+			t.Errorf("file %q: %s with %d edits by %q, want %s with %d by %q", f.Path, f.Action, f.Edits, f.By, w.action, w.edits, w.by)
 		}
 	}
 }
@@ -153,6 +158,12 @@ func checkRealCommands(t *testing.T, got []handoff.Command, want realExpectation
 		}
 		if c.Count != w.count {
 			t.Errorf("command %q: count %d, want %d", w.prefix, c.Count, w.count)
+		}
+		if w.status != "" && c.Status != w.status {
+			t.Errorf("command %q: status %q, want %q", w.prefix, c.Status, w.status)
+		}
+		if c.By != w.by {
+			t.Errorf("command %q: by %q, want %q", w.prefix, c.By, w.by)
 		}
 	}
 }
@@ -214,15 +225,4 @@ func TestRealTranscriptsCovered(t *testing.T) {
 
 // realPending are the real transcripts whose expectations are still to be
 // written (issue 17's quality bar: every file gets one).
-var realPending = map[string]bool{
-	"claude-code/ccv/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl":                     true,
-	"claude-code/ccv/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl":                     true,
-	"claude-code/codemie/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl":                 true,
-	"claude-code/codemie/incremental-simple-turn-2.jsonl":                            true,
-	"claude-code/codemie/incremental-subagents-turn-2.jsonl":                         true,
-	"claude-code/codemie/incremental-subagents-turn-2/subagents/agent-a485154.jsonl": true,
-	"claude-code/codemie/session-196820da.jsonl":                                     true,
-	"claude-code/codemie/session-3fe1b6bc.jsonl":                                     true,
-	"claude-code/codemie/session-624a4a58.jsonl":                                     true,
-	"claude-code/codemie/session-9eda1058.jsonl":                                     true,
-}
+var realPending = map[string]bool{}

@@ -36,3 +36,35 @@ func TestSolvedFailureIsNotOpen(t *testing.T) {
 		t.Errorf("open failure %+v, want none: the later push succeeded", f)
 	}
 }
+
+func TestResolvesByShellWords(t *testing.T) {
+	for _, c := range []struct {
+		ok, failed string
+		want       bool
+	}{
+		// ls of other files: the same action (a glob is an operand, not
+		// a subcommand); seen in session-196820da.
+		{`ls -lh ~/p/6f1*.jsonl 2>/dev/null`, `ls -lh ~/p/ae6*.jsonl 2>/dev/null`, true},
+		{`stat -f "%Sc %Sm %N" ~/p/6f1*.jsonl`, `stat -f "%Sm %N" -t "%Y" ~/p/ae6*.jsonl`, true},
+		// The same target file through another program.
+		{"ls notes/a.md", "cat notes/a.md", true},
+		{"ls notes/b.md", "cat notes/a.md", false},
+		// An interpreter's action is its script.
+		{"python3 -c 'print(1)'", "python3 tools/gen.py", false},
+		{"python3 tools/gen.py --fast", "python3 tools/gen.py", true},
+		// Quoted && is not a chain; the action of a chain is its last step.
+		{`git commit -m "a && b"`, "git commit", true},
+		{"cd web && npm ci", "npm ci", true},
+		{"go test ./... 2>&1 | tail -5", "git push", true}, // a test run settles everything before it
+		{"grep -rn x . | head", "git push", false},
+		// A failure without a subcommand, settled by the same program
+		// with other options (session-3fe1b6bc).
+		{`codemie-codex --profile ollama --task "5!"`, `codemie-codex --task "Calculate 5!"`, true},
+		// The same file read another way after a pipeline failed on it.
+		{"cat ~/s/r.jsonl | jq -c .type", `grep -r "token" ~/s/r.jsonl | jq -c 'select(.)'`, true},
+	} {
+		if got := resolves(c.ok, c.failed); got != c.want {
+			t.Errorf("resolves(%q, %q) = %v, want %v", c.ok, c.failed, got, c.want)
+		}
+	}
+}

@@ -23,11 +23,15 @@ var textParts = func() *shape {
 // (the file before an edit, the patch, the whole output again) is dropped,
 // as are the old and new strings of edits and the contents of writes.
 var claudeShape = fields(map[string]*shape{
-	"operation": nil, "content": {scalar: true}, // queue-operation
+	"operation": nil, "content": {scalar: true}, "reason": nil, // queue-operation
 	"type": nil, "summary": nil, "leafUuid": nil, "customTitle": nil, "title": nil,
 	"aiTitle": nil, "isSidechain": nil, "timestamp": nil, "uuid": nil, "parentUuid": nil,
 	"logicalParentUuid": nil, "cwd": nil, "gitBranch": nil, "version": nil, "sessionId": nil,
-	"isMeta": nil, "isCompactSummary": nil, "requestId": nil,
+	"isMeta": nil, "isCompactSummary": nil, "requestId": nil, "agentId": nil, "toolDenialKind": nil,
+	"prUrl": nil, "prNumber": nil, "prRepository": nil, "relocatedCwd": nil, // pr-link, relocated
+	"worktreeSession": fields(map[string]*shape{"worktreePath": nil}),
+	"compactMetadata": claudeCompactMetadata,
+	"attachment":      claudeAttachmentShape,
 	"message": fields(map[string]*shape{
 		"id": nil, "usage": nil,
 		"content": {elem: fields(map[string]*shape{
@@ -35,13 +39,36 @@ var claudeShape = fields(map[string]*shape{
 			"content": textParts,
 			"input": fields(map[string]*shape{
 				"command": nil, "file_path": nil, "notebook_path": nil, "todos": nil,
-				"edits": {elem: dropped},
+				"edits":  {elem: dropped},
+				"taskId": nil, "subject": nil, "status": nil, "plan": nil, // TaskUpdate, ExitPlanMode
 			}),
 		})},
 	}),
 	"toolUseResult": fields(map[string]*shape{
 		"exitCode": nil, "stderr": nil, "interrupted": nil, "backgroundTaskId": nil, "newTodos": nil,
+		"task":    fields(map[string]*shape{"id": nil, "subject": nil}),                        // TaskCreate
+		"tasks":   {elem: fields(map[string]*shape{"id": nil, "subject": nil, "status": nil})}, // TaskList
+		"answers": nil, "questions": {elem: fields(map[string]*shape{"question": nil})},        // AskUserQuestion
+		"plan": nil, // ExitPlanMode
 	}),
+})
+
+// claudeAttachmentShape is an attachment line's attachment, as far as
+// it is read: a queued prompt, or a task or todo list reminder.
+var claudeAttachmentShape = func() *shape {
+	item := fields(map[string]*shape{"id": nil, "subject": nil, "status": nil, "content": {scalar: true}})
+	item.elem = item
+	return fields(map[string]*shape{
+		"type": nil, "prompt": textParts, "commandMode": nil, "isMeta": nil,
+		"origin":  fields(map[string]*shape{"kind": nil}),
+		"content": item,
+	})
+}()
+
+// claudeCompactMetadata is a compact boundary's compactMetadata: the
+// preserved segment of a partial compaction.
+var claudeCompactMetadata = fields(map[string]*shape{
+	"preservedSegment": fields(map[string]*shape{"headUuid": nil, "anchorUuid": nil, "tailUuid": nil}),
 })
 
 // codexPayload is a rollout line's payload, of any type: the union of the
@@ -127,6 +154,7 @@ var (
 	claudeProbeShape = fields(map[string]*shape{
 		"type": nil, "summary": nil, "customTitle": nil, "aiTitle": nil, "isSidechain": nil,
 		"cwd": nil, "sessionId": nil, "timestamp": nil, "isMeta": nil, "isCompactSummary": nil,
+		"version": nil, "agentId": nil,
 		"message": fields(map[string]*shape{
 			"content": {elem: fields(map[string]*shape{"type": nil, "text": nil})},
 		}),
@@ -135,7 +163,7 @@ var (
 		"timestamp": nil, "type": nil,
 		"payload": fields(map[string]*shape{
 			"type": nil, "id": nil, "cwd": nil, "timestamp": nil, "message": nil, "thread_name": nil,
-			"source": nil, "thread_source": nil, "parent_thread_id": nil,
+			"source": nil, "thread_source": nil, "parent_thread_id": nil, "cli_version": nil,
 		}),
 	})
 	geminiProbeShape = fields(map[string]*shape{
@@ -168,11 +196,15 @@ func probeShape(a Agent) *shape {
 // results, tool inputs or todos. The second pass reads the thread's lines
 // to claudeShape.
 var claudeThreadShape = fields(map[string]*shape{
-	"operation": nil, "content": {scalar: true}, // queue-operation
+	"operation": nil, "content": {scalar: true}, "reason": nil, // queue-operation
 	"type": nil, "summary": nil, "leafUuid": nil, "customTitle": nil, "title": nil,
 	"aiTitle": nil, "isSidechain": nil, "timestamp": nil, "uuid": nil, "parentUuid": nil,
 	"logicalParentUuid": nil, "cwd": nil, "gitBranch": nil, "version": nil, "sessionId": nil,
-	"isMeta": nil, "isCompactSummary": nil,
+	"isMeta": nil, "isCompactSummary": nil, "agentId": nil,
+	"prUrl": nil, "prNumber": nil, "prRepository": nil, "relocatedCwd": nil, // pr-link, relocated
+	"worktreeSession": fields(map[string]*shape{"worktreePath": nil}),
+	"compactMetadata": claudeCompactMetadata,
+	"attachment":      claudeAttachmentShape,
 	"message": fields(map[string]*shape{
 		"usage": {only: true},
 		"content": {elem: fields(map[string]*shape{
@@ -217,7 +249,7 @@ var geminiIndexShape = func() *shape {
 			meta[k] = v
 		}
 	}
-	top := map[string]*shape{"$rewindTo": nil, "$set": fields(meta), "id": nil, "timestamp": nil}
+	top := map[string]*shape{"$rewindTo": nil, "$set": fields(meta), "id": nil, "timestamp": nil, "type": nil}
 	for k, v := range meta {
 		top[k] = v
 	}

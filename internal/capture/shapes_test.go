@@ -70,7 +70,7 @@ func readerShape(a Agent) *shape {
 func TestShapesChangeNothing(t *testing.T) {
 	readers := map[Agent]func([]byte, *shape) (*Digest, error){
 		ClaudeCode: func(b []byte, sh *shape) (*Digest, error) {
-			return readClaudeCode(testReader(b), Limits{MaxLine: 256 << 10}, sh)
+			return readClaudeCode(testReader(b), Limits{MaxLine: 256 << 10}, sh, false)
 		},
 		Codex: func(b []byte, sh *shape) (*Digest, error) {
 			return readCodex(testReader(b), Limits{MaxLine: 256 << 10}, sh)

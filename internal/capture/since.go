@@ -36,9 +36,29 @@ const driftNameLimit = 1000
 // does not have gives Relation handoff.DriftUnknown, not an error. When dir is not
 // in a git worktree the error wraps ErrNotGitRepo.
 func Since(ctx context.Context, dir string, then *handoff.GitState) (*handoff.Drift, error) {
+	return sinceIn(ctx, dir, then, false)
+}
+
+// SinceAtRoot is Since for a root that ProjectRoot found, as the
+// session-start briefing has: it does not ask git for the root again, nor
+// read the recent commits (the drift's Now.RecentCommits stays empty; the
+// briefing shows only counts of the changes now). Two git processes fewer
+// on the path every agent session starts with (issue 19).
+func SinceAtRoot(ctx context.Context, root string, then *handoff.GitState) (*handoff.Drift, error) {
+	return sinceIn(ctx, root, then, true)
+}
+
+// briefingStateCmds is what SinceAtRoot reads of the worktree now.
+var briefingStateCmds = [][]string{stateCmds[1]}
+
+func sinceIn(ctx context.Context, dir string, then *handoff.GitState, atRoot bool) (*handoff.Drift, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
+	}
+	stateCmds := stateCmds
+	if atRoot {
+		stateCmds = briefingStateCmds
 	}
 	// Everything that does not wait for another answer runs in one round:
 	// State's reads, and with a usable HEAD then, the diff against it
@@ -57,7 +77,12 @@ func Since(ctx context.Context, dir string, then *handoff.GitState) (*handoff.Dr
 		return nil, err
 	}
 	res := g.RunAll(ctx, cmds...)
-	now, err := parseState(ctx, abs, res[:len(stateCmds)])
+	var now *handoff.GitState
+	if atRoot {
+		now, err = parseStatusAt(ctx, abs, res[0])
+	} else {
+		now, err = parseState(ctx, abs, res[:len(stateCmds)])
+	}
 	if err != nil {
 		return nil, err
 	}

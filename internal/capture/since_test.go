@@ -72,6 +72,20 @@ func since(t *testing.T, dir string, then *handoff.GitState) *handoff.Drift {
 	if d.Now == nil {
 		t.Fatal("Since: Now is nil")
 	}
+	// At the root, SinceAtRoot tells the same, without the recent commits.
+	if root, err := Root(context.Background(), dir); err == nil {
+		at, err := SinceAtRoot(context.Background(), root, then)
+		if err != nil {
+			t.Fatalf("SinceAtRoot: %v", err)
+		}
+		want := *d
+		now := *d.Now
+		now.RecentCommits = nil
+		want.Now = &now
+		if !reflect.DeepEqual(at, &want) {
+			t.Fatalf("SinceAtRoot differs from Since:\n%+v\n%+v", at, &want)
+		}
+	}
 	return d
 }
 

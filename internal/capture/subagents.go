@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,11 +12,12 @@ import (
 	"github.com/session-handoff/session-handoff/handoff"
 )
 
-// Subagents. Codex CLI and Gemini CLI write a subagent's conversation to
-// a transcript of its own. Such a transcript is never a session to hand
-// on: discovery leaves it out, capture refuses it and names its parent,
-// and reading the parent folds in the files the subagents touched and the
-// commands they ran.
+// Subagents of Codex CLI and Gemini CLI (Claude Code's are in
+// claude_subagents.go). Each writes a subagent's conversation to a
+// transcript of its own. Such a transcript is never a session to hand on:
+// discovery leaves it out, capture refuses it and names its parent, and
+// reading the parent folds in the files the subagents touched and the
+// commands they ran, marked as theirs (mergeSubagent).
 //
 //   - Codex CLI: every thread has its own rollout in the sessions tree;
 //     a subagent's session_meta says so in its source
@@ -33,25 +33,20 @@ import (
 //     sanitizeFilenamePart, packages/core/src/utils/fileUtils.ts). From
 //     v0.30 to v0.35 it lay beside the others and named no parent.
 
-// ErrSubagent is wrapped when the transcript asked for is a subagent's.
-var ErrSubagent = errors.New("this is a subagent's transcript, not a session")
+// maxSubagentDays bounds the Codex day directories searched for a
+// session's subagents (at most maxSubagents of them).
+const maxSubagentDays = 40
 
-// Bounds on folding subagents into their parent.
-const (
-	maxSubagents    = 64 // transcripts folded into one session
-	maxSubagentDays = 40 // Codex day directories searched for them
-)
-
-// subagentError is the error capture gives for a subagent's transcript
-// d read from file: it names the parent session when the transcript (or
-// where it lies) says which it is.
+// subagentError is the error capture gives for a Codex or Gemini CLI
+// subagent's transcript d read from file: it names the parent session
+// when the transcript (or where it lies) says which it is.
 func subagentError(file string, d *Digest) error {
 	if p := oneLine(d.Parent); p != "" {
-		return fmt.Errorf("%s: %w: its work is part of %s session %s; capture that session instead",
+		return fmt.Errorf("%s: %w: it ran in %s session %s: capture that session, whose capture includes this subagent's work",
 			file, ErrSubagent, d.Session.Agent, handoff.Shorten(p, 80))
 	}
-	return fmt.Errorf("%s: %w, and it does not name the session that started it; capture that session instead",
-		file, ErrSubagent)
+	return fmt.Errorf("%s: %w: a %s subagent's, which does not name the session it ran in: capture that session, whose capture includes this subagent's work",
+		file, ErrSubagent, d.Session.Agent)
 }
 
 // readGeminiFile reads a Gemini CLI recording at file and folds in its
@@ -80,7 +75,8 @@ func readGeminiFile(r io.Reader, lim Limits, file string) (*Digest, error) {
 			return readGemini(r, lim, d.CWD)
 		})
 		if err == nil && kid.Subagent {
-			foldSubagent(d, kid)
+			d.Stats.Subagents++
+			mergeSubagent(d, kid, "subagent "+shortenHead(oneLine(kid.Session.ID), 64))
 		}
 	}
 	return d, nil
@@ -108,7 +104,8 @@ func readCodexFile(r io.Reader, lim Limits, file string) (*Digest, error) {
 	for _, kid := range codexChildren(file, d) {
 		k, err := withTranscript(kid, lim, func(r *io.SectionReader) (*Digest, error) { return ReadCodex(r, lim) })
 		if err == nil && k.Subagent {
-			foldSubagent(d, k)
+			d.Stats.Subagents++
+			mergeSubagent(d, k, "subagent "+shortenHead(oneLine(k.Session.ID), 64))
 		}
 	}
 	return d, nil
@@ -249,72 +246,16 @@ func codexSubagentOf(meta map[string]any) (sub bool, parent string) {
 	return sub, parent
 }
 
-// foldSubagent adds what a subagent did to its parent's digest: the files
-// it touched (made relative to the parent's working directory) and the
-// commands it ran. Its requests, messages, todos and tokens are its own
-// conversation's and stay out; the parent's own call that ran it holds
-// its answer.
-func foldSubagent(d, kid *Digest) {
-	d.Stats.Subagents++
-	at := map[string]int{}
-	for i, f := range d.Files {
-		at[f.Path] = i
-	}
-	for _, f := range kid.Files {
-		p := f.Path
-		if kid.CWD != d.CWD {
-			p = normPath(d.CWD, joinPath(kid.CWD, p))
-		}
-		i, ok := at[p]
-		if !ok {
-			if len(d.Files) < maxFiles {
-				f.Path = p
-				at[p] = len(d.Files)
-				d.Files = append(d.Files, f)
-			}
-			continue
-		}
-		have := &d.Files[i]
-		have.Edits = int(min(int64(have.Edits)+int64(f.Edits), 1<<31-1))
-		switch {
-		case f.Action == "deleted":
-			have.Action = "deleted"
-		case have.Action == "deleted":
-			have.Action = f.Action
-		}
-	}
-	cmds := map[string]int{}
-	for i, c := range d.Session.Commands {
-		cmds[c.Command] = i
-	}
-	for _, c := range kid.Session.Commands {
-		if i, ok := cmds[c.Command]; ok {
-			have := &d.Session.Commands[i]
-			have.Count = int(min(int64(have.Count)+int64(c.Count), 1<<31-1))
-			continue
-		}
-		if len(d.Session.Commands) < maxCommands {
-			cmds[c.Command] = len(d.Session.Commands)
-			d.Session.Commands = append(d.Session.Commands, c)
-		}
-	}
-}
-
 // digestNotes puts into rec what the transcript says beside the session
 // digest, in the record's fields for what a person says (which a note
 // given by hand still adds to or replaces, handoff.Notes.Apply): the
-// session's goal as its summary, the last plan as a decision, and a
-// cancelled last turn as an open question. Until the record has a field
-// for the plan (issue 17), a decision is where it fits: a settled choice
-// of approach.
+// session's goal as its summary, and a cancelled last turn as an open
+// question.
 func digestNotes(rec *handoff.Record, d *Digest) {
 	if d.Goal != "" && rec.Summary == "" {
 		rec.Summary = d.Goal
 	}
-	if d.Plan != "" {
-		rec.Decisions = append(rec.Decisions, shortenMiddle(d.Plan, handoff.MaxItem))
-	}
-	if d.Cancelled {
+	if d.Cancelled && len(rec.OpenQuestions) < handoff.MaxItems {
 		rec.OpenQuestions = append(rec.OpenQuestions,
 			"The user cancelled the last turn before it ended: is the last request done, half done or dropped?")
 	}

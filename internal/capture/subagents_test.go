@@ -366,7 +366,7 @@ func TestGeminiSubagentIsNoSession(t *testing.T) {
 		t.Errorf("capture of a subagent: %v", err)
 	}
 	_, err = Build(context.Background(), Options{Agent: Gemini, Session: old, Project: project, NoGit: true, Env: env}, t0)
-	if !errors.Is(err, ErrSubagent) || !strings.Contains(err.Error(), "does not name") {
+	if !errors.Is(err, ErrSubagent) || !strings.Contains(err.Error(), "does not name the session") {
 		t.Errorf("capture of an older subagent recording: %v", err)
 	}
 }
@@ -408,12 +408,13 @@ func TestGeminiPlan(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := mustRead(t, gemini, geminiPlanSession(tc.calls...))
-			if len(tc.want) == 0 && d.Plan != "" {
-				t.Errorf("plan %q, want none", d.Plan)
+			plan := d.Session.Plan
+			if len(tc.want) == 0 && plan != "" {
+				t.Errorf("plan %q, want none", plan)
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(d.Plan, w) {
-					t.Errorf("plan %q lacks %q", d.Plan, w)
+				if !strings.Contains(plan, w) {
+					t.Errorf("plan %q lacks %q", plan, w)
 				}
 			}
 			// The plan file is Gemini CLI's, not the project's.
@@ -440,9 +441,9 @@ func TestGeminiPlanGoesIntoTheRecordRedacted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := res.Record.Decisions
-	if len(ds) != 1 || !strings.Contains(ds[0], "1. Add the column") || strings.Contains(ds[0], secret) {
-		t.Errorf("decisions %q", ds)
+	plan := res.Record.Session.Plan
+	if !strings.Contains(plan, "1. Add the column") || strings.Contains(plan, secret) || !strings.Contains(plan, "approved by the user") {
+		t.Errorf("plan %q", plan)
 	}
 }
 
@@ -512,8 +513,8 @@ func TestCodexPlanModePlan(t *testing.T) {
 		undo = `{"type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":1}}`
 	)
 	d := readCodexBoth(t, lines(meta, ask, plan("1. Split\n2. Test"), ask, plan("1. Split again")))
-	if d.Plan != "Plan proposed in Codex plan mode:\n\n1. Split again" {
-		t.Errorf("plan %q", d.Plan)
+	if d.Session.Plan != "1. Split again" {
+		t.Errorf("plan %q", d.Session.Plan)
 	}
 	// The second turn rolled back takes its plan with it, in one pass
 	// and in two.
@@ -521,8 +522,8 @@ func TestCodexPlanModePlan(t *testing.T) {
 		oncePass = once
 		d, err := ReadCodex(testReader([]byte(lines(meta, ask, plan("1. Split\n2. Test"), ask, plan("1. Split again"), undo))), Limits{})
 		oncePass = false
-		if err != nil || d.Plan != "Plan proposed in Codex plan mode:\n\n1. Split\n2. Test" {
-			t.Errorf("once %v: plan %q, %v", once, d.Plan, err)
+		if err != nil || d.Session.Plan != "1. Split\n2. Test" {
+			t.Errorf("once %v: plan %q, %v", once, d.Session.Plan, err)
 		}
 	}
 }
@@ -574,18 +575,20 @@ func TestSubagentFoldingIsBounded(t *testing.T) {
 	}
 }
 
-func TestFoldSubagentPaths(t *testing.T) {
+func TestMergeSubagentPaths(t *testing.T) {
 	d := &Digest{CWD: "/src/proj", Files: []handoff.FileTouched{{Path: "a.go", Action: "edited", Edits: 1}},
 		Session: handoff.Session{Commands: []handoff.Command{{Command: "make", Count: 1}}}}
-	foldSubagent(d, &Digest{CWD: "", Files: []handoff.FileTouched{
-		{Path: "/src/proj/a.go", Action: "edited", Edits: 2}, // the same file, absolute
+	// A subagent whose working directory is unknown: its absolute paths
+	// are made relative to the parent's too.
+	mergeSubagent(d, &Digest{CWD: "", Files: []handoff.FileTouched{
+		{Path: "/src/proj/a.go", Action: "edited", Edits: 2},
 		{Path: "/elsewhere/b.go", Action: "created", Edits: 1},
-	}, Session: handoff.Session{Commands: []handoff.Command{{Command: "make", Count: 2}, {Command: "go vet ./...", Count: 1}}}})
-	foldSubagent(d, &Digest{CWD: "/src/proj/sub", Files: []handoff.FileTouched{{Path: "c.go", Action: "deleted"}}})
+	}, Session: handoff.Session{Commands: []handoff.Command{{Command: "go vet ./...", Count: 1}}}}, "subagent k1")
+	mergeSubagent(d, &Digest{CWD: "/src/proj/sub", Files: []handoff.FileTouched{{Path: "c.go", Action: "deleted"}}}, "subagent k2")
 	want := []handoff.FileTouched{
 		{Path: "a.go", Action: "edited", Edits: 3},
-		{Path: "/elsewhere/b.go", Action: "created", Edits: 1},
-		{Path: "sub/c.go", Action: "deleted"},
+		{Path: "/elsewhere/b.go", Action: "created", Edits: 1, By: "subagent k1"},
+		{Path: "sub/c.go", Action: "deleted", By: "subagent k2"},
 	}
 	if len(d.Files) != len(want) {
 		t.Fatalf("files %+v", d.Files)
@@ -595,8 +598,8 @@ func TestFoldSubagentPaths(t *testing.T) {
 			t.Errorf("file %d: %+v, want %+v", i, d.Files[i], want[i])
 		}
 	}
-	if commandNames(d.Session) != "make|go vet ./..." || d.Session.Commands[0].Count != 3 || d.Stats.Subagents != 2 {
-		t.Errorf("commands %+v, folded %d", d.Session.Commands, d.Stats.Subagents)
+	if commandNames(d.Session) != "make|go vet ./..." || d.Session.Commands[1].By != "subagent k1" {
+		t.Errorf("commands %+v", d.Session.Commands)
 	}
 }
 

@@ -112,6 +112,25 @@ func (l Limits) withDefaults() Limits {
 // MaxMalformedLines bounds Stats.MalformedLines.
 const MaxMalformedLines = 100
 
+// MaxUnknownTypes bounds the names in Stats.UnknownTypes.
+const MaxUnknownTypes = 32
+
+// unknownType counts a record of a type the reader does not know, by name.
+func (st *Stats) unknownType(name string) {
+	st.Unknown++
+	name = shortenHead(oneLine(name), 64)
+	if name == "" {
+		name = "(none)"
+	}
+	if _, ok := st.UnknownTypes[name]; !ok && len(st.UnknownTypes) >= MaxUnknownTypes {
+		return
+	}
+	if st.UnknownTypes == nil {
+		st.UnknownTypes = map[string]int{}
+	}
+	st.UnknownTypes[name]++
+}
+
 // ErrNoRecords is wrapped when a transcript holds no valid record at all.
 var ErrNoRecords = errors.New("no valid transcript record")
 
@@ -126,6 +145,9 @@ type Stats struct {
 	Records int `json:"records"`
 	// Unknown counts records of a type this reader does not know.
 	Unknown int `json:"unknown,omitempty"`
+	// UnknownTypes counts them by type name, for the first
+	// MaxUnknownTypes names (each cut to 64 bytes).
+	UnknownTypes map[string]int `json:"unknown_types,omitempty"`
 	// Malformed counts lines that were not a JSON object.
 	Malformed int `json:"malformed,omitempty"`
 	// MalformedLines are the line numbers (from 1, blank lines counted)
@@ -156,6 +178,13 @@ type Digest struct {
 	// as the transcript wrote them. They are strings only: nothing here
 	// opens them.
 	Files []handoff.FileTouched `json:"files,omitempty"`
+	// Decisions are the questions the agent put to the user and the
+	// answers given (Claude Code's AskUserQuestion), as "question → answer".
+	Decisions []string `json:"decisions,omitempty"`
+	// Worktree is the git worktree the session ended in when it moved out
+	// of CWD (Claude Code's worktree-state and relocated records): its
+	// files are there.
+	Worktree string `json:"worktree,omitempty"`
 	// Stats counts the lines read and skipped.
 	Stats Stats `json:"stats"`
 	// Subagent says the transcript is a subagent's, which capture refuses
@@ -166,24 +195,25 @@ type Digest struct {
 	// Goal is the objective the session was set (Codex's thread goal),
 	// with its status.
 	Goal string `json:"goal,omitempty"`
-	// Plan is the last plan the agent put to the user (Gemini CLI's plan
-	// mode), with the user's answer.
-	Plan string `json:"plan,omitempty"`
 	// Cancelled says the user cancelled the last turn before it ended:
 	// its request may be half done.
 	Cancelled bool `json:"cancelled,omitempty"`
 }
 
 // ReadTranscript reads the transcript of agent at path. The file must be a
-// regular file no larger than limits.MaxFile. A Codex or Gemini CLI
-// session's subagent transcripts, where the agent keeps them beside it,
-// are folded in (foldSubagent).
+// regular file no larger than limits.MaxFile. The session's subagent
+// transcripts, where the agent keeps them beside it, are folded in
+// (foldClaudeSubagents, readCodexFile, readGeminiFile).
 func ReadTranscript(agent Agent, file string, limits Limits) (*Digest, error) {
 	lim := limits.withDefaults()
 	return withTranscript(file, lim, func(r *io.SectionReader) (*Digest, error) {
 		switch agent {
 		case ClaudeCode:
-			return ReadClaudeCode(r, lim)
+			d, err := ReadClaudeCode(r, lim)
+			if err == nil {
+				foldClaudeSubagents(d, file, lim)
+			}
+			return d, err
 		case Codex:
 			return readCodexFile(r, lim, file)
 		case Gemini:

@@ -221,21 +221,23 @@ func cleanEnv(env []string) []string {
 
 // urlCredentials matches the user information of a URL in git's messages
 // ("https://user:token@host/…"), which must never reach an error.
-var urlCredentials = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@`)
+var urlCredentials = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@`) })
 
 // queryCredentials matches a URL query parameter whose name says it holds
 // a secret (access_token, private_token, api_key, X-Amz-Signature,
 // password, …) up to its value.
 // A fragment ("#token=…") is treated as a query: git ignores it, but a
 // pasted URL may carry one.
-var queryCredentials = regexp.MustCompile(`(?i)([?&#][^=&?#\s]*(?:token|key|secret|pass|pwd|auth|sig|credential)[^=&?#\s]*=)[^&#\s'"]*`)
+var queryCredentials = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)([?&#][^=&?#\s]*(?:token|key|secret|pass|pwd|auth|sig|credential)[^=&?#\s]*=)[^&#\s'"]*`)
+})
 
 // StripMessage removes the user information of every URL in a message of
 // git's ("https://user:token@host/…" becomes "https://host/…"), and the
 // values of query parameters that hold credentials ("?access_token=…"
 // becomes "?access_token=REDACTED").
 func StripMessage(msg string) string {
-	return queryCredentials.ReplaceAllString(urlCredentials.ReplaceAllString(msg, "$1"), "${1}REDACTED")
+	return queryCredentials().ReplaceAllString(urlCredentials().ReplaceAllString(msg, "$1"), "${1}REDACTED")
 }
 
 // StripCredentials removes a user's password or token from a remote URL:
@@ -258,10 +260,10 @@ func StripCredentials(raw string) string {
 		}
 	}
 	if u.RawQuery != "" {
-		u.RawQuery = queryCredentials.ReplaceAllString("?"+u.RawQuery, "${1}REDACTED")[1:]
+		u.RawQuery = queryCredentials().ReplaceAllString("?"+u.RawQuery, "${1}REDACTED")[1:]
 	}
 	if u.Fragment != "" {
-		u.Fragment = queryCredentials.ReplaceAllString("#"+u.Fragment, "${1}REDACTED")[1:]
+		u.Fragment = queryCredentials().ReplaceAllString("#"+u.Fragment, "${1}REDACTED")[1:]
 		u.RawFragment = ""
 	}
 	return u.String()

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -143,7 +144,7 @@ var fieldsByKind = map[string][]string{
 	KindExec:        {"run"},
 }
 
-var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`) })
 
 // DefaultConfigTOML is the run used when there is no configuration file:
 // capture the latest agent session (or save from git when there is none),
@@ -269,7 +270,7 @@ func (c *Config) validate() error {
 	for i := range c.Steps {
 		st := &c.Steps[i]
 		where := fmt.Sprintf("step %q", handoff.Shorten(st.Name, 64))
-		if !namePattern.MatchString(st.Name) {
+		if !namePattern().MatchString(st.Name) {
 			return fmt.Errorf("step %d: name %q: want lower-case letters, digits, - and _", i+1, handoff.Shorten(st.Name, 64))
 		}
 		if seen[st.Name] {

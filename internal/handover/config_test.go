@@ -96,7 +96,7 @@ func FuzzParseConfig(f *testing.F) {
 			t.Fatalf("accepted out of bounds: %+v", c)
 		}
 		for _, st := range c.Steps {
-			if st.Timeout.Duration <= 0 || st.Timeout.Duration > MaxTimeout || !namePattern.MatchString(st.Name) {
+			if st.Timeout.Duration <= 0 || st.Timeout.Duration > MaxTimeout || !namePattern().MatchString(st.Name) {
 				t.Fatalf("accepted step out of bounds: %+v", st)
 			}
 		}

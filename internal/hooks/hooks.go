@@ -231,7 +231,7 @@ func captureSession(ctx context.Context, o Options, root string, in Input) error
 	if err != nil {
 		return err
 	}
-	updated, err := saveSessionHandoff(o.Store, res.Record)
+	updated, err := o.Store.SaveSessionCapture(res.Record)
 	if err != nil {
 		return err
 	}
@@ -245,38 +245,6 @@ func captureSession(ctx context.Context, o Options, root string, in Input) error
 	}
 	fmt.Fprintf(o.Stderr, "session-handoff: %s %s from %s session %s\n", verb, res.Record.ID, o.Agent.Name, clip(sid))
 	return nil
-}
-
-// maxSessionLookups bounds the handoffs of the project read to find the
-// one an earlier hook made of the same session.
-const maxSessionLookups = 50
-
-// saveSessionHandoff stores rec, the capture of an agent session by a
-// hook: one handoff per session, not one per event (issue 18). When an
-// earlier hook on this machine captured the same session of the same
-// project (a PreCompact, then the SessionEnd), that handoff is replaced,
-// keeping its id; it then enters the store again, so it is the latest.
-func saveSessionHandoff(s *store.Store, rec *handoff.Record) (updated bool, err error) {
-	if rec.Session == nil || rec.Session.ID == "" {
-		return false, s.Save(rec)
-	}
-	entries, err := s.List(store.Filter{Project: rec.Project.Path, Tool: rec.Tool, Limit: maxSessionLookups})
-	if err != nil {
-		return false, err
-	}
-	for _, e := range entries {
-		if e.Source != handoff.SourceTranscript || e.ProjectPath != rec.Project.Path {
-			continue
-		}
-		old, err := s.Get(e.ID)
-		if err != nil || old.Session == nil || old.Session.ID != rec.Session.ID || old.Source.Machine != rec.Source.Machine {
-			continue
-		}
-		rec.ID, rec.CreatedAt = old.ID, old.CreatedAt
-		_, err = s.Put(rec, true)
-		return true, err
-	}
-	return false, s.Save(rec)
 }
 
 // Log says a hook's failure on stderr, where agents show hook output to

@@ -30,6 +30,17 @@ type Change struct {
 	Exact bool
 	// Nothing is set when there is nothing to do.
 	Nothing bool
+	// Key names the install in the state directory; empty is Path. Two
+	// installs in one file (hooks and an MCP server) need two keys.
+	Key string
+}
+
+// key is the name the change is recorded under.
+func (c *Change) key() string {
+	if c.Key != "" {
+		return c.Key
+	}
+	return c.Path
 }
 
 // record is what an install leaves in the state directory, for Remove.
@@ -108,7 +119,7 @@ func ApplyInstall(c *Change, stateDir string) error {
 	}
 	rec := record{Path: c.Path, Created: c.Before == nil, Written: digest(c.After), Snippets: c.Snippets}
 	if c.Before != nil {
-		rec.Backup = strings.TrimSuffix(recordPath(stateDir, c.Path), ".json") + ".backup"
+		rec.Backup = strings.TrimSuffix(recordPath(stateDir, c.key()), ".json") + ".backup"
 		if err := safefile.WriteFile(rec.Backup, c.Before, 0o600); err != nil {
 			return fmt.Errorf("back up %s: %w", c.Path, err)
 		}
@@ -117,7 +128,7 @@ func ApplyInstall(c *Change, stateDir string) error {
 	if err != nil {
 		return err
 	}
-	if err := safefile.WriteFile(recordPath(stateDir, c.Path), data, 0o600); err != nil {
+	if err := safefile.WriteFile(recordPath(stateDir, c.key()), data, 0o600); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
@@ -138,22 +149,29 @@ func ApplyInstall(c *Change, stateDir string) error {
 // byte (or removed, if the install created it); otherwise exactly the
 // inserted text is taken out and the user's later edits are kept.
 func PlanRemove(path, stateDir string) (*Change, error) {
+	return planRemove(path, "", stateDir)
+}
+
+// planRemove is PlanRemove of the install recorded under key ("" is
+// path).
+func planRemove(path, key, stateDir string) (*Change, error) {
 	current, err := readSettings(path)
 	if err != nil {
 		return nil, err
 	}
-	data, err := safefile.ReadFile(recordPath(stateDir, path), MaxSettings)
+	c := &Change{Path: path, Before: current, Key: key}
+	data, err := safefile.ReadFile(recordPath(stateDir, c.key()), MaxSettings)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Change{Path: path, Before: current, Nothing: true}, nil
+		c.Nothing = true
+		return c, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	var rec record
 	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, fmt.Errorf("%s: %w", recordPath(stateDir, path), err)
+		return nil, fmt.Errorf("%s: %w", recordPath(stateDir, c.key()), err)
 	}
-	c := &Change{Path: path, Before: current}
 	if current == nil {
 		c.Nothing = true
 		return c, nil
@@ -199,7 +217,7 @@ func ApplyRemove(c *Change, stateDir string) error {
 			}
 		}
 	}
-	rp := recordPath(stateDir, c.Path)
+	rp := recordPath(stateDir, c.key())
 	if err := safefile.Remove(strings.TrimSuffix(rp, ".json") + ".backup"); err != nil {
 		return err
 	}

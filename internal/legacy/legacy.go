@@ -24,6 +24,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/crypto/scrypt"
@@ -211,7 +212,7 @@ func checkChecksum(sum string, record json.RawMessage) error {
 	return nil
 }
 
-var kdfPattern = regexp.MustCompile(`^scrypt\(N=(\d{1,8}),r=(\d{1,2}),p=(\d{1,2})\)$`)
+var kdfPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^scrypt\(N=(\d{1,8}),r=(\d{1,2}),p=(\d{1,2})\)$`) })
 
 func decrypt(ctx context.Context, data []byte, passphrase func() ([]byte, error)) ([]byte, error) {
 	var w struct {
@@ -233,7 +234,7 @@ func decrypt(ctx context.Context, data []byte, passphrase func() ([]byte, error)
 	if w.Algorithm != "aes-256-gcm" {
 		return nil, fmt.Errorf("legacy encryption algorithm %q is not supported", handoff.Shorten(w.Algorithm, 40))
 	}
-	m := kdfPattern.FindStringSubmatch(w.KDF)
+	m := kdfPattern().FindStringSubmatch(w.KDF)
 	if m == nil {
 		return nil, fmt.Errorf("legacy key derivation %q is not supported", handoff.Shorten(w.KDF, 60))
 	}

@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -56,14 +57,14 @@ type Dir struct {
 }
 
 var (
-	tagPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-	keyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+=-]{0,127}$`)
+	tagPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`) })
+	keyPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+=-]{0,127}$`) })
 )
 
 // ValidTag checks a note tag: 1 to 64 characters from a-z, 0-9, '.', '_'
 // and '-', starting with a letter or digit, without "..".
 func ValidTag(s string) error {
-	if !tagPattern.MatchString(s) || strings.Contains(s, "..") {
+	if !tagPattern().MatchString(s) || strings.Contains(s, "..") {
 		return fmt.Errorf("tag %q: want 1-64 characters from a-z 0-9 . _ - starting with a letter or digit, and no \"..\"", handoff.Shorten(s, 40))
 	}
 	return nil
@@ -88,7 +89,7 @@ func ValidMonth(s string) error {
 // ValidKey checks an entry key: 1 to 128 characters from letters, digits
 // and . _ : / @ + = -, starting with a letter or digit.
 func ValidKey(s string) error {
-	if !keyPattern.MatchString(s) {
+	if !keyPattern().MatchString(s) {
 		return fmt.Errorf("key %q: want 1-128 characters from A-Z a-z 0-9 . _ : / @ + = - starting with a letter or digit", handoff.Shorten(s, 40))
 	}
 	return nil

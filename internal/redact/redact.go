@@ -94,7 +94,7 @@ type Pattern struct {
 	Regexp string `json:"regexp"`
 }
 
-var kindRE = regexp.MustCompile(`^[a-z0-9-]{1,40}$`)
+var kindRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9-]{1,40}$`) })
 
 // Redactor finds and replaces secrets. It is safe for concurrent use.
 type Redactor struct {
@@ -185,7 +185,7 @@ func New(extra []Pattern) (*Redactor, error) {
 }
 
 func (r *Redactor) compileUser(p Pattern) (userPattern, error) {
-	if !kindRE.MatchString(p.Kind) {
+	if !kindRE().MatchString(p.Kind) {
 		return userPattern{}, errors.New("kind must be 1 to 40 of a-z, 0-9 and -")
 	}
 	if p.Regexp == "" {

@@ -310,7 +310,7 @@ func TestReport(t *testing.T) {
 func TestMarkers(t *testing.T) {
 	r := Default()
 	for _, k := range r.kinds {
-		if !kindRE.MatchString(k.name) || strings.ContainsAny(k.marker, "\"\\'`") || len(k.marker) > maxMarkerLen {
+		if !kindRE().MatchString(k.name) || strings.ContainsAny(k.marker, "\"\\'`") || len(k.marker) > maxMarkerLen {
 			t.Errorf("bad kind or marker %q", k.marker)
 		}
 		if o := r.String(k.marker, "", nil); o != k.marker {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -34,8 +35,8 @@ var (
 )
 
 var (
-	namePattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
-	branchPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$`)
+	namePattern   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`) })
+	branchPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{0,99}$`) })
 )
 
 // Remote is one configured git remote used as an inbox.
@@ -73,7 +74,7 @@ func (r Remote) branch() string {
 
 // ValidateName checks a remote's local name.
 func ValidateName(name string) error {
-	if !namePattern.MatchString(name) {
+	if !namePattern().MatchString(name) {
 		return fmt.Errorf("remote name %q: want 1-32 of a-z, 0-9, _ and -, starting with a letter or digit", handoff.Shorten(name, 40))
 	}
 	return nil
@@ -98,7 +99,7 @@ func validateURL(u string) error {
 }
 
 func validateBranch(b string) error {
-	bad := !branchPattern.MatchString(b) || strings.Contains(b, "..") || strings.Contains(b, "//") ||
+	bad := !branchPattern().MatchString(b) || strings.Contains(b, "..") || strings.Contains(b, "//") ||
 		strings.HasSuffix(b, "/") || strings.HasSuffix(b, ".") || strings.HasSuffix(b, ".lock") || strings.Contains(b, "/.")
 	if bad {
 		return fmt.Errorf("branch %q: want a plain git branch name", handoff.Shorten(b, 40))

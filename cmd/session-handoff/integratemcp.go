@@ -1,0 +1,142 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/session-handoff/session-handoff/internal/agents"
+	"github.com/session-handoff/session-handoff/internal/buildinfo"
+	"github.com/session-handoff/session-handoff/internal/integrate"
+	"github.com/session-handoff/session-handoff/internal/paths"
+)
+
+// runIntegrateMCP registers the MCP server (session-handoff mcp) with the
+// agent, or takes it out again: a member of mcpServers in .mcp.json or
+// Gemini's settings.json, a [mcp_servers.session-handoff] table in Codex's
+// config.toml; inserted, and removed exactly, as the hooks are.
+func runIntegrateMCP(a *app, opts integrateOptions) error {
+	info, err := agents.Lookup(opts.agent)
+	if err != nil {
+		return usageError{err}
+	}
+	root := ""
+	if !opts.user {
+		if root, err = a.projectRoot(opts.dir); err != nil {
+			return err
+		}
+	}
+	home, err := paths.Home(a.getenv)
+	if opts.user && err != nil {
+		return err
+	}
+	path, reg, err := integrate.MCPPath(info.Name, root, home, opts.user, a.getenv)
+	if errors.Is(err, integrate.ErrMCPUserScope) {
+		return withHint(fmt.Errorf("%s: %w", info.Display, err), "run: "+reg.RegisterUser)
+	}
+	if err != nil {
+		return usageError{err}
+	}
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	stateDir := filepath.Join(s.Dir(), "integrations")
+	var c *integrate.Change
+	if opts.remove {
+		c, err = integrate.PlanRemoveMCP(path, stateDir)
+	} else {
+		c, err = integrate.PlanInstallMCP(path, reg, integrate.NewMCPServer(opts.program, info.Name))
+	}
+	if err != nil {
+		return err
+	}
+	return a.applyMCPIntegration(opts, path, stateDir, c)
+}
+
+// applyMCPIntegration writes the planned change (or prints it, for
+// --dry-run) and says what it did.
+func (a *app) applyMCPIntegration(opts integrateOptions, path, stateDir string, c *integrate.Change) error {
+	switch {
+	case c.Nothing && opts.remove:
+		fmt.Fprintf(a.stdout, "no session-handoff MCP server registered in %s\n", path)
+	case c.Nothing:
+		fmt.Fprintf(a.stdout, "%s already registers an MCP server named session-handoff\n", path)
+	case opts.dryRun && c.After == nil:
+		fmt.Fprintf(a.stdout, "would remove %s (integrate created it)\n", path)
+	case opts.dryRun:
+		fmt.Fprint(a.stdout, integrate.Diff(c))
+	case opts.remove:
+		if err := integrate.ApplyRemove(c, stateDir); err != nil {
+			return err
+		}
+		switch {
+		case c.After == nil:
+			fmt.Fprintf(a.stdout, "removed %s, which integrate had created\n", path)
+		case c.Exact:
+			fmt.Fprintf(a.stdout, "restored %s as it was before integrate\n", path)
+		default:
+			fmt.Fprintf(a.stdout, "took the session-handoff MCP server out of %s; your later edits are kept\n", path)
+		}
+	default:
+		if err := integrate.ApplyInstall(c, stateDir); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "registered the session-handoff MCP server in %s\n", path)
+		if opts.agent == agents.Codex && !opts.user {
+			fmt.Fprintln(a.stdout, "Codex reads a project's .codex/config.toml only when it trusts the project; --user registers the server for every project")
+		}
+	}
+	return nil
+}
+
+// runIntegratePackage writes a Claude Code plugin (--plugin DIR) or a
+// Gemini CLI extension (--extension DIR) that brings the hooks and the
+// MCP server with it; the agent installs it from there.
+func runIntegratePackage(a *app, opts integrateOptions) error {
+	info, err := agents.Lookup(opts.agent)
+	if err != nil {
+		return usageError{err}
+	}
+	if opts.remove || opts.user || opts.mcp || opts.dryRun {
+		return usagef("--plugin and --extension take no --remove, --user, --mcp or --dry-run: they write a directory, which you delete to undo")
+	}
+	var (
+		files map[string][]byte
+		dir   string
+		next  string
+	)
+	switch {
+	case opts.plugin != "" && info.Name == agents.ClaudeCode:
+		dir = opts.plugin
+		files, err = integrate.ClaudePlugin(opts.program, buildinfo.Version())
+		next = "load it with 'claude --plugin-dir " + dir + "', or add it to a plugin marketplace"
+	case opts.extension != "" && info.Name == agents.Gemini:
+		// Gemini CLI matches the extension's directory with its name.
+		dir = opts.extension
+		if filepath.Base(filepath.Clean(dir)) != integrate.PackageName {
+			dir = filepath.Join(dir, integrate.PackageName)
+		}
+		files, err = integrate.GeminiExtension(opts.program, buildinfo.Version())
+		next = "install it with 'gemini extensions link " + dir + "' (or 'gemini extensions install " + dir + "')"
+	case opts.plugin != "":
+		return usagef("--plugin makes a Claude Code plugin: integrate claude-code --plugin DIR")
+	default:
+		return usagef("--extension makes a Gemini CLI extension: integrate gemini --extension DIR")
+	}
+	if err != nil {
+		return err
+	}
+	written, err := integrate.WritePackage(dir, files)
+	if err != nil {
+		return err
+	}
+	if len(written) == 0 {
+		fmt.Fprintf(a.stdout, "%s already holds this %s package\n", dir, info.Display)
+	} else {
+		fmt.Fprintf(a.stdout, "wrote %s: %s\n", dir, strings.Join(written, ", "))
+	}
+	fmt.Fprintln(a.stdout, next)
+	return nil
+}

@@ -1,0 +1,277 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"sort"
+
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+)
+
+const (
+	// tailChunk is how much of the index a backward scan reads at a time.
+	tailChunk = 64 << 10
+	// tailBudget is how much of the index a backward scan reads before it
+	// gives way to the full read, which is faster over the whole file
+	// (the backward scan must remember every id it passes).
+	tailBudget = 1 << 20
+)
+
+// errTailGaveUp says the backward scan read tailBudget without an answer.
+var errTailGaveUp = errors.New("no answer near the end of the index")
+
+// scanLiveBackward calls fn with the live "+" lines of the index, last line
+// first, reading the file from its end in chunks, until fn says stop. A line
+// is live when no later line names the same id (the last line for an id
+// wins) and it is not a removal. It is how "latest" is found without
+// reading the whole index: the newest entries are at its end.
+//
+// Only the lines read are checked. A damaged line, a missing index beside
+// records, or a bad header is an error wrapping errCorruptIndex, on which
+// callers fall back to the full read that rebuilds the index. A torn final
+// line is ignored, as the full read does. After tailBudget bytes without
+// fn saying stop, it returns errTailGaveUp.
+func (s *Store) scanLiveBackward(fn func(line []byte, ref lineRef) (stop bool, err error)) error {
+	if s.pendingActive() {
+		s.tryRepair()
+	}
+	path := s.path(indexFile)
+	f, err := os.OpenFile(path, os.O_RDONLY|safefile.OpenNonBlock, 0) // a named pipe must not block
+	if errors.Is(err, fs.ErrNotExist) {
+		has, err := s.hasRecords()
+		if err != nil {
+			return err
+		}
+		if has {
+			return &indexError{Reason: "missing while records exist"}
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	size := st.Size()
+	if size > maxIndexSize {
+		return &indexError{Reason: fmt.Sprintf("larger than %d bytes", maxIndexSize)}
+	}
+	hdrLen := int64(len(indexHeader) + 1)
+	hdr := make([]byte, hdrLen)
+	if n, _ := f.ReadAt(hdr, 0); int64(n) < hdrLen || string(hdr) != indexHeader+"\n" {
+		return &indexError{Line: 1, Reason: fmt.Sprintf("header is not %q", indexHeader)}
+	}
+
+	end, err := lastNewline(f, hdrLen, size)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+
+	seen := make(map[[2]uint64]struct{})
+	buf := make([]byte, tailChunk)
+	var carry []byte // a line whose start is in an earlier chunk, with its newline
+	for read := int64(0); end > hdrLen; read += tailChunk {
+		if read >= tailBudget {
+			return errTailGaveUp
+		}
+		start := max(hdrLen, end-tailChunk)
+		chunk := buf[:end-start]
+		if _, err := f.ReadAt(chunk, start); err != nil && err != io.EOF {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		// data ends with a newline. Walk its lines backward; the first
+		// segment is incomplete unless the chunk began right after the
+		// header.
+		rest := append(chunk, carry...)
+		carry = nil
+		for len(rest) > 0 {
+			nl := bytes.LastIndexByte(rest[:len(rest)-1], '\n')
+			if nl < 0 && start > hdrLen {
+				carry = append([]byte(nil), rest...)
+				break
+			}
+			line := rest[nl+1 : len(rest)-1]
+			rest = rest[:nl+1]
+			ref, reason := checkLine(line)
+			if reason != "" {
+				return &indexError{Reason: reason + " (found reading the index backward)"}
+			}
+			key := [2]uint64{ref.hi, ref.lo}
+			if _, later := seen[key]; later {
+				continue
+			}
+			seen[key] = struct{}{}
+			if ref.del {
+				continue
+			}
+			stop, err := fn(line, ref)
+			if err != nil || stop {
+				return err
+			}
+		}
+		end = start
+	}
+	return nil
+}
+
+// lastNewline returns the offset just after the last newline of the file at
+// or after min (the end of the header), or min when there is none: a final
+// line without its newline is a torn append and is not read. Appends after
+// the caller's stat are not seen.
+func lastNewline(f *os.File, floor, size int64) (int64, error) {
+	buf := make([]byte, 4096)
+	for end := size; end > floor; {
+		start := max(floor, end-int64(len(buf)))
+		n, err := f.ReadAt(buf[:end-start], start)
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return floor, nil
+}
+
+// tailLatest returns, for each matcher, the live entry that entered the
+// store last among those it matches (nil where none does), in one backward
+// pass that stops as soon as the first matcher has its answer: the others
+// are fallbacks, wanted only when it has none.
+func (s *Store) tailLatest(ms ...*matcher) ([]*Entry, error) {
+	out := make([]*Entry, len(ms))
+	err := s.scanLiveBackward(func(line []byte, _ lineRef) (bool, error) {
+		for i, m := range ms {
+			if out[i] != nil {
+				continue
+			}
+			ok, err := m.match(line)
+			if err != nil {
+				return false, &indexError{Reason: err.Error()}
+			}
+			if !ok {
+				continue
+			}
+			ie, _, err := parseLine(line)
+			if err != nil {
+				return false, &indexError{Reason: err.Error()}
+			}
+			e := ie.toEntry()
+			out[i] = &e
+		}
+		return out[0] != nil, nil
+	})
+	return out, err
+}
+
+// greatestID returns the greatest id the index names: that of its last "+"
+// line, since every later line has a smaller id (see the index format). It
+// is empty for an index without records. It reads backward from the end,
+// usually one small chunk. The caller holds the lock, after prepare.
+func (w *writer) greatestID() (handoff.ID, error) {
+	path := w.s.path(indexFile)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("open index: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("stat %s: %w", path, err)
+	}
+	floor := int64(len(indexHeader) + 1)
+	buf := make([]byte, 4096)
+	var carry []byte
+	for end := st.Size(); end > floor; {
+		start := max(floor, end-int64(len(buf)))
+		n, err := f.ReadAt(buf[:end-start], start)
+		if err != nil && err != io.EOF {
+			return "", fmt.Errorf("read %s: %w", path, err)
+		}
+		data := append(buf[:n:n], carry...)
+		// Lines start after a newline, or at floor.
+		for i := len(data) - 1; i >= -1; i-- {
+			if i >= 0 && data[i] != '\n' {
+				continue
+			}
+			if i < 0 && start > floor {
+				break
+			}
+			line := data[i+1:]
+			if len(line) >= tombstoneLen && line[0] == '+' && line[1] == '\t' {
+				id := handoff.ID(line[2:tombstoneLen])
+				if _, _, ok := decodeID(line[2:tombstoneLen]); !ok {
+					return "", &indexError{Reason: "not a canonical handoff id (found reading the index backward)"}
+				}
+				return id, nil
+			}
+			data = data[:max(i, 0)]
+		}
+		carry = append([]byte(nil), data...)
+		end = start
+	}
+	return "", nil
+}
+
+// tailNewest returns the m.limit live entries matching m with the greatest
+// ids, greatest first, as List does, reading the index from its end. It
+// can stop at a "+" line once it holds m.limit matches whose ids are at
+// least that line's: no earlier record line has a greater id (see the
+// index format). It needs m.limit > 0.
+func (s *Store) tailNewest(m *matcher) ([]Entry, error) {
+	type cand struct {
+		hi, lo uint64
+		line   []byte
+	}
+	var found []cand // ascending by id; at most m.limit
+	less := func(a, b *cand) bool { return a.hi < b.hi || a.hi == b.hi && a.lo < b.lo }
+	err := s.scanLiveBackward(func(line []byte, ref lineRef) (bool, error) {
+		ok, err := m.match(line)
+		if err != nil {
+			return false, &indexError{Reason: err.Error()}
+		}
+		if ok {
+			c := cand{hi: ref.hi, lo: ref.lo}
+			if len(found) < m.limit || less(&found[0], &c) {
+				c.line = append([]byte(nil), line...)
+				i := sort.Search(len(found), func(i int) bool { return less(&c, &found[i]) })
+				found = slices.Insert(found, i, c)
+				if len(found) > m.limit {
+					found = found[1:]
+				}
+			}
+		}
+		if ref.inOrder && len(found) == m.limit {
+			floor := cand{hi: ref.hi, lo: ref.lo}
+			return !less(&found[0], &floor), nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, 0, len(found))
+	for i := len(found) - 1; i >= 0; i-- {
+		ie, _, err := parseLine(found[i].line)
+		if err != nil {
+			return nil, &indexError{Reason: err.Error()}
+		}
+		out = append(out, ie.toEntry())
+	}
+	return out, nil
+}
