@@ -674,7 +674,14 @@ func (g *geminiFold) toolCall(msgID string, i int, tc map[string]any) {
 		exit := geminiExit(out)
 		res = evOut(id, exit, true, true, out)
 	case "cancelled":
-		res = event{kind: evResult, id: id, skipped: true}
+		// The user declined it ("[Operation Cancelled] Reason: User denied
+		// execution.") or stopped it (packages/core/src/scheduler/
+		// scheduler.ts, state-manager.ts): it did not run its course.
+		status := handoff.StatusInterrupted
+		if strings.Contains(out, "User denied execution") {
+			status = handoff.StatusRejected
+		}
+		res = evStatus(id, status, out)
 	default:
 		g.add(call)
 		return

@@ -635,3 +635,21 @@ func TestCodexForkedSubagentCountsOnlyItsOwnPatches(t *testing.T) {
 		t.Errorf("files %+v, folded %d", d.Files, d.Stats.Subagents)
 	}
 }
+
+func TestGeminiCancelledCalls(t *testing.T) {
+	d := mustRead(t, gemini, lines(`{"sessionId":"s","projectHash":"h"}`,
+		`{"id":"1","type":"user","content":"go"}`,
+		`{"id":"2","type":"gemini","content":"","toolCalls":[`+
+			`{"id":"a","name":"run_shell_command","args":{"command":"rm -rf build"},"status":"cancelled","result":[{"functionResponse":{"response":{"error":"[Operation Cancelled] Reason: User denied execution."}}}]},`+
+			`{"id":"b","name":"run_shell_command","args":{"command":"npm test"},"status":"cancelled","result":[{"functionResponse":{"response":{"error":"[Operation Cancelled] User cancelled tool execution."}}}]},`+
+			`{"id":"c","name":"replace","args":{"file_path":"a.go"},"status":"cancelled"}]}`))
+	if c := findCommand(d.Session, "rm -rf build"); c == nil || c.Status != handoff.StatusRejected {
+		t.Errorf("denied: %+v", c)
+	}
+	if c := findCommand(d.Session, "npm test"); c == nil || c.Status != handoff.StatusInterrupted {
+		t.Errorf("stopped: %+v", c)
+	}
+	if len(d.Files) != 0 || d.Session.LastFailure != nil {
+		t.Errorf("a cancelled edit changed %+v; failure %+v", d.Files, d.Session.LastFailure)
+	}
+}
