@@ -359,6 +359,12 @@ func (c *codexReader) eventMsg(p map[string]any) {
 		exit := exitCode(p["exit_code"])
 		out := firstNonEmpty(getStr(p, "aggregated_output"), getStr(p, "formatted_output"),
 			strings.TrimSpace(getStr(p, "stdout")+"\n"+getStr(p, "stderr")))
+		if getStr(p, "status") == "declined" || codexRejected(out) {
+			// The user declined it: it never ran (its exit code, -1, is
+			// none).
+			c.add(evStatus(getStr(p, "call_id"), handoff.StatusRejected, out))
+			return
+		}
 		c.add(evOut(getStr(p, "call_id"), exit, exit != nil && *exit != 0, exit != nil, out))
 	case "patch_apply_end":
 		id := getStr(p, "call_id")
@@ -517,6 +523,10 @@ func (c *codexReader) item(p map[string]any) {
 	case "function_call_output", "custom_tool_call_output":
 		exit, failed, known, text := codexOutcome(p["output"])
 		id := getStr(p, "call_id")
+		if codexRejected(text) {
+			c.add(evStatus(id, handoff.StatusRejected, text))
+			return
+		}
 		if n, ok := runningSession(text); ok && exit == nil {
 			if c.running == nil {
 				c.running = map[int64]string{}
@@ -536,6 +546,15 @@ func (c *codexReader) item(p map[string]any) {
 		}
 		c.add(evOut(id, exit, failed, known, text))
 	}
+}
+
+// codexRejected reports whether a tool's output says the user declined
+// it: Codex normalises a human's denial to these words (openai/codex
+// codex-rs/core/src/tools/events.rs, ToolEmitter; exec_command_end then
+// has status "declined").
+func codexRejected(out string) bool {
+	out = strings.TrimSpace(out)
+	return out == "exec command rejected by user" || out == "patch rejected by user"
 }
 
 // runningSession reads the session id of a command that is still running

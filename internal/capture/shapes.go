@@ -85,7 +85,7 @@ var codexPayload = fields(map[string]*shape{
 	// event_msg, compacted
 	"message": nil, "last_agent_message": nil, "info": fields(map[string]*shape{"total_token_usage": nil}),
 	"exit_code": nil, "aggregated_output": nil, "formatted_output": nil, "stdout": nil,
-	"stderr": nil, "success": nil, "thread_name": nil, "num_turns": nil, "reason": nil,
+	"stderr": nil, "success": nil, "thread_name": nil, "num_turns": nil, "reason": nil, "status": nil,
 	"goal": fields(map[string]*shape{"objective": nil, "status": nil}),
 	"item": fields(map[string]*shape{"type": nil, "text": nil}), // item_completed
 	// patch_apply_end: path → {type, move_path, and the diff, built whole

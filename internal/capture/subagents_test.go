@@ -653,3 +653,22 @@ func TestGeminiCancelledCalls(t *testing.T) {
 		t.Errorf("a cancelled edit changed %+v; failure %+v", d.Files, d.Session.LastFailure)
 	}
 }
+
+func TestCodexDeclinedCommand(t *testing.T) {
+	d := readCodexBoth(t, lines(
+		`{"type":"session_meta","payload":{"id":"s","cwd":"/w"}}`,
+		`{"type":"event_msg","payload":{"type":"user_message","message":"clean up"}}`,
+		`{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"rm -rf build\"}","call_id":"a"}}`,
+		`{"type":"event_msg","payload":{"type":"exec_command_end","call_id":"a","stdout":"","stderr":"exec command rejected by user","aggregated_output":"exec command rejected by user","exit_code":-1,"status":"declined"}}`,
+		`{"type":"response_item","payload":{"type":"function_call_output","call_id":"a","output":"exec command rejected by user"}}`,
+		`{"type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","call_id":"b","input":"*** Begin Patch\n*** Update File: a.go\n@@\n-a\n+b\n*** End Patch\n"}}`,
+		`{"type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"b","output":"patch rejected by user"}}`,
+	))
+	c := findCommand(d.Session, "rm -rf build")
+	if c == nil || c.Status != handoff.StatusRejected || d.Session.LastFailure != nil {
+		t.Errorf("command %+v, last failure %+v", c, d.Session.LastFailure)
+	}
+	if len(d.Files) != 0 {
+		t.Errorf("a declined patch changed %+v", d.Files)
+	}
+}
