@@ -32,9 +32,9 @@ func init() {
 			},
 			numCommands: 40,
 			commands: []realCommand{
-				{prefix: "git status --short", exit: exit(0), count: 3},
-				{prefix: `npm test -- --run src/agents/plugins/__tests__/codemie-code-reasoning.test.ts -t "Compaction Config"`, exit: exit(0), count: 2},
-				{prefix: `rg -n "compact|compaction|compacting|summar|context" node_modules/opencode-ai`, exit: exit(2), count: 1},
+				{prefix: "git status --short", exit: exit(0), count: 3, status: "ok"},
+				{prefix: `npm test -- --run src/agents/plugins/__tests__/codemie-code-reasoning.test.ts -t "Compaction Config"`, exit: exit(0), count: 2, status: "ok"},
+				{prefix: `rg -n "compact|compaction|compacting|summar|context" node_modules/opencode-ai`, exit: exit(2), count: 1, status: "failed"},
 				{prefix: `rg -n "compaction|compact|reserved" node_modules/@codemieai --hidden`, exit: exit(1), count: 1},
 				{prefix: "npm run build", exit: exit(0), count: 1},
 			},
@@ -63,7 +63,7 @@ func init() {
 			},
 			numCommands: 34,
 			commands: []realCommand{
-				{prefix: `ps -ef | rg -i "Google Chrome|chrome.*remote|codemie|codemie-ui"`, exit: exit(0), count: 2},
+				{prefix: `ps -ef | rg -i "Google Chrome|chrome.*remote|codemie|codemie-ui"`, exit: exit(0), count: 2, status: "ok"},
 				{prefix: "sed -n '1,220p' /Users/Sample_User/.codex/plugins/cache/openai-curated/superpowers/63976030/skills/using-superpowers/SKILL.md", exit: exit(0), count: 1},
 				{prefix: "wc -l /Users/Sample_User/Downloads/Sample", exit: exit(0), count: 1},
 			},
