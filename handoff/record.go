@@ -131,8 +131,8 @@ type Session struct {
 	Tokens            *Tokens  `json:"tokens,omitempty"`
 	// SkippedRecords counts transcript lines of unknown types.
 	SkippedRecords int `json:"skipped_records,omitempty"`
-	// Plan is the last plan the agent put to the user for approval (Claude
-	// Code's plan mode), in its own words.
+	// Plan is the last plan the agent put to the user for approval (the
+	// plan mode of Claude Code, Codex CLI or Gemini CLI), in its own words.
 	Plan string `json:"plan,omitempty"`
 	// PullRequests are the pull requests the agent linked the session to.
 	PullRequests []PullRequest `json:"pull_requests,omitempty"`

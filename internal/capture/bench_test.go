@@ -84,6 +84,7 @@ func benchTranscript(b *testing.B, agent Agent, size int) string {
 
 func BenchmarkCaptureClaude(b *testing.B) { benchCapture(b, ClaudeCode) }
 func BenchmarkCaptureCodex(b *testing.B)  { benchCapture(b, Codex) }
+func BenchmarkCaptureGemini(b *testing.B) { benchCapture(b, Gemini) }
 
 func benchCapture(b *testing.B, agent Agent) {
 	for _, mb := range []int{10, 100} {

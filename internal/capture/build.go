@@ -74,6 +74,9 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if dig.Subagent {
+		return nil, subagentError(sess.Path, dig)
+	}
 	if dig.Empty() {
 		// An empty handoff stored with exit 0 would hide the mistake.
 		d, _ := DetectFile(sess.Path)
@@ -98,6 +101,7 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 			rec.Decisions = append(rec.Decisions, q)
 		}
 	}
+	digestNotes(rec, dig)
 	rec.Source = handoff.Source{Kind: handoff.SourceTranscript, Transcript: sess.Path}
 	rec.Source.Machine = paths.Hostname()
 	if err := FromWorktree(ctx, rec, project, opts.NoGit); err != nil {
@@ -269,6 +273,9 @@ func redactRecord(r *redact.Redactor, rec *handoff.Record, rep *redact.Report) {
 	rec.Summary = r.String(rec.Summary, "summary", rep)
 	for i := range rec.Decisions {
 		rec.Decisions[i] = r.String(rec.Decisions[i], fmt.Sprintf("decision %d", i+1), rep)
+	}
+	for i := range rec.OpenQuestions {
+		rec.OpenQuestions[i] = r.String(rec.OpenQuestions[i], fmt.Sprintf("open question %d", i+1), rep)
 	}
 	s := rec.Session
 	if s == nil {

@@ -146,7 +146,7 @@ func mergeSubagent(d, sub *Digest, by string) {
 	}
 	for _, f := range sub.Files {
 		path := f.Path
-		if sub.CWD != "" && sub.CWD != d.CWD {
+		if sub.CWD != d.CWD {
 			path = normPath(d.CWD, joinPath(sub.CWD, path))
 		}
 		if i, ok := index[path]; ok {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -32,7 +33,14 @@ var codexItemTypes = map[string]bool{
 	"web_search_call": true,
 }
 
-// Text Codex injects as user messages.
+// Text Codex injects as user messages: what it calls contextual user
+// fragments and leaves out of a thread's user turns (openai/codex
+// codex-rs/core/src/context/contextual_user_message.rs,
+// CONTEXTUAL_USER_FRAGMENTS: AGENTS.md, environment context, skills,
+// user shell commands, aborted turns, subagent notifications), and the
+// older <user_instructions> and <permissions instructions> blocks. Only
+// response items carry them: the user_message events a rollout also
+// holds are what the user typed.
 var codexInjected = []string{
 	"# AGENTS.md instructions", "<environment_context>", "<user_instructions>",
 	"<permissions instructions>", "<INSTRUCTIONS>", "<turn_aborted>",
@@ -70,6 +78,44 @@ type codexReader struct {
 	patched map[string]bool
 	// ts is the timestamp of the line being read.
 	ts string
+	// abortEvent and abortItem are one more than the number of user
+	// turns (by source) when a turn was last interrupted; 0 for none.
+	abortEvent, abortItem int
+	// running maps the session of a command still running (its output
+	// said "Process running with session ID N") to the command's call;
+	// polls maps a write_stdin call to the session it polls. The poll's
+	// output tells how the command ended when no exec_command_end does.
+	running map[int64]string
+	polls   map[string]int64
+	// calls are the tool calls a subagent's rollout holds (see
+	// patch_apply_end).
+	calls map[string]bool
+}
+
+// codexRequestBegin is the line after which Codex's IDE extension and
+// desktop app put what the user typed, below the context they add ("#
+// Context from my IDE setup:", "# Files mentioned by the user:"):
+// USER_MESSAGE_BEGIN, openai/codex codex-rs/protocol/src/protocol.rs.
+const codexRequestBegin = "## My request for Codex:"
+
+// codexRequest is what the user typed in a user message: what follows
+// codexRequestBegin when it is there, as Codex itself takes it for a
+// thread's title and preview (strip_user_message_prefix,
+// codex-rs/rollout/src/metadata.rs).
+func codexRequest(text string) string {
+	if i := strings.Index(text, codexRequestBegin); i >= 0 {
+		return strings.TrimSpace(text[i+len(codexRequestBegin):])
+	}
+	return text
+}
+
+// lastTurnCancelled says whether the user interrupted the last user turn
+// that is left (after rollbacks).
+func (c *codexReader) lastTurnCancelled() bool {
+	if c.sawUserEvent {
+		return c.abortEvent != 0 && c.abortEvent == len(c.turnsEvent)+1
+	}
+	return c.abortItem != 0 && c.abortItem == len(c.turnsItem)+1
 }
 
 // remoteCompaction is what a compaction with no readable summary leaves:
@@ -150,6 +196,7 @@ func readCodexTwice(sec *io.SectionReader, lim Limits, sh *shape) (*Digest, erro
 	if err := eachRecordAt(io.NewSectionReader(sec, 0, sec.Size()), lim, &c.d.Stats, sh, c.recordAt); err != nil {
 		return nil, err
 	}
+	c.d.Cancelled = first.lastTurnCancelled() // the first pass saw the rollbacks
 	return c.finish(c.fold)
 }
 
@@ -164,6 +211,9 @@ func (c *codexReader) finish(f *folder) (*Digest, error) {
 	}
 	d.Session.LastActivity = timePtr(c.span.last)
 	d.Title = c.title
+	if c.mode != codexFold {
+		d.Cancelled = c.lastTurnCancelled()
+	}
 	f.finish(d)
 	if err := finishCommon(d, Codex); err != nil {
 		return nil, err
@@ -225,8 +275,13 @@ func (c *codexReader) record(m map[string]any) {
 		if p != nil {
 			c.add(evCompact(firstNonEmpty(getStr(p, "message"), remoteCompaction(getStr(m, "timestamp")))))
 		}
+	case "inter_agent_communication":
+		// What agents of one thread tree tell each other
+		// (RolloutItem::InterAgentCommunication, openai/codex
+		// codex-rs/protocol/src/protocol.rs): not the user's, and what a
+		// subagent did is folded in from its own rollout.
 	default:
-		c.d.Stats.Unknown++
+		c.d.Stats.unknownType(typ)
 	}
 }
 
@@ -260,6 +315,9 @@ func (c *codexReader) meta(p map[string]any) {
 	}
 	c.metaSeen = true
 	c.d.Session.ID = getStr(p, "id")
+	var parent string
+	c.d.Subagent, parent = codexSubagentOf(p)
+	c.d.Parent = shortenHead(parent, maxID)
 	c.d.Session.AgentVersion = getStr(p, "cli_version")
 	c.cwd = getStr(p, "cwd")
 	c.started = getStr(p, "timestamp")
@@ -277,7 +335,7 @@ func (c *codexReader) eventMsg(p map[string]any) {
 		}
 		c.sawUserEvent = true
 		c.turnsEvent = append(c.turnsEvent, c.count())
-		e := evReq(text)
+		e := evReq(codexRequest(text))
 		e.src = srcEvent
 		c.add(e)
 	case "agent_message":
@@ -301,11 +359,23 @@ func (c *codexReader) eventMsg(p map[string]any) {
 		exit := exitCode(p["exit_code"])
 		out := firstNonEmpty(getStr(p, "aggregated_output"), getStr(p, "formatted_output"),
 			strings.TrimSpace(getStr(p, "stdout")+"\n"+getStr(p, "stderr")))
+		if getStr(p, "status") == "declined" || codexRejected(out) {
+			// The user declined it: it never ran (its exit code, -1, is
+			// none).
+			c.add(evStatus(getStr(p, "call_id"), handoff.StatusRejected, out))
+			return
+		}
 		c.add(evOut(getStr(p, "call_id"), exit, exit != nil && *exit != 0, exit != nil, out))
 	case "patch_apply_end":
 		id := getStr(p, "call_id")
 		if ok, isBool := p["success"].(bool); isBool {
-			if ok && !c.patched[id] {
+			// A subagent forked with its parent's context begins with the
+			// parent's events, its patch_apply_end among them, but none of
+			// its tool calls (keep_forked_rollout_item, openai/codex
+			// codex-rs/core/src/agent/control.rs): a subagent's patch counts
+			// only when its call is in the rollout, so that folding it into
+			// the parent does not count the parent's edits twice.
+			if ok && !c.patched[id] && (!c.d.Subagent || c.calls[id]) {
 				c.add(evOps(id, changeOps(getMap(p, "changes"))...))
 			}
 			c.add(evOut(id, nil, !ok, true, firstNonEmpty(getStr(p, "stderr"), getStr(p, "stdout"))))
@@ -318,6 +388,34 @@ func (c *codexReader) eventMsg(p map[string]any) {
 	case "thread_name_updated":
 		if name := getStr(p, "thread_name"); strings.TrimSpace(name) != "" {
 			c.title = name
+		}
+	case "turn_aborted":
+		// The user stopped the turn (TurnAbortReason::Interrupted; the
+		// others, replaced, review_ended and budget_limited, are Codex's
+		// own doing): openai/codex codex-rs/protocol/src/protocol.rs.
+		if getStr(p, "reason") == "interrupted" {
+			c.abortEvent, c.abortItem = len(c.turnsEvent)+1, len(c.turnsItem)+1
+		}
+	case "item_completed":
+		// Plan mode's proposed plan is kept as a completed Plan item
+		// (TurnItem::Plan {id, text}, codex-rs/protocol/src/items.rs;
+		// persisted by codex-rs/rollout/src/policy.rs).
+		// An event, so that a rollback drops it with its turn.
+		if item := getMap(p, "item"); getStr(item, "type") == "Plan" {
+			if text := strings.TrimSpace(getStr(item, "text")); text != "" || c.mode == codexLines {
+				c.add(event{kind: evPlan, text: shortenMiddle(text, MaxCompaction)})
+			}
+		}
+	case "thread_goal_updated":
+		// The thread's goal (/goal): ThreadGoalUpdatedEvent {goal:
+		// ThreadGoal {objective, status}}, serialized in camelCase,
+		// status active, paused, blocked, usageLimited, budgetLimited or
+		// complete (openai/codex codex-rs/protocol/src/protocol.rs). The
+		// last one stands.
+		goal := getMap(p, "goal")
+		if obj := strings.TrimSpace(getStr(goal, "objective")); obj != "" {
+			status := firstNonEmpty(oneLine(getStr(goal, "status")), "set")
+			c.d.Goal = shortenHead("Goal ("+handoff.Clip(status, 40)+"): "+obj, handoff.MaxItem)
 		}
 	case "thread_rolled_back":
 		if n, ok := getInt(p, "num_turns"); ok && n > 0 {
@@ -362,6 +460,15 @@ func cutTurns(turns []int, cut int) []int {
 }
 
 func (c *codexReader) item(p map[string]any) {
+	if c.d.Subagent {
+		switch getStr(p, "type") {
+		case "function_call", "custom_tool_call", "local_shell_call":
+			if c.calls == nil {
+				c.calls = map[string]bool{}
+			}
+			c.calls[firstNonEmpty(getStr(p, "call_id"), getStr(p, "id"))] = true
+		}
+	}
 	switch getStr(p, "type") {
 	case "message":
 		switch getStr(p, "role") {
@@ -376,7 +483,7 @@ func (c *codexReader) item(p map[string]any) {
 				return
 			}
 			c.turnsItem = append(c.turnsItem, c.count())
-			e := evReq(strings.Join(kept, "\n\n"))
+			e := evReq(codexRequest(strings.Join(kept, "\n\n")))
 			e.src = srcItem
 			c.add(e)
 		case "assistant":
@@ -415,8 +522,56 @@ func (c *codexReader) item(p map[string]any) {
 		c.shell(id, commandString(action["command"]), getStr(action, "working_directory"))
 	case "function_call_output", "custom_tool_call_output":
 		exit, failed, known, text := codexOutcome(p["output"])
-		c.add(evOut(getStr(p, "call_id"), exit, failed, known, text))
+		id := getStr(p, "call_id")
+		if codexRejected(text) {
+			c.add(evStatus(id, handoff.StatusRejected, text))
+			return
+		}
+		if n, ok := runningSession(text); ok && exit == nil {
+			if c.running == nil {
+				c.running = map[int64]string{}
+			}
+			if _, poll := c.polls[id]; !poll {
+				c.running[n] = id
+			}
+		}
+		if n, poll := c.polls[id]; poll {
+			// A poll of a running command: its exit is the command's.
+			delete(c.polls, id)
+			if cmd, ok := c.running[n]; ok && exit != nil {
+				delete(c.running, n)
+				c.add(evOut(cmd, exit, failed, known, text))
+				return
+			}
+		}
+		c.add(evOut(id, exit, failed, known, text))
 	}
+}
+
+// codexRejected reports whether a tool's output says the user declined
+// it: Codex normalises a human's denial to these words (openai/codex
+// codex-rs/core/src/tools/events.rs, ToolEmitter; exec_command_end then
+// has status "declined").
+func codexRejected(out string) bool {
+	out = strings.TrimSpace(out)
+	return out == "exec command rejected by user" || out == "patch rejected by user"
+}
+
+// runningSession reads the session id of a command that is still running
+// from its output: Codex's unified exec tools say "Process running with
+// session ID N" and take N in write_stdin's session_id
+// (openai/codex codex-rs/core/src/tools/handlers/unified_exec.rs; the real
+// rollout of Codex 0.125.0 in the project's test data shows both).
+func runningSession(out string) (int64, bool) {
+	const prefix = "Process running with session ID "
+	for line := range strings.Lines(out) {
+		if rest, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), prefix); ok {
+			if n, err := strconv.ParseInt(strings.TrimSpace(rest), 10, 64); err == nil {
+				return n, true
+			}
+		}
+	}
+	return 0, false
 }
 
 func (c *codexReader) functionCall(name, id string, rawArgs any) {
@@ -437,6 +592,13 @@ func (c *codexReader) functionCall(name, id string, rawArgs any) {
 		c.shell(id, commandString(firstValue(args, "cmd", "command")), getStr(args, "workdir"))
 	case "apply_patch":
 		c.addPatch(id, c.patchOps(firstNonEmpty(getStr(args, "input"), getStr(args, "patch")), getStr(args, "workdir")))
+	case "write_stdin":
+		if n, ok := getInt(args, "session_id"); ok {
+			if c.polls == nil {
+				c.polls = map[string]int64{}
+			}
+			c.polls[id] = n
+		}
 	case "update_plan":
 		if plan, ok := args["plan"].([]any); ok {
 			c.add(evTodoList(parseTodos(plan, "step", "content")))
@@ -657,4 +819,33 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 		}
 	}
 	return false
+}
+
+// codexLine gathers what discovery shows from a rollout line: the
+// session_meta's id, working directory, start, Codex version and whether
+// the thread is a subagent's; the first request; the name the user gave
+// the thread.
+func (p *prober) codexLine(m map[string]any, head bool) {
+	pl := getMap(m, "payload")
+	switch getStr(m, "type") {
+	case "session_meta":
+		if !p.metaSeen && pl != nil {
+			p.metaSeen = true
+			p.id, p.cwd = getStr(pl, "id"), getStr(pl, "cwd")
+			p.subagent, _ = codexSubagentOf(pl)
+			p.version = getStr(pl, "cli_version")
+			if t, ok := getTime(pl, "timestamp"); ok {
+				p.started = t
+			}
+		}
+	case "event_msg":
+		switch getStr(pl, "type") {
+		case "user_message":
+			if head && p.firstReq == "" {
+				p.firstReq = codexRequest(getStr(pl, "message"))
+			}
+		case "thread_name_updated":
+			p.thread = firstNonEmpty(getStr(pl, "thread_name"), p.thread)
+		}
+	}
 }

@@ -44,6 +44,7 @@ type SessionInfo struct {
 	Subagents []SubagentInfo
 
 	projectHash string // Gemini: sha256 of the project root, from the file
+	subagent    bool   // a subagent's transcript: never listed
 }
 
 // Bounds on discovery.
@@ -98,6 +99,9 @@ func FindSessions(agent Agent, env func(string) string) ([]SessionInfo, error) {
 	if agent == ClaudeCode {
 		claudeOlderSubagents(out[:min(len(out), maxProbed)])
 	}
+	// A Codex or Gemini CLI subagent's transcript is part of its
+	// parent's session.
+	out = slices.DeleteFunc(out, func(s SessionInfo) bool { return s.subagent })
 	slices.SortStableFunc(out, func(a, b SessionInfo) int { return b.LastActivity.Compare(a.LastActivity) })
 	return out, nil
 }
@@ -315,6 +319,7 @@ func probe(s *SessionInfo) {
 
 func fromDigest(s *SessionInfo, d *Digest) {
 	s.ID = firstNonEmpty(d.Session.ID, s.ID)
+	s.subagent = d.Subagent
 	s.CWD = firstNonEmpty(d.CWD, s.CWD)
 	s.Title = d.Title
 	if d.Session.StartedAt != nil {
@@ -374,7 +379,9 @@ type prober struct {
 	started, last               time.Time
 	firstReq                    string
 	custom, ai, summary, thread string
+	topic                       string // Gemini: the last update_topic title seen
 	metaSeen                    bool
+	subagent                    bool
 }
 
 func newProber(a Agent) *prober { return &prober{agent: a} }
@@ -431,54 +438,9 @@ func (p *prober) line(m map[string]any, head bool) {
 			}
 		}
 	case Codex:
-		pl := getMap(m, "payload")
-		switch getStr(m, "type") {
-		case "session_meta":
-			if !p.metaSeen && pl != nil {
-				p.metaSeen = true
-				p.id, p.cwd = getStr(pl, "id"), getStr(pl, "cwd")
-				if t, ok := getTime(pl, "timestamp"); ok {
-					p.started = t
-				}
-			}
-		case "event_msg":
-			switch getStr(pl, "type") {
-			case "user_message":
-				if head && p.firstReq == "" {
-					p.firstReq = getStr(pl, "message")
-				}
-			case "thread_name_updated":
-				p.thread = firstNonEmpty(getStr(pl, "thread_name"), p.thread)
-			}
-		}
+		p.codexLine(m, head)
 	case Gemini:
-		if set := getMap(m, "$set"); set != nil {
-			p.summary = firstNonEmpty(getStr(set, "summary"), p.summary)
-			if t, ok := getTime(set, "lastUpdated"); ok && t.After(p.last) {
-				p.last = t
-			}
-			return
-		}
-		if isStr(m["id"]) {
-			if head && p.firstReq == "" && getStr(m, "type") == "user" {
-				p.firstReq = geminiText(m["content"])
-			}
-			return
-		}
-		if isStr(m["sessionId"]) && head && !p.metaSeen {
-			p.metaSeen = true
-			p.id, p.hash = getStr(m, "sessionId"), getStr(m, "projectHash")
-			p.summary = firstNonEmpty(getStr(m, "summary"), p.summary)
-			if t, ok := getTime(m, "startTime"); ok {
-				p.started = t
-			}
-			if t, ok := getTime(m, "lastUpdated"); ok && t.After(p.last) {
-				p.last = t
-			}
-			if dirs := getArr(m, "directories"); len(dirs) > 0 {
-				p.cwd, _ = dirs[0].(string)
-			}
-		}
+		p.geminiLine(m, head)
 	}
 }
 
@@ -488,8 +450,9 @@ func (p *prober) fill(s *SessionInfo) {
 		s.CWD = clean(p.cwd)
 	}
 	s.projectHash = p.hash
+	s.subagent = p.subagent
 	s.AgentVersion = shortenHead(oneLine(p.version), maxVersion)
-	s.Title = titleFrom(firstNonEmpty(p.custom, p.thread, p.ai, p.summary, p.firstReq))
+	s.Title = titleFrom(firstNonEmpty(p.custom, p.thread, p.topic, p.ai, p.summary, p.firstReq))
 	s.Started = p.started
 	if !p.last.IsZero() {
 		s.LastActivity = p.last

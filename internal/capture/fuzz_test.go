@@ -62,6 +62,10 @@ func FuzzCodex(f *testing.F) {
 	addSeeds(f, "codex",
 		lines(`{"type":"event_msg","payload":{"type":"user_message","message":"a"}}`, `{"type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":3}}`),
 		lines(`{"type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","input":"*** Update File: a\n*** Move to: b\n"}}`),
+		lines(`{"type":"session_meta","payload":{"id":"c","source":{"subagent":{"thread_spawn":{"parent_thread_id":"p"}}}}}`,
+			`{"type":"event_msg","payload":{"type":"user_message","message":"x\n## My request for Codex:\ny"}}`,
+			`{"type":"event_msg","payload":{"type":"thread_goal_updated","goal":{"objective":"o","status":"active"}}}`,
+			`{"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}`),
 	)
 	fuzzReader(f, ReadCodex)
 }
@@ -70,6 +74,13 @@ func FuzzGemini(f *testing.F) {
 	addSeeds(f, "gemini",
 		"{\n \"sessionId\": \"s\", \"messages\": [{\"id\":\"1\",\"type\":\"user\",\"content\":\"x\"}]\n}",
 		lines(`{"sessionId":"s","projectHash":"h"}`, `{"id":"a","type":"user","content":"x"}`, `{"$rewindTo":"a"}`, `{"$set":{"messages":[{"id":"b","type":"user","content":"y"}]}}`),
+		lines(`{"sessionId":"s","projectHash":"h","kind":"subagent"}`, `{"id":"i","type":"info","content":"Request cancelled."}`,
+			`{"id":"g","type":"gemini","toolCalls":[{"id":"1","name":"enter_plan_mode","status":"success"},`+
+				`{"id":"2","name":"write_file","args":{"file_path":"plans/p.md","content":"a"},"status":"success"},`+
+				`{"id":"3","name":"replace","args":{"file_path":"plans/p.md","old_string":"a","new_string":"b"},"status":"success"},`+
+				`{"id":"4","name":"exit_plan_mode","args":{"plan_filename":"p.md"},"status":"success","result":"Plan approved"},`+
+				`{"id":"5","name":"tracker_list_tasks","status":"success","resultDisplay":{"todos":[{"description":"t","status":"blocked"}]}},`+
+				`{"id":"6","name":"update_topic","args":{"title":"T"},"status":"success"}]}`),
 	)
 	fuzzReader(f, ReadGemini)
 }

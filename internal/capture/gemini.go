@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -22,18 +23,41 @@ import (
 // does. Older sessions are one pretty-printed ConversationRecord object
 // with a messages array.
 
-type geminiReader struct {
-	d        *Digest
-	lim      Limits
-	span     timeSpan
-	meta     map[string]any
-	ids      []string
-	byID     map[string]map[string]any
-	archived []map[string]any
+// geminiLog is a recording's message list as its lines build it, keeping
+// of each message what keep returns: the message itself when the
+// recording is read once, where it is when it is read twice. A line whose
+// id was seen before replaces that message in place; $rewindTo and
+// $set.messages cut and replace the list as Gemini CLI does
+// (packages/core/src/services/chatRecordingService.ts, loadConversationRecord).
+type geminiLog[T any] struct {
+	d    *Digest
+	span timeSpan
+	meta map[string]any
+	ids  []string
+	byID map[string]T
+	// archived are the messages a $set.messages dropped: what they did
+	// still happened.
+	archived []T
+	// keep is what is kept of a message m: idx is its place in its
+	// line's messages array, -1 when the line is the message.
+	keep func(m map[string]any, idx int) T
+}
+
+func newGeminiLog[T any](keep func(map[string]any, int) T) *geminiLog[T] {
+	return &geminiLog[T]{d: &Digest{}, meta: map[string]any{}, byID: map[string]T{}, keep: keep}
 }
 
 // ReadGemini reads a Gemini CLI chat recording, in the JSONL form or the
 // older single-object .json form.
+//
+// When r can be read again (it has ReadAt, Seek and Size, as the
+// *io.SectionReader ReadTranscript passes does), a JSONL recording is
+// read in passes: one to learn where each message's last version is and
+// which messages rewinds and replacements leave, one (only when no
+// directory is recorded) to infer the working directory, one to fold the
+// messages as they come, so that what is held in memory does not grow
+// with what the messages hold. Otherwise every message is kept until the
+// end.
 func ReadGemini(r io.Reader, limits Limits) (*Digest, error) {
 	return readGemini(r, limits.withDefaults(), "")
 }
@@ -45,8 +69,19 @@ func readGemini(r io.Reader, lim Limits, rootHint string) (*Digest, error) {
 }
 
 func readGeminiShaped(r io.Reader, lim Limits, rootHint string, sh *shape) (*Digest, error) {
-	g := &geminiReader{d: &Digest{}, lim: lim, meta: map[string]any{}, byID: map[string]map[string]any{}}
-	lr := newLineReader(io.LimitReader(r, lim.MaxFile), lim.MaxLine)
+	if sec, ok := rereadable(r, lim.MaxFile); ok {
+		return readGeminiTwice(sec, lim, rootHint, sh)
+	}
+	return readGeminiOnce(io.LimitReader(r, lim.MaxFile), lim, rootHint, sh)
+}
+
+// readGeminiOnce reads a recording keeping every message until the end.
+func readGeminiOnce(r io.Reader, lim Limits, rootHint string, sh *shape) (*Digest, error) {
+	g := newGeminiLog(func(m map[string]any, _ int) map[string]any {
+		dropBulkArgs(m)
+		return m
+	})
+	lr := newLineReader(r, lim.MaxLine)
 	var p jsonParser
 	first := true
 	for {
@@ -71,15 +106,145 @@ func readGeminiShaped(r io.Reader, lim Limits, rootHint string, sh *shape) (*Dig
 		}
 		countLine(&p, line, lr.n, tooLong, &g.d.Stats, sh, g.record)
 	}
-	return g.finish(rootHint)
+	touched := g.finishMeta()
+	gf := &geminiFold{}
+	for _, m := range g.messages() {
+		gf.message(m)
+	}
+	d := g.d
+	d.CWD = firstNonEmpty(geminiDir(g.meta), rootHint)
+	if d.CWD == "" {
+		d.CWD = inferRoot(gf.events, touched)
+	}
+	f := newFolder()
+	for _, e := range gf.events {
+		foldEvent(f, d.CWD, e)
+	}
+	return g.finish(f, gf, touched)
 }
 
-func (g *geminiReader) record(m map[string]any) {
+// gmRef is where a message is: the line, and its place in that line's
+// messages array (-1 when the line is the message).
+type gmRef struct{ line, idx int32 }
+
+// readGeminiTwice reads a recording in passes (see ReadGemini).
+func readGeminiTwice(sec *io.SectionReader, lim Limits, rootHint string, sh *shape) (*Digest, error) {
+	var line int
+	g := newGeminiLog(func(_ map[string]any, idx int) gmRef { return gmRef{int32(line), int32(idx)} })
+	indexShape := sh
+	if sh != nil {
+		indexShape = geminiIndexShape
+	}
+	lr := newLineReader(io.NewSectionReader(sec, 0, sec.Size()), lim.MaxLine)
+	var p jsonParser
+	first := true
+	for {
+		l, tooLong, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !tooLong && len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		if first {
+			first = false
+			if !tooLong && string(bytes.TrimSpace(l)) == "{" {
+				// The older form, one object: small, read whole.
+				return readGeminiOnce(io.NewSectionReader(sec, 0, sec.Size()), lim, rootHint, sh)
+			}
+		}
+		line = lr.n
+		countLine(&p, l, lr.n, tooLong, &g.d.Stats, indexShape, g.record)
+	}
+	touched := g.finishMeta()
+	refs := g.messages()
+	d := g.d
+	d.CWD = firstNonEmpty(geminiDir(g.meta), rootHint)
+	if d.CWD == "" && len(touched) > 0 {
+		// What the tool calls' absolute paths and the touched relative
+		// paths share, as inferRoot finds it, without keeping events.
+		gf := &geminiFold{}
+		gf.emit = func(e event) {
+			for _, op := range e.ops {
+				if d.CWD == "" {
+					d.CWD = rootOf(op.path, touched)
+				}
+			}
+		}
+		if err := eachMessage(sec, lim, sh, refs, gf.message); err != nil {
+			return nil, err
+		}
+	}
+	f := newFolder()
+	gf := &geminiFold{emit: func(e event) { foldEvent(f, d.CWD, e) }}
+	if err := eachMessage(sec, lim, sh, refs, gf.message); err != nil {
+		return nil, err
+	}
+	return g.finish(f, gf, touched)
+}
+
+// eachMessage calls fn with the messages refs locate, in their order,
+// decoding only the lines they are on. A message whose line comes after
+// the next one's waits for it; in Gemini CLI's recordings a message's
+// versions come before the next message's.
+func eachMessage(sec *io.SectionReader, lim Limits, sh *shape, refs []gmRef, fn func(map[string]any)) error {
+	byLine := map[int32][]int32{}
+	lines := make([]int, 0, len(refs))
+	for i, r := range refs {
+		if _, ok := byLine[r.line]; !ok {
+			lines = append(lines, int(r.line))
+		}
+		byLine[r.line] = append(byLine[r.line], int32(i))
+	}
+	slices.Sort(lines)
+	pending := map[int32]map[string]any{}
+	next := int32(0)
+	err := eachLineOf(io.NewSectionReader(sec, 0, sec.Size()), lim, lines, sh, func(n int, m map[string]any) {
+		for _, i := range byLine[int32(n)] {
+			msg := locateMessage(m, refs[i].idx)
+			if msg == nil {
+				msg = map[string]any{} // cannot happen: the first pass found it
+			}
+			pending[i] = msg
+		}
+		delete(byLine, int32(n))
+		for {
+			msg, ok := pending[next]
+			if !ok {
+				return
+			}
+			delete(pending, next)
+			fn(msg)
+			next++
+		}
+	})
+	return err
+}
+
+// locateMessage finds a message in its line (gmRef.idx).
+func locateMessage(m map[string]any, idx int32) map[string]any {
+	if idx < 0 {
+		return m
+	}
+	msgs := getArr(m, "messages")
+	if set := getMap(m, "$set"); set != nil {
+		msgs = getArr(set, "messages")
+	}
+	if int(idx) >= len(msgs) {
+		return nil
+	}
+	return asMap(msgs[idx])
+}
+
+func (g *geminiLog[T]) record(m map[string]any) {
 	switch {
 	case isStr(m["$rewindTo"]):
 		g.rewind(m["$rewindTo"].(string))
 	case isStr(m["id"]):
-		g.upsert(m)
+		g.upsert(m, -1)
 	case getMap(m, "$set") != nil:
 		g.set(getMap(m, "$set"))
 	case isStr(m["sessionId"]):
@@ -90,7 +255,7 @@ func (g *geminiReader) record(m map[string]any) {
 		}
 		g.set(m)
 	default:
-		g.d.Stats.Unknown++
+		g.d.Stats.unknownType(getStr(m, "type"))
 	}
 }
 
@@ -99,17 +264,37 @@ func isStr(v any) bool {
 	return ok
 }
 
-func (g *geminiReader) upsert(m map[string]any) {
+func (g *geminiLog[T]) upsert(m map[string]any, idx int) {
 	id := m["id"].(string)
 	t, ok := getTime(m, "timestamp")
 	g.span.add(t, ok)
 	if _, seen := g.byID[id]; !seen {
 		g.ids = append(g.ids, id)
 	}
-	g.byID[id] = m
+	g.byID[id] = g.keep(m, idx)
 }
 
-func (g *geminiReader) rewind(id string) {
+// dropBulkArgs forgets what a message's tool calls wrote (the contents of
+// writes, the strings of edits) unless the file is a plan, whose text
+// becomes the handoff's plan: when every message is held until the end,
+// this is most of what it would hold.
+func dropBulkArgs(m map[string]any) {
+	for _, tc := range getArr(m, "toolCalls") {
+		args := getMap(asMap(tc), "args")
+		if args != nil && !isPlanPath(geminiArgPath(args)) {
+			delete(args, "content")
+			delete(args, "old_string")
+			delete(args, "new_string")
+		}
+	}
+}
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func (g *geminiLog[T]) rewind(id string) {
 	for i, x := range g.ids {
 		if x == id {
 			for _, gone := range g.ids[i:] {
@@ -121,10 +306,10 @@ func (g *geminiReader) rewind(id string) {
 	}
 	// Gemini CLI clears the conversation when the target is unknown.
 	g.ids = nil
-	g.byID = map[string]map[string]any{}
+	g.byID = map[string]T{}
 }
 
-func (g *geminiReader) set(upd map[string]any) {
+func (g *geminiLog[T]) set(upd map[string]any) {
 	for k, v := range upd {
 		if k == "messages" {
 			msgs, ok := v.([]any)
@@ -144,10 +329,10 @@ func (g *geminiReader) set(upd map[string]any) {
 					g.archived = append(g.archived, g.byID[id])
 				}
 			}
-			g.ids, g.byID = nil, map[string]map[string]any{}
-			for _, x := range msgs {
+			g.ids, g.byID = nil, map[string]T{}
+			for i, x := range msgs {
 				if mm, ok := x.(map[string]any); ok && isStr(mm["id"]) {
-					g.upsert(mm)
+					g.upsert(mm, i)
 				}
 			}
 			continue
@@ -160,8 +345,18 @@ func (g *geminiReader) set(upd map[string]any) {
 	}
 }
 
+// messages are the recording's messages, in order: those a replacement
+// dropped, then the list.
+func (g *geminiLog[T]) messages() []T {
+	msgs := slices.Clip(g.archived)
+	for _, id := range g.ids {
+		msgs = append(msgs, g.byID[id])
+	}
+	return msgs
+}
+
 // legacy reads the older form as a stream: the messages one at a time.
-func (g *geminiReader) legacy(r io.Reader) {
+func (g *geminiLog[T]) legacy(r io.Reader) {
 	st := &g.d.Stats
 	st.Lines++
 	dec := json.NewDecoder(r)
@@ -202,7 +397,7 @@ func (g *geminiReader) legacy(r io.Reader) {
 			st.Lines++
 			if m, ok := v.(map[string]any); ok && isStr(m["id"]) {
 				st.Records++
-				g.upsert(m)
+				g.upsert(m, -1)
 			} else {
 				st.Malformed++
 			}
@@ -214,7 +409,9 @@ func (g *geminiReader) legacy(r io.Reader) {
 	}
 }
 
-func (g *geminiReader) finish(rootHint string) (*Digest, error) {
+// finishMeta fills in the digest from the metadata and returns the paths
+// the metadata says were touched.
+func (g *geminiLog[T]) finishMeta() (touched []string) {
 	d := g.d
 	d.Session.ID = getStr(g.meta, "sessionId")
 	if t, ok := parseTime(getStr(g.meta, "startTime")); ok {
@@ -223,39 +420,37 @@ func (g *geminiReader) finish(rootHint string) (*Digest, error) {
 		d.Session.StartedAt = timePtr(g.span.first)
 	}
 	d.Session.LastActivity = timePtr(g.span.last)
-	d.Title = getStr(g.meta, "summary")
-
-	msgs := slices.Clip(g.archived)
-	for _, id := range g.ids {
-		msgs = append(msgs, g.byID[id])
-	}
-	var touched []string
+	// Gemini CLI marks a subagent's recording in its metadata
+	// (ConversationRecord.kind, packages/core/src/services/chatRecordingTypes.ts).
+	d.Subagent = getStr(g.meta, "kind") == "subagent"
 	for _, p := range getArr(getMap(g.meta, "memoryScratchpad"), "touchedPaths") {
 		if s, ok := p.(string); ok && strings.TrimSpace(s) != "" && len(touched) < maxFiles {
 			touched = append(touched, s)
 		}
 	}
+	return touched
+}
 
-	var events []event
-	for _, m := range msgs {
-		events = append(events, geminiMessage(m)...)
+// geminiDir is the first workspace directory the metadata names: the
+// working directory, else it is where the recording lies, else what the
+// touched paths imply.
+func geminiDir(meta map[string]any) string {
+	if dirs := getArr(meta, "directories"); len(dirs) > 0 {
+		s, _ := dirs[0].(string)
+		return s
 	}
+	return ""
+}
 
-	// The working directory: the first workspace directory, else where
-	// the recording lies, else what the touched paths imply.
-	if dirs := getArr(g.meta, "directories"); len(dirs) > 0 {
-		d.CWD, _ = dirs[0].(string)
-	}
-	if d.CWD == "" {
-		d.CWD = rootHint
-	}
-	if d.CWD == "" {
-		d.CWD = inferRoot(events, touched)
-	}
-
-	f := newFolder()
-	for _, e := range events {
-		foldEvent(f, d.CWD, e)
+// finish completes the digest once the messages are folded into f.
+func (g *geminiLog[T]) finish(f *folder, gf *geminiFold, touched []string) (*Digest, error) {
+	d := g.d
+	// The title: the topic the agent last set (update_topic), else the
+	// summary Gemini CLI wrote, else (in the folder) the first request.
+	d.Title = firstNonEmpty(gf.topic, getStr(g.meta, "summary"))
+	d.Cancelled = gf.cancelled
+	if plan := gf.finishPlan(); plan != "" {
+		foldEvent(f, d.CWD, event{kind: evPlan, text: plan})
 	}
 	if len(touched) > 0 {
 		t := event{kind: evTouch}
@@ -280,44 +475,116 @@ func geminiExit(out string) *int {
 	return nil
 }
 
-func geminiMessage(m map[string]any) []event {
+// geminiFold turns a recording's messages into events, in order, and
+// gathers what is not an event: the topic's title, the plan, and whether
+// the last turn was cancelled.
+type geminiFold struct {
+	// emit takes each event; when nil, events are kept in events.
+	emit      func(event)
+	events    []event
+	topic     string
+	cancelled bool
+	// planFiles are the plan files written (at most maxPlanFiles), the
+	// latest written last, each with its latest text; planWrites counts
+	// the writes.
+	planFiles  []planFile
+	planWrites int
+	inPlan     bool   // enter_plan_mode ran and exit_plan_mode has not
+	planFrom   int    // planWrites when plan mode was entered
+	plan       string // the last plan put to the user, with its outcome
+	// initMade says /init made an empty GEMINI.md that the agent has not
+	// written yet: its first write, an overwrite, makes the file.
+	initMade bool
+}
+
+type planFile struct{ path, text string }
+
+func (g *geminiFold) add(evs ...event) {
+	for _, e := range evs {
+		if g.emit != nil {
+			g.emit(e)
+		} else {
+			g.events = append(g.events, e)
+		}
+	}
+}
+
+func (g *geminiFold) message(m map[string]any) {
 	id := getStr(m, "id")
-	var evs []event
 	switch getStr(m, "type") {
 	case "user":
-		content := m["displayContent"]
-		if geminiText(content) == "" {
-			content = m["content"]
+		content := strings.TrimSpace(geminiText(m["content"]))
+		if strings.HasPrefix(content, "<state_snapshot>") {
+			g.add(evCompact(content))
+			return
 		}
-		text := strings.TrimSpace(geminiText(content))
-		if strings.HasPrefix(text, "<state_snapshot>") {
-			return []event{evCompact(text)}
+		if text, ok := geminiRequest(m, content); ok {
+			g.add(evReq(text))
+			g.cancelled = false
 		}
-		if text != "" {
-			evs = append(evs, evReq(text))
+	case "info":
+		// What Gemini CLI shows when the user stops a turn
+		// (packages/cli/src/ui/hooks/useGeminiStream.ts, "Request
+		// cancelled."): the last request may be half done.
+		switch strings.TrimSpace(geminiText(m["content"])) {
+		case "Request cancelled.":
+			g.cancelled = true
+		case "Empty GEMINI.md created. Now analyzing the project to populate it.":
+			// /init (packages/cli/src/ui/commands/initCommand.ts).
+			g.initMade = true
 		}
 	case "gemini":
 		if text := strings.TrimSpace(geminiText(m["content"])); text != "" {
-			evs = append(evs, evAgent(id, text))
+			g.add(evAgent(id, text))
 		}
 		for i, tc := range getArr(m, "toolCalls") {
 			if tc, ok := tc.(map[string]any); ok {
-				evs = append(evs, geminiToolCall(id, i, tc)...)
+				g.toolCall(id, i, tc)
 			}
 		}
 		if t := getMap(m, "tokens"); t != nil {
 			in, cached := getCount(t, "input"), getCount(t, "cached")
-			evs = append(evs, event{kind: evTokens, id: "msg:" + id, tokens: handoff.Tokens{
+			g.add(event{kind: evTokens, id: "msg:" + id, tokens: handoff.Tokens{
 				Input:     max(in-cached, 0),
 				Output:    satAdd(getCount(t, "output"), getCount(t, "thoughts")),
 				CacheRead: cached,
 			}})
 		}
 	}
-	return evs
 }
 
-func geminiToolCall(msgID string, i int, tc map[string]any) []event {
+// geminiRequest returns what the user asked in a user message whose
+// content reads content: what the user typed (displayContent, as "/init"
+// for the prompt the command expands to), unless the message is one
+// Gemini CLI itself does not count as the user's.
+func geminiRequest(m map[string]any, content string) (string, bool) {
+	if geminiInjected(content) {
+		return "", false
+	}
+	text := strings.TrimSpace(geminiText(m["displayContent"]))
+	if text == "" {
+		text = content
+	}
+	return text, text != ""
+}
+
+// geminiInjected reports whether a user message's content is not a
+// request: what Gemini CLI's isIgnoredUserContent leaves out of a resumed
+// history (empty, a slash or ? command, the <session_context> that carries
+// GEMINI.md, a <hook_context>; packages/core/src/utils/sessionUtils.ts,
+// v0.56), and the turns Gemini CLI sends on its own: "Please continue."
+// after its next-speaker check (packages/core/src/core/client.ts),
+// "System: Please continue." after an invalid stream (until v0.42,
+// commit 9380e13f) and its loop-detection feedback (client.ts).
+func geminiInjected(content string) bool {
+	switch {
+	case content == "", content == "Please continue.", content == "System: Please continue.":
+		return true
+	}
+	return hasAnyPrefix(content, []string{"/", "?", "<session_context>", "<hook_context>", "System: Potential loop detected."})
+}
+
+func (g *geminiFold) toolCall(msgID string, i int, tc map[string]any) {
 	id := getStr(tc, "id")
 	if id == "" {
 		id = msgID + "#" + strconv.Itoa(i)
@@ -331,31 +598,69 @@ func geminiToolCall(msgID string, i int, tc map[string]any) []event {
 	if out == "" {
 		out = getStr(tc, "resultDisplay")
 	}
-	filePath := firstNonEmpty(getStr(args, "file_path"), getStr(args, "absolute_path"), getStr(args, "path"))
+	filePath := geminiArgPath(args)
 	var call event
-	switch getStr(tc, "name") {
+	// Tool names and arguments: packages/core/src/tools/definitions/
+	// base-declarations.ts and tool-names.ts (v0.56); what each returns:
+	// write-file.ts, edit.ts, trackerTools.ts, exit-plan-mode.ts.
+	switch name := getStr(tc, "name"); name {
 	case "run_shell_command":
 		call = evCmd(id, getStr(args, "command"))
 	case "replace", "edit", "smart_edit":
-		call = evOps(id, fileOp{path: filePath, op: opEdit, n: 1})
+		op := opEdit
+		if strings.HasPrefix(out, "Created new file") {
+			op = opCreate
+		}
+		if status != "error" && status != "cancelled" {
+			g.editPlan(filePath, args)
+		}
+		call = evOps(id, g.fileOps(filePath, op)...)
 	case "write_file":
 		op := opWrite
 		switch {
-		case strings.Contains(out, "created"):
+		case strings.HasPrefix(out, "Successfully created"):
 			op = opCreate
-		case strings.Contains(out, "overwrote"):
+		case strings.HasPrefix(out, "Successfully overwrote"):
 			op = opEdit
+			if g.initMade && (filePath == "GEMINI.md" || strings.HasSuffix(filepath.ToSlash(filePath), "/GEMINI.md")) {
+				op, g.initMade = opCreate, false
+			}
 		}
-		call = evOps(id, fileOp{path: filePath, op: op, n: 1})
+		if status != "error" && status != "cancelled" && isPlanPath(filePath) {
+			g.writePlan(filePath, getStr(args, "content"))
+		}
+		call = evOps(id, g.fileOps(filePath, op)...)
 	case "read_file":
 		call = evOps(id, fileOp{path: filePath, op: opRead})
 	case "write_todos":
 		if todos, ok := args["todos"].([]any); ok {
-			return []event{evTodoList(parseTodos(todos, "description", "content"))}
+			g.add(evTodoList(parseTodos(todos, "description", "content")))
 		}
-		return nil
+		return
+	case "update_topic":
+		if t := strings.TrimSpace(getStr(args, "title")); t != "" && status != "error" {
+			g.topic = t
+		}
+		return
+	case "enter_plan_mode":
+		if status == "success" {
+			g.inPlan, g.planFrom = true, g.planWrites
+		}
+		return
+	case "exit_plan_mode":
+		if status == "success" {
+			g.exitPlan(getStr(args, "plan_filename"), out)
+		}
+		return
 	default:
-		return nil
+		// The task tracker's tools show the whole task list
+		// (returnDisplay {todos}, trackerTools.ts).
+		if strings.HasPrefix(name, "tracker_") && status == "success" {
+			if todos, ok := getMap(tc, "resultDisplay")["todos"].([]any); ok {
+				g.add(evTodoList(parseTodos(todos, "description")))
+			}
+		}
+		return
 	}
 	var res event
 	switch status {
@@ -369,11 +674,127 @@ func geminiToolCall(msgID string, i int, tc map[string]any) []event {
 		exit := geminiExit(out)
 		res = evOut(id, exit, true, true, out)
 	case "cancelled":
-		res = event{kind: evResult, id: id, skipped: true}
+		// The user declined it ("[Operation Cancelled] Reason: User denied
+		// execution.") or stopped it (packages/core/src/scheduler/
+		// scheduler.ts, state-manager.ts): it did not run its course.
+		status := handoff.StatusInterrupted
+		if strings.Contains(out, "User denied execution") {
+			status = handoff.StatusRejected
+		}
+		res = evStatus(id, status, out)
 	default:
-		return []event{call}
+		g.add(call)
+		return
 	}
-	return []event{call, res}
+	g.add(call, res)
+}
+
+// fileOps is the operation on a file, unless the file is Gemini CLI's own
+// (a plan under ~/.gemini/tmp), which is no file of the project.
+func (g *geminiFold) fileOps(p string, op opKind) []fileOp {
+	if strings.Contains(filepath.ToSlash(p), "/.gemini/tmp/") {
+		return nil
+	}
+	return []fileOp{{path: p, op: op, n: 1}}
+}
+
+// geminiArgPath is the file a tool call's arguments name.
+func geminiArgPath(args map[string]any) string {
+	return firstNonEmpty(getStr(args, "file_path"), getStr(args, "absolute_path"), getStr(args, "path"))
+}
+
+// isPlanPath reports whether a file lies in a plans directory, where
+// Gemini CLI's plan mode keeps its plans (Storage.getPlansDir,
+// packages/core/src/config/storage.ts: ~/.gemini/tmp/<project>/<session>/plans
+// or a plans directory the user configured).
+func isPlanPath(p string) bool {
+	p = filepath.ToSlash(p)
+	return strings.HasPrefix(p, "plans/") || strings.Contains(p, "/plans/")
+}
+
+// maxPlanFiles bounds the plan files whose text is kept.
+const maxPlanFiles = 8
+
+// writePlan keeps text as the plan file p's, last.
+func (g *geminiFold) writePlan(p, text string) {
+	g.planWrites++
+	g.planFiles = slices.DeleteFunc(g.planFiles, func(f planFile) bool { return f.path == p })
+	if len(g.planFiles) == maxPlanFiles {
+		g.planFiles = slices.Delete(g.planFiles, 0, 1)
+	}
+	g.planFiles = append(g.planFiles, planFile{path: p, text: shortenHead(text, 2*MaxCompaction)})
+}
+
+// editPlan applies a replace to a plan file whose text is known.
+func (g *geminiFold) editPlan(p string, args map[string]any) {
+	if !isPlanPath(p) {
+		return
+	}
+	for i := len(g.planFiles) - 1; i >= 0; i-- {
+		if g.planFiles[i].path != p {
+			continue
+		}
+		text, old := g.planFiles[i].text, getStr(args, "old_string")
+		n := 1
+		if getBool(args, "allow_multiple") {
+			n = -1
+		}
+		if old != "" {
+			text = strings.Replace(text, old, getStr(args, "new_string"), n)
+		}
+		g.writePlan(p, text)
+		return
+	}
+}
+
+// planText is the latest text written to the plan file name names (a
+// path, or a name in the plans directory).
+func (g *geminiFold) planText(name string) (string, bool) {
+	name = filepath.ToSlash(strings.TrimSpace(name))
+	if name == "" {
+		return "", false
+	}
+	for i := len(g.planFiles) - 1; i >= 0; i-- {
+		p := g.planFiles[i].path
+		if p == name || path.Base(filepath.ToSlash(p)) == path.Base(name) {
+			return g.planFiles[i].text, true
+		}
+	}
+	return "", false
+}
+
+// exitPlan records the plan exit_plan_mode put to the user, and how the
+// user answered (its llmContent, exit-plan-mode.ts).
+func (g *geminiFold) exitPlan(name, out string) {
+	outcome := "put to the user"
+	switch {
+	case strings.HasPrefix(out, "User cancelled"):
+		return // the approval dialog was dismissed: still planning
+	case strings.HasPrefix(out, "Plan rejected"):
+		outcome = "rejected by the user"
+		if fb, ok := strings.CutPrefix(out, "Plan rejected. User feedback: "); ok {
+			fb, _, _ = strings.Cut(fb, "\n")
+			outcome += " (feedback: " + oneLine(fb) + ")"
+		}
+	case strings.Contains(out, "approved"):
+		outcome = "approved by the user"
+	}
+	g.inPlan = false
+	text, ok := g.planText(name)
+	if !ok {
+		text = "(the plan file " + oneLine(name) + " is not in the transcript)"
+	}
+	g.plan = shortenMiddle(strings.TrimSpace(text)+"\n\n(Gemini CLI plan mode: "+outcome+".)", MaxCompaction)
+}
+
+// finishPlan is the plan to hand on: the last one put to the user, or
+// one still being drafted in plan mode.
+func (g *geminiFold) finishPlan() string {
+	if g.inPlan && g.planWrites > g.planFrom {
+		last := g.planFiles[len(g.planFiles)-1]
+		return shortenMiddle(strings.TrimSpace(last.text)+"\n\n(Gemini CLI plan mode: a draft, not yet put to the user.)", MaxCompaction)
+	}
+	return g.plan
 }
 
 // geminiText joins the text parts of a content (a string, a part, or a
@@ -427,18 +848,27 @@ func geminiResultText(v any) string {
 func inferRoot(events []event, touched []string) string {
 	for _, e := range events {
 		for _, op := range e.ops {
-			if !strings.HasPrefix(op.path, "/") {
-				continue
+			if root := rootOf(op.path, touched); root != "" {
+				return root
 			}
-			for _, t := range touched {
-				t = strings.TrimPrefix(t, "./")
-				if t == "" || strings.HasPrefix(t, "/") {
-					continue
-				}
-				if root, ok := strings.CutSuffix(op.path, "/"+t); ok && root != "" {
-					return root
-				}
-			}
+		}
+	}
+	return ""
+}
+
+// rootOf is the directory an absolute path p lies in as one of the
+// relative touched paths: /r/a/b.go and a/b.go give /r.
+func rootOf(p string, touched []string) string {
+	if !strings.HasPrefix(p, "/") {
+		return ""
+	}
+	for _, t := range touched {
+		t = strings.TrimPrefix(t, "./")
+		if t == "" || strings.HasPrefix(t, "/") {
+			continue
+		}
+		if root, ok := strings.CutSuffix(p, "/"+t); ok && root != "" {
+			return root
 		}
 	}
 	return ""
@@ -478,4 +908,54 @@ func readSmall(file string, n int64) string {
 		return ""
 	}
 	return clean(string(b))
+}
+
+// geminiLine gathers what discovery shows from a line of a recording: the
+// metadata (id, project, times, directory, whether it is a subagent's),
+// the first request, the last topic title and the summary.
+func (p *prober) geminiLine(m map[string]any, head bool) {
+	if set := getMap(m, "$set"); set != nil {
+		p.summary = firstNonEmpty(getStr(set, "summary"), p.summary)
+		if getStr(set, "kind") == "subagent" {
+			p.subagent = true
+		}
+		if t, ok := getTime(set, "lastUpdated"); ok && t.After(p.last) {
+			p.last = t
+		}
+		return
+	}
+	if isStr(m["id"]) {
+		switch getStr(m, "type") {
+		case "user":
+			if head && p.firstReq == "" {
+				p.firstReq, _ = geminiRequest(m, strings.TrimSpace(geminiText(m["content"])))
+			}
+		case "gemini":
+			if head {
+				return // the topic that counts is the last one, in the tail
+			}
+			for _, tc := range getArr(m, "toolCalls") {
+				tc := asMap(tc)
+				if getStr(tc, "name") == "update_topic" && getStr(tc, "status") != "error" {
+					p.topic = firstNonEmpty(strings.TrimSpace(getStr(getMap(tc, "args"), "title")), p.topic)
+				}
+			}
+		}
+		return
+	}
+	if isStr(m["sessionId"]) && head && !p.metaSeen {
+		p.metaSeen = true
+		p.id, p.hash = getStr(m, "sessionId"), getStr(m, "projectHash")
+		p.subagent = getStr(m, "kind") == "subagent"
+		p.summary = firstNonEmpty(getStr(m, "summary"), p.summary)
+		if t, ok := getTime(m, "startTime"); ok {
+			p.started = t
+		}
+		if t, ok := getTime(m, "lastUpdated"); ok && t.After(p.last) {
+			p.last = t
+		}
+		if dirs := getArr(m, "directories"); len(dirs) > 0 {
+			p.cwd, _ = dirs[0].(string)
+		}
+	}
 }

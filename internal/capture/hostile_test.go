@@ -92,6 +92,7 @@ func checkDigest(d *Digest) error {
 		check(f.Edits >= 0, "file %d edits %d", i, f.Edits)
 	}
 	check(len(d.Title) <= MaxTitle, "title: %d bytes", len(d.Title))
+	check(len(d.Goal) <= handoff.MaxItem && len(d.Parent) <= maxID, "goal %d, parent %d bytes", len(d.Goal), len(d.Parent))
 	check(s.SkippedRecords == d.Stats.Unknown+d.Stats.Malformed+d.Stats.TooLong, "skipped %d, stats %+v", s.SkippedRecords, d.Stats)
 	if len(bad) > 0 {
 		return errors.New(strings.Join(bad, "; "))
@@ -113,6 +114,7 @@ func validRecord(d *Digest) error {
 	rec.Session = &s
 	rec.Files = d.Files
 	rec.Source = handoff.Source{Kind: handoff.SourceTranscript}
+	digestNotes(rec, d)
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return err

@@ -81,10 +81,13 @@ var codexPayload = fields(map[string]*shape{
 	"arguments": nil, "input": nil, "action": nil, "id": nil, "output": nil,
 	// session_meta, turn_context
 	"cli_version": nil, "cwd": nil, "timestamp": nil, "git": nil,
+	"source": nil, "thread_source": nil, "parent_thread_id": nil,
 	// event_msg, compacted
 	"message": nil, "last_agent_message": nil, "info": fields(map[string]*shape{"total_token_usage": nil}),
 	"exit_code": nil, "aggregated_output": nil, "formatted_output": nil, "stdout": nil,
-	"stderr": nil, "success": nil, "thread_name": nil, "num_turns": nil,
+	"stderr": nil, "success": nil, "thread_name": nil, "num_turns": nil, "reason": nil, "status": nil,
+	"goal": fields(map[string]*shape{"objective": nil, "status": nil}),
+	"item": fields(map[string]*shape{"type": nil, "text": nil}), // item_completed
 	// patch_apply_end: path → {type, move_path, and the diff, built whole
 	// since the keys are paths}
 	"changes": nil,
@@ -96,6 +99,7 @@ var codexShape = fields(map[string]*shape{
 	"timestamp": nil, "type": nil, "payload": codexPayload, "record_type": nil,
 	"id": nil, "role": nil, "content": textParts, "name": nil, "call_id": nil, "arguments": nil,
 	"input": nil, "action": nil, "output": nil, "cli_version": nil, "cwd": nil, "git": nil,
+	"source": nil, "thread_source": nil, "parent_thread_id": nil,
 })
 
 var geminiContent = func() *shape {
@@ -111,15 +115,22 @@ var geminiMessageShape = fields(map[string]*shape{
 	"id": nil, "timestamp": nil, "type": nil, "content": geminiContent, "displayContent": geminiContent,
 	"tokens": nil,
 	"toolCalls": {elem: fields(map[string]*shape{
-		"id": nil, "name": nil, "status": nil, "result": nil, "resultDisplay": {scalar: true},
-		"args": fields(map[string]*shape{"file_path": nil, "absolute_path": nil, "path": nil, "command": nil, "todos": nil}),
+		// resultDisplay: a string, or the task tracker's {todos}.
+		"id": nil, "name": nil, "status": nil, "result": nil, "resultDisplay": {only: true, fields: map[string]*shape{"todos": nil}, elem: dropped},
+		// content and the edit strings are kept while the message is read,
+		// for plan files only (dropBulkArgs).
+		"args": fields(map[string]*shape{
+			"file_path": nil, "absolute_path": nil, "path": nil, "command": nil, "todos": nil,
+			"title": nil, "plan_filename": nil, "content": nil, "old_string": nil, "new_string": nil,
+			"allow_multiple": nil,
+		}),
 	})},
 })
 
 // geminiMeta are the metadata fields read from a recording.
 var geminiMeta = map[string]*shape{
 	"sessionId": nil, "projectHash": nil, "startTime": nil, "lastUpdated": nil, "summary": nil,
-	"directories": nil, "memoryScratchpad": nil,
+	"directories": nil, "memoryScratchpad": nil, "kind": nil,
 	"messages": {elem: geminiMessageShape},
 }
 
@@ -152,12 +163,17 @@ var (
 		"timestamp": nil, "type": nil,
 		"payload": fields(map[string]*shape{
 			"type": nil, "id": nil, "cwd": nil, "timestamp": nil, "message": nil, "thread_name": nil,
+			"source": nil, "thread_source": nil, "parent_thread_id": nil, "cli_version": nil,
 		}),
 	})
 	geminiProbeShape = fields(map[string]*shape{
-		"$set": fields(map[string]*shape{"summary": nil, "lastUpdated": nil}),
+		"$set": fields(map[string]*shape{"summary": nil, "lastUpdated": nil, "kind": nil}),
 		"id":   nil, "type": nil, "content": geminiContent, "sessionId": nil, "projectHash": nil,
 		"summary": nil, "startTime": nil, "lastUpdated": nil, "directories": nil, "timestamp": nil,
+		"kind": nil, "displayContent": geminiContent,
+		"toolCalls": {elem: fields(map[string]*shape{
+			"name": nil, "status": nil, "args": fields(map[string]*shape{"title": nil}),
+		})},
 	})
 )
 
@@ -209,13 +225,33 @@ var codexRollbackShape = func() *shape {
 		"id": nil, "cwd": nil,
 	}
 	payload := map[string]*shape{
-		"message": nil, "last_agent_message": nil, "success": nil, "num_turns": nil,
+		"message": nil, "last_agent_message": nil, "success": nil, "num_turns": nil, "reason": nil,
 		"info": fields(map[string]*shape{"total_token_usage": {only: true}}),
+		"item": fields(map[string]*shape{"type": nil}),
 	}
 	top := map[string]*shape{"timestamp": nil, "record_type": nil}
 	for k, v := range item {
 		payload[k], top[k] = v, v
 	}
 	top["payload"] = fields(payload)
+	return fields(top)
+}()
+
+// geminiIndexShape is a line of a Gemini CLI recording as the first of
+// its passes reads it: the metadata, and of messages only their ids and
+// times, to learn which version of which message stands. The messages are
+// read to geminiShape afterwards, line by line.
+var geminiIndexShape = func() *shape {
+	msg := fields(map[string]*shape{"id": nil, "timestamp": nil})
+	meta := map[string]*shape{"messages": {elem: msg}}
+	for k, v := range geminiMeta {
+		if k != "messages" {
+			meta[k] = v
+		}
+	}
+	top := map[string]*shape{"$rewindTo": nil, "$set": fields(meta), "id": nil, "timestamp": nil, "type": nil}
+	for k, v := range meta {
+		top[k] = v
+	}
 	return fields(top)
 }()

@@ -76,7 +76,7 @@ func TestShapesChangeNothing(t *testing.T) {
 			return readCodex(testReader(b), Limits{MaxLine: 256 << 10}, sh)
 		},
 		Gemini: func(b []byte, sh *shape) (*Digest, error) {
-			return readGeminiShaped(bytes.NewReader(b), Limits{MaxLine: 256 << 10}.withDefaults(), "", sh)
+			return readGeminiShaped(testReader(b), Limits{MaxLine: 256 << 10}.withDefaults(), "", sh)
 		},
 	}
 	for _, agent := range Agents {

@@ -157,6 +157,8 @@ type Stats struct {
 	MalformedLines []int `json:"malformed_lines,omitempty"`
 	// TooLong counts lines over Limits.MaxLine.
 	TooLong int `json:"too_long,omitempty"`
+	// Subagents counts the subagent transcripts folded into this one.
+	Subagents int `json:"subagents,omitempty"`
 }
 
 // Digest is what one transcript tells the next agent.
@@ -185,12 +187,45 @@ type Digest struct {
 	Worktree string `json:"worktree,omitempty"`
 	// Stats counts the lines read and skipped.
 	Stats Stats `json:"stats"`
+	// Subagent says the transcript is a subagent's, which capture refuses
+	// (its work is folded into its parent's); Parent is the id of the
+	// session that started it, when the transcript or its place says.
+	Subagent bool   `json:"subagent,omitempty"`
+	Parent   string `json:"parent,omitempty"`
+	// Goal is the objective the session was set (Codex's thread goal),
+	// with its status.
+	Goal string `json:"goal,omitempty"`
+	// Cancelled says the user cancelled the last turn before it ended:
+	// its request may be half done.
+	Cancelled bool `json:"cancelled,omitempty"`
 }
 
 // ReadTranscript reads the transcript of agent at path. The file must be a
-// regular file no larger than limits.MaxFile.
+// regular file no larger than limits.MaxFile. The session's subagent
+// transcripts, where the agent keeps them beside it, are folded in
+// (foldClaudeSubagents, readCodexFile, readGeminiFile).
 func ReadTranscript(agent Agent, file string, limits Limits) (*Digest, error) {
 	lim := limits.withDefaults()
+	return withTranscript(file, lim, func(r *io.SectionReader) (*Digest, error) {
+		switch agent {
+		case ClaudeCode:
+			d, err := ReadClaudeCode(r, lim)
+			if err == nil {
+				foldClaudeSubagents(d, file, lim)
+			}
+			return d, err
+		case Codex:
+			return readCodexFile(r, lim, file)
+		case Gemini:
+			return readGeminiFile(r, lim, file)
+		}
+		return nil, fmt.Errorf("unknown agent %q", handoff.Clip(string(agent), 40))
+	})
+}
+
+// withTranscript opens file, which must be a regular file no larger than
+// lim.MaxFile, and reads it with read. Errors name the file.
+func withTranscript(file string, lim Limits, read func(*io.SectionReader) (*Digest, error)) (*Digest, error) {
 	fi, err := os.Stat(file)
 	if err != nil {
 		return nil, err
@@ -212,21 +247,7 @@ func ReadTranscript(agent Agent, file string, limits Limits) (*Digest, error) {
 	}
 	// The agent may still be appending: read what there was when the
 	// file was opened, never past the limit. A section can be read twice.
-	r := io.NewSectionReader(f, 0, min(ofi.Size(), lim.MaxFile))
-	var d *Digest
-	switch agent {
-	case ClaudeCode:
-		d, err = ReadClaudeCode(r, lim)
-		if err == nil {
-			foldClaudeSubagents(d, file, lim)
-		}
-	case Codex:
-		d, err = ReadCodex(r, lim)
-	case Gemini:
-		d, err = readGemini(r, lim, geminiProjectRoot(file))
-	default:
-		return nil, fmt.Errorf("%s: unknown agent %q", file, handoff.Clip(string(agent), 40))
-	}
+	d, err := read(io.NewSectionReader(f, 0, min(ofi.Size(), lim.MaxFile)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
