@@ -123,7 +123,13 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		rec.Files = dropVanished(files, st.Root)
+		rec.Files = files
+		if sameTree(dig.CWD, st.Root) {
+			// Only the worktree the session ran in can say that a file it
+			// made is gone; a transcript captured into another project
+			// (--session FILE --project DIR) keeps its files.
+			rec.Files = dropVanished(files, st.Root)
+		}
 		res.UntouchedDirty = UntouchedDirty(rec.Files, st)
 	}
 	if kind, checks, err := DetectProject(rec.Project.Path); err == nil {
@@ -156,6 +162,15 @@ func (d *Digest) Empty() bool {
 	s := d.Session
 	return len(s.Requests) == 0 && s.LastAgentMessage == "" && len(s.Commands) == 0 && len(d.Files) == 0 &&
 		len(s.Todos) == 0 && s.CompactionSummary == "" && s.Plan == "" && len(s.PullRequests) == 0 && len(d.Decisions) == 0
+}
+
+// sameTree reports whether the session's directory cwd is root or under it.
+func sameTree(cwd, root string) bool {
+	if cwd == "" || root == "" {
+		return false
+	}
+	rel, err := filepath.Rel(root, filepath.Clean(cwd))
+	return err == nil && filepath.IsLocal(rel) || rel == "."
 }
 
 // dropVanished leaves out the files the session created that are gone:
