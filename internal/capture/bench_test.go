@@ -295,3 +295,20 @@ func writeIfMissing(path, content string) error {
 	}
 	return os.WriteFile(path, []byte(content), 0o644)
 }
+
+// BenchmarkCaptureRealSession reads the largest real transcript of the
+// corpus (a 2.6 MB Claude Code 2.1 session with subagents, compaction and
+// queued prompts): issue 17 wants a 3 MB real session in under 0.1 s.
+func BenchmarkCaptureRealSession(b *testing.B) {
+	path := filepath.Join(realDir, "claude-code/codemie/session-624a4a58.jsonl")
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Skipf("real transcripts not readable: %v", err)
+	}
+	b.SetBytes(fi.Size())
+	for b.Loop() {
+		if _, err := ReadTranscript(ClaudeCode, path, Limits{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
