@@ -319,9 +319,6 @@ func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
 	home, _ := paths.Home(s.Env)
 	var out []Check
 	for _, agent := range integrate.Agents {
-		if agent.NoHooks != "" {
-			continue
-		}
 		c := Check{Name: "hooks:" + agent.Name}
 		var files, installed, problems []string
 		if s.Project != "" {
