@@ -339,7 +339,7 @@ func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
 				installed = append(installed, f)
 				for _, prog := range integrate.InstalledPrograms(text, agent.Name) {
 					if err := integrate.CheckProgram(prog, exec.LookPath); err != nil {
-						broken = append(broken, fmt.Sprintf("%s: %v", f, err))
+						broken = append(broken, fmt.Sprintf("%v (in %s)", err, f))
 					}
 				}
 			}
@@ -348,7 +348,7 @@ func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
 		case len(broken) > 0:
 			// A hook whose command does not run fails at every session
 			// start and end of the agent.
-			c.Status, c.Detail = Fail, "the hooks' command "+strings.Join(broken, "; ")
+			c.Status, c.Detail = Fail, "the hooks cannot run: "+strings.Join(broken, "; ")
 			c.Fix = "session-handoff integrate " + agent.Name + " --remove, then integrate again (it writes this binary's path)"
 		case len(problems) > 0:
 			c.Status, c.Detail, c.Fix = Warn, strings.Join(problems, "; "), "fix the file, or pass the agent its settings another way"

@@ -1,12 +1,14 @@
 package integrate
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/internal/agents"
+	"github.com/session-handoff/session-handoff/internal/git"
 )
 
 // Event is one of our hooks as an agent knows it.
@@ -193,4 +195,23 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// DefaultScope is the settings file integrate edits when no scope is
+// named: the project's personal file (LocalSettings) when the agent has
+// one and the shared file is tracked by git, so that teammates who do not
+// have session-handoff get no hooks that fail at every session; the
+// shared file otherwise. tracked says whether the shared file is tracked.
+func (a Agent) DefaultScope(ctx context.Context, projectRoot string) (s Scope, tracked bool, err error) {
+	if a.LocalSettings == "" {
+		return ScopeProject, false, nil
+	}
+	tracked, err = git.Tracked(ctx, filepath.Join(projectRoot, filepath.FromSlash(a.ProjectSettings)))
+	if err != nil {
+		return ScopeProject, false, err
+	}
+	if tracked {
+		return ScopeLocal, true, nil
+	}
+	return ScopeProject, false, nil
 }

@@ -69,6 +69,12 @@ func temporaryBuild(exe string) bool {
 	return strings.Contains(filepath.ToSlash(exe), "/go-build")
 }
 
+// DefaultLookup is the running process's view, with lookPath
+// (exec.LookPath).
+func DefaultLookup(lookPath func(string) (string, error)) Lookup {
+	return Lookup{Executable: os.Executable, LookPath: lookPath}
+}
+
 // commandField finds the "command" members of settings text, JSON with
 // comments or not; the value is a JSON string.
 var commandField = regexp.MustCompile(`"command"\s*:\s*("(?:[^"\\]|\\.)*")`)
