@@ -164,11 +164,11 @@ var profiles = []Profile{
 		Notes: []string{"The rule is written with alwaysApply: true so every chat in the project sees it; remove it with --remove when the work is done."},
 	},
 	{
-		Name:              "copilot",
-		Agent:             "GitHub Copilot",
-		Aliases:           []string{"github-copilot"},
-		Reads:             []string{".github/copilot-instructions.md", ".github/instructions/*.instructions.md (frontmatter applyTo)", "AGENTS.md"},
-		InstructionFile:   ".github/copilot-instructions.md",
+		Name:            "copilot",
+		Agent:           "GitHub Copilot",
+		Aliases:         []string{"github-copilot"},
+		Reads:           []string{".github/copilot-instructions.md", ".github/instructions/*.instructions.md (frontmatter applyTo)", "AGENTS.md"},
+		InstructionFile: ".github/copilot-instructions.md",
 		// A path-specific instructions file whose applyTo matches every
 		// file applies to every request; it is a file of its own, so the
 		// handoff stays out of the shared one
