@@ -105,7 +105,7 @@ var profiles = []Profile{
 		Launch: []Launch{
 			{How: "interactive, briefed: session-handoff writes the prompt to a private file and starts the agent on it", Command: "session-handoff launch --target claude-code"},
 			{How: "one-shot (print mode), prompt on stdin", Command: `claude -p "Continue the work in the handoff on stdin." < FILE`},
-			{How: "interactive: write the block into CLAUDE.md, then start", Command: "session-handoff render --as instructions --target claude-code --write && claude"},
+			{How: "interactive: write the block into CLAUDE.local.md, then start", Command: "session-handoff render --as instructions --target claude-code --write && claude"},
 		},
 		Style: render.Style{Agent: "Claude Code", Guidance: []string{
 			"Put the next steps in your task list (TaskCreate/TaskUpdate) before you start, and mark each done as you finish it. " + checkGuidance}},
@@ -115,9 +115,9 @@ var profiles = []Profile{
 	{
 		Name:  "codex",
 		Agent: "Codex CLI",
-		Reads: []string{"~/.codex/AGENTS.md (or AGENTS.override.md)",
+		Reads: []string{"~/.codex/AGENTS.md (or AGENTS.override.md), whole",
 			"AGENTS.md (or AGENTS.override.md) in each directory from the git root down to the working directory, joined",
-			"at most project_doc_max_bytes of them together (32 KiB by default)"},
+			"at most project_doc_max_bytes of those project files together (32 KiB by default)"},
 		InstructionFile:   "AGENTS.md",
 		MaxFileSize:       32 << 10,
 		InstructionBudget: 16 << 10,

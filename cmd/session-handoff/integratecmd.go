@@ -27,13 +27,8 @@ type integrateOptions struct {
 	extension    string // write a Gemini CLI extension into this directory
 }
 
-func newIntegrateCmd(a *app) *cobra.Command {
-	var opts integrateOptions
-	cmd := &cobra.Command{
-		Use: "integrate claude-code|codex|gemini [--mcp] [--project | --local | --user] [--dry-run] [--remove] [--program PATH]\n" +
-			"  integrate claude-code --plugin DIR | gemini --extension DIR",
-		Short: "install hooks in an agent's settings: brief at session start, capture at the end",
-		Long: `Adds session-handoff's hooks to the agent's own settings file: for Claude
+// integrateLong is integrate's help.
+const integrateLong = `Adds session-handoff's hooks to the agent's own settings file: for Claude
 Code .claude/settings.json in the project (or ~/.claude/settings.json with
 --user), for Codex .codex/hooks.json (or ~/.codex/hooks.json), for Gemini
 CLI .gemini/settings.json (or ~/.gemini/settings.json): SessionStart runs
@@ -75,7 +70,15 @@ MCP server: .claude-plugin/plugin.json, hooks/hooks.json, .mcp.json.
 --extension DIR (Gemini CLI) writes an extension with the MCP server and
 a context file: gemini-extension.json, GEMINI.md (in DIR/session-handoff
 unless DIR is named so). Existing files with other content are not
-overwritten.`,
+overwritten.`
+
+func newIntegrateCmd(a *app) *cobra.Command {
+	var opts integrateOptions
+	cmd := &cobra.Command{
+		Use: "integrate claude-code|codex|gemini [--mcp] [--project | --local | --user] [--dry-run] [--remove] [--program PATH]\n" +
+			"  integrate claude-code --plugin DIR | gemini --extension DIR",
+		Short: "install hooks in an agent's settings: brief at session start, capture at the end",
+		Long:  integrateLong,
 		Example: `  session-handoff integrate claude-code --dry-run
   session-handoff integrate claude-code
   session-handoff integrate codex --user
