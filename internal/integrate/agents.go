@@ -179,15 +179,6 @@ func (a Agent) EventName(ours string) string {
 	return ""
 }
 
-// EventNames are the agent's events our hooks use, in order.
-func (a Agent) EventNames() []string {
-	out := make([]string, len(a.Events))
-	for i, e := range a.Events {
-		out[i] = e.Theirs
-	}
-	return out
-}
-
 // shellQuote quotes a program path for a hook command line when it needs
 // it; the Marker after it stays literal.
 func shellQuote(s string) string {
