@@ -6,9 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
-	"github.com/BurntSushi/toml"
-
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
@@ -73,7 +74,10 @@ func (p Profile) ForProject(root, home string, getenv func(string) string) (Prof
 }
 
 // codexDocLimit reads project_doc_max_bytes from a Codex config.toml; ok
-// is false when the file or the key is missing.
+// is false when the file or the key is missing. The project's file comes
+// with the repository, so it is not decoded as a whole: only a top-level
+// line "project_doc_max_bytes = N" before the first table header is read,
+// which is where TOML puts a top-level key.
 func codexDocLimit(path string) (n int, ok bool, err error) {
 	data, err := safefile.ReadRegular(path, maxCodexConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -82,16 +86,34 @@ func codexDocLimit(path string) (n int, ok bool, err error) {
 	if err != nil {
 		return 0, false, fmt.Errorf("%s: %w", path, err)
 	}
-	var cfg map[string]any
-	if _, err := toml.Decode(string(data), &cfg); err != nil {
-		return 0, false, fmt.Errorf("%s: not valid TOML: %w", path, err)
+	v, ok, err := docLimitLine(data)
+	if err != nil {
+		return 0, false, fmt.Errorf("%s: %w", path, err)
 	}
-	v, ok := cfg[codexMaxBytesKey].(int64)
-	if !ok {
-		return 0, false, nil
+	return v, ok, nil
+}
+
+// docLimitLine finds the top-level project_doc_max_bytes in TOML text.
+func docLimitLine(data []byte) (int, bool, error) {
+	for line := range strings.SplitSeq(string(data), "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "[") {
+			return 0, false, nil
+		}
+		key, value, found := strings.Cut(l, "=")
+		if !found || strings.Trim(strings.TrimSpace(key), `"'`) != codexMaxBytesKey {
+			continue
+		}
+		value, _, _ = strings.Cut(value, "#")
+		value = strings.ReplaceAll(strings.TrimSpace(value), "_", "")
+		v, err := strconv.ParseInt(value, 10, 64)
+		if err != nil {
+			return 0, false, fmt.Errorf("%s = %s: not a number of bytes", codexMaxBytesKey, handoff.Shorten(handoff.CleanText(strings.TrimSpace(value)), 40))
+		}
+		if v <= 0 || v > 1<<30 {
+			return 0, false, fmt.Errorf("%s = %d: Codex reads no instruction file then; session-handoff writes none", codexMaxBytesKey, v)
+		}
+		return int(v), true, nil
 	}
-	if v <= 0 || v > 1<<30 {
-		return 0, false, fmt.Errorf("%s: %s = %d: Codex reads no instruction file then; session-handoff writes none", path, codexMaxBytesKey, v)
-	}
-	return int(v), true, nil
+	return 0, false, nil
 }

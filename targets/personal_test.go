@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/session-handoff/session-handoff/render"
 )
@@ -80,8 +81,34 @@ func TestCodexForProject(t *testing.T) {
 	}
 	write(filepath.Join(root, ".codex", "config.toml"), "project_doc_max_bytes = [\n")
 	if _, err = lookup(t, "codex").ForProject(root, home, env); err == nil || !strings.Contains(err.Error(), "config.toml") {
-		t.Errorf("broken TOML: %v", err)
+		t.Errorf("not a number: %v", err)
 	}
+	// A key of a table is not the top-level one; comments and _ are TOML.
+	for text, want := range map[string]int{
+		"[profiles.x]\nproject_doc_max_bytes = 10\n":              8192,
+		"project_doc_max_bytes = 40_960 # forty KiB\n[tui]\n":     40960,
+		"  \"project_doc_max_bytes\" = 12000\r\nmodel = \"o3\"\n": 12000,
+	} {
+		write(filepath.Join(root, ".codex", "config.toml"), text)
+		if p, err = lookup(t, "codex").ForProject(root, home, env); err != nil || p.MaxFileSize != want {
+			t.Errorf("%q: limit %d, %v; want %d", text, p.MaxFileSize, err, want)
+		}
+	}
+}
+
+func FuzzDocLimitLine(f *testing.F) {
+	for _, s := range []string{"project_doc_max_bytes = 1\n", "a=1\n[t]\nproject_doc_max_bytes=2", "project_doc_max_bytes = -5", "project_doc_max_bytes = 1e99", "'project_doc_max_bytes'=\x00"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, ok, err := docLimitLine(data)
+		if ok && (err != nil || n <= 0 || n > 1<<30) {
+			t.Fatalf("limit %d, ok, %v", n, err)
+		}
+		if err != nil && !utf8.ValidString(err.Error()) {
+			t.Fatalf("error not clean: %q", err)
+		}
+	})
 }
 
 // Our own words never send the agent to a section the text does not
