@@ -26,12 +26,22 @@ type Profile struct {
 	// Reads lists what the agent reads by itself at start-up, most
 	// specific first, in the agent's own words where it has them.
 	Reads []string `json:"reads"`
-	// InstructionFile is where render --as instructions --write puts the
-	// handoff block, relative to the project root.
+	// InstructionFile is the instruction file the project shares with
+	// its team, where render --as instructions --write --shared puts the
+	// handoff block (and --write, when the agent has no PersonalFile),
+	// relative to the project root.
 	InstructionFile string `json:"instruction_file"`
 	// Header starts the instruction file when we create it (Cursor's rule
 	// frontmatter); empty for plain Markdown files.
 	Header string `json:"header,omitempty"`
+	// PersonalFile is a file in the project the agent reads at every
+	// start that is the user's own, not shared with the team: where
+	// render --write puts the handoff, which is personal state. Empty
+	// when the agent has none (a user-wide file would brief every
+	// project with this one's handoff).
+	PersonalFile string `json:"personal_file,omitempty"`
+	// PersonalHeader starts the PersonalFile when we create it.
+	PersonalHeader string `json:"personal_header,omitempty"`
 	// MaxFileSize is the most of the instruction file the agent reads, in
 	// bytes; 0 when it states no limit.
 	MaxFileSize int `json:"max_file_size,omitempty"`
@@ -60,7 +70,9 @@ type Launch struct {
 	Command string `json:"command"`
 }
 
-const checkGuidance = "Before you call a step done, run the project's own checks (under \"How to check the work\") and read what they print."
+// checkGuidance points at no section by name: the checks section is left
+// out when the handoff records none, or when a budget drops it.
+const checkGuidance = "Before you call a step done, run the project's own build and tests and read what they print."
 
 // profiles are the targets, generic first.
 var profiles = []Profile{
@@ -84,23 +96,28 @@ var profiles = []Profile{
 		Reads: []string{"CLAUDE.md and .claude/CLAUDE.md in the project and its parent directories",
 			"CLAUDE.local.md (personal, not committed)", "~/.claude/CLAUDE.md (every project)",
 			"@path imports inside those files (up to five hops)"},
-		InstructionFile:   "CLAUDE.md",
+		InstructionFile: "CLAUDE.md",
+		// CLAUDE.local.md: "personal project-specific preferences", read
+		// beside CLAUDE.md and not committed
+		// (https://code.claude.com/docs/en/memory).
+		PersonalFile:      "CLAUDE.local.md",
 		InstructionBudget: 24 << 10,
 		Launch: []Launch{
 			{How: "interactive, briefed: session-handoff writes the prompt to a private file and starts the agent on it", Command: "session-handoff launch --target claude-code"},
 			{How: "one-shot (print mode), prompt on stdin", Command: `claude -p "Continue the work in the handoff on stdin." < FILE`},
-			{How: "interactive: write the block into CLAUDE.md, then start", Command: "session-handoff render --as instructions --target claude-code --write && claude"},
+			{How: "interactive: write the block into CLAUDE.local.md, then start", Command: "session-handoff render --as instructions --target claude-code --write && claude"},
 		},
 		Style: render.Style{Agent: "Claude Code", Guidance: []string{
-			"Put the next steps in your todo list (TodoWrite) before you start, and mark each done as you finish it. " + checkGuidance}},
-		Notes: []string{"Claude Code warns when CLAUDE.md grows large; the block is kept to about 6,000 tokens by default."},
+			"Put the next steps in your task list (TaskCreate/TaskUpdate) before you start, and mark each done as you finish it. " + checkGuidance}},
+		Notes: []string{"Claude Code warns when CLAUDE.md grows large; the block is kept to about 6,000 tokens by default.",
+			"render --write puts the handoff in CLAUDE.local.md, which is yours; --shared in CLAUDE.md, which the team shares."},
 	},
 	{
 		Name:  "codex",
 		Agent: "Codex CLI",
-		Reads: []string{"~/.codex/AGENTS.md (or AGENTS.override.md)",
+		Reads: []string{"~/.codex/AGENTS.md (or AGENTS.override.md), whole",
 			"AGENTS.md (or AGENTS.override.md) in each directory from the git root down to the working directory, joined",
-			"at most project_doc_max_bytes of them together (32 KiB by default)"},
+			"at most project_doc_max_bytes of those project files together (32 KiB by default)"},
 		InstructionFile:   "AGENTS.md",
 		MaxFileSize:       32 << 10,
 		InstructionBudget: 16 << 10,
@@ -111,7 +128,9 @@ var profiles = []Profile{
 		},
 		Style: render.Style{Agent: "Codex CLI", Guidance: []string{
 			"Put the next steps in your plan (update_plan) before you start, and keep it current. " + checkGuidance}},
-		Notes: []string{"Codex stops reading instruction files at 32 KiB in all; the block is sized so that AGENTS.md stays under it."},
+		Notes: []string{"Codex reads at most project_doc_max_bytes (32 KiB by default) of the AGENTS.md files from the git root down; the block is sized so that the root file stays under it, with the limit taken from .codex/config.toml or ~/.codex/config.toml when set.",
+			"Where AGENTS.override.md exists at the root, Codex reads it instead of AGENTS.md, and the block goes there.",
+			"Codex has no personal project file: AGENTS.override.md would hide AGENTS.md and ~/.codex/AGENTS.md briefs every project, so the block goes into AGENTS.md; keep it out of commits, or render a prompt instead."},
 	},
 	{
 		Name:  "gemini",
@@ -127,6 +146,7 @@ var profiles = []Profile{
 		},
 		Style: render.Style{Agent: "Gemini CLI", Guidance: []string{
 			"Put the next steps in your todo list (write_todos) before you start, and keep it current. " + checkGuidance}},
+		Notes: []string{"Gemini CLI's only personal file, ~/.gemini/GEMINI.md, is read in every project, so the block goes into the project's GEMINI.md; keep it out of commits, or render a prompt instead."},
 	},
 	{
 		Name:  "cursor",
@@ -144,11 +164,17 @@ var profiles = []Profile{
 		Notes: []string{"The rule is written with alwaysApply: true so every chat in the project sees it; remove it with --remove when the work is done."},
 	},
 	{
-		Name:              "copilot",
-		Agent:             "GitHub Copilot",
-		Aliases:           []string{"github-copilot"},
-		Reads:             []string{".github/copilot-instructions.md", ".github/instructions/*.instructions.md (frontmatter applyTo)", "AGENTS.md"},
-		InstructionFile:   ".github/copilot-instructions.md",
+		Name:            "copilot",
+		Agent:           "GitHub Copilot",
+		Aliases:         []string{"github-copilot"},
+		Reads:           []string{".github/copilot-instructions.md", ".github/instructions/*.instructions.md (frontmatter applyTo)", "AGENTS.md"},
+		InstructionFile: ".github/copilot-instructions.md",
+		// A path-specific instructions file whose applyTo matches every
+		// file applies to every request; it is a file of its own, so the
+		// handoff stays out of the shared one
+		// (https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-custom-instructions).
+		PersonalFile:      ".github/instructions/handoff.instructions.md",
+		PersonalHeader:    "---\napplyTo: \"**\"\n---\n",
 		InstructionBudget: 16 << 10,
 		Launch: []Launch{
 			{How: "write the instructions, then start the agent with a short prompt", Command: `session-handoff render --as instructions --target copilot --write && copilot -p "Continue the work described in .github/copilot-instructions.md"`},

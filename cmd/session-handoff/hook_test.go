@@ -20,8 +20,8 @@ func TestHookExitRule(t *testing.T) {
 		stderr       string
 		wantLogEntry bool
 	}{
-		{"unknown agent", hookOptions{"vim", "session-end"}, "{}", 2, `hook: agent "vim": want claude-code or gemini`, false},
-		{"codex runs no hooks", hookOptions{"codex", "session-end"}, "{}", 2, `agent "codex"`, false},
+		{"unknown agent", hookOptions{"vim", "session-end"}, "{}", 2, `hook: unknown agent "vim": want one of claude-code, codex, gemini`, false},
+		{"codex garbage input", hookOptions{"codex", "session-end"}, "garbage", 0, "session-handoff: hook codex session-end: hook input:", true},
 		{"unknown event", hookOptions{"claude-code", "boot"}, "{}", 2, `hook: event "boot"`, false},
 		{"garbage input", hookOptions{"claude-code", "session-end"}, "garbage", 0, "session-handoff: hook claude-code session-end: hook input:", true},
 		{"relative cwd", hookOptions{"gemini", "session-start"}, `{"cwd": "x"}`, 0, "is not an absolute path", true},

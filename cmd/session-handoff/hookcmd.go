@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,14 +16,14 @@ import (
 
 // hookOptions are hook's arguments.
 type hookOptions struct {
-	agent string // claude-code or gemini
+	agent string // claude-code, codex or gemini
 	event string // session-start, pre-compact or session-end
 }
 
 func newHookCmd(a *app) *cobra.Command {
 	var opts hookOptions
 	return &cobra.Command{
-		Use:   "hook claude-code|gemini session-start|pre-compact|session-end < HOOK-INPUT.json",
+		Use:   "hook claude-code|codex|gemini session-start|pre-compact|session-end < HOOK-INPUT.json",
 		Short: "what the installed agent hooks run (see integrate)",
 		Long: `Run by the hooks 'integrate' installs; reads the hook's JSON on standard
 input (session id, transcript path, working directory, event).
@@ -30,7 +32,9 @@ session-start prints the resume briefing (memory files, the latest handoff
 for the project, what changed in git since) as the JSON the agent adds to
 the session's context. pre-compact and session-end capture the session from
 the transcript the agent names and store it, or do a handover run when the
-project has an approved handover.toml (or the user a handover.toml).
+project has an approved handover.toml (or the user a handover.toml); at
+session-end that run goes on in the background, checkpointed, since the
+agents wait seconds for these hooks.
 
 A hook never stops the agent: whatever goes wrong is logged to hooks.log in
 the data directory and on stderr, and the exit status is 0. A PAUSE file
@@ -50,8 +54,8 @@ stops the writes of pre-compact and session-end.`,
 // status is 0, so a hook never stops the agent.
 func runHook(a *app, opts hookOptions) error {
 	agent, err := integrate.LookupAgent(opts.agent)
-	if err != nil || agent.NoHooks != "" {
-		return usagef("agent %q: want claude-code or gemini", opts.agent)
+	if err != nil {
+		return usageError{err}
 	}
 	if err := hooks.CheckEvent(agent, opts.event); err != nil {
 		return usageError{err}
@@ -77,7 +81,8 @@ func runHook(a *app, opts hookOptions) error {
 				}
 				_, err := r.Run(ctx, false)
 				return err
-			}})
+			},
+			StartHandover: a.startHandover})
 	}()
 	if err != nil {
 		hooks.Log(a.stderr, logDir, agent.Name, opts.event, err, time.Now())
@@ -100,7 +105,7 @@ func completeHookArgs(_ *cobra.Command, args []string, _ string) ([]string, cobr
 func hookAgentNames() []string {
 	var names []string
 	for _, ag := range integrate.Agents {
-		if ag.NoHooks == "" {
+		if len(ag.Events) > 0 {
 			names = append(names, ag.Name)
 		}
 	}
@@ -114,4 +119,29 @@ func integrateAgentNames() []string {
 		names = append(names, ag.Name)
 	}
 	return names
+}
+
+// startHandover starts 'session-handoff handover run' for root in a
+// process of its own, with this one's store and keys, and returns without
+// waiting: its output goes nowhere (the run keeps its own state, which
+// 'handover status' shows), and a run cut short is finished by the next.
+func (a *app) startHandover(root string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("start the handover run: %w", err)
+	}
+	args := []string{"handover", "run", "--project", root}
+	if a.global.storeDir != "" {
+		args = append(args, "--store", a.global.storeDir)
+	}
+	if a.global.keysDir != "" {
+		args = append(args, "--keys", a.global.keysDir)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = root
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the handover run: %w", err)
+	}
+	fmt.Fprintf(a.stderr, "session-handoff: handover run started in the background (pid %d)\n", cmd.Process.Pid)
+	return cmd.Process.Release()
 }

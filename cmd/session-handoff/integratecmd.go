@@ -1,8 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -14,37 +15,47 @@ import (
 // integrateOptions are integrate's flags and argument.
 type integrateOptions struct {
 	agent        string
-	projectScope bool // --project: the project's settings (the default)
+	projectScope bool // --project: the project's shared settings
+	local        bool // --local: the project's personal settings
 	user         bool
 	dir          string
 	dryRun       bool
 	remove       bool
-	program      string
+	program      string // "" is this binary's absolute path (hooks) or session-handoff (MCP, packages)
 	mcp          bool   // register the MCP server instead of the hooks
 	plugin       string // write a Claude Code plugin into this directory
 	extension    string // write a Gemini CLI extension into this directory
 }
 
-func newIntegrateCmd(a *app) *cobra.Command {
-	var opts integrateOptions
-	cmd := &cobra.Command{
-		Use: "integrate claude-code|gemini|codex [--mcp] [--project | --user] [--dry-run] [--remove] [--program PATH]\n" +
-			"  integrate claude-code --plugin DIR | gemini --extension DIR",
-		Short: "install hooks in an agent's settings: brief at session start, capture at the end",
-		Long: `Adds session-handoff's hooks to the agent's own settings file: for Claude
+// integrateLong is integrate's help.
+const integrateLong = `Adds session-handoff's hooks to the agent's own settings file: for Claude
 Code .claude/settings.json in the project (or ~/.claude/settings.json with
---user), for Gemini CLI .gemini/settings.json (or ~/.gemini/settings.json):
-SessionStart runs 'session-handoff hook AGENT session-start' (the resume
-briefing goes into the session's context), PreCompact/PreCompress and
-SessionEnd capture the session.
+--user), for Codex .codex/hooks.json (or ~/.codex/hooks.json), for Gemini
+CLI .gemini/settings.json (or ~/.gemini/settings.json): SessionStart runs
+'session-handoff hook AGENT session-start' (the resume briefing goes into
+the session's context), PreCompact/PreCompress and SessionEnd capture the
+session. The end-of-session hooks declare the time they may take (Claude
+Code gives SessionEnd hooks 1.5 s unless they declare more; Codex allows
+them 3 s); an approved handover.toml runs in the background at session end.
+
+The hooks run this binary by its absolute path, so they do not depend on
+the agent's PATH; a temporary build ('go run') uses the session-handoff on
+PATH, and integrate refuses when there is none. --program names another.
+
+Claude Code: when .claude/settings.json is tracked by git, the hooks go
+into .claude/settings.local.json (yours, not committed) unless you pass
+--project, so that teammates without session-handoff get no failing
+hooks. --local chooses that file anyway.
+
+Codex runs a new hook only once you have reviewed and trusted it: start
+codex and type /hooks. A project's .codex/hooks.json (and Gemini's
+.gemini/settings.json) is read only in a project the agent trusts.
 
 The file is edited by inserting text only: your other settings, their
 order, your comments and your own hooks stay as they are. The file is
 written atomically and the original is kept. --remove restores the file
 byte for byte when it is as integrate left it, or else takes out exactly
 what was inserted and keeps your later edits. --dry-run prints the change.
-
-Codex CLI has no session hooks: integrate codex says what to do instead.
 
 --mcp registers the MCP server ('session-handoff mcp --agent AGENT')
 instead, by the same insertion-only edit: in .mcp.json for Claude Code,
@@ -59,14 +70,23 @@ MCP server: .claude-plugin/plugin.json, hooks/hooks.json, .mcp.json.
 --extension DIR (Gemini CLI) writes an extension with the MCP server and
 a context file: gemini-extension.json, GEMINI.md (in DIR/session-handoff
 unless DIR is named so). Existing files with other content are not
-overwritten.`,
+overwritten.`
+
+func newIntegrateCmd(a *app) *cobra.Command {
+	var opts integrateOptions
+	cmd := &cobra.Command{
+		Use: "integrate claude-code|codex|gemini [--mcp] [--project | --local | --user] [--dry-run] [--remove] [--program PATH]\n" +
+			"  integrate claude-code --plugin DIR | gemini --extension DIR",
+		Short: "install hooks in an agent's settings: brief at session start, capture at the end",
+		Long:  integrateLong,
 		Example: `  session-handoff integrate claude-code --dry-run
   session-handoff integrate claude-code
+  session-handoff integrate codex --user
   session-handoff integrate gemini --user
   session-handoff integrate claude-code --remove
   session-handoff integrate codex --mcp --user
   session-handoff integrate claude-code --plugin ~/plugins/session-handoff`,
-		Args: exactArgs(1, "one agent: claude-code, gemini or codex"),
+		Args: exactArgs(1, "one agent: claude-code, codex or gemini"),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
@@ -79,12 +99,13 @@ overwritten.`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&opts.projectScope, "project", false, "the project's settings (the default)")
+	f.BoolVar(&opts.projectScope, "project", false, "the project's shared settings (the default unless they are tracked by git)")
+	f.BoolVar(&opts.local, "local", false, "the project's personal settings (Claude Code: .claude/settings.local.json)")
 	f.BoolVar(&opts.user, "user", false, "the user's own settings, for every project")
 	f.StringVar(&opts.dir, "dir", ".", "the project directory")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print the change and write nothing")
 	f.BoolVar(&opts.remove, "remove", false, "take the hooks out again")
-	f.StringVar(&opts.program, "program", "session-handoff", "how the hooks call session-handoff (a name on PATH or a full path)")
+	f.StringVar(&opts.program, "program", "", "how the hooks call session-handoff: an absolute path or a name on PATH (default: this binary's path)")
 	f.BoolVar(&opts.mcp, "mcp", false, "register the MCP server (session-handoff mcp) instead of the hooks")
 	f.StringVar(&opts.plugin, "plugin", "", "write a Claude Code plugin (hooks and MCP server) into this directory")
 	f.StringVar(&opts.extension, "extension", "", "write a Gemini CLI extension (MCP server and context file) into this directory")
@@ -92,48 +113,136 @@ overwritten.`,
 }
 
 func runIntegrate(a *app, opts integrateOptions) error {
-	if opts.projectScope && opts.user {
-		return usagef("choose --project or --user")
+	if n := btoi(opts.projectScope) + btoi(opts.local) + btoi(opts.user); n > 1 {
+		return usagef("choose one of --project, --local and --user")
 	}
-	if opts.plugin != "" || opts.extension != "" {
+	if opts.plugin != "" || opts.extension != "" || opts.mcp {
+		if opts.local {
+			return usagef("--local is for hooks; the MCP server and packages take --project or --user")
+		}
+		if opts.program == "" {
+			opts.program = integrate.ProgramName
+		}
+		if opts.mcp && opts.plugin == "" && opts.extension == "" {
+			return runIntegrateMCP(a, opts)
+		}
 		return runIntegratePackage(a, opts)
-	}
-	if opts.mcp {
-		return runIntegrateMCP(a, opts)
 	}
 	agent, err := integrate.LookupAgent(opts.agent)
 	if err != nil {
 		return usageError{err}
 	}
-	if agent.NoHooks != "" {
-		return withHint(fmt.Errorf("%s: no hooks to install", agent.Name), agent.NoHooks)
+	paths, stateDir, err := a.integrationTargets(agent, opts)
+	if err != nil {
+		return err
 	}
+	if opts.remove {
+		return a.removeIntegration(opts, paths, stateDir)
+	}
+	program, err := integrate.ResolveProgram(opts.program, integrate.DefaultLookup(exec.LookPath))
+	if errors.Is(err, integrate.ErrProgramNotFound) {
+		return withHint(err, "install session-handoff (a release, or 'go install ./cmd/session-handoff') and run integrate with it, or pass --program /absolute/path/to/session-handoff")
+	}
+	if err != nil {
+		return usageError{err}
+	}
+	c, err := integrate.PlanInstall(paths[0], agent.Hooks(program), agent.Name)
+	if err != nil {
+		return err
+	}
+	if err := a.applyIntegration(opts, paths[0], stateDir, c); err != nil || opts.dryRun || c.Nothing {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "the hooks run %s\n", program)
+	if agent.Trust != "" {
+		fmt.Fprintln(a.stdout, agent.Trust)
+	}
+	return nil
+}
+
+// integrationTargets are the settings files integrate edits for agent
+// (for a removal with no scope named, each one it may have installed
+// in), and the state directory that records installs.
+func (a *app) integrationTargets(agent integrate.Agent, opts integrateOptions) ([]string, string, error) {
 	root := ""
+	var err error
 	if !opts.user {
 		if root, err = a.projectRoot(opts.dir); err != nil {
-			return err
+			return nil, "", err
 		}
 	}
 	home, err := paths.Home(a.getenv)
 	if opts.user && err != nil {
-		return err
+		return nil, "", err
 	}
-	path := agent.SettingsPath(root, home, opts.user, a.getenv)
+	var scopes []integrate.Scope
+	switch {
+	case opts.user:
+		scopes = []integrate.Scope{integrate.ScopeUser}
+	case opts.local:
+		scopes = []integrate.Scope{integrate.ScopeLocal}
+	case opts.projectScope:
+		scopes = []integrate.Scope{integrate.ScopeProject}
+	case opts.remove:
+		scopes = []integrate.Scope{integrate.ScopeProject, integrate.ScopeLocal}
+	default:
+		s, tracked, err := agent.DefaultScope(a.ctx, root)
+		if err != nil {
+			return nil, "", err
+		}
+		if tracked {
+			fmt.Fprintf(a.stdout, "%s is tracked by git: the hooks go into %s, which is yours alone (--project shares them with everyone who clones the repository)\n",
+				agent.ProjectSettings, agent.LocalSettings)
+		}
+		scopes = []integrate.Scope{s}
+	}
+	var out []string
+	for _, s := range scopes {
+		p, err := agent.ScopePath(s, root, home, a.getenv)
+		if err != nil {
+			if len(scopes) > 1 {
+				continue
+			}
+			return nil, "", usageError{err}
+		}
+		out = append(out, p)
+	}
 	s, err := a.openStore()
 	if err != nil {
-		return err
+		return nil, "", err
 	}
-	stateDir := filepath.Join(s.Dir(), "integrations")
-	var c *integrate.Change
-	if opts.remove {
-		c, err = integrate.PlanRemove(path, stateDir)
-	} else {
-		c, err = integrate.PlanInstall(path, agent.Hooks(opts.program), agent.Name)
+	return out, filepath.Join(s.Dir(), "integrations"), nil
+}
+
+// removeIntegration takes the hooks out of each of paths that has them.
+func (a *app) removeIntegration(opts integrateOptions, paths []string, stateDir string) error {
+	var changes []*integrate.Change
+	for _, p := range paths {
+		c, err := integrate.PlanRemove(p, stateDir)
+		if err != nil {
+			return err
+		}
+		if !c.Nothing {
+			changes = append(changes, c)
+		}
 	}
-	if err != nil {
-		return err
+	if len(changes) == 0 {
+		return a.applyIntegration(opts, paths[0], stateDir, &integrate.Change{Path: paths[0], Nothing: true})
 	}
-	return a.applyIntegration(opts, path, stateDir, c)
+	for _, c := range changes {
+		if err := a.applyIntegration(opts, c.Path, stateDir, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// btoi is 1 for true.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // applyIntegration writes the planned change c to the settings file at
@@ -165,9 +274,6 @@ func (a *app) applyIntegration(opts integrateOptions, path, stateDir string, c *
 			return err
 		}
 		fmt.Fprintf(a.stdout, "installed the session-handoff hooks in %s\n", path)
-		if _, err := os.Stat(path); err == nil && opts.program == "session-handoff" {
-			fmt.Fprintln(a.stdout, "the hooks run 'session-handoff' from PATH; pass --program to use another path")
-		}
 	}
 	return nil
 }

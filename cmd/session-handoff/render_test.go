@@ -32,6 +32,7 @@ func TestRender(t *testing.T) {
 		t.Fatal(err)
 	}
 	claudeMD := filepath.Join(project, "CLAUDE.md")
+	claudeLocal := filepath.Join(project, "CLAUDE.local.md")
 
 	for _, tc := range []struct {
 		name       string
@@ -51,10 +52,12 @@ func TestRender(t *testing.T) {
 		{name: "--write with --as prompt", opts: renderOptions{target: "claude-code", as: "prompt", asSet: true, write: true, project: project}, code: 2, stderr: "use --as instructions"},
 		{name: "--write and -o", opts: renderOptions{target: "claude-code", as: "instructions", write: true, outSet: true, output: "x", project: project}, code: 2, stderr: "exclusive"},
 		{name: "--remove with an id", opts: renderOptions{ref: "latest", target: "claude-code", as: "prompt", remove: true, project: project}, code: 2, stderr: "--remove takes no id"},
-		{name: "--write into CLAUDE.md", opts: renderOptions{target: "claude-code", as: "prompt", write: true, project: project}, stdout: "wrote handoff " + string(rec.ID) + " into " + claudeMD, wantClaude: true},
-		{name: "--write again changes nothing", opts: renderOptions{target: "claude-code", as: "instructions", write: true, project: project}, stdout: claudeMD + " already holds this handoff", wantClaude: true},
-		{name: "--remove", opts: renderOptions{target: "claude-code", as: "prompt", remove: true, project: project}, stdout: "removed the handoff block from " + claudeMD},
-		{name: "--remove again", opts: renderOptions{target: "claude-code", as: "prompt", remove: true, project: project}, stdout: "no handoff block in " + claudeMD},
+		{name: "--write --shared into CLAUDE.md", opts: renderOptions{target: "claude-code", as: "prompt", write: true, shared: true, project: project}, stdout: "wrote handoff " + string(rec.ID) + " into " + claudeMD, wantClaude: true},
+		{name: "--write again changes nothing", opts: renderOptions{target: "claude-code", as: "instructions", write: true, shared: true, project: project}, stdout: claudeMD + " already holds this handoff", wantClaude: true},
+		{name: "--remove --shared", opts: renderOptions{target: "claude-code", as: "prompt", remove: true, shared: true, project: project}, stdout: "removed the handoff block from " + claudeMD},
+		{name: "--remove again", opts: renderOptions{target: "claude-code", as: "prompt", remove: true, project: project}, stdout: "no handoff block in " + claudeLocal + " or " + claudeMD},
+		{name: "--write into the personal CLAUDE.local.md", opts: renderOptions{target: "claude-code", as: "instructions", write: true, project: project}, stdout: "wrote handoff " + string(rec.ID) + " into " + claudeLocal},
+		{name: "--shared without --write", opts: renderOptions{target: "claude-code", as: "instructions", shared: true, project: project}, code: 2, stderr: "--shared goes with --write or --remove"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

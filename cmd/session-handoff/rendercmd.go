@@ -3,12 +3,15 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/git"
+	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/targets"
 )
@@ -27,6 +30,7 @@ type renderOptions struct {
 	remove      bool
 	project     string
 	force       bool // --write may put another project's or an untrusted handoff in the file
+	shared      bool // --write into the file the team shares, not the personal one
 	allProjects bool // "latest" is the store's newest, not this project's
 }
 
@@ -34,8 +38,8 @@ func newRenderCmd(a *app) *cobra.Command {
 	var opts renderOptions
 	cmd := &cobra.Command{
 		Use: "render [ID|latest] [--target T] [--as prompt|instructions] [--budget N] [--sections S,…] [-o FILE]\n" +
-			"  render [ID|latest] --as instructions --target T --write [--project DIR]\n" +
-			"  render --target T --remove [--project DIR]",
+			"  render [ID|latest] --as instructions --target T --write [--shared] [--project DIR]\n" +
+			"  render --target T --remove [--shared] [--project DIR]",
 		Short: "turn a handoff into a prompt or instruction-file section for an agent",
 		Long: `Writes the handoff as text tuned for the agent that picks the work up
 (targets: ` + strings.Join(targets.Names(), ", ") + `; see 'session-handoff targets').
@@ -51,13 +55,22 @@ the end of the text and on stderr.
 --sections picks sections by id: ` + strings.Join(render.SectionIDs, ", ") + `
 (provenance is always included).
 
---write puts the rendering into the target's instruction file in the
-project (CLAUDE.md, AGENTS.md, GEMINI.md, .cursor/rules/handoff.mdc,
-.github/copilot-instructions.md) as a marked block: written atomically,
-replaced in place the next time, and nothing outside it is touched.
+--write puts the rendering into an instruction file the agent reads at
+every start, as a marked block: written atomically, replaced in place the
+next time, and nothing outside it is touched. A handoff is personal
+state, so it goes into the agent's personal file where it has one
+(Claude Code: CLAUDE.local.md; Copilot:
+.github/instructions/handoff.instructions.md, applied to every file);
+--shared writes the file the team shares instead (CLAUDE.md,
+.github/copilot-instructions.md). Codex, Gemini CLI and Cursor have one
+project file each (AGENTS.md, or AGENTS.override.md where the project has
+one, sized to Codex's project_doc_max_bytes; GEMINI.md;
+.cursor/rules/handoff.mdc). Writing into a file tracked by git is said
+on stderr first: the handoff would show in everyone's diff.
 A handoff of another project, or imported with a signature that is not
 trusted (or none), goes in only when named by id and with --force.
---remove takes the block out again.`,
+--remove takes the block out again (of the personal and the shared file;
+with --shared of the shared one only).`,
 		Example: `  session-handoff render latest --target claude-code -o /tmp/handoff.md
   claude -p "Continue the work in the handoff on stdin." < /tmp/handoff.md
   session-handoff render --target codex --budget 4000 | codex exec -
@@ -84,6 +97,7 @@ trusted (or none), goes in only when named by id and with --force.
 	f.BoolVar(&opts.write, "write", false, "write into the target's instruction file in the project")
 	f.BoolVar(&opts.force, "force", false, "with --write and an explicit id: write a handoff of another project or with an untrusted signer")
 	f.BoolVar(&opts.remove, "remove", false, "remove the handoff block from the target's instruction file")
+	f.BoolVar(&opts.shared, "shared", false, "with --write or --remove: the instruction file the team shares, not your personal one")
 	f.StringVar(&opts.project, "project", ".", "the project whose instruction file --write and --remove change")
 	completeTargets(cmd, targets.Names)
 	return cmd
@@ -98,7 +112,10 @@ func runRender(a *app, opts *renderOptions) error {
 		if opts.write || opts.ref != "" {
 			return usagef("--remove takes no id and no --write")
 		}
-		return a.removeBlock(p, opts.project)
+		return a.removeBlock(p, opts.project, opts.shared)
+	}
+	if opts.shared && !opts.write {
+		return usagef("--shared goes with --write or --remove")
 	}
 	ropts, err := opts.renderOptions(p)
 	if err != nil {
@@ -191,6 +208,14 @@ func (a *app) writeBlock(p targets.Profile, ro *renderOptions, rec *handoff.Reco
 			return withHint(err, "name the handoff by id and add --force if it belongs here: session-handoff render "+string(rec.ID)+" --as instructions --write --force")
 		}
 	}
+	p, err = a.projectProfile(p, root)
+	if err != nil {
+		return err
+	}
+	if personal, ok := p.Personal(); ok && !ro.shared {
+		p = personal
+	}
+	a.warnTracked(filepath.Join(root, filepath.FromSlash(p.InstructionFile)))
 	w, err := p.WriteInstructions(root, rec, opts)
 	if err != nil {
 		return err
@@ -206,22 +231,52 @@ func (a *app) writeBlock(p targets.Profile, ro *renderOptions, rec *handoff.Reco
 	return nil
 }
 
-// removeBlock takes the handoff block out of the target's instruction file.
-func (a *app) removeBlock(p targets.Profile, project string) error {
+// removeBlock takes the handoff block out of the target's personal and
+// shared instruction files (only the shared one, with shared).
+func (a *app) removeBlock(p targets.Profile, project string, shared bool) error {
 	root, err := a.projectRoot(project)
 	if err != nil {
 		return err
 	}
-	path, changed, err := p.RemoveInstructions(root)
-	if err != nil {
+	if p, err = a.projectProfile(p, root); err != nil {
 		return err
 	}
-	if changed {
-		fmt.Fprintf(a.stdout, "removed the handoff block from %s\n", path)
-	} else {
-		fmt.Fprintf(a.stdout, "no handoff block in %s\n", path)
+	profiles := []targets.Profile{p}
+	if personal, ok := p.Personal(); ok && !shared {
+		profiles = []targets.Profile{personal, p}
+	}
+	var none []string
+	for _, q := range profiles {
+		path, changed, err := q.RemoveInstructions(root)
+		if err != nil {
+			return err
+		}
+		if changed {
+			fmt.Fprintf(a.stdout, "removed the handoff block from %s\n", path)
+		} else {
+			none = append(none, path)
+		}
+	}
+	if len(none) == len(profiles) {
+		fmt.Fprintf(a.stdout, "no handoff block in %s\n", strings.Join(none, " or "))
 	}
 	return nil
+}
+
+// projectProfile is p as it applies in the project at root (Codex: the
+// file it reads there and its configured limit).
+func (a *app) projectProfile(p targets.Profile, root string) (targets.Profile, error) {
+	home, _ := paths.Home(a.getenv)
+	return p.ForProject(root, home, a.getenv)
+}
+
+// warnTracked says on stderr, before the write, that path is tracked by
+// git: a handoff is personal state, and there it shows in everyone's
+// diff and may be committed.
+func (a *app) warnTracked(path string) {
+	if tracked, err := git.Tracked(a.ctx, path); err == nil && tracked {
+		a.warn("%s is tracked by git: the handoff, which is your own state, will show in the diff and may be committed; remove it with 'render --remove' before you commit", path)
+	}
 }
 
 // completeTargets completes cmd's --target with the names that start

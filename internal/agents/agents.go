@@ -38,8 +38,9 @@ type Agent struct {
 	InstructionFile string
 	// Hooks is set when the agent runs hooks at session start and end.
 	Hooks bool
-	// HookContextLimit is how many characters of a session-start hook's
-	// additionalContext the agent takes whole; 0 when it states none.
+	// HookContextLimit is how many characters (Codex: bytes) of a
+	// session-start hook's additionalContext the agent takes whole; 0
+	// when it states none.
 	HookContextLimit int
 
 	// dirs are the agent's own directories, most preferred first: where
@@ -80,7 +81,13 @@ var table = []Agent{
 	},
 	{
 		Name: Codex, Display: "Codex CLI", Aliases: []string{"codex-cli"},
-		Program: "codex", InstructionFile: "AGENTS.md",
+		Program: "codex", InstructionFile: "AGENTS.md", Hooks: true,
+		// Codex writes a hook's text of more than 2,500 tokens (about 4
+		// bytes each) to a file and gives the model a preview and the path
+		// (HOOK_OUTPUT_TOKEN_LIMIT, openai/codex
+		// codex-rs/hooks/src/output_spill.rs at 2eb791e): 10,000 bytes,
+		// which a byte budget of the same size keeps to.
+		HookContextLimit: 10_000,
 		dirs: func(home string, getenv func(string) string) []string {
 			if d := getenv("CODEX_HOME"); d != "" {
 				return []string{d}

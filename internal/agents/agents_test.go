@@ -81,8 +81,8 @@ func TestTableIsTheOneSource(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if (ia.NoHooks == "") != a.Hooks {
-			t.Errorf("%s: integrate hooks %v, table %v", a.Name, ia.NoHooks == "", a.Hooks)
+		if (len(ia.Events) > 0) != a.Hooks {
+			t.Errorf("%s: integrate hooks %v, table %v", a.Name, ia.Events, a.Hooks)
 		}
 	}
 }

@@ -326,13 +326,13 @@ func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
 	home, _ := paths.Home(s.Env)
 	var out []Check
 	for _, agent := range integrate.Agents {
-		if agent.NoHooks != "" {
-			continue
-		}
 		c := Check{Name: "hooks:" + agent.Name}
-		var files, installed, problems []string
+		var files, installed, problems, broken []string
 		if s.Project != "" {
 			files = append(files, agent.SettingsPath(s.Project, home, false, s.Env))
+			if local, err := agent.ScopePath(integrate.ScopeLocal, s.Project, home, s.Env); err == nil {
+				files = append(files, local)
+			}
 		}
 		if home != "" {
 			files = append(files, agent.SettingsPath("", home, true, s.Env))
@@ -344,9 +344,19 @@ func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
 				problems = append(problems, err.Error())
 			case text != nil && integrate.Installed(text, agent.Name):
 				installed = append(installed, f)
+				for _, prog := range integrate.InstalledPrograms(text, agent.Name) {
+					if err := integrate.CheckProgram(prog, exec.LookPath); err != nil {
+						broken = append(broken, fmt.Sprintf("%v (in %s)", err, f))
+					}
+				}
 			}
 		}
 		switch {
+		case len(broken) > 0:
+			// A hook whose command does not run fails at every session
+			// start and end of the agent.
+			c.Status, c.Detail = Fail, "the hooks cannot run: "+strings.Join(broken, "; ")
+			c.Fix = "session-handoff integrate " + agent.Name + " --remove, then integrate again (it writes this binary's path)"
 		case len(problems) > 0:
 			c.Status, c.Detail, c.Fix = Warn, strings.Join(problems, "; "), "fix the file, or pass the agent its settings another way"
 		case len(installed) > 0:

@@ -12,6 +12,7 @@ import (
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/buildinfo"
 	"github.com/session-handoff/session-handoff/internal/exchange"
+	"github.com/session-handoff/session-handoff/internal/integrate"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -183,5 +184,35 @@ func TestHooksSettingsUnreadable(t *testing.T) {
 	c := find(t, Run(context.Background(), s), "hooks:claude-code")
 	if c.Status != Warn || !strings.Contains(c.Detail, "settings.json is not a regular file") {
 		t.Errorf("hooks: %+v", c)
+	}
+}
+
+// An installed hook whose command does not resolve fails the check: the
+// agent would fail it at every session start and end (issue 18).
+func TestHooksCommandMustResolve(t *testing.T) {
+	s := setup(t)
+	a, _ := integrate.LookupAgent("claude-code")
+	prog := filepath.Join(t.TempDir(), "session-handoff")
+	text, _, err := integrate.Insert(nil, a.Hooks(prog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(s.Project, ".claude", "settings.local.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := find(t, Run(context.Background(), s), "hooks:claude-code")
+	if c.Status != Fail || !strings.Contains(c.Detail, prog) || !strings.Contains(c.Fix, "integrate claude-code") {
+		t.Errorf("hooks with a missing program: %+v", c)
+	}
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c = find(t, Run(context.Background(), s), "hooks:claude-code")
+	if c.Status != OK || !strings.Contains(c.Detail, "settings.local.json") {
+		t.Errorf("hooks with the program there: %+v", c)
 	}
 }

@@ -46,8 +46,11 @@ const (
 // Events are the events a hook handles, by our names.
 var Events = []string{"session-start", "pre-compact", "session-end"}
 
-// Input is what Claude Code and Gemini CLI send a command hook on
-// standard input; fields we do not use are ignored.
+// Input is what Claude Code, Codex and Gemini CLI send a command hook on
+// standard input; fields we do not use are ignored. The three agents name
+// these fields alike (https://code.claude.com/docs/en/hooks; openai/codex
+// codex-rs/hooks/schema/generated/*.command.input.schema.json;
+// google-gemini/gemini-cli docs/hooks/reference.md).
 type Input struct {
 	SessionID      string `json:"session_id"`
 	TranscriptPath string `json:"transcript_path"`
@@ -57,8 +60,9 @@ type Input struct {
 	Trigger        string `json:"trigger"`
 }
 
-// Output is the JSON both agents read from a session-start hook: the text
-// to add to the session's context.
+// Output is the JSON the agents read from a session-start hook: the text
+// to add to the session's context (Codex: openai/codex
+// codex-rs/hooks/schema/generated/session-start.command.output.schema.json).
 type Output struct {
 	HookSpecificOutput struct {
 		HookEventName     string `json:"hookEventName"`
@@ -85,6 +89,10 @@ type Options struct {
 	// RunHandover runs an approved handover configuration in root; nil
 	// means captures only.
 	RunHandover func(ctx context.Context, root string, cfg *handover.Config) error
+	// StartHandover starts the approved handover run of root in a process
+	// of its own and returns at once; used at session end, where the agent
+	// gives its hooks seconds. nil runs it in this process.
+	StartHandover func(root string) error
 	// Warn is told what the hook worked around.
 	Warn func(format string, args ...any)
 	Now  time.Time
@@ -98,9 +106,6 @@ func (o Options) warn(format string, args ...any) {
 
 // CheckEvent reports whether event is one a hook of agent handles.
 func CheckEvent(agent integrate.Agent, event string) error {
-	if agent.NoHooks != "" {
-		return fmt.Errorf("agent %q runs no hooks", agent.Name)
-	}
 	if agent.EventName(event) == "" {
 		return fmt.Errorf("event %q: want %s", handoff.Shorten(event, 40), strings.Join(Events, ", "))
 	}
@@ -162,6 +167,12 @@ func Run(ctx context.Context, o Options) error {
 		// An unapproved or broken handover.toml must not cost the user
 		// the capture: say so, and capture as if there were none.
 		o.warn("handover configuration not used: %v", err)
+	case cfgPath != handover.BuiltinConfigName && o.Event == "session-end" && o.StartHandover != nil:
+		// The agent stops waiting within seconds (Claude Code: the
+		// declared timeout; Codex: 3 s): the run, checkpointed, goes on
+		// in its own process, and one cut short is finished by the next
+		// 'handover run' (or 'handover check' at start-up).
+		return o.StartHandover(root)
 	case cfgPath != handover.BuiltinConfigName && o.RunHandover != nil:
 		return o.RunHandover(ctx, root, cfg)
 	}

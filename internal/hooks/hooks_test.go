@@ -204,6 +204,14 @@ func TestSessionStartFitsTheAgentsLimit(t *testing.T) {
 			t.Errorf("the briefing lost %q", want)
 		}
 	}
+	// Codex writes a hook's text over 2,500 tokens (~10,000 bytes) to a
+	// file and gives the model a preview.
+	if err := json.Unmarshal([]byte(sessionStartOutput(t, s, "codex", project)), &out); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(out.HookSpecificOutput.AdditionalContext); n > 10_000 || !strings.Contains(out.HookSpecificOutput.AdditionalContext, "Ship the parser") {
+		t.Errorf("codex briefing of %d bytes, over Codex's 10,000, or without the next step", n)
+	}
 	// Gemini CLI states no such limit: the briefing may be longer.
 	if err := json.Unmarshal([]byte(sessionStartOutput(t, s, "gemini", project)), &out); err != nil {
 		t.Fatal(err)
@@ -258,5 +266,34 @@ func TestOneHandoffPerSession(t *testing.T) {
 	hook("session-end", second)
 	if es, _ := s.List(store.Filter{}); len(es) != 2 {
 		t.Errorf("another session: %d handoffs, want 2", len(es))
+	}
+}
+
+// At session end the agents wait seconds (Claude Code: the declared
+// timeout; Codex: 3 s): a handover run goes to a process of its own; at a
+// compaction, which waits for its hooks, it runs in the hook (issue 18).
+func TestSessionEndStartsTheHandoverInTheBackground(t *testing.T) {
+	project, config := t.TempDir(), t.TempDir()
+	cfg := "[[steps]]\nname = \"x\"\nkind = \"exec\"\nrun = \"true\"\n"
+	if err := os.WriteFile(filepath.Join(config, handover.ConfigFile), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in, _ := json.Marshal(Input{CWD: project})
+	for _, tc := range []struct{ event, want string }{{"session-end", "started"}, {"pre-compact", "ran"}} {
+		var got []string
+		var out bytes.Buffer
+		err := Run(context.Background(), Options{Agent: agent(t, "codex"), Event: tc.event,
+			Input: bytes.NewReader(in), Stdout: &out, Stderr: &out, Store: newStore(t), ConfigDir: config,
+			RunHandover: func(_ context.Context, root string, _ *handover.Config) error {
+				got = append(got, "ran")
+				return nil
+			},
+			StartHandover: func(root string) error {
+				got = append(got, "started")
+				return nil
+			}})
+		if err != nil || len(got) != 1 || got[0] != tc.want {
+			t.Errorf("%s: %v, %v; want the handover %s once", tc.event, got, err, tc.want)
+		}
 	}
 }

@@ -1,13 +1,26 @@
 package integrate
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/internal/agents"
+	"github.com/session-handoff/session-handoff/internal/git"
 )
+
+// Event is one of our hooks as an agent knows it.
+type Event struct {
+	// Ours is our name for it: session-start, pre-compact, session-end.
+	Ours string
+	// Theirs is the agent's event name.
+	Theirs string
+	// Timeout is the timeout the installed hook declares, in the agent's
+	// unit (seconds for Claude Code and Codex); 0 declares none.
+	Timeout int
+}
 
 // Agent says where an agent keeps its settings and which hooks
 // session-handoff installs there.
@@ -19,25 +32,65 @@ type Agent struct {
 	// when the agent's own directory has not moved (see SettingsPath).
 	ProjectSettings string
 	UserSettings    string
-	// Events maps our hook names (session-start, pre-compact,
-	// session-end) to the agent's event names.
-	Events [][2]string
+	// LocalSettings is the project's settings file that is not shared
+	// with the team (not committed), relative to the root; "" when the
+	// agent has none.
+	LocalSettings string
+	// Events are the hooks installed, in order.
+	Events []Event
 	// Named is set when the agent's hook entries carry a name.
 	Named bool
-	// NoHooks explains what to do instead for an agent without session
-	// hooks.
-	NoHooks string
+	// Trust says how the agent asks the user to trust newly installed
+	// hooks, in one sentence; "" when it runs them as they are.
+	Trust string
+	// Docs is where the hook format was checked.
+	Docs string
 }
 
 // Agents are the agents integrate knows.
 var Agents = []Agent{
 	{Name: agents.ClaudeCode, ProjectSettings: ".claude/settings.json", UserSettings: ".claude/settings.json",
-		Events: [][2]string{{"session-start", "SessionStart"}, {"pre-compact", "PreCompact"}, {"session-end", "SessionEnd"}}},
+		// .claude/settings.local.json is the project's personal settings
+		// file, not shared with the team: Claude Code writes there itself
+		// "so changes don't affect teammates" (CHANGELOG 2.1.71,
+		// anthropics/claude-code at 5cfc0a1;
+		// https://code.claude.com/docs/en/settings).
+		LocalSettings: ".claude/settings.local.json",
+		// SessionEnd hooks share a 1.5-second budget, raised to the
+		// longest declared per-hook timeout up to 60 seconds
+		// (https://code.claude.com/docs/en/hooks, "timeout"; CHANGELOG
+		// 2.1.74, anthropics/claude-code at 5cfc0a1). PreCompact waits for
+		// its hooks (600 s by default): ours declares a minute, which the
+		// capture fits many times over.
+		Events: []Event{{"session-start", "SessionStart", 0}, {"pre-compact", "PreCompact", 60}, {"session-end", "SessionEnd", 60}},
+		Docs:   "https://code.claude.com/docs/en/hooks"},
 	{Name: agents.Gemini, ProjectSettings: ".gemini/settings.json", UserSettings: ".gemini/settings.json",
-		Events: [][2]string{{"session-start", "SessionStart"}, {"pre-compact", "PreCompress"}, {"session-end", "SessionEnd"}}, Named: true},
-	{Name: agents.Codex, NoHooks: "Codex CLI runs no hooks at session start or end. Brief it with " +
-		"'session-handoff render --as instructions --target codex --write' (a block in AGENTS.md), " +
-		"and capture at the end with 'session-handoff capture --from codex' (or a handover run)."},
+		// Timeouts are in milliseconds, 60,000 by default; SessionEnd is
+		// best effort (the CLI does not wait) and PreCompress advisory
+		// (google-gemini/gemini-cli docs/hooks/reference.md at 5411f11).
+		Events: []Event{{"session-start", "SessionStart", 0}, {"pre-compact", "PreCompress", 0}, {"session-end", "SessionEnd", 0}}, Named: true,
+		Trust: "Gemini CLI runs a project's hooks only in a folder you trust, and warns before it runs a project hook it has not seen (google-gemini/gemini-cli docs/cli/trusted-folders.md, docs/hooks/best-practices.md).",
+		Docs:  "https://github.com/google-gemini/gemini-cli/blob/main/docs/hooks/reference.md"},
+	// Codex reads hooks from hooks.json beside each active config layer:
+	// $CODEX_HOME/hooks.json and, in a project it trusts,
+	// <repo>/.codex/hooks.json; on by default since [features].hooks
+	// replaced codex_hooks. The shape is Claude Code's: {"hooks": {EVENT:
+	// [{"matcher"?, "hooks": [{"type": "command", "command", "timeout"
+	// (seconds), "statusMessage"}]}]}} (openai/codex
+	// codex-rs/config/src/hook_config.rs and
+	// codex-rs/hooks/src/engine/discovery.rs at 0082977;
+	// https://developers.openai.com/codex/hooks). SessionEnd exists since
+	// Codex 0.145 (openai/codex#33895) and is clamped to 3 seconds
+	// (SESSION_END_MAX_TIMEOUT_SEC in codex-rs/hooks/src/events/session_end.rs),
+	// with a warning at every start when a hook declares more.
+	{Name: agents.Codex, ProjectSettings: ".codex/hooks.json", UserSettings: ".codex/hooks.json",
+		Events: []Event{{"session-start", "SessionStart", 0}, {"pre-compact", "PreCompact", 60}, {"session-end", "SessionEnd", 3}},
+		// A hook that is not managed runs only once the user has reviewed
+		// and trusted it (its hash is kept under [hooks.state] in
+		// config.toml); /hooks in the Codex CLI is where that is done
+		// (codex-rs/hooks/src/engine/discovery.rs, hook_trust_status).
+		Trust: "Codex runs a new hook only after you review and trust it: start codex, type /hooks and trust the three session-handoff hooks (again after each change to them); a project's .codex/hooks.json loads only in a project Codex trusts.",
+		Docs:  "https://developers.openai.com/codex/hooks"},
 }
 
 // LookupAgent finds an agent by any name or alias the agents table
@@ -60,35 +113,67 @@ func LookupAgent(name string) (Agent, error) {
 func (a Agent) Hooks(program string) []Hook {
 	var out []Hook
 	for _, e := range a.Events {
-		h := Hook{Event: e[1], Command: shellQuote(program) + " hook " + a.Name + " " + e[0]}
+		h := Hook{Event: e.Theirs, Command: shellQuote(program) + " hook " + a.Name + " " + e.Ours, Timeout: e.Timeout}
 		if a.Named {
-			h.Name = "session-handoff-" + e[0]
+			h.Name = "session-handoff-" + e.Ours
 		}
 		out = append(out, h)
 	}
 	return out
 }
 
+// Scope is which of an agent's settings files integrate edits.
+type Scope int
+
+// The scopes.
+const (
+	// ScopeProject is the project's shared settings file.
+	ScopeProject Scope = iota
+	// ScopeLocal is the project's personal settings file.
+	ScopeLocal
+	// ScopeUser is the user's own settings, for every project.
+	ScopeUser
+)
+
 // SettingsPath is the settings file to edit: the project's, or with user
 // the user's own, in the agent's own directory as the agents table finds
-// it (under home unless CLAUDE_CONFIG_DIR or GEMINI_CLI_HOME moves it).
+// it (under home unless CLAUDE_CONFIG_DIR, CODEX_HOME or GEMINI_CLI_HOME
+// moves it).
 func (a Agent) SettingsPath(projectRoot, home string, user bool, getenv func(string) string) string {
-	if !user {
-		return filepath.Join(projectRoot, filepath.FromSlash(a.ProjectSettings))
+	s := ScopeProject
+	if user {
+		s = ScopeUser
 	}
-	if info, ok := agents.Find(a.Name); ok {
-		if dirs := info.Dirs(home, getenv); len(dirs) > 0 {
-			return filepath.Join(dirs[0], path.Base(a.UserSettings))
+	p, _ := a.ScopePath(s, projectRoot, home, getenv)
+	return p
+}
+
+// ScopePath is the settings file of scope s; an error when the agent has
+// no such file.
+func (a Agent) ScopePath(s Scope, projectRoot, home string, getenv func(string) string) (string, error) {
+	switch s {
+	case ScopeLocal:
+		if a.LocalSettings == "" {
+			return "", fmt.Errorf("%s has no personal project settings file: use --project or --user", a.Name)
 		}
+		return filepath.Join(projectRoot, filepath.FromSlash(a.LocalSettings)), nil
+	case ScopeUser:
+		if info, ok := agents.Find(a.Name); ok {
+			if dirs := info.Dirs(home, getenv); len(dirs) > 0 {
+				return filepath.Join(dirs[0], path.Base(a.UserSettings)), nil
+			}
+		}
+		return filepath.Join(home, filepath.FromSlash(a.UserSettings)), nil
+	default:
+		return filepath.Join(projectRoot, filepath.FromSlash(a.ProjectSettings)), nil
 	}
-	return filepath.Join(home, filepath.FromSlash(a.UserSettings))
 }
 
 // EventName maps our hook name to the agent's event, "" when unknown.
 func (a Agent) EventName(ours string) string {
 	for _, e := range a.Events {
-		if e[0] == ours {
-			return e[1]
+		if e.Ours == ours {
+			return e.Theirs
 		}
 	}
 	return ""
@@ -101,4 +186,23 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// DefaultScope is the settings file integrate edits when no scope is
+// named: the project's personal file (LocalSettings) when the agent has
+// one and the shared file is tracked by git, so that teammates who do not
+// have session-handoff get no hooks that fail at every session; the
+// shared file otherwise. tracked says whether the shared file is tracked.
+func (a Agent) DefaultScope(ctx context.Context, projectRoot string) (s Scope, tracked bool, err error) {
+	if a.LocalSettings == "" {
+		return ScopeProject, false, nil
+	}
+	tracked, err = git.Tracked(ctx, filepath.Join(projectRoot, filepath.FromSlash(a.ProjectSettings)))
+	if err != nil {
+		return ScopeProject, false, err
+	}
+	if tracked {
+		return ScopeLocal, true, nil
+	}
+	return ScopeProject, false, nil
 }

@@ -23,6 +23,9 @@ type Hook struct {
 	Command string
 	// Name labels the hook where the agent's format has names (Gemini).
 	Name string
+	// Timeout is the hook's declared timeout in the agent's unit; 0
+	// declares none.
+	Timeout int
 }
 
 // ErrNotObject is wrapped when the settings are not a JSON object, or
@@ -177,13 +180,14 @@ func groups(hooks []Hook) string {
 		Name    string `json:"name,omitempty"`
 		Type    string `json:"type"`
 		Command string `json:"command"`
+		Timeout int    `json:"timeout,omitempty"`
 	}
 	type group struct {
 		Hooks []command `json:"hooks"`
 	}
 	var g group
 	for _, h := range hooks {
-		g.Hooks = append(g.Hooks, command{Name: h.Name, Type: "command", Command: h.Command})
+		g.Hooks = append(g.Hooks, command{Name: h.Name, Type: "command", Command: h.Command, Timeout: h.Timeout})
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
