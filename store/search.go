@@ -12,11 +12,13 @@ import (
 // Search is List with f.Query looked for in every text field of the
 // records (handoff.Record.SearchText: the whole summary, decisions, next
 // steps, questions, tags, files…), not only in what the index holds. The
-// other conditions are the index's, as for List. An entry whose index
-// fields already hold the query is taken without reading its record; the
-// others are read. With f.Latest the newest match by creation time is
-// returned (List's "last entered" needs the index order, which a search
-// through records does not keep).
+// other conditions are the index's, as for List. The text comes from the
+// search cache (see searchcache.go); a record whose cached text was cut,
+// or that has none, is read. With f.Latest the match that entered the
+// store last is returned, as List's latest. Without a cache (a writer
+// holds the lock while it is missing, or the query holds a tab or a line
+// break) every candidate's record is read, and latest is the newest match
+// by creation time.
 func (s *Store) Search(f Filter) ([]Entry, error) {
 	q := strings.ToLower(strings.TrimSpace(f.Query))
 	if q == "" {
@@ -30,7 +32,7 @@ func (s *Store) Search(f Filter) ([]Entry, error) {
 	base := f
 	base.Query, base.Limit, base.Latest = "", 0, false
 	if searchable(q) {
-		out, ok, err := s.searchCached(base, q, limit)
+		out, ok, err := s.searchCached(base, q, limit, f.Latest)
 		if err != nil || ok {
 			return out, err
 		}
@@ -61,7 +63,7 @@ func (s *Store) Search(f Filter) ([]Entry, error) {
 // candidates (newest first, base's conditions), the cache's line of each
 // its text; only a record whose line was cut, or that has none, is read.
 // ok is false when there is no cache to use.
-func (s *Store) searchCached(base Filter, q string, limit int) (out []Entry, ok bool, err error) {
+func (s *Store) searchCached(base Filter, q string, limit int, lastEntered bool) (out []Entry, ok bool, err error) {
 	hits, err := s.loadSearch(q)
 	if err != nil || hits == nil {
 		return nil, false, err
@@ -75,7 +77,11 @@ func (s *Store) searchCached(base Filter, q string, limit int) (out []Entry, ok 
 	qb := []byte(q)
 	err = s.withIndex(func(ix *parsedIndex) error {
 		out = out[:0]
+		best := -1 // with lastEntered: the match whose line comes last
 		for i := len(ix.live) - 1; i >= 0; i-- {
+			if lastEntered && best >= 0 && ix.live[i].off < ix.live[best].off {
+				continue
+			}
 			line := ix.line(i)
 			match, err := m.match(line)
 			if err != nil {
@@ -99,6 +105,10 @@ func (s *Store) searchCached(base Filter, q string, limit int) (out []Entry, ok 
 			if !hit {
 				continue
 			}
+			if lastEntered {
+				best = i
+				continue
+			}
 			e, err := ix.entry(i)
 			if err != nil {
 				return err
@@ -107,6 +117,13 @@ func (s *Store) searchCached(base Filter, q string, limit int) (out []Entry, ok 
 			if limit > 0 && len(out) == limit {
 				break
 			}
+		}
+		if best >= 0 {
+			e, err := ix.entry(best)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
 		}
 		return nil
 	})

@@ -101,3 +101,22 @@ func TestSearchCacheAgreesWithRecords(t *testing.T) {
 		t.Fatalf("the cache was not rebuilt: %v", err)
 	}
 }
+
+// TestSearchLatestIsLastEntered: with --latest, a search answers as list
+// does, the match that entered the store last, not the newest by date.
+func TestSearchLatestIsLastEntered(t *testing.T) {
+	s := newTestStore(t)
+	newer := mkRecord(t, baseTime.Add(time.Hour), "codex", "app", "newer")
+	newer.NextSteps = []string{"feed the okapi"}
+	older := mkRecord(t, baseTime, "codex", "app", "older, imported later")
+	older.NextSteps = []string{"feed the okapi"}
+	mustSave(t, s, newer)
+	mustSave(t, s, older)
+	got := mustSearch(t, s, Filter{Query: "okapi", Latest: true})
+	if len(got) != 1 || got[0].ID != older.ID {
+		t.Fatalf("latest okapi: %v, want the one saved last (%s)", ids(got), older.ID)
+	}
+	if all := mustSearch(t, s, Filter{Query: "okapi"}); len(all) != 2 || all[0].ID != newer.ID {
+		t.Fatalf("all: %v", ids(all))
+	}
+}
