@@ -51,7 +51,7 @@ func (s *server) addTools(srv *mcp.Server) {
 		Description: "Lists stored handoffs, newest first, with the filters of 'session-handoff list': tool, project (a name, or a directory and everything under it), query, id prefix, since (90m, 6h, 2d, 1w or a date), latest, limit (default 20, at most 200)."},
 		filters, s.list)
 	addTool(srv, s.gate, &mcp.Tool{Name: ToolSearch, Title: "Search handoffs", Annotations: readOnly,
-		Description: "Finds handoffs whose title, summary, tags or project name contain the query, ignoring case, newest first, across every project."},
+		Description: "Finds handoffs with the query in any text field (title, summary, decisions, next steps, questions, tags, files, requests, todos), ignoring case, newest first, across every project."},
 		map[string]bound{"query": boundQuery}, s.search)
 	ref := map[string]bound{"id": boundRef}
 	addTool(srv, s.gate, &mcp.Tool{Name: ToolShow, Title: "Show a handoff", Annotations: readOnly,
@@ -88,7 +88,7 @@ func (s *server) addTools(srv *mcp.Server) {
 type listInput struct {
 	Tool    string `json:"tool,omitempty" jsonschema:"only handoffs from this agent (claude-code, codex, gemini…)"`
 	Project string `json:"project,omitempty" jsonschema:"only handoffs for this project name, or this directory and everything under it"`
-	Query   string `json:"query,omitempty" jsonschema:"only handoffs whose title, summary, tags or project name contain this, ignoring case"`
+	Query   string `json:"query,omitempty" jsonschema:"only handoffs with this in any text field, ignoring case"`
 	ID      string `json:"id,omitempty" jsonschema:"only ids starting with this prefix"`
 	Since   string `json:"since,omitempty" jsonschema:"only handoffs newer than this: a duration back from now (90m, 6h, 2d, 1w) or a date (2026-11-20)"`
 	Latest  bool   `json:"latest,omitempty" jsonschema:"only the newest match"`
@@ -158,7 +158,11 @@ func (s *server) listing(f store.Filter, limit int, heading string) (*mcp.CallTo
 	if f.Latest {
 		f.Limit = 1
 	}
-	entries, err := s.o.Store.List(f)
+	list := s.o.Store.List
+	if strings.TrimSpace(f.Query) != "" {
+		list = s.o.Store.Search // every text field, as list --query does
+	}
+	entries, err := list(f)
 	if err != nil {
 		return nil, listOutput{}, err
 	}
