@@ -427,9 +427,15 @@ func writeBlob(tw *tar.Writer, b BlobSource, mtime time.Time, buf []byte) error 
 	if n != b.Size {
 		return fmt.Errorf("%w: it shrank from %d to %d bytes since it was hashed", ErrHashMismatch, b.Size, n)
 	}
+	// The source's end: it must end here, and a reader that checks what
+	// it read (a redaction replay) says so at its end.
 	var one [1]byte
-	if k, _ := io.ReadFull(rc, one[:]); k > 0 {
+	k, err := io.ReadFull(rc, one[:])
+	if k > 0 {
 		return fmt.Errorf("%w: it grew since it was hashed", ErrHashMismatch)
+	}
+	if err != io.EOF {
+		return err
 	}
 	changed := fp != nil && fp.Sum64() != b.Fingerprint || fp == nil && hex.EncodeToString(h.Sum(nil)) != b.SHA256
 	if changed {
