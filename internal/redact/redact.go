@@ -67,6 +67,13 @@
 // first byte that cannot belong to it, across lines and windows (the state
 // is carried), bounded at 1 MiB.
 //
+// Replaying: CopyEdits also records what it replaced, by input offsets,
+// and Edits.Replay makes the same output from the same input again with a
+// copy, at memory speed: export reads an attachment twice (once to hash
+// the redacted bytes for the signed manifest, once into the bundle) and
+// finds its secrets only once. A replay checks the bytes it removes
+// against a keyed hash of those first removed.
+//
 // Not handled: secrets with no shape and no name (a password typed alone
 // on a line), passwords containing '/' in URLs, multi-line YAML values
 // (password: |), SQL (IDENTIFIED BY '…'), sshpass -p and mysql -pSECRET.
