@@ -313,19 +313,19 @@ func prepare(m *Manifest, blobs []BlobSource, opts WriteOptions) ([]age.Recipien
 // encoderLevel is the zstd level the writer uses unless told otherwise:
 // the fastest. On two cores, with the attachment hashed and redacted in a
 // first pass, zstd's default level (about the reference tool's -3) made
-// export take 1.4 times as long as tar | zstd -3 | age and 1.5 times its
-// CPU time; the fastest level takes 0.9 times as long and 1.1 to 1.3
-// times the CPU, for a bundle 5 to 7% larger (bench/README.md has the
-// figures of each alternative).
+// export take 1.2 to 1.4 times as long as tar | zstd -3 | age and 1.5 to
+// 1.6 times its CPU time; the fastest level takes 0.9 to 0.95 times as
+// long and 1.1 to 1.3 times the CPU, for a bundle 5 to 7% larger
+// (bench/README.md has the figures of each alternative measured).
 const encoderLevel = zstd.SpeedFastest
 
 // encoderWindow is the zstd window the writer uses, whatever the level.
 // The encoder compresses in parallel jobs of four windows each (each job
 // but the first starts from the end of the one before), so the window sets
-// the memory export uses: 512 KiB keeps a 256 MiB export at about 42 MiB
-// of resident memory (1 MiB takes it to 60 MiB), for a bundle 0.4 to 4%
-// larger than an 8 MiB window would give. Readers accept windows up to
-// their limit (64 MiB).
+// the memory export uses: 512 KiB keeps a 256 MiB export at 41 to 45
+// MiB of resident memory (1 MiB takes it to 59 to 63 MiB), for a bundle
+// 0.4 to 4% larger than an 8 MiB window would give. Readers accept
+// windows up to their limit (64 MiB).
 const encoderWindow = 512 << 10
 
 // encryptionOf checks the encryption options and returns the manifest's
