@@ -315,12 +315,12 @@ func (r *Redactor) Copy(dst io.Writer, src io.Reader, location string, rep *Repo
 	return r.copy(dst, src, location, rep, nil)
 }
 
-// Edit is one replacement a Copy made: the input bytes [Start, End) became
-// Marker. The rest of a private-key block that ran on from an earlier
-// window is removed with no marker (Marker is empty).
-type Edit struct {
-	Start, End int64
-	Marker     string
+// edit is one replacement a CopyEdits made: the input bytes [start, end)
+// became marker. The rest of a private-key block that ran on from an
+// earlier window is removed with no marker (marker is empty).
+type edit struct {
+	start, end int64
+	marker     string
 }
 
 // Edits records the replacements of one CopyEdits, in input order, up to
@@ -328,7 +328,7 @@ type Edit struct {
 // the same input gives the same output as running the redactor again, at
 // the cost of a copy.
 type Edits struct {
-	list []Edit
+	list []edit
 	// max is the most edits kept; past it overflow is set and the list is
 	// dropped: the caller redacts the input again instead.
 	max      int
@@ -364,16 +364,17 @@ func (e *Edits) add(start int64, b []byte, marker string) {
 		return
 	}
 	e.removed.Write(b)
-	e.list = append(e.list, Edit{Start: start, End: start + int64(len(b)), Marker: marker})
+	e.list = append(e.list, edit{start: start, end: start + int64(len(b)), marker: marker})
 }
 
 // ErrInputChanged is what a replay fails with when the bytes it removes
 // are not those the edits were made from.
 var ErrInputChanged = errors.New("redact: the input changed since its secrets were found")
 
-// CopyEdits is Copy that also records in edits every replacement it
-// makes, with input offsets, so that Replay can make the same output from
-// the same input without finding the secrets again.
+// CopyEdits is Copy that also records in edits, which must come fresh
+// from NewEdits, every replacement it makes, with input offsets, so that
+// Replay can make the same output from the same input without finding the
+// secrets again.
 func (r *Redactor) CopyEdits(dst io.Writer, src io.Reader, location string, rep *Report, edits *Edits) error {
 	return r.copy(dst, src, location, rep, edits)
 }
@@ -450,7 +451,7 @@ func (t errReader) Read([]byte) (int, error) { return 0, t.err }
 // replay is the reader Replay returns.
 type replay struct {
 	src     io.Reader
-	edits   []Edit
+	edits   []edit
 	pos     int64  // input offset of the next byte of src
 	pending string // the rest of a marker to hand out
 	removed maphash.Hash
@@ -461,9 +462,9 @@ func (r *replay) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	for r.pending == "" && len(r.edits) > 0 && r.pos == r.edits[0].Start {
+	for r.pending == "" && len(r.edits) > 0 && r.pos == r.edits[0].start {
 		ed := r.edits[0]
-		skip := ed.End - ed.Start
+		skip := ed.end - ed.start
 		k, err := io.CopyN(&r.removed, r.src, skip)
 		r.pos += k
 		if k < skip {
@@ -473,7 +474,7 @@ func (r *replay) Read(p []byte) (int, error) {
 			return 0, err
 		}
 		r.edits = r.edits[1:]
-		r.pending = ed.Marker
+		r.pending = ed.marker
 	}
 	if r.pending != "" {
 		n := copy(p, r.pending)
@@ -481,7 +482,7 @@ func (r *replay) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	if len(r.edits) > 0 {
-		if left := r.edits[0].Start - r.pos; int64(len(p)) > left {
+		if left := r.edits[0].start - r.pos; int64(len(p)) > left {
 			p = p[:left]
 		}
 	}

@@ -437,11 +437,11 @@ func TestEditsBoundAndShortSource(t *testing.T) {
 		t.Fatalf("%d secrets but %d edits (overflow %v)", want.Total(), edits.Len(), edits.Overflow())
 	}
 	last := edits.list[len(edits.list)-1]
-	short := in[:last.End-1]
+	short := in[:last.end-1]
 	if _, err := io.ReadAll(edits.Replay(strings.NewReader(short))); err != io.ErrUnexpectedEOF {
 		t.Fatalf("replay over a source cut inside the last edit: %v, want %v", err, io.ErrUnexpectedEOF)
 	}
-	short = in[:last.Start]
+	short = in[:last.start]
 	if _, err := io.ReadAll(edits.Replay(strings.NewReader(short))); err != io.ErrUnexpectedEOF {
 		t.Fatalf("replay over a source cut before the last edit: %v, want %v", err, io.ErrUnexpectedEOF)
 	}
@@ -449,7 +449,7 @@ func TestEditsBoundAndShortSource(t *testing.T) {
 	// would be the same, but the replay fails.
 	first := edits.list[0]
 	b := []byte(in)
-	b[first.Start] ^= 1
+	b[first.start] ^= 1
 	if _, err := io.ReadAll(edits.Replay(bytes.NewReader(b))); err != ErrInputChanged {
 		t.Fatalf("replay over a source whose first secret changed: %v, want %v", err, ErrInputChanged)
 	}
