@@ -21,7 +21,7 @@ type party struct {
 	info  *KeyInfo
 }
 
-func newParty(t *testing.T, name string) party {
+func newParty(t testing.TB, name string) party {
 	t.Helper()
 	dir := t.TempDir()
 	kr := Keyring{Dir: filepath.Join(dir, "config")}

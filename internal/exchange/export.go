@@ -115,10 +115,12 @@ func Export(ctx context.Context, w io.Writer, s *store.Store, rec *handoff.Recor
 // redactedBlob describes the file at path with its secrets removed,
 // without writing the redacted copy anywhere: a first pass runs the
 // redactor into a hash. If it removed nothing, the blob is the file itself;
-// otherwise Open runs the redactor again, into a pipe. Redaction depends
-// only on the bytes, and bundle.Write checks the hash of what it streams,
-// so a file that changes between the passes fails the export instead of
-// sending something else.
+// otherwise Open replays the replacements the first pass recorded over the
+// file (or, past maxReplayEdits of them, runs the redactor again, into a
+// pipe). Redaction depends only on the bytes, and bundle.Write checks the
+// hash of what it streams, which holds every byte the first pass kept, and
+// the replay checks those it removes, so a file that changes between the
+// passes fails the export instead of sending something else.
 func redactedBlob(ctx context.Context, r *redact.Redactor, path string, rep *redact.Report) (bundle.BlobSource, error) {
 	location := "attachment " + filepath.Base(path)
 	f, _, err := bundle.OpenFile(ctx, path)
@@ -127,7 +129,8 @@ func redactedBlob(ctx context.Context, r *redact.Redactor, path string, rep *red
 	}
 	defer f.Close()
 	found := &redact.Report{}
-	src, err := bundle.FirstPass(func(w io.Writer) error { return r.Copy(w, f, location, found) })
+	edits := redact.NewEdits(maxReplayEdits)
+	src, err := bundle.FirstPass(func(w io.Writer) error { return r.CopyEdits(w, f, location, found, edits) })
 	if err != nil {
 		return bundle.BlobSource{}, err
 	}
@@ -141,6 +144,19 @@ func redactedBlob(ctx context.Context, r *redact.Redactor, path string, rep *red
 	}
 	if rep != nil {
 		rep.Merge(found)
+	}
+	if !edits.Overflow() {
+		src.Open = func() (io.ReadCloser, error) {
+			in, _, err := bundle.OpenFile(ctx, path)
+			if err != nil {
+				return nil, err
+			}
+			return struct {
+				io.Reader
+				io.Closer
+			}{changedIsMismatch{edits.Replay(in)}, in}, nil
+		}
+		return src, nil
 	}
 	src.Open = func() (io.ReadCloser, error) {
 		in, _, err := bundle.OpenFile(ctx, path)
@@ -156,6 +172,23 @@ func redactedBlob(ctx context.Context, r *redact.Redactor, path string, rep *red
 		return pr, nil
 	}
 	return src, nil
+}
+
+// maxReplayEdits bounds the replacements the first pass of an attachment
+// remembers (about 40 bytes each) for the second to replay; a file with
+// more secrets is redacted again instead.
+const maxReplayEdits = 1 << 15
+
+// changedIsMismatch reports a replay's redact.ErrInputChanged as the
+// bundle.ErrHashMismatch it is.
+type changedIsMismatch struct{ r io.Reader }
+
+func (c changedIsMismatch) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if errors.Is(err, redact.ErrInputChanged) {
+		err = fmt.Errorf("%w: it changed since it was hashed", bundle.ErrHashMismatch)
+	}
+	return n, err
 }
 
 // mediaType guesses an attachment's media type from its name.

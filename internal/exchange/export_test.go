@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -66,6 +67,11 @@ func TestRedactedBlobChangedBetweenPasses(t *testing.T) {
 		{"clean", "just text\n", "just text, and more\n"},
 		{"clean to secret", "TOKEN=placeholder\n", "GITHUB_TOKEN=ghp_" + strings.Repeat("x9", 18) + "\n"},
 		{"secret", "GITHUB_TOKEN=ghp_" + strings.Repeat("y7", 18) + "\n", "GITHUB_TOKEN=ghp_" + strings.Repeat("z5", 18) + "\nmore\n"},
+		// The same length, so the replay of the first pass's replacements
+		// reads the new file in step: once the secret itself changed (the
+		// redacted bytes stay the same), once the text around it.
+		{"secret in place", "GITHUB_TOKEN=ghp_" + strings.Repeat("y7", 18) + "\n", "GITHUB_TOKEN=ghp_" + strings.Repeat("z5", 18) + "\n"},
+		{"text beside a secret", "A=1\nGITHUB_TOKEN=ghp_" + strings.Repeat("y7", 18) + "\n", "A=2\nGITHUB_TOKEN=ghp_" + strings.Repeat("y7", 18) + "\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "a.txt")
@@ -91,5 +97,43 @@ func TestRedactedBlobChangedBetweenPasses(t *testing.T) {
 				t.Fatalf("Write after the file changed: %v, want a hash mismatch", err)
 			}
 		})
+	}
+}
+
+// TestRedactedBlobManySecrets: past maxReplayEdits replacements the second
+// pass runs the redactor again rather than replaying them; either way it
+// streams exactly the bytes the first pass hashed.
+func TestRedactedBlobManySecrets(t *testing.T) {
+	for _, n := range []int{3, maxReplayEdits + 1} {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "line %d\nGITHUB_TOKEN=ghp_%036d\n", i, i)
+		}
+		path := filepath.Join(t.TempDir(), "many.env")
+		if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		rep := &redact.Report{}
+		src, err := redactedBlob(context.Background(), redact.Default(), path, rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Total() != n {
+			t.Fatalf("%d secrets: report counts %d", n, rep.Total())
+		}
+		rc, err := src.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := redact.Default().String(b.String(), "x", nil)
+		sum := sha256.Sum256(got)
+		if string(got) != want || hex.EncodeToString(sum[:]) != src.SHA256 {
+			t.Fatalf("%d secrets: the second pass streamed other bytes than the first hashed", n)
+		}
 	}
 }

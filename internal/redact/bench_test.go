@@ -35,6 +35,25 @@ func BenchmarkRedact(b *testing.B) {
 	b.ReportMetric(float64(rep.Total()), "secrets")
 }
 
+// BenchmarkReplay measures what the second pass of an export does with an
+// attachment the first pass redacted: replay the recorded replacements
+// over the same bytes (compare BenchmarkRedact, which finds them).
+func BenchmarkReplay(b *testing.B) {
+	data := benchCorpus()
+	edits := NewEdits(1 << 20)
+	if err := Default().CopyEdits(io.Discard, bytes.NewReader(data), "bench", nil, edits); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	buf := make([]byte, 256<<10)
+	for b.Loop() {
+		if _, err := io.CopyBuffer(io.Discard, edits.Replay(bytes.NewReader(data)), buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(edits.Len()), "edits")
+}
+
 // BenchmarkRedactString measures String over the same data in one piece.
 func BenchmarkRedactString(b *testing.B) {
 	data := string(benchCorpus())

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -47,6 +48,13 @@ func FuzzRedact(f *testing.F) {
 		}
 		if buf.String() != out || crep.Total() != rep.Total() {
 			t.Fatalf("Copy differs from String:\n in %q\nout %q\ncopy %q", in, out, buf.String())
+		}
+		edits := NewEdits(1 << 16)
+		if err := r.CopyEdits(io.Discard, strings.NewReader(in), "fuzz", nil, edits); err != nil {
+			t.Fatal(err)
+		}
+		if rb, err := io.ReadAll(edits.Replay(strings.NewReader(in))); err != nil || string(rb) != out {
+			t.Fatalf("replaying the edits differs from String (%v):\n in %q\nout %q\nreplay %q", err, in, out, rb)
 		}
 		// Inside JSON, as a transcript line holds it: still valid JSON.
 		for _, v := range []any{map[string]string{"text": in}, map[string]string{in: in, "k": "x"}, []string{in, "x"}} {

@@ -67,6 +67,13 @@
 // first byte that cannot belong to it, across lines and windows (the state
 // is carried), bounded at 1 MiB.
 //
+// Replaying: CopyEdits also records what it replaced, by input offsets,
+// and Edits.Replay makes the same output from the same input again with a
+// copy, at memory speed: export reads an attachment twice (once to hash
+// the redacted bytes for the signed manifest, once into the bundle) and
+// finds its secrets only once. A replay checks the bytes it removes
+// against a keyed hash of those first removed.
+//
 // Not handled: secrets with no shape and no name (a password typed alone
 // on a line), passwords containing '/' in URLs, multi-line YAML values
 // (password: |), SQL (IDENTIFIED BY '…'), sshpass -p and mysql -pSECRET.
@@ -76,6 +83,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"regexp"
 	"regexp/syntax"
@@ -304,14 +312,84 @@ func (r *Redactor) String(s, location string, rep *Report) string {
 // is removed whole by a state carried from one window to the next. The
 // result is byte for byte the result of String on the whole input.
 func (r *Redactor) Copy(dst io.Writer, src io.Reader, location string, rep *Report) error {
+	return r.copy(dst, src, location, rep, nil)
+}
+
+// edit is one replacement a CopyEdits made: the input bytes [start, end)
+// became marker. The rest of a private-key block that ran on from an
+// earlier window is removed with no marker (marker is empty).
+type edit struct {
+	start, end int64
+	marker     string
+}
+
+// Edits records the replacements of one CopyEdits, in input order, up to
+// a bound, and a keyed hash of the bytes they removed. Replaying them over
+// the same input gives the same output as running the redactor again, at
+// the cost of a copy.
+type Edits struct {
+	list []edit
+	// max is the most edits kept; past it overflow is set and the list is
+	// dropped: the caller redacts the input again instead.
+	max      int
+	overflow bool
+	// removed hashes the bytes the edits removed, with a key random to
+	// this record (see Replay).
+	seed    maphash.Seed
+	removed maphash.Hash
+}
+
+// NewEdits returns an empty record that keeps at most max edits.
+func NewEdits(max int) *Edits {
+	e := &Edits{max: max, seed: maphash.MakeSeed()}
+	e.removed.SetSeed(e.seed)
+	return e
+}
+
+// Overflow says whether more than max edits were made: the record is then
+// empty and cannot be replayed.
+func (e *Edits) Overflow() bool { return e.overflow }
+
+// Len is the number of edits recorded.
+func (e *Edits) Len() int { return len(e.list) }
+
+// add records that window bytes b, at input offset start, became marker.
+func (e *Edits) add(start int64, b []byte, marker string) {
+	if e.overflow {
+		return
+	}
+	if len(e.list) == e.max {
+		e.overflow = true
+		e.list = nil
+		return
+	}
+	e.removed.Write(b)
+	e.list = append(e.list, edit{start: start, end: start + int64(len(b)), marker: marker})
+}
+
+// ErrInputChanged is what a replay fails with when the bytes it removes
+// are not those the edits were made from.
+var ErrInputChanged = errors.New("redact: the input changed since its secrets were found")
+
+// CopyEdits is Copy that also records in edits, which must come fresh
+// from NewEdits, every replacement it makes, with input offsets, so that
+// Replay can make the same output from the same input without finding the
+// secrets again.
+func (r *Redactor) CopyEdits(dst io.Writer, src io.Reader, location string, rep *Report, edits *Edits) error {
+	return r.copy(dst, src, location, rep, edits)
+}
+
+func (r *Redactor) copy(dst io.Writer, src io.Reader, location string, rep *Report, edits *Edits) error {
 	e := r.newEngine()
 	defer e.report(location, rep)
+	e.edits = edits
 	if cap(e.wbuf) != r.window {
 		e.wbuf = make([]byte, r.window)
 	}
 	buf := e.wbuf[:r.window]
 	var out []byte
 	n, outStart := 0, 0
+	e.base = 0
 	for {
 		m, err := io.ReadFull(src, buf[n:])
 		n += m
@@ -344,8 +422,81 @@ func (r *Redactor) Copy(dst io.Writer, src io.Reader, location string, rep *Repo
 		keep := e.advance(cp)
 		copy(buf, buf[keep:n])
 		n -= keep
+		e.base += int64(keep)
 		outStart = cp - keep
 	}
+}
+
+// Replay returns a reader of src with edits applied: the output CopyEdits
+// made, provided src holds the same bytes as the input it read. The
+// replay checks the bytes it removes (the secrets) against a keyed hash of
+// those CopyEdits removed and fails with ErrInputChanged, at the end, if
+// they differ; a caller that must know that the rest of src is unchanged
+// too hashes the output, which holds all of it. A src that ends before the
+// last edit fails with io.ErrUnexpectedEOF.
+func (e *Edits) Replay(src io.Reader) io.Reader {
+	if e.overflow {
+		return errReader{errors.New("redact: replay of an overflowed edit list")}
+	}
+	r := &replay{src: src, edits: e.list, want: e.removed.Sum64()}
+	r.removed.SetSeed(e.seed)
+	return r
+}
+
+// errReader fails every Read with err.
+type errReader struct{ err error }
+
+func (t errReader) Read([]byte) (int, error) { return 0, t.err }
+
+// replay is the reader Replay returns.
+type replay struct {
+	src     io.Reader
+	edits   []edit
+	pos     int64  // input offset of the next byte of src
+	pending string // the rest of a marker to hand out
+	removed maphash.Hash
+	want    uint64
+}
+
+func (r *replay) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for r.pending == "" && len(r.edits) > 0 && r.pos == r.edits[0].start {
+		ed := r.edits[0]
+		skip := ed.end - ed.start
+		k, err := io.CopyN(&r.removed, r.src, skip)
+		r.pos += k
+		if k < skip {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, err
+		}
+		r.edits = r.edits[1:]
+		r.pending = ed.marker
+	}
+	if r.pending != "" {
+		n := copy(p, r.pending)
+		r.pending = r.pending[n:]
+		return n, nil
+	}
+	if len(r.edits) > 0 {
+		if left := r.edits[0].start - r.pos; int64(len(p)) > left {
+			p = p[:left]
+		}
+	}
+	n, err := r.src.Read(p)
+	r.pos += int64(n)
+	if err == io.EOF {
+		switch {
+		case len(r.edits) > 0:
+			err = io.ErrUnexpectedEOF
+		case r.removed.Sum64() != r.want:
+			err = ErrInputChanged
+		}
+	}
+	return n, err
 }
 
 // span is a stretch of the window to replace.
@@ -366,8 +517,12 @@ type engine struct {
 	hits     []hit
 	scratch  [4][]hit
 	spans    []span
-	// cover is the union of the spans of phase one, sorted.
 	wbuf     []byte // Copy's window
+	// edits, when set, records every replacement; base is the input
+	// offset of the window's first byte.
+	edits *Edits
+	base  int64
+	// cover is the union of the spans of phase one, sorted.
 	cover    []span
 	lastName int
 	lastEnd  int // end of the last span of phase two
@@ -531,6 +686,7 @@ func (r *Redactor) free(e *engine) {
 }
 
 func (e *engine) report(location string, rep *Report) {
+	e.edits = nil
 	defer e.r.free(e)
 	if rep == nil {
 		return
@@ -688,9 +844,14 @@ func (e *engine) window(buf []byte, outStart int, final bool, out []byte) ([]byt
 			break
 		}
 		out = append(out, buf[pos:g.s]...)
+		marker := ""
 		if !g.cont {
-			out = append(out, e.r.kinds[g.kind].marker...)
+			marker = e.r.kinds[g.kind].marker
+			out = append(out, marker...)
 			e.counts[g.kind]++
+		}
+		if e.edits != nil {
+			e.edits.add(e.base+int64(g.s), buf[g.s:g.e], marker)
 		}
 		pos = g.e
 		changed = true

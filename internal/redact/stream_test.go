@@ -35,6 +35,34 @@ func copyString(t *testing.T, r *Redactor, in string, wrap func(io.Reader) io.Re
 	return out.String(), &rep
 }
 
+// replayString runs CopyEdits over in, checks that it wrote what Copy
+// writes, and returns what Replay makes of in (read through wrap) from the
+// edits recorded.
+func replayString(t *testing.T, r *Redactor, in string, wrap func(io.Reader) io.Reader) string {
+	t.Helper()
+	var out bytes.Buffer
+	var src io.Reader = strings.NewReader(in)
+	if wrap != nil {
+		src = wrap(src)
+	}
+	edits := NewEdits(1 << 20)
+	if err := r.CopyEdits(&out, src, "stream", nil, edits); err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := copyString(t, r, in, nil); out.String() != want {
+		t.Fatalf("CopyEdits wrote something else than Copy")
+	}
+	src = strings.NewReader(in)
+	if wrap != nil {
+		src = wrap(src)
+	}
+	got, err := io.ReadAll(edits.Replay(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(got)
+}
+
 // mixedInput is transcript-like JSONL with the secret corpus mixed in:
 // single-line cases as they are, multi-line ones too, and a few long lines.
 func mixedInput() string {
@@ -96,6 +124,9 @@ func TestCopyEqualsString(t *testing.T) {
 		}
 		if !reflect.DeepEqual(rep, &wantRep) {
 			t.Errorf("%s: report %v, want %v", tc.name, rep.Findings, wantRep.Findings)
+		}
+		if got := replayString(t, tc.r, in, tc.wrap); got != want {
+			t.Errorf("%s: replaying the edits gives something else than Copy", tc.name)
 		}
 	}
 	// String in small windows gives the same as in one piece.
@@ -178,6 +209,9 @@ func TestPrivateKeyAcrossWindows(t *testing.T) {
 				}
 				if s := Default().String(in, "", nil); s != out {
 					t.Fatalf("offset %d: Copy differs from String", off)
+				}
+				if s := replayString(t, r, in, wrap); s != out {
+					t.Fatalf("offset %d: replaying the edits differs from Copy", off)
 				}
 			}
 		}
@@ -371,5 +405,55 @@ func TestConcurrent(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// Edits past their bound are dropped, not kept in part; a replay over a
+// source shorter than the edits say fails instead of ending early.
+func TestEditsBoundAndShortSource(t *testing.T) {
+	in := mixedInput()
+	var want Report
+	out := Default().String(in, "x", &want)
+	edits := NewEdits(10)
+	var buf bytes.Buffer
+	if err := Default().CopyEdits(&buf, strings.NewReader(in), "x", nil, edits); err != nil {
+		t.Fatal(err)
+	}
+	if buf.String() != out {
+		t.Fatal("an overflowing edit list changed what CopyEdits wrote")
+	}
+	if !edits.Overflow() || edits.Len() != 0 {
+		t.Fatalf("%d secrets, bound 10: overflow %v with %d edits kept", want.Total(), edits.Overflow(), edits.Len())
+	}
+	if _, err := io.ReadAll(edits.Replay(strings.NewReader(in))); err == nil {
+		t.Fatal("replay of an overflowed list succeeded")
+	}
+
+	edits = NewEdits(1 << 20)
+	if err := Default().CopyEdits(io.Discard, strings.NewReader(in), "x", nil, edits); err != nil {
+		t.Fatal(err)
+	}
+	if edits.Overflow() || edits.Len() < want.Total() {
+		t.Fatalf("%d secrets but %d edits (overflow %v)", want.Total(), edits.Len(), edits.Overflow())
+	}
+	last := edits.list[len(edits.list)-1]
+	short := in[:last.end-1]
+	if _, err := io.ReadAll(edits.Replay(strings.NewReader(short))); err != io.ErrUnexpectedEOF {
+		t.Fatalf("replay over a source cut inside the last edit: %v, want %v", err, io.ErrUnexpectedEOF)
+	}
+	short = in[:last.start]
+	if _, err := io.ReadAll(edits.Replay(strings.NewReader(short))); err != io.ErrUnexpectedEOF {
+		t.Fatalf("replay over a source cut before the last edit: %v, want %v", err, io.ErrUnexpectedEOF)
+	}
+	// A secret changed in place (same length, other bytes): the output
+	// would be the same, but the replay fails.
+	first := edits.list[0]
+	b := []byte(in)
+	b[first.start] ^= 1
+	if _, err := io.ReadAll(edits.Replay(bytes.NewReader(b))); err != ErrInputChanged {
+		t.Fatalf("replay over a source whose first secret changed: %v, want %v", err, ErrInputChanged)
+	}
+	if got, err := io.ReadAll(edits.Replay(strings.NewReader(in))); err != nil || string(got) != out {
+		t.Fatalf("replay of the same list again: %v", err)
 	}
 }
