@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -46,6 +47,11 @@ var ErrNoGit = git.ErrNoGit
 // failure means dir is no git worktree (or an unreadable one), and wraps
 // ErrNotGitRepo.
 func reader(ctx context.Context, dir string) (git.Runner, error) {
+	if c, ok := ctx.Value(readerCacheKey{}).(*sync.Map); ok {
+		if g, ok := c.Load(dir); ok {
+			return g.(git.Runner), nil
+		}
+	}
 	g, err := git.Runner{Dir: dir}.Untrusted(ctx)
 	if err != nil {
 		err = notARepo(ctx, dir, err)
@@ -79,15 +85,33 @@ func Root(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	g, err := reader(ctx, abs)
-	if err != nil {
-		return "", err
+	// The reader's driver listing and the rev-parse run in one round; with
+	// a reader cache in ctx the reader is kept for the root, where the
+	// reads that follow (State, SinceAtRoot) start at once.
+	g, gerr, top, err := git.Runner{Dir: abs}.UntrustedBeside(ctx, "rev-parse", "--show-toplevel")
+	if gerr != nil {
+		return "", notARepo(ctx, abs, gerr)
 	}
-	top, err := g.Run(ctx, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", notARepo(ctx, abs, err)
 	}
-	return strings.TrimSpace(string(top)), nil
+	root := strings.TrimSpace(string(top))
+	if c, ok := ctx.Value(readerCacheKey{}).(*sync.Map); ok {
+		g.Dir = root
+		c.Store(root, g)
+	}
+	return root, nil
+}
+
+type readerCacheKey struct{}
+
+// WithReaderCache returns a context under which the untrusted git reader
+// made for a worktree (its driver listing: one git process) is made once
+// and reused by the reads that follow. For a command that lives a moment,
+// such as a hook, never a server: a repository configuration changed after
+// the first read would not be seen.
+func WithReaderCache(ctx context.Context) context.Context {
+	return context.WithValue(ctx, readerCacheKey{}, &sync.Map{})
 }
 
 // ProjectRoot is the project a command in dir works on: the top of the

@@ -42,8 +42,11 @@ func Since(ctx context.Context, dir string, then *handoff.GitState) (*handoff.Dr
 // SinceAtRoot is Since for a root that ProjectRoot found, as the
 // session-start briefing has: it does not ask git for the root again, nor
 // read the recent commits (the drift's Now.RecentCommits stays empty; the
-// briefing shows only counts of the changes now). Two git processes fewer
-// on the path every agent session starts with (issue 19).
+// briefing shows only counts of the changes now), and it asks whether the
+// handoff's HEAD is a commit here only when HEAD has moved since. In the
+// common case that is one round of two git processes (status and the
+// diff) instead of five, on the path every agent session starts with
+// (issue 19).
 func SinceAtRoot(ctx context.Context, root string, then *handoff.GitState) (*handoff.Drift, error) {
 	return sinceIn(ctx, root, then, true)
 }
@@ -68,9 +71,10 @@ func sinceIn(ctx context.Context, dir string, then *handoff.GitState, atRoot boo
 	cmds := stateCmds
 	known := then != nil && isCommitHash(then.Head)
 	if known {
-		cmds = append(slices.Clone(stateCmds),
-			diffCmd(then.Head),
-			[]string{"rev-list", "--no-walk", "--ignore-missing", "--end-of-options", then.Head})
+		cmds = append(slices.Clone(stateCmds), diffCmd(then.Head))
+		if !atRoot {
+			cmds = append(cmds, resolveCmd(then.Head))
+		}
 	}
 	g, err := reader(ctx, abs)
 	if err != nil {
@@ -97,7 +101,20 @@ func sinceIn(ctx context.Context, dir string, then *handoff.GitState, atRoot boo
 		return d, nil
 	}
 	diff := res[len(stateCmds)]
-	base, err := parseResolved(res[len(stateCmds)+1], then.Head)
+	var base string
+	switch {
+	case !atRoot:
+		base, err = parseResolved(res[len(stateCmds)+1], then.Head)
+	case now.Head != "" && len(now.Head) != len(then.Head):
+		// A name of the other hash kind: not a full name in this
+		// repository (see parseResolved).
+	case diff.Err == nil && now.Head == then.Head:
+		// HEAD has not moved: the name is this repository's HEAD commit,
+		// and the one round sufficed (SinceAtRoot's common case).
+		base = then.Head
+	default:
+		base, err = parseResolved(g.RunAll(ctx, resolveCmd(then.Head))[0], then.Head)
+	}
 	if err != nil || base == "" {
 		return d, err
 	}
@@ -178,6 +195,12 @@ func isCommitHash(s string) bool {
 		}
 	}
 	return true
+}
+
+// resolveCmd asks for the commit hash names, printing nothing when the
+// repository has none (parseResolved reads it).
+func resolveCmd(hash string) []string {
+	return []string{"rev-list", "--no-walk", "--ignore-missing", "--end-of-options", hash}
 }
 
 // diffCmd is the diff of the worktree against commit: names and status

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -524,5 +525,61 @@ func TestSinceUntrackedCutByState(t *testing.T) {
 	d := since(t, repo, then)
 	if len(d.Changed) != MaxListed || !d.Truncated || !d.Now.Truncated {
 		t.Errorf("%d changed, truncated %v (now %v), want %d and truncated", len(d.Changed), d.Truncated, d.Now.Truncated, MaxListed)
+	}
+}
+
+// TestSinceAtRootGitProcesses: the session-start briefing's common case,
+// a handoff whose HEAD has not moved, costs one round of two git
+// processes (status and the diff); a moved HEAD asks more. A wrapper on
+// PATH logs each git the reader starts.
+func TestSinceAtRootGitProcesses(t *testing.T) {
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	repo := sinceRepo(t)
+	then := snapshot(t, repo)
+	bin := t.TempDir()
+	log := filepath.Join(bin, "log")
+	script := "#!/bin/sh\necho \"$*\" >> " + log + "\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	count := func() []string {
+		data, _ := os.ReadFile(log)
+		os.Remove(log)
+		var cmds []string
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			// The subcommand is the first known word after the options;
+			// config is the untrusted reader's look at the configuration.
+			for _, w := range strings.Fields(line) {
+				if w == "config" {
+					break
+				}
+				if w == "status" || w == "diff" || w == "rev-list" || w == "log" || w == "rev-parse" {
+					cmds = append(cmds, w)
+					break
+				}
+			}
+		}
+		sort.Strings(cmds)
+		return cmds
+	}
+	count()
+	if _, err := SinceAtRoot(context.Background(), repo, then); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(count(), " "); got != "diff status" {
+		t.Fatalf("unmoved HEAD: git %s, want diff and status", got)
+	}
+	commitFile(t, repo, "later.txt", "x", "later")
+	count()
+	d, err := SinceAtRoot(context.Background(), repo, then)
+	if err != nil || d.Relation != handoff.DriftAhead {
+		t.Fatalf("moved HEAD: %v %+v", err, d)
+	}
+	if got := count(); len(got) < 4 {
+		t.Fatalf("moved HEAD: git %v, want the resolve and the counts too", got)
 	}
 }

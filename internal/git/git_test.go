@@ -176,3 +176,14 @@ func TestCredentialsInQueries(t *testing.T) {
 		t.Fatalf("StripMessage: %q", got)
 	}
 }
+
+// TestUntrustedBesideRunsOnlyRevParse: the command run beside the driver
+// listing gets the fixed guard alone, which is safe only for a command
+// that hashes no worktree file.
+func TestUntrustedBesideRunsOnlyRevParse(t *testing.T) {
+	for _, args := range [][]string{nil, {"status"}, {"diff", "HEAD"}, {"log"}} {
+		if _, _, _, err := (Runner{Dir: t.TempDir()}).UntrustedBeside(context.Background(), args...); err == nil {
+			t.Errorf("%q was run", args)
+		}
+	}
+}

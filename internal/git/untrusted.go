@@ -186,3 +186,27 @@ func (r Runner) harden(args []string) []string {
 	out = append(out, extra...)
 	return append(out, args[1:]...)
 }
+
+// UntrustedBeside is Untrusted with one rev-parse run at the same time,
+// under the fixed guard alone: rev-parse reads the configuration and the
+// repository's files but hashes no worktree file, so it runs no filter or
+// diff driver, the only programs the driver listing exists to switch off.
+// One round of two git processes instead of two rounds, on the path every
+// agent session starts with. args must be a rev-parse.
+func (r Runner) UntrustedBeside(ctx context.Context, args ...string) (u Runner, uerr error, out []byte, err error) {
+	if len(args) == 0 || args[0] != "rev-parse" {
+		refused := fmt.Errorf("UntrustedBeside runs only rev-parse, not %q", args)
+		return Runner{}, refused, nil, refused
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		u, uerr = r.Untrusted(ctx)
+	}()
+	fixed := r
+	fixed.untrusted = true
+	fixed.guard = append([]string(nil), fixedGuard...)
+	out, err = fixed.Run(ctx, args...)
+	<-done
+	return u, uerr, out, err
+}

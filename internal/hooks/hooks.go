@@ -134,6 +134,9 @@ func Run(ctx context.Context, o Options) error {
 	if err := CheckEvent(o.Agent, o.Event); err != nil {
 		return err
 	}
+	// A hook lives a moment: the git reader made for the project is made
+	// once (capture.WithReaderCache).
+	ctx = capture.WithReaderCache(ctx)
 	in, err := ReadInput(o.Input)
 	if err != nil {
 		return err
