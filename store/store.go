@@ -188,6 +188,15 @@ func (s *Store) Put(r *handoff.Record, replace bool) (replaced bool, err error) 
 		return false, fmt.Errorf("save %s: %w", r.ID, ErrExists)
 	}
 	greatest, err := w.greatestID()
+	if errors.Is(err, errCorruptIndex) {
+		// The end of the index is damaged: rebuild it, then read again.
+		res, perr := w.prepare(err.Error())
+		if perr != nil {
+			return false, perr
+		}
+		s.warnRebuilt(res)
+		greatest, err = w.greatestID()
+	}
 	if err != nil {
 		return false, err
 	}

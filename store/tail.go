@@ -176,6 +176,10 @@ func (s *Store) tailLatest(ms ...*matcher) ([]*Entry, error) {
 	return out, err
 }
 
+// unknownGreatest stands for a greatest id that could not be read: every
+// id is below it, so appendLine writes "*", which promises nothing.
+const unknownGreatest handoff.ID = "\xff"
+
 // greatestID returns the greatest id the index names: that of its last "+"
 // line, since every later line has a smaller id (see the index format). It
 // is empty for an index without records. It reads backward from the end,

@@ -198,3 +198,22 @@ func TestOlderIndexIsRebuiltSilently(t *testing.T) {
 		t.Fatalf("warned: %v", warned)
 	}
 }
+
+// TestSaveAfterDamagedIndexEnd: a damaged last record line of the index,
+// which a save reads to mark its own line, makes the save rebuild the
+// index and go on, not fail.
+func TestSaveAfterDamagedIndexEnd(t *testing.T) {
+	s := newTestStore(t)
+	a := mkRecord(t, baseTime, "codex", "app", "first")
+	mustSave(t, s, a)
+	appendFile(t, s.path(indexFile), "+\t0000000000000000000000000!\tjunk\n")
+	b := mkRecord(t, baseTime.Add(time.Hour), "codex", "app", "second")
+	mustSave(t, s, b)
+	if got := mustList(t, s, Filter{}); len(got) != 2 || got[0].ID != b.ID {
+		t.Fatalf("after the save: %v", ids(got))
+	}
+	data, _ := os.ReadFile(s.path(indexFile))
+	if strings.Contains(string(data), "junk") {
+		t.Fatalf("the damaged line is still there:\n%s", data)
+	}
+}

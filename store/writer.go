@@ -167,6 +167,11 @@ func (w *writer) reconcileLine(p *pendingOp) ([]byte, error) {
 	}
 	ie := entryFromRecord(rec)
 	greatest, err := w.greatestID()
+	if errors.Is(err, errCorruptIndex) {
+		// Damage found at the end: a "*" line promises nothing about
+		// order, and the next reader rebuilds the index.
+		greatest, err = unknownGreatest, nil
+	}
 	if err != nil {
 		return nil, err
 	}
