@@ -62,6 +62,8 @@ type Result struct {
 // and returns a handoff record built from them, redacted. It stores
 // nothing.
 func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
+	// One capture is one moment: each worktree's git reader is made once.
+	ctx = WithReaderCache(ctx)
 	project, err := ProjectDir(opts.Project)
 	if err != nil {
 		return nil, err

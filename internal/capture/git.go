@@ -47,16 +47,20 @@ var ErrNoGit = git.ErrNoGit
 // failure means dir is no git worktree (or an unreadable one), and wraps
 // ErrNotGitRepo.
 func reader(ctx context.Context, dir string) (git.Runner, error) {
-	if c, ok := ctx.Value(readerCacheKey{}).(*sync.Map); ok {
+	c, cached := ctx.Value(readerCacheKey{}).(*sync.Map)
+	if cached {
 		if g, ok := c.Load(dir); ok {
 			return g.(git.Runner), nil
 		}
 	}
 	g, err := git.Runner{Dir: dir}.Untrusted(ctx)
 	if err != nil {
-		err = notARepo(ctx, dir, err)
+		return g, notARepo(ctx, dir, err)
 	}
-	return g, err
+	if cached {
+		c.Store(dir, g)
+	}
+	return g, nil
 }
 
 // notARepo classifies a failed git read of dir: git missing, an unsafe
@@ -111,6 +115,9 @@ type readerCacheKey struct{}
 // such as a hook, never a server: a repository configuration changed after
 // the first read would not be seen.
 func WithReaderCache(ctx context.Context) context.Context {
+	if _, ok := ctx.Value(readerCacheKey{}).(*sync.Map); ok {
+		return ctx
+	}
 	return context.WithValue(ctx, readerCacheKey{}, &sync.Map{})
 }
 

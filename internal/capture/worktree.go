@@ -37,6 +37,8 @@ func ProjectDir(dir string) (string, error) {
 // worktree"), after rec.Project.Path is set, so a caller that tolerates
 // it keeps a record without git state.
 func FromWorktree(ctx context.Context, rec *handoff.Record, dir string, noGit bool) error {
+	// One save is one moment: each worktree's git reader is made once.
+	ctx = WithReaderCache(ctx)
 	abs, err := ProjectDir(dir)
 	if err != nil {
 		return err
