@@ -150,7 +150,7 @@ func runIntegrate(a *app, opts integrateOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := a.applyIntegration(opts, paths[0], stateDir, c); err != nil || opts.dryRun || c.Nothing {
+	if err := a.applyIntegration(opts, paths[0], stateDir, c, hookWords); err != nil || opts.dryRun || c.Nothing {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "the hooks run %s\n", program)
@@ -227,10 +227,10 @@ func (a *app) removeIntegration(opts integrateOptions, paths []string, stateDir 
 		}
 	}
 	if len(changes) == 0 {
-		return a.applyIntegration(opts, paths[0], stateDir, &integrate.Change{Path: paths[0], Nothing: true})
+		return a.applyIntegration(opts, paths[0], stateDir, &integrate.Change{Path: paths[0], Nothing: true}, hookWords)
 	}
 	for _, c := range changes {
-		if err := a.applyIntegration(opts, c.Path, stateDir, c); err != nil {
+		if err := a.applyIntegration(opts, c.Path, stateDir, c, hookWords); err != nil {
 			return err
 		}
 	}
@@ -245,14 +245,35 @@ func btoi(b bool) int {
 	return 0
 }
 
+// integrationWords is how applyIntegration names what it installs: the
+// hooks, or the MCP server.
+type integrationWords struct {
+	none, already, what, installed string
+}
+
+var (
+	hookWords = integrationWords{
+		none:      "no session-handoff hooks installed in %s",
+		already:   "%s already has the session-handoff hooks",
+		what:      "the session-handoff hooks",
+		installed: "installed the session-handoff hooks in %s",
+	}
+	mcpWords = integrationWords{
+		none:      "no session-handoff MCP server registered in %s",
+		already:   "%s already registers an MCP server named session-handoff",
+		what:      "the session-handoff MCP server",
+		installed: "registered the session-handoff MCP server in %s",
+	}
+)
+
 // applyIntegration writes the planned change c to the settings file at
-// path (or prints it, for --dry-run) and says what it did.
-func (a *app) applyIntegration(opts integrateOptions, path, stateDir string, c *integrate.Change) error {
+// path (or prints it, for --dry-run) and says what it did, in words.
+func (a *app) applyIntegration(opts integrateOptions, path, stateDir string, c *integrate.Change, words integrationWords) error {
 	switch {
 	case c.Nothing && opts.remove:
-		fmt.Fprintf(a.stdout, "no session-handoff hooks installed in %s\n", path)
+		fmt.Fprintf(a.stdout, words.none+"\n", path)
 	case c.Nothing:
-		fmt.Fprintf(a.stdout, "%s already has the session-handoff hooks\n", path)
+		fmt.Fprintf(a.stdout, words.already+"\n", path)
 	case opts.dryRun && c.After == nil:
 		fmt.Fprintf(a.stdout, "would remove %s (integrate created it)\n", path)
 	case opts.dryRun:
@@ -267,13 +288,13 @@ func (a *app) applyIntegration(opts integrateOptions, path, stateDir string, c *
 		case c.Exact:
 			fmt.Fprintf(a.stdout, "restored %s as it was before integrate\n", path)
 		default:
-			fmt.Fprintf(a.stdout, "took the session-handoff hooks out of %s; your later edits are kept\n", path)
+			fmt.Fprintf(a.stdout, "took %s out of %s; your later edits are kept\n", words.what, path)
 		}
 	default:
 		if err := integrate.ApplyInstall(c, stateDir); err != nil {
 			return err
 		}
-		fmt.Fprintf(a.stdout, "installed the session-handoff hooks in %s\n", path)
+		fmt.Fprintf(a.stdout, words.installed+"\n", path)
 	}
 	return nil
 }

@@ -52,41 +52,11 @@ func runIntegrateMCP(a *app, opts integrateOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.applyMCPIntegration(opts, path, stateDir, c)
-}
-
-// applyMCPIntegration writes the planned change (or prints it, for
-// --dry-run) and says what it did.
-func (a *app) applyMCPIntegration(opts integrateOptions, path, stateDir string, c *integrate.Change) error {
-	switch {
-	case c.Nothing && opts.remove:
-		fmt.Fprintf(a.stdout, "no session-handoff MCP server registered in %s\n", path)
-	case c.Nothing:
-		fmt.Fprintf(a.stdout, "%s already registers an MCP server named session-handoff\n", path)
-	case opts.dryRun && c.After == nil:
-		fmt.Fprintf(a.stdout, "would remove %s (integrate created it)\n", path)
-	case opts.dryRun:
-		fmt.Fprint(a.stdout, integrate.Diff(c))
-	case opts.remove:
-		if err := integrate.ApplyRemove(c, stateDir); err != nil {
-			return err
-		}
-		switch {
-		case c.After == nil:
-			fmt.Fprintf(a.stdout, "removed %s, which integrate had created\n", path)
-		case c.Exact:
-			fmt.Fprintf(a.stdout, "restored %s as it was before integrate\n", path)
-		default:
-			fmt.Fprintf(a.stdout, "took the session-handoff MCP server out of %s; your later edits are kept\n", path)
-		}
-	default:
-		if err := integrate.ApplyInstall(c, stateDir); err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stdout, "registered the session-handoff MCP server in %s\n", path)
-		if opts.agent == agents.Codex && !opts.user {
-			fmt.Fprintln(a.stdout, "Codex reads a project's .codex/config.toml only when it trusts the project; --user registers the server for every project")
-		}
+	if err := a.applyIntegration(opts, path, stateDir, c, mcpWords); err != nil {
+		return err
+	}
+	if !c.Nothing && !opts.dryRun && !opts.remove && opts.agent == agents.Codex && !opts.user {
+		fmt.Fprintln(a.stdout, "Codex reads a project's .codex/config.toml only when it trusts the project; --user registers the server for every project")
 	}
 	return nil
 }
