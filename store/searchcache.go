@@ -70,65 +70,11 @@ func searchable(q string) bool {
 // appendSearch appends one line to the search cache and fsyncs it. A
 // missing cache is left missing (the next search rebuilds it whole).
 func (w *writer) appendSearch(line []byte) error {
-	path := w.s.path(searchFile)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	err := appendSynced(w.s.path(searchFile), "search cache", line, true)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil // no cache: the next search rebuilds it whole
 	}
-	if err != nil {
-		return fmt.Errorf("open search cache: %w", err)
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return fmt.Errorf("stat %s: %w", path, err)
-	}
-	if err := cutTornLine(path, st.Size()); err != nil {
-		f.Close()
-		return err
-	}
-	if st, err = f.Stat(); err != nil {
-		f.Close()
-		return fmt.Errorf("stat %s: %w", path, err)
-	}
-	if _, err := f.Write(line); err != nil {
-		f.Truncate(st.Size())
-		f.Close()
-		return fmt.Errorf("append to %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	return f.Close()
-}
-
-// cutTornLine cuts a final line without its newline (an append torn by a
-// crash) off the file at path, so that the next append starts a line.
-func cutTornLine(path string, size int64) error {
-	if size == 0 {
-		return nil
-	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
-	var last [1]byte
-	if _, err := f.ReadAt(last[:], size-1); err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	if last[0] == '\n' {
-		return nil
-	}
-	end, err := lastNewline(f, 0, size)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	if err := f.Truncate(end); err != nil {
-		return fmt.Errorf("cut torn line from %s: %w", path, err)
-	}
-	return f.Sync()
+	return err
 }
 
 // searchBytes returns a search cache of the scanned good records.

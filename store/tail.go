@@ -80,43 +80,52 @@ func (s *Store) scanLiveBackward(fn func(line []byte, ref lineRef) (stop bool, e
 	}
 
 	seen := make(map[[2]uint64]struct{})
+	return linesBackward(f, path, hdrLen, end, tailBudget, func(line []byte) (bool, error) {
+		ref, reason := checkLine(line)
+		if reason != "" {
+			return false, &indexError{Reason: reason + " (found reading the index backward)"}
+		}
+		key := [2]uint64{ref.hi, ref.lo}
+		if _, later := seen[key]; later {
+			return false, nil
+		}
+		seen[key] = struct{}{}
+		if ref.del {
+			return false, nil
+		}
+		return fn(line, ref)
+	})
+}
+
+// linesBackward calls fn with each line (without its newline) of the file
+// f at path between floor and end, which must follow a newline, last line
+// first, reading chunks from the end, until fn says stop. After budget
+// bytes (0: no bound) without that, it returns errTailGaveUp.
+func linesBackward(f *os.File, path string, floor, end, budget int64, fn func(line []byte) (stop bool, err error)) error {
 	buf := make([]byte, tailChunk)
 	var carry []byte // a line whose start is in an earlier chunk, with its newline
-	for read := int64(0); end > hdrLen; read += tailChunk {
-		if read >= tailBudget {
+	for read := int64(0); end > floor; read += tailChunk {
+		if budget > 0 && read >= budget {
 			return errTailGaveUp
 		}
-		start := max(hdrLen, end-tailChunk)
+		start := max(floor, end-tailChunk)
 		chunk := buf[:end-start]
 		if _, err := f.ReadAt(chunk, start); err != nil && err != io.EOF {
 			return fmt.Errorf("read %s: %w", path, err)
 		}
-		// data ends with a newline. Walk its lines backward; the first
-		// segment is incomplete unless the chunk began right after the
-		// header.
+		// rest ends with a newline. Walk its lines backward; the first
+		// segment is incomplete unless the chunk began at floor.
 		rest := append(chunk, carry...)
 		carry = nil
 		for len(rest) > 0 {
 			nl := bytes.LastIndexByte(rest[:len(rest)-1], '\n')
-			if nl < 0 && start > hdrLen {
+			if nl < 0 && start > floor {
 				carry = append([]byte(nil), rest...)
 				break
 			}
 			line := rest[nl+1 : len(rest)-1]
 			rest = rest[:nl+1]
-			ref, reason := checkLine(line)
-			if reason != "" {
-				return &indexError{Reason: reason + " (found reading the index backward)"}
-			}
-			key := [2]uint64{ref.hi, ref.lo}
-			if _, later := seen[key]; later {
-				continue
-			}
-			seen[key] = struct{}{}
-			if ref.del {
-				continue
-			}
-			stop, err := fn(line, ref)
+			stop, err := fn(line)
 			if err != nil || stop {
 				return err
 			}
@@ -199,37 +208,22 @@ func (w *writer) greatestID() (handoff.ID, error) {
 		return "", fmt.Errorf("stat %s: %w", path, err)
 	}
 	floor := int64(len(indexHeader) + 1)
-	buf := make([]byte, 4096)
-	var carry []byte
-	for end := st.Size(); end > floor; {
-		start := max(floor, end-int64(len(buf)))
-		n, err := f.ReadAt(buf[:end-start], start)
-		if err != nil && err != io.EOF {
-			return "", fmt.Errorf("read %s: %w", path, err)
-		}
-		data := append(buf[:n:n], carry...)
-		// Lines start after a newline, or at floor.
-		for i := len(data) - 1; i >= -1; i-- {
-			if i >= 0 && data[i] != '\n' {
-				continue
-			}
-			if i < 0 && start > floor {
-				break
-			}
-			line := data[i+1:]
-			if len(line) >= tombstoneLen && line[0] == '+' && line[1] == '\t' {
-				id := handoff.ID(line[2:tombstoneLen])
-				if _, _, ok := decodeID(line[2:tombstoneLen]); !ok {
-					return "", &indexError{Reason: "not a canonical handoff id (found reading the index backward)"}
-				}
-				return id, nil
-			}
-			data = data[:max(i, 0)]
-		}
-		carry = append([]byte(nil), data...)
-		end = start
+	end, err := lastNewline(f, floor, st.Size())
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
 	}
-	return "", nil
+	var greatest handoff.ID
+	err = linesBackward(f, path, floor, end, 0, func(line []byte) (bool, error) {
+		if len(line) < tombstoneLen || line[0] != '+' || line[1] != '\t' {
+			return false, nil
+		}
+		if _, _, ok := decodeID(line[2:tombstoneLen]); !ok {
+			return false, &indexError{Reason: "not a canonical handoff id (found reading the index backward)"}
+		}
+		greatest = handoff.ID(line[2:tombstoneLen])
+		return true, nil
+	})
+	return greatest, err
 }
 
 // tailNewest returns the m.limit live entries matching m with the greatest

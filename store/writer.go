@@ -205,52 +205,75 @@ func (w *writer) checkIndex() (reason string, torn bool, err error) {
 	if size > maxIndexSize {
 		return fmt.Sprintf("index is larger than %d bytes", maxIndexSize), false, nil
 	}
+	// The header ends in a newline, so a torn append is cut back to a
+	// line at worst.
+	torn, err = cutTorn(f, path, size)
+	return "", torn, err
+}
+
+// cutTorn cuts a final line without its newline (an append torn by a
+// crash) off f, the file at path of size bytes, and says whether there
+// was one.
+func cutTorn(f *os.File, path string, size int64) (bool, error) {
+	if size == 0 {
+		return false, nil
+	}
 	var last [1]byte
 	if _, err := f.ReadAt(last[:], size-1); err != nil {
-		return "", false, fmt.Errorf("read %s: %w", path, err)
+		return false, fmt.Errorf("read %s: %w", path, err)
 	}
 	if last[0] == '\n' {
-		return "", false, nil
+		return false, nil
 	}
-	// A torn append: cut back to the last complete line. The header ends
-	// in a newline, so the search ends.
-	const chunk = 64 << 10
-	buf := make([]byte, chunk)
-	for end := size; end > 0; {
-		start := max(0, end-chunk)
-		n, err := f.ReadAt(buf[:end-start], start)
-		if err != nil {
-			return "", false, fmt.Errorf("read %s: %w", path, err)
-		}
-		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
-			if err := f.Truncate(start + int64(i) + 1); err != nil {
-				return "", false, fmt.Errorf("cut torn line from %s: %w", path, err)
-			}
-			if err := f.Sync(); err != nil {
-				return "", false, fmt.Errorf("sync %s: %w", path, err)
-			}
-			return "", true, nil
-		}
-		end = start
+	end, err := lastNewline(f, 0, size)
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", path, err)
 	}
-	return "index header is damaged", false, nil
+	if err := f.Truncate(end); err != nil {
+		return false, fmt.Errorf("cut torn line from %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return false, fmt.Errorf("sync %s: %w", path, err)
+	}
+	return true, nil
 }
 
 // appendIndex appends one event line with a single write and fsyncs it. A
 // failed write is cut back off, so it does not leave a torn line.
 func (w *writer) appendIndex(line []byte) error {
-	path := w.s.path(indexFile)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	return appendSynced(w.s.path(indexFile), "index", line, false)
+}
+
+// appendSynced appends line to the file at path (what names it in an
+// error) with a single write and fsyncs it; a failed write is cut back
+// off. With cutFirst, a torn final line left by a crash is cut off before.
+func appendSynced(path, what string, line []byte, cutFirst bool) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
-		return fmt.Errorf("open index: %w", err)
+		return fmt.Errorf("open %s: %w", what, err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
 		return fmt.Errorf("stat %s: %w", path, err)
 	}
+	size := st.Size()
+	if cutFirst {
+		torn, err := cutTorn(f, path, size)
+		if err != nil {
+			f.Close()
+			return err
+		}
+		if torn {
+			if st, err = f.Stat(); err != nil {
+				f.Close()
+				return fmt.Errorf("stat %s: %w", path, err)
+			}
+			size = st.Size()
+		}
+	}
 	if _, err := f.Write(line); err != nil {
-		f.Truncate(st.Size())
+		f.Truncate(size)
 		f.Close()
 		return fmt.Errorf("append to %s: %w", path, err)
 	}
