@@ -22,7 +22,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"sort"
 	"strconv"
@@ -488,10 +487,7 @@ func decodeInstance(data []byte) (any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the document")
-	}
-	return v, nil
+	return v, nil // StrictCheck, which runs first, refused trailing data
 }
 
 // canonical is a string that two JSON values share exactly when JSON

@@ -59,19 +59,19 @@ func sinceIn(ctx context.Context, dir string, then *handoff.GitState, atRoot boo
 	if err != nil {
 		return nil, err
 	}
-	stateCmds := stateCmds
+	state := stateCmds
 	if atRoot {
-		stateCmds = briefingStateCmds
+		state = briefingStateCmds
 	}
 	// Everything that does not wait for another answer runs in one round:
 	// State's reads, and with a usable HEAD then, the diff against it
 	// (--no-relative: paths from the root whatever the directory and
 	// diff.relative say; -M: renames found whatever diff.renames says) and
 	// the check that the commit exists. The diff is used only if it does.
-	cmds := stateCmds
+	cmds := state
 	known := then != nil && isCommitHash(then.Head)
 	if known {
-		cmds = append(slices.Clone(stateCmds), diffCmd(then.Head))
+		cmds = append(slices.Clone(state), diffCmd(then.Head))
 		if !atRoot {
 			cmds = append(cmds, resolveCmd(then.Head))
 		}
@@ -85,7 +85,7 @@ func sinceIn(ctx context.Context, dir string, then *handoff.GitState, atRoot boo
 	if atRoot {
 		now, err = parseStatusAt(ctx, abs, res[0])
 	} else {
-		now, err = parseState(ctx, abs, res[:len(stateCmds)])
+		now, err = parseState(ctx, abs, res[:len(state)])
 	}
 	if err != nil {
 		return nil, err
@@ -100,11 +100,11 @@ func sinceIn(ctx context.Context, dir string, then *handoff.GitState, atRoot boo
 	if !known {
 		return d, nil
 	}
-	diff := res[len(stateCmds)]
+	diff := res[len(state)]
 	var base string
 	switch {
 	case !atRoot:
-		base, err = parseResolved(res[len(stateCmds)+1], then.Head)
+		base, err = parseResolved(res[len(state)+1], then.Head)
 	case now.Head != "" && len(now.Head) != len(then.Head):
 		// A name of the other hash kind: not a full name in this
 		// repository (see parseResolved).
