@@ -53,9 +53,14 @@ func reader(ctx context.Context, dir string) (git.Runner, error) {
 			return g.(git.Runner), nil
 		}
 	}
-	g, err := git.Runner{Dir: dir}.Untrusted(ctx)
-	if err != nil {
-		return g, notARepo(ctx, dir, err)
+	// Most worktrees define no filter or diff driver: their files say so
+	// without starting git (UntrustedQuick); the others are listed by git.
+	g, _, quick := git.Runner{Dir: dir}.UntrustedQuick()
+	if !quick {
+		var err error
+		if g, err = (git.Runner{Dir: dir}).Untrusted(ctx); err != nil {
+			return g, notARepo(ctx, dir, err)
+		}
 	}
 	if cached {
 		c.Store(dir, g)
@@ -89,17 +94,27 @@ func Root(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// The reader's driver listing and the rev-parse run in one round; with
-	// a reader cache in ctx the reader is kept for the root, where the
-	// reads that follow (State, SinceAtRoot) start at once.
-	g, gerr, top, err := git.Runner{Dir: abs}.UntrustedBeside(ctx, "rev-parse", "--show-toplevel")
-	if gerr != nil {
-		return "", notARepo(ctx, abs, gerr)
+	// A worktree whose files define no filter or diff driver is read
+	// without starting git (UntrustedQuick); for the others, the reader's
+	// driver listing and the rev-parse run in one round. With a reader
+	// cache in ctx the reader is kept for the root, where the reads that
+	// follow (State, SinceAtRoot) start at once.
+	if ctx.Err() != nil {
+		return "", notARepo(ctx, abs, ctx.Err())
 	}
-	if err != nil {
-		return "", notARepo(ctx, abs, err)
+	g, root, quick := git.Runner{Dir: abs}.UntrustedQuick()
+	if !quick {
+		var gerr error
+		var top []byte
+		g, gerr, top, err = git.Runner{Dir: abs}.UntrustedBeside(ctx, "rev-parse", "--show-toplevel")
+		if gerr != nil {
+			return "", notARepo(ctx, abs, gerr)
+		}
+		if err != nil {
+			return "", notARepo(ctx, abs, err)
+		}
+		root = strings.TrimSpace(string(top))
 	}
-	root := strings.TrimSpace(string(top))
 	if c, ok := ctx.Value(readerCacheKey{}).(*sync.Map); ok {
 		g.Dir = root
 		c.Store(root, g)

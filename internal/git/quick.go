@@ -1,0 +1,360 @@
+package git
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+)
+
+// maxQuickConfig bounds each configuration file UntrustedQuick reads; a
+// larger one is left to git.
+const maxQuickConfig = 1 << 20
+
+// quickEnvKept are the GIT_ variables UntrustedQuick understands (the
+// configuration files they choose are read as git would) or knows to be
+// beside the point: who commits, which editor, how a transport connects,
+// what is traced, and what this package sets itself; quickEnvKeptPrefixes
+// are families of the same. Any other GIT_ variable left in a call's
+// environment (GIT_CEILING_DIRECTORIES, GIT_DISCOVERY_ACROSS_FILESYSTEM,
+// one added in a later git…) might change which repository or
+// configuration git reads: with one, git answers.
+var quickEnvKept = []string{
+	"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
+	"GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_ASKPASS", "GIT_REFLOG_ACTION", "GIT_PROTOCOL_FROM_USER",
+	"GIT_OPTIONAL_LOCKS", "GIT_TERMINAL_PROMPT", "GIT_NO_LAZY_FETCH", "GIT_ALLOW_PROTOCOL",
+}
+
+var quickEnvKeptPrefixes = []string{"GIT_AUTHOR_", "GIT_COMMITTER_", "GIT_SSL_", "GIT_SSH", "GIT_HTTP_", "GIT_CURL_", "GIT_TRACE", "GIT_PS1_", "GIT_LFS_"}
+
+// quickEnvKnown reports whether UntrustedQuick may go on with the GIT_
+// variable name in the environment.
+func quickEnvKnown(name string) bool {
+	if slices.Contains(quickEnvKept, name) {
+		return true
+	}
+	for _, p := range quickEnvKeptPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// UntrustedQuick is Untrusted and `rev-parse --show-toplevel` without
+// starting git, for the worktree most reads meet: one whose configuration
+// files define no filter or diff driver. It returns the reader (the same
+// Runner Untrusted returns when it lists no driver) and the top directory
+// of the worktree holding r.Dir, or ok false whenever the files cannot
+// promise that; the caller then asks git (UntrustedBeside), which is
+// never less safe. Every session-start hook, render and save starts with
+// this read, and one git round trip is most of their time.
+//
+// What it reads, each as git does (git(1) "ENVIRONMENT", git-config(1)
+// "FILES", gitrepository-layout(5)), and where it gives up instead:
+//
+//   - The repository: r.Dir's physical path and its parents, up to the
+//     first holding a .git directory or a .git file ("gitdir: PATH"; the
+//     git directory's commondir file names the shared one of a linked
+//     worktree). It gives up at a directory on another file system (git
+//     stops there), a directory that is itself a git directory (a bare
+//     repository, or r.Dir inside .git), a .git that is neither a
+//     directory nor a regular file, or one without HEAD, objects and refs.
+//   - The configuration git would read: the system file (/etc/gitconfig,
+//     when the git on PATH is the distribution's /usr/bin/git, the only
+//     build whose system file is known without asking it; any other git
+//     is asked), GIT_CONFIG_SYSTEM, GIT_CONFIG_NOSYSTEM, the global files
+//     ($XDG_CONFIG_HOME/git/config or ~/.config/git/config, and
+//     ~/.gitconfig) or GIT_CONFIG_GLOBAL, the repository's config and the
+//     worktree's config.worktree. Any other GIT_ variable in the
+//     environment (GIT_CEILING_DIRECTORIES, say) makes it give up.
+//   - In those files, read as bytes folded to lower case with blanks
+//     removed, it gives up at any "filter", any "diff" followed by a
+//     quote or a dot (a [diff "driver"] or [diff.driver] section; a plain
+//     [diff] section defines no driver), any "include" (include.path and
+//     includeIf name more files, on conditions), any "worktree"
+//     (core.worktree moves the top directory; extensions.worktreeConfig),
+//     and any "bare" not followed by "=false". That is more than git
+//     would take for a driver (a word in a comment or a value counts) and
+//     never less: a section name is letters, digits, "-" and "." only,
+//     compared without case, so a driver's section always holds one of
+//     those spellings.
+//
+// Reading the files runs nothing; with no driver defined there is none to
+// switch off, and the guard is fixedGuard, as Untrusted's would be.
+func (r Runner) UntrustedQuick() (u Runner, top string, ok bool) {
+	if runtime.GOOS != "linux" {
+		return Runner{}, "", false
+	}
+	env := quickEnv(r.Env)
+	for name := range env {
+		if strings.HasPrefix(name, "GIT_") && !quickEnvKnown(name) {
+			return Runner{}, "", false
+		}
+	}
+	files, ok := configFiles(env)
+	if !ok {
+		return Runner{}, "", false
+	}
+	top, gitDir, commonDir, ok := discover(r.Dir)
+	if !ok {
+		return Runner{}, "", false
+	}
+	files = append(files, filepath.Join(commonDir, "config"), filepath.Join(gitDir, "config.worktree"))
+	for _, f := range files {
+		if !configDefinesNothing(f) {
+			return Runner{}, "", false
+		}
+	}
+	r.untrusted = true
+	r.guard = slices.Clone(fixedGuard)
+	return r, top, true
+}
+
+// quickEnv is the environment a call of r would have, as a map: ours
+// without the variables cleanEnv drops, then r.Env.
+func quickEnv(extra []string) map[string]string {
+	env := map[string]string{}
+	for _, kv := range append(cleanEnv(os.Environ()), extra...) {
+		name, value, _ := strings.Cut(kv, "=")
+		env[name] = value
+	}
+	return env
+}
+
+// configFiles are the system and global configuration files git reads
+// in env (those that do not exist are skipped when read), or ok false
+// when the system file cannot be known.
+func configFiles(env map[string]string) (files []string, ok bool) {
+	if !envTrue(env["GIT_CONFIG_NOSYSTEM"]) {
+		if f, set := env["GIT_CONFIG_SYSTEM"]; set {
+			if f == "" {
+				return nil, false
+			}
+			files = append(files, f)
+		} else {
+			path, err := exec.LookPath("git")
+			if err != nil {
+				return nil, false
+			}
+			if real, err := filepath.EvalSymlinks(path); err != nil || real != "/usr/bin/git" {
+				return nil, false
+			}
+			files = append(files, "/etc/gitconfig")
+		}
+	}
+	if f, set := env["GIT_CONFIG_GLOBAL"]; set {
+		if f == "" {
+			return nil, false
+		}
+		return append(files, f), true
+	}
+	home := env["HOME"]
+	if xdg := env["XDG_CONFIG_HOME"]; xdg != "" {
+		files = append(files, filepath.Join(xdg, "git", "config"))
+	} else if home != "" {
+		files = append(files, filepath.Join(home, ".config", "git", "config"))
+	}
+	if home != "" {
+		files = append(files, filepath.Join(home, ".gitconfig"))
+	}
+	return files, true
+}
+
+// envTrue is git's reading of a boolean variable as true (git-config(1)
+// "true": yes, on, true, 1); anything else, which git might read
+// otherwise, counts as false here, so that the system file is read.
+func envTrue(v string) bool {
+	switch strings.ToLower(v) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// discover finds the worktree holding dir as git would: its top directory
+// (physical), its git directory and the common one, or ok false (see
+// UntrustedQuick).
+func discover(dir string) (top, gitDir, commonDir string, ok bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", "", "", false
+	}
+	phys, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", "", "", false
+	}
+	dev, ok := deviceOf(phys)
+	if !ok {
+		return "", "", "", false
+	}
+	for d := phys; ; d = filepath.Dir(d) {
+		if here, ok := deviceOf(d); !ok || here != dev {
+			return "", "", "", false
+		}
+		dotGit := filepath.Join(d, ".git")
+		info, err := os.Lstat(dotGit)
+		switch {
+		case err == nil && info.IsDir():
+			gitDir = dotGit
+		case err == nil && info.Mode().IsRegular():
+			gitDir, ok = readGitFile(dotGit)
+			if !ok {
+				return "", "", "", false
+			}
+		case err == nil || !errors.Is(err, fs.ErrNotExist):
+			return "", "", "", false
+		case isGitDir(d, d):
+			// A bare repository, or dir is inside a git directory.
+			return "", "", "", false
+		}
+		if gitDir != "" {
+			commonDir, ok = commonDirOf(gitDir)
+			if !ok || !isGitDir(gitDir, commonDir) || within(phys, gitDir) || within(phys, commonDir) {
+				return "", "", "", false
+			}
+			return d, gitDir, commonDir, true
+		}
+		if d == filepath.Dir(d) {
+			return "", "", "", false
+		}
+	}
+}
+
+// readGitFile reads a .git file, "gitdir: PATH", PATH relative to the
+// file's directory.
+func readGitFile(path string) (string, bool) {
+	data, ok := readSmall(path, 4096)
+	if !ok {
+		return "", false
+	}
+	rest, found := bytes.CutPrefix(data, []byte("gitdir: "))
+	target := string(bytes.TrimRight(rest, "\r\n"))
+	if !found || target == "" || strings.ContainsAny(target, "\n\x00") {
+		return "", false
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(path), target)
+	}
+	real, err := filepath.EvalSymlinks(target)
+	if err != nil {
+		return "", false
+	}
+	return real, true
+}
+
+// commonDirOf is the common directory of gitDir: the one its commondir
+// file names (a linked worktree's), or gitDir itself.
+func commonDirOf(gitDir string) (string, bool) {
+	data, ok := readSmall(filepath.Join(gitDir, "commondir"), 4096)
+	if !ok {
+		if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); errors.Is(err, fs.ErrNotExist) {
+			return gitDir, true
+		}
+		return "", false
+	}
+	target := string(bytes.TrimRight(data, "\r\n"))
+	if target == "" || strings.ContainsAny(target, "\n\x00") {
+		return "", false
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(gitDir, target)
+	}
+	real, err := filepath.EvalSymlinks(target)
+	if err != nil {
+		return "", false
+	}
+	return real, true
+}
+
+// isGitDir is what git asks of a git directory (setup.c
+// is_git_directory): a HEAD in gitDir, objects and refs directories in
+// the common one.
+func isGitDir(gitDir, commonDir string) bool {
+	head, err := os.Stat(filepath.Join(gitDir, "HEAD"))
+	if err != nil || !head.Mode().IsRegular() {
+		return false
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if info, err := os.Stat(filepath.Join(commonDir, sub)); err != nil || !info.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, dir+string(filepath.Separator))
+}
+
+// readSmall reads a regular file of at most limit bytes.
+func readSmall(path string, limit int64) ([]byte, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() > limit {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil || int64(len(data)) > limit {
+		return nil, false
+	}
+	return data, true
+}
+
+// configDefinesNothing reports whether the configuration file at path,
+// which may not exist, certainly defines no filter or diff driver, no
+// include, no worktree and no bare repository (see UntrustedQuick).
+func configDefinesNothing(path string) bool {
+	if path == os.DevNull {
+		return true
+	}
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	data, ok := readSmall(path, maxQuickConfig)
+	return ok && configTextDefinesNothing(data)
+}
+
+// configTextDefinesNothing is configDefinesNothing's test of a file's
+// bytes.
+func configTextDefinesNothing(data []byte) bool {
+	if bytes.IndexByte(data, 0) >= 0 {
+		return false
+	}
+	folded := make([]byte, 0, len(data))
+	for _, c := range data {
+		switch {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f':
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		folded = append(folded, c)
+	}
+	for _, word := range []string{"filter", "include", "worktree", `diff"`, "diff."} {
+		if bytes.Contains(folded, []byte(word)) {
+			return false
+		}
+	}
+	for rest := folded; ; {
+		i := bytes.Index(rest, []byte("bare"))
+		if i < 0 {
+			return true
+		}
+		rest = rest[i+len("bare"):]
+		if !bytes.HasPrefix(rest, []byte("=false")) {
+			return false
+		}
+	}
+}

@@ -1,0 +1,268 @@
+package git
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// quickRepo makes a repository in a new directory, with a global
+// configuration file of our own and no system one, and returns the
+// repository's path (physical) and the global file.
+func quickRepo(t *testing.T) (repo, global string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	global = filepath.Join(dir, "global.gitconfig")
+	if err := os.WriteFile(global, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	repo = filepath.Join(dir, "repo")
+	gitIn(t, dir, "init", "-q", "-b", "main", repo)
+	return repo, global
+}
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@e")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func appendFile(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkQuickAgrees asks git what UntrustedQuick answered without it: when
+// the quick read says yes, git's driver listing must give the same guard
+// and rev-parse the same top directory.
+func checkQuickAgrees(t *testing.T, dir string) (ok bool) {
+	t.Helper()
+	u, top, ok := Runner{Dir: dir}.UntrustedQuick()
+	if !ok {
+		return false
+	}
+	ctx := context.Background()
+	slow, err := Runner{Dir: dir}.Untrusted(ctx)
+	if err != nil {
+		t.Fatalf("quick read said yes, git's listing failed: %v", err)
+	}
+	if !slices.Equal(u.guard, slow.guard) || !u.untrusted {
+		t.Fatalf("quick guard %q, git's listing gives %q", u.guard, slow.guard)
+	}
+	out, err := slow.Run(ctx, "rev-parse", "--show-toplevel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSpace(string(out)); top != want {
+		t.Fatalf("quick top %q, git says %q", top, want)
+	}
+	return true
+}
+
+func TestUntrustedQuickPlainRepository(t *testing.T) {
+	repo, global := quickRepo(t)
+	// A [diff] section of plain settings defines no driver.
+	appendFile(t, global, "[diff]\n\talgorithm = histogram\n[core]\n\tbare = false\n")
+	sub := filepath.Join(repo, "a", "b")
+	if err := os.MkdirAll(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{repo, sub} {
+		if !checkQuickAgrees(t, dir) {
+			t.Errorf("%s: quick read gave up on a plain repository", dir)
+		}
+	}
+	// Through a symbolic link, the top is the physical path, as git's.
+	link := filepath.Join(filepath.Dir(repo), "link")
+	if err := os.Symlink(sub, link); err != nil {
+		t.Fatal(err)
+	}
+	if !checkQuickAgrees(t, link) {
+		t.Error("quick read gave up through a symbolic link")
+	}
+}
+
+func TestUntrustedQuickLinkedWorktree(t *testing.T) {
+	repo, _ := quickRepo(t)
+	gitIn(t, repo, "commit", "-q", "--allow-empty", "-m", "first")
+	wt := filepath.Join(filepath.Dir(repo), "wt")
+	gitIn(t, repo, "worktree", "add", "-q", wt)
+	if !checkQuickAgrees(t, wt) {
+		t.Fatal("quick read gave up on a linked worktree")
+	}
+	// A driver in the shared configuration is seen from the worktree.
+	appendFile(t, filepath.Join(repo, ".git", "config"), "[filter \"x\"]\n\tclean = touch pwned\n")
+	if checkQuickAgrees(t, wt) {
+		t.Fatal("quick read took a worktree whose shared configuration defines a filter")
+	}
+}
+
+func TestUntrustedQuickGivesUp(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, repo, global string) (dir string)
+	}{
+		{"filter in the repository", func(t *testing.T, repo, _ string) string {
+			appendFile(t, filepath.Join(repo, ".git", "config"), "[filter \"lfs\"]\n\tclean = x\n")
+			return repo
+		}},
+		{"diff driver in the global file, odd spelling", func(t *testing.T, repo, global string) string {
+			appendFile(t, global, "[DiFf\t \"x\"]\n\ttextconv = x\n")
+			return repo
+		}},
+		{"old dotted driver section", func(t *testing.T, repo, _ string) string {
+			appendFile(t, filepath.Join(repo, ".git", "config"), "[diff.x]\n\tcommand = x\n")
+			return repo
+		}},
+		{"include", func(t *testing.T, repo, global string) string {
+			appendFile(t, global, "[include]\n\tpath = other\n")
+			return repo
+		}},
+		{"includeIf", func(t *testing.T, repo, _ string) string {
+			appendFile(t, filepath.Join(repo, ".git", "config"), "[includeIf \"onbranch:main\"]\n\tpath = other\n")
+			return repo
+		}},
+		{"core.worktree", func(t *testing.T, repo, _ string) string {
+			appendFile(t, filepath.Join(repo, ".git", "config"), "[core]\n\tworktree = /\n")
+			return repo
+		}},
+		{"bare", func(t *testing.T, repo, _ string) string {
+			appendFile(t, filepath.Join(repo, ".git", "config"), "[core]\n\tbare\n")
+			return repo
+		}},
+		{"inside .git", func(t *testing.T, repo, _ string) string {
+			return filepath.Join(repo, ".git", "refs")
+		}},
+		{"not a repository", func(t *testing.T, repo, _ string) string {
+			return filepath.Dir(repo)
+		}},
+		{"ceiling directories", func(t *testing.T, repo, _ string) string {
+			t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(repo))
+			return repo
+		}},
+		{"a .git that is a symbolic link", func(t *testing.T, repo, _ string) string {
+			other := filepath.Join(filepath.Dir(repo), "other")
+			if err := os.Rename(filepath.Join(repo, ".git"), other); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(other, filepath.Join(repo, ".git")); err != nil {
+				t.Fatal(err)
+			}
+			return repo
+		}},
+		{"a NUL byte", func(t *testing.T, repo, global string) string {
+			appendFile(t, global, "[x]\n\ty = a\x00b\n")
+			return repo
+		}},
+		{"a configuration file too large", func(t *testing.T, repo, global string) string {
+			appendFile(t, global, "#"+strings.Repeat("x", maxQuickConfig)+"\n")
+			return repo
+		}},
+		{"empty GIT_CONFIG_GLOBAL", func(t *testing.T, repo, _ string) string {
+			t.Setenv("GIT_CONFIG_GLOBAL", "")
+			return repo
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo, global := quickRepo(t)
+			dir := tc.setup(t, repo, global)
+			if _, _, ok := (Runner{Dir: dir}).UntrustedQuick(); ok {
+				t.Fatal("quick read said yes")
+			}
+		})
+	}
+}
+
+// TestUntrustedQuickNeverMissesADriver writes configurations made of
+// pieces, driver sections in many spellings among harmless ones, and
+// checks the property the quick read rests on: whenever it says yes,
+// git's own listing defines no driver and names the same top directory.
+func TestUntrustedQuickNeverMissesADriver(t *testing.T) {
+	pieces := []string{
+		"[core]\n\teditor = vi\n",
+		"[diff]\n\talgorithm = patience\n",
+		"[diff]\n\texternal = x\n",
+		"[filter \"a\"]\n\tclean = x\n",
+		"[Filter \"a\"]\n\tsmudge = x\n",
+		"[FILTER\t\"a\"]\n\tprocess = x\n",
+		"[filter.a]\n\tclean = x\n",
+		"[diff \"b\"]\n\ttextconv = x\n",
+		"[DIFF  \"b\"]\n\tcommand = x\n",
+		"[diff.b]\n\tcommand = x\n",
+		"[alias]\n\td = diff --stat\n",
+		"# a comment\n",
+		"[user]\n\tname = \"quoted [filter \\\"x\\\"] value\"\n",
+		"[color \"diff\"]\n\tmeta = yellow\n",
+		"[merge \"ours\"]\n\tdriver = true\n",
+		"[core]\n\tbare = false\n",
+		"[core]\n\tfsmonitor = x\n",
+	}
+	rng := rand.New(rand.NewPCG(19, 26))
+	var yes, no int
+	for i := range 40 {
+		repo, global := quickRepo(t)
+		for _, file := range []string{global, filepath.Join(repo, ".git", "config")} {
+			for range rng.IntN(3) {
+				appendFile(t, file, pieces[rng.IntN(len(pieces))])
+			}
+		}
+		if checkQuickAgrees(t, repo) {
+			yes++
+		} else {
+			no++
+		}
+		_ = i
+	}
+	if yes == 0 || no == 0 {
+		t.Fatalf("the pieces never tested one side: %d yes, %d no", yes, no)
+	}
+}
+
+func TestConfigTextDefinesNothing(t *testing.T) {
+	for text, want := range map[string]bool{
+		"": true,
+		"[core]\n\tbare = false\n\tfilemode = true\n": true,
+		"[core]\n\tBare=FALSE\n":                      true,
+		"[core]\n\tbare = true\n":                     false,
+		"[core]\n\tbare = no\n":                       false,
+		"[diff]\n\tcolorMoved = zebra\n":              true,
+		"[diff \"x\"]\n":                              false,
+		"[diff\"x\"]\n":                               false,
+		"[ Diff . x ]\n":                              false,
+		"[remote \"o\"]\n\turl = x\n":                 true,
+		"[x]\n\ty = \"no filters here\"\n":            false,
+		"[includeif \"gitdir:/\"]\n":                  false,
+		"[extensions]\n\tworktreeConfig = true\n":     false,
+	} {
+		if got := configTextDefinesNothing([]byte(text)); got != want {
+			t.Errorf("%q: got %v, want %v", text, got, want)
+		}
+	}
+}
