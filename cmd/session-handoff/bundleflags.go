@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -47,7 +48,7 @@ type readerOptions struct {
 
 // bind declares the reader flags on f.
 func (o *readerOptions) bind(f *pflag.FlagSet) {
-	f.StringArrayVar(&o.identities, "identity", nil, "an age identity file or OpenSSH private key to decrypt with, besides my own (repeatable)")
+	repeatedVar(f, &o.identities, "identity", "an age identity file or OpenSSH private key to decrypt with, besides my own (repeatable)")
 	f.StringVar(&o.passFile, "passphrase-file", "", "read the passphrase of a passphrase bundle from this file")
 	o.limits = limitFlags(f)
 }
@@ -111,3 +112,21 @@ func parseRecipients(to, toFiles []string) ([]crypto.RecipientInfo, error) {
 
 // pastePrompt is what a command reading a bundle from a terminal says.
 var pastePrompt = "paste the bundle, then Ctrl-D" + map[bool]string{true: " (Ctrl-Z, Enter on Windows)"}[runtime.GOOS == "windows"]
+
+// repeatedVar binds a flag given once per value (--next A --next B) to p:
+// pflag's StringArrayVar with no default, without the CSV writer (a 4 KiB
+// buffer) that StringArrayVar makes at start to print the empty default
+// of every such flag of every command.
+func repeatedVar(fs *pflag.FlagSet, p *[]string, name, usage string) {
+	fs.Var(repeatedValue{p}, name, usage)
+}
+
+// repeatedValue is repeatedVar's flag value.
+type repeatedValue struct{ p *[]string }
+
+func (v repeatedValue) Set(s string) error { *v.p = append(*v.p, s); return nil }
+
+// Type is StringArray's, which completion and help know as repeatable.
+func (v repeatedValue) Type() string { return "stringArray" }
+
+func (v repeatedValue) String() string { return "[" + strings.Join(*v.p, ",") + "]" }

@@ -109,7 +109,11 @@ func newManCmd(a *app) *cobra.Command {
 		Args:    exactArgs(1, "one directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = args[0]
-			return runMan(a, cmd.Root(), opts)
+			// Every command's page, whatever tree ran this one
+			// (newRootCmdFor makes the man command alone). Binding the
+			// new tree's flags resets the global ones, which man
+			// does not use.
+			return runMan(a, newRootCmd(a), opts)
 		},
 	}
 }

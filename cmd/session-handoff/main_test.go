@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -160,5 +162,40 @@ func cmdTreeHash(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("tree %s is unchanged", args[0])
 		}
 		ts.Fatalf("tree %s changed", args[0])
+	}
+}
+
+// TestCommandMakersNamed holds commandMakers' names to the commands they
+// make: a short command line builds only the command its first word
+// names, found by that name.
+func TestCommandMakersNamed(t *testing.T) {
+	a := newTestApp(context.Background(), nil, io.Discard, io.Discard, nil)
+	for _, c := range commandMakers() {
+		if got := c.make(a).Name(); got != c.name {
+			t.Errorf("commandMakers says %q, the command is %q", c.name, got)
+		}
+	}
+	for args, want := range map[string]string{
+		"save --title x":            "save",
+		"--store /s list":           "list",
+		"--store=/s --keys /k show": "show",
+		"--keys=/k hook a b":        "hook",
+		"--json list":               "",
+		"-- list":                   "",
+		"":                          "",
+		"--store":                   "",
+		"help save":                 "help",
+	} {
+		if got := commandWord(strings.Fields(args)); got != want {
+			t.Errorf("commandWord(%q) = %q, want %q", args, got, want)
+		}
+	}
+	// The lone command is the one the whole tree would run.
+	for _, args := range [][]string{{"list"}, {"--store", "/s", "trust", "list"}, {"nosuch"}, {"help"}} {
+		lone, _, err := newRootCmdFor(a, args).Find(args)
+		whole, _, werr := newRootCmd(a).Find(args)
+		if (err == nil) != (werr == nil) || (err == nil && lone.CommandPath() != whole.CommandPath()) {
+			t.Errorf("%q: lone tree finds %v (%v), the whole tree %v (%v)", args, lone, err, whole, werr)
+		}
 	}
 }

@@ -21,10 +21,10 @@ func (n *noteOptions) bind(fs *pflag.FlagSet, titleHelp string) {
 	fs.StringVar(&n.title, "title", "", titleHelp)
 	fs.StringVar(&n.summary, "summary", "", "where things stand")
 	fs.StringVar(&n.summaryFile, "summary-file", "", "read the summary from a file, or - for standard input")
-	fs.StringArrayVar(&n.next, "next", nil, "next step, in order (repeatable)")
-	fs.StringArrayVar(&n.decisions, "decision", nil, "a settled decision, with its reason (repeatable)")
-	fs.StringArrayVar(&n.questions, "question", nil, "an open question (repeatable)")
-	fs.StringArrayVar(&n.tagValues, "tag", nil, "a tag (repeatable)")
+	repeatedVar(fs, &n.next, "next", "next step, in order (repeatable)")
+	repeatedVar(fs, &n.decisions, "decision", "a settled decision, with its reason (repeatable)")
+	repeatedVar(fs, &n.questions, "question", "an open question (repeatable)")
+	repeatedVar(fs, &n.tagValues, "tag", "a tag (repeatable)")
 }
 
 // check refuses flag combinations and tags that cannot be right, before

@@ -58,7 +58,7 @@ nothing.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.remote, "remote", "", "receive from this remote only (default: every remote)")
-	f.StringArrayVar(&opts.identities, "identity", nil, "an age identity file or OpenSSH private key to receive for too (repeatable)")
+	repeatedVar(f, &opts.identities, "identity", "an age identity file or OpenSSH private key to receive for too (repeatable)")
 	opts.limits = limitFlags(f)
 	f.BoolVar(&opts.dryRun, "dry-run", false, "check and report, import nothing")
 	f.BoolVar(&opts.retry, "retry", false, "look again at bundles rejected before")
@@ -193,7 +193,7 @@ write a log. Sends that did not reach the remote are listed too.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.remote, "remote", "", "list this remote only (default: every remote)")
-	f.StringArrayVar(&opts.identities, "identity", nil, "an age identity file or OpenSSH private key whose directory is mine too (repeatable)")
+	repeatedVar(f, &opts.identities, "identity", "an age identity file or OpenSSH private key whose directory is mine too (repeatable)")
 	opts.limits = limitFlags(f)
 	f.BoolVar(&opts.noFetch, "no-fetch", false, "use what was fetched last")
 	f.BoolVar(&opts.noVerify, "no-verify", false, "do not decrypt and check my new bundles")

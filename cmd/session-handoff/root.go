@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -17,13 +18,87 @@ import (
 // constructor of its own (newSaveCmd, …) that binds its flags to a named
 // Options struct and calls a run function with the app.
 func newRootCmd(a *app) *cobra.Command {
+	root := newBareRootCmd(a)
+	for _, c := range commandMakers() {
+		root.AddCommand(c.make(a))
+	}
+	root.AddCommand(newHelpTopics()...)
+	root.InitDefaultCompletionCmd()
+	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
+		c.Short = "print a shell completion script (bash, zsh, fish, powershell)"
+	}
+	return root
+}
+
+// commandMakers make the top-level commands, one group to a line:
+// records; bundles, keys and trust; transfer, handover and memory;
+// agents. Each name is the command's (TestCommandMakersNamed).
+// (A function, not a variable: demo runs commands through execute, which
+// would make the variable's initialization refer to itself.)
+func commandMakers() []commandMaker {
+	return []commandMaker{
+		{"version", newVersionCmd},
+		{"save", newSaveCmd}, {"snapshot", newSnapshotCmd}, {"capture", newCaptureCmd}, {"sessions", newSessionsCmd}, {"list", newListCmd}, {"show", newShowCmd}, {"rm", newRmCmd}, {"select", newSelectCmd}, {"score", newScoreCmd}, {"store", newStoreCmd},
+		{"export", newExportCmd}, {"import", newImportCmd}, {"verify", newVerifyCmd}, {"inspect", newInspectCmd}, {"keygen", newKeygenCmd}, {"key", newKeyCmd}, {"trust", newTrustCmd}, {"people", newPeopleCmd},
+		{"remote", newRemoteCmd}, {"send", newSendCmd}, {"receive", newReceiveCmd}, {"inbox", newInboxCmd}, {"handover", newHandoverCmd}, {"pause", newPauseCmd}, {"unpause", newUnpauseCmd}, {"memory", newMemoryCmd},
+		{"render", newRenderCmd}, {"resume", newResumeCmd}, {"launch", newLaunchCmd}, {"targets", newTargetsCmd}, {"integrate", newIntegrateCmd}, {"hook", newHookCmd}, {"mcp", newMCPCmd}, {"doctor", newDoctorCmd}, {"demo", newDemoCmd}, {"man", newManCmd},
+	}
+}
+
+// commandMaker makes the top-level command name.
+type commandMaker struct {
+	name string
+	make func(*app) *cobra.Command
+}
+
+// newRootCmdFor is the command tree args need: when they name a
+// top-level command (after the global flags), the root with that command
+// alone, since making every command and binding its flags is most of what
+// a short command costs at start; otherwise (no command, help,
+// completion, a word that names none, a flag the root does not know) the
+// whole tree, which lists, completes and suggests.
+func newRootCmdFor(a *app, args []string) *cobra.Command {
+	name := commandWord(args)
+	for _, c := range commandMakers() {
+		if c.name == name {
+			root := newBareRootCmd(a)
+			root.AddCommand(c.make(a))
+			return root
+		}
+	}
+	return newRootCmd(a)
+}
+
+// commandWord is the first word of args after the root's own flags
+// (--store and --keys, with their values), or "" when a flag the root does
+// not take, or "--", comes first.
+func commandWord(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch arg := args[i]; {
+		case arg == "--store" || arg == "--keys":
+			i++
+		case strings.HasPrefix(arg, "--store=") || strings.HasPrefix(arg, "--keys="):
+		case strings.HasPrefix(arg, "-"):
+			return ""
+		default:
+			return arg
+		}
+	}
+	return ""
+}
+
+// newBareRootCmd is the root command with its flags and no subcommands.
+func newBareRootCmd(a *app) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "session-handoff",
 		Short: "hand a coding session over to another agent, machine or person",
 		Long: `Run 'session-handoff COMMAND --help' for a command's flags and an example.
 Data lives in $XDG_DATA_HOME/session-handoff, keys and trust in $XDG_CONFIG_HOME/session-handoff;
 SESSION_HANDOFF_HOME relocates both.`,
-		Version: version(),
+		// Any non-empty Version makes cobra add --version; the template
+		// asks for the real one, so the module's build information is
+		// parsed only when --version is given, not on every start.
+		Version: "lazy",
 		// A typo within two edits of a command's name is suggested.
 		SuggestionsMinimumDistance: 2,
 		Args:                       cobra.ArbitraryArgs,
@@ -42,30 +117,16 @@ SESSION_HANDOFF_HOME relocates both.`,
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	root.SetVersionTemplate("session-handoff {{.Version}}\n")
-	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { printHelp(cmd, cmd.OutOrStdout()) })
-	root.SetUsageFunc(func(cmd *cobra.Command) error { printHelp(cmd, cmd.ErrOrStderr()); return nil })
+	cobra.AddTemplateFunc("buildVersion", version)
+	root.SetVersionTemplate("session-handoff {{buildVersion}}\n")
+	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { printHelpTo(cmd, cmd.OutOrStdout()) })
+	root.SetUsageFunc(func(cmd *cobra.Command) error { printHelpTo(cmd, cmd.ErrOrStderr()); return nil })
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.global.storeDir, "store", "", "store directory (default $SESSION_HANDOFF_HOME/data or $XDG_DATA_HOME/session-handoff)")
 	pf.StringVar(&a.global.keysDir, "keys", "", "keys and configuration directory (default $SESSION_HANDOFF_HOME/config or $XDG_CONFIG_HOME/session-handoff)")
 
-	// Each group of commands is added on a line of its own.
-	root.AddCommand(newVersionCmd(a))
-	// Records: save, capture, sessions, list, show, rm, select, score, store.
-	root.AddCommand(newSaveCmd(a), newSnapshotCmd(a), newCaptureCmd(a), newSessionsCmd(a), newListCmd(a), newShowCmd(a), newRmCmd(a), newSelectCmd(a), newScoreCmd(a), newStoreCmd(a))
-	// Bundles, keys and trust: export, import, verify, inspect, keygen, key, trust, people.
-	root.AddCommand(newExportCmd(a), newImportCmd(a), newVerifyCmd(a), newInspectCmd(a), newKeygenCmd(a), newKeyCmd(a), newTrustCmd(a), newPeopleCmd(a))
-	// Transfer, handover and memory: remote, send, receive, inbox, handover, pause, unpause, memory, hook.
-	root.AddCommand(newRemoteCmd(a), newSendCmd(a), newReceiveCmd(a), newInboxCmd(a), newHandoverCmd(a), newPauseCmd(a), newUnpauseCmd(a), newMemoryCmd(a))
-	// Agents: render, resume, launch, targets, integrate, hook, mcp, doctor, demo.
-	root.AddCommand(newRenderCmd(a), newResumeCmd(a), newLaunchCmd(a), newTargetsCmd(a), newIntegrateCmd(a), newHookCmd(a), newMCPCmd(a), newDoctorCmd(a), newDemoCmd(a), newManCmd(a))
-	root.AddCommand(newHelpTopics()...)
-	root.InitDefaultCompletionCmd()
-	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
-		c.Short = "print a shell completion script (bash, zsh, fish, powershell)"
-	}
 	return root
 }
 
@@ -84,7 +145,7 @@ func (a *app) execute(args []string) int {
 		fmt.Fprintf(a.stderr, "note: %s\n", n)
 	}
 	args = tr.Args
-	root := newRootCmd(a)
+	root := newRootCmdFor(a, args)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(a.ctx)
 	return a.report(commandName(cmd), err)
@@ -187,6 +248,13 @@ func printSubcommands(cmd *cobra.Command, w io.Writer) {
 			fmt.Fprintf(w, "  %-10s %s\n", c.Name(), c.Short)
 		}
 	}
+}
+
+// printHelpTo prints cmd's help to w in one write, not one a line.
+func printHelpTo(cmd *cobra.Command, w io.Writer) {
+	var b bytes.Buffer
+	printHelp(cmd, &b)
+	w.Write(b.Bytes()) // help has nowhere to report a failed write
 }
 
 // printHelp is every command's --help: synopsis, summary, description,

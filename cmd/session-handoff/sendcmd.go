@@ -58,7 +58,7 @@ pushes that bundle; it is never added twice.`,
 	f := cmd.Flags()
 	f.BoolVar(&opts.allProjects, "all-projects", false, allProjectsUsage)
 	f.StringVar(&opts.remote, "remote", "", "the remote to send through (default: the only one)")
-	f.StringArrayVar(&opts.to, "to", nil, "a recipient: a name from the address book, or an age1…/ssh- key (repeatable)")
+	repeatedVar(f, &opts.to, "to", "a recipient: a name from the address book, or an age1…/ssh- key (repeatable)")
 	f.BoolVar(&opts.pending, "pending", false, "only push what earlier sends could not")
 	f.StringVar(&opts.keyPassFile, "key-passphrase-file", "", "read the signing key's passphrase from this file")
 	f.BoolVar(&opts.json, "json", false, "print the result as JSON")
