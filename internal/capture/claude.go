@@ -19,20 +19,22 @@ import (
 // parents from the newest leaf. Lines with isSidechain belong to
 // subagents and isMeta lines are injected context; neither is the user's.
 
-// claudeKnown are the line types read or knowingly ignored: the types
+// claudeKnown() are the line types read or knowingly ignored: the types
 // of Claude Code 2.1.88's src/types/logs.ts Entry, and those 2.1.x wrote
 // since (docs/TRANSCRIPTS.md says which are read and why the rest are
 // not).
-var claudeKnown = map[string]bool{
-	"user": true, "assistant": true, "system": true, "summary": true,
-	"custom-title": true, "ai-title": true, "file-history-snapshot": true,
-	"queue-operation": true, "progress": true, "attachment": true,
-	"last-prompt": true, "agent-name": true, "mode": true,
-	"permission-mode": true, "tag": true, "worktree-state": true,
-	"pr-link": true, "agent-setting": true, "content-replacement": true,
-	"agent-color": true, "task-summary": true, "attribution-snapshot": true, "speculation-accept": true,
-	"relocated": true,
-}
+var claudeKnown = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"user": true, "assistant": true, "system": true, "summary": true,
+		"custom-title": true, "ai-title": true, "file-history-snapshot": true,
+		"queue-operation": true, "progress": true, "attachment": true,
+		"last-prompt": true, "agent-name": true, "mode": true,
+		"permission-mode": true, "tag": true, "worktree-state": true,
+		"pr-link": true, "agent-setting": true, "content-replacement": true,
+		"agent-color": true, "task-summary": true, "attribution-snapshot": true, "speculation-accept": true,
+		"relocated": true,
+	}
+})
 
 type ccRecord struct {
 	uuid          string
@@ -72,7 +74,7 @@ type ccSummary struct{ text, leaf string }
 // with what they hold. Otherwise every line's events are kept until the
 // end, when the thread is known.
 func ReadClaudeCode(r io.Reader, limits Limits) (*Digest, error) {
-	return readClaudeCode(r, limits, claudeShape, false)
+	return readClaudeCode(r, limits, lineShapes().claude, false)
 }
 
 // claudeReader gathers the records of a transcript's lines.
@@ -221,7 +223,7 @@ func readClaudeCode(r io.Reader, limits Limits, sh *shape, subagent bool) (*Dige
 	if twice {
 		src = sec
 		if sh != nil {
-			firstShape = claudeThreadShape
+			firstShape = lineShapes().claudeThread
 		}
 	}
 	if err := eachRecordAt(src, lim, &c.d.Stats, firstShape, c.record); err != nil {
@@ -439,7 +441,7 @@ func (c *claudeReader) record(n int, m map[string]any) {
 		}
 		return
 	}
-	if !claudeKnown[typ] {
+	if !claudeKnown()[typ] {
 		c.d.Stats.unknownType(typ)
 		return
 	}
@@ -1065,21 +1067,23 @@ var claudeInjected = []string{
 	"<task-notification>", "<ide_opened_file>", "<ide_selection>", "<user-prompt-submit-hook>",
 }
 
-// claudeSessionCommands are Claude Code's built-in slash commands that
+// claudeSessionCommands() are Claude Code's built-in slash commands that
 // steer the session itself (/clear, /compact, /exit, /model …) rather than
 // ask for work: never a request or a title. Custom and plugin commands
 // (/review, /bmad:…) and /init, which ask for work, stay requests. Names
 // from Claude Code's slash-command reference
 // (https://code.claude.com/docs/en/slash-commands).
-var claudeSessionCommands = map[string]bool{
-	"clear": true, "compact": true, "exit": true, "quit": true, "resume": true, "continue": true,
-	"cost": true, "usage": true, "help": true, "status": true, "model": true, "config": true,
-	"context": true, "login": true, "logout": true, "doctor": true, "permissions": true,
-	"hooks": true, "mcp": true, "agents": true, "ide": true, "theme": true, "vim": true,
-	"terminal-setup": true, "release-notes": true, "bug": true, "export": true, "rewind": true,
-	"statusline": true, "add-dir": true, "upgrade": true, "privacy-settings": true,
-	"output-style": true, "todos": true, "memory": true, "plugin": true, "rename": true,
-}
+var claudeSessionCommands = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"clear": true, "compact": true, "exit": true, "quit": true, "resume": true, "continue": true,
+		"cost": true, "usage": true, "help": true, "status": true, "model": true, "config": true,
+		"context": true, "login": true, "logout": true, "doctor": true, "permissions": true,
+		"hooks": true, "mcp": true, "agents": true, "ide": true, "theme": true, "vim": true,
+		"terminal-setup": true, "release-notes": true, "bug": true, "export": true, "rewind": true,
+		"statusline": true, "add-dir": true, "upgrade": true, "privacy-settings": true,
+		"output-style": true, "todos": true, "memory": true, "plugin": true, "rename": true,
+	}
+})
 
 // claudeRequestText returns what the user asked in one text block, or
 // false when the block is injected. Slash commands read as "/name args".
@@ -1095,7 +1099,7 @@ func claudeRequestText(s string) (string, bool) {
 	}
 	if name, ok := between(t, "<command-name>", "</command-name>"); ok {
 		name = strings.TrimSpace(name)
-		if claudeSessionCommands[strings.TrimPrefix(name, "/")] {
+		if claudeSessionCommands()[strings.TrimPrefix(name, "/")] {
 			return "", false
 		}
 		args, _ := between(t, "<command-args>", "</command-args>")

@@ -95,7 +95,7 @@ func claudeSubagentHead(file string) (session, agent, version string) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return "", "", ""
 	}
-	scan(io.NewSectionReader(f, 0, min(fi.Size(), subagentHead)), false, claudeProbeShape, func(m map[string]any) {
+	scan(io.NewSectionReader(f, 0, min(fi.Size(), subagentHead)), false, lineShapes().claudeProbe, func(m map[string]any) {
 		if session == "" && getBool(m, "isSidechain") {
 			session, agent, version = getStr(m, "sessionId"), getStr(m, "agentId"), getStr(m, "version")
 		}
@@ -173,7 +173,7 @@ func readSubagent(file string, lim Limits) (*Digest, error) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil, os.ErrInvalid
 	}
-	return readClaudeCode(io.NewSectionReader(f, 0, min(fi.Size(), lim.MaxFile)), lim, claudeShape, true)
+	return readClaudeCode(io.NewSectionReader(f, 0, min(fi.Size(), lim.MaxFile)), lim, lineShapes().claude, true)
 }
 
 // SubagentInfo is one subagent transcript of a Claude Code session.

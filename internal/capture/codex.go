@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/session-handoff/session-handoff/handoff"
 )
@@ -26,12 +27,14 @@ const (
 
 // Response item types, also found bare (without the wrapper) in the
 // oldest rollouts.
-var codexItemTypes = map[string]bool{
-	"message": true, "reasoning": true, "function_call": true,
-	"function_call_output": true, "custom_tool_call": true,
-	"custom_tool_call_output": true, "local_shell_call": true,
-	"web_search_call": true,
-}
+var codexItemTypes = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"message": true, "reasoning": true, "function_call": true,
+		"function_call_output": true, "custom_tool_call": true,
+		"custom_tool_call_output": true, "local_shell_call": true,
+		"web_search_call": true,
+	}
+})
 
 // Text Codex injects as user messages: what it calls contextual user
 // fragments and leaves out of a thread's user turns (openai/codex
@@ -145,7 +148,7 @@ const (
 // in memory does not grow with what the lines hold. Otherwise every
 // line's events are kept until the end.
 func ReadCodex(r io.Reader, limits Limits) (*Digest, error) {
-	return readCodex(r, limits, codexShape)
+	return readCodex(r, limits, lineShapes().codex)
 }
 
 func readCodex(r io.Reader, limits Limits, sh *shape) (*Digest, error) {
@@ -178,7 +181,7 @@ func readCodexTwice(sec *io.SectionReader, lim Limits, sh *shape) (*Digest, erro
 	first := &codexReader{d: &Digest{}, mode: codexLines}
 	firstShape := sh
 	if sh != nil {
-		firstShape = codexRollbackShape
+		firstShape = lineShapes().codexRollback
 	}
 	if err := eachRecordAt(io.NewSectionReader(sec, 0, sec.Size()), lim, &first.d.Stats, firstShape, first.recordAt); err != nil {
 		return nil, err
@@ -242,7 +245,7 @@ func (c *codexReader) record(m map[string]any) {
 	p := getMap(m, "payload")
 	if p == nil {
 		switch {
-		case codexItemTypes[typ]:
+		case codexItemTypes()[typ]:
 			c.item(m)
 			return
 		case typ == "" && getStr(m, "id") != "" && !c.metaSeen:
@@ -496,7 +499,7 @@ func (c *codexReader) item(p map[string]any) {
 	case "custom_tool_call":
 		id, input := getStr(p, "call_id"), getStr(p, "input")
 		if c.mode == codexLines {
-			// The first pass reads no inputs (codexRollbackShape): the
+			// The first pass reads no inputs (lineShapes().codexRollback): the
 			// line makes an event, whatever its input turns out to be.
 			c.add(evOps(id))
 			return

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 )
 
 // What a transcript file looks like, read from its first lines: the agent
@@ -98,13 +99,13 @@ func detectLine(m map[string]any) (Detected, bool) {
 	typ := getStr(m, "type")
 	_, hasPayload := m["payload"]
 	switch {
-	case hasPayload && codexLineTypes[typ]:
+	case hasPayload && codexLineTypes()[typ]:
 		return Detected{Agent: Codex, What: "a Codex session rollout"}, true
-	case codexExecEvents[typ]:
+	case codexExecEvents()[typ]:
 		return Detected{What: "a `codex exec --json` event stream, not a session rollout: capture reads the rollout in ~/.codex/sessions", Foreign: true}, true
 	case getStr(m, "session_id") != "" && (typ == "system" || typ == "result" || typ == "stream_event" || typ == "user" || typ == "assistant"):
 		return Detected{What: "Claude Code print-mode output (--output-format stream-json), not a session transcript: capture reads ~/.claude/projects", Foreign: true}, true
-	case claudeKnown[typ] && (getStr(m, "sessionId") != "" || getStr(m, "uuid") != "" || getStr(m, "leafUuid") != "" || getStr(m, "messageId") != ""):
+	case claudeKnown()[typ] && (getStr(m, "sessionId") != "" || getStr(m, "uuid") != "" || getStr(m, "leafUuid") != "" || getStr(m, "messageId") != ""):
 		return Detected{Agent: ClaudeCode, What: "a Claude Code session transcript"}, true
 	case m["$set"] != nil || m["$rewindTo"] != nil:
 		return Detected{Agent: Gemini, What: "a Gemini CLI chat recording"}, true
@@ -116,15 +117,19 @@ func detectLine(m map[string]any) (Detected, bool) {
 	return Detected{}, false
 }
 
-var codexLineTypes = map[string]bool{
-	"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true,
-}
+var codexLineTypes = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true,
+	}
+})
 
-// codexExecEvents are the event types of `codex exec --json`.
-var codexExecEvents = map[string]bool{
-	"thread.started": true, "turn.started": true, "turn.completed": true, "turn.failed": true,
-	"item.started": true, "item.updated": true, "item.completed": true,
-}
+// codexExecEvents() are the event types of `codex exec --json`.
+var codexExecEvents = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"thread.started": true, "turn.started": true, "turn.completed": true, "turn.failed": true,
+		"item.started": true, "item.updated": true, "item.completed": true,
+	}
+})
 
 // checkDetected returns the agent to read a file as: the one it looks
 // like when agent is "" (--from auto), else agent. It refuses a file that

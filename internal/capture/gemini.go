@@ -65,7 +65,7 @@ func ReadGemini(r io.Reader, limits Limits) (*Digest, error) {
 // readGemini reads a recording; rootHint is the project root when the
 // caller knows it from where the file lies.
 func readGemini(r io.Reader, lim Limits, rootHint string) (*Digest, error) {
-	return readGeminiShaped(r, lim, rootHint, geminiShape)
+	return readGeminiShaped(r, lim, rootHint, lineShapes().gemini)
 }
 
 func readGeminiShaped(r io.Reader, lim Limits, rootHint string, sh *shape) (*Digest, error) {
@@ -133,7 +133,7 @@ func readGeminiTwice(sec *io.SectionReader, lim Limits, rootHint string, sh *sha
 	g := newGeminiLog(func(_ map[string]any, idx int) gmRef { return gmRef{int32(line), int32(idx)} })
 	indexShape := sh
 	if sh != nil {
-		indexShape = geminiIndexShape
+		indexShape = lineShapes().geminiIndex
 	}
 	lr := newLineReader(io.NewSectionReader(sec, 0, sec.Size()), lim.MaxLine)
 	var p jsonParser

@@ -48,7 +48,7 @@ func TestGeminiPassesAgree(t *testing.T) {
 		}
 	}
 	for name, data := range inputs {
-		once, err1 := readGeminiOnce(bytes.NewReader(data), Limits{}.withDefaults(), "", geminiShape)
+		once, err1 := readGeminiOnce(bytes.NewReader(data), Limits{}.withDefaults(), "", lineShapes().gemini)
 		twice, err2 := readGemini(bytes.NewReader(data), Limits{}.withDefaults(), "")
 		if (err1 == nil) != (err2 == nil) || !reflect.DeepEqual(once, twice) {
 			t.Errorf("%s: one pass %+v %v\nseveral %+v %v", name, once, err1, twice, err2)
@@ -69,7 +69,7 @@ func FuzzGeminiPasses(f *testing.F) {
 	)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lim := Limits{MaxLine: 64 << 10, MaxFile: 1 << 20}.withDefaults()
-		once, err1 := readGeminiOnce(bytes.NewReader(data), lim, "", geminiShape)
+		once, err1 := readGeminiOnce(bytes.NewReader(data), lim, "", lineShapes().gemini)
 		twice, err2 := readGemini(bytes.NewReader(data), lim, "")
 		if (err1 == nil) != (err2 == nil) || !reflect.DeepEqual(once, twice) {
 			t.Fatalf("one pass %+v %v\nseveral %+v %v", once, err1, twice, err2)

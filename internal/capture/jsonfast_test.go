@@ -92,7 +92,7 @@ func checkSame(t *testing.T, in []byte) {
 	if gotOK != wantOK || !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q:\n got %#v %v\nwant %#v %v", in, got, gotOK, want, wantOK)
 	}
-	for _, sh := range []*shape{claudeShape, codexShape, geminiShape, claudeProbeShape, codexProbeShape, geminiProbeShape} {
+	for _, sh := range []*shape{lineShapes().claude, lineShapes().codex, lineShapes().gemini, lineShapes().claudeProbe, lineShapes().codexProbe, lineShapes().geminiProbe} {
 		got, gotOK := parseObject(in, sh)
 		if gotOK != wantOK {
 			t.Fatalf("%q shaped: ok %v, want %v", in, gotOK, wantOK)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/session-handoff/session-handoff/handoff"
 )
@@ -319,7 +320,7 @@ func parseMakeTargets(data []byte, cut bool) map[string]bool {
 			inDefine++
 			continue
 		}
-		if strings.HasPrefix(line, "\t") || trimmed == "" || strings.HasPrefix(trimmed, "#") || makeDirectives[word] {
+		if strings.HasPrefix(line, "\t") || trimmed == "" || strings.HasPrefix(trimmed, "#") || makeDirectives()[word] {
 			continue // a recipe, a blank line, a comment or a directive
 		}
 		if i := strings.IndexByte(line, '#'); i >= 0 {
@@ -349,12 +350,14 @@ func parseMakeTargets(data []byte, cut bool) map[string]bool {
 	return targets
 }
 
-// makeDirectives open lines that are not rules.
-var makeDirectives = map[string]bool{
-	"include": true, "-include": true, "sinclude": true, "vpath": true, "ifeq": true, "ifneq": true,
-	"ifdef": true, "ifndef": true, "else": true, "endif": true, "export": true, "unexport": true,
-	"override": true, "undefine": true, "private": true,
-}
+// makeDirectives() open lines that are not rules.
+var makeDirectives = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"include": true, "-include": true, "sinclude": true, "vpath": true, "ifeq": true, "ifneq": true,
+		"ifdef": true, "ifndef": true, "else": true, "endif": true, "export": true, "unexport": true,
+		"override": true, "undefine": true, "private": true,
+	}
+})
 
 func firstWord(s string) string {
 	if i := strings.IndexAny(s, " \t"); i >= 0 {

@@ -3,6 +3,7 @@ package capture
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // A failed command stays the session's open failure only while nothing
@@ -30,7 +31,7 @@ func resolves(ok, failed string) bool {
 	// A failure without a subcommand ("tool --task '…'") is settled by a
 	// success of its program whatever the options ("tool --profile x
 	// --task '…'"; seen in session-3fe1b6bc).
-	if failKey == failAct.program() && !interpreters[failKey] && okAct.program() == failKey {
+	if failKey == failAct.program() && !interpreters()[failKey] && okAct.program() == failKey {
 		return true
 	}
 	// The same file acted on: `cat notes/a.md` fails, `ls notes/a.md`
@@ -62,7 +63,7 @@ func lastAction(cmd string) action {
 		i--
 	}
 	words := segs[i].words
-	for len(words) > 0 && (strings.Contains(words[0], "=") && !strings.HasPrefix(words[0], "-") || prefixCommands[words[0]]) {
+	for len(words) > 0 && (strings.Contains(words[0], "=") && !strings.HasPrefix(words[0], "-") || prefixCommands()[words[0]]) {
 		words = words[1:]
 	}
 	return action(words)
@@ -83,7 +84,7 @@ func (a action) key() string {
 		if strings.HasPrefix(w, "-") {
 			continue
 		}
-		if interpreters[prog] || subcommandLike(w) {
+		if interpreters()[prog] || subcommandLike(w) {
 			return prog + " " + w
 		}
 		break
@@ -132,13 +133,17 @@ func subcommandLike(w string) bool {
 	return w != ""
 }
 
-var prefixCommands = map[string]bool{"sudo": true, "env": true, "time": true, "command": true, "exec": true, "nice": true}
+var prefixCommands = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"sudo": true, "env": true, "time": true, "command": true, "exec": true, "nice": true}
+})
 
-// interpreters run the script named by their first operand: that script
+// interpreters() run the script named by their first operand: that script
 // is the action.
-var interpreters = map[string]bool{
-	"python": true, "python3": true, "node": true, "ruby": true, "perl": true, "bash": true, "sh": true, "zsh": true, "php": true,
-}
+var interpreters = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"python": true, "python3": true, "node": true, "ruby": true, "perl": true, "bash": true, "sh": true, "zsh": true, "php": true,
+	}
+})
 
 // shellSegment is one simple command of a command line; piped says it
 // reads the output of the one before.
@@ -219,18 +224,20 @@ func shellSegments(cmd string) []shellSegment {
 	return segs
 }
 
-// buildAndTest are the action keys of build and test runs.
-var buildAndTest = map[string]bool{
-	"go test": true, "go build": true, "go vet": true, "make": true, "make test": true, "make build": true,
-	"make check": true, "npm test": true, "npm run": true, "yarn test": true, "yarn build": true,
-	"pnpm test": true, "pnpm build": true, "bun test": true, "cargo test": true, "cargo build": true,
-	"cargo check": true, "pytest": true, "tox": true, "mvn test": true, "mvn verify": true,
-	"mvn package": true, "gradle test": true, "gradle build": true, "./gradlew test": true,
-	"./gradlew build": true, "tsc": true, "deno test": true, "dotnet test": true, "dotnet build": true,
-}
+// buildAndTest() are the action keys of build and test runs.
+var buildAndTest = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"go test": true, "go build": true, "go vet": true, "make": true, "make test": true, "make build": true,
+		"make check": true, "npm test": true, "npm run": true, "yarn test": true, "yarn build": true,
+		"pnpm test": true, "pnpm build": true, "bun test": true, "cargo test": true, "cargo build": true,
+		"cargo check": true, "pytest": true, "tox": true, "mvn test": true, "mvn verify": true,
+		"mvn package": true, "gradle test": true, "gradle build": true, "./gradlew test": true,
+		"./gradlew build": true, "tsc": true, "deno test": true, "dotnet test": true, "dotnet build": true,
+	}
+})
 
 // isBuildOrTest reports whether an action key is a build or test run.
 func isBuildOrTest(key string) bool {
 	prog, _, _ := strings.Cut(key, " ")
-	return buildAndTest[key] || prog == "pytest" || prog == "tsc"
+	return buildAndTest()[key] || prog == "pytest" || prog == "tsc"
 }

@@ -60,11 +60,11 @@ func testReader(b []byte) io.Reader {
 func readerShape(a Agent) *shape {
 	switch a {
 	case ClaudeCode:
-		return claudeShape
+		return lineShapes().claude
 	case Codex:
-		return codexShape
+		return lineShapes().codex
 	}
-	return geminiShape
+	return lineShapes().gemini
 }
 
 func TestShapesChangeNothing(t *testing.T) {

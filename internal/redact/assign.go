@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"strings"
+	"sync"
 )
 
 // The assignment rule: a value given to a secret-looking name.
@@ -145,7 +146,7 @@ func assign(e *engine, ts, te int) {
 	if fam == famWeak {
 		// "Public key: age1…": a word before a bare key can say it is
 		// no secret.
-		if w := wordBefore(b, ns, fl); w != "" && plainKeyWords[w] {
+		if w := wordBefore(b, ns, fl); w != "" && plainKeyWords()[w] {
 			return
 		}
 	}
@@ -345,21 +346,23 @@ done:
 	return i
 }
 
-var trivial = map[string]bool{
-	"true": true, "false": true, "null": true, "none": true, "nil": true, "undefined": true,
-	"yes": true, "no": true, "on": true, "off": true, "empty": true, "required": true, "optional": true,
-	"string": true, "str": true, "bool": true, "boolean": true, "int": true, "integer": true, "number": true,
-	"bytes": true, "any": true, "object": true, "text": true, "secretstr": true, "secretstring": true,
-	"redacted": true, "hidden": true, "masked": true, "omitted": true, "removed": true, "unset": true,
-	"default": true, "env": true, "environment": true, "inherit": true, "prompt": true, "stdin": true,
-	"see": true, "todo": true, "tbd": true, "n/a": true,
-}
+var trivial = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"true": true, "false": true, "null": true, "none": true, "nil": true, "undefined": true,
+		"yes": true, "no": true, "on": true, "off": true, "empty": true, "required": true, "optional": true,
+		"string": true, "str": true, "bool": true, "boolean": true, "int": true, "integer": true, "number": true,
+		"bytes": true, "any": true, "object": true, "text": true, "secretstr": true, "secretstring": true,
+		"redacted": true, "hidden": true, "masked": true, "omitted": true, "removed": true, "unset": true,
+		"default": true, "env": true, "environment": true, "inherit": true, "prompt": true, "stdin": true,
+		"see": true, "todo": true, "tbd": true, "n/a": true,
+	}
+})
 
 func isTrivial(v []byte) bool {
 	if len(v) > 16 {
 		return false
 	}
-	return trivial[lower(string(v))]
+	return trivial()[lower(string(v))]
 }
 
 // identLike: an identifier or a dotted path of them (code, not a value).
@@ -556,52 +559,60 @@ func entropy(v []byte) float64 {
 
 // Words of names.
 var (
-	suffixWords = map[string]bool{
-		"value": true, "val": true, "plain": true, "plaintext": true, "raw": true, "b64": true,
-		"base64": true, "encoded": true, "enc": true, "str": true, "string": true, "confirm": true,
-		"confirmation": true, "again": true, "repeat": true, "new": true, "old": true, "current": true,
-		"hash": true, "data": true, "bytes": true, "text": true, "override": true, "secret": true,
-		"base": true,
-	}
+	suffixWords = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{
+			"value": true, "val": true, "plain": true, "plaintext": true, "raw": true, "b64": true,
+			"base64": true, "encoded": true, "enc": true, "str": true, "string": true, "confirm": true,
+			"confirmation": true, "again": true, "repeat": true, "new": true, "old": true, "current": true,
+			"hash": true, "data": true, "bytes": true, "text": true, "override": true, "secret": true,
+			"base": true,
+		}
+	})
 	// Qualifiers that make "key" a secret.
-	secretKeyWords = map[string]bool{
-		"api": true, "access": true, "secret": true, "private": true, "signing": true, "sign": true,
-		"master": true, "auth": true, "encryption": true, "encrypt": true, "decryption": true,
-		"client": true, "account": true, "license": true, "licence": true, "app": true,
-		"application": true, "service": true, "admin": true, "subscription": true, "webhook": true,
-		"session": true, "shared": true, "storage": true, "deploy": true, "hmac": true, "crypto": true,
-		"consumer": true, "cookie": true, "jwt": true, "root": true, "server": true, "sas": true,
-		"openai": true, "anthropic": true, "claude": true, "gemini": true, "google": true, "groq": true,
-		"mistral": true, "cohere": true, "stripe": true, "sendgrid": true, "mailgun": true,
-		"twilio": true, "azure": true, "aws": true, "algolia": true, "pinecone": true, "firebase": true,
-		"supabase": true, "datadog": true, "sentry": true, "openrouter": true, "deepseek": true,
-		"xai": true, "replicate": true, "together": true, "fireworks": true, "voyage": true,
-		"tavily": true, "serp": true, "brave": true, "exa": true, "perplexity": true, "elevenlabs": true,
-		"huggingface": true, "hf": true, "github": true, "gitlab": true, "slack": true, "linear": true,
-		"notion": true, "airtable": true, "heroku": true, "vercel": true, "netlify": true,
-		"cloudflare": true, "digitalocean": true, "do": true, "mapbox": true, "maps": true,
-	}
+	secretKeyWords = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{
+			"api": true, "access": true, "secret": true, "private": true, "signing": true, "sign": true,
+			"master": true, "auth": true, "encryption": true, "encrypt": true, "decryption": true,
+			"client": true, "account": true, "license": true, "licence": true, "app": true,
+			"application": true, "service": true, "admin": true, "subscription": true, "webhook": true,
+			"session": true, "shared": true, "storage": true, "deploy": true, "hmac": true, "crypto": true,
+			"consumer": true, "cookie": true, "jwt": true, "root": true, "server": true, "sas": true,
+			"openai": true, "anthropic": true, "claude": true, "gemini": true, "google": true, "groq": true,
+			"mistral": true, "cohere": true, "stripe": true, "sendgrid": true, "mailgun": true,
+			"twilio": true, "azure": true, "aws": true, "algolia": true, "pinecone": true, "firebase": true,
+			"supabase": true, "datadog": true, "sentry": true, "openrouter": true, "deepseek": true,
+			"xai": true, "replicate": true, "together": true, "fireworks": true, "voyage": true,
+			"tavily": true, "serp": true, "brave": true, "exa": true, "perplexity": true, "elevenlabs": true,
+			"huggingface": true, "hf": true, "github": true, "gitlab": true, "slack": true, "linear": true,
+			"notion": true, "airtable": true, "heroku": true, "vercel": true, "netlify": true,
+			"cloudflare": true, "digitalocean": true, "do": true, "mapbox": true, "maps": true,
+		}
+	})
 	// Qualifiers that make "key" a plain identifier.
-	plainKeyWords = map[string]bool{
-		"public": true, "publishable": true, "pub": true, "primary": true, "foreign": true, "sort": true,
-		"partition": true, "cache": true, "range": true, "row": true, "column": true, "composite": true,
-		"unique": true, "index": true, "group": true, "lookup": true, "map": true, "dict": true,
-		"object": true, "react": true, "i18n": true, "translation": true, "message": true, "hot": true,
-		"short": true, "shortcut": true, "keyboard": true, "idempotency": true, "dedup": true,
-		"routing": true, "shard": true, "s3": true, "bucket": true, "cursor": true, "next": true,
-		"start": true, "end": true, "natural": true, "surrogate": true, "locale": true, "order": true,
-		"schema": true, "json": true, "yaml": true, "field": true, "attribute": true, "attr": true,
-		"config": true, "settings": true, "registry": true, "ssh": true, "gpg": true, "host": true,
-		"known": true, "tree": true, "node": true, "item": true, "list": true, "table": true,
-		"redis": true, "kv": true, "storage_key": true, "state": true, "store": true, "event": true,
-	}
-	fusedSecretKeys = map[string]bool{
-		"apikey": true, "accesskey": true, "secretkey": true, "privatekey": true, "signingkey": true,
-		"masterkey": true, "authkey": true, "encryptionkey": true, "clientkey": true, "accountkey": true,
-		"licensekey": true, "appkey": true, "servicekey": true, "adminkey": true, "subscriptionkey": true,
-		"webhookkey": true, "sessionkey": true, "sharedkey": true, "storagekey": true, "deploykey": true,
-		"hmackey": true, "cryptokey": true, "consumerkey": true, "restapikey": true, "sharedaccesskey": true,
-	}
+	plainKeyWords = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{
+			"public": true, "publishable": true, "pub": true, "primary": true, "foreign": true, "sort": true,
+			"partition": true, "cache": true, "range": true, "row": true, "column": true, "composite": true,
+			"unique": true, "index": true, "group": true, "lookup": true, "map": true, "dict": true,
+			"object": true, "react": true, "i18n": true, "translation": true, "message": true, "hot": true,
+			"short": true, "shortcut": true, "keyboard": true, "idempotency": true, "dedup": true,
+			"routing": true, "shard": true, "s3": true, "bucket": true, "cursor": true, "next": true,
+			"start": true, "end": true, "natural": true, "surrogate": true, "locale": true, "order": true,
+			"schema": true, "json": true, "yaml": true, "field": true, "attribute": true, "attr": true,
+			"config": true, "settings": true, "registry": true, "ssh": true, "gpg": true, "host": true,
+			"known": true, "tree": true, "node": true, "item": true, "list": true, "table": true,
+			"redis": true, "kv": true, "storage_key": true, "state": true, "store": true, "event": true,
+		}
+	})
+	fusedSecretKeys = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{
+			"apikey": true, "accesskey": true, "secretkey": true, "privatekey": true, "signingkey": true,
+			"masterkey": true, "authkey": true, "encryptionkey": true, "clientkey": true, "accountkey": true,
+			"licensekey": true, "appkey": true, "servicekey": true, "adminkey": true, "subscriptionkey": true,
+			"webhookkey": true, "sessionkey": true, "sharedkey": true, "storagekey": true, "deploykey": true,
+			"hmackey": true, "cryptokey": true, "consumerkey": true, "restapikey": true, "sharedaccesskey": true,
+		}
+	})
 )
 
 // nameWords cuts a lower-cased name into words at _ . - and case
@@ -672,7 +683,7 @@ func classify(name []byte) (family, int) {
 	last := nw - 1
 	for last > 0 {
 		w := words[last]
-		if !(allDigits(w) || suffixWords[string(w)]) {
+		if !(allDigits(w) || suffixWords()[string(w)]) {
 			break
 		}
 		// "secret" as a suffix only after a key word (api_key_secret);
@@ -709,14 +720,14 @@ func classify(name []byte) (family, int) {
 		return famSecret, kindSecret
 	case hasSuffix(w, "token"):
 		return famToken, kindToken
-	case w == "key" || fusedSecretKeys[w]:
+	case w == "key" || fusedSecretKeys()[w]:
 		if (hasAWS && (hasSecret || w == "secretkey")) || (w == "key" && prev == "access" && hasSecret) {
 			return famSecret, kindAWSSecretKey
 		}
-		if fusedSecretKeys[w] || secretKeyWords[prev] {
+		if fusedSecretKeys()[w] || secretKeyWords()[prev] {
 			return famSecret, kindSecret
 		}
-		if plainKeyWords[prev] {
+		if plainKeyWords()[prev] {
 			return famNone, 0
 		}
 		return famWeak, kindSecret

@@ -183,11 +183,12 @@ func New(extra []Pattern) (*Redactor, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	lits := make([]string, len(triggers))
-	for i, t := range triggers {
+	trig := triggers()
+	lits := make([]string, len(trig))
+	for i, t := range trig {
 		lits[i] = t.lit
 	}
-	r.trig = triggers
+	r.trig = trig
 	r.d = newDFA(lits)
 	return r, nil
 }

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/base64"
+	"sync"
 )
 
 // Priorities decide the kind of overlapping finds: the most specific wins.
@@ -297,10 +298,10 @@ func lower(s string) string {
 	return string(b)
 }
 
-var triggers []trigger
-
-func init() {
-	triggers = []trigger{
+// triggers are the built-in rules, by the literal that starts each,
+// made on first use (by New).
+var triggers = sync.OnceValue(func() []trigger {
+	return []trigger{
 		// AWS access key ids: a four-letter prefix and 16 upper-case
 		// letters or digits.
 		prefix("AKIA", kindAWSAccessKey, setUpperNum, 16, 16, nil),
@@ -382,7 +383,7 @@ func init() {
 		{lit: "auth", fn: assign, late: true},
 		{lit: "cred", fn: assign, late: true},
 	}
-}
+})
 
 // prefixTrim is prefix with bytes trimmed from the end of the body (a
 // sentence's full stop after a token that may hold dots).
