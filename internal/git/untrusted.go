@@ -33,7 +33,9 @@ const maxDrivers = 200
 //     convert.c skips an empty one), and required=false keeps git from
 //     failing for want of one. So the names of every defined driver are
 //     listed first, with `git config --null --name-only --get-regexp
-//     '^(filter|diff)\.'`, and each gets -c filter.<d>.clean= -c
+//     '^(filter|diff)\.'` (or, when no configuration file git reads
+//     could define one, UntrustedQuick finds that without starting
+//     git), and each gets -c filter.<d>.clean= -c
 //     filter.<d>.smudge= -c filter.<d>.process= -c
 //     filter.<d>.required=false. The listing runs no program: reading
 //     configuration only reads files, and the includes it follows
