@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"testing"
@@ -113,5 +114,62 @@ func TestLatestIsByEntryOrder(t *testing.T) {
 	es, err := s.List(Filter{})
 	if err != nil || len(es) != 3 || es[0].ID != squatter.ID || es[2].ID != old.ID {
 		t.Errorf("List: %v, %v", es, err)
+	}
+}
+
+// TestLatestForProjectPastTheTail: a project whose newest handoff is
+// older than what the backward scan reads, or that has none, gets the
+// answer of the full read, whether the byte search can give it (no line
+// holds the path or the name) or not (a line holds the name, or only an
+// old line holds the path).
+func TestLatestForProjectPastTheTail(t *testing.T) {
+	s := newTestStore(t)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	old := mkRecord(t, t0, "codex", "app", "the oldest, of app")
+	twin := mkRecord(t, t0.Add(time.Second), "codex", "lib", "a lib elsewhere")
+	twin.Project.Path = "/Users/dev/lib"
+	mustSave(t, s, old)
+	mustSave(t, s, twin)
+	var body []byte
+	var greatest handoff.ID
+	for _, r := range []*handoff.Record{old, twin} {
+		ie := entryFromRecord(r)
+		body, greatest = appendLine(body, &ie, greatest), max(greatest, ie.ID)
+	}
+	for i := range 6000 { // past the backward scan's budget
+		r := mkRecord(t, t0.Add(time.Duration(i+2)*time.Minute), "codex", "site", "site "+strings.Repeat("y", 200))
+		ie := entryFromRecord(r)
+		body, greatest = appendLine(body, &ie, greatest), max(greatest, ie.ID)
+	}
+	if len(body) <= tailBudget {
+		t.Fatalf("index of %d bytes is within the backward scan's budget", len(body))
+	}
+	writeIndex(t, s, body)
+	for root, want := range map[string]struct {
+		id     handoff.ID
+		byName bool
+	}{
+		"/home/dev/src/app":     {old.ID, false}, // an old line holds the path
+		"/home/dev/src/lib":     {twin.ID, true}, // a line holds the name only
+		"/home/dev/src/new":     {"", false},     // no line holds either
+		"/home/dev/src/app/sub": {"", false},     // below a project is not it
+	} {
+		rec, byName, err := s.LatestForProject(root)
+		if err != nil {
+			t.Fatalf("%s: %v", root, err)
+		}
+		var got handoff.ID
+		if rec != nil {
+			got = rec.ID
+		}
+		if got != want.id || byName != want.byName {
+			t.Errorf("%s: %q (by name %v), want %q (by name %v)", root, got, byName, want.id, want.byName)
+		}
+	}
+	if absent, err := s.indexLacksFields("/home/dev/src/new", "new"); err != nil || !absent {
+		t.Errorf("new project: absent %v, %v", absent, err)
+	}
+	if absent, err := s.indexLacksFields("/home/dev/src/new", "site"); err != nil || absent {
+		t.Errorf("a name every line holds: absent %v, %v", absent, err)
 	}
 }

@@ -662,7 +662,24 @@ func (s *Store) LatestForProject(root string) (rec *handoff.Record, matchedByNam
 		}
 		ms = append(ms, nm)
 	}
-	found, err := s.latestEntries(ms...)
+	found, err := s.tailLatest(ms...)
+	if errors.Is(err, errTailGaveUp) && m.projPath != "" {
+		// Not near the end of the index. Most often the project has no
+		// handoff at all (a session in a new project): when no line holds
+		// its path, nor its name where no match by name was found, that
+		// is the answer, found at the speed of a byte search instead of
+		// parsing every line.
+		need := []string{m.projPath}
+		if byName && found[1] == nil {
+			need = append(need, name)
+		}
+		if absent, aerr := s.indexLacksFields(need...); aerr == nil && absent {
+			err = nil
+		}
+	}
+	if errors.Is(err, errCorruptIndex) || errors.Is(err, errTailGaveUp) {
+		found, err = s.latestEntriesFull(ms...)
+	}
 	if err != nil {
 		return nil, false, err
 	}

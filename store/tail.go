@@ -185,6 +185,100 @@ func (s *Store) tailLatest(ms ...*matcher) ([]*Entry, error) {
 	return out, err
 }
 
+// lackChunk is how much of the index indexLacksFields reads at a time.
+const lackChunk = 1 << 20
+
+// indexLacksFields reports whether no line of the index has a field whose
+// whole value is one of values: none holds the value, escaped as the index
+// writes it, between two tabs (a tab inside a field is escaped, so the
+// bytes cannot come from elsewhere in a line). It reads the index in
+// chunks, without parsing it; a damaged line is not noticed here (the next
+// full read of the index finds it).
+func (s *Store) indexLacksFields(values ...string) (bool, error) {
+	needles := make([]fieldNeedle, len(values))
+	longest := 0
+	for i, v := range values {
+		needles[i] = newFieldNeedle(v)
+		longest = max(longest, len(needles[i].b))
+	}
+	path := s.path(indexFile)
+	f, err := os.OpenFile(path, os.O_RDONLY|safefile.OpenNonBlock, 0) // a named pipe must not block
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() > maxIndexSize {
+		return false, fmt.Errorf("%s: not a regular file within %d bytes", path, maxIndexSize)
+	}
+	buf := make([]byte, lackChunk+longest)
+	kept := 0 // bytes carried over from the previous chunk, that a needle may start in
+	for first := true; ; first = false {
+		n, err := io.ReadFull(f, buf[kept:])
+		data := buf[:kept+n]
+		if first {
+			var counts [256]int
+			for _, c := range data[:min(len(data), 64<<10)] {
+				counts[c]++
+			}
+			for i := range needles {
+				needles[i].anchor(&counts)
+			}
+		}
+		for _, nd := range needles {
+			if nd.in(data) {
+				return false, nil
+			}
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return true, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("read %s: %w", path, err)
+		}
+		kept = min(len(data), longest-1)
+		copy(buf, data[len(data)-kept:])
+	}
+}
+
+// fieldNeedle is a field value as indexLacksFields looks for it: escaped,
+// between tabs, with the byte it looks for first (at): the one least
+// common in the start of the index, so that most of the index is passed
+// over at the speed of bytes.IndexByte.
+type fieldNeedle struct {
+	b  []byte
+	at int
+}
+
+func newFieldNeedle(value string) fieldNeedle {
+	return fieldNeedle{b: append(appendEscaped([]byte{'\t'}, value), '\t')}
+}
+
+// anchor chooses at: the needle's byte with the fewest counts.
+func (n *fieldNeedle) anchor(counts *[256]int) {
+	for i, c := range n.b {
+		if counts[c] < counts[n.b[n.at]] {
+			n.at = i
+		}
+	}
+}
+
+// in reports whether data holds the needle.
+func (n fieldNeedle) in(data []byte) bool {
+	c := n.b[n.at]
+	for pos := n.at; pos < len(data); {
+		i := bytes.IndexByte(data[pos:], c)
+		if i < 0 {
+			return false
+		}
+		start := pos + i - n.at
+		if start+len(n.b) <= len(data) && bytes.Equal(data[start:start+len(n.b)], n.b) {
+			return true
+		}
+		pos += i + 1
+	}
+	return false
+}
+
 // unknownGreatest stands for a greatest id that could not be read: every
 // id is below it, so appendLine writes "*", which promises nothing.
 const unknownGreatest handoff.ID = "\xff"
