@@ -5,6 +5,7 @@
 #   --help                       beside a hello-world Go binary built the same way
 #   render latest                beside git status in the same repository
 #   hook claude-code session-start
+#   the same hook in a project with no handoff (the whole index is searched)
 #   list --latest --json
 #   list                         (the 20 newest)
 #   list --query WORD            (a word no handoff holds: every entry is read)
@@ -41,9 +42,16 @@ EOF
 machine
 echo "runs: $runs per command, interleaved; times are medians in ms"
 
-# peak_mib CMD...: the peak RSS of one run, in MiB.
+# input_of NAME: the standard input of a row (the hook input; for
+# hooknew, a session in a project with no handoff).
+input_of() { if [ "$1" = hooknew ]; then echo "$work/hook-new.json"; else echo "$work/hook.json"; fi; }
+
+# peak_mib NAME CMD...: the peak RSS of one run, in MiB.
 peak_mib() {
-  /usr/bin/time -f '%M' -o "$work/rss" "$@" <"$work/hook.json" >/dev/null 2>>"$log" || fail "failed: $*"
+  local in
+  in=$(input_of "$1")
+  shift
+  /usr/bin/time -f '%M' -o "$work/rss" "$@" <"$in" >/dev/null 2>>"$log" || fail "failed: $*"
   awk '{printf "%.1f", $1 / 1024}' "$work/rss"
 }
 
@@ -53,11 +61,13 @@ for n in $sizes; do
   export SESSION_HANDOFF_HOME="$dir/home"
   cd "$dir/app"
   printf '{"cwd": "%s", "hook_event_name": "SessionStart", "source": "startup", "session_id": "bench"}' "$dir/app" >"$work/hook.json"
+  git init -q "$dir/newapp"
+  printf '{"cwd": "%s", "hook_event_name": "SessionStart", "source": "startup", "session_id": "bench"}' "$dir/newapp" >"$work/hook-new.json"
   rm -f "$work"/*.times
-  names=(hello help git render hook latest list query save)
+  names=(hello help git render hook hooknew latest list query save)
   declare -A label=(
     [hello]="hello world (same build)" [help]="session-handoff --help"
-    [git]="git status" [render]="render latest" [hook]="hook claude-code session-start"
+    [git]="git status" [render]="render latest" [hook]="hook claude-code session-start" [hooknew]="hook, project without handoffs"
     [latest]="list --latest --json" [list]="list (20 newest)" [query]="list --query (no match)"
     [save]="save --no-git"
   )
@@ -67,7 +77,7 @@ for n in $sizes; do
       help) echo "$sh --help" ;;
       git) echo "git status" ;;
       render) echo "$sh render latest" ;;
-      hook) echo "$sh hook claude-code session-start" ;;
+      hook | hooknew) echo "$sh hook claude-code session-start" ;;
       latest) echo "$sh list --latest --json" ;;
       list) echo "$sh list" ;;
       query) echo "$sh list --query no-such-words" ;;
@@ -77,7 +87,7 @@ for n in $sizes; do
   for _ in $(seq "$runs"); do
     for name in "${names[@]}"; do
       # shellcheck disable=SC2046
-      measure "$name" $(cmd_of "$name") <"$work/hook.json"
+      measure "$name" $(cmd_of "$name") <"$(input_of "$name")"
     done
   done
   g=$(median_ms "$work/git.times")
@@ -94,7 +104,7 @@ for n in $sizes; do
       *) ratio=$(awk -v a="$m" -v b="$g" 'BEGIN{printf "%.2fx git", a/b}') ;;
     esac
     # shellcheck disable=SC2046
-    printf '| %-32s | %8s | %10s | %9s |\n' "${label[$name]}" "$m" "$ratio" "$(peak_mib $(cmd_of "$name"))"
+    printf '| %-32s | %8s | %10s | %9s |\n' "${label[$name]}" "$m" "$ratio" "$(peak_mib "$name" $(cmd_of "$name"))"
   done
   cd - >/dev/null
 done
