@@ -65,7 +65,9 @@ func quickEnvKnown(name string) bool {
 //     worktree). It gives up at a directory on another file system (git
 //     stops there), a directory that is itself a git directory (a bare
 //     repository, or r.Dir inside .git), a .git that is neither a
-//     directory nor a regular file, or one without HEAD, objects and refs.
+//     directory nor a regular file, one without HEAD, objects and refs,
+//     or a worktree, .git or git directory another user owns (git's
+//     safe.directory check).
 //   - The configuration git would read: the system file (/etc/gitconfig,
 //     when the git on PATH is the distribution's /usr/bin/git, the only
 //     build whose system file is known without asking it; any other git
@@ -218,6 +220,14 @@ func discover(dir string) (top, gitDir, commonDir string, ok bool) {
 			commonDir, ok = commonDirOf(gitDir)
 			if !ok || !isGitDir(gitDir, commonDir) || within(phys, gitDir) || within(phys, commonDir) {
 				return "", "", "", false
+			}
+			// Git reads a repository someone else owns only where
+			// safe.directory says so (git-config(1) "safe.directory"):
+			// that, git decides.
+			for _, p := range []string{d, dotGit, gitDir} {
+				if !ownedByUs(p) {
+					return "", "", "", false
+				}
 			}
 			return d, gitDir, commonDir, true
 		}

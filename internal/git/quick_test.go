@@ -266,3 +266,20 @@ func TestConfigTextDefinesNothing(t *testing.T) {
 		}
 	}
 }
+
+// A repository another user owns is git's to judge (safe.directory).
+func TestUntrustedQuickLeavesOthersRepositoriesToGit(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give the repository to another user")
+	}
+	repo, _ := quickRepo(t)
+	if _, _, ok := (Runner{Dir: repo}).UntrustedQuick(); !ok {
+		t.Fatal("quick read gave up on our own repository")
+	}
+	if err := os.Lchown(repo, 65534, 65534); err != nil {
+		t.Skip(err)
+	}
+	if _, _, ok := (Runner{Dir: repo}).UntrustedQuick(); ok {
+		t.Fatal("quick read took a repository another user owns")
+	}
+}

@@ -19,3 +19,14 @@ func deviceOf(path string) (uint64, bool) {
 	}
 	return uint64(st.Dev), true
 }
+
+// ownedByUs reports whether path (not followed, as git's own check) is
+// owned by the user we run as.
+func ownedByUs(path string) bool {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return false
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid()
+}
