@@ -14,8 +14,10 @@ import (
 // any command; the start-up goal (issue 19: --help within 2 ms of a hello
 // world) leaves room for constants and small tables only. Regular
 // expressions are compiled on first use (sync.OnceValue): one with a
-// counted repeat like {0,127} alone allocated 170 KB at init.
-const initBudgetBytes = 96 << 10
+// counted repeat like {0,127} alone allocated 170 KB at init; the
+// transcript shapes, word sets and redaction triggers are built on first
+// use too (30 KB in all at init, 2026-11-27).
+const initBudgetBytes = 48 << 10
 
 // TestInitAllocatesLittle builds the binary and reads Go's own init trace
 // (GODEBUG=inittrace=1) of a --help: bytes allocated are exact, unlike
