@@ -1,10 +1,12 @@
 package bundle
 
 import (
+	"archive/tar"
 	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
@@ -256,5 +258,41 @@ func TestVerifiedPrincipals(t *testing.T) {
 	res, err = Read(bytes.NewReader(data), opts)
 	if err != nil || res.Verification.Signers != 2 || len(res.Verification.Principals) != 2 {
 		t.Fatalf("two signers: %v %+v", err, res.Verification)
+	}
+}
+
+// TestTarLayerIsArchiveTars checks that the archive Write frames by hand
+// (headers from archive/tar, contents read straight into the compressor,
+// padding, end) is byte for byte what archive/tar writes for the same
+// entries, with blobs of sizes that end on a block, inside one, and empty.
+func TestTarLayerIsArchiveTars(t *testing.T) {
+	var blobs []BlobSource
+	for i, size := range []int{0, 1, 511, 512, 513, 3 << 20, 3<<20 + 17} {
+		data := bytes.Repeat([]byte{byte('a' + i)}, size)
+		blobs = append(blobs, memBlob(fmt.Sprintf("b%d", i), "application/octet-stream", data))
+	}
+	data := writeBundle(t, testManifest(withAttachments(fixedRecord(), blobs)), blobs, WriteOptions{NoEncrypt: true})
+	got := unzst(t, data)
+	var entries []tarEntry
+	tr := tar.NewReader(bytes.NewReader(got))
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries = append(entries, tarEntry{hdr: *entryHeader(hdr.Name, hdr.Size, hdr.ModTime), body: body})
+	}
+	if len(entries) != 1+len(blobs) {
+		t.Fatalf("%d entries, want %d", len(entries), 1+len(blobs))
+	}
+	if want := tarOf(t, entries...); !bytes.Equal(got, want) {
+		t.Fatalf("the tar layer (%d bytes) differs from archive/tar's (%d bytes)", len(got), len(want))
 	}
 }

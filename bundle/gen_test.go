@@ -778,9 +778,9 @@ func zstdBomb(t *testing.T, k *testKeys, size int64) []byte {
 		t.Fatal(err)
 	}
 	tw := tar.NewWriter(zw)
-	writeEntry(tw, EnvelopeName, int64(len(env)), fixedTime)
+	tw.WriteHeader(entryHeader(EnvelopeName, int64(len(env)), fixedTime))
 	tw.Write(env)
-	writeEntry(tw, BlobPath(b.SHA256), size, fixedTime)
+	tw.WriteHeader(entryHeader(BlobPath(b.SHA256), size, fixedTime))
 	for left := size; left > 0; {
 		n := min(left, int64(len(zeros)))
 		tw.Write(zeros[:n])

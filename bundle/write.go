@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"archive/tar"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -226,24 +227,24 @@ func Write(w io.Writer, m *Manifest, blobs []BlobSource, opts WriteOptions) erro
 		return fmt.Errorf("bundle: compress: %w", err)
 	}
 	closers = append(closers, zw)
-	tw := tar.NewWriter(zw)
 
-	if err := writeEntry(tw, EnvelopeName, int64(len(envelope)), m.CreatedAt); err != nil {
+	if err := writeEntry(zw, EnvelopeName, int64(len(envelope)), m.CreatedAt); err != nil {
 		zw.Close()
 		return err
 	}
-	if _, err := tw.Write(envelope); err != nil {
+	if err := writeContent(zw, bytes.NewReader(envelope), int64(len(envelope))); err != nil {
 		zw.Close()
 		return fmt.Errorf("bundle: write envelope: %w", err)
 	}
-	buf := make([]byte, 256<<10)
 	for i, b := range blobs {
-		if err := writeBlob(tw, b, m.CreatedAt, buf); err != nil {
+		if err := writeBlob(zw, b, m.CreatedAt); err != nil {
 			zw.Close()
 			return fmt.Errorf("bundle: blob %d (%q): %w", i, handoff.Shorten(b.Name, 60), err)
 		}
 	}
-	if err := tw.Close(); err != nil {
+	// The end of the archive: two zero blocks, as archive/tar's Close
+	// writes them.
+	if _, err := zw.Write(make([]byte, 2*tarBlock)); err != nil {
 		zw.Close()
 		return fmt.Errorf("bundle: finish tar: %w", err)
 	}
@@ -390,10 +391,18 @@ func unsignedEnvelope(payload []byte) *crypto.Envelope {
 	}
 }
 
-// writeEntry writes the header of a regular file entry. Entries carry no
+// The archive is written as archive/tar writes it (same headers, padding
+// and end), but its entries' contents go to the compressor without a copy
+// through archive/tar's Writer: the compressor's ReadFrom reads a blob from
+// its source straight into the buffer it compresses from.
+
+// tarBlock is the tar format's block size.
+const tarBlock = 512
+
+// entryHeader is the header of a regular file entry. Entries carry no
 // user or group names and a fixed mode; Go picks ustar, or PAX only for a
 // size ustar cannot hold.
-func writeEntry(tw *tar.Writer, name string, size int64, mtime time.Time) error {
+func entryHeader(name string, size int64, mtime time.Time) *tar.Header {
 	hdr := &tar.Header{
 		Typeflag: tar.TypeReg,
 		Name:     name,
@@ -405,15 +414,60 @@ func writeEntry(tw *tar.Writer, name string, size int64, mtime time.Time) error 
 	if size >= 1<<33 {
 		hdr.Format = tar.FormatPAX
 	}
-	if err := tw.WriteHeader(hdr); err != nil {
+	return hdr
+}
+
+// writeEntry writes the header of a regular file entry (entryHeader), as
+// archive/tar formats it.
+func writeEntry(w io.Writer, name string, size int64, mtime time.Time) error {
+	// A tar writer of its own formats the header alone; it is never
+	// closed, so it writes nothing else.
+	var buf bytes.Buffer
+	if err := tar.NewWriter(&buf).WriteHeader(entryHeader(name, size, mtime)); err != nil {
+		return fmt.Errorf("bundle: tar header for %s: %w", name, err)
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("bundle: tar header for %s: %w", name, err)
 	}
 	return nil
 }
 
+// writeContent writes an entry's size bytes from r to zw, with the zero
+// padding that completes its last block. It fails if r ends early; it does
+// not read past size.
+func writeContent(zw *zstd.Encoder, r io.Reader, size int64) error {
+	n, err := zw.ReadFrom(io.LimitReader(r, size))
+	if err != nil {
+		return err
+	}
+	if n != size {
+		return fmt.Errorf("%w: it shrank from %d to %d bytes since it was hashed", ErrHashMismatch, size, n)
+	}
+	if pad := -size & (tarBlock - 1); pad > 0 {
+		if _, err := zw.Write(make([]byte, pad)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hashingReader passes what it reads through h.
+type hashingReader struct {
+	r io.Reader
+	h hash.Hash
+}
+
+func (t hashingReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.h.Write(p[:n])
+	return n, err
+}
+
 // writeBlob streams one blob into the archive and checks that its bytes
-// still have the size and hash (or fingerprint) the first pass found.
-func writeBlob(tw *tar.Writer, b BlobSource, mtime time.Time, buf []byte) error {
+// still have the size and hash (or fingerprint) the first pass found. The
+// hash is taken of the bytes in the compressor's buffer, the very bytes
+// it compresses.
+func writeBlob(zw *zstd.Encoder, b BlobSource, mtime time.Time) error {
 	if !isHex64(b.SHA256) {
 		return fmt.Errorf("sha256 %q is not 64 lowercase hex digits", handoff.Shorten(b.SHA256, 80))
 	}
@@ -422,7 +476,7 @@ func writeBlob(tw *tar.Writer, b BlobSource, mtime time.Time, buf []byte) error 
 		return err
 	}
 	defer rc.Close()
-	if err := writeEntry(tw, BlobPath(b.SHA256), b.Size, mtime); err != nil {
+	if err := writeEntry(zw, BlobPath(b.SHA256), b.Size, mtime); err != nil {
 		return err
 	}
 	var h hash.Hash = sha256.New()
@@ -431,12 +485,8 @@ func writeBlob(tw *tar.Writer, b BlobSource, mtime time.Time, buf []byte) error 
 		fp = NewFingerprinter()
 		h = fp
 	}
-	n, err := io.CopyBuffer(io.MultiWriter(tw, h), io.LimitReader(rc, b.Size), buf)
-	if err != nil {
+	if err := writeContent(zw, hashingReader{rc, h}, b.Size); err != nil {
 		return err
-	}
-	if n != b.Size {
-		return fmt.Errorf("%w: it shrank from %d to %d bytes since it was hashed", ErrHashMismatch, b.Size, n)
 	}
 	// The source's end: it must end here, and a reader that checks what
 	// it read (a redaction replay) says so at its end.
