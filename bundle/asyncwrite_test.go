@@ -73,3 +73,52 @@ func TestAsyncWriterError(t *testing.T) {
 		t.Fatalf("Close = %v, want the writer's error", err)
 	}
 }
+
+// TestAsyncWriterShared: slices given to WriteShared arrive in order with
+// what Write copied, uncopied, and Wait returns once no more than n of
+// them are held, and with the writer's error.
+func TestAsyncWriterShared(t *testing.T) {
+	var out bytes.Buffer
+	a := newAsyncWriter(&out, testAsyncSize)
+	var want []byte
+	bufs := [3][]byte{}
+	for i := range 30 {
+		b := &bufs[i%3]
+		*b = bytes.Repeat([]byte{byte('a' + i%26)}, 1000+i)
+		if err := a.WriteShared(*b); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, *b...)
+		copied := []byte{byte('0' + i%10)}
+		a.Write(copied)
+		copied[0] = 'X' // Write copied it
+		want = append(want, byte('0'+i%10))
+		// The slice written three writes ago may be reused now.
+		if err := a.Wait(2); err != nil {
+			t.Fatal(err)
+		}
+		a.mu.Lock()
+		if a.held > 2 {
+			t.Fatalf("Wait(2) returned with %d held", a.held)
+		}
+		a.mu.Unlock()
+	}
+	if err := a.Wait(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Fatalf("%d bytes arrived, want the %d written, in order", out.Len(), len(want))
+	}
+	f := newAsyncWriter(&failAfter{n: 10}, testAsyncSize)
+	f.WriteShared(make([]byte, 100))
+	if err := f.Wait(0); !errors.Is(err, errDiskFull) {
+		t.Fatalf("Wait after a failed write = %v, want the writer's error", err)
+	}
+	if err := f.WriteShared(make([]byte, 1)); !errors.Is(err, errDiskFull) {
+		t.Fatalf("WriteShared after a failed write = %v, want the writer's error", err)
+	}
+	f.Close()
+}

@@ -77,7 +77,10 @@ func FileBlob(ctx context.Context, path, name, mediaType string) (BlobSource, er
 // FirstPass runs fill, which writes a blob's bytes, and returns the
 // source's size, SHA-256 and fingerprint; the caller adds the name, the
 // media type and Open. The hashing runs in a goroutine of its own, beside
-// whatever fill does (reading, redacting).
+// whatever fill does (reading, redacting). The writer fill gets copies what
+// Write gives it; it also has the WriteShared and Wait of
+// redact.SharedWriter, with which a redactor hands over its own buffers
+// instead.
 func FirstPass(fill func(io.Writer) error) (BlobSource, error) {
 	h, fp := sha256.New(), NewFingerprinter()
 	var size int64

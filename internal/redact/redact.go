@@ -380,14 +380,48 @@ func (r *Redactor) CopyEdits(dst io.Writer, src io.Reader, location string, rep 
 	return r.copy(dst, src, location, rep, edits)
 }
 
+// A SharedWriter is a Writer that can take the slices it is given without
+// copying them. Copy and CopyEdits write to it with WriteShared, from
+// buffers of their own that they reuse only once Wait has said the writer
+// no longer holds them; a writer that hashes in a goroutine of its own thus
+// sees the window buffers themselves instead of a copy of them.
+type SharedWriter interface {
+	io.Writer
+	// WriteShared writes p, which the writer may keep after it returns.
+	WriteShared(p []byte) error
+	// Wait returns once the writer holds at most n of the slices given to
+	// WriteShared (or with its error).
+	Wait(n int) error
+}
+
+// sharedWindows is how many window buffers Copy turns over when writing
+// to a SharedWriter: one being filled and redacted, the two before it
+// possibly still held.
+const sharedWindows = 3
+
 func (r *Redactor) copy(dst io.Writer, src io.Reader, location string, rep *Report, edits *Edits) error {
 	e := r.newEngine()
 	defer e.report(location, rep)
 	e.edits = edits
-	if cap(e.wbuf) != r.window {
-		e.wbuf = make([]byte, r.window)
+	sw, shared := dst.(SharedWriter)
+	nbuf := 1
+	if shared {
+		nbuf = sharedWindows
 	}
-	buf := e.wbuf[:r.window]
+	for i := range nbuf {
+		if cap(e.wbufs[i]) != r.window {
+			e.wbufs[i] = make([]byte, r.window)
+		}
+	}
+	write := func(p []byte) error {
+		if shared {
+			return sw.WriteShared(p)
+		}
+		_, err := dst.Write(p)
+		return err
+	}
+	k := 0 // windows so far; the current one is in wbufs[k%nbuf]
+	buf := e.wbufs[0][:r.window]
 	var out []byte
 	n, outStart := 0, 0
 	e.base = 0
@@ -407,12 +441,13 @@ func (r *Redactor) copy(dst io.Writer, src io.Reader, location string, rep *Repo
 		}
 		var cp int
 		var changed bool
-		out, cp, changed = e.window(buf[:n], outStart, final, out[:0])
+		out, cp, changed = e.window(buf[:n], outStart, final, e.outs[k%nbuf][:0])
+		e.outs[k%nbuf] = out
 		var werr error
 		if changed {
-			_, werr = dst.Write(out)
+			werr = write(out)
 		} else if cp > outStart {
-			_, werr = dst.Write(buf[outStart:cp])
+			werr = write(buf[outStart:cp])
 		}
 		if werr != nil {
 			return werr
@@ -421,7 +456,18 @@ func (r *Redactor) copy(dst io.Writer, src io.Reader, location string, rep *Repo
 			return nil
 		}
 		keep := e.advance(cp)
-		copy(buf, buf[keep:n])
+		next := buf
+		if shared {
+			// The next buffers (window and output) last held window
+			// k+1-nbuf, written at most nbuf-1 writes ago.
+			k++
+			next = e.wbufs[k%nbuf][:r.window]
+			if err := sw.Wait(nbuf - 1); err != nil {
+				return err
+			}
+		}
+		copy(next, buf[keep:n])
+		buf = next
 		n -= keep
 		e.base += int64(keep)
 		outStart = cp - keep
@@ -518,7 +564,10 @@ type engine struct {
 	hits     []hit
 	scratch  [4][]hit
 	spans    []span
-	wbuf     []byte // Copy's window
+	// Copy's window buffers, and the outputs made from them: one, or
+	// sharedWindows for a SharedWriter.
+	wbufs [sharedWindows][]byte
+	outs  [sharedWindows][]byte
 	// edits, when set, records every replacement; base is the input
 	// offset of the window's first byte.
 	edits *Edits

@@ -457,3 +457,71 @@ func TestEditsBoundAndShortSource(t *testing.T) {
 		t.Fatalf("replay of the same list again: %v", err)
 	}
 }
+
+// holder is a SharedWriter that keeps every slice it is given for as long
+// as Wait allows, and checks, when it lets one go, that nobody changed it
+// meanwhile.
+type holder struct {
+	t        *testing.T
+	held     [][]byte // the slices, oldest first
+	snaps    [][]byte // their contents when written
+	out      bytes.Buffer
+	maxHeld  int
+	released int
+}
+
+func (h *holder) Write(p []byte) (int, error) {
+	h.t.Error("Write called on a SharedWriter")
+	return len(p), nil
+}
+
+func (h *holder) WriteShared(p []byte) error {
+	h.held = append(h.held, p)
+	h.snaps = append(h.snaps, bytes.Clone(p))
+	h.maxHeld = max(h.maxHeld, len(h.held))
+	return nil
+}
+
+func (h *holder) Wait(n int) error {
+	for len(h.held) > n {
+		if !bytes.Equal(h.held[0], h.snaps[0]) {
+			h.t.Errorf("slice %d was changed while the writer held it", h.released)
+		}
+		h.out.Write(h.snaps[0])
+		h.held, h.snaps = h.held[1:], h.snaps[1:]
+		h.released++
+	}
+	return nil
+}
+
+// TestCopySharedWriter: Copy hands a SharedWriter its window buffers and
+// reuses none while it is held; what arrives is what Copy writes to any
+// writer, and CopyEdits' edits replay to it.
+func TestCopySharedWriter(t *testing.T) {
+	in := mixedInput()
+	for _, tc := range []struct {
+		name string
+		r    *Redactor
+	}{
+		{"default", Default()},
+		{"small window", small(smallWindow)},
+	} {
+		want, _ := copyString(t, tc.r, in, nil)
+		h := &holder{t: t}
+		edits := NewEdits(1 << 20)
+		if err := tc.r.CopyEdits(h, strings.NewReader(in), "stream", nil, edits); err != nil {
+			t.Fatal(err)
+		}
+		h.Wait(0)
+		if h.out.String() != want {
+			t.Errorf("%s: a SharedWriter got something else than Copy writes", tc.name)
+		}
+		if h.maxHeld < 2 && tc.r != Default() {
+			t.Errorf("%s: the writer never held more than %d slices", tc.name, h.maxHeld)
+		}
+		got, err := io.ReadAll(edits.Replay(strings.NewReader(in)))
+		if err != nil || string(got) != want {
+			t.Errorf("%s: replay over a SharedWriter's edits: %v", tc.name, err)
+		}
+	}
+}
