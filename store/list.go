@@ -662,19 +662,24 @@ func (s *Store) LatestForProject(root string) (rec *handoff.Record, matchedByNam
 		}
 		ms = append(ms, nm)
 	}
-	found, err := s.tailLatest(ms...)
+	// The end of the index first, briefly: a project at work has its
+	// newest handoff there.
+	found, err := s.tailLatestWithin(projectTailBudget, ms...)
 	if errors.Is(err, errTailGaveUp) && m.projPath != "" {
 		// Not near the end of the index. Most often the project has no
 		// handoff at all (a session in a new project): when no line holds
 		// its path, nor its name where no match by name was found, that
 		// is the answer, found at the speed of a byte search instead of
-		// parsing every line.
+		// parsing every line. Else the backward scan goes on, and the full
+		// read after it.
 		need := []string{m.projPath}
 		if byName && found[1] == nil {
 			need = append(need, name)
 		}
 		if absent, aerr := s.indexLacksFields(need...); aerr == nil && absent {
 			err = nil
+		} else {
+			found, err = s.tailLatest(ms...)
 		}
 	}
 	if errors.Is(err, errCorruptIndex) || errors.Is(err, errTailGaveUp) {

@@ -21,6 +21,9 @@ const (
 	// gives way to the full read, which is faster over the whole file
 	// (the backward scan must remember every id it passes).
 	tailBudget = 1 << 20
+	// projectTailBudget is what LatestForProject reads backward before it
+	// asks whether the index holds the project at all.
+	projectTailBudget = 128 << 10
 )
 
 // errTailGaveUp says the backward scan read tailBudget without an answer.
@@ -38,6 +41,11 @@ var errTailGaveUp = errors.New("no answer near the end of the index")
 // line is ignored, as the full read does. After tailBudget bytes without
 // fn saying stop, it returns errTailGaveUp.
 func (s *Store) scanLiveBackward(fn func(line []byte, ref lineRef) (stop bool, err error)) error {
+	return s.scanLiveBackwardWithin(tailBudget, fn)
+}
+
+// scanLiveBackwardWithin is scanLiveBackward giving up after budget bytes.
+func (s *Store) scanLiveBackwardWithin(budget int64, fn func(line []byte, ref lineRef) (stop bool, err error)) error {
 	if s.pendingActive() {
 		s.tryRepair()
 	}
@@ -80,7 +88,7 @@ func (s *Store) scanLiveBackward(fn func(line []byte, ref lineRef) (stop bool, e
 	}
 
 	seen := make(map[[2]uint64]struct{})
-	return linesBackward(f, path, hdrLen, end, tailBudget, func(line []byte) (bool, error) {
+	return linesBackward(f, path, hdrLen, end, budget, func(line []byte) (bool, error) {
 		ref, reason := checkLine(line)
 		if reason != "" {
 			return false, &indexError{Reason: reason + " (found reading the index backward)"}
@@ -160,8 +168,13 @@ func lastNewline(f *os.File, floor, size int64) (int64, error) {
 // pass that stops as soon as the first matcher has its answer: the others
 // are fallbacks, wanted only when it has none.
 func (s *Store) tailLatest(ms ...*matcher) ([]*Entry, error) {
+	return s.tailLatestWithin(tailBudget, ms...)
+}
+
+// tailLatestWithin is tailLatest giving up after budget bytes.
+func (s *Store) tailLatestWithin(budget int64, ms ...*matcher) ([]*Entry, error) {
 	out := make([]*Entry, len(ms))
-	err := s.scanLiveBackward(func(line []byte, _ lineRef) (bool, error) {
+	err := s.scanLiveBackwardWithin(budget, func(line []byte, _ lineRef) (bool, error) {
 		for i, m := range ms {
 			if out[i] != nil {
 				continue
