@@ -74,7 +74,8 @@ func (s *Store) searchCached(base Filter, q string, limit int, lastEntered bool)
 	}
 	m.limit = 0
 	raw := rawSearchable(q)
-	qb := []byte(q)
+	// An id is upper-case ASCII: only an ASCII query can be in one.
+	idASCII := isASCII([]byte(q))
 	err = s.withIndex(func(ix *parsedIndex) error {
 		out = out[:0]
 		best := -1 // with lastEntered: the match whose line comes last
@@ -91,8 +92,8 @@ func (s *Store) searchCached(base Filter, q string, limit int, lastEntered bool)
 				continue
 			}
 			r := ix.live[i]
-			st, has := hits[[2]uint64{r.hi, r.lo}]
-			hit := bytes.Contains(bytes.ToLower(line[2:tombstoneLen]), qb) || has && st == searchFound
+			st, has := hits.lookup([2]uint64{r.hi, r.lo})
+			hit := idASCII && indexFoldASCII(line[2:tombstoneLen], q) || has && st == searchFound
 			if !hit && (!has || st == searchCut) {
 				e, err := ix.entry(i)
 				if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +119,36 @@ func TestSearchLatestIsLastEntered(t *testing.T) {
 	}
 	if all := mustSearch(t, s, Filter{Query: "okapi"}); len(all) != 2 || all[0].ID != newer.ID {
 		t.Fatalf("all: %v", ids(all))
+	}
+}
+
+// TestSearchStatesLookup: whatever the order of the lookups and of the
+// cache's lines, each id gets the state of its last line, and an id with
+// no line gets none, as a map of the lines, the last winning, would say.
+func TestSearchStatesLookup(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 19))
+	for round := range 300 {
+		var ss searchStates
+		want := map[[2]uint64]byte{}
+		ids := 1 + rng.IntN(12)
+		for range rng.IntN(30) {
+			id := [2]uint64{0, uint64(rng.IntN(ids))}
+			st := byte(rng.IntN(3))
+			ss.add(id, st)
+			want[id] = st
+		}
+		ss.next = len(ss.ids) - 1
+		order := rng.Perm(ids + 2) // some ids have no line
+		if round%3 == 0 {
+			slices.Reverse(order) // the cache's own order, mostly
+		}
+		for _, k := range order {
+			id := [2]uint64{0, uint64(k)}
+			st, has := ss.lookup(id)
+			w, wantHas := want[id]
+			if has != wantHas || st != w {
+				t.Fatalf("round %d: id %d: (%d, %v), want (%d, %v)", round, k, st, has, w, wantHas)
+			}
+		}
 	}
 }

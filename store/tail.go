@@ -208,10 +208,10 @@ const lackChunk = 1 << 20
 // chunks, without parsing it; a damaged line is not noticed here (the next
 // full read of the index finds it).
 func (s *Store) indexLacksFields(values ...string) (bool, error) {
-	needles := make([]fieldNeedle, len(values))
+	needles := make([]needle, len(values))
 	longest := 0
 	for i, v := range values {
-		needles[i] = newFieldNeedle(v)
+		needles[i] = fieldNeedle(v)
 		longest = max(longest, len(needles[i].b))
 	}
 	path := s.path(indexFile)
@@ -229,16 +229,13 @@ func (s *Store) indexLacksFields(values ...string) (bool, error) {
 		n, err := io.ReadFull(f, buf[kept:])
 		data := buf[:kept+n]
 		if first {
-			var counts [256]int
-			for _, c := range data[:min(len(data), 64<<10)] {
-				counts[c]++
-			}
+			counts := countBytes(data)
 			for i := range needles {
-				needles[i].anchor(&counts)
+				needles[i].anchor(counts)
 			}
 		}
 		for _, nd := range needles {
-			if nd.in(data) {
+			if nd.index(data) >= 0 {
 				return false, nil
 			}
 		}
@@ -253,21 +250,24 @@ func (s *Store) indexLacksFields(values ...string) (bool, error) {
 	}
 }
 
-// fieldNeedle is a field value as indexLacksFields looks for it: escaped,
-// between tabs, with the byte it looks for first (at): the one least
-// common in the start of the index, so that most of the index is passed
-// over at the speed of bytes.IndexByte.
-type fieldNeedle struct {
+// needle is a byte string looked for, in the index or the search cache,
+// by the byte of it least common in what is searched (at), so that most
+// of the text is passed over at the speed of bytes.IndexByte; a common
+// first byte (a tab, a path's "/") would stop at nearly every line.
+type needle struct {
 	b  []byte
 	at int
 }
 
-func newFieldNeedle(value string) fieldNeedle {
-	return fieldNeedle{b: append(appendEscaped([]byte{'\t'}, value), '\t')}
+// fieldNeedle is a field value as indexLacksFields looks for it: escaped,
+// between tabs.
+func fieldNeedle(value string) needle {
+	return needle{b: append(appendEscaped([]byte{'\t'}, value), '\t')}
 }
 
-// anchor chooses at: the needle's byte with the fewest counts.
-func (n *fieldNeedle) anchor(counts *[256]int) {
+// anchor chooses at: the needle's byte with the fewest counts in a sample
+// of the text.
+func (n *needle) anchor(counts *[256]int) {
 	for i, c := range n.b {
 		if counts[c] < counts[n.b[n.at]] {
 			n.at = i
@@ -275,21 +275,33 @@ func (n *fieldNeedle) anchor(counts *[256]int) {
 	}
 }
 
-// in reports whether data holds the needle.
-func (n fieldNeedle) in(data []byte) bool {
+// countBytes counts the bytes of a sample of data, for anchor.
+func countBytes(data []byte) *[256]int {
+	var counts [256]int
+	for _, c := range data[:min(len(data), 64<<10)] {
+		counts[c]++
+	}
+	return &counts
+}
+
+// index returns the offset of the needle's first occurrence in data, or -1.
+func (n needle) index(data []byte) int {
+	if len(n.b) == 0 {
+		return 0
+	}
 	c := n.b[n.at]
 	for pos := n.at; pos < len(data); {
 		i := bytes.IndexByte(data[pos:], c)
 		if i < 0 {
-			return false
+			return -1
 		}
 		start := pos + i - n.at
 		if start+len(n.b) <= len(data) && bytes.Equal(data[start:start+len(n.b)], n.b) {
-			return true
+			return start
 		}
 		pos += i + 1
 	}
-	return false
+	return -1
 }
 
 // unknownGreatest stands for a greatest id that could not be read: every
