@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -87,6 +88,10 @@ func commandWord(args []string) string {
 	return ""
 }
 
+// addVersionFunc gives cobra's templates (a map of cobra's own, shared by
+// every tree) buildVersion, once: trees are made concurrently in tests.
+var addVersionFunc = sync.OnceFunc(func() { cobra.AddTemplateFunc("buildVersion", version) })
+
 // newBareRootCmd is the root command with its flags and no subcommands.
 func newBareRootCmd(a *app) *cobra.Command {
 	root := &cobra.Command{
@@ -117,7 +122,7 @@ SESSION_HANDOFF_HOME relocates both.`,
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	cobra.AddTemplateFunc("buildVersion", version)
+	addVersionFunc()
 	root.SetVersionTemplate("session-handoff {{buildVersion}}\n")
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { printHelpTo(cmd, cmd.OutOrStdout()) })
 	root.SetUsageFunc(func(cmd *cobra.Command) error { printHelpTo(cmd, cmd.ErrOrStderr()); return nil })
