@@ -1,11 +1,13 @@
 package git
 
 import (
+	"bytes"
 	"context"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -282,4 +284,33 @@ func TestUntrustedQuickLeavesOthersRepositoriesToGit(t *testing.T) {
 	if _, _, ok := (Runner{Dir: repo}).UntrustedQuick(); ok {
 		t.Fatal("quick read took a repository another user owns")
 	}
+}
+
+// FuzzConfigTextDefinesNothing holds the byte test to a second reading of
+// the same text, line by line, as git's parser meets section headers and
+// keys: a line that opens a filter or diff driver section, or an include,
+// sets worktree, or sets bare to what git reads as true (the key alone,
+// or true, yes, on or a number other than 0) is never taken for harmless.
+// (A value git cannot read as a boolean, "fal se", stops git itself.)
+func FuzzConfigTextDefinesNothing(f *testing.F) {
+	for _, seed := range []string{
+		"[core]\n\tbare = false\n", "[filter \"x\"]\n\tclean = y\n", "[Diff\t\"x\"]\n", "[diff.x]\n",
+		"[include]\npath=x\n", "[core]\nworktree=/\n", "[diff]\n\talgorithm = x\n", "  [ FILTER \"a\" ]\n",
+		"[core]\r\n\tBARE = True\r\n", "\xef\xbb\xbf[filter \"x\"]\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	header := regexp.MustCompile(`(?i)^[ \t]*\[[ \t]*((filter|diff)[ \t]*[".]|filter[ \t]*\]|include)`)
+	worktree := regexp.MustCompile(`(?i)^[ \t]*worktree\b`)
+	bareTrue := regexp.MustCompile(`(?i)^[ \t]*bare[ \t]*(\r?$|[#;]|=[ \t]*(true|yes|on|0*[1-9]))`)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !configTextDefinesNothing(data) {
+			return
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if header.Match(line) || worktree.Match(line) || bareTrue.Match(line) {
+				t.Fatalf("%q taken for harmless", line)
+			}
+		}
+	})
 }
