@@ -152,8 +152,8 @@ func configFiles(env map[string]string) (files []string, ok bool) {
 		}
 	}
 	if f, set := env["GIT_CONFIG_GLOBAL"]; set {
-		if f == "" {
-			return nil, false
+		if !filepath.IsAbs(f) {
+			return nil, false // empty, or relative (see below)
 		}
 		return append(files, f), true
 	}
@@ -165,6 +165,12 @@ func configFiles(env map[string]string) (files []string, ok bool) {
 	}
 	if home != "" {
 		files = append(files, filepath.Join(home, ".gitconfig"))
+	}
+	// git -C reads a relative path from the worktree, not from here.
+	for _, f := range files {
+		if !filepath.IsAbs(f) {
+			return nil, false
+		}
 	}
 	return files, true
 }

@@ -191,6 +191,10 @@ func TestUntrustedQuickGivesUp(t *testing.T) {
 			t.Setenv("GIT_CONFIG_GLOBAL", "")
 			return repo
 		}},
+		{"relative GIT_CONFIG_GLOBAL (git -C reads it from the worktree)", func(t *testing.T, repo, _ string) string {
+			t.Setenv("GIT_CONFIG_GLOBAL", "global.gitconfig")
+			return repo
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			repo, global := quickRepo(t)
