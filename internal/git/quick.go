@@ -3,7 +3,6 @@ package git
 import (
 	"bytes"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // maxQuickConfig bounds each configuration file UntrustedQuick reads; a
@@ -310,22 +311,20 @@ func within(path, dir string) bool {
 	return path == dir || strings.HasPrefix(path, dir+string(filepath.Separator))
 }
 
-// readSmall reads a regular file of at most limit bytes.
+// readSmall reads a regular file of at most limit bytes. A named pipe in
+// its place fails at once instead of blocking the read (git's own read of
+// it would wait until the caller's timeout).
 func readSmall(path string, limit int64) ([]byte, bool) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|safefile.OpenNonBlock, 0)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() || info.Size() > limit {
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
 		return nil, false
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil || int64(len(data)) > limit {
-		return nil, false
-	}
-	return data, true
+	data, err := safefile.ReadAllLimit(f, limit)
+	return data, err == nil
 }
 
 // configDefinesNothing reports whether the configuration file at path,

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 // quickRepo makes a repository in a new directory, with a global
@@ -177,6 +179,21 @@ func TestUntrustedQuickGivesUp(t *testing.T) {
 			if err := os.Symlink(other, filepath.Join(repo, ".git")); err != nil {
 				t.Fatal(err)
 			}
+			return repo
+		}},
+		{"a named pipe for the repository's configuration", func(t *testing.T, repo, _ string) string {
+			config := filepath.Join(repo, ".git", "config")
+			if err := os.Remove(config); err != nil {
+				t.Fatal(err)
+			}
+			testsys.Mkfifo(t, config) // opened blocking, it would wait for a writer forever
+			return repo
+		}},
+		{"a named pipe for the global configuration", func(t *testing.T, repo, global string) string {
+			if err := os.Remove(global); err != nil {
+				t.Fatal(err)
+			}
+			testsys.Mkfifo(t, global)
 			return repo
 		}},
 		{"a NUL byte", func(t *testing.T, repo, global string) string {
