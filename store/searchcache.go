@@ -202,15 +202,16 @@ func (s *Store) loadSearch(q string) (*searchStates, error) {
 // with a newline is looked for line by line (a line's text holds none).
 func searchLines(data []byte, q needle, out *searchStates) {
 	const textAt = handoff.IDLength + 3 // "ID\tMARK\t"
-	next := -1                          // the offset of an occurrence at or after the current line's text, or -1
-	if bytes.IndexByte(q.b, '\n') < 0 {
+	multiline := bytes.IndexByte(q.b, '\n') >= 0
+	next := -1 // the offset of an occurrence at or after the current line's text, or -1
+	if !multiline {
 		next = q.index(data)
 	}
 	for start := 0; start < len(data); {
 		end := start + bytes.IndexByte(data[start:], '\n')
 		line := data[start:end]
 		found := false
-		if bytes.IndexByte(q.b, '\n') >= 0 {
+		if multiline {
 			found = len(line) >= textAt && bytes.Contains(line[textAt:], q.b)
 		} else if next >= 0 && len(line) >= textAt {
 			if next < start+textAt {
