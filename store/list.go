@@ -537,24 +537,38 @@ func (s *Store) loadIndex() (*parsedIndex, error) {
 	return ix, nil
 }
 
+// openIndexFile opens the index at path for reading and returns its size:
+// a named pipe does not block the open, anything but a regular file is an
+// error, and one larger than maxIndexSize an indexError. An index that
+// does not exist gives an error wrapping fs.ErrNotExist.
+func openIndexFile(path string) (*os.File, int64, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|safefile.OpenNonBlock, 0) // a named pipe must not block
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		err = fmt.Errorf("stat %s: %w", path, err)
+	case !st.Mode().IsRegular():
+		err = fmt.Errorf("%s is not a regular file", path)
+	case st.Size() > maxIndexSize:
+		err = &indexError{Reason: fmt.Sprintf("larger than %d bytes", maxIndexSize)}
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}
+
 // readIndexFile reads the whole index into buf, reusing its capacity.
 func readIndexFile(path string, buf []byte) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|safefile.OpenNonBlock, 0) // a named pipe must not block
+	f, size, err := openIndexFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("stat %s: %w", path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	size := st.Size()
-	if size > maxIndexSize {
-		return nil, &indexError{Reason: fmt.Sprintf("larger than %d bytes", maxIndexSize)}
-	}
 	if int64(cap(buf)) < size {
 		buf = make([]byte, size, size+size/8)
 	}

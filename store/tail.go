@@ -11,7 +11,6 @@ import (
 	"sort"
 
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 const (
@@ -50,7 +49,7 @@ func (s *Store) scanLiveBackwardWithin(budget int64, fn func(line []byte, ref li
 		s.tryRepair()
 	}
 	path := s.path(indexFile)
-	f, err := os.OpenFile(path, os.O_RDONLY|safefile.OpenNonBlock, 0) // a named pipe must not block
+	f, size, err := openIndexFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		has, err := s.hasRecords()
 		if err != nil {
@@ -65,17 +64,6 @@ func (s *Store) scanLiveBackwardWithin(budget int64, fn func(line []byte, ref li
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("stat %s: %w", path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", path)
-	}
-	size := st.Size()
-	if size > maxIndexSize {
-		return &indexError{Reason: fmt.Sprintf("larger than %d bytes", maxIndexSize)}
-	}
 	hdrLen := int64(len(indexHeader) + 1)
 	hdr := make([]byte, hdrLen)
 	if n, _ := f.ReadAt(hdr, 0); int64(n) < hdrLen || string(hdr) != indexHeader+"\n" {
@@ -215,14 +203,11 @@ func (s *Store) indexLacksFields(values ...string) (bool, error) {
 		longest = max(longest, len(needles[i].b))
 	}
 	path := s.path(indexFile)
-	f, err := os.OpenFile(path, os.O_RDONLY|safefile.OpenNonBlock, 0) // a named pipe must not block
+	f, _, err := openIndexFile(path)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() > maxIndexSize {
-		return false, fmt.Errorf("%s: not a regular file within %d bytes", path, maxIndexSize)
-	}
 	buf := make([]byte, lackChunk+longest)
 	kept := 0 // bytes carried over from the previous chunk, that a needle may start in
 	for first := true; ; first = false {
