@@ -513,7 +513,7 @@ func (g *geminiFold) message(m map[string]any) {
 	id := getStr(m, "id")
 	switch getStr(m, "type") {
 	case "user":
-		content := strings.TrimSpace(geminiText(m["content"]))
+		content := geminiUserText(m["content"])
 		if strings.HasPrefix(content, "<state_snapshot>") {
 			g.add(evCompact(content))
 			return
@@ -820,6 +820,45 @@ func geminiText(v any) string {
 	return ""
 }
 
+// geminiUserText is the text of a user message without the hooks' context
+// Gemini CLI records in it: a leading "<hook_context>…</hook_context>"
+// block, which the session-start hook's context becomes in front of the
+// prompt (packages/cli/src/gemini.tsx, v0.61.0), and whole text parts of
+// that form, which BeforeAgent's context becomes after the request
+// (packages/core/src/core/client.ts, sendMessageStream). The block ends at
+// its first closing tag: our own briefings never hold one (internal/hooks
+// escapes any a handoff's text holds), and Gemini CLI escapes nothing
+// inside it.
+func geminiUserText(v any) string {
+	if parts, ok := v.([]any); ok {
+		kept := make([]any, 0, len(parts))
+		for _, p := range parts {
+			if t := strings.TrimSpace(geminiText(p)); isHookContext(t) {
+				continue
+			}
+			kept = append(kept, p)
+		}
+		v = kept
+	}
+	text := strings.TrimSpace(geminiText(v))
+	for strings.HasPrefix(text, hookContextOpen) {
+		end := strings.Index(text, hookContextClose)
+		if end < 0 {
+			return text // unclosed: geminiInjected leaves it out whole
+		}
+		text = strings.TrimSpace(text[end+len(hookContextClose):])
+	}
+	return text
+}
+
+const hookContextOpen, hookContextClose = "<hook_context>", "</hook_context>"
+
+// isHookContext reports whether a text part is one hook context block.
+func isHookContext(t string) bool {
+	return strings.HasPrefix(t, hookContextOpen) && strings.HasSuffix(t, hookContextClose) &&
+		strings.Index(t, hookContextClose) == len(t)-len(hookContextClose)
+}
+
 // geminiResultText reads the output of a tool call's result parts.
 func geminiResultText(v any) string {
 	switch c := v.(type) {
@@ -928,7 +967,7 @@ func (p *prober) geminiLine(m map[string]any, head bool) {
 		switch getStr(m, "type") {
 		case "user":
 			if head && p.firstReq == "" {
-				p.firstReq, _ = geminiRequest(m, strings.TrimSpace(geminiText(m["content"])))
+				p.firstReq, _ = geminiRequest(m, geminiUserText(m["content"]))
 			}
 		case "gemini":
 			if head {

@@ -672,3 +672,26 @@ func TestCodexDeclinedCommand(t *testing.T) {
 		t.Errorf("a declined patch changed %+v", d.Files)
 	}
 }
+
+// Gemini CLI puts the session-start hook's context in front of the prompt,
+// in the same text (packages/cli/src/gemini.tsx, v0.61.0:
+// "<hook_context>…</hook_context>\n\n" + input), and BeforeAgent's context in
+// a text part after the request (packages/core/src/core/client.ts,
+// sendMessageStream). Either way the prompt is the request and the title.
+func TestGeminiHookContextKeepsThePrompt(t *testing.T) {
+	for name, content := range map[string]string{
+		"session start": `[{"text":` + jsonString("<hook_context># Handoff\nDo <b>this</b>\n</hook_context>\n\nfix the login bug") + `}]`,
+		"before agent":  `[{"text":"fix the login bug"},{"text":"<hook_context>lint ran</hook_context>"}]`,
+		"both":          `[{"text":` + jsonString("<hook_context>brief</hook_context>\n\nfix the login bug") + `},{"text":"<hook_context>lint</hook_context>"}]`,
+	} {
+		in := lines(`{"sessionId":"s","projectHash":"h"}`,
+			`{"id":"1","type":"user","content":`+content+`}`)
+		d := mustRead(t, gemini, in)
+		if strings.Join(d.Session.Requests, "|") != "fix the login bug" {
+			t.Errorf("%s: requests %q", name, d.Session.Requests)
+		}
+		if d.Title != "fix the login bug" {
+			t.Errorf("%s: title %q", name, d.Title)
+		}
+	}
+}

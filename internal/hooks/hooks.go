@@ -206,10 +206,43 @@ func sessionStart(ctx context.Context, o Options, root string, pause []string) e
 	}
 	var out Output
 	out.HookSpecificOutput.HookEventName = o.Agent.EventName(o.Event)
-	out.HookSpecificOutput.AdditionalContext = text
+	out.HookSpecificOutput.AdditionalContext = openHookContext(text)
 	enc := json.NewEncoder(o.Stdout)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
+}
+
+// openHookContext keeps the briefing from closing the
+// "<hook_context>…</hook_context>" block Gemini CLI wraps it in
+// (packages/cli/src/gemini.tsx, v0.61.0): a closing tag in a handoff's text,
+// in any case, gets a backslash ("<\/hook_context"), so neither Gemini nor
+// the reader of its chats, which ends the block at the first closing tag,
+// takes the rest of the briefing for the user's prompt.
+func openHookContext(text string) string {
+	const tag = "</hook_context"
+	// ASCII case folding, byte by byte: it keeps every offset (ToLower
+	// does not, for some runes and for invalid UTF-8), and the tag is ASCII.
+	folded := []byte(text)
+	for i, c := range folded {
+		if 'A' <= c && c <= 'Z' {
+			folded[i] = c + 'a' - 'A'
+		}
+	}
+	lower := string(folded)
+	if !strings.Contains(lower, tag) {
+		return text
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(lower, tag)
+		if i < 0 {
+			b.WriteString(text)
+			return b.String()
+		}
+		b.WriteString(text[:i+1])
+		b.WriteString(`\`)
+		text, lower = text[i+1:], lower[i+1:]
+	}
 }
 
 // pauseNoteRoom is what the PAUSE note after a briefing may take.
