@@ -728,7 +728,7 @@ func claudeUser(m map[string]any) []event {
 		return nil
 	}
 	if getBool(m, "isCompactSummary") {
-		return []event{evCompact(contentText(msg["content"]))}
+		return []event{evCompact(claudeCompactSummary(contentText(msg["content"])))}
 	}
 	var evs []event
 	var texts []string
@@ -768,7 +768,7 @@ func claudeUser(m map[string]any) []event {
 		switch text := strings.Join(kept, "\n\n"); {
 		case strings.HasPrefix(text, claudeContinuation):
 			// Older versions wrote the compaction summary unflagged.
-			evs = append(evs, evCompact(text))
+			evs = append(evs, evCompact(claudeCompactSummary(text)))
 		case text != "":
 			evs = append(evs, evReq(text))
 		}

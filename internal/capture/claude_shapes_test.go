@@ -198,7 +198,7 @@ func TestClaudePartialCompaction(t *testing.T) {
 	if want := []string{"first ask", "second ask", "third ask"}; !slices.Equal(d.Session.Requests, want) {
 		t.Errorf("requests %q, want %q", d.Session.Requests, want)
 	}
-	if d.Session.CompactionSummary != "Summary: the first ask is done." {
+	if d.Session.CompactionSummary != "the first ask is done." {
 		t.Errorf("compaction %q", d.Session.CompactionSummary)
 	}
 	if len(d.Files) != 1 || d.Files[0].Path != "/w/keep.go" {

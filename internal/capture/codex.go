@@ -276,7 +276,7 @@ func (c *codexReader) record(m map[string]any) {
 		}
 	case "compacted":
 		if p != nil {
-			c.add(evCompact(firstNonEmpty(getStr(p, "message"), remoteCompaction(getStr(m, "timestamp")))))
+			c.add(evCompact(firstNonEmpty(codexCompactSummary(getStr(p, "message")), remoteCompaction(getStr(m, "timestamp")))))
 		}
 	case "inter_agent_communication":
 		// What agents of one thread tree tell each other

@@ -203,7 +203,7 @@ func init() {
 				{prefix: "rm /Users/user/repo/CONVERSATION-INCREMENTAL-TRACKING-DESIGN.md", exit: exit(0), count: 1, status: ok},
 			},
 			files:      map[string]realFile{"src/providers/plugins/sso/ARCHITECTURE-REFACTORING.md": {"edited", 23, ""}},
-			compaction: "This session is being continued from a previous conversation",
+			compaction: "## 1. Primary Request and Intent:",
 		},
 		// Claude Code 2.1.4. The file opens with sixteen summary lines of
 		// other sessions (their leaves are not lines of this file): the

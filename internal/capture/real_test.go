@@ -114,6 +114,11 @@ func checkReal(t *testing.T, d *Digest, want realExpectation) {
 	if !sameTodos(s.Todos, want.todos) {
 		t.Errorf("todos %+v, want %+v", s.Todos, want.todos)
 	}
+	for _, wrapper := range []string{claudeContinuation, "Please continue the conversation", codexSummaryPrefix, "Analysis:"} {
+		if strings.Contains(s.CompactionSummary, wrapper) {
+			t.Errorf("compaction keeps the agent's wrapper %q", wrapper)
+		}
+	}
 	switch {
 	case want.compaction == "" && s.CompactionSummary != "":
 		t.Errorf("compaction %q, want none", s.CompactionSummary)
