@@ -83,7 +83,8 @@ var SectionIDs = []string{SecProvenance, SecTask, SecStatus, SecDecisions, SecNe
 	SecTodos, SecFiles, SecAttachments, SecCommands, SecChecks, SecGit}
 
 // ErrBudget is wrapped when even the sections that are never dropped
-// (provenance, decisions, next steps) do not fit the budget.
+// (provenance, and decisions and next steps at their shortest) do not fit
+// the budget.
 var ErrBudget = errors.New("budget too small")
 
 // dropped is the level of a section that is left out.
@@ -97,12 +98,14 @@ type step struct {
 
 // plan is the order in which sections give way when the text is over
 // budget: low-value detail is shortened first, then dropped; the task and
-// the state of the work go last. Decisions, next steps and provenance are
-// never touched.
+// the state of the work go next. Decisions and next steps are never
+// dropped, only shortened last: each item clipped, then the first few
+// shown and the rest counted. Provenance is never touched.
 var plan = []step{
 	{SecAttachments, dropped}, {SecCommands, 1}, {SecFiles, 1}, {SecTodos, 1}, {SecGit, 1}, {SecStatus, 1}, {SecTask, 1}, {SecQuestions, 1},
 	{SecCommands, dropped}, {SecChecks, dropped}, {SecFiles, dropped}, {SecTodos, dropped},
 	{SecStatus, 2}, {SecQuestions, dropped}, {SecGit, dropped}, {SecTask, 2}, {SecStatus, dropped},
+	{SecDecisions, 1}, {SecNext, 1}, {SecDecisions, 2}, {SecNext, 2}, {SecDecisions, 3}, {SecNext, 3},
 }
 
 // Render writes rec as text for an agent. The same record and options
@@ -153,7 +156,7 @@ func Render(rec *handoff.Record, opt Options) (*Result, error) {
 		text = c.compose(levels, res)
 	}
 	if len(text) > opt.Budget.Bytes {
-		return nil, fmt.Errorf("%w: %s, but what is never left out (the preamble, provenance, decisions and next steps) takes %d bytes (~%d tokens)",
+		return nil, fmt.Errorf("%w: %s, but what is never left out (the preamble, provenance, and the first decisions and next steps) takes %d bytes (~%d tokens)",
 			ErrBudget, opt.Budget, len(text), Tokens(len(text)))
 	}
 	res.Text = text

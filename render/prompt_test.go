@@ -3,6 +3,7 @@ package render_test
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -498,6 +499,39 @@ func TestRenderPlanPullRequestsStatus(t *testing.T) {
 	} {
 		if !strings.Contains(res.Text, want) {
 			t.Errorf("rendered text lacks %q", want)
+		}
+	}
+}
+
+// A handoff whose decisions and next steps alone are over the budget is
+// still rendered: each item is clipped, then only the first are shown, with
+// how many more there are and where to read them, and the note says so.
+func TestBudgetClipsDecisionsAndNextSteps(t *testing.T) {
+	rec := fullRecord()
+	rec.NextSteps, rec.Decisions = nil, nil
+	for i := range 40 {
+		rec.NextSteps = append(rec.NextSteps, fmt.Sprintf("step %02d: %s", i+1, strings.Repeat("n", 1000)))
+		rec.Decisions = append(rec.Decisions, fmt.Sprintf("decision %02d: %s", i+1, strings.Repeat("d", 1000)))
+	}
+	for _, bytes := range []int{10000, 6000, 3000} {
+		res, err := render.Render(rec, render.Options{Budget: render.Budget{Bytes: bytes}})
+		if err != nil {
+			t.Fatalf("%d bytes: %v", bytes, err)
+		}
+		if len(res.Text) > bytes {
+			t.Fatalf("%d bytes over a budget of %d", len(res.Text), bytes)
+		}
+		for _, must := range []string{"step 01: nnn", "decision 01: ddd", "bob@desk", "session-handoff show " + string(rec.ID)} {
+			if !strings.Contains(res.Text, must) {
+				t.Errorf("%d bytes: %q is missing:\n%s", bytes, must, res.Text)
+			}
+		}
+		shown := strings.Count(res.Text, "step ")
+		if shown == 40 || !strings.Contains(res.Text, fmt.Sprintf("and %d more", 40-shown)) {
+			t.Errorf("%d bytes: %d of 40 steps shown, and the rest not counted:\n%s", bytes, shown, res.Text)
+		}
+		if !slices.Contains(res.Shortened, render.SecNext) || !slices.Contains(res.Shortened, render.SecDecisions) {
+			t.Errorf("%d bytes: shortened %v, want next steps and decisions named", bytes, res.Shortened)
 		}
 	}
 }

@@ -229,23 +229,34 @@ func statusSection(w *writer, rec *handoff.Record, level int) {
 	}
 }
 
-func decisionsSection(w *writer, rec *handoff.Record, _ int) {
+func decisionsSection(w *writer, rec *handoff.Record, level int) {
 	if len(rec.Decisions) == 0 {
 		return
 	}
 	w.heading(SecDecisions)
 	w.printf("Settled; reopen one only with a reason, and say so:\n\n")
-	w.quoteLines(rec.Decisions, handoff.MaxItems, handoff.MaxItem, false)
+	w.quoteItems(rec, rec.Decisions, level, false)
 }
 
-func nextSection(w *writer, rec *handoff.Record, _ int) {
+func nextSection(w *writer, rec *handoff.Record, level int) {
 	w.heading(SecNext)
 	if len(rec.NextSteps) == 0 {
 		w.printf("The handoff names no next steps: ask the user what to do before changing anything.\n")
 		return
 	}
 	w.printf("In order:\n\n")
-	w.quoteLines(rec.NextSteps, handoff.MaxItems, handoff.MaxItem, true)
+	w.quoteItems(rec, rec.NextSteps, level, true)
+}
+
+// quoteItems writes decisions or next steps at a level: whole at 0; under
+// a tight budget each item is clipped, then only the first few are shown,
+// and the rest are counted with the command that shows them all.
+func (w *writer) quoteItems(rec *handoff.Record, items []string, level int, numbered bool) {
+	maxItems := pick(level, handoff.MaxItems, handoff.MaxItems, 10, 3)
+	w.quoteLines(items[:min(len(items), maxItems)], maxItems, pick(level, handoff.MaxItem, 400, 200, 120), numbered)
+	if len(items) > maxItems {
+		w.printf("(and %d more: `session-handoff show %s`)\n", len(items)-maxItems, rec.ID)
+	}
 }
 
 func questionsSection(w *writer, rec *handoff.Record, level int) {

@@ -49,8 +49,9 @@ handoff cannot pose as instructions of ours.
 --budget caps the size: a number is tokens (approximated as 4 bytes each),
 or give bytes with a unit (20000B, 32KiB). To fit, low-value sections are
 shortened and then dropped (commands, files, todos, git detail first);
-provenance, decisions and next steps never are. What was left out is said at
-the end of the text and on stderr.
+provenance never is, and decisions and next steps are only shortened, last:
+each clipped, then the first few shown and the rest counted. What was left
+out is said at the end of the text and on stderr.
 
 --sections picks sections by id: ` + strings.Join(render.SectionIDs, ", ") + `
 (provenance is always included).

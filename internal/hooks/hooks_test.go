@@ -221,6 +221,43 @@ func TestSessionStartFitsTheAgentsLimit(t *testing.T) {
 	}
 }
 
+// A handoff whose next steps and decisions alone are 100 KB still briefs,
+// within each agent's limit, with the first of each and the way to the rest.
+func TestSessionStartBriefsAHugeHandoff(t *testing.T) {
+	s := newStore(t)
+	project := t.TempDir()
+	rec, err := handoff.New(time.Now(), "claude-code", "A huge plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Project.Path = project
+	for i := range 50 {
+		rec.NextSteps = append(rec.NextSteps, fmt.Sprintf("step %02d %s", i+1, strings.Repeat("s", 1000)))
+		rec.Decisions = append(rec.Decisions, fmt.Sprintf("decision %02d %s", i+1, strings.Repeat("d", 1000)))
+	}
+	if err := rec.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	for _, agent := range []string{"claude-code", "codex"} {
+		var out Output
+		if err := json.Unmarshal([]byte(sessionStartOutput(t, s, agent, project)), &out); err != nil {
+			t.Fatalf("%s: %v", agent, err)
+		}
+		ctx := out.HookSpecificOutput.AdditionalContext
+		if n := len(ctx); n > 10_000 {
+			t.Errorf("%s: briefing of %d bytes, over 10,000", agent, n)
+		}
+		for _, want := range []string{"step 01 sss", "decision 01 ddd", "more: `session-handoff show " + string(rec.ID) + "`"} {
+			if !strings.Contains(ctx, want) {
+				t.Errorf("%s: the briefing lacks %q:\n%s", agent, want, ctx)
+			}
+		}
+	}
+}
+
 // One handoff per session, not one per event (issue 18): a PreCompact and
 // then a SessionEnd of the same session leave one handoff, the newer
 // capture, under the first one's id; another session gets its own.
