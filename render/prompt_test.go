@@ -535,3 +535,29 @@ func TestBudgetClipsDecisionsAndNextSteps(t *testing.T) {
 		}
 	}
 }
+
+// A handoff nobody wrote next steps for gets the ones its session points
+// to, labelled as derived; with nothing to derive, the agent asks the user.
+func TestDerivedNextStepsAreLabelled(t *testing.T) {
+	rec := fullRecord()
+	rec.NextSteps = nil
+	res, err := render.Render(rec, render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"derived from the session", "Confirm them with the user", "1. Finish (in progress): Fix refresh tests", "2. Update docs", "3. Make `go test ./auth/...` pass"} {
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("%q missing:\n%s", want, res.Text)
+		}
+	}
+	if strings.Contains(res.Text, "names no next steps") {
+		t.Errorf("asks the user though steps were derived")
+	}
+	rec.Session.Todos, rec.Session.LastFailure = nil, nil
+	if res, err = render.Render(rec, render.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Text, "names no next steps: ask the user") || strings.Contains(res.Text, "derived from the session") {
+		t.Errorf("nothing to derive:\n%s", res.Text)
+	}
+}

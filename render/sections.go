@@ -241,6 +241,11 @@ func decisionsSection(w *writer, rec *handoff.Record, level int) {
 func nextSection(w *writer, rec *handoff.Record, level int) {
 	w.heading(SecNext)
 	if len(rec.NextSteps) == 0 {
+		if derived := rec.DerivedNextSteps(); len(derived) > 0 {
+			w.printf("Nobody wrote next steps; these are derived from the session (its open todos, its open failure, a cancelled last request). Confirm them with the user before you act on them:\n\n")
+			w.quoteItems(rec, derived, level, true)
+			return
+		}
 		w.printf("The handoff names no next steps: ask the user what to do before changing anything.\n")
 		return
 	}

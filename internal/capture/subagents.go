@@ -256,7 +256,6 @@ func digestNotes(rec *handoff.Record, d *Digest) {
 		rec.Summary = d.Goal
 	}
 	if d.Cancelled && len(rec.OpenQuestions) < handoff.MaxItems {
-		rec.OpenQuestions = append(rec.OpenQuestions,
-			"The user cancelled the last turn before it ended: is the last request done, half done or dropped?")
+		rec.OpenQuestions = append(rec.OpenQuestions, handoff.CancelledTurnQuestion)
 	}
 }

@@ -1,0 +1,45 @@
+package handoff
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestDerivedNextSteps(t *testing.T) {
+	exit1 := 1
+	session := func() *Session {
+		return &Session{
+			Requests: []string{"port the lexer", "now the parser"},
+			Todos: []Todo{{Content: "Split parser", Status: "completed"}, {Content: "Run race tests", Status: "pending"},
+				{Content: "Fix refresh test matrix", Status: "in_progress"}},
+			LastFailure: &Command{Command: "go test ./internal/auth", ExitCode: &exit1,
+				Output: "ok  \tpkg/a\n--- FAIL: TestRefresh (0.00s)\n    refresh_test.go:41: got 200, want 401\n"},
+		}
+	}
+	for _, c := range []struct {
+		name string
+		rec  Record
+		want []string
+	}{
+		{"todos in progress first, then the failure", Record{Session: session()}, []string{
+			"Finish (in progress): Fix refresh test matrix", "Run race tests",
+			"Make `go test ./internal/auth` pass; it failed with: --- FAIL: TestRefresh (0.00s)"}},
+		{"written next steps win", Record{NextSteps: []string{"Ship it"}, Session: session()}, nil},
+		{"no session", Record{}, nil},
+		{"a cancelled last turn", Record{OpenQuestions: []string{CancelledTurnQuestion}, Session: &Session{Requests: []string{"a", "rename the flag"}}},
+			[]string{"Finish the last request, cancelled before it ended (check with the user first): rename the flag"}},
+		{"nothing open", Record{Session: &Session{Requests: []string{"what next?"}, Todos: []Todo{{Content: "x", Status: "completed"}}}}, nil},
+		{"a failure without output", Record{Session: &Session{LastFailure: &Command{Command: "make"}}}, []string{"Make `make` pass"}},
+	} {
+		if got := c.rec.DerivedNextSteps(); !slices.Equal(got, c.want) {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+	many := &Session{}
+	for range 30 {
+		many.Todos = append(many.Todos, Todo{Content: "t", Status: "pending"})
+	}
+	if got := (&Record{Session: many}).DerivedNextSteps(); len(got) != maxDerivedSteps {
+		t.Errorf("%d derived steps, want at most %d", len(got), maxDerivedSteps)
+	}
+}
