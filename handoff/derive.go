@@ -76,3 +76,17 @@ func firstErrorLine(out string) string {
 	}
 	return Shorten(first, 200)
 }
+
+// HasSubstance reports whether the record is worth briefing the next
+// session on: someone wrote it (a save by a person or the agent, an
+// import), or it names next steps or decisions, or its session did tool
+// work (files, commands), left todos or a plan, or was compacted. A
+// session that only asked a question has none; it is still stored, but a
+// briefing passes over it to the record before.
+func (r *Record) HasSubstance() bool {
+	if r.Source.Kind != SourceTranscript || len(r.NextSteps)+len(r.Decisions)+len(r.Files)+len(r.Attachments) > 0 {
+		return true
+	}
+	s := r.Session
+	return s != nil && (len(s.Commands)+len(s.Todos)+len(s.PullRequests) > 0 || s.Plan != "" || s.CompactionSummary != "" || s.LastFailure != nil)
+}

@@ -43,3 +43,29 @@ func TestDerivedNextSteps(t *testing.T) {
 		t.Errorf("%d derived steps, want at most %d", len(got), maxDerivedSteps)
 	}
 }
+
+func TestHasSubstance(t *testing.T) {
+	question := func() *Record {
+		return &Record{Source: Source{Kind: SourceTranscript}, Session: &Session{Requests: []string{"what should I do next?"}, LastAgentMessage: "Fix the tests."}}
+	}
+	if question().HasSubstance() {
+		t.Errorf("a question-only session has substance")
+	}
+	for name, change := range map[string]func(*Record){
+		"saved by hand": func(r *Record) { r.Source.Kind = SourceHand },
+		"imported":      func(r *Record) { r.Source.Kind = SourceImport },
+		"next steps":    func(r *Record) { r.NextSteps = []string{"x"} },
+		"decisions":     func(r *Record) { r.Decisions = []string{"x"} },
+		"files":         func(r *Record) { r.Files = []FileTouched{{Path: "a.go"}} },
+		"commands":      func(r *Record) { r.Session.Commands = []Command{{Command: "ls"}} },
+		"todos":         func(r *Record) { r.Session.Todos = []Todo{{Content: "x", Status: "pending"}} },
+		"plan":          func(r *Record) { r.Session.Plan = "1. x" },
+		"compaction":    func(r *Record) { r.Session.CompactionSummary = "x" },
+	} {
+		r := question()
+		change(r)
+		if !r.HasSubstance() {
+			t.Errorf("%s: no substance", name)
+		}
+	}
+}

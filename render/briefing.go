@@ -41,6 +41,10 @@ type Briefing struct {
 	// Drift is how the worktree moved since the handoff; nil when the
 	// project is not a git worktree.
 	Drift *handoff.Drift
+	// PassedOver is the project's newest handoff when it has no substance
+	// (a session that did no work and names no next steps) and Record is
+	// the one before it; nil otherwise.
+	PassedOver *handoff.Record
 }
 
 // SecMemory names the memory files in Result.Shortened and Omitted when
@@ -120,6 +124,10 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 		if b.MatchedByName {
 			w.printf("\nThe handoff below was made for a project of the same name at another path, so paths in it may differ from yours. Its path on the machine that made it:\n\n")
 			w.quote(b.Record.Project.Path, 1024)
+		}
+		if p := b.PassedOver; p != nil {
+			w.printf("\nThe newest session of this project (handoff `%s`, %s) did no work and named no next steps, so this briefing is on the handoff before it.\n",
+				p.ID, p.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"))
 		}
 		switch {
 		case b.Record.Git == nil:

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/memory"
 	"github.com/session-handoff/session-handoff/internal/redact"
@@ -66,6 +67,11 @@ func Gather(ctx context.Context, s *store.Store, o Options) (render.Briefing, er
 	if br.Record, br.MatchedByName, err = s.LatestForProject(o.Project); err != nil {
 		return br, err
 	}
+	if br.Record != nil && !br.Record.HasSubstance() {
+		if earlier := lastWithSubstance(s, br.Record); earlier != nil {
+			br.PassedOver, br.Record = br.Record, earlier
+		}
+	}
 	if br.Record == nil {
 		// No handoff in this store (another machine, the memory came
 		// through git): brief from what the memory directory holds.
@@ -83,6 +89,29 @@ func Gather(ctx context.Context, s *store.Store, o Options) (render.Briefing, er
 		}
 	}
 	return br, nil
+}
+
+// substanceLookback bounds the project's handoffs read, newest first, to
+// find one with substance behind a newest one without.
+const substanceLookback = 20
+
+// lastWithSubstance is the newest handoff of newest's project, made before
+// it, that has substance (handoff.Record.HasSubstance); nil when none of
+// the last substanceLookback has, or they cannot be read.
+func lastWithSubstance(s *store.Store, newest *handoff.Record) *handoff.Record {
+	entries, err := s.List(store.Filter{Project: newest.Project.Path, Limit: substanceLookback})
+	if err != nil {
+		return nil
+	}
+	for _, e := range entries {
+		if e.ID == newest.ID || e.ProjectPath != newest.Project.Path {
+			continue
+		}
+		if rec, err := s.Get(e.ID); err == nil && rec.HasSubstance() {
+			return rec
+		}
+	}
+	return nil
 }
 
 // Build gathers the briefing and renders it.

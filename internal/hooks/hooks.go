@@ -278,7 +278,7 @@ func captureSession(ctx context.Context, o Options, root string, in Input) error
 	if err != nil {
 		return err
 	}
-	updated, err := o.Store.SaveSessionCapture(res.Record)
+	updated, err := o.Store.SaveSessionCapture(res.Record, handoff.Notes{})
 	if err != nil {
 		return err
 	}

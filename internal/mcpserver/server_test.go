@@ -368,7 +368,9 @@ func writeTranscript(t testing.TB, f *fixture) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now().UTC().Format(time.RFC3339)
+	// The session ran two hours ago: the fixture's saves, made now, are
+	// not of it (TestSaveThenCaptureIsOneRecord is the other case).
+	now := time.Now().Add(-2 * time.Hour).UTC().Format(time.RFC3339)
 	lines := []map[string]any{
 		{"type": "summary", "summary": "Make the parser strict", "leafUuid": "u2"},
 		{"parentUuid": nil, "type": "user", "message": map[string]any{"role": "user", "content": "Make the parser strict; my key is sk-ant-api03-" + strings.Repeat("b", 90)},

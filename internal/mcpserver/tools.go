@@ -412,11 +412,11 @@ func (s *server) capture(ctx context.Context, in captureInput) (*mcp.CallToolRes
 	}
 	rec := res.Record
 	rec.Source.Machine = s.o.Machine
-	n := notesInput{Title: in.Title, Summary: in.Summary, NextSteps: in.NextSteps, Decisions: in.Decisions, Questions: in.Questions, Tags: in.Tags}
-	if err := n.notes().Apply(rec); err != nil {
-		return nil, savedOutput{}, err
-	}
+	notes := notesInput{Title: in.Title, Summary: in.Summary, NextSteps: in.NextSteps, Decisions: in.Decisions, Questions: in.Questions, Tags: in.Tags}.notes()
 	if in.DryRun {
+		if err := notes.Apply(rec); err != nil {
+			return nil, savedOutput{}, err
+		}
 		out := saved(rec, false)
 		r, err := render.Render(rec, render.Options{})
 		if err != nil {
@@ -425,7 +425,7 @@ func (s *server) capture(ctx context.Context, in captureInput) (*mcp.CallToolRes
 		out.Text = "Dry run: nothing stored. The handoff would be:\n\n" + r.Text + "\n" + advice(out)
 		return text(out.Text), out, nil
 	}
-	updated, err := s.o.Store.SaveSessionCapture(rec)
+	updated, err := s.o.Store.SaveSessionCapture(rec, notes)
 	if err != nil {
 		return nil, savedOutput{}, err
 	}
