@@ -561,3 +561,33 @@ func TestDerivedNextStepsAreLabelled(t *testing.T) {
 		t.Errorf("nothing to derive:\n%s", res.Text)
 	}
 }
+
+// show and capture print what the session shows, for people.
+func TestPeopleShowsTheSession(t *testing.T) {
+	rec := fullRecord()
+	rec.Session.Plan = "1. Split the parser\n2. Fix refresh"
+	rec.Session.CompactionSummary = "Parser split; refresh failing."
+	var b strings.Builder
+	render.People(&b, rec, rec.CreatedAt.Add(time.Hour))
+	for _, want := range []string{
+		"Requests\n  - Split the token parser out of the middleware\n  - Now make the refresh tests pass\n",
+		"The agent's last message\n  The parser is split; two refresh cases still fail (revoked tokens).\n",
+		"Commands (the last 2 of 2)\n  [exit 0] go build ./...\n  [exit 1] go test ./auth/...",
+		"Open failure\n  $ go test ./auth/...\n  (exit 1)\n  --- FAIL: TestRefresh/revoked (0.00s)\n      refresh_test.go:41: got 200, want 401\n",
+		"Open todos\n  - [in progress] Fix refresh tests\n  - [pending] Update docs\n",
+		"Plan\n  1. Split the parser\n  2. Fix refresh\n",
+		"Compaction summary\n  Parser split; refresh failing.\n",
+		"Next steps\n  1. Fix the refresh test matrix",
+		"created:  ", "(1h ago)",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("lacks %q:\n%s", want, b.String())
+		}
+	}
+	rec.NextSteps = nil
+	b.Reset()
+	render.People(&b, rec, rec.CreatedAt)
+	if !strings.Contains(b.String(), "Next steps (derived from the session: nobody wrote any)\n  1. Finish (in progress): Fix refresh tests") {
+		t.Errorf("no derived next steps:\n%s", b.String())
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/redact"
+	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -174,9 +175,12 @@ func attachTranscript(s *store.Store, rec *handoff.Record, f *os.File) error {
 func printCaptured(a *app, opts *captureOptions, res *capture.Result) {
 	rec := res.Record
 	if opts.dryRun {
-		printRecord(a.stdout, rec, time.Now())
+		render.People(a.stdout, rec, time.Now())
 	} else {
 		fmt.Fprintf(a.stdout, "saved %s  %s\n", rec.ID, cell(rec.Title, 200))
+		render.PeopleNextSteps(a.stdout, rec)
+		render.PeopleSession(a.stdout, rec)
+		fmt.Fprintln(a.stdout)
 	}
 	// The title and the session id come from the transcript: cleaned, so
 	// an escape sequence in them cannot drive the terminal.

@@ -218,23 +218,10 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return t, nil
 }
 
-// ago renders how long ago t was, for people.
-func ago(t, now time.Time) string {
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	case d < 60*24*time.Hour:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-	}
-	return t.Local().Format("2006-01-02")
-}
-
 // warn prints a warning on stderr without stopping the command.
 func (a *app) warn(format string, args ...any) {
 	fmt.Fprintf(a.stderr, "session-handoff: warning: %s\n", oneLine(fmt.Sprintf(format, args...)))
 }
+
+// clean makes record text safe to print on a terminal.
+func clean(s string) string { return handoff.CleanText(s) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -100,7 +101,7 @@ func runList(a *app, opts *listOptions) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tCREATED\tTOOL\tORIGIN\tPROJECT\tTITLE")
 	for _, e := range entries {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.ID.Short(), ago(e.CreatedAt, now), e.Tool, cell(e.Origin, 32), cell(e.ProjectName, 24), cell(e.Title, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.ID.Short(), render.Ago(e.CreatedAt, now), e.Tool, cell(e.Origin, 32), cell(e.ProjectName, 24), cell(e.Title, 60))
 	}
 	return tw.Flush()
 }

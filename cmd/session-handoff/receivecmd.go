@@ -16,6 +16,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/people"
 	"github.com/session-handoff/session-handoff/internal/remote"
+	"github.com/session-handoff/session-handoff/render"
 )
 
 // receiveOptions are receive's flags.
@@ -357,7 +358,7 @@ func (a *app) printInbox(j inboxJSON, now time.Time) {
 		mine++
 		sent, from, check := "-", "?", oneLine(b.Reason)
 		if !b.SentAt.IsZero() {
-			sent = ago(b.SentAt, now)
+			sent = render.Ago(b.SentAt, now)
 		}
 		if b.FromName != "" {
 			from = b.FromName + " (claimed)"

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -93,7 +94,7 @@ func runSelect(a *app, opts selectOptions) error {
 	if err != nil {
 		return err
 	}
-	printRecord(a.stdout, rec, time.Now())
+	render.People(a.stdout, rec, time.Now())
 	return nil
 }
 
@@ -225,7 +226,7 @@ func (p *picker) draw(w io.Writer, height int) {
 		if i == p.cursor {
 			mark = "> "
 		}
-		fmt.Fprintf(&sb, "%s%s  %-9s %-12s %-20s %s\r\n", mark, e.ID.Short(), ago(e.CreatedAt, p.now), cell(e.Tool, 12), cell(e.ProjectName, 20), cell(e.Title, 60))
+		fmt.Fprintf(&sb, "%s%s  %-9s %-12s %-20s %s\r\n", mark, e.ID.Short(), render.Ago(e.CreatedAt, p.now), cell(e.Tool, 12), cell(e.ProjectName, 20), cell(e.Title, 60))
 	}
 	io.WriteString(w, sb.String())
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -56,7 +57,7 @@ func runSelectScript(a *app, opts selectOptions) error {
 	}
 	now := time.Now()
 	for i, e := range entries {
-		fmt.Fprintf(a.stderr, "%d) %s  %-9s %-12s %s\n", i+1, e.ID, ago(e.CreatedAt, now), cell(e.Tool, 12), cell(e.Title, 60))
+		fmt.Fprintf(a.stderr, "%d) %s  %-9s %-12s %s\n", i+1, e.ID, render.Ago(e.CreatedAt, now), cell(e.Tool, 12), cell(e.Title, 60))
 	}
 	fmt.Fprint(a.stderr, "Select number: ")
 	line, err := bufio.NewReader(io.LimitReader(a.stdin, 64)).ReadString('\n')

@@ -9,6 +9,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/render"
 )
 
 // sessionsOptions are sessions' flags.
@@ -107,7 +108,7 @@ func runSessions(a *app, opts sessionsOptions) error {
 	for _, s := range found {
 		last := "?"
 		if !s.LastActivity.IsZero() {
-			last = ago(s.LastActivity, now)
+			last = render.Ago(s.LastActivity, now)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Agent, cell(s.ID, 36), last, cell(s.CWD, 40), cell(s.Title, 50))
 	}

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/render"
 )
 
 // showOptions are show's argument and flags.
@@ -68,112 +66,6 @@ func runShow(a *app, opts showOptions) error {
 	if opts.json {
 		return a.writeJSON(rec)
 	}
-	printRecord(a.stdout, rec, time.Now())
+	render.People(a.stdout, rec, time.Now())
 	return nil
-}
-
-// printRecord writes a record for people. Every value is cleaned of
-// control characters, since records may come from other machines.
-func printRecord(w io.Writer, r *handoff.Record, now time.Time) {
-	fmt.Fprintf(w, "%s\n", clean(r.Title))
-	fmt.Fprintf(w, "id:       %s\n", r.ID)
-	fmt.Fprintf(w, "created:  %s (%s)\n", r.CreatedAt.Local().Format(time.RFC3339), ago(r.CreatedAt, now))
-	fmt.Fprintf(w, "tool:     %s\n", r.Tool)
-	fmt.Fprintf(w, "project:  %s (%s)\n", clean(r.Project.Name), clean(r.Project.Path))
-	if r.Project.Remote != "" {
-		fmt.Fprintf(w, "remote:   %s\n", clean(r.Project.Remote))
-	}
-	if len(r.Tags) > 0 {
-		fmt.Fprintf(w, "tags:     %s\n", clean(strings.Join(r.Tags, ", ")))
-	}
-	fmt.Fprintf(w, "origin:   %s\n", clean(r.Source.Origin()))
-	fmt.Fprintf(w, "source:   %s", r.Source.Kind)
-	if r.Source.Machine != "" {
-		fmt.Fprintf(w, " on %s", clean(r.Source.Machine))
-	}
-	if p := r.Source.Import; p != nil {
-		fmt.Fprintf(w, ", bundle %s, %s", clean(p.BundleID), p.Verification)
-		if p.Signer != "" {
-			fmt.Fprintf(w, " by %s", clean(p.Signer))
-		}
-		if p.Fingerprint != "" {
-			fmt.Fprintf(w, " (%s)", p.Fingerprint)
-		}
-	}
-	fmt.Fprintln(w)
-	if r.Summary != "" {
-		fmt.Fprintf(w, "\nSummary\n%s\n", indent(clean(r.Summary)))
-	}
-	printList(w, "Decisions", r.Decisions, false)
-	printList(w, "Next steps", r.NextSteps, true)
-	printList(w, "Open questions", r.OpenQuestions, false)
-	if g := r.Git; g != nil {
-		fmt.Fprintf(w, "\nGit\n")
-		branch := g.Branch
-		if branch == "" {
-			branch = "(detached HEAD)"
-		}
-		fmt.Fprintf(w, "  branch %s at %s\n", clean(branch), shortHash(g.Head))
-		if g.Upstream != "" {
-			fmt.Fprintf(w, "  upstream %s, %d ahead, %d behind\n", clean(g.Upstream), g.Ahead, g.Behind)
-		}
-		for _, f := range g.Staged {
-			fmt.Fprintf(w, "  staged    %s %s\n", f.Status, clean(f.Path))
-		}
-		for _, f := range g.Unstaged {
-			fmt.Fprintf(w, "  unstaged  %s %s\n", f.Status, clean(f.Path))
-		}
-		for _, p := range g.Untracked {
-			fmt.Fprintf(w, "  untracked   %s\n", clean(p))
-		}
-		if g.Truncated {
-			fmt.Fprintf(w, "  (lists cut at their limit)\n")
-		}
-		for _, c := range g.RecentCommits {
-			fmt.Fprintf(w, "  %s %s\n", shortHash(c.Hash), clean(c.Subject))
-		}
-	}
-	if len(r.Files) > 0 {
-		fmt.Fprintf(w, "\nFiles touched\n")
-		for _, f := range r.Files {
-			fmt.Fprintf(w, "  %-8s %s\n", f.Action, clean(f.Path))
-		}
-	}
-	if len(r.Attachments) > 0 {
-		fmt.Fprintf(w, "\nAttachments\n")
-		for _, at := range r.Attachments {
-			fmt.Fprintf(w, "  %s (%s, %d bytes, sha256 %s)\n", clean(at.Name), clean(at.MediaType), at.Size, at.SHA256[:12])
-		}
-	}
-}
-
-func printList(w io.Writer, heading string, items []string, numbered bool) {
-	if len(items) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\n%s\n", heading)
-	for i, it := range items {
-		if numbered {
-			fmt.Fprintf(w, "  %d. %s\n", i+1, clean(it))
-		} else {
-			fmt.Fprintf(w, "  - %s\n", clean(it))
-		}
-	}
-}
-
-// clean makes record text safe to print on a terminal.
-func clean(s string) string { return handoff.CleanText(s) }
-
-func indent(s string) string {
-	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
-}
-
-func shortHash(h string) string {
-	if h == "" {
-		return "(no commits)"
-	}
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
