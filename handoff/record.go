@@ -134,6 +134,9 @@ type Session struct {
 	// Plan is the last plan the agent put to the user for approval (the
 	// plan mode of Claude Code, Codex CLI or Gemini CLI), in its own words.
 	Plan string `json:"plan,omitempty"`
+	// PlanStatus is what the user said to the plan: approved, rejected
+	// or pending (the Plan* constants); set whenever Plan is.
+	PlanStatus string `json:"plan_status,omitempty"`
 	// PullRequests are the pull requests the agent linked the session to.
 	PullRequests []PullRequest `json:"pull_requests,omitempty"`
 }
@@ -146,6 +149,13 @@ type PullRequest struct {
 	// Repository is "owner/name", when known.
 	Repository string `json:"repository,omitempty"`
 }
+
+// Plan statuses (Session.PlanStatus).
+const (
+	PlanApproved = "approved" // the user approved it
+	PlanRejected = "rejected" // the user refused it: it is not the way forward
+	PlanPending  = "pending"  // put to the user, not answered (or the answer is not in the transcript)
+)
 
 // Command statuses (Command.Status).
 const (

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -152,7 +153,7 @@ func PeopleSession(w io.Writer, r *handoff.Record) {
 		}
 	}
 	peopleList(w, "Open todos", shortenAll(open, 300), false)
-	peopleText(w, "Plan", s.Plan, peopleTextMax)
+	peopleText(w, "Plan ("+cmp.Or(s.PlanStatus, handoff.PlanPending)+")", s.Plan, peopleTextMax)
 	peopleText(w, "Compaction summary", s.CompactionSummary, peopleTextMax)
 }
 

@@ -492,13 +492,22 @@ func TestRenderPlanPullRequestsStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"The plan the agent last put to the user:", "2. Port scanner",
+		"The plan the agent last put to the user, not approved yet: confirm it", "2. Port scanner",
 		"https://github.com/acme/app/pull/42 (acme/app#42)",
 		"[rejected] rm -rf build", "[exit 0] wc -l *.go (by subagent a485154)",
 		"created NOTES.md (by subagent a485154)",
 	} {
 		if !strings.Contains(res.Text, want) {
 			t.Errorf("rendered text lacks %q", want)
+		}
+	}
+	for status, want := range map[string]string{handoff.PlanApproved: "who approved it:", handoff.PlanRejected: "who rejected it: it is not the way forward"} {
+		rec.Session.PlanStatus = status
+		if res, err = render.Render(rec, render.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("%s plan: rendered text lacks %q", status, want)
 		}
 	}
 }
@@ -575,7 +584,7 @@ func TestPeopleShowsTheSession(t *testing.T) {
 		"Commands (the last 2 of 2)\n  [exit 0] go build ./...\n  [exit 1] go test ./auth/...",
 		"Open failure\n  $ go test ./auth/...\n  (exit 1)\n  --- FAIL: TestRefresh/revoked (0.00s)\n      refresh_test.go:41: got 200, want 401\n",
 		"Open todos\n  - [in progress] Fix refresh tests\n  - [pending] Update docs\n",
-		"Plan\n  1. Split the parser\n  2. Fix refresh\n",
+		"Plan (pending)\n  1. Split the parser\n  2. Fix refresh\n",
 		"Compaction summary\n  Parser split; refresh failing.\n",
 		"Next steps\n  1. Fix the refresh test matrix",
 		"created:  ", "(1h ago)",

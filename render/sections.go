@@ -213,7 +213,14 @@ func statusSection(w *writer, rec *handoff.Record, level int) {
 		w.quote(s.CompactionSummary, pick(level, 8<<10, 1<<10))
 	}
 	if s.Plan != "" {
-		w.printf("\nThe plan the agent last put to the user:\n\n")
+		switch s.PlanStatus {
+		case handoff.PlanApproved:
+			w.printf("\nThe plan the agent last put to the user, who approved it:\n\n")
+		case handoff.PlanRejected:
+			w.printf("\nA plan the agent put to the user, who rejected it: it is not the way forward, do not carry it out:\n\n")
+		default:
+			w.printf("\nThe plan the agent last put to the user, not approved yet: confirm it with the user before carrying it out:\n\n")
+		}
 		w.quote(s.Plan, pick(level, 8<<10, 1<<10))
 	}
 	if len(s.PullRequests) > 0 {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -97,7 +98,7 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 	}
 	s := dig.Session
 	rec.Session = &s
-	rec.Files = dig.Files
+	rec.Files = withoutAgentFiles(dig.Files, sess.Agent, project, opts.Env)
 	for _, q := range dig.Decisions {
 		if len(rec.Decisions) < handoff.MaxItems && strings.TrimSpace(q) != "" {
 			rec.Decisions = append(rec.Decisions, q)
@@ -344,4 +345,34 @@ func limitsOrDefault(l Limits) Limits {
 		l.MaxFile = DefaultMaxFile
 	}
 	return l
+}
+
+// withoutAgentFiles is files without those the agent keeps for itself in
+// its own directories (Claude Code's ~/.claude/plans/<slug>.md, memory
+// files, Gemini CLI's plans under ~/.gemini/tmp): they are not the
+// project's, unless the project itself lies inside such a directory.
+func withoutAgentFiles(files []handoff.FileTouched, agent Agent, project string, env func(string) string) []handoff.FileTouched {
+	if env == nil {
+		env = os.Getenv
+	}
+	home, err := paths.Home(env)
+	if err != nil {
+		return files
+	}
+	info, err := agent.info()
+	if err != nil {
+		return files
+	}
+	var own []string
+	for _, d := range info.Dirs(home, env) {
+		if !underDir(project, d) {
+			own = append(own, d)
+		}
+	}
+	if len(own) == 0 {
+		return files
+	}
+	return slices.DeleteFunc(slices.Clone(files), func(f handoff.FileTouched) bool {
+		return filepath.IsAbs(f.Path) && slices.ContainsFunc(own, func(d string) bool { return underDir(f.Path, d) })
+	})
 }

@@ -758,6 +758,14 @@ func claudeUser(m map[string]any) []event {
 			}
 		}
 	}
+	for _, t := range texts {
+		// The user stopped the turn ("[Request interrupted by user]",
+		// "… for tool use]"): open until a new request comes.
+		if strings.HasPrefix(strings.TrimSpace(t), "[Request interrupted by user") {
+			evs = append(evs, event{kind: evCancel})
+			break
+		}
+	}
 	if !hasResult {
 		var kept []string
 		for _, t := range texts {
@@ -885,7 +893,9 @@ func claudeToolOutcome(tur map[string]any) []event {
 		}
 	}
 	if plan := getStr(tur, "plan"); strings.TrimSpace(plan) != "" {
-		evs = append(evs, event{kind: evPlan, text: shortenMiddle(strings.TrimSpace(plan), MaxCompaction)})
+		// ExitPlanMode's result holds the plan only once the user
+		// approved it ("User has approved your plan…", 2.1.328).
+		evs = append(evs, event{kind: evPlan, text: shortenMiddle(strings.TrimSpace(plan), MaxCompaction), status: handoff.PlanApproved})
 	}
 	return evs
 }
@@ -948,7 +958,7 @@ func claudeToolUse(b map[string]any) []event {
 		// src/tools/ExitPlanModeTool); newer versions may leave it to the
 		// result, read in claudeToolOutcome.
 		if plan := strings.TrimSpace(getStr(in, "plan")); plan != "" {
-			return []event{{kind: evPlan, text: shortenMiddle(plan, MaxCompaction)}}
+			return []event{{kind: evPlan, id: id, text: shortenMiddle(plan, MaxCompaction)}}
 		}
 	case "Edit":
 		return []event{evOps(id, fileOp{path: getStr(in, "file_path"), op: opEdit, n: 1})}

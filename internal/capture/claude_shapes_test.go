@@ -271,3 +271,38 @@ func TestDropVanished(t *testing.T) {
 		t.Errorf("kept %q, want %q", paths, want)
 	}
 }
+
+// A plan keeps what the user said to it (Claude Code 2.1.328: an approved
+// ExitPlanMode returns "User has approved your plan…" and the plan in
+// toolUseResult; a rejected one "The user doesn't want to proceed…"), and
+// a turn the user stopped, with no request after it, is open.
+func TestClaudePlanStatusAndInterruptedTurn(t *testing.T) {
+	plan := `{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m1","content":[{"type":"tool_use","id":"p1","name":"ExitPlanMode","input":{"plan":"# Port the lexer\n1. Split tokens"}}]}}`
+	ask := `{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"plan the lexer port"}}`
+	for name, c := range map[string]struct {
+		lines     []string
+		status    string
+		cancelled bool
+	}{
+		"approved": {[]string{ask, plan,
+			`{"type":"user","uuid":"r1","parentUuid":"a1","toolUseResult":{"plan":"# Port the lexer\n1. Split tokens","filePath":"/root/.claude/plans/p.md"},"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"p1","content":"User has approved your plan. You can now start coding."}]}}`,
+		}, handoff.PlanApproved, false},
+		"rejected and stopped": {[]string{ask, plan,
+			`{"type":"user","uuid":"r1","parentUuid":"a1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"p1","is_error":true,"content":"The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."}]}}`,
+			`{"type":"user","uuid":"r2","parentUuid":"r1","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]}}`,
+		}, handoff.PlanRejected, true},
+		"not answered": {[]string{ask, plan}, handoff.PlanPending, false},
+		"stopped, then asked again": {[]string{ask, plan,
+			`{"type":"user","uuid":"r2","parentUuid":"a1","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}`,
+			`{"type":"user","uuid":"u2","parentUuid":"r2","message":{"role":"user","content":"never mind, just port it"}}`,
+		}, handoff.PlanPending, false},
+	} {
+		d := mustRead(t, claude, lines(c.lines...))
+		if d.Session.PlanStatus != c.status || !strings.Contains(d.Session.Plan, "Port the lexer") {
+			t.Errorf("%s: plan %q status %q, want %q", name, d.Session.Plan, d.Session.PlanStatus, c.status)
+		}
+		if d.Cancelled != c.cancelled {
+			t.Errorf("%s: cancelled %v, want %v", name, d.Cancelled, c.cancelled)
+		}
+	}
+}

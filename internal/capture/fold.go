@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -24,7 +25,8 @@ const (
 	evTokens                       // tokens used; id dedupes repeats; set replaces the total
 	evTouch                        // ops: paths the agent reports touching, without details
 	evTask                         // one task of a task list changed: id, text (its subject, "" to keep), status ("deleted" removes it)
-	evPlan                         // text: the plan the agent put to the user
+	evPlan                         // text: the plan the agent put to the user; id: the call that put it; status: a handoff.Plan* status, "" for pending
+	evCancel                       // the user stopped the turn; a later request starts a new one
 	evDecision                     // text: a question the user answered, and the answer
 )
 
@@ -174,6 +176,9 @@ type folder struct {
 	todoIDs      []string // the task ids of todos, when a task list set them
 	todosSet     bool
 	plan         string
+	planID       string // the call that put the plan to the user, whose outcome approves or rejects it
+	planStatus   string
+	cancelled    bool // the user stopped the last turn, and no request came after
 	decisions    []string
 	compaction   string
 	tokByID      map[string]handoff.Tokens
@@ -229,8 +234,10 @@ func (f *folder) add(e event) {
 		f.task(e)
 	case evPlan:
 		if e.text != "" {
-			f.plan = e.text
+			f.plan, f.planID, f.planStatus = e.text, e.id, cmp.Or(e.status, handoff.PlanPending)
 		}
+	case evCancel:
+		f.cancelled = true
 	case evDecision:
 		if e.text != "" && len(f.decisions) < handoff.MaxItems {
 			f.decisions = append(f.decisions, e.text)
@@ -310,6 +317,7 @@ func (f *folder) addRequest(text string) {
 	if text == "" {
 		return
 	}
+	f.cancelled = false
 	if f.firstRequest == "" {
 		f.firstRequest = text
 	}
@@ -370,6 +378,16 @@ func (f *folder) call(e event) {
 }
 
 func (f *folder) result(e event) {
+	if e.id != "" && e.id == f.planID {
+		// The answer to the plan: approved when the call succeeded,
+		// rejected when the user refused it; stopped, it is still pending.
+		switch {
+		case e.status == handoff.StatusRejected || e.failed:
+			f.planStatus = handoff.PlanRejected
+		case e.known && !e.skipped:
+			f.planStatus = handoff.PlanApproved
+		}
+	}
 	c := f.calls[e.id]
 	if c == nil || c.resolved {
 		return
@@ -522,6 +540,10 @@ func (f *folder) finish(d *Digest) {
 		s.Todos = f.todos
 	}
 	s.Plan = f.plan
+	if f.plan != "" {
+		s.PlanStatus = f.planStatus
+	}
+	d.Cancelled = d.Cancelled || f.cancelled
 	d.Decisions = f.decisions
 	s.CompactionSummary = f.compaction
 	if f.tokSeen {

@@ -449,8 +449,8 @@ func (g *geminiLog[T]) finish(f *folder, gf *geminiFold, touched []string) (*Dig
 	// summary Gemini CLI wrote, else (in the folder) the first request.
 	d.Title = firstNonEmpty(gf.topic, getStr(g.meta, "summary"))
 	d.Cancelled = gf.cancelled
-	if plan := gf.finishPlan(); plan != "" {
-		foldEvent(f, d.CWD, event{kind: evPlan, text: plan})
+	if plan, status := gf.finishPlan(); plan != "" {
+		foldEvent(f, d.CWD, event{kind: evPlan, text: plan, status: status})
 	}
 	if len(touched) > 0 {
 		t := event{kind: evTouch}
@@ -492,6 +492,7 @@ type geminiFold struct {
 	inPlan     bool   // enter_plan_mode ran and exit_plan_mode has not
 	planFrom   int    // planWrites when plan mode was entered
 	plan       string // the last plan put to the user, with its outcome
+	planStatus string // what the user said to it: a handoff.Plan* status
 	// initMade says /init made an empty GEMINI.md that the agent has not
 	// written yet: its first write, an overwrite, makes the file.
 	initMade bool
@@ -767,17 +768,18 @@ func (g *geminiFold) planText(name string) (string, bool) {
 // user answered (its llmContent, exit-plan-mode.ts).
 func (g *geminiFold) exitPlan(name, out string) {
 	outcome := "put to the user"
+	status := handoff.PlanPending
 	switch {
 	case strings.HasPrefix(out, "User cancelled"):
 		return // the approval dialog was dismissed: still planning
 	case strings.HasPrefix(out, "Plan rejected"):
-		outcome = "rejected by the user"
+		outcome, status = "rejected by the user", handoff.PlanRejected
 		if fb, ok := strings.CutPrefix(out, "Plan rejected. User feedback: "); ok {
 			fb, _, _ = strings.Cut(fb, "\n")
 			outcome += " (feedback: " + oneLine(fb) + ")"
 		}
 	case strings.Contains(out, "approved"):
-		outcome = "approved by the user"
+		outcome, status = "approved by the user", handoff.PlanApproved
 	}
 	g.inPlan = false
 	text, ok := g.planText(name)
@@ -785,16 +787,17 @@ func (g *geminiFold) exitPlan(name, out string) {
 		text = "(the plan file " + oneLine(name) + " is not in the transcript)"
 	}
 	g.plan = shortenMiddle(strings.TrimSpace(text)+"\n\n(Gemini CLI plan mode: "+outcome+".)", MaxCompaction)
+	g.planStatus = status
 }
 
-// finishPlan is the plan to hand on: the last one put to the user, or
-// one still being drafted in plan mode.
-func (g *geminiFold) finishPlan() string {
+// finishPlan is the plan to hand on, and its status: the last one put to
+// the user, or one still being drafted in plan mode (pending).
+func (g *geminiFold) finishPlan() (string, string) {
 	if g.inPlan && g.planWrites > g.planFrom {
 		last := g.planFiles[len(g.planFiles)-1]
-		return shortenMiddle(strings.TrimSpace(last.text)+"\n\n(Gemini CLI plan mode: a draft, not yet put to the user.)", MaxCompaction)
+		return shortenMiddle(strings.TrimSpace(last.text)+"\n\n(Gemini CLI plan mode: a draft, not yet put to the user.)", MaxCompaction), handoff.PlanPending
 	}
-	return g.plan
+	return g.plan, g.planStatus
 }
 
 // geminiText joins the text parts of a content (a string, a part, or a
