@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -303,6 +304,26 @@ func TestClaudePlanStatusAndInterruptedTurn(t *testing.T) {
 		}
 		if d.Cancelled != c.cancelled {
 			t.Errorf("%s: cancelled %v, want %v", name, d.Cancelled, c.cancelled)
+		}
+	}
+}
+
+// A title says the work: not a bare slash command, not the words Claude
+// Code puts before an approved plan, whose heading it takes instead.
+func TestTitleSkipsCommandsAndPlanBoilerplate(t *testing.T) {
+	for want, requests := range map[string][]string{
+		"fix the flaky login test":        {"/review", "fix the flaky login test"},
+		"/orchestrator build a TODO app":  {"/orchestrator build a TODO app", "go on"},
+		"/compact-notes":                  {"/compact-notes"},
+		"Port the lexer to the new AST":   {"Implement the following plan:\n\n# Port the lexer to the new AST\n\n1. Split tokens"},
+		"Split the tokens, then the scan": {"Implement the following plan:\n\nSplit the tokens, then the scan\n2. more"},
+	} {
+		var in []string
+		for i, r := range requests {
+			in = append(in, fmt.Sprintf(`{"type":"user","uuid":"u%d","message":{"role":"user","content":%s}}`, i, jsonString(r)))
+		}
+		if d := mustRead(t, claude, lines(in...)); d.Title != want {
+			t.Errorf("requests %q: title %q, want %q", requests, d.Title, want)
 		}
 	}
 }

@@ -190,7 +190,8 @@ type folder struct {
 	fileOrder    []string
 	seen         map[string]bool
 	seq          int
-	firstRequest string
+	firstRequest string // the first request that is not a slash command: the title
+	firstCommand string // the first request of any kind, the title when every one is a command
 	compactAt    int // the length of callOrder at which it is next compacted
 }
 
@@ -318,8 +319,11 @@ func (f *folder) addRequest(text string) {
 		return
 	}
 	f.cancelled = false
-	if f.firstRequest == "" {
+	if f.firstRequest == "" && !isSlashCommand(text) {
 		f.firstRequest = text
+	}
+	if f.firstCommand == "" {
+		f.firstCommand = text
 	}
 	if n := len(f.requests); n > 0 {
 		f.requests[n-1] = shortenHead(f.requests[n-1], MaxEarlierRequest)
@@ -561,8 +565,8 @@ func (f *folder) finish(d *Digest) {
 	for _, p := range f.fileOrder {
 		d.Files = append(d.Files, f.files[p].f)
 	}
-	if d.Title == "" && f.firstRequest != "" {
-		d.Title = titleFrom(f.firstRequest)
+	if first := cmp.Or(f.firstRequest, f.firstCommand); d.Title == "" && first != "" {
+		d.Title = titleFrom(first)
 	}
 }
 

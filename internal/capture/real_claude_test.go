@@ -164,7 +164,7 @@ func init() {
 		// times.
 		realExpectation{
 			file: "claude-code/codemie/session-3fe1b6bc.jsonl", agent: ClaudeCode,
-			title: "/bmad:bmm:workflows:create-tech-spec",
+			title: "analyze existing codex folder for sessions structure and writen details. there is a need to implement metrics plugin for codex similar to how claude and gemini is implemented",
 			requests: []string{
 				"/bmad:bmm:workflows:create-tech-spec", "analyze existing codex folder for sessions structure and wri", "proceed",
 				"a - run codex exec command to check real token data location", "check 019b7f07-4a68-7d10-a8ef-8454269f439d and event_msg typ",

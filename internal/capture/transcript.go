@@ -586,7 +586,44 @@ func oneLine(s string) string {
 
 // titleFrom makes a title from text: one line, at most MaxTitle bytes.
 func titleFrom(s string) string {
+	if plan, ok := strings.CutPrefix(strings.TrimSpace(s), implementPlan); ok {
+		// The request Claude Code sends when the user approves a plan and
+		// clears the context: the plan's own heading says the work.
+		s = planHeading(plan)
+	}
 	return shortenHead(oneLine(s), MaxTitle)
+}
+
+// implementPlan opens the request Claude Code makes of an approved plan
+// when the user clears the context first (2.1.328: "Implement the
+// following plan:\n\n" and the plan).
+const implementPlan = "Implement the following plan:"
+
+// planHeading is a Markdown plan's first heading, else its first line.
+func planHeading(plan string) string {
+	first := ""
+	for line := range strings.SplitSeq(plan, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if h, ok := strings.CutPrefix(line, "#"); ok {
+			return strings.TrimSpace(strings.TrimLeft(h, "#"))
+		}
+		if first == "" {
+			first = line
+		}
+	}
+	return first
+}
+
+// isSlashCommand reports whether a request is an agent's slash command
+// alone ("/review", "/bmad:bmm:create-tech-spec"), which says what was
+// run, not the work; one with arguments ("/orchestrator build a TODO
+// app") says the work in them.
+func isSlashCommand(s string) bool {
+	name, ok := strings.CutPrefix(strings.TrimSpace(s), "/")
+	return ok && name != "" && !strings.ContainsAny(name, " \t\n/.")
 }
 
 // normPath turns a path the agent wrote into the form kept in a digest:
