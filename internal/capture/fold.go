@@ -192,7 +192,7 @@ type folder struct {
 	seq          int
 	firstRequest string // the first request that is not a slash command: the title
 	firstCommand string // the first request of any kind, the title when every one is a command
-	compactAt    int // the length of callOrder at which it is next compacted
+	compactAt    int    // the length of callOrder at which it is next compacted
 }
 
 func newFolder() *folder {
