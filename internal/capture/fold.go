@@ -144,6 +144,11 @@ func todoStatus(s string) string {
 type cmdEntry struct {
 	cmd  handoff.Command
 	last int // seq of the latest run
+	// prev and prevLast are cmd and last before the latest run: when that
+	// run ends otherwise than the runs before it, it becomes an entry of
+	// its own and these are put back.
+	prev     handoff.Command
+	prevLast int
 }
 
 // maxOpenFailures bounds the failures kept waiting for a later success
@@ -347,6 +352,7 @@ func (f *folder) call(e event) {
 			f.cmdIndex[e.text] = ce
 			f.cmds = append(f.cmds, ce)
 		}
+		ce.prev, ce.prevLast = ce.cmd, ce.last
 		ce.cmd.Count++
 		ce.cmd.ExitCode = nil
 		ce.cmd.Output = ""
@@ -423,6 +429,26 @@ func (f *folder) result(e event) {
 	case e.known:
 		cmd.Status = handoff.StatusOK
 	}
+	if ce := c.cmd; ce.prev.Count > 0 && ce.prev.Status != handoff.StatusUnknown && ranClass(ce.prev.Status) != ranClass(cmd.Status) {
+		// A run that did not happen (refused, blocked) is never merged
+		// with runs that did: a push the user rejected and one that ran
+		// stay two lines. The run joins its own kind's line.
+		run := f.cmdIndex[cmd.Command+"\x00"+ranClass(cmd.Status)]
+		if run == nil {
+			run = &cmdEntry{cmd: handoff.Command{Command: cmd.Command}}
+			f.cmds = append(f.cmds, run)
+			f.cmdIndex[cmd.Command+"\x00"+ranClass(cmd.Status)] = run
+		}
+		count := run.cmd.Count + 1
+		run.cmd, run.last = *cmd, ce.last
+		run.cmd.Count = count
+		f.cmdIndex[cmd.Command+"\x00"+ranClass(ce.prev.Status)] = ce
+		ce.cmd, ce.last, ce.prev = ce.prev, ce.prevLast, handoff.Command{}
+		f.cmdIndex[cmd.Command] = run
+		c.cmd, cmd = run, &run.cmd
+	} else {
+		f.cmdIndex[cmd.Command+"\x00"+ranClass(cmd.Status)] = ce
+	}
 	if failed {
 		cmd.Output = shortenMiddle(e.text, MaxCommandOutput)
 		if len(f.failures) == maxOpenFailures {
@@ -433,6 +459,17 @@ func (f *folder) result(e event) {
 		// A later success at the same action settles earlier failures.
 		f.failures = slices.DeleteFunc(f.failures, func(fc handoff.Command) bool { return resolves(cmd.Command, fc.Command) })
 	}
+}
+
+// ranClass sorts command statuses into what did not run, each its own
+// kind (rejected, blocked), and what ran (ok, failed, interrupted,
+// background, unknown), whose runs of one command share a line.
+func ranClass(status string) string {
+	switch status {
+	case handoff.StatusRejected, handoff.StatusBlocked:
+		return status
+	}
+	return "ran"
 }
 
 func (f *folder) applyOps(c *callEntry) {

@@ -3,6 +3,8 @@ package capture
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -304,5 +306,34 @@ func TestNoValidRecord(t *testing.T) {
 				t.Errorf("%s(%q): %v, want ErrNoRecords", name, in, err)
 			}
 		}
+	}
+}
+
+// A run the user refused is never merged with runs that happened: a
+// rejected push, a push that ran, and another that ran are two lines.
+func TestRefusedRunsStayApart(t *testing.T) {
+	call := func(n int, cmd string) string {
+		return fmt.Sprintf(`{"type":"assistant","uuid":"a%d","message":{"id":"m%d","content":[{"type":"tool_use","id":"t%d","name":"Bash","input":{"command":%q}}]}}`, n, n, n, cmd)
+	}
+	d := mustRead(t, claude, lines(
+		`{"type":"user","uuid":"u1","message":{"role":"user","content":"push it"}}`,
+		call(1, "git push"),
+		`{"type":"user","uuid":"r1","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"The user doesn't want to proceed with this tool use. The tool use was rejected."}]}}`,
+		call(2, "git push"),
+		`{"type":"user","uuid":"r2","message":{"content":[{"type":"tool_result","tool_use_id":"t2","content":"ok"}]}}`,
+		call(3, "git push"),
+		`{"type":"user","uuid":"r3","message":{"content":[{"type":"tool_result","tool_use_id":"t3","content":"Everything up-to-date"}]}}`,
+		call(4, "git push"),
+		`{"type":"user","uuid":"r4","message":{"content":[{"type":"tool_result","tool_use_id":"t4","is_error":true,"content":"The user doesn't want to proceed with this tool use. The tool use was rejected."}]}}`,
+	))
+	var got []string
+	for _, c := range d.Session.Commands {
+		got = append(got, fmt.Sprintf("%s %s x%d", c.Command, c.Status, c.Count))
+	}
+	if want := []string{"git push rejected x2", "git push ok x2"}; !slices.Equal(got, want) {
+		t.Errorf("commands %q, want %q", got, want)
+	}
+	if d.Session.LastFailure != nil {
+		t.Errorf("a refusal is no failure: %+v", d.Session.LastFailure)
 	}
 }
