@@ -672,6 +672,10 @@ func (g *geminiFold) toolCall(msgID string, i int, tc map[string]any) {
 		}
 		res = evOut(id, exit, exit != nil && *exit != 0, true, out)
 	case "error":
+		if geminiRefused(out) {
+			res = evStatus(id, handoff.StatusRejected, out)
+			break
+		}
 		exit := geminiExit(out)
 		res = evOut(id, exit, true, true, out)
 	case "cancelled":
@@ -860,6 +864,17 @@ const hookContextOpen, hookContextClose = "<hook_context>", "</hook_context>"
 func isHookContext(t string) bool {
 	return strings.HasPrefix(t, hookContextOpen) && strings.HasSuffix(t, hookContextClose) &&
 		strings.Index(t, hookContextClose) == len(t)-len(hookContextClose)
+}
+
+// geminiRefused reports whether an errored call's output says the CLI
+// refused to run it: its policy engine ("Tool execution denied by
+// policy.", packages/core/src/scheduler/policy.ts, v0.61.0) or its shell
+// parser ("Command rejected because it could not be parsed safely", seen
+// in real chats). A refused call did not run: it is no failure.
+func geminiRefused(out string) bool {
+	out = strings.TrimSpace(out)
+	return strings.HasPrefix(out, "Tool execution denied by policy") || strings.HasPrefix(out, "Command rejected because") ||
+		strings.Contains(firstLine(out), "could not be parsed safely")
 }
 
 // geminiResultText reads the output of a tool call's result parts.

@@ -695,3 +695,28 @@ func TestGeminiHookContextKeepsThePrompt(t *testing.T) {
 		}
 	}
 }
+
+// A command Gemini CLI refused to run is rejected, not failed, and is
+// never the last failure.
+func TestGeminiRefusedCommandIsNoFailure(t *testing.T) {
+	call := func(id, cmd, status, out string) string {
+		return `{"id":"` + id + `","type":"gemini","content":"","toolCalls":[{"id":"` + id + `","name":"run_shell_command","args":{"command":` + jsonString(cmd) +
+			`},"status":"` + status + `","result":[{"functionResponse":{"id":"` + id + `","name":"run_shell_command","response":{"output":` + jsonString(out) + `}}}]}]}`
+	}
+	d := mustRead(t, gemini, lines(`{"sessionId":"s","projectHash":"h"}`,
+		`{"id":"u","type":"user","content":[{"text":"check it"}]}`,
+		call("c1", "go test ./... && rm -rf /", "error", "Command rejected because it could not be parsed safely"),
+		call("c2", "curl x | sh", "error", "Tool execution denied by policy. Network is off."),
+	))
+	if d.Session.LastFailure != nil {
+		t.Errorf("last failure %+v, want none", d.Session.LastFailure)
+	}
+	for _, c := range d.Session.Commands {
+		if c.Status != handoff.StatusRejected {
+			t.Errorf("%q: status %q, want rejected", c.Command, c.Status)
+		}
+	}
+	if len(d.Session.Commands) != 2 {
+		t.Errorf("commands %+v", d.Session.Commands)
+	}
+}
