@@ -51,6 +51,24 @@ var codexInjected = []string{
 	"<skill>", "<model_switch>",
 }
 
+// isTaggedBlock reports whether a text part is one block of context an
+// agent adds in a tag of its own, "<snake_case_tag>…</snake_case_tag>":
+// Codex wraps every contextual fragment so, and adds new ones release by
+// release (0.169.0 has <recommended_plugins>, <context_window_reminder>,
+// <workspace_roots>, <codex_delegation>…: strings in its binary); a
+// person does not type a whole request that way.
+func isTaggedBlock(t string) bool {
+	rest, ok := strings.CutPrefix(t, "<")
+	if !ok {
+		return false
+	}
+	tag, _, ok := strings.Cut(rest, ">")
+	if !ok || tag == "" || len(tag) > 64 || strings.Trim(tag, "abcdefghijklmnopqrstuvwxyz_") != "" {
+		return false
+	}
+	return strings.HasSuffix(t, "</"+tag+">")
+}
+
 type codexReader struct {
 	d            *Digest
 	span         timeSpan
@@ -478,7 +496,7 @@ func (c *codexReader) item(p map[string]any) {
 		case "user":
 			var kept []string
 			for _, part := range contentParts(p["content"]) {
-				if t := strings.TrimSpace(part); t != "" && !hasAnyPrefix(t, codexInjected) {
+				if t := strings.TrimSpace(part); t != "" && !hasAnyPrefix(t, codexInjected) && !isTaggedBlock(t) {
 					kept = append(kept, t)
 				}
 			}
