@@ -36,9 +36,8 @@ type Filter struct {
 	// Latest keeps only the match that entered this store last: the one
 	// whose index line was written last (saved, imported, or replaced),
 	// not the one that claims the newest creation time. An imported
-	// record's own date therefore cannot make it "latest" (issue 16). When
-	// the index was rebuilt from the record files, entry order is lost and
-	// creation order stands in for it.
+	// record's own date therefore cannot make it "latest". A rebuilt index
+	// keeps the entry order (see scanResult.inEntryOrder).
 	Latest bool
 	// Limit caps the number of entries, newest first; 0 means no cap.
 	Limit int
