@@ -140,3 +140,36 @@ func appendRaw(t *testing.T, s *Store, text string) {
 		t.Fatal(err)
 	}
 }
+
+// list orders by entry too, newest first: an import under an id of
+// tomorrow does not stay above a later local save, read from the end of
+// the index (a limit) or in full, with or without a query.
+func TestListIsInEntryOrder(t *testing.T) {
+	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	s := newTestStore(t)
+	first := mkRecord(t, now, "codex", "app", "saved first")
+	mustSave(t, s, first)
+	newer := imported(mkRecord(t, now.Add(20*time.Hour), "codex", "app", "imported, id of tomorrow"), now.Add(time.Minute))
+	mustSave(t, s, newer)
+	older := imported(mkRecord(t, now.AddDate(-1, 0, 0), "codex", "app", "imported, id of last year"), now.Add(2*time.Minute))
+	mustSave(t, s, older)
+	local := mkRecord(t, now.Add(3*time.Minute), "codex", "app", "saved last")
+	mustSave(t, s, local)
+	want := []string{string(local.ID), string(older.ID), string(newer.ID), string(first.ID)}
+	for _, f := range []Filter{{}, {Limit: 3}, {Limit: 10}, {Project: "app"}, {Query: "saved"}, {Query: "summary of", Limit: 3}} {
+		es, err := s.Search(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := want
+		if f.Query == "saved" {
+			w = []string{want[0], want[3]}
+		}
+		if f.Limit > 0 && len(w) > f.Limit {
+			w = w[:f.Limit]
+		}
+		if got := ids(es); !slices.Equal(got, w) {
+			t.Errorf("%+v: %v, want %v", f, got, w)
+		}
+	}
+}
