@@ -37,6 +37,25 @@ func entryOrder(t *testing.T, s *Store) []handoff.ID {
 	return out
 }
 
+// saveAndImport saves a record, imports one under an id of tomorrow
+// (within the skew import allows) and one under an id of last year, then
+// saves another, and returns their ids in that order, the entry order.
+func saveAndImport(t *testing.T, s *Store, now time.Time) []handoff.ID {
+	t.Helper()
+	recs := []*handoff.Record{
+		mkRecord(t, now, "codex", "app", "saved first"),
+		imported(mkRecord(t, now.Add(20*time.Hour), "codex", "app", "imported, id of tomorrow"), now.Add(time.Minute)),
+		imported(mkRecord(t, now.AddDate(-1, 0, 0), "codex", "app", "imported, id of last year"), now.Add(2*time.Minute)),
+		mkRecord(t, now.Add(3*time.Minute), "codex", "app", "saved last"),
+	}
+	var out []handoff.ID
+	for _, r := range recs {
+		mustSave(t, s, r)
+		out = append(out, r.ID)
+	}
+	return out
+}
+
 func latestID(t *testing.T, s *Store) handoff.ID {
 	t.Helper()
 	es, err := s.List(Filter{Latest: true})
@@ -58,7 +77,7 @@ func TestRebuildKeepsEntryOrder(t *testing.T) {
 		do   func(t *testing.T, s *Store)
 	}{
 		{"damaged line", func(t *testing.T, s *Store) {
-			appendRaw(t, s, "garbage\tline\n")
+			appendFile(t, indexPath(s), "garbage\tline\n")
 		}},
 		{"damaged header", func(t *testing.T, s *Store) {
 			data, err := os.ReadFile(s.path(indexFile))
@@ -73,7 +92,7 @@ func TestRebuildKeepsEntryOrder(t *testing.T) {
 		{"store check --repair of a stale index", func(t *testing.T, s *Store) {
 			// A line for a record that is not there: stale.
 			ghost := entryFromRecord(mkRecord(t, now, "codex", "app", "not stored"))
-			appendRaw(t, s, string(appendLine(nil, &ghost, unknownGreatest)))
+			appendFile(t, indexPath(s), string(appendLine(nil, &ghost, unknownGreatest)))
 			rep, err := s.Check(true)
 			if err != nil || !rep.IndexRebuilt {
 				t.Fatalf("check: %+v, %v", rep, err)
@@ -87,23 +106,14 @@ func TestRebuildKeepsEntryOrder(t *testing.T) {
 	} {
 		t.Run(damage.name, func(t *testing.T) {
 			s := newTestStore(t)
-			first := mkRecord(t, now, "codex", "app", "saved first")
-			mustSave(t, s, first)
-			// Imported next, under an id of tomorrow (within the skew
-			// import allows) and one of last year.
-			newer := imported(mkRecord(t, now.Add(20*time.Hour), "codex", "app", "imported, id of tomorrow"), now.Add(time.Minute))
-			mustSave(t, s, newer)
-			older := imported(mkRecord(t, now.AddDate(-1, 0, 0), "codex", "app", "imported, id of last year"), now.Add(2*time.Minute))
-			mustSave(t, s, older)
-			local := mkRecord(t, now.Add(3*time.Minute), "codex", "app", "saved last")
-			mustSave(t, s, local)
-			want := []handoff.ID{first.ID, newer.ID, older.ID, local.ID}
+			want := saveAndImport(t, s, now)
+			local := want[3]
 			if got := entryOrder(t, s); !slices.Equal(got, want) {
 				t.Fatalf("entry order before: %v, want %v", got, want)
 			}
 			damage.do(t, s)
-			if got := latestID(t, s); got != local.ID {
-				t.Errorf("latest after the rebuild is %s, want the last local save %s", got, local.ID)
+			if got := latestID(t, s); got != local {
+				t.Errorf("latest after the rebuild is %s, want the last local save %s", got, local)
 			}
 			if got := entryOrder(t, s); !slices.Equal(got, want) {
 				t.Errorf("entry order after the rebuild: %v, want %v", got, want)
@@ -121,23 +131,9 @@ func TestRebuildKeepsTheIndexOrderOverDates(t *testing.T) {
 	mustSave(t, s, a)
 	old := mkRecord(t, now.AddDate(-1, 0, 0), "codex", "app", "made last year, saved now")
 	mustSave(t, s, old)
-	appendRaw(t, s, "garbage\n")
+	appendFile(t, indexPath(s), "garbage\n")
 	if got := latestID(t, s); got != old.ID {
 		t.Errorf("latest after the rebuild is %s, want %s", got, old.ID)
-	}
-}
-
-func appendRaw(t *testing.T, s *Store, text string) {
-	t.Helper()
-	f, err := os.OpenFile(s.path(indexFile), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(text); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -147,15 +143,10 @@ func appendRaw(t *testing.T, s *Store, text string) {
 func TestListIsInEntryOrder(t *testing.T) {
 	now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
 	s := newTestStore(t)
-	first := mkRecord(t, now, "codex", "app", "saved first")
-	mustSave(t, s, first)
-	newer := imported(mkRecord(t, now.Add(20*time.Hour), "codex", "app", "imported, id of tomorrow"), now.Add(time.Minute))
-	mustSave(t, s, newer)
-	older := imported(mkRecord(t, now.AddDate(-1, 0, 0), "codex", "app", "imported, id of last year"), now.Add(2*time.Minute))
-	mustSave(t, s, older)
-	local := mkRecord(t, now.Add(3*time.Minute), "codex", "app", "saved last")
-	mustSave(t, s, local)
-	want := []string{string(local.ID), string(older.ID), string(newer.ID), string(first.ID)}
+	var want []string
+	for _, id := range slices.Backward(saveAndImport(t, s, now)) {
+		want = append(want, string(id))
+	}
 	for _, f := range []Filter{{}, {Limit: 3}, {Limit: 10}, {Project: "app"}, {Query: "saved"}, {Query: "summary of", Limit: 3}} {
 		es, err := s.Search(f)
 		if err != nil {
