@@ -29,9 +29,10 @@ import (
 // count); "*" marks a line that is not (an import of an older handoff, a
 // replaced record). No order of ours rests on that: it is checked and
 // kept for the earlier versions that found their newest ids by it. Tags
-// are joined by commas (a tag cannot contain one). In every text field a backslash, tab, newline or carriage
-// return is written as \\, \t, \n or \r. A final line without its newline is
-// a torn append: readers ignore it and the next writer truncates it.
+// are joined by commas (a tag cannot contain one). In every text field a
+// backslash, tab, newline or carriage return is written as \\, \t, \n or
+// \r. A final line without its newline is a torn append: readers ignore it
+// and the next writer truncates it.
 const indexHeader = "session-handoff-index 2"
 
 // olderIndexHeader is the header of the index an earlier version wrote

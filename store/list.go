@@ -82,10 +82,11 @@ func (e *AmbiguousError) Error() string {
 // List returns the records that match f, newest first: the last to enter
 // the store first (saved, imported or replaced last: the order of their
 // index lines, never their ids or dates, which a sender chooses; with
-// f.Latest, the one match that entered last). It reads only the index. A pending marker left by a
-// crashed writer is reconciled first if no writer holds the lock; a damaged
-// or missing index is rebuilt if the lock is free, and otherwise List reads
-// the record files itself without writing anything.
+// f.Latest, the one match that entered last). It reads only the index. A
+// pending marker left by a crashed writer is reconciled first if no
+// writer holds the lock; a damaged or missing index is rebuilt if the lock
+// is free, and otherwise List reads the record files itself without
+// writing anything.
 func (s *Store) List(f Filter) ([]Entry, error) {
 	m, err := newMatcher(f)
 	if err != nil {

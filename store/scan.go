@@ -150,8 +150,7 @@ func enteredMS(r *handoff.Record) int64 {
 // header of any version or none); a record old does not list (no index, a
 // damaged line) goes among them by enteredMS, before the first listed
 // record that entered later, and such records among themselves by
-// enteredMS, then id. The order is thus never the ids' unless the records
-// say nothing else.
+// enteredMS, then id.
 func (r *scanResult) inEntryOrder(old []byte) {
 	rank := map[handoff.ID]int{}
 	for n := 0; len(old) > 0; n++ {
