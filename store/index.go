@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -20,15 +21,18 @@ import (
 //	"-" id
 //
 // The last line for an id wins: "+" and "*" say the record exists with these
-// fields, "-" that it was removed. "+" also says that the id is greater than
-// the id of every earlier "+" or "*" line ("in order", as saves of new
-// handoffs are; removals do not count);
-// "*" marks a line that is not (an import of an older handoff, a replaced
-// record). So the newest ids are found from the end of the file: before a
-// "+" line there is no record line with a greater id. Tags are joined by commas (a tag cannot
-// contain one). In every text field a backslash, tab, newline or carriage
-// return is written as \\, \t, \n or \r. A final line without its newline is
-// a torn append: readers ignore it and the next writer truncates it.
+// fields, "-" that it was removed. The order of the live lines is the order
+// in which the records entered this store, newest last: list and latest
+// read it from the end, and a rebuild keeps it (scanResult.inEntryOrder).
+// "+" also says that the id is greater than the id of every earlier "+" or
+// "*" line ("in order", as saves of new handoffs are; removals do not
+// count); "*" marks a line that is not (an import of an older handoff, a
+// replaced record). No order of ours rests on that: it is checked and
+// kept for the earlier versions that found their newest ids by it. Tags
+// are joined by commas (a tag cannot contain one). In every text field a
+// backslash, tab, newline or carriage return is written as \\, \t, \n or
+// \r. A final line without its newline is a torn append: readers ignore it
+// and the next writer truncates it.
 const indexHeader = "session-handoff-index 2"
 
 // olderIndexHeader is the header of the index an earlier version wrote
@@ -361,12 +365,35 @@ type parsedIndex struct {
 	lines int
 	torn  bool
 	pool  *indexBuffers
+	// inFileOrder is set when live is also in the order of its lines in
+	// the file (every line's id is greater than the one before, as when
+	// every record was saved here); else order is made when asked for.
+	inFileOrder bool
+	order       []int32
 }
 
 // line returns the bytes of live entry i.
 func (ix *parsedIndex) line(i int) []byte {
 	r := &ix.live[i]
 	return ix.buf[r.off:r.end]
+}
+
+// entered returns the position in live of the k-th record, from 0, to
+// have entered the store: the order of their lines in the file (the last
+// line for an id being its live one), which is this store's, whatever
+// ids the records have.
+func (ix *parsedIndex) entered(k int) int {
+	if ix.inFileOrder {
+		return k
+	}
+	if ix.order == nil {
+		ix.order = make([]int32, len(ix.live))
+		for i := range ix.order {
+			ix.order[i] = int32(i)
+		}
+		slices.SortFunc(ix.order, func(a, b int32) int { return cmp.Compare(ix.live[a].off, ix.live[b].off) })
+	}
+	return int(ix.order[k])
 }
 
 // parseIndex checks the shape of every line of buf cheaply (operation, id,
@@ -427,7 +454,7 @@ func parseIndex(buf []byte, refs []lineRef) (*parsedIndex, error) {
 				live = append(live, r)
 			}
 		}
-		ix.live = live
+		ix.live, ix.inFileOrder = live, true
 		return ix, nil
 	}
 	slices.SortFunc(refs, func(a, b lineRef) int { return a.cmp(&b) })

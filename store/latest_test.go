@@ -110,9 +110,9 @@ func TestLatestIsByEntryOrder(t *testing.T) {
 	if err != nil || rec == nil || rec.ID != old.ID {
 		t.Errorf("LatestForProject = %v, %v; want %s", rec, err, old.ID)
 	}
-	// The plain list still orders by creation time.
+	// The plain list orders by entry too, last entered first.
 	es, err := s.List(Filter{})
-	if err != nil || len(es) != 3 || es[0].ID != squatter.ID || es[2].ID != old.ID {
+	if err != nil || len(es) != 3 || es[0].ID != old.ID || es[1].ID != local.ID || es[2].ID != squatter.ID {
 		t.Errorf("List: %v, %v", es, err)
 	}
 }

@@ -36,11 +36,11 @@ type Filter struct {
 	// Latest keeps only the match that entered this store last: the one
 	// whose index line was written last (saved, imported, or replaced),
 	// not the one that claims the newest creation time. An imported
-	// record's own date therefore cannot make it "latest" (issue 16). When
-	// the index was rebuilt from the record files, entry order is lost and
-	// creation order stands in for it.
+	// record's own date therefore cannot make it "latest". A rebuilt index
+	// keeps the entry order (see scanResult.inEntryOrder).
 	Latest bool
-	// Limit caps the number of entries, newest first; 0 means no cap.
+	// Limit caps the number of entries, newest (last entered) first; 0
+	// means no cap.
 	Limit int
 }
 
@@ -79,12 +79,14 @@ func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("id prefix %q is ambiguous: %d handoffs match", e.Prefix, len(e.Candidates))
 }
 
-// List returns the records that match f, newest first (by id, which sorts
-// by creation time; with f.Latest, the one match that entered the store
-// last). It reads only the index. A pending marker left by a
-// crashed writer is reconciled first if no writer holds the lock; a damaged
-// or missing index is rebuilt if the lock is free, and otherwise List reads
-// the record files itself without writing anything.
+// List returns the records that match f, newest first: the last to enter
+// the store first (saved, imported or replaced last: the order of their
+// index lines, never their ids or dates, which a sender chooses; with
+// f.Latest, the one match that entered last). It reads only the index. A
+// pending marker left by a crashed writer is reconciled first if no
+// writer holds the lock; a damaged or missing index is rebuilt if the lock
+// is free, and otherwise List reads the record files itself without
+// writing anything.
 func (s *Store) List(f Filter) ([]Entry, error) {
 	m, err := newMatcher(f)
 	if err != nil {
@@ -109,7 +111,8 @@ func (s *Store) listFull(m *matcher) ([]Entry, error) {
 	var out []Entry
 	err := s.withIndex(func(ix *parsedIndex) error {
 		out = out[:0]
-		for i := len(ix.live) - 1; i >= 0; i-- {
+		for k := len(ix.live) - 1; k >= 0; k-- {
+			i := ix.entered(k)
 			ok, err := m.match(ix.line(i))
 			if err != nil {
 				return &indexError{Line: ix.lineNumber(i), Reason: err.Error()}

@@ -1,12 +1,15 @@
 package store
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,8 +28,9 @@ type BadRecord struct {
 
 // scanResult is what reading every record file found.
 type scanResult struct {
-	entries []indexEntry // good records, ascending by id
+	entries []indexEntry // good records, in entry order (inEntryOrder)
 	search  [][]byte     // their search cache lines, in the same order
+	entered []int64      // when each entered this store, as far as it says (enteredMS)
 	bad     []BadRecord
 	strays  []string // names in records/ that are neither records nor temporary files
 	temps   []string // temporary files in records/
@@ -51,8 +55,6 @@ func (s *Store) scanRecordsAs(full bool) (*scanResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", dir, err)
 	}
-	// os.ReadDir sorts by name, and canonical ids sort by name, so the
-	// records come out in id order.
 	var names []string
 	for _, de := range des {
 		name := de.Name()
@@ -75,6 +77,7 @@ func (s *Store) scanRecordsAs(full bool) (*scanResult, error) {
 		}
 	}
 	entries := make([]indexEntry, len(names))
+	entered := make([]int64, len(names))
 	search := make([][]byte, len(names))
 	attached := make([][]string, len(names))
 	errs := make([]error, len(names))
@@ -100,6 +103,7 @@ func (s *Store) scanRecordsAs(full bool) (*scanResult, error) {
 					continue
 				}
 				entries[i] = entryFromRecord(rec)
+				entered[i] = enteredMS(rec)
 				search[i] = appendSearchLine(nil, rec)
 				for _, a := range rec.Attachments {
 					attached[i] = append(attached[i], a.SHA256)
@@ -116,15 +120,91 @@ func (s *Store) scanRecordsAs(full bool) (*scanResult, error) {
 			continue
 		}
 		res.entries = append(res.entries, entries[i])
+		res.entered = append(res.entered, entered[i])
 		res.search = append(res.search, search[i])
 		for _, h := range attached[i] {
 			res.refs[h] = true
 		}
 	}
+	// The index on disk, damaged or not, is where the entry order is
+	// kept: read it before a rebuild replaces it.
+	old, _ := readIndexFile(s.path(indexFile), nil)
+	res.inEntryOrder(old)
 	return res, nil
 }
 
-// indexBytes returns a compacted index of the good records.
+// enteredMS is when r entered this store, as far as the record says: the
+// time this machine imported it, else its creation (a save or capture
+// here, or a legacy file's date). A sender's id and created_at never
+// count for an import.
+func enteredMS(r *handoff.Record) int64 {
+	if r.Source.Import != nil {
+		return r.Source.Import.ImportedAt.UnixMilli()
+	}
+	return r.CreatedAt.UnixMilli()
+}
+
+// inEntryOrder sorts the records in the order they entered this store,
+// the order a rebuilt index keeps: the order of their last lines in old,
+// the index being replaced (every line of it that can still be read, a
+// header of any version or none); a record old does not list (no index, a
+// damaged line) goes among them by enteredMS, before the first listed
+// record that entered later, and such records among themselves by
+// enteredMS, then id.
+func (r *scanResult) inEntryOrder(old []byte) {
+	rank := map[handoff.ID]int{}
+	for n := 0; len(old) > 0; n++ {
+		nl := bytes.IndexByte(old, '\n')
+		if nl < 0 {
+			break // a torn append
+		}
+		line := old[:nl]
+		old = old[nl+1:]
+		ref, reason := checkLine(line)
+		if reason != "" {
+			continue // the header, or damage
+		}
+		id := handoff.ID(line[2:tombstoneLen])
+		if ref.del {
+			delete(rank, id)
+		} else {
+			rank[id] = n
+		}
+	}
+	type rec struct {
+		e       indexEntry
+		search  []byte
+		entered int64
+		rank    int
+	}
+	var listed, unlisted []rec
+	for i := range r.entries {
+		x := rec{e: r.entries[i], search: r.search[i], entered: r.entered[i]}
+		var ok bool
+		if x.rank, ok = rank[x.e.ID]; ok {
+			listed = append(listed, x)
+		} else {
+			unlisted = append(unlisted, x)
+		}
+	}
+	slices.SortFunc(listed, func(a, b rec) int { return cmp.Compare(a.rank, b.rank) })
+	slices.SortFunc(unlisted, func(a, b rec) int {
+		return cmp.Or(cmp.Compare(a.entered, b.entered), cmp.Compare(a.e.ID, b.e.ID))
+	})
+	r.entries, r.search, r.entered = r.entries[:0], r.search[:0], r.entered[:0]
+	for len(listed) > 0 || len(unlisted) > 0 {
+		var x rec
+		if len(listed) == 0 || len(unlisted) > 0 && unlisted[0].entered < listed[0].entered {
+			x, unlisted = unlisted[0], unlisted[1:]
+		} else {
+			x, listed = listed[0], listed[1:]
+		}
+		r.entries, r.search, r.entered = append(r.entries, x.e), append(r.search, x.search), append(r.entered, x.entered)
+	}
+}
+
+// indexBytes returns a compacted index of the good records, in entry
+// order.
 func (r *scanResult) indexBytes() []byte {
 	buf := make([]byte, 0, len(indexHeader)+1+len(r.entries)*256)
 	buf = append(buf, indexHeader...)

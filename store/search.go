@@ -17,8 +17,7 @@ import (
 // or that has none, is read. With f.Latest the match that entered the
 // store last is returned, as List's latest. Without a cache (a writer
 // holds the lock while it is missing, or the query holds a tab or a line
-// break) every candidate's record is read, and latest is the newest match
-// by creation time.
+// break) every candidate's record is read, in List's order.
 func (s *Store) Search(f Filter) ([]Entry, error) {
 	q := strings.ToLower(strings.TrimSpace(f.Query))
 	if q == "" {
@@ -79,7 +78,8 @@ func (s *Store) searchCached(base Filter, q string, limit int, lastEntered bool)
 	err = s.withIndex(func(ix *parsedIndex) error {
 		out = out[:0]
 		best := -1 // with lastEntered: the match whose line comes last
-		for i := len(ix.live) - 1; i >= 0; i-- {
+		for k := len(ix.live) - 1; k >= 0; k-- {
+			i := ix.entered(k)
 			if lastEntered && best >= 0 && ix.live[i].off < ix.live[best].off {
 				continue
 			}

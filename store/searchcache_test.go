@@ -117,7 +117,7 @@ func TestSearchLatestIsLastEntered(t *testing.T) {
 	if len(got) != 1 || got[0].ID != older.ID {
 		t.Fatalf("latest okapi: %v, want the one saved last (%s)", ids(got), older.ID)
 	}
-	if all := mustSearch(t, s, Filter{Query: "okapi"}); len(all) != 2 || all[0].ID != newer.ID {
+	if all := mustSearch(t, s, Filter{Query: "okapi"}); len(all) != 2 || all[0].ID != older.ID {
 		t.Fatalf("all: %v", ids(all))
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"slices"
-	"sort"
 
 	"github.com/session-handoff/session-handoff/handoff"
 )
@@ -330,50 +328,28 @@ func (w *writer) greatestID() (handoff.ID, error) {
 	return greatest, err
 }
 
-// tailNewest returns the m.limit live entries matching m with the greatest
-// ids, greatest first, as List does, reading the index from its end. It
-// can stop at a "+" line once it holds m.limit matches whose ids are at
-// least that line's: no earlier record line has a greater id (see the
-// index format). It needs m.limit > 0.
+// tailNewest returns the m.limit live entries matching m that entered the
+// store last, last first, as List does, reading the index from its end:
+// the first m.limit live matches it meets. It needs m.limit > 0.
 func (s *Store) tailNewest(m *matcher) ([]Entry, error) {
-	type cand struct {
-		hi, lo uint64
-		line   []byte
-	}
-	var found []cand // ascending by id; at most m.limit
-	less := func(a, b *cand) bool { return a.hi < b.hi || a.hi == b.hi && a.lo < b.lo }
-	err := s.scanLiveBackward(func(line []byte, ref lineRef) (bool, error) {
+	var out []Entry
+	err := s.scanLiveBackward(func(line []byte, _ lineRef) (bool, error) {
 		ok, err := m.match(line)
 		if err != nil {
 			return false, &indexError{Reason: err.Error()}
 		}
-		if ok {
-			c := cand{hi: ref.hi, lo: ref.lo}
-			if len(found) < m.limit || less(&found[0], &c) {
-				c.line = append([]byte(nil), line...)
-				i := sort.Search(len(found), func(i int) bool { return less(&c, &found[i]) })
-				found = slices.Insert(found, i, c)
-				if len(found) > m.limit {
-					found = found[1:]
-				}
-			}
+		if !ok {
+			return false, nil
 		}
-		if ref.inOrder && len(found) == m.limit {
-			floor := cand{hi: ref.hi, lo: ref.lo}
-			return !less(&found[0], &floor), nil
+		ie, _, err := parseLine(line)
+		if err != nil {
+			return false, &indexError{Reason: err.Error()}
 		}
-		return false, nil
+		out = append(out, ie.toEntry())
+		return len(out) == m.limit, nil
 	})
 	if err != nil {
 		return nil, err
-	}
-	out := make([]Entry, 0, len(found))
-	for i := len(found) - 1; i >= 0; i-- {
-		ie, _, err := parseLine(found[i].line)
-		if err != nil {
-			return nil, &indexError{Reason: err.Error()}
-		}
-		out = append(out, ie.toEntry())
 	}
 	return out, nil
 }

@@ -186,8 +186,9 @@ func TestOlderIndexIsRebuiltSilently(t *testing.T) {
 	if err := os.WriteFile(s.path(indexFile), v1, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := mustList(t, s, Filter{}); len(got) != 2 || got[0].ID != b.ID {
-		t.Fatalf("list over a version-1 index: %v", ids(got))
+	// Its lines are in entry order, which the rebuild keeps.
+	if got := mustList(t, s, Filter{}); len(got) != 2 || got[0].ID != a.ID {
+		t.Fatalf("list over a version-1 index: %v, want %s (entered last) first", ids(got), a.ID)
 	}
 	mustSave(t, s, mkRecord(t, baseTime.Add(2*time.Hour), "codex", "app", "third"))
 	data, _ := os.ReadFile(s.path(indexFile))

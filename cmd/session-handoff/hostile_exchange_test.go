@@ -107,6 +107,20 @@ func exchangeInputs() []hostileInput {
 		runs: []hostileRun{
 			{args: []string{"import", "{input}"}, code: exitFailure, errHas: []string{"{input}", "dated in the future", "9999-12-31T00:00:00Z"}},
 		}})
+	// So would a record of today under an id of the year 10889.
+	out = append(out, hostileInput{kind: kindBundles, name: "made/id-from-the-future",
+		place: func(e *hostileEnv) error {
+			rec, err := campaignRecord(time.Now(), "latest by id")
+			if err != nil {
+				return err
+			}
+			rec.ID = "7ZZZZZZZZZZZZZZZZZZZZZZZZZ"
+			e.input = input(e)
+			return campaignBundle(e, e.input, "signing.key", "alice@test", rec, "")
+		},
+		runs: []hostileRun{
+			{args: []string{"import", "{input}"}, code: exitFailure, errHas: []string{"{input}", "dated in the future", "its id says 10889-"}},
+		}})
 	// trust add takes a name from a key's comment only when it does not
 	// look like a trusted one; --principal names it all the same.
 	strangerKey := func(comment string) func(e *hostileEnv) error {

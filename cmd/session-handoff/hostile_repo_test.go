@@ -75,9 +75,15 @@ func gitRun(dir string, args ...string) error {
 }
 
 // placeHostileRepo makes e.project a repository armed with m; the marker
-// is e.root/ran.
-func placeHostileRepo(m repoMechanism) func(e *hostileEnv) error {
+// is e.root/ran. layout, when set, first lays the repository out another
+// way (see repoLayouts).
+func placeHostileRepo(m repoMechanism, layout func(e *hostileEnv) error) func(e *hostileEnv) error {
 	return func(e *hostileEnv) error {
+		if layout != nil {
+			if err := layout(e); err != nil {
+				return err
+			}
+		}
 		marker := filepath.Join(e.root, "ran")
 		prog := filepath.Join(e.root, "prog.sh")
 		script := "#!/bin/sh\necho \"$1\" >> '" + marker + "'\ncat 2>/dev/null\nexit 0\n"
@@ -129,9 +135,16 @@ func placeHostileRepo(m repoMechanism) func(e *hostileEnv) error {
 	}
 }
 
-// armRepo writes m's configuration, attributes, include file and hook.
+// armRepo writes m's configuration, attributes, include file and hook,
+// into the git directory git itself uses for e.project.
 func armRepo(e *hostileEnv, m repoMechanism, prog, quick, hooks string) error {
-	gitDir := filepath.Join(e.project, ".git")
+	cmd := exec.Command("git", "rev-parse", "--path-format=absolute", "--git-common-dir")
+	cmd.Dir = e.project
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("git rev-parse --git-common-dir: %v", err)
+	}
+	gitDir := strings.TrimSpace(string(out))
 	// includeIf matches the real path of the repository.
 	real, err := filepath.EvalSymlinks(e.project)
 	if err != nil {
@@ -177,17 +190,119 @@ func noMarker(e *hostileEnv, _ cliResult) error {
 	return nil
 }
 
+// repoLayouts are repositories laid out so that a path's text and the
+// disk disagree (issue 28, class 1): git resolves a link before the ".."
+// after it, so "link/.." is the parent of wherever link points, while a
+// reader that cleans the text reads a decoy. Each arms the git directory
+// git really uses (armRepo asks git where it is) and leaves a clean decoy
+// where the text points; internal/git's
+// TestUntrustedQuickAgreesWithGitOnLayouts generates many more.
+func repoLayouts() map[string]func(e *hostileEnv) error {
+	return map[string]func(e *hostileEnv) error{
+		// .git is a file, "gitdir: s/../gd", and s a link to
+		// outside/deeper: git's git directory is outside/gd, the text's
+		// project/gd.
+		"gitfile-link-dotdot": func(e *hostileEnv) error {
+			outside := filepath.Join(e.root, "outside")
+			if err := os.MkdirAll(filepath.Join(outside, "deeper"), 0o700); err != nil {
+				return err
+			}
+			if err := os.Rename(filepath.Join(e.project, ".git"), filepath.Join(outside, "gd")); err != nil {
+				return err
+			}
+			if err := os.Symlink(filepath.Join(outside, "deeper"), filepath.Join(e.project, "s")); err != nil {
+				return err
+			}
+			if err := cleanGitDir(e, filepath.Join(e.project, "gd")); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(e.project, ".git"), []byte("gitdir: s/../gd\n"), 0o644)
+		},
+		// .git/commondir says "l/../../common", and .git/l is a link to
+		// x/y: git's common directory is .git/common (.git/x/y/../..),
+		// the text's project/common.
+		"commondir-link-dotdot": func(e *hostileEnv) error {
+			g := filepath.Join(e.project, ".git")
+			orig := filepath.Join(e.root, "orig-git")
+			if err := os.Rename(g, orig); err != nil {
+				return err
+			}
+			if err := os.MkdirAll(filepath.Join(g, "x", "y"), 0o700); err != nil {
+				return err
+			}
+			if err := os.Rename(orig, filepath.Join(g, "common")); err != nil {
+				return err
+			}
+			for _, f := range []string{"HEAD", "index"} {
+				if err := os.Rename(filepath.Join(g, "common", f), filepath.Join(g, f)); err != nil {
+					return err
+				}
+			}
+			if err := os.Symlink("x/y", filepath.Join(g, "l")); err != nil {
+				return err
+			}
+			if err := cleanGitDir(e, filepath.Join(e.project, "common")); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(g, "commondir"), []byte("l/../../common\n"), 0o644)
+		},
+		// The project is a linked worktree (git worktree add) of a
+		// repository beside it, whose configuration is armed.
+		"linked-worktree": func(e *hostileEnv) error {
+			main := filepath.Join(e.root, "main")
+			if err := os.Mkdir(main, 0o700); err != nil {
+				return err
+			}
+			if err := os.Rename(filepath.Join(e.project, ".git"), filepath.Join(main, ".git")); err != nil {
+				return err
+			}
+			wt := filepath.Join(e.root, "wt")
+			if err := gitRun(main, "worktree", "add", "-q", "--detach", wt); err != nil {
+				return err
+			}
+			if err := os.Rename(filepath.Join(wt, ".git"), filepath.Join(e.project, ".git")); err != nil {
+				return err
+			}
+			return os.RemoveAll(wt)
+		},
+	}
+}
+
+// cleanGitDir makes a git directory with no driver at path: the decoy.
+func cleanGitDir(e *hostileEnv, path string) error {
+	tmp := filepath.Join(e.root, "decoy")
+	if err := gitRun(e.root, "init", "-q", tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(filepath.Join(tmp, ".git"), path); err != nil {
+		return err
+	}
+	return os.RemoveAll(tmp)
+}
+
 func repoInputs() []hostileInput {
+	runs := []hostileRun{
+		{args: []string{"save", "--project", "{project}", "--title", "probe", "--next", "n"}, mayChange: []string{"home:data/"},
+			outHas: []string{"saved"}, check: noMarker},
+		{args: []string{"resume", "--project", "{project}"}, outHas: []string{"probe"}, check: noMarker},
+		{args: []string{"hook", "claude-code", "session-start"}, stdin: `{"cwd": "{project}", "hook_event_name": "SessionStart", "session_id": "s1"}`,
+			mayChange: []string{"home:data/hooks.log"}, outHas: []string{"additionalContext"}, check: noMarker},
+	}
 	var out []hostileInput
 	for _, m := range repoMechanisms() {
-		out = append(out, hostileInput{kind: kindRepos, name: m.name, place: placeHostileRepo(m), after: armed(m),
-			runs: []hostileRun{
-				{args: []string{"save", "--project", "{project}", "--title", "probe", "--next", "n"}, mayChange: []string{"home:data/"},
-					outHas: []string{"saved"}, check: noMarker},
-				{args: []string{"resume", "--project", "{project}"}, outHas: []string{"probe"}, check: noMarker},
-				{args: []string{"hook", "claude-code", "session-start"}, stdin: `{"cwd": "{project}", "hook_event_name": "SessionStart", "session_id": "s1"}`,
-					mayChange: []string{"home:data/hooks.log"}, outHas: []string{"additionalContext"}, check: noMarker},
-			}})
+		out = append(out, hostileInput{kind: kindRepos, name: m.name, place: placeHostileRepo(m, nil), after: armed(m), runs: runs})
+	}
+	// A filter driver .gitattributes applies to every file, in each
+	// layout.
+	var filter repoMechanism
+	for _, m := range repoMechanisms() {
+		if m.name == "filter-required" {
+			filter = m
+		}
+	}
+	layouts := repoLayouts()
+	for _, name := range sortedKeys(layouts) {
+		out = append(out, hostileInput{kind: kindRepos, name: name + "/" + filter.name, place: placeHostileRepo(filter, layouts[name]), after: armed(filter), runs: runs})
 	}
 	return out
 }

@@ -30,7 +30,9 @@ func newListCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [--tool T] [--project P] [--query TEXT] [--id PREFIX] [--since D] [--latest] [--limit N] [--json]",
 		Short: "list stored handoffs, newest first",
-		Long: `Lists handoffs from the store's index, newest first. Filters combine:
+		Long: `Lists handoffs from the store's index, newest first: the last to enter
+this store (saved, captured or imported) first, whatever date or id a
+handoff claims. Filters combine:
 --project matches a project name or a directory (and everything under it);
 --query looks for TEXT, ignoring case, in every text field: title, the
 whole summary, decisions, next steps, questions, tags, files, project;

@@ -84,8 +84,8 @@ var (
 	ErrRefusedUnsigned  = errors.New("the bundle is not signed")
 	ErrRefusedRecipient = errors.New("signed for other recipients")
 	ErrConflict         = errors.New("a different handoff with this id is already stored")
-	// ErrFuture refuses a record dated after MaxClockSkew from now: it
-	// would stay the latest handoff for ever.
+	// ErrFuture refuses a record dated, or whose id is dated, after
+	// MaxClockSkew from now: it would stay at the top of the list.
 	ErrFuture = errors.New("dated in the future")
 )
 
@@ -93,11 +93,17 @@ var (
 // (clocks differ); a record dated later is refused.
 const MaxClockSkew = 24 * time.Hour
 
-// checkDate refuses a record dated more than MaxClockSkew after now.
+// checkDate refuses a record dated more than MaxClockSkew after now, by
+// its created_at or by the time its id carries (the sender chooses both).
 func checkDate(rec *handoff.Record, now time.Time) error {
-	if rec.CreatedAt.After(now.Add(MaxClockSkew)) {
+	limit := now.Add(MaxClockSkew)
+	if rec.CreatedAt.After(limit) {
 		return fmt.Errorf("handoff %s: %w: created %s, more than a day after this machine's clock (%s)", rec.ID, ErrFuture,
 			rec.CreatedAt.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+	}
+	if at := rec.ID.Time(); at.After(limit) {
+		return fmt.Errorf("handoff %s: %w: its id says %s, more than a day after this machine's clock (%s)", rec.ID, ErrFuture,
+			at.Format(time.RFC3339), now.UTC().Format(time.RFC3339))
 	}
 	return nil
 }

@@ -23,8 +23,8 @@ func ImportLegacy(s *store.Store, recs []*handoff.Record, onConflict Conflict) (
 }
 
 // ImportLegacyAt is ImportLegacy with the time of the import given: a
-// record dated more than MaxClockSkew after now is refused (ErrFuture),
-// and nothing is stored.
+// record dated (or whose id is dated) more than MaxClockSkew after now is
+// refused (ErrFuture), and nothing is stored.
 func ImportLegacyAt(s *store.Store, recs []*handoff.Record, onConflict Conflict, now time.Time) (map[Outcome]int, error) {
 	for _, rec := range recs {
 		if err := checkDate(rec, now); err != nil {

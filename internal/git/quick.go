@@ -60,23 +60,27 @@ func quickEnvKnown(name string) bool {
 // What it reads, each as git does (git(1) "ENVIRONMENT", git-config(1)
 // "FILES", gitrepository-layout(5)), and where it gives up instead:
 //
-//   - The repository: r.Dir's physical path and its parents, up to the
-//     first holding a .git directory or a .git file ("gitdir: PATH"; the
-//     git directory's commondir file names the shared one of a linked
-//     worktree). It gives up at a directory on another file system (git
-//     stops there), a directory that is itself a git directory (a bare
-//     repository, or r.Dir inside .git), a .git that is neither a
-//     directory nor a regular file, one without HEAD, objects and refs,
-//     or a worktree, .git or git directory another user owns (git's
-//     safe.directory check).
+//   - The repository: r.Dir resolved on disk as git -C resolves it (each
+//     link followed before a ".." after it), and its parents, up to the
+//     first holding a .git directory: a plain directory, with HEAD,
+//     objects and refs and no commondir file. It gives up at a .git that
+//     is a file ("gitdir: PATH", as in a linked worktree or a submodule),
+//     a link or anything else, at a commondir file, at a directory with
+//     a HEAD of its own (perhaps a git directory: a bare repository, r.Dir
+//     inside .git), at a directory on another file system (git stops
+//     there), and at a worktree or .git another user owns (git's
+//     safe.directory check). So every path it opens is a physical one, or
+//     one the kernel resolves for it exactly as for git; a path whose text
+//     could say otherwise than the disk ("link/..") is never cleaned.
 //   - The configuration git would read: the system file (/etc/gitconfig,
 //     when the git on PATH is the distribution's /usr/bin/git, the only
 //     build whose system file is known without asking it; any other git
 //     is asked), GIT_CONFIG_SYSTEM, GIT_CONFIG_NOSYSTEM, the global files
-//     ($XDG_CONFIG_HOME/git/config or ~/.config/git/config, and
-//     ~/.gitconfig) or GIT_CONFIG_GLOBAL, the repository's config and the
-//     worktree's config.worktree. Any other GIT_ variable in the
-//     environment (GIT_CEILING_DIRECTORIES, say) makes it give up.
+//     ($XDG_CONFIG_HOME/git/config or $HOME/.config/git/config, and
+//     $HOME/.gitconfig, joined as text as git joins them; no HOME, and
+//     git answers) or GIT_CONFIG_GLOBAL, the repository's config and
+//     config.worktree. Any other GIT_ variable in the environment
+//     (GIT_CEILING_DIRECTORIES, say) makes it give up.
 //   - In those files, read as bytes folded to lower case with blanks
 //     removed, it gives up at any "filter", any "diff" followed by a
 //     quote or a dot (a [diff "driver"] or [diff.driver] section; a plain
@@ -105,11 +109,11 @@ func (r Runner) UntrustedQuick() (u Runner, top string, ok bool) {
 	if !ok {
 		return Runner{}, "", false
 	}
-	top, gitDir, commonDir, ok := discover(r.Dir)
+	top, gitDir, ok := discover(r.Dir)
 	if !ok {
 		return Runner{}, "", false
 	}
-	files = append(files, filepath.Join(commonDir, "config"), filepath.Join(gitDir, "config.worktree"))
+	files = append(files, filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree"))
 	for _, f := range files {
 		if !configDefinesNothing(f) {
 			return Runner{}, "", false
@@ -158,15 +162,19 @@ func configFiles(env map[string]string) (files []string, ok bool) {
 		}
 		return append(files, f), true
 	}
+	// Joined as git joins them, by text, without cleaning: the kernel then
+	// resolves "link/.." in HOME as it does for git. Without a HOME git's
+	// choice is its own.
 	home := env["HOME"]
+	if home == "" {
+		return nil, false
+	}
 	if xdg := env["XDG_CONFIG_HOME"]; xdg != "" {
-		files = append(files, filepath.Join(xdg, "git", "config"))
-	} else if home != "" {
-		files = append(files, filepath.Join(home, ".config", "git", "config"))
+		files = append(files, xdg+"/git/config")
+	} else {
+		files = append(files, home+"/.config/git/config")
 	}
-	if home != "" {
-		files = append(files, filepath.Join(home, ".gitconfig"))
-	}
+	files = append(files, home+"/.gitconfig")
 	// git -C reads a relative path from the worktree, not from here.
 	for _, f := range files {
 		if !filepath.IsAbs(f) {
@@ -188,118 +196,82 @@ func envTrue(v string) bool {
 }
 
 // discover finds the worktree holding dir as git would: its top directory
-// (physical), its git directory and the common one, or ok false (see
-// UntrustedQuick).
-func discover(dir string) (top, gitDir, commonDir string, ok bool) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", "", "", false
+// (physical) and its git directory, or ok false (see UntrustedQuick).
+//
+// Every path is resolved on disk, never by its text: git -C dir changes
+// into dir as the kernel resolves it, where "link/.." is the parent of
+// wherever link points, and filepath.Clean's "link/.." would name another
+// directory. dir is resolved by filepath.EvalSymlinks, which follows each
+// link before the ".." after it, from a physical start; the walk up goes
+// from that physical path, whose parents are physical too. The git
+// directory is a plain directory named .git: a .git file ("gitdir:"), a
+// .git that is a link, and a commondir file name another directory by a
+// path, and there git answers.
+func discover(dir string) (top, gitDir string, ok bool) {
+	abs := dir
+	if !filepath.IsAbs(dir) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", "", false
+		}
+		abs = wd + string(filepath.Separator) + dir // not Join: it would clean the text
 	}
 	phys, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", "", "", false
+	if err != nil || !filepath.IsAbs(phys) {
+		return "", "", false
 	}
 	dev, ok := deviceOf(phys)
 	if !ok {
-		return "", "", "", false
+		return "", "", false
 	}
 	for d := phys; ; d = filepath.Dir(d) {
 		if here, ok := deviceOf(d); !ok || here != dev {
-			return "", "", "", false
+			return "", "", false
 		}
 		dotGit := filepath.Join(d, ".git")
 		info, err := os.Lstat(dotGit)
 		switch {
 		case err == nil && info.IsDir():
-			gitDir = dotGit
-		case err == nil && info.Mode().IsRegular():
-			gitDir, ok = readGitFile(dotGit)
-			if !ok {
-				return "", "", "", false
-			}
-		case err == nil || !errors.Is(err, fs.ErrNotExist):
-			return "", "", "", false
-		case isGitDir(d, d):
-			// A bare repository, or dir is inside a git directory.
-			return "", "", "", false
-		}
-		if gitDir != "" {
-			commonDir, ok = commonDirOf(gitDir)
-			if !ok || !isGitDir(gitDir, commonDir) || within(phys, gitDir) || within(phys, commonDir) {
-				return "", "", "", false
+			if !absent(filepath.Join(dotGit, "commondir")) || !isGitDir(dotGit) || within(phys, dotGit) {
+				return "", "", false
 			}
 			// Git reads a repository someone else owns only where
 			// safe.directory says so (git-config(1) "safe.directory"):
 			// that, git decides.
-			for _, p := range []string{d, dotGit, gitDir} {
-				if !ownedByUs(p) {
-					return "", "", "", false
-				}
+			if !ownedByUs(d) || !ownedByUs(dotGit) {
+				return "", "", false
 			}
-			return d, gitDir, commonDir, true
+			return d, dotGit, true
+		case err == nil || !errors.Is(err, fs.ErrNotExist):
+			// A .git file or link, or something else.
+			return "", "", false
+		case !absent(filepath.Join(d, "HEAD")):
+			// Perhaps a git directory itself (a bare repository, dir
+			// inside .git, or one whose commondir names its objects).
+			return "", "", false
 		}
 		if d == filepath.Dir(d) {
-			return "", "", "", false
+			return "", "", false
 		}
 	}
 }
 
-// readGitFile reads a .git file, "gitdir: PATH", PATH relative to the
-// file's directory.
-func readGitFile(path string) (string, bool) {
-	data, ok := readSmall(path, 4096)
-	if !ok {
-		return "", false
-	}
-	rest, found := bytes.CutPrefix(data, []byte("gitdir: "))
-	target := string(bytes.TrimRight(rest, "\r\n"))
-	if !found || target == "" || strings.ContainsAny(target, "\n\x00") {
-		return "", false
-	}
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(filepath.Dir(path), target)
-	}
-	real, err := filepath.EvalSymlinks(target)
-	if err != nil {
-		return "", false
-	}
-	return real, true
+// absent reports whether nothing at all is at path (not even a broken
+// link).
+func absent(path string) bool {
+	_, err := os.Lstat(path)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
-// commonDirOf is the common directory of gitDir: the one its commondir
-// file names (a linked worktree's), or gitDir itself.
-func commonDirOf(gitDir string) (string, bool) {
-	data, ok := readSmall(filepath.Join(gitDir, "commondir"), 4096)
-	if !ok {
-		if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); errors.Is(err, fs.ErrNotExist) {
-			return gitDir, true
-		}
-		return "", false
-	}
-	target := string(bytes.TrimRight(data, "\r\n"))
-	if target == "" || strings.ContainsAny(target, "\n\x00") {
-		return "", false
-	}
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(gitDir, target)
-	}
-	real, err := filepath.EvalSymlinks(target)
-	if err != nil {
-		return "", false
-	}
-	return real, true
-}
-
-// isGitDir is what git asks of a git directory (setup.c
-// is_git_directory): a HEAD in gitDir, objects and refs directories in
-// the common one.
-func isGitDir(gitDir, commonDir string) bool {
+// isGitDir is what git asks of a git directory without a commondir file
+// (setup.c is_git_directory): HEAD, and objects and refs directories.
+func isGitDir(gitDir string) bool {
 	head, err := os.Stat(filepath.Join(gitDir, "HEAD"))
 	if err != nil || !head.Mode().IsRegular() {
 		return false
 	}
 	for _, sub := range []string{"objects", "refs"} {
-		if info, err := os.Stat(filepath.Join(commonDir, sub)); err != nil || !info.IsDir() {
+		if info, err := os.Stat(filepath.Join(gitDir, sub)); err != nil || !info.IsDir() {
 			return false
 		}
 	}
