@@ -16,6 +16,7 @@ import (
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/ctxio"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 func base64Std(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
@@ -299,5 +300,5 @@ func classifyDecrypt(err error, pi *passphraseIdentity) *Error {
 			msg = msg[i+len(p):]
 		}
 	}
-	return &Error{Kind: ErrMalformed, Msg: oneLine("age header: " + lowerFirst(msg)), Err: err}
+	return &Error{Kind: ErrMalformed, Msg: untrusted.OneLine("age header: "+lowerFirst(msg), maxMessage), Err: err}
 }
