@@ -278,7 +278,8 @@ func isDigits(s string) bool {
 }
 
 // classifyDecrypt maps an error of age.Decrypt (the header) to ours.
-func classifyDecrypt(err error, pi *passphraseIdentity) *Error {
+// armored says the bundle came as armor, perhaps pasted.
+func classifyDecrypt(err error, pi *passphraseIdentity, armored bool) *Error {
 	if pi.classifed != nil {
 		return pi.classifed
 	}
@@ -288,7 +289,14 @@ func classifyDecrypt(err error, pi *passphraseIdentity) *Error {
 		if pi.isScrypt {
 			return errorf(ErrWrongPassphrase, "wrong passphrase")
 		}
-		return errorf(ErrNoIdentity, "no identity matches the bundle's recipients: it is encrypted to someone else")
+		// A recipient stanza that is not ours and one that was damaged
+		// fail alike: age cannot tell them apart. A paste that lost a
+		// line of the header, or took one from another bundle, is the
+		// likelier cause of the two when armor arrives.
+		if armored {
+			return errorf(ErrNoIdentity, "no identity matches the bundle's recipients: the pasted armor may be damaged (a line lost, or taken from another bundle), or it is encrypted to someone else")
+		}
+		return errorf(ErrNoIdentity, "no identity matches the bundle's recipients: it is encrypted to someone else, or its header is damaged")
 	case errors.Is(err, crypto.ErrWrongPassphrase):
 		return wrapf(ErrWrongPassphrase, err, "decrypt")
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
