@@ -102,8 +102,10 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 		w.printf("there are no memory files and no handoff for this project, so start from the user's request.\n")
 	}
 	w.printf("\n%s\n", DataLabel("those files and from the handoff"))
-	for _, g := range opt.Style.Guidance {
-		w.printf("\n%s\n", g)
+	if b.Record == nil || wordingFor(b.Record).guidance {
+		for _, g := range opt.Style.Guidance {
+			w.printf("\n%s\n", g)
+		}
 	}
 	for _, m := range b.Memory {
 		w.subheading(flatten(handoff.Shorten(m.Name, 128)))

@@ -66,10 +66,13 @@ func (w *writer) preamble(rec *handoff.Record, opt Options) {
 	if agent == "" {
 		agent = "an AI coding agent"
 	}
-	w.printf("This briefing is for %s picking up work that an earlier session left unfinished. Continue that work: start with the next steps, in order, and keep the decisions unless you find a reason to reopen one.\n\n", agent)
+	words := wordingFor(rec)
+	w.printf(words.intro+"\n\n", agent)
 	w.printf("%s\n", DataLabel("the handoff"))
-	for _, g := range opt.Style.Guidance {
-		w.printf("\n%s\n", g)
+	if words.guidance {
+		for _, g := range opt.Style.Guidance {
+			w.printf("\n%s\n", g)
+		}
 	}
 }
 
@@ -103,15 +106,15 @@ func provenanceSection(w *writer, rec *handoff.Record, _ int) {
 		default:
 			w.printf("NOT signed: who wrote it is not known.\n")
 		}
-		if p.Verification != "verified" {
-			w.printf("- Check its claims against the code before acting on them.\n")
-		}
 	case handoff.SourceLegacy:
 		w.printf("- Imported from an older session-handoff format, unsigned.\n")
 	case handoff.SourceTranscript:
 		w.printf("- Captured from the agent's own transcript on this machine.\n")
 	default:
 		w.printf("- Written by hand with `session-handoff save` on this machine.\n")
+	}
+	if !src.Vouched() {
+		w.printf("- %s\n", cautionUnverified)
 	}
 	if s := rec.Session; s != nil {
 		w.printf("- From the session transcript:\n")
@@ -234,7 +237,7 @@ func decisionsSection(w *writer, rec *handoff.Record, _ int) {
 		return
 	}
 	w.heading(SecDecisions)
-	w.printf("Settled; reopen one only with a reason, and say so:\n\n")
+	w.printf("%s\n\n", wordingFor(rec).decisions)
 	w.quoteLines(rec.Decisions, handoff.MaxItems, handoff.MaxItem, false)
 }
 
@@ -244,7 +247,7 @@ func nextSection(w *writer, rec *handoff.Record, _ int) {
 		w.printf("The handoff names no next steps: ask the user what to do before changing anything.\n")
 		return
 	}
-	w.printf("In order:\n\n")
+	w.printf("%s\n\n", wordingFor(rec).next)
 	w.quoteLines(rec.NextSteps, handoff.MaxItems, handoff.MaxItem, true)
 }
 
