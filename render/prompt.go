@@ -218,7 +218,11 @@ func (c *composer) compose(levels map[string]int, res *Result) string {
 			}
 			w.printf("Shortened: %s.", strings.Join(sectionNames(res.Shortened), ", "))
 		}
-		w.printf(" The whole handoff: `session-handoff show %s`.\n", c.rec.ID)
+		if id := recordID(c.rec.ID); strings.HasPrefix(id, "`") {
+			w.printf(" The whole handoff: `session-handoff show %s`.\n", c.rec.ID)
+		} else {
+			w.printf(" The whole handoff: `session-handoff show` it.\n")
+		}
 	}
 	return w.String()
 }

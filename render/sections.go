@@ -60,7 +60,7 @@ func (w *writer) preamble(rec *handoff.Record, opt Options) {
 	}
 	w.printf("\n")
 	if opt.Mode == Instructions {
-		w.printf("This section was written by session-handoff from handoff `%s` and is replaced by the next handoff; change the handoff, not this text.\n\n", rec.ID)
+		w.printf("This section was written by session-handoff from handoff %s and is replaced by the next handoff; change the handoff, not this text.\n\n", recordID(rec.ID))
 	}
 	agent := opt.Style.Agent
 	if agent == "" {
@@ -78,7 +78,7 @@ func (w *writer) preamble(rec *handoff.Record, opt Options) {
 
 func provenanceSection(w *writer, rec *handoff.Record, _ int) {
 	w.heading(SecProvenance)
-	w.printf("- Handoff `%s`, made %s", rec.ID, rec.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"))
+	w.printf("- Handoff %s, made %s", recordID(rec.ID), rec.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"))
 	if handoff.ValidTool(rec.Tool) {
 		w.printf(" from a %s session", rec.Tool)
 	}
@@ -143,6 +143,42 @@ func provenanceSection(w *writer, rec *handoff.Record, _ int) {
 			n += r.Count
 		}
 		w.printf("- %d secret(s) were redacted before it was stored; `[REDACTED:kind]` marks where.\n", n)
+	}
+}
+
+// recordID prints a record's id in a code span when it has the shape of
+// one, and a placeholder when it does not.
+func recordID(id handoff.ID) string {
+	if p, err := handoff.ParseID(string(id)); err == nil && p == id {
+		return "`" + string(id) + "`"
+	}
+	return "(an id of unexpected shape)"
+}
+
+// safeFileName matches the memory file names we print among our own
+// words (SOUL.md, memory/layer1/2026-01-02-notes.md); anything else is
+// quoted instead.
+var safeFileName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}(/[A-Za-z0-9_][A-Za-z0-9._-]{0,63}){0,3}$`)
+})
+
+// fileHeading starts the quote of a memory file: its name as the
+// heading when it has a plain shape, else a heading of ours with the name
+// quoted below it.
+func (w *writer) fileHeading(name string, title bool) {
+	head := name
+	if !safeFileName().MatchString(name) {
+		head = "A memory file with an unusual name"
+	}
+	if title {
+		w.title(head)
+	} else {
+		w.subheading(head)
+	}
+	if head != name {
+		w.printf("Its name:\n\n")
+		w.quote(name, 512)
+		w.printf("\n")
 	}
 }
 
