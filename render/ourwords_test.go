@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/fences"
 )
 
 // marker is in every injected text: found outside a fence, the text broke
@@ -120,7 +121,7 @@ func TestHostileFieldsNeverReachOurWords(t *testing.T) {
 			}
 			outs = append(outs, res.Text, QuoteFile(b.Memory[0]))
 			for i, text := range outs {
-				if words := ours(text); strings.Contains(words, marker) {
+				if words := fences.Outside(text); strings.Contains(words, marker) {
 					at := strings.Index(words, marker)
 					t.Fatalf("breaker %d, %s, output %d: injected text in our words: …%q…", off, st.name, i, words[max(0, at-300):min(len(words), at+100)])
 				}

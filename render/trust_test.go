@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/fences"
 )
 
 // trustStates are a record's origins, each with whether session-handoff
@@ -73,7 +74,7 @@ func TestTrustDecidesTheWording(t *testing.T) {
 		}
 		outputs["briefing"] = res.Text
 		for out, text := range outputs {
-			words := ours(text)
+			words := fences.Outside(text)
 			if st.verified {
 				if strings.Contains(words, caution) || strings.Contains(words, asClaims) || !strings.Contains(words, inOrder) {
 					t.Errorf("%s, %s: a verified handoff is worded as unverified:\n%s", st.name, out, words)
@@ -93,22 +94,4 @@ func TestTrustDecidesTheWording(t *testing.T) {
 			}
 		}
 	}
-}
-
-// ours is the text outside fenced blocks: our own words.
-func ours(text string) string {
-	var b strings.Builder
-	fence := ""
-	for _, line := range strings.Split(text, "\n") {
-		trimmed := strings.TrimLeft(line, " ")
-		switch {
-		case fence == "" && strings.HasPrefix(trimmed, "```"):
-			fence = trimmed[:len(trimmed)-len(strings.TrimLeft(trimmed, "`"))]
-		case fence != "" && strings.TrimRight(trimmed, " ") == fence:
-			fence = ""
-		case fence == "":
-			b.WriteString(line + "\n")
-		}
-	}
-	return b.String()
 }
