@@ -203,7 +203,10 @@ func sessionStart(ctx context.Context, o Options, root string, pause []string) e
 	}
 	text := res.Text
 	if paused != nil {
-		text += "\n(session-handoff: automated writes are " + paused.Error() + ")\n"
+		// The PAUSE file's path and reason are the project's: quoted,
+		// bounded, never among our words.
+		text += "\nsession-handoff's automated writes (captures at the end of a session, handover runs) are paused until the PAUSE file is removed ('session-handoff unpause'). What it says:\n\n" +
+			render.Fence(untrusted.OneLine(paused.Error(), maxPauseQuote)) + "\n"
 	}
 	var out Output
 	out.HookSpecificOutput.HookEventName = o.Agent.EventName(o.Event)
@@ -213,8 +216,12 @@ func sessionStart(ctx context.Context, o Options, root string, pause []string) e
 	return enc.Encode(out)
 }
 
-// pauseNoteRoom is what the PAUSE note after a briefing may take.
-const pauseNoteRoom = 512
+// pauseNoteRoom is what the PAUSE note after a briefing may take: our
+// sentence and the fenced quote of at most maxPauseQuote bytes.
+const (
+	pauseNoteRoom = 512
+	maxPauseQuote = 256
+)
 
 // briefingBudget is the briefing's size for agent, in bytes: what the
 // agent's table says its session-start context takes whole (a byte
