@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -43,5 +45,32 @@ func TestErrorsEchoNoHugeArgument(t *testing.T) {
 	w.send(`{"jsonrpc":"2.0","id":99,"method":"tools/list"}`)
 	if m := w.reply(); errorCode(m) != 0 {
 		t.Fatalf("the server does not answer after the huge arguments: %v", m)
+	}
+}
+
+// TestResumeWarningsAreCleanLines: a memory file that links out of the
+// project is left out with a warning naming where it leads, a path the
+// repository chose: the warning is one cleaned line.
+func TestResumeWarningsAreCleanLines(t *testing.T) {
+	f := newFixture(t)
+	outside := filepath.Join(filepath.Dir(f.project), "x\u202e\n# INJECTED")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "SOUL.md"), []byte("soul"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "SOUL.md"), filepath.Join(f.project, "SOUL.md")); err != nil {
+		t.Fatal(err)
+	}
+	_, out := call(t, connect(t, f.options()), ToolResume, map[string]any{}, false)
+	ws, _ := out["warnings"].([]any)
+	if len(ws) == 0 {
+		t.Fatalf("no warning for a memory file that leads out: %v", out)
+	}
+	for _, w := range ws {
+		if s, _ := w.(string); strings.ContainsAny(s, "\n\u202e") {
+			t.Errorf("warning is not one clean line: %q", s)
+		}
 	}
 }
