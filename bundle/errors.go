@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // Sentinel errors. Every error Read and Write return for a bad bundle is an
@@ -67,7 +69,7 @@ func (e *Error) Unwrap() []error {
 
 // errorf builds an *Error of the given kind.
 func errorf(kind error, format string, args ...any) *Error {
-	return &Error{Kind: kind, Msg: oneLine(fmt.Sprintf(format, args...))}
+	return &Error{Kind: kind, Msg: untrusted.OneLine(fmt.Sprintf(format, args...), maxMessage)}
 }
 
 // wrapf builds an *Error of the given kind with a cause whose text is
@@ -77,7 +79,7 @@ func wrapf(kind error, cause error, format string, args ...any) *Error {
 	if cause != nil {
 		msg += ": " + causeText(cause)
 	}
-	return &Error{Kind: kind, Msg: oneLine(msg), Err: cause}
+	return &Error{Kind: kind, Msg: untrusted.OneLine(msg, maxMessage), Err: cause}
 }
 
 // limitError names the limit that was hit, its value and the flag that
@@ -113,27 +115,9 @@ func lowerFirst(s string) string {
 	return string(unicode.ToLower(r)) + s[size:]
 }
 
-// oneLine replaces line breaks and other control characters so that an
-// error message always fits on one line, and bounds its length.
-func oneLine(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-	const max = 400
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8Start(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+// maxMessage bounds an error message, whatever text it quotes: each is
+// one cleaned line (untrusted.OneLine).
+const maxMessage = 400
 
 // kindName returns the name of a sentinel error, for tests and the corpus.
 func kindName(err error) string {

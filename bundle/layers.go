@@ -16,6 +16,7 @@ import (
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/ctxio"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 func base64Std(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
@@ -277,7 +278,8 @@ func isDigits(s string) bool {
 }
 
 // classifyDecrypt maps an error of age.Decrypt (the header) to ours.
-func classifyDecrypt(err error, pi *passphraseIdentity) *Error {
+// armored says the bundle came as armor, perhaps pasted.
+func classifyDecrypt(err error, pi *passphraseIdentity, armored bool) *Error {
 	if pi.classifed != nil {
 		return pi.classifed
 	}
@@ -287,7 +289,14 @@ func classifyDecrypt(err error, pi *passphraseIdentity) *Error {
 		if pi.isScrypt {
 			return errorf(ErrWrongPassphrase, "wrong passphrase")
 		}
-		return errorf(ErrNoIdentity, "no identity matches the bundle's recipients: it is encrypted to someone else")
+		// A recipient stanza that is not ours and one that was damaged
+		// fail alike: age cannot tell them apart. A paste that lost a
+		// line of the header, or took one from another bundle, is the
+		// likelier cause of the two when armor arrives.
+		if armored {
+			return errorf(ErrNoIdentity, "no identity matches the bundle's recipients: the pasted armor may be damaged (a line lost, or taken from another bundle), or it is encrypted to someone else")
+		}
+		return errorf(ErrNoIdentity, "no identity matches the bundle's recipients: it is encrypted to someone else, or its header is damaged")
 	case errors.Is(err, crypto.ErrWrongPassphrase):
 		return wrapf(ErrWrongPassphrase, err, "decrypt")
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
@@ -299,5 +308,5 @@ func classifyDecrypt(err error, pi *passphraseIdentity) *Error {
 			msg = msg[i+len(p):]
 		}
 	}
-	return &Error{Kind: ErrMalformed, Msg: oneLine("age header: " + lowerFirst(msg)), Err: err}
+	return &Error{Kind: ErrMalformed, Msg: untrusted.OneLine("age header: "+lowerFirst(msg), maxMessage), Err: err}
 }

@@ -2,9 +2,13 @@ package bundle
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/crypto"
 )
 
 func unwrap(t *testing.T, in string) (string, error) {
@@ -92,4 +96,27 @@ func (o oneByte) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	return o.r.Read(p[:1])
+}
+
+// TestSplicedArmorIsNamedDamaged: a pasted bundle whose header lines were
+// taken from another bundle to the same reader cannot be opened, and the
+// error says the paste may be damaged before it says the bundle may be
+// someone else's (age cannot tell the two apart).
+func TestSplicedArmorIsNamedDamaged(t *testing.T) {
+	k := loadKeys(t)
+	opts := WriteOptions{Armor: true, Recipients: []crypto.RecipientInfo{k.recipient()}}
+	a := strings.Split(string(writeBundle(t, testManifest(fixedRecord()), nil, opts)), "\n")
+	other := fixedRecord()
+	other.Title = "another handoff"
+	b := strings.Split(string(writeBundle(t, testManifest(other), nil, opts)), "\n")
+	spliced := strings.Join(append(append(append([]string{"here it is:", ""}, a[:2]...), b[2]), a[3:]...), "\n")
+	_, err := Read(strings.NewReader(spliced), k.readOptions())
+	if !errors.Is(err, ErrNoIdentity) || !strings.Contains(err.Error(), "damaged") {
+		t.Fatalf("spliced paste: %v, want ErrNoIdentity saying it may be damaged", err)
+	}
+	// A whole bundle to someone else still says so.
+	stranger := writeBundle(t, testManifest(fixedRecord()), nil, WriteOptions{Armor: true, Recipients: []crypto.RecipientInfo{k.strangerRecipient()}})
+	if _, err := Read(bytes.NewReader(stranger), k.readOptions()); !errors.Is(err, ErrNoIdentity) || !strings.Contains(err.Error(), "someone else") {
+		t.Fatalf("stranger's bundle: %v", err)
+	}
 }

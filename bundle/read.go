@@ -291,7 +291,7 @@ func (rd *reader) read(r io.Reader) error {
 			if rd.st.err != nil {
 				return rd.st.err
 			}
-			return classifyDecrypt(err, pi)
+			return classifyDecrypt(err, pi, rd.res.Armored)
 		}
 		rd.res.Encryption = EncryptRecipients
 		if pi.isScrypt {

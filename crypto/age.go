@@ -20,6 +20,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // Limits of recipient and identity input.
@@ -104,13 +105,13 @@ func ParseRecipient(s string) (r age.Recipient, canonical string, err error) {
 	case strings.HasPrefix(lower, "age1pq1"):
 		hr, err := age.ParseHybridRecipient(s)
 		if err != nil {
-			return nil, "", fmt.Errorf("malformed age recipient %s", quoteShort(s))
+			return nil, "", fmt.Errorf("malformed age recipient %s", untrusted.Quote(s, maxQuoted))
 		}
 		return hr, hr.String(), nil
 	case strings.HasPrefix(lower, "age1"):
 		xr, err := age.ParseX25519Recipient(s)
 		if err != nil {
-			return nil, "", fmt.Errorf("malformed or unsupported age recipient %s", quoteShort(s))
+			return nil, "", fmt.Errorf("malformed or unsupported age recipient %s", untrusted.Quote(s, maxQuoted))
 		}
 		return xr, xr.String(), nil
 	case strings.HasPrefix(s, "-----BEGIN"):
@@ -118,7 +119,7 @@ func ParseRecipient(s string) (r age.Recipient, canonical string, err error) {
 	}
 	typ, rest := cutField(s)
 	if typ != "ssh-ed25519" && typ != "ssh-rsa" {
-		return nil, "", fmt.Errorf("%w for recipient %s: want age1…, ssh-ed25519 or ssh-rsa", ErrUnsupportedKeyType, quoteShort(typ))
+		return nil, "", fmt.Errorf("%w for recipient %s: want age1…, ssh-ed25519 or ssh-rsa", ErrUnsupportedKeyType, untrusted.Quote(typ, maxQuoted))
 	}
 	b64, _ := cutField(rest)
 	blob, err := decodeBase64Strict(b64)
@@ -130,7 +131,7 @@ func ParseRecipient(s string) (r age.Recipient, canonical string, err error) {
 		return nil, "", fmt.Errorf("malformed %s recipient: %w", typ, err)
 	}
 	if pk.Type() != typ {
-		return nil, "", fmt.Errorf("recipient labelled %s contains a %s key", typ, quoteShort(pk.Type()))
+		return nil, "", fmt.Errorf("recipient labelled %s contains a %s key", typ, untrusted.Quote(pk.Type(), maxQuoted))
 	}
 	return sshRecipient(pk)
 }
@@ -159,7 +160,7 @@ func sshRecipient(pk ssh.PublicKey) (age.Recipient, string, error) {
 	case "ssh-rsa":
 		r, err = agessh.NewRSARecipient(pk)
 	default:
-		return nil, "", fmt.Errorf("%w for recipient %s", ErrUnsupportedKeyType, quoteShort(pk.Type()))
+		return nil, "", fmt.Errorf("%w for recipient %s", ErrUnsupportedKeyType, untrusted.Quote(pk.Type(), maxQuoted))
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("unusable %s recipient: %w", pk.Type(), err)
@@ -291,7 +292,7 @@ func parseSSHIdentity(data []byte, passphrase func() ([]byte, error)) (age.Ident
 		}
 		pk := missing.PublicKey
 		if pk.Type() != "ssh-ed25519" && pk.Type() != "ssh-rsa" {
-			return nil, "", fmt.Errorf("%w for ssh identity %s: want ssh-ed25519 or ssh-rsa", ErrUnsupportedKeyType, quoteShort(pk.Type()))
+			return nil, "", fmt.Errorf("%w for ssh identity %s: want ssh-ed25519 or ssh-rsa", ErrUnsupportedKeyType, untrusted.Quote(pk.Type(), maxQuoted))
 		}
 		_, canonical, err := sshRecipient(pk)
 		if err != nil {

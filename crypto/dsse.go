@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"github.com/session-handoff/session-handoff/schema"
 )
 
@@ -230,7 +231,7 @@ func jsonObject(raw []byte, what string, required, optional []string) (map[strin
 	}
 	for k := range obj {
 		if !allowed[k] {
-			return nil, fmt.Errorf("%s has unknown field %s", what, quoteShort(k))
+			return nil, fmt.Errorf("%s has unknown field %s", what, untrusted.Quote(k, maxQuoted))
 		}
 	}
 	return obj, nil

@@ -8,6 +8,8 @@ import (
 
 	"filippo.io/edwards25519"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // KeyTypeEd25519 is the OpenSSH name of the only signing key type this
@@ -139,7 +141,7 @@ func ParsePublicKeyLine(line string) (PublicKey, string, error) {
 		return zero, "", fmt.Errorf("empty public key line")
 	}
 	if typ != KeyTypeEd25519 {
-		return zero, "", fmt.Errorf("%w %s: only %s keys can sign", ErrUnsupportedKeyType, quoteShort(typ), KeyTypeEd25519)
+		return zero, "", fmt.Errorf("%w %s: only %s keys can sign", ErrUnsupportedKeyType, untrusted.Quote(typ, maxQuoted), KeyTypeEd25519)
 	}
 	b64, comment := cutField(rest)
 	if b64 == "" {
@@ -164,7 +166,7 @@ func parseEd25519Blob(b64 string) (PublicKey, error) {
 		return zero, fmt.Errorf("parse public key: %w", err)
 	}
 	if pk.Type() != KeyTypeEd25519 {
-		return zero, fmt.Errorf("public key labelled %s contains a %s key", KeyTypeEd25519, quoteShort(pk.Type()))
+		return zero, fmt.Errorf("public key labelled %s contains a %s key", KeyTypeEd25519, untrusted.Quote(pk.Type(), maxQuoted))
 	}
 	cpk, ok := pk.(ssh.CryptoPublicKey)
 	if !ok {
@@ -202,12 +204,6 @@ func cutField(s string) (field, rest string) {
 	return s[:i], strings.TrimLeft(s[i:], " \t")
 }
 
-// quoteShort quotes s for an error message, truncated so that hostile input
-// cannot make errors arbitrarily long.
-func quoteShort(s string) string {
-	const max = 64
-	if len(s) > max {
-		return fmt.Sprintf("%q…", s[:max])
-	}
-	return fmt.Sprintf("%q", s)
-}
+// maxQuoted bounds the input an error quotes (untrusted.Quote), so that
+// hostile input cannot make errors arbitrarily long.
+const maxQuoted = 64

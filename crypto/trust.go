@@ -262,7 +262,7 @@ func parseTrustEntry(line string) (*TrustEntry, error) {
 			if looksLikeKeyType(tok) {
 				return nil, fmt.Errorf("%w %s", ErrUnsupportedKeyType, sanitizeForError(shorten(tok)))
 			}
-			return nil, fmt.Errorf("invalid key type %s", quoteShort(tok))
+			return nil, fmt.Errorf("invalid key type %s", untrusted.Quote(tok, maxQuoted))
 		}
 	}
 	e.KeyType = tok
@@ -290,7 +290,7 @@ func parseTrustEntry(line string) (*TrustEntry, error) {
 		return nil, fmt.Errorf("invalid %s key: %w", tok, err)
 	}
 	if pk.Type() != tok {
-		return nil, fmt.Errorf("key labelled %s contains a %s key", tok, quoteShort(pk.Type()))
+		return nil, fmt.Errorf("key labelled %s contains a %s key", tok, untrusted.Quote(pk.Type(), maxQuoted))
 	}
 	e.Fingerprint = ssh.FingerprintSHA256(pk)
 	return e, nil
@@ -447,16 +447,16 @@ func parseSSHTime(v string) (time.Time, error) {
 	case 14:
 		layout = "20060102150405"
 	default:
-		return time.Time{}, fmt.Errorf("invalid time %s", quoteShort(v))
+		return time.Time{}, fmt.Errorf("invalid time %s", untrusted.Quote(v, maxQuoted))
 	}
 	for _, c := range v {
 		if c < '0' || c > '9' {
-			return time.Time{}, fmt.Errorf("invalid time %s", quoteShort(v))
+			return time.Time{}, fmt.Errorf("invalid time %s", untrusted.Quote(v, maxQuoted))
 		}
 	}
 	t, err := time.ParseInLocation(layout, v, loc)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("invalid time %s", quoteShort(v))
+		return time.Time{}, fmt.Errorf("invalid time %s", untrusted.Quote(v, maxQuoted))
 	}
 	return t, nil
 }
@@ -633,7 +633,7 @@ func (s *TrustStore) Pin(principal string, key PublicKey) error {
 	for _, l := range s.lines {
 		e := l.entry
 		if e != nil && e.Fingerprint != fp && slices.Contains(e.Principals, principal) {
-			return fmt.Errorf("pin %s to %s: %w %s", quoteShort(principal), fp, ErrPinnedToOtherKey, e.Fingerprint)
+			return fmt.Errorf("pin %s to %s: %w %s", untrusted.Quote(principal, maxQuoted), fp, ErrPinnedToOtherKey, e.Fingerprint)
 		}
 	}
 	if err := s.CheckNew(principal); err != nil {
@@ -662,7 +662,7 @@ func (s *TrustStore) Remove(principalOrFingerprint string) (removed int, err err
 			}
 		}
 		if len(fps) > 1 {
-			return 0, fmt.Errorf("remove trust: %s %w (%s): name the one to remove by its fingerprint", quoteShort(arg), ErrAmbiguousPrincipal, strings.Join(fps, ", "))
+			return 0, fmt.Errorf("remove trust: %s %w (%s): name the one to remove by its fingerprint", untrusted.Quote(arg, maxQuoted), ErrAmbiguousPrincipal, strings.Join(fps, ", "))
 		}
 	}
 	kept := s.lines[:0:0]

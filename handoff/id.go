@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // IDLength is the number of characters in a handoff id.
@@ -85,11 +87,11 @@ var ErrInvalidID = errors.New("invalid handoff id")
 // (upper-case) form.
 func ParseID(s string) (ID, error) {
 	if len(s) != IDLength {
-		return "", fmt.Errorf("%w: %q has %d characters, want %d", ErrInvalidID, Shorten(s, 40), len(s), IDLength)
+		return "", fmt.Errorf("%w: %s has %d characters, want %d", ErrInvalidID, untrusted.Quote(s, 40), len(s), IDLength)
 	}
 	up := strings.ToUpper(s)
 	if up[0] > '7' {
-		return "", fmt.Errorf("%w: %q is out of range", ErrInvalidID, s)
+		return "", fmt.Errorf("%w: %s is out of range", ErrInvalidID, untrusted.Quote(s, IDLength))
 	}
 	if i := strings.IndexFunc(up, func(r rune) bool { return !strings.ContainsRune(crockford, r) }); i >= 0 {
 		return "", fmt.Errorf("%w: %q has a character outside Crockford base32 at position %d", ErrInvalidID, Shorten(s, 40), i+1)

@@ -36,3 +36,23 @@ func (s Source) Origin() string {
 	}
 	return "unknown"
 }
+
+// Vouched reports whether where the record came from is vouched for: made
+// on this machine (saved or captured here), or imported with a signature
+// by a key in the trust store. Everything else is unverified: a key
+// pinned on first use (nobody vouched for it before), a key not in the
+// trust store (--allow-untrusted), no signature (--allow-unsigned), a
+// legacy record (import --legacy, stored unsigned) and an import with no
+// record of its check. It is the one decision every rendering words
+// from (render, resume, the hooks, MCP): an unverified handoff's claims
+// are to be checked, and its next steps reviewed with the user rather
+// than carried out.
+func (s Source) Vouched() bool {
+	switch s.Kind {
+	case SourceHand, SourceTranscript:
+		return true
+	case SourceImport:
+		return s.Import != nil && s.Import.Verification == "verified"
+	}
+	return false
+}

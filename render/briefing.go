@@ -92,7 +92,7 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 	if agent == "" {
 		agent = "an AI coding agent"
 	}
-	w.printf("\nsession-handoff assembled this briefing for %s at the start of a session in `%s`: ", agent, flatten(handoff.Shorten(b.Project, 512)))
+	w.printf("\nsession-handoff assembled this briefing for %s at the start of a session in the project whose directory is quoted below: ", agent)
 	switch {
 	case b.Record != nil && len(b.Memory) > 0:
 		w.printf("the project's memory files, what changed since the last handoff, and that handoff.\n")
@@ -105,12 +105,16 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 	default:
 		w.printf("there are no memory files and no handoff for this project, so start from the user's request.\n")
 	}
+	w.printf("\nThe project's directory:\n\n")
+	w.quote(flatten(b.Project), 1024)
 	w.printf("\n%s\n", DataLabel("those files and from the handoff"))
-	for _, g := range opt.Style.Guidance {
-		w.printf("\n%s\n", g)
+	if b.Record == nil || wordingFor(b.Record).guidance {
+		for _, g := range opt.Style.Guidance {
+			w.printf("\n%s\n", g)
+		}
 	}
 	for _, m := range b.Memory {
-		w.subheading(flatten(handoff.Shorten(m.Name, 128)))
+		w.fileHeading(m.Name, false)
 		if limit == 0 {
 			w.printf("Not shown: the budget leaves no room for it (%d bytes). Read the file itself if you need it.\n", int64(len(m.Text))+m.Cut)
 			continue
@@ -126,8 +130,8 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 			w.quote(b.Record.Project.Path, 1024)
 		}
 		if p := b.PassedOver; p != nil {
-			w.printf("\nThe newest session of this project (handoff `%s`, %s) did no work and named no next steps, so this briefing is on the handoff before it.\n",
-				p.ID, p.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"))
+			w.printf("\nThe newest session of this project (handoff %s, %s) did no work and named no next steps, so this briefing is on the handoff before it.\n",
+				recordID(p.ID), p.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"))
 		}
 		switch {
 		case b.Record.Git == nil:

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // BytesPerToken is the approximation used to turn a token budget into
@@ -62,10 +62,10 @@ func ParseBudget(s string) (Budget, error) {
 	}
 	n, err := strconv.Atoi(num)
 	if err != nil || n < 0 || num[0] == '-' || num[0] == '+' {
-		return Budget{}, fmt.Errorf("budget %q: want a number of tokens (8000) or bytes (32KiB, 20000B)", clipForMessage(s))
+		return Budget{}, fmt.Errorf("budget %s: want a number of tokens (8000) or bytes (32KiB, 20000B)", untrusted.Quote(s, 32))
 	}
 	if n > MaxBudget/mult {
-		return Budget{}, fmt.Errorf("budget %q: over the %d-byte limit", clipForMessage(s), MaxBudget)
+		return Budget{}, fmt.Errorf("budget %s: over the %d-byte limit", untrusted.Quote(s, 32), MaxBudget)
 	}
 	b := Budget{Bytes: n * mult}
 	if tokens {
@@ -84,5 +84,3 @@ func (b Budget) String() string {
 	}
 	return fmt.Sprintf("%d bytes", b.Bytes)
 }
-
-func clipForMessage(s string) string { return handoff.Shorten(handoff.CleanText(s), 32) }

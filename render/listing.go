@@ -64,7 +64,7 @@ func Listing(heading string, rows []ListRow, more bool) string {
 // MaxMemoryFile (m.Cut counts what the reader already left out).
 func QuoteFile(m MemoryFile) string {
 	w := &writer{mode: Prompt, depth: 1}
-	w.title(flatten(handoff.Shorten(m.Name, 128)))
+	w.fileHeading(m.Name, true)
 	w.printf("\n%s\n\n", DataLabel("that file"))
 	w.quote(m.Text, MaxMemoryFile)
 	if m.Cut > 0 {

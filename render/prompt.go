@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // Mode is what a rendering is for.
@@ -124,7 +125,7 @@ func Render(rec *handoff.Record, opt Options) (*Result, error) {
 		}
 		for _, id := range opt.Sections {
 			if !slices.Contains(SectionIDs, id) {
-				return nil, fmt.Errorf("unknown section %q: want one of %s", handoff.Shorten(handoff.CleanText(id), 32), strings.Join(SectionIDs, ", "))
+				return nil, fmt.Errorf("unknown section %s: want one of %s", untrusted.Quote(id, 32), strings.Join(SectionIDs, ", "))
 			}
 		}
 	}
@@ -220,7 +221,7 @@ func (c *composer) compose(levels map[string]int, res *Result) string {
 			}
 			w.printf("Shortened: %s.", strings.Join(sectionNames(res.Shortened), ", "))
 		}
-		w.printf(" The whole handoff: `session-handoff show %s`.\n", c.rec.ID)
+		w.printf(" The whole handoff: %s.\n", showCommand(c.rec.ID))
 	}
 	return w.String()
 }
@@ -323,14 +324,14 @@ func ParseMode(s string) (Mode, error) {
 	case "instructions":
 		return Instructions, nil
 	}
-	return Prompt, fmt.Errorf("%q: want prompt or instructions", handoff.Shorten(s, 20))
+	return Prompt, fmt.Errorf("%s: want prompt or instructions", untrusted.Quote(s, 20))
 }
 
 // CheckSections refuses a section id that is not one of SectionIDs.
 func CheckSections(ids []string) error {
 	for _, id := range ids {
 		if !slices.Contains(SectionIDs, id) {
-			return fmt.Errorf("unknown section %q: want some of %s", handoff.Shorten(id, 32), strings.Join(SectionIDs, ", "))
+			return fmt.Errorf("unknown section %s: want some of %s", untrusted.Quote(id, 32), strings.Join(SectionIDs, ", "))
 		}
 	}
 	return nil

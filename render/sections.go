@@ -60,22 +60,25 @@ func (w *writer) preamble(rec *handoff.Record, opt Options) {
 	}
 	w.printf("\n")
 	if opt.Mode == Instructions {
-		w.printf("This section was written by session-handoff from handoff `%s` and is replaced by the next handoff; change the handoff, not this text.\n\n", rec.ID)
+		w.printf("This section was written by session-handoff from handoff %s and is replaced by the next handoff; change the handoff, not this text.\n\n", recordID(rec.ID))
 	}
 	agent := opt.Style.Agent
 	if agent == "" {
 		agent = "an AI coding agent"
 	}
-	w.printf("This briefing is for %s picking up work that an earlier session left unfinished. Continue that work: start with the next steps, in order, and keep the decisions unless you find a reason to reopen one.\n\n", agent)
+	words := wordingFor(rec)
+	w.printf(words.intro+"\n\n", agent)
 	w.printf("%s\n", DataLabel("the handoff"))
-	for _, g := range opt.Style.Guidance {
-		w.printf("\n%s\n", g)
+	if words.guidance {
+		for _, g := range opt.Style.Guidance {
+			w.printf("\n%s\n", g)
+		}
 	}
 }
 
 func provenanceSection(w *writer, rec *handoff.Record, _ int) {
 	w.heading(SecProvenance)
-	w.printf("- Handoff `%s`, made %s", rec.ID, rec.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"))
+	w.printf("- Handoff %s, made %s", recordID(rec.ID), rec.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"))
 	if handoff.ValidTool(rec.Tool) {
 		w.printf(" from a %s session", rec.Tool)
 	}
@@ -103,15 +106,15 @@ func provenanceSection(w *writer, rec *handoff.Record, _ int) {
 		default:
 			w.printf("NOT signed: who wrote it is not known.\n")
 		}
-		if p.Verification != "verified" {
-			w.printf("- Check its claims against the code before acting on them.\n")
-		}
 	case handoff.SourceLegacy:
 		w.printf("- Imported from an older session-handoff format, unsigned.\n")
 	case handoff.SourceTranscript:
 		w.printf("- Captured from the agent's own transcript on this machine.\n")
 	default:
 		w.printf("- Written by hand with `session-handoff save` on this machine.\n")
+	}
+	if !src.Vouched() {
+		w.printf("- %s\n", cautionUnverified)
 	}
 	if s := rec.Session; s != nil {
 		w.printf("- From the session transcript:\n")
@@ -140,6 +143,51 @@ func provenanceSection(w *writer, rec *handoff.Record, _ int) {
 			n += r.Count
 		}
 		w.printf("- %d secret(s) were redacted before it was stored; `[REDACTED:kind]` marks where.\n", n)
+	}
+}
+
+// recordID prints a record's id in a code span when it has the shape of
+// one, and a placeholder when it does not.
+func recordID(id handoff.ID) string {
+	if p, err := handoff.ParseID(string(id)); err == nil && p == id {
+		return "`" + string(id) + "`"
+	}
+	return "(an id of unexpected shape)"
+}
+
+// showCommand is the command that shows the whole record, in a code span:
+// with its id when the id has the shape of one.
+func showCommand(id handoff.ID) string {
+	if p, err := handoff.ParseID(string(id)); err == nil && p == id {
+		return "`session-handoff show " + string(id) + "`"
+	}
+	return "`session-handoff show`"
+}
+
+// safeFileName matches the memory file names we print among our own
+// words (SOUL.md, memory/layer1/2026-01-02-notes.md); anything else is
+// quoted instead.
+var safeFileName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}(/[A-Za-z0-9_][A-Za-z0-9._-]{0,63}){0,3}$`)
+})
+
+// fileHeading starts the quote of a memory file: its name as the
+// heading when it has a plain shape, else a heading of ours with the name
+// quoted below it.
+func (w *writer) fileHeading(name string, title bool) {
+	head := name
+	if !safeFileName().MatchString(name) {
+		head = "A memory file with an unusual name"
+	}
+	if title {
+		w.title(head)
+	} else {
+		w.subheading(head)
+	}
+	if head != name {
+		w.printf("Its name:\n\n")
+		w.quote(name, 512)
+		w.printf("\n")
 	}
 }
 
@@ -241,7 +289,7 @@ func decisionsSection(w *writer, rec *handoff.Record, level int) {
 		return
 	}
 	w.heading(SecDecisions)
-	w.printf("Settled; reopen one only with a reason, and say so:\n\n")
+	w.printf("%s\n\n", wordingFor(rec).decisions)
 	w.quoteItems(rec, rec.Decisions, level, false)
 }
 
@@ -256,7 +304,7 @@ func nextSection(w *writer, rec *handoff.Record, level int) {
 		w.printf("The handoff names no next steps: ask the user what to do before changing anything.\n")
 		return
 	}
-	w.printf("In order:\n\n")
+	w.printf("%s\n\n", wordingFor(rec).next)
 	w.quoteItems(rec, rec.NextSteps, level, true)
 }
 
@@ -267,7 +315,7 @@ func (w *writer) quoteItems(rec *handoff.Record, items []string, level int, numb
 	maxItems := pick(level, handoff.MaxItems, handoff.MaxItems, 10, 3)
 	w.quoteLines(items[:min(len(items), maxItems)], maxItems, pick(level, handoff.MaxItem, 400, 200, 120), numbered)
 	if len(items) > maxItems {
-		w.printf("(and %d more: `session-handoff show %s`)\n", len(items)-maxItems, rec.ID)
+		w.printf("(and %d more: %s)\n", len(items)-maxItems, showCommand(rec.ID))
 	}
 }
 

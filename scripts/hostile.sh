@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The hostile-input campaign (issue 9, "Proof"): every hostile input of the
 # corpora (bundles, transcripts, keys, trust stores, configuration and
-# memory files) goes through the CLI, and for each the exit code, the one
+# memory files, armed repositories, and what agents reach: a breaking
+# directory name, linked agent directories, untrusted next steps, a 3 MB
+# MCP argument, a spliced armor paste) goes through the CLI, and for each the exit code, the one
 # error line naming the cause and the file, and the store, memory, keys and
 # configuration trees before and after are checked. The inputs and what each
 # must give are in cmd/session-handoff/hostile_campaign_test.go; the corpus

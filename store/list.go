@@ -16,6 +16,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // Filter selects records for List. The zero Filter selects every record.
@@ -238,7 +239,7 @@ func (s *Store) Resolve(ref string) (handoff.ID, error) {
 	}
 	switch len(es) {
 	case 0:
-		return "", fmt.Errorf("id prefix %q: %w", strings.ToUpper(ref), ErrNotFound)
+		return "", fmt.Errorf("id prefix %s: %w", untrusted.Quote(strings.ToUpper(ref), 64), ErrNotFound)
 	case 1:
 		return es[0].ID, nil
 	}

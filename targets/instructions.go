@@ -84,7 +84,8 @@ var ErrNeedsForce = errors.New("needs an explicit id and --force")
 // CheckInstructionSource says why rec should not go into the instruction
 // file of the project at root without being asked for by id and with
 // --force: a handoff of another project (by path), or one imported with a
-// signature that is not trusted or with none. Instruction files are read
+// signature that is not trusted or with none, or from an older format
+// (legacy records are unsigned). Instruction files are read
 // by the agent at every start, so a wrong or unvouched handoff there
 // steers every session. It returns nil when there is no such reason.
 func CheckInstructionSource(rec *handoff.Record, root string) error {
@@ -97,6 +98,9 @@ func CheckInstructionSource(rec *handoff.Record, root string) error {
 			how = "unsigned"
 		}
 		return fmt.Errorf("handoff %s was imported %s: writing it into an instruction file %w", rec.ID, how, ErrNeedsForce)
+	}
+	if rec.Source.Kind == handoff.SourceLegacy {
+		return fmt.Errorf("handoff %s was imported from an older format, unsigned: writing it into an instruction file %w", rec.ID, ErrNeedsForce)
 	}
 	if p := rec.Project.Path; p == "" || filepath.Clean(p) != filepath.Clean(root) {
 		return fmt.Errorf("handoff %s is of project %s, not %s: writing it into an instruction file %w", rec.ID, handoff.Shorten(handoff.CleanText(p), 200), root, ErrNeedsForce)

@@ -30,6 +30,7 @@ func TestCheckInstructionSource(t *testing.T) {
 		{mk("/p/app", "untrusted"), false, "signed by a key that is not trusted"},
 		{mk("/p/app", "unsigned"), false, "imported unsigned"},
 		{mk("/p/app", ""), false, "no verification recorded"},
+		{&handoff.Record{ID: "01M85AK98ZYPV7VGD4TCY58BBE", Project: handoff.Project{Path: "/p/app"}, Source: handoff.Source{Kind: handoff.SourceLegacy}}, false, "older format, unsigned"},
 	}
 	for _, c := range cases {
 		err := CheckInstructionSource(c.rec, "/p/app")

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // Exit codes shared by every command. verify and handover check add their
@@ -136,17 +138,16 @@ func (a *app) report(name string, err error) int {
 		fmt.Fprintf(a.stderr, "%sinterrupted\n", prefix)
 		return code
 	}
-	fmt.Fprintf(a.stderr, "%s%s\n", prefix, oneLine(err.Error()))
+	fmt.Fprintf(a.stderr, "%s%s\n", prefix, untrusted.OneLine(err.Error(), maxLine))
 	var he hintError
 	if errors.As(err, &he) {
-		fmt.Fprintf(a.stderr, "hint: %s\n", oneLine(he.hint))
+		fmt.Fprintf(a.stderr, "hint: %s\n", untrusted.OneLine(he.hint, maxLine))
 	} else if code == exitUsage && name != "" {
 		fmt.Fprintf(a.stderr, "hint: run 'session-handoff %s --help'\n", name)
 	}
 	return code
 }
 
-// oneLine keeps an error on one line whatever text it quotes.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.NewReplacer("\n", " ", "\r", " ").Replace(s)), " ")
-}
+// maxLine bounds a line of an error or warning, whatever text it quotes
+// (untrusted.OneLine keeps it on one cleaned line).
+const maxLine = 4 << 10

@@ -17,6 +17,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -40,7 +41,7 @@ func (a *app) openStore() (*store.Store, error) {
 	// What the store worked around (a corrupt record left out of a rebuilt
 	// index) is said, one line each, without stopping the command.
 	s.SetWarn(func(err error) {
-		fmt.Fprintf(a.stderr, "session-handoff: warning: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(a.stderr, "session-handoff: warning: %s\n", untrusted.OneLine(err.Error(), maxLine))
 	})
 	return s, nil
 }
@@ -220,7 +221,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 
 // warn prints a warning on stderr without stopping the command.
 func (a *app) warn(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "session-handoff: warning: %s\n", oneLine(fmt.Sprintf(format, args...)))
+	fmt.Fprintf(a.stderr, "session-handoff: warning: %s\n", untrusted.OneLine(fmt.Sprintf(format, args...), maxLine))
 }
 
 // clean makes record text safe to print on a terminal.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // demoOptions are demo's flags.
@@ -68,7 +69,7 @@ func (a *app) demo(dir string) error {
 		cmd := exec.CommandContext(a.ctx, "git", args...)
 		cmd.Dir = repo
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %s: %s", args[0], oneLine(string(out)))
+			return fmt.Errorf("git %s: %s", args[0], untrusted.OneLine(string(out), maxLine))
 		}
 	}
 	if err := os.WriteFile(filepath.Join(repo, "auth_test.go"), []byte("package auth\n"), 0o644); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/handover"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -171,9 +172,9 @@ func (a *app) printOlderCheckpoint(project string) {
 	c, err := handover.ReadOlderCheckpoint(root)
 	switch {
 	case err != nil:
-		fmt.Fprintf(a.stdout, "agent-handover: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(a.stdout, "agent-handover: %s\n", untrusted.OneLine(err.Error(), maxLine))
 	case c != nil:
-		fmt.Fprintf(a.stdout, "agent-handover: %s (its check would exit %d)\n", oneLine(c.Advice()), c.ResumeCode())
+		fmt.Fprintf(a.stdout, "agent-handover: %s (its check would exit %d)\n", untrusted.OneLine(c.Advice(), maxLine), c.ResumeCode())
 	}
 }
 
@@ -401,7 +402,7 @@ func runHandoverStatus(a *app, opts handoverStateOptions) error {
 			line += fmt.Sprintf(" (%d attempts)", s.Attempts)
 		}
 		if s.Error != "" {
-			line += " " + oneLine(s.Error)
+			line += " " + untrusted.OneLine(s.Error, maxLine)
 		}
 		fmt.Fprintln(a.stdout, line)
 	}

@@ -47,9 +47,10 @@ const (
 	kindTrust       = "trust"
 	kindConfigs     = "configs"
 	kindRepos       = "repos"
+	kindAgents      = "agents"
 )
 
-var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos}
+var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos, kindAgents}
 
 // hostileInput is one hostile input: where it comes from, how it is put in
 // place, and the commands run on it with what each must do.
@@ -225,6 +226,7 @@ func TestHostileCampaign(t *testing.T) {
 	inputs = append(inputs, moreExchangeInputs()...)
 	inputs = append(inputs, credentialInputs()...)
 	inputs = append(inputs, fileTypeInputs()...)
+	inputs = append(inputs, wordsInputs()...)
 	checkCorpusCovered(t, inputs)
 
 	type tally struct{ inputs, runs, passed, failed, skipped int }

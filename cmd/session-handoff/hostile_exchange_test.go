@@ -22,23 +22,33 @@ import (
 // signing.key or the stranger's) under the signer name given, encrypted to
 // the reader, under bundleID ("" for a fresh one), to path.
 func campaignBundle(e *hostileEnv, path, keyFile, signerName string, rec *handoff.Record, bundleID string) error {
-	sk, err := crypto.LoadSigningKey(filepath.Join(hostileBundleCorpus, "keys", keyFile), nil)
+	data, err := campaignBundleBytes(e, keyFile, signerName, rec, bundleID, false)
 	if err != nil {
 		return err
+	}
+	return os.WriteFile(path, data, 0o600)
+}
+
+// campaignBundleBytes is the bundle campaignBundle writes, armored when
+// armor is set.
+func campaignBundleBytes(e *hostileEnv, keyFile, signerName string, rec *handoff.Record, bundleID string, armor bool) ([]byte, error) {
+	sk, err := crypto.LoadSigningKey(filepath.Join(hostileBundleCorpus, "keys", keyFile), nil)
+	if err != nil {
+		return nil, err
 	}
 	sk.Comment = signerName
 	r, canon, err := crypto.ParseRecipient(e.template.recipient)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m := &bundle.Manifest{Format: bundle.Format, Version: bundle.Version, BundleID: bundleID,
 		CreatedAt: time.Now().UTC().Truncate(time.Millisecond), Producer: bundle.Producer{Name: "session-handoff", Version: "campaign"}, Record: rec}
 	var buf bytes.Buffer
-	if err := bundle.Write(&buf, m, nil, bundle.WriteOptions{SigningKeys: []*crypto.SigningKey{sk},
+	if err := bundle.Write(&buf, m, nil, bundle.WriteOptions{SigningKeys: []*crypto.SigningKey{sk}, Armor: armor,
 		Recipients: []crypto.RecipientInfo{{Recipient: r, Canonical: canon}}}); err != nil {
-		return err
+		return nil, err
 	}
-	return os.WriteFile(path, buf.Bytes(), 0o600)
+	return buf.Bytes(), nil
 }
 
 func campaignRecord(at time.Time, title string) (*handoff.Record, error) {

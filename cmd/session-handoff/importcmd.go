@@ -137,7 +137,7 @@ func importError(name string, err error) error {
 	case errors.Is(err, exchange.ErrConflict):
 		return withHint(fmt.Errorf("%s: %w", name, err), "pass --on-conflict skip or --on-conflict replace")
 	case errors.Is(err, bundle.ErrNoIdentity):
-		return withHint(fmt.Errorf("%s: %w", name, err), "it is encrypted to someone else, or pass --identity with the key it was encrypted to")
+		return withHint(fmt.Errorf("%s: %w", name, err), "it is encrypted to someone else (pass --identity with the key it was encrypted to), or it was damaged on the way: ask for it again")
 	}
 	return fmt.Errorf("%s: %w", name, err)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/internal/integrate"
 	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // integrateOptions are integrate's flags and argument.
@@ -198,7 +199,10 @@ func (a *app) integrationTargets(agent integrate.Agent, opts integrateOptions) (
 	}
 	var out []string
 	for _, s := range scopes {
-		p, err := agent.ScopePath(s, root, home, a.getenv)
+		p, err := agent.InstallPath(s, root, home, a.getenv)
+		if errors.Is(err, safefile.ErrOutside) {
+			return nil, "", err
+		}
 		if err != nil {
 			if len(scopes) > 1 {
 				continue

@@ -10,6 +10,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/buildinfo"
 	"github.com/session-handoff/session-handoff/internal/integrate"
 	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // runIntegrateMCP registers the MCP server (session-handoff mcp) with the
@@ -34,6 +35,9 @@ func runIntegrateMCP(a *app, opts integrateOptions) error {
 	path, reg, err := integrate.MCPPath(info.Name, root, home, opts.user, a.getenv)
 	if errors.Is(err, integrate.ErrMCPUserScope) {
 		return withHint(fmt.Errorf("%s: %w", info.Display, err), "run: "+reg.RegisterUser)
+	}
+	if errors.Is(err, safefile.ErrOutside) {
+		return err
 	}
 	if err != nil {
 		return usageError{err}

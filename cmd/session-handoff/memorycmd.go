@@ -13,6 +13,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/memory"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 func newMemoryCmd(a *app) *cobra.Command {
@@ -435,7 +436,7 @@ func (a *app) memoryList(d memory.Dir, layer int, tag string, asJSON bool) error
 	}
 	for _, f := range files {
 		if f.Problem != "" {
-			fmt.Fprintf(a.stderr, "session-handoff: warning: %s\n", oneLine(f.Problem))
+			fmt.Fprintf(a.stderr, "session-handoff: warning: %s\n", untrusted.OneLine(f.Problem, maxLine))
 		}
 	}
 	if asJSON {

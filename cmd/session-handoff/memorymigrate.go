@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/internal/memory"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // memoryMigrateOptions are the flags of 'memory migrate'.
@@ -57,7 +58,7 @@ func runMemoryMigrate(a *app, opts memoryMigrateOptions) error {
 		return err
 	}
 	for _, p := range res.Problems {
-		fmt.Fprintf(a.stderr, "session-handoff: warning: left as it is: %s\n", oneLine(p))
+		fmt.Fprintf(a.stderr, "session-handoff: warning: left as it is: %s\n", untrusted.OneLine(p, maxLine))
 	}
 	if opts.json {
 		return a.writeJSON(res)

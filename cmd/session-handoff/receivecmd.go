@@ -16,6 +16,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/people"
 	"github.com/session-handoff/session-handoff/internal/remote"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"github.com/session-handoff/session-handoff/render"
 )
 
@@ -102,7 +103,7 @@ func runReceive(a *app, opts receiveOptions) error {
 		}
 		if err != nil {
 			tally.failed++
-			fmt.Fprintf(a.stderr, "session-handoff: receive: %s\n", oneLine(err.Error()))
+			fmt.Fprintf(a.stderr, "session-handoff: receive: %s\n", untrusted.OneLine(err.Error(), maxLine))
 			continue
 		}
 		tally.add(res)
@@ -230,7 +231,7 @@ func runInbox(a *app, opts inboxOptions) error {
 		}
 		if err != nil {
 			failed++
-			fmt.Fprintf(a.stderr, "session-handoff: inbox: %s\n", oneLine(err.Error()))
+			fmt.Fprintf(a.stderr, "session-handoff: inbox: %s\n", untrusted.OneLine(err.Error(), maxLine))
 			continue
 		}
 		j := inboxJSON{InboxListing: l, URL: r.DisplayURL(), Branch: r.Branch, Bundles: []inboxEntry{}}
@@ -309,9 +310,9 @@ func (a *app) printReceive(res *remote.ReceiveResult) {
 		counts[it.Outcome]++
 		switch {
 		case it.Outcome == remote.OutcomeIgnored:
-			fmt.Fprintf(a.stdout, "%s: ignored %s: %s\n", res.Remote, cell(it.Path, 120), oneLine(it.Reason))
+			fmt.Fprintf(a.stdout, "%s: ignored %s: %s\n", res.Remote, cell(it.Path, 120), untrusted.OneLine(it.Reason, maxLine))
 		case it.Failed():
-			fmt.Fprintf(a.stdout, "%s: %s %s: %s\n", res.Remote, it.Outcome, it.BundleID, oneLine(it.Reason))
+			fmt.Fprintf(a.stdout, "%s: %s %s: %s\n", res.Remote, it.Outcome, it.BundleID, untrusted.OneLine(it.Reason, maxLine))
 		default:
 			who := ""
 			if it.Verification != nil {
@@ -356,7 +357,7 @@ func (a *app) printInbox(j inboxJSON, now time.Time) {
 			fmt.Fprintln(tw, "  FOR ME\tBUNDLE\tSENT\tFROM\tCHECK")
 		}
 		mine++
-		sent, from, check := "-", "?", oneLine(b.Reason)
+		sent, from, check := "-", "?", untrusted.OneLine(b.Reason, maxLine)
 		if !b.SentAt.IsZero() {
 			sent = render.Ago(b.SentAt, now)
 		}

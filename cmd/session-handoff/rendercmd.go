@@ -96,7 +96,7 @@ with --shared of the shared one only).`,
 	f.StringVarP(&opts.output, "output", "o", "-", "write to FILE (atomically) instead of stdout")
 	f.BoolVar(&opts.allProjects, "all-projects", false, allProjectsUsage)
 	f.BoolVar(&opts.write, "write", false, "write into the target's instruction file in the project")
-	f.BoolVar(&opts.force, "force", false, "with --write and an explicit id: write a handoff of another project or with an untrusted signer")
+	f.BoolVar(&opts.force, "force", false, "with --write and an explicit id: write a handoff of another project, or one that is unsigned, legacy or with an untrusted signer")
 	f.BoolVar(&opts.remove, "remove", false, "remove the handoff block from the target's instruction file")
 	f.BoolVar(&opts.shared, "shared", false, "with --write or --remove: the instruction file the team shares, not your personal one")
 	f.StringVar(&opts.project, "project", ".", "the project whose instruction file --write and --remove change")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -108,7 +109,7 @@ func printCheck(a *app, dir string, rep *store.CheckReport, gc *store.GCReport) 
 		fmt.Fprintf(a.stdout, "removed %d leftover temporary files\n", rep.TempRemoved)
 	}
 	for _, b := range rep.Bad {
-		fmt.Fprintf(a.stdout, "bad: %s: %s\n", b.File, oneLine(b.Err.Error()))
+		fmt.Fprintf(a.stdout, "bad: %s: %s\n", b.File, untrusted.OneLine(b.Err.Error(), maxLine))
 	}
 	switch {
 	case gc != nil:

@@ -96,9 +96,10 @@ func TestLayering(t *testing.T) {
 			if strings.HasPrefix(d, "cmd/") {
 				t.Errorf("%s depends on %s: packages never import a command", pkg, d)
 			}
-			// testsys imports "testing", and oldtools writes the
-			// earlier tools' files for fixtures: only tests may use them.
-			if d == "internal/testsys" || d == "internal/legacy/oldtools" {
+			// testsys imports "testing", oldtools writes the earlier
+			// tools' files for fixtures, and fences reads renderings for
+			// tests: only tests may use them.
+			if d == "internal/testsys" || d == "internal/legacy/oldtools" || d == "internal/fences" {
 				t.Errorf("%s depends on %s outside its tests: it is for tests only", pkg, d)
 			}
 		}

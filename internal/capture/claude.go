@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // A Claude Code transcript is one JSON object per line. Conversation lines
@@ -232,7 +233,7 @@ func readClaudeCode(r io.Reader, limits Limits, sh *shape, subagent bool) (*Dige
 	d := c.d
 	if c.side > 0 && !c.hasMain() {
 		return nil, fmt.Errorf("%w: every line is a subagent's (agent %s) of session %s: capture that session, whose capture includes this subagent's work",
-			ErrSubagent, firstNonEmpty(shortenHead(oneLine(c.sideAgent), 64), "?"), firstNonEmpty(shortenHead(oneLine(c.sideSession), maxID), "?"))
+			ErrSubagent, firstNonEmpty(untrusted.OneLine(c.sideAgent, 64), "?"), firstNonEmpty(untrusted.OneLine(c.sideSession, maxID), "?"))
 	}
 
 	thread := claudeMainThread(c.records, c.relink)
@@ -395,7 +396,7 @@ func (c *claudeReader) prLink(m map[string]any) {
 			return
 		}
 	}
-	pr := handoff.PullRequest{URL: url, Repository: shortenHead(oneLine(getStr(m, "prRepository")), 256)}
+	pr := handoff.PullRequest{URL: url, Repository: untrusted.OneLine(getStr(m, "prRepository"), 256)}
 	if n, ok := getInt(m, "prNumber"); ok && n > 0 && n <= math.MaxInt32 {
 		pr.Number = int(n)
 	}
@@ -888,7 +889,7 @@ func claudeToolOutcome(tur map[string]any) []event {
 		slices.Sort(rest)
 		for _, q := range append(order, rest...) {
 			if a, ok := answers[q].(string); ok && strings.TrimSpace(q) != "" && strings.TrimSpace(a) != "" {
-				evs = append(evs, event{kind: evDecision, text: shortenHead(oneLine(q)+" → "+oneLine(a), handoff.MaxItem)})
+				evs = append(evs, event{kind: evDecision, text: untrusted.OneLine(q+" → "+a, handoff.MaxItem)})
 			}
 		}
 	}

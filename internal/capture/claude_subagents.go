@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // Claude Code writes what a subagent (the Task, later Agent, tool) does to
@@ -125,7 +127,7 @@ func foldClaudeSubagents(d *Digest, file string, lim Limits) {
 		if err != nil {
 			continue
 		}
-		mergeSubagent(d, sub, "subagent "+shortenHead(oneLine(claudeAgentID(p)), 64))
+		mergeSubagent(d, sub, "subagent "+untrusted.OneLine(claudeAgentID(p), 64))
 	}
 }
 

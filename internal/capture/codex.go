@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // A Codex CLI rollout is one {timestamp, type, payload} object per line:
@@ -435,8 +436,8 @@ func (c *codexReader) eventMsg(p map[string]any) {
 		// last one stands.
 		goal := getMap(p, "goal")
 		if obj := strings.TrimSpace(getStr(goal, "objective")); obj != "" {
-			status := firstNonEmpty(oneLine(getStr(goal, "status")), "set")
-			c.d.Goal = shortenHead("Goal ("+handoff.Clip(status, 40)+"): "+obj, handoff.MaxItem)
+			status := firstNonEmpty(untrusted.OneLine(getStr(goal, "status"), 40), "set")
+			c.d.Goal = shortenHead("Goal ("+status+"): "+obj, handoff.MaxItem)
 		}
 	case "thread_rolled_back":
 		if n, ok := getInt(p, "num_turns"); ok && n > 0 {

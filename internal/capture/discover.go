@@ -20,6 +20,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/redact"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // SessionInfo describes one session transcript found on disk, from the
@@ -451,7 +452,7 @@ func (p *prober) fill(s *SessionInfo) {
 	}
 	s.projectHash = p.hash
 	s.subagent = p.subagent
-	s.AgentVersion = shortenHead(oneLine(p.version), maxVersion)
+	s.AgentVersion = untrusted.OneLine(p.version, maxVersion)
 	s.Title = titleFrom(firstNonEmpty(p.custom, p.thread, p.topic, p.ai, p.summary, p.firstReq))
 	s.Started = p.started
 	if !p.last.IsZero() {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // A Gemini CLI chat recording is, in its current form, a log of JSON
@@ -780,7 +781,7 @@ func (g *geminiFold) exitPlan(name, out string) {
 		outcome, status = "rejected by the user", handoff.PlanRejected
 		if fb, ok := strings.CutPrefix(out, "Plan rejected. User feedback: "); ok {
 			fb, _, _ = strings.Cut(fb, "\n")
-			outcome += " (feedback: " + oneLine(fb) + ")"
+			outcome += " (feedback: " + untrusted.OneLine(fb, handoff.MaxItem) + ")"
 		}
 	case strings.Contains(out, "approved"):
 		outcome, status = "approved by the user", handoff.PlanApproved
@@ -788,7 +789,7 @@ func (g *geminiFold) exitPlan(name, out string) {
 	g.inPlan = false
 	text, ok := g.planText(name)
 	if !ok {
-		text = "(the plan file " + oneLine(name) + " is not in the transcript)"
+		text = "(the plan file " + untrusted.OneLine(name, 256) + " is not in the transcript)"
 	}
 	g.plan = shortenMiddle(strings.TrimSpace(text)+"\n\n(Gemini CLI plan mode: "+outcome+".)", MaxCompaction)
 	g.planStatus = status

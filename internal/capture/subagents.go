@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // Subagents of Codex CLI and Gemini CLI (Claude Code's are in
@@ -41,9 +42,9 @@ const maxSubagentDays = 40
 // subagent's transcript d read from file: it names the parent session
 // when the transcript (or where it lies) says which it is.
 func subagentError(file string, d *Digest) error {
-	if p := oneLine(d.Parent); p != "" {
+	if p := untrusted.OneLine(d.Parent, 80); p != "" {
 		return fmt.Errorf("%s: %w: it ran in %s session %s: capture that session, whose capture includes this subagent's work",
-			file, ErrSubagent, d.Session.Agent, handoff.Shorten(p, 80))
+			file, ErrSubagent, d.Session.Agent, p)
 	}
 	return fmt.Errorf("%s: %w: a %s subagent's, which does not name the session it ran in: capture that session, whose capture includes this subagent's work",
 		file, ErrSubagent, d.Session.Agent)
@@ -76,7 +77,7 @@ func readGeminiFile(r io.Reader, lim Limits, file string) (*Digest, error) {
 		})
 		if err == nil && kid.Subagent {
 			d.Stats.Subagents++
-			mergeSubagent(d, kid, "subagent "+shortenHead(oneLine(kid.Session.ID), 64))
+			mergeSubagent(d, kid, "subagent "+untrusted.OneLine(kid.Session.ID, 64))
 		}
 	}
 	return d, nil
@@ -105,7 +106,7 @@ func readCodexFile(r io.Reader, lim Limits, file string) (*Digest, error) {
 		k, err := withTranscript(kid, lim, func(r *io.SectionReader) (*Digest, error) { return ReadCodex(r, lim) })
 		if err == nil && k.Subagent {
 			d.Stats.Subagents++
-			mergeSubagent(d, k, "subagent "+shortenHead(oneLine(k.Session.ID), 64))
+			mergeSubagent(d, k, "subagent "+untrusted.OneLine(k.Session.ID, 64))
 		}
 	}
 	return d, nil

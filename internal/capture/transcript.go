@@ -18,6 +18,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/agents"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // Agent names a coding agent whose transcripts this package reads.
@@ -118,7 +119,7 @@ const MaxUnknownTypes = 32
 // unknownType counts a record of a type the reader does not know, by name.
 func (st *Stats) unknownType(name string) {
 	st.Unknown++
-	name = shortenHead(oneLine(name), 64)
+	name = untrusted.OneLine(name, 64)
 	if name == "" {
 		name = "(none)"
 	}
@@ -542,20 +543,9 @@ func clean(s string) string {
 	return s
 }
 
-const ellipsis = "…"
-
 // shortenHead keeps the start of s, at most n bytes including a trailing
-// ellipsis when cut.
-func shortenHead(s string, n int) string {
-	s = clean(s)
-	if len(s) <= n {
-		return s
-	}
-	if n <= len(ellipsis) {
-		return handoff.Clip(s, n)
-	}
-	return handoff.Clip(s, n-len(ellipsis)) + ellipsis
-}
+// ellipsis when cut (untrusted.Fit), after clean.
+func shortenHead(s string, n int) string { return untrusted.Fit(clean(s), n) }
 
 // shortenMiddle keeps the start and the end of s, at most n bytes, with a
 // note of how much was cut between them: errors and conclusions tend to
@@ -579,11 +569,6 @@ func shortenMiddle(s string, n int) string {
 	return head + fmt.Sprintf("\n[… %d bytes cut …]\n", len(s)-len(head)-len(tail)) + tail
 }
 
-// oneLine folds white space runs to single spaces, for titles.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(clean(s)), " ")
-}
-
 // titleFrom makes a title from text: one line, at most MaxTitle bytes.
 func titleFrom(s string) string {
 	if plan, ok := strings.CutPrefix(strings.TrimSpace(s), implementPlan); ok {
@@ -591,7 +576,7 @@ func titleFrom(s string) string {
 		// clears the context: the plan's own heading says the work.
 		s = planHeading(plan)
 	}
-	return shortenHead(oneLine(s), MaxTitle)
+	return untrusted.OneLine(s, MaxTitle)
 }
 
 // implementPlan opens the request Claude Code makes of an approved plan

@@ -25,6 +25,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/legacy"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"github.com/session-handoff/session-handoff/store"
 	"github.com/session-handoff/session-handoff/targets"
 )
@@ -97,8 +98,8 @@ func Run(ctx context.Context, s Setup) []Check {
 	}
 	out = append(out, checkHandoverConfig(s)...)
 	for i := range out {
-		out[i].Detail = oneLine(out[i].Detail)
-		out[i].Fix = oneLine(out[i].Fix)
+		out[i].Detail = untrusted.OneLine(out[i].Detail, maxLine)
+		out[i].Fix = untrusted.OneLine(out[i].Fix, maxLine)
 	}
 	return out
 }
@@ -123,7 +124,9 @@ func Worst(checks []Check) Status {
 	return w
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// maxLine bounds a check's detail and fix, which can quote paths and
+// file contents.
+const maxLine = 1 << 10
 
 // count says "1 key", "2 keys".
 func count(n int, noun string) string {

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // Verdict is what checking a bundle found, the answer of verify.
@@ -120,9 +120,9 @@ func Classify(res *bundle.Result, err error) *CheckReport {
 		rep.Result, rep.Error, rep.Kind = VerdictInvalid, "no bundle read", "other"
 		rep.Reason = rep.Error
 	case errors.Is(err, bundle.ErrNoIdentity), errors.Is(err, bundle.ErrWrongPassphrase):
-		rep.Result, rep.Error, rep.Kind = VerdictUnchecked, oneLine(err.Error()), ErrorKind(err)
+		rep.Result, rep.Error, rep.Kind = VerdictUnchecked, untrusted.OneLine(err.Error(), maxError), ErrorKind(err)
 	default:
-		rep.Result, rep.Error, rep.Kind = VerdictInvalid, oneLine(err.Error()), ErrorKind(err)
+		rep.Result, rep.Error, rep.Kind = VerdictInvalid, untrusted.OneLine(err.Error(), maxError), ErrorKind(err)
 		rep.Reason = rep.Error
 	}
 	return rep
@@ -148,7 +148,5 @@ func ErrorKind(err error) string {
 	return "other"
 }
 
-// oneLine keeps an error message on one line whatever text it quotes.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
+// maxError bounds the error a report carries.
+const maxError = 1 << 10

@@ -1,16 +1,15 @@
 package exchange
 
 import (
-	"github.com/session-handoff/session-handoff/internal/paths"
-
 	"errors"
 	"fmt"
+	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"os"
 	"os/user"
 	"strings"
-
-	"github.com/session-handoff/session-handoff/crypto"
-	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // Encryption is how an export is asked to be encrypted.
@@ -64,7 +63,7 @@ func ParseConflict(s string) (Conflict, error) {
 	case ConflictFail, ConflictSkip, ConflictReplace:
 		return c, nil
 	}
-	return "", fmt.Errorf("%q: want fail, skip or replace", s)
+	return "", fmt.Errorf("%s: want fail, skip or replace", untrusted.Quote(s, 32))
 }
 
 // maxKeyLineFile bounds a file holding one public key.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // ErrUnsafeConfig is wrapped when a repository's configuration defines a
@@ -135,7 +137,7 @@ func (r Runner) Untrusted(ctx context.Context) (Runner, error) {
 		}
 		seen[section+"."+name] = true
 		if strings.ContainsAny(name, "=\n\x00") {
-			return Runner{}, fmt.Errorf("%s: %s driver %q: %w", r.Dir, section, clipName(name), ErrUnsafeConfig)
+			return Runner{}, fmt.Errorf("%s: %s driver %s: %w", r.Dir, section, untrusted.Quote(name, 80), ErrUnsafeConfig)
 		}
 		if len(seen) > maxDrivers {
 			return Runner{}, fmt.Errorf("%s: over %d filter and diff drivers: %w", r.Dir, maxDrivers, ErrUnsafeConfig)
@@ -155,14 +157,6 @@ func (r Runner) Untrusted(ctx context.Context) (Runner, error) {
 	}
 	r.guard = guard
 	return r, nil
-}
-
-// clipName shortens a driver name for an error.
-func clipName(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
 }
 
 // harden adds, to an untrusted call of status, diff or log, the options

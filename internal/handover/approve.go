@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // maxApprovals bounds the approvals file.
@@ -119,7 +120,7 @@ func Approve(approvals, path string) error {
 		return err
 	}
 	if strings.ContainsAny(abs, "\n\r\x00") {
-		return fmt.Errorf("%q: a path with a line break cannot be approved", abs)
+		return fmt.Errorf("%s: a path with a line break cannot be approved", untrusted.Quote(abs, 256))
 	}
 	digest, err := configDigest(abs)
 	if err != nil {

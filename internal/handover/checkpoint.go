@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // CheckpointVersion is the version of the checkpoint format.
@@ -97,13 +98,13 @@ func LoadCheckpoint(stateDir string) (*Checkpoint, error) {
 		return nil, fmt.Errorf("%s: checkpoint version %d, want %d", path, cp.Version, CheckpointVersion)
 	}
 	if cp.State != RunRunning && cp.State != RunCompleted {
-		return nil, fmt.Errorf("%s: unknown run state %q", path, cp.State)
+		return nil, fmt.Errorf("%s: unknown run state %s", path, untrusted.Quote(cp.State, 32))
 	}
 	for _, st := range cp.Steps {
 		switch st.State {
 		case StepPending, StepRunning, StepDone, StepFailed:
 		default:
-			return nil, fmt.Errorf("%s: step %q has unknown state %q", path, st.Name, st.State)
+			return nil, fmt.Errorf("%s: step %s has unknown state %s", path, untrusted.Quote(st.Name, 64), untrusted.Quote(st.State, 32))
 		}
 	}
 	return &cp, nil

@@ -22,6 +22,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/people"
 	"github.com/session-handoff/session-handoff/internal/remote"
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
 	"github.com/session-handoff/session-handoff/targets"
@@ -55,7 +56,7 @@ func (r *Runner) runStep(ctx context.Context, cp *Checkpoint, st Step) (map[stri
 	case KindExec:
 		return r.stepExec(ctx, cp, st)
 	}
-	return nil, fmt.Errorf("unknown kind %q", st.Kind)
+	return nil, fmt.Errorf("unknown kind %s", untrusted.Quote(st.Kind, 32))
 }
 
 // memoryDir is the run's memory directory.

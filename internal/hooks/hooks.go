@@ -24,6 +24,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/integrate"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
 	"github.com/session-handoff/session-handoff/targets"
@@ -151,7 +152,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	if !filepath.IsAbs(dir) {
-		return fmt.Errorf("hook input: cwd %q is not an absolute path", clip(dir))
+		return fmt.Errorf("hook input: cwd %s is not an absolute path", untrusted.Quote(dir, maxQuoted))
 	}
 	root, err := capture.ProjectRoot(ctx, dir)
 	if err != nil {
@@ -202,7 +203,10 @@ func sessionStart(ctx context.Context, o Options, root string, pause []string) e
 	}
 	text := res.Text
 	if paused != nil {
-		text += "\n(session-handoff: automated writes are " + paused.Error() + ")\n"
+		// The PAUSE file's path and reason are the project's: quoted,
+		// bounded, never among our words.
+		text += "\nsession-handoff's automated writes (captures at the end of a session, handover runs) are paused until the PAUSE file is removed ('session-handoff unpause'). What it says:\n\n" +
+			render.Fence(untrusted.OneLine(paused.Error(), maxPauseQuote)) + "\n"
 	}
 	var out Output
 	out.HookSpecificOutput.HookEventName = o.Agent.EventName(o.Event)
@@ -245,8 +249,12 @@ func openHookContext(text string) string {
 	}
 }
 
-// pauseNoteRoom is what the PAUSE note after a briefing may take.
-const pauseNoteRoom = 512
+// pauseNoteRoom is what the PAUSE note after a briefing may take: our
+// sentence and the fenced quote of at most maxPauseQuote bytes.
+const (
+	pauseNoteRoom = 512
+	maxPauseQuote = 256
+)
 
 // briefingBudget is the briefing's size for agent, in bytes: what the
 // agent's table says its session-start context takes whole (a byte
@@ -290,7 +298,7 @@ func captureSession(ctx context.Context, o Options, root string, in Input) error
 	if rs := res.Record.Session; rs != nil && rs.ID != "" {
 		sid = rs.ID
 	}
-	fmt.Fprintf(o.Stderr, "session-handoff: %s %s from %s session %s\n", verb, res.Record.ID, o.Agent.Name, clip(sid))
+	fmt.Fprintf(o.Stderr, "session-handoff: %s %s from %s session %s\n", verb, res.Record.ID, o.Agent.Name, untrusted.OneLine(sid, maxQuoted))
 	return nil
 }
 
@@ -299,7 +307,7 @@ func captureSession(ctx context.Context, o Options, root string, in Input) error
 // which starts over past MaxLog; dir is made (mode 0700) when missing. A
 // pause is said but not logged. dir "" logs to stderr only.
 func Log(stderr io.Writer, dir, agent, event string, err error, now time.Time) {
-	msg := oneLine(err.Error())
+	msg := untrusted.OneLine(err.Error(), maxMessage)
 	fmt.Fprintf(stderr, "session-handoff: hook %s %s: %s\n", agent, event, msg)
 	if dir == "" || errors.Is(err, handover.ErrPaused) {
 		return
@@ -321,13 +329,9 @@ func Log(stderr io.Writer, dir, agent, event string, err error, now time.Time) {
 	fmt.Fprintf(f, "%s %s %s: %s\n", now.UTC().Format(time.RFC3339), agent, event, msg)
 }
 
-// oneLine keeps a message on one line whatever text it quotes.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// clip makes untrusted text from the hook input safe for one line of a
-// message.
-func clip(s string) string {
-	return handoff.Shorten(strings.Join(strings.Fields(handoff.CleanText(s)), " "), 120)
-}
+// Bounds of what a hook's messages quote: a value from the hook input,
+// and a whole message.
+const (
+	maxQuoted  = 120
+	maxMessage = 1 << 10
+)

@@ -425,7 +425,7 @@ func (f BlockFile) resolve() (target, name string, err error) {
 				name = fmt.Sprintf("%s (a link to %s)", f.Path, p)
 			}
 			if f.Root != "" {
-				if err := within(f.Root, p); err != nil {
+				if err := safefile.Within(f.Root, p, "the project"); err != nil {
 					return "", "", fmt.Errorf("%s: %w", name, err)
 				}
 			}
@@ -450,37 +450,6 @@ func (f BlockFile) resolve() (target, name string, err error) {
 		p = dest
 	}
 	return "", "", fmt.Errorf("%s: more than %d symbolic links in a row", f.Path, maxLinks)
-}
-
-// within checks that path, once the links in its directories are
-// resolved, lies inside root. path itself need not exist yet.
-func within(root, path string) error {
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return fmt.Errorf("project root: %w", err)
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return err
-	}
-	// Resolve the deepest directory that exists; what is below it will be
-	// created by us, without links.
-	dir, rest := filepath.Dir(abs), filepath.Base(abs)
-	for {
-		real, err := filepath.EvalSymlinks(dir)
-		if err == nil {
-			abs = filepath.Join(real, rest)
-			break
-		}
-		if !errors.Is(err, fs.ErrNotExist) || filepath.Dir(dir) == dir {
-			return err
-		}
-		dir, rest = filepath.Dir(dir), filepath.Join(filepath.Base(dir), rest)
-	}
-	if !strings.HasPrefix(abs, realRoot+string(filepath.Separator)) {
-		return fmt.Errorf("it resolves to %s, outside the project %s; not writing there", abs, root)
-	}
-	return nil
 }
 
 // readInstructionFile reads the instruction file at target (no symbolic

@@ -9,6 +9,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/git"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // Event is one of our hooks as an agent knows it.
@@ -167,6 +168,34 @@ func (a Agent) ScopePath(s Scope, projectRoot, home string, getenv func(string) 
 	default:
 		return filepath.Join(projectRoot, filepath.FromSlash(a.ProjectSettings)), nil
 	}
+}
+
+// InstallPath is ScopePath for a file integrate writes or removes from:
+// a project's file, once links in its directories are resolved, must lie
+// inside the project (safefile.Within), so that a project whose .claude
+// is a link to ~/.claude cannot send a project install into the user's
+// settings. A user's file is the agent's directory's own by construction
+// (its base name joined to that directory).
+func (a Agent) InstallPath(s Scope, projectRoot, home string, getenv func(string) string) (string, error) {
+	p, err := a.ScopePath(s, projectRoot, home, getenv)
+	if err != nil {
+		return "", err
+	}
+	if s != ScopeUser {
+		if err := inProject(projectRoot, p); err != nil {
+			return "", err
+		}
+	}
+	return p, nil
+}
+
+// inProject checks that path, a file integrate writes, lies inside the
+// project.
+func inProject(projectRoot, path string) error {
+	if err := safefile.Within(projectRoot, path, "the project"); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // EventName maps our hook name to the agent's event, "" when unknown.

@@ -45,7 +45,11 @@ func MCPPath(agent, projectRoot, home string, user bool, getenv func(string) str
 	}
 	reg := p.MCP
 	if !user {
-		return filepath.Join(projectRoot, filepath.FromSlash(reg.ProjectFile)), reg, nil
+		path := filepath.Join(projectRoot, filepath.FromSlash(reg.ProjectFile))
+		if err := inProject(projectRoot, path); err != nil {
+			return "", reg, err
+		}
+		return path, reg, nil
 	}
 	if reg.RegisterUser != "" {
 		return "", reg, fmt.Errorf("%w (%s)", ErrMCPUserScope, reg.UserFile)

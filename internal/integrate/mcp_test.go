@@ -178,18 +178,20 @@ func TestMCPPath(t *testing.T) {
 		}
 		return ""
 	}
+	// The project must exist: its files are checked to lie inside it.
+	p := t.TempDir()
 	for _, c := range []struct {
 		agent string
 		user  bool
 		want  string
 	}{
-		{"claude-code", false, "/p/.mcp.json"},
-		{"codex", false, "/p/.codex/config.toml"},
+		{"claude-code", false, p + "/.mcp.json"},
+		{"codex", false, p + "/.codex/config.toml"},
 		{"codex", true, "/elsewhere/codex/config.toml"},
-		{"gemini", false, "/p/.gemini/settings.json"},
+		{"gemini", false, p + "/.gemini/settings.json"},
 		{"gemini", true, "/h/.gemini/settings.json"},
 	} {
-		got, _, err := MCPPath(c.agent, "/p", "/h", c.user, env)
+		got, _, err := MCPPath(c.agent, p, "/h", c.user, env)
 		if err != nil || got != filepath.FromSlash(c.want) {
 			t.Errorf("%s user=%v: %q %v, want %q", c.agent, c.user, got, err, c.want)
 		}

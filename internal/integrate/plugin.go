@@ -113,9 +113,11 @@ func jsonFile(v any) ([]byte, error) {
 var ErrPackageFileDiffers = errors.New("exists with other content")
 
 // WritePackage writes files into dir, each atomically. A file already
-// there with the same bytes is left alone; one with other bytes stops the
-// write before anything is written, so a package is never half replaced
-// and nobody's file is overwritten. It returns the files written.
+// there with the same bytes is left alone; one with other bytes, or one
+// that a link in its directories would put outside dir
+// (safefile.Within), stops the write before anything is written, so a
+// package is never half replaced and nobody's file is overwritten. It
+// returns the files written.
 func WritePackage(dir string, files map[string][]byte) ([]string, error) {
 	names := make([]string, 0, len(files))
 	for name := range files {
@@ -125,6 +127,11 @@ func WritePackage(dir string, files map[string][]byte) ([]string, error) {
 	var todo []string
 	for _, name := range names {
 		path := filepath.Join(dir, filepath.FromSlash(name))
+		if _, err := os.Stat(dir); err == nil {
+			if err := safefile.Within(dir, path, "the package directory"); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+		}
 		old, err := safefile.ReadRegular(path, MaxSettings)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):

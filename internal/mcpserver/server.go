@@ -101,6 +101,7 @@ func New(o Options) *mcp.Server {
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
 	s.addTools(srv)
 	s.addResources(srv)
+	srv.AddReceivingMiddleware(boundErrors)
 	return srv
 }
 

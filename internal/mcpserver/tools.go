@@ -16,6 +16,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/briefing"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/redact"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
 	"github.com/session-handoff/session-handoff/targets"
@@ -478,7 +479,11 @@ func (s *server) resume(ctx context.Context, in resumeInput) (*mcp.CallToolResul
 		return nil, resumeOutput{}, fmt.Errorf("budget: %w", err)
 	}
 	out := resumeOutput{Project: s.o.Project}
-	warn := func(format string, args ...any) { out.Warnings = append(out.Warnings, fmt.Sprintf(format, args...)) }
+	// A warning names the project's files and where their links lead:
+	// one cleaned, bounded line each.
+	warn := func(format string, args ...any) {
+		out.Warnings = append(out.Warnings, untrusted.OneLine(fmt.Sprintf(format, args...), maxErrorText))
+	}
 	br, res, err := briefing.Build(ctx, s.o.Store, briefing.Options{Project: s.o.Project, MemoryDir: s.memoryDir(),
 		Render: render.Options{Style: p.Style, Budget: b}, Warn: warn})
 	if err != nil {

@@ -221,6 +221,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 // Write implements mcp.Connection.
 func (c *lineConn) Write(_ context.Context, m jsonrpc.Message) error {
+	boundResponse(m)
 	data, err := jsonrpc.EncodeMessage(m)
 	if err != nil {
 		return err

@@ -30,6 +30,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // Limits on what is read and written.
@@ -157,8 +158,8 @@ func classify(rel string) (Header, error) {
 // implies (the date of layers 0 and 2 is free).
 func (h Header) matches(want Header) error {
 	if h.Layer != want.Layer || h.Tag != want.Tag || (hasEntries(h.Layer) && h.Date != want.Date) {
-		return fmt.Errorf("its header (layer %d, tag %q, date %q) does not match its name (layer %d, tag %q, date %q)",
-			h.Layer, h.Tag, h.Date, want.Layer, want.Tag, want.Date)
+		return fmt.Errorf("its header (layer %d, tag %s, date %s) does not match its name (layer %d, tag %s, date %s)",
+			h.Layer, untrusted.Quote(h.Tag, 64), untrusted.Quote(h.Date, 32), want.Layer, untrusted.Quote(want.Tag, 64), untrusted.Quote(want.Date, 32))
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // The earlier agent-handover tool wrote the same three layers, in the same
@@ -37,7 +39,7 @@ func parseOlder(data []byte, want Header) (*Doc, error) {
 	}
 	layer, date := strings.TrimSpace(parts[1]), strings.TrimSpace(parts[2])
 	if layer != fmt.Sprintf("layer%d", want.Layer) {
-		return nil, fmt.Errorf("line 1: agent-handover header: %q, but the file is a layer-%d file", layer, want.Layer)
+		return nil, fmt.Errorf("line 1: agent-handover header: %s, but the file is a layer-%d file", untrusted.Quote(layer, 32), want.Layer)
 	}
 	if err := ValidDate(date); err != nil {
 		return nil, fmt.Errorf("line 1: agent-handover header: %w", err)

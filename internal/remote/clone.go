@@ -13,6 +13,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/internal/git"
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // Local state of a remote, under the data directory:
@@ -266,13 +267,13 @@ func parseLsTree(out []byte) ([]entry, error) {
 		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
 		f := strings.Fields(string(meta))
 		if !ok || len(f) != 4 {
-			return nil, fmt.Errorf("git ls-tree: unexpected line %q", string(rec[:min(len(rec), 80)]))
+			return nil, fmt.Errorf("git ls-tree: unexpected line %s", untrusted.Quote(string(rec), 80))
 		}
 		e := entry{mode: f[0], typ: f[1], object: f[2], size: -1, path: string(path)}
 		if f[3] != "-" {
 			n, err := strconv.ParseInt(f[3], 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("git ls-tree: bad size %q", f[3])
+				return nil, fmt.Errorf("git ls-tree: bad size %s", untrusted.Quote(f[3], 32))
 			}
 			e.size = n
 		}

@@ -1,21 +1,31 @@
 // Package untrusted is the one place that makes text from outside safe to
-// show: cut without splitting a character (Clip, Shorten), and cleaned of
-// control, bidirectional and invisible format characters (CleanText). It
-// imports nothing of ours, so every package may use it; package handoff
-// offers the same functions to importers of the module.
+// show: cut without splitting a character (Clip, Shorten, Fit), cleaned of
+// control, bidirectional and invisible format characters (CleanText),
+// folded onto one bounded line (OneLine) and quoted for an error (Quote).
+// It imports nothing of ours, so every package may use it; package handoff
+// offers some of the same functions to importers of the module.
+//
+// Every bound is in bytes, because the limits it serves (a record's
+// fields, a terminal line, a JSON-RPC message) are counted in bytes.
 package untrusted
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// Clip cuts s to at most n bytes without splitting a UTF-8 character.
+// Ellipsis marks where Shorten, Fit, OneLine and Quote cut text.
+const Ellipsis = "…"
+
+// Clip cuts s to at most n bytes without splitting a UTF-8 character; n
+// below zero counts as zero.
 func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	n = max(n, 0)
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
@@ -23,12 +33,48 @@ func Clip(s string, n int) string {
 }
 
 // Shorten is Clip with an ellipsis when something was cut, for quoting
-// untrusted text in messages.
+// untrusted text in messages: at most n bytes and the ellipsis.
 func Shorten(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return Clip(s, n) + "…"
+	return Clip(s, n) + Ellipsis
+}
+
+// Fit is Shorten within n bytes, the ellipsis included, for a field whose
+// limit counts every byte (a record's title). Below the ellipsis's own
+// length it clips without one.
+func Fit(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if n <= len(Ellipsis) {
+		return Clip(s, n)
+	}
+	return Clip(s, n-len(Ellipsis)) + Ellipsis
+}
+
+// OneLine makes untrusted text one line of at most n bytes (the ellipsis
+// included), for a message, a log line or a title: CleanText, then every
+// run of white space (line breaks and tabs included) becomes one space,
+// with none at either end. The result is valid UTF-8 even when s is not,
+// and OneLine of it gives it back unchanged.
+func OneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(CleanText(s)), " ")
+	return strings.TrimRight(Fit(s, n), " ")
+}
+
+// Quote quotes untrusted text for an error message as Go's %q does (so a
+// control, bidirectional or invisible character, or a byte that is not
+// UTF-8, shows as an escape), after cutting it to n bytes; an ellipsis
+// after the closing quote says that it was cut. The result is at most
+// 4n+5 bytes: an escape is at most four bytes for each byte it stands for.
+func Quote(s string, n int) string {
+	c := Clip(s, n)
+	if len(c) < len(s) {
+		return strconv.Quote(c) + Ellipsis
+	}
+	return strconv.Quote(c)
 }
 
 // CleanText removes control characters other than newline and tab, so that
