@@ -2,8 +2,10 @@ package handoff
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Criterion is one line of the completeness rubric: what a good handoff
@@ -88,8 +90,8 @@ func Assess(rec *Record, now *GitState) Score {
 	add("git", 10, rec.Git != nil, true, "")
 	if now != nil && rec.Git != nil {
 		met := now.Head == rec.Git.Head && now.Branch == rec.Git.Branch
-		add("current", 10, true, met, fmt.Sprintf("the worktree has moved since the handoff (HEAD %s on %q, now %s on %q): save a new one",
-			shortHash(rec.Git.Head), Shorten(rec.Git.Branch, 64), shortHash(now.Head), Shorten(now.Branch, 64)))
+		add("current", 10, true, met, fmt.Sprintf("the worktree has moved since the handoff (HEAD %s on %s, now %s on %s): save a new one",
+			shortHash(rec.Git.Head), branchName(rec.Git.Branch), shortHash(now.Head), branchName(now.Branch)))
 	} else {
 		add("current", 10, false, false, "")
 	}
@@ -159,9 +161,30 @@ func (s Score) Advice() string {
 	return fmt.Sprintf("score %d/100: add %s%s; 'session-handoff score' explains", s.Percent, list, more)
 }
 
+// The advice is shown as our own words (score, MCP's handoff_score), so
+// a hash or a branch is named only in the shape of one.
+var (
+	hexHash   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{7,64}$`) })
+	plainName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/-]{0,63}$`) })
+)
+
 func shortHash(h string) string {
-	if h == "" {
+	switch {
+	case h == "":
 		return "(none)"
+	case !hexHash().MatchString(h):
+		return "(a hash of unexpected shape)"
 	}
 	return Shorten(h, 12)
+}
+
+// branchName is a branch in quotes when its name is plain.
+func branchName(b string) string {
+	switch {
+	case b == "":
+		return "a detached HEAD"
+	case !plainName().MatchString(b):
+		return "a branch with an unusual name"
+	}
+	return `"` + b + `"`
 }
