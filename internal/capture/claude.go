@@ -34,6 +34,11 @@ var claudeKnown = sync.OnceValue(func() map[string]bool {
 		"pr-link": true, "agent-setting": true, "content-replacement": true,
 		"agent-color": true, "task-summary": true, "attribution-snapshot": true, "speculation-accept": true,
 		"relocated": true,
+		// 2.1.328 (checked in its transcripts from the real-agent suite):
+		// copies of the API request, the cost meter, the tool names used
+		// before a compaction, a latch of its own; none holds work.
+		"api-request": true, "api-request-blob": true, "api-request-shape": true,
+		"atis-latch": true, "tools-used": true, "cost-state": true,
 	}
 })
 
