@@ -2,6 +2,7 @@ package safefile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -63,9 +64,21 @@ func TestCreateIsExclusive(t *testing.T) {
 	}
 }
 
+// Cleanly: the error says the directory does not exist and names it, and
+// nothing is made (no directory, no file, no temporary file).
 func TestWriteToMissingDirectoryFailsCleanly(t *testing.T) {
-	if err := WriteFile(filepath.Join(t.TempDir(), "no", "f"), []byte("x"), 0o600); err == nil {
-		t.Fatal("write into a missing directory succeeded")
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no")
+	err := WriteFile(filepath.Join(missing, "f"), []byte("x"), 0o600)
+	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(fmt.Sprint(err), missing) {
+		t.Fatalf("error %v; want one that says %s does not exist", err, missing)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("left %s in %s", e.Name(), dir)
 	}
 }
 
