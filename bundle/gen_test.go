@@ -27,6 +27,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 // vecOptions adjust the default read options for one vector; they are
@@ -117,7 +118,7 @@ func generate(t *testing.T) {
 			old = append(old, more...)
 		}
 		for _, f := range old {
-			os.Remove(f)
+			testsys.Check(t, os.Remove(f))
 		}
 	}
 	generateGolden(t, k)
@@ -133,7 +134,7 @@ func generateFuzzSeeds(t *testing.T) {
 	for _, target := range []string{"FuzzManifest", "FuzzReadTar"} {
 		old, _ := filepath.Glob(filepath.Join("testdata", "fuzz", target, "seed-*"))
 		for _, f := range old {
-			os.Remove(f)
+			testsys.Check(t, os.Remove(f))
 		}
 	}
 	seed := func(target, name string, data []byte) {

@@ -333,7 +333,7 @@ func TestWriteSigningKey(t *testing.T) {
 	}
 	// A stale .pub alone also blocks a write.
 	other := filepath.Join(dir, "other")
-	os.WriteFile(other+".pub", []byte("x"), 0o644)
+	testsys.Check(t, os.WriteFile(other+".pub", []byte("x"), 0o644))
 	if err := WriteSigningKey(other, k, nil, false); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("write over stale .pub: err = %v, want fs.ErrExist", err)
 	}

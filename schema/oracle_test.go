@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"sort"
@@ -225,7 +226,9 @@ func mutations(root map[string]any) (out [][]byte) {
 				var nv any
 				dec := json.NewDecoder(strings.NewReader(r))
 				dec.UseNumber()
-				_ = dec.Decode(&nv)
+				if err := dec.Decode(&nv); err != nil {
+					panic(fmt.Sprintf("replacement %q: %v", r, err))
+				}
 				emit(path, func(parent any, key string) bool { return setChild(parent, key, nv) })
 			}
 			// Two-byte characters around each maxLength: a byte count
@@ -299,11 +302,16 @@ func setChild(parent any, key string, v any) bool {
 }
 
 func deepCopy(v any) map[string]any {
-	data, _ := json.Marshal(v)
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
 	var out map[string]any
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	_ = dec.Decode(&out)
+	if err := dec.Decode(&out); err != nil {
+		panic(err)
+	}
 	return out
 }
 

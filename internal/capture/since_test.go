@@ -373,7 +373,7 @@ func TestSinceChanged(t *testing.T) {
 	// Dirty now: an unstaged change, an unstaged deletion, a staged new
 	// file, an untracked file and an untracked directory.
 	write(t, filepath.Join(repo, "b.txt"), "b dirty\n")
-	os.Remove(filepath.Join(repo, "gone.txt"))
+	testsys.Check(t, os.Remove(filepath.Join(repo, "gone.txt")))
 	write(t, filepath.Join(repo, "staged.txt"), "s\n")
 	gitCmd(t, repo, "add", "staged.txt")
 	write(t, filepath.Join(repo, "u.txt"), "u\n")
@@ -537,7 +537,7 @@ func TestSinceAtRootGitProcesses(t *testing.T) {
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	count := func() []string {
 		data, _ := os.ReadFile(log)
-		os.Remove(log)
+		testsys.Absent(t, log) // no git ran, no log
 		var cmds []string
 		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 			// The subcommand is the first known word after the options;

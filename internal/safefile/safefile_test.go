@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 func TestWriteReplacesAtomicallyAndLeavesNoTemp(t *testing.T) {
@@ -31,7 +33,8 @@ func TestWriteReplacesAtomicallyAndLeavesNoTemp(t *testing.T) {
 	if data, _ := os.ReadFile(p); string(data) != "old" {
 		t.Fatalf("content after failed write = %q", data)
 	}
-	entries, _ := os.ReadDir(dir)
+	entries, err := os.ReadDir(dir)
+	testsys.Check(t, err)
 	if len(entries) != 1 {
 		t.Fatalf("leftovers: %v", entries)
 	}
@@ -56,7 +59,8 @@ func TestCreateIsExclusive(t *testing.T) {
 	if data, _ := os.ReadFile(p); string(data) != "first" {
 		t.Fatalf("content = %q", data)
 	}
-	entries, _ := os.ReadDir(dir)
+	entries, err := os.ReadDir(dir)
+	testsys.Check(t, err)
 	for _, e := range entries {
 		if IsTemp(e.Name()) {
 			t.Fatalf("temporary file left: %s", e.Name())

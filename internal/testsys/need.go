@@ -1,7 +1,9 @@
 package testsys
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"testing"
@@ -33,4 +35,23 @@ func LookPath(t testing.TB, name string) string {
 		Missing(t, "%s is not on PATH: %v", name, err)
 	}
 	return p
+}
+
+// Check fails the test when err, from a step that sets the test up (a
+// file written, a directory made, a link made), is not nil: a setup that
+// silently failed makes the test check something else.
+func Check(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Absent removes the file path if it is there, and fails the test when it
+// cannot.
+func Absent(t testing.TB, path string) {
+	t.Helper()
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
 }
