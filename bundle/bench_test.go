@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 // Benchmarks over one attachment of 1 MiB, 64 MiB and 256 MiB of mixed
@@ -184,7 +185,7 @@ func BenchmarkImport(b *testing.B) {
 				b.Fatal(err)
 			}
 			f.Close()
-			os.Remove(filepath.Join(dir, "attachment.jsonl"))
+			testsys.Check(b, os.Remove(filepath.Join(dir, "attachment.jsonl")))
 			opts := k.readOptions()
 			b.SetBytes(s.size)
 			var peak float64
@@ -212,7 +213,7 @@ func BenchmarkImport(b *testing.B) {
 				if res.Verification.Status != StatusVerified {
 					b.Fatal(res.Verification.Status)
 				}
-				os.RemoveAll(blobDir)
+				testsys.Check(b, os.RemoveAll(blobDir))
 				b.StartTimer()
 			}
 			b.ReportMetric(peak, "peak-heap-MiB")

@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -10,22 +9,8 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
-
-// lookTool finds a command-line tool. Without it the test is skipped,
-// except under CI=true, where the tools must be installed and a missing one
-// fails the test.
-func lookTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not on PATH, and CI=true requires it for the interop tests", name)
-		}
-		t.Skipf("%s is not on PATH", name)
-	}
-	return p
-}
 
 // run runs a command with stdin and returns its stdout.
 func run(t *testing.T, stdin []byte, name string, args ...string) []byte {
@@ -44,9 +29,9 @@ func run(t *testing.T, stdin []byte, name string, args ...string) []byte {
 // `age -d -i key.txt b.handoff | zstd -d | tar -t`, and that we read a
 // bundle encrypted by `age -r`.
 func TestInteropStockTools(t *testing.T) {
-	ageBin := lookTool(t, "age")
-	zstdBin := lookTool(t, "zstd")
-	tarBin := lookTool(t, "tar")
+	ageBin := testsys.LookPath(t, "age")
+	zstdBin := testsys.LookPath(t, "zstd")
+	tarBin := testsys.LookPath(t, "tar")
 	k := loadKeys(t)
 	idFile := filepath.Join(keysDir, "age.txt")
 	blobs := []BlobSource{

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 // TestVectors reads every good vector and every member of the hostile
@@ -55,7 +56,8 @@ func TestVectors(t *testing.T) {
 					t.Errorf("blob file %s has the wrong content", f)
 				}
 			}
-			entries, _ := os.ReadDir(dir)
+			entries, err := os.ReadDir(dir)
+			testsys.Check(t, err)
 			if len(entries) != len(res.Manifest.Blobs) {
 				t.Errorf("blob dir holds %d files, want %d", len(entries), len(res.Manifest.Blobs))
 			}

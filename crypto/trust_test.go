@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 func b64Of(t testing.TB, k *SigningKey) string {
@@ -176,7 +177,7 @@ func TestTrustStoreLimits(t *testing.T) {
 		t.Errorf("oversize: %v", err)
 	}
 	path := filepath.Join(t.TempDir(), "allowed_signers")
-	os.WriteFile(path, []byte(big), 0o644)
+	testsys.Check(t, os.WriteFile(path, []byte(big), 0o644))
 	if _, err := LoadTrustStore(path); !errors.Is(err, safefile.ErrTooLarge) || !strings.Contains(err.Error(), path) {
 		t.Errorf("oversize file: %v", err)
 	}

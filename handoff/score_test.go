@@ -1,6 +1,7 @@
 package handoff
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -58,8 +59,17 @@ func TestScoreAdvice(t *testing.T) {
 	s = Assess(&Record{Title: "Refactor auth middleware", Summary: strings.Repeat("where things stand ", 3),
 		NextSteps: []string{"fix the refresh tests"}, Decisions: []string{"keep JWT"},
 		Files: []FileTouched{{Path: "a.go", Action: "edited"}}}, nil)
-	if got := s.Advice(); got != "score 93/100: add the build command; 'session-handoff score' explains" {
-		t.Fatalf("one missing: %q", got)
+	// From the rubric: without git state and a failed command, the
+	// criteria that apply are title 5, summary 15, next 25, concrete 5,
+	// decisions 10, files 10 and checks 5; all are met but checks.
+	possible := 5 + 15 + 25 + 5 + 10 + 10 + 5
+	points := possible - 5
+	if s.Possible != possible || s.Points != points {
+		t.Fatalf("one missing: %d/%d, want %d/%d", s.Points, s.Possible, points, possible)
+	}
+	want = fmt.Sprintf("score %d/100: add the build command; 'session-handoff score' explains", points*100/possible)
+	if got := s.Advice(); got != want {
+		t.Fatalf("one missing:\n got %q\nwant %q", got, want)
 	}
 	s.Criteria = nil
 	if got := s.Advice(); got != "" {

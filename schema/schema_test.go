@@ -118,9 +118,14 @@ func FuzzStrictCheck(f *testing.F) {
 			t.Fatalf("accepted invalid JSON %q", data)
 		}
 		if err == nil {
-			// Anything StrictCheck accepts must be valid for the schema
-			// validator's own decoder too.
-			_ = Validate(Handoff, data)
+			// Anything StrictCheck accepts the schema validator's own
+			// decoder reads too: Validate says valid, or names schema
+			// violations, each at a place, never a malformed document.
+			verr := Validate(Handoff, data)
+			var ve *ValidationError
+			if verr != nil && (!errors.As(verr, &ve) || len(ve.Violations) == 0) {
+				t.Fatalf("StrictCheck took %q, Validate says %v", data, verr)
+			}
 		}
 	})
 }

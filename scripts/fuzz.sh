@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs fuzz targets, each for FUZZTIME (default 10s), one after another.
+# Runs fuzz targets, each for FUZZTIME (default 5s, what CI uses), one after another.
 #
-#   scripts/fuzz.sh                                  # every target, 10 s each (CI)
+#   scripts/fuzz.sh                                  # every target, 5 s each (CI)
 #   FUZZTIME=10m scripts/fuzz.sh                     # every target, 10 minutes each
 #   FUZZTIME=10m scripts/fuzz.sh FuzzRead FuzzArmor  # only the named targets (all packages)
 #   FUZZ_PARALLEL=1 ...                              # workers per target (default: GOMAXPROCS)
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-fuzztime="${FUZZTIME:-10s}"
+fuzztime="${FUZZTIME:-5s}"
 parallel=()
 [ -n "${FUZZ_PARALLEL:-}" ] && parallel=(-parallel="$FUZZ_PARALLEL")
 

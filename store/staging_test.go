@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 func TestStagingAdoptAndCleanup(t *testing.T) {
@@ -70,7 +72,7 @@ func TestStagingAdoptAndCleanup(t *testing.T) {
 	if err := os.MkdirAll(dead, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dead, "partial"), []byte("x"), 0o600)
+	testsys.Check(t, os.WriteFile(filepath.Join(dead, "partial"), []byte("x"), 0o600))
 	rep, err := s.Check(true)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +91,7 @@ func TestStagingAdoptAndCleanup(t *testing.T) {
 	if err := os.MkdirAll(dead, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dead, "partial"), []byte("x"), 0o600)
+	testsys.Check(t, os.WriteFile(filepath.Join(dead, "partial"), []byte("x"), 0o600))
 	next, err := s.NewStaging()
 	if err != nil {
 		t.Fatal(err)

@@ -55,7 +55,7 @@ func TestOpenCreatesNothing(t *testing.T) {
 	}
 
 	file := filepath.Join(t.TempDir(), "file")
-	os.WriteFile(file, nil, 0o600)
+	testsys.Check(t, os.WriteFile(file, nil, 0o600))
 	if _, err := Open(file); err == nil {
 		t.Error("Open of a regular file succeeded")
 	}
@@ -461,7 +461,7 @@ func TestCorruptRecords(t *testing.T) {
 			}
 			// A rebuild from scratch also skips it, keeps the rest, and
 			// warns about it.
-			os.Remove(filepath.Join(s.Dir(), "index"))
+			testsys.Check(t, os.Remove(filepath.Join(s.Dir(), "index")))
 			var warnings []error
 			s.SetWarn(func(err error) { warnings = append(warnings, err) })
 			if got := mustList(t, s, Filter{}); len(got) != 2 {
@@ -486,14 +486,14 @@ func TestNewerSchemaMessageNamesBothVersions(t *testing.T) {
 	path := filepath.Join(s.Dir(), "records", string(r.ID)+".json")
 	// A future record: a version bump plus a field this version lacks.
 	data := bytes.Replace(goodJSON(t, r), []byte(`"schema_version": 1,`), []byte(`"schema_version": 2, "mood": "curious",`), 1)
-	os.WriteFile(path, data, 0o600)
+	testsys.Check(t, os.WriteFile(path, data, 0o600))
 	_, err := s.Get(r.ID)
 	if !errors.Is(err, ErrNewerSchema) || !strings.Contains(err.Error(), "2") || !strings.Contains(err.Error(), "1") || !strings.Contains(err.Error(), path) {
 		t.Fatalf("err = %v", err)
 	}
 	// A string version is not a version: a read refuses it as malformed,
 	// store check as a schema violation.
-	os.WriteFile(path, bytes.Replace(goodJSON(t, r), []byte(`"schema_version": 1`), []byte(`"schema_version": "2"`), 1), 0o600)
+	testsys.Check(t, os.WriteFile(path, bytes.Replace(goodJSON(t, r), []byte(`"schema_version": 1`), []byte(`"schema_version": "2"`), 1), 0o600))
 	if _, err := s.Get(r.ID); errors.Is(err, ErrNewerSchema) || !errors.Is(err, schema.ErrMalformed) {
 		t.Errorf("string version: %v", err)
 	}
@@ -579,7 +579,7 @@ func TestCorruptIndexRebuilt(t *testing.T) {
 			s := newTestStore(t)
 			saveN(t, s, 5)
 			data, _ := os.ReadFile(indexPath(s))
-			os.WriteFile(indexPath(s), damage(bytes.Clone(data)), 0o600)
+			testsys.Check(t, os.WriteFile(indexPath(s), damage(bytes.Clone(data)), 0o600))
 
 			// With a writer holding the lock, a reader still answers, from
 			// the records, and writes nothing.
@@ -611,7 +611,7 @@ func TestCheckFindsAndRebuildsDamagedIndex(t *testing.T) {
 	s := newTestStore(t)
 	saveN(t, s, 3)
 	data, _ := os.ReadFile(indexPath(s))
-	os.WriteFile(indexPath(s), append(data, "garbage\n"...), 0o600)
+	testsys.Check(t, os.WriteFile(indexPath(s), append(data, "garbage\n"...), 0o600))
 	rep, err := s.Check(false)
 	if err != nil || !rep.IndexWasStale || rep.IndexRebuilt || !strings.Contains(rep.IndexProblem, "line 5") {
 		t.Fatalf("check(false) = %+v, %v", rep, err)
@@ -626,20 +626,20 @@ func TestCheckFindsAndRebuildsDamagedIndex(t *testing.T) {
 func TestMissingIndexRebuilt(t *testing.T) {
 	s := newTestStore(t)
 	saveN(t, s, 4)
-	os.Remove(indexPath(s))
+	testsys.Check(t, os.Remove(indexPath(s)))
 	if got := mustList(t, s, Filter{}); len(got) != 4 {
 		t.Fatalf("list: %v", ids(got))
 	}
 	if _, err := os.Stat(indexPath(s)); err != nil {
 		t.Fatalf("index not rebuilt: %v", err)
 	}
-	os.Remove(indexPath(s))
+	testsys.Check(t, os.Remove(indexPath(s)))
 	// A writer rebuilds it too, before appending.
 	mustSave(t, s, mkRecord(t, baseTime.Add(time.Hour), "codex", "p", "x"))
 	if got := mustList(t, s, Filter{}); len(got) != 5 {
 		t.Fatalf("list after save: %v", ids(got))
 	}
-	os.Remove(indexPath(s))
+	testsys.Check(t, os.Remove(indexPath(s)))
 	rep, err := s.Check(true)
 	if err != nil || !rep.IndexWasStale || !rep.IndexRebuilt || rep.Records != 5 {
 		t.Fatalf("check = %+v, %v", rep, err)
@@ -651,9 +651,9 @@ func TestStaleIndexFoundByCheck(t *testing.T) {
 	s := newTestStore(t)
 	recs := saveN(t, s, 3)
 	// A record file deleted behind the store's back, another added.
-	os.Remove(filepath.Join(s.Dir(), "records", string(recs[0].ID)+".json"))
+	testsys.Check(t, os.Remove(filepath.Join(s.Dir(), "records", string(recs[0].ID)+".json")))
 	extra := mkRecord(t, baseTime.Add(time.Hour), "codex", "p", "sneaked in")
-	os.WriteFile(filepath.Join(s.Dir(), "records", string(extra.ID)+".json"), goodJSON(t, extra), 0o600)
+	testsys.Check(t, os.WriteFile(filepath.Join(s.Dir(), "records", string(extra.ID)+".json"), goodJSON(t, extra), 0o600))
 	rep, err := s.Check(false)
 	if err != nil || !rep.IndexWasStale || rep.Records != 3 || !strings.Contains(rep.IndexProblem, "1 more") {
 		t.Fatalf("check(false) = %+v, %v", rep, err)
@@ -700,7 +700,7 @@ func TestCheckRemovesLeftoverTempFiles(t *testing.T) {
 		filepath.Join(blobs, ".tmp-blob-5"),
 	}
 	for _, p := range leftovers {
-		os.WriteFile(p, []byte("partial"), 0o600)
+		testsys.Check(t, os.WriteFile(p, []byte("partial"), 0o600))
 	}
 	// A blob being written right now is not a leftover.
 	live, err := os.Create(filepath.Join(blobs, ".tmp-blob-live"))
@@ -742,7 +742,7 @@ func TestCheckRemovesLeftoverTempFiles(t *testing.T) {
 // crashAfterRecord leaves the store as a writer killed between writing the
 // record and appending its index line would.
 func crashAfterRecord(t *testing.T, s *Store, r *handoff.Record) {
-	os.MkdirAll(filepath.Join(s.Dir(), "records"), 0o700)
+	testsys.Check(t, os.MkdirAll(filepath.Join(s.Dir(), "records"), 0o700))
 	if err := os.WriteFile(filepath.Join(s.Dir(), "records", string(r.ID)+".json"), goodJSON(t, r), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -815,7 +815,7 @@ func TestPendingMarkerRepaired(t *testing.T) {
 		recs := saveN(t, s, 2)
 		r := *recs[1]
 		r.Title = "replaced"
-		os.WriteFile(filepath.Join(s.Dir(), "records", string(r.ID)+".json"), goodJSON(t, &r), 0o600)
+		testsys.Check(t, os.WriteFile(filepath.Join(s.Dir(), "records", string(r.ID)+".json"), goodJSON(t, &r), 0o600))
 		writePendingFile(t, s, "put", r.ID)
 		if got := mustList(t, s, Filter{Latest: true}); got[0].Title != "replaced" {
 			t.Fatalf("list = %+v", got)
@@ -825,7 +825,7 @@ func TestPendingMarkerRepaired(t *testing.T) {
 	t.Run("put, record damaged", func(t *testing.T) {
 		s := newTestStore(t)
 		recs := saveN(t, s, 2)
-		os.WriteFile(filepath.Join(s.Dir(), "records", string(recs[1].ID)+".json"), []byte("{"), 0o600)
+		testsys.Check(t, os.WriteFile(filepath.Join(s.Dir(), "records", string(recs[1].ID)+".json"), []byte("{"), 0o600))
 		writePendingFile(t, s, "put", recs[1].ID)
 		if got := mustList(t, s, Filter{}); len(got) != 1 {
 			t.Fatalf("list = %v", ids(got))
@@ -848,7 +848,7 @@ func TestPendingMarkerRepaired(t *testing.T) {
 		saveN(t, s, 2)
 		r := mkRecord(t, baseTime.Add(time.Hour), "gemini", "p", "crashed")
 		crashAfterRecord(t, s, r)
-		os.WriteFile(filepath.Join(s.Dir(), "pending"), []byte("session-handoff-pending 1\nput"), 0o600)
+		testsys.Check(t, os.WriteFile(filepath.Join(s.Dir(), "pending"), []byte("session-handoff-pending 1\nput"), 0o600))
 		if got := mustList(t, s, Filter{}); len(got) != 3 || pendingExists(s) {
 			t.Fatalf("list = %v, pending %v", ids(got), pendingExists(s))
 		}
@@ -906,7 +906,8 @@ func TestBlobs(t *testing.T) {
 	if _, _, err := s.PutBlob(errReader{}, 100); err == nil {
 		t.Error("read error not reported")
 	}
-	des, _ := os.ReadDir(filepath.Join(s.Dir(), "blobs", "sha256"))
+	des, err := os.ReadDir(filepath.Join(s.Dir(), "blobs", "sha256"))
+	testsys.Check(t, err)
 	if len(des) != 1 {
 		t.Errorf("blob directory holds %d files, want 1", len(des))
 	}
@@ -921,7 +922,7 @@ func TestBlobs(t *testing.T) {
 	}
 
 	// A damaged blob is caught at the end of reading.
-	os.WriteFile(path, []byte("tampered"), 0o600)
+	testsys.Check(t, os.WriteFile(path, []byte("tampered"), 0o600))
 	rc, _, err = s.OpenBlob(sum)
 	if err != nil {
 		t.Fatal(err)
@@ -954,9 +955,9 @@ func TestReadOnlyStoreStillReads(t *testing.T) {
 	}
 	s := newTestStore(t)
 	saveN(t, s, 3)
-	os.Remove(indexPath(s))
-	os.Remove(filepath.Join(s.Dir(), "lock"))
-	os.Chmod(s.Dir(), 0o500)
+	testsys.Check(t, os.Remove(indexPath(s)))
+	testsys.Check(t, os.Remove(filepath.Join(s.Dir(), "lock")))
+	testsys.Check(t, os.Chmod(s.Dir(), 0o500))
 	defer os.Chmod(s.Dir(), 0o700)
 	if got := mustList(t, s, Filter{}); len(got) != 3 {
 		t.Fatalf("list = %v", ids(got))
@@ -1039,8 +1040,8 @@ func TestPendingMarkerFile(t *testing.T) {
 	// A symbolic link planted as the marker is replaced, never written
 	// through.
 	victim := filepath.Join(t.TempDir(), "victim")
-	os.WriteFile(victim, []byte("precious"), 0o600)
-	os.Remove(path)
+	testsys.Check(t, os.WriteFile(victim, []byte("precious"), 0o600))
+	testsys.Check(t, os.Remove(path))
 	if err := os.Symlink(victim, path); err != nil {
 		t.Fatal(err)
 	}
@@ -1059,10 +1060,10 @@ func TestHostileFileTypesDoNotHang(t *testing.T) {
 	recs := saveN(t, s, 3)
 	fifo := filepath.Join(s.Dir(), "records", string(recs[0].ID)+".json")
 	link := filepath.Join(s.Dir(), "records", string(recs[1].ID)+".json")
-	os.Remove(fifo)
-	os.Remove(link)
+	testsys.Check(t, os.Remove(fifo))
+	testsys.Check(t, os.Remove(link))
 	testsys.Mkfifo(t, fifo)
-	os.Symlink(filepath.Join(s.Dir(), "records", string(recs[2].ID)+".json"), link)
+	testsys.Check(t, os.Symlink(filepath.Join(s.Dir(), "records", string(recs[2].ID)+".json"), link))
 	for _, id := range []handoff.ID{recs[0].ID, recs[1].ID} {
 		if _, err := s.Get(id); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("get %s: %v", id, err)
@@ -1079,7 +1080,7 @@ func TestHostileFileTypesDoNotHang(t *testing.T) {
 	if err := s.Remove(recs[0].ID); err != nil {
 		t.Errorf("remove fifo record: %v", err)
 	}
-	os.Remove(indexPath(s))
+	testsys.Check(t, os.Remove(indexPath(s)))
 	testsys.Mkfifo(t, indexPath(s))
 	if _, err := s.List(Filter{}); err == nil {
 		t.Error("list with a named pipe for an index succeeded")
@@ -1100,7 +1101,7 @@ func TestReadsDoNotRunTheSchema(t *testing.T) {
 	if _, _, err := s.LatestForProject(r.Project.Path); err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(indexPath(s)) // a rebuild from the records reads them too
+	testsys.Check(t, os.Remove(indexPath(s))) // a rebuild from the records reads them too
 	mustList(t, s, Filter{})
 	if n := schema.Validations() - before; n != 0 {
 		t.Errorf("reads validated %d documents against the schema, want 0", n)

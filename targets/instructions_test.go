@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 	"github.com/session-handoff/session-handoff/render"
 )
 
@@ -110,7 +111,8 @@ func TestPrepareStart(t *testing.T) {
 		t.Errorf("argv = %q", argv)
 	}
 	// A target that cannot be started writes nothing.
-	before, _ := os.ReadDir(os.Getenv("TMPDIR"))
+	before, err := os.ReadDir(os.Getenv("TMPDIR"))
+	testsys.Check(t, err)
 	if _, err := lookup(t, "cursor").PrepareStart(rec, render.Budget{}, nil); err == nil {
 		t.Fatal("cursor started")
 	}

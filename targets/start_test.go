@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 func TestStartCommand(t *testing.T) {
@@ -84,10 +86,7 @@ func TestCheckArgv(t *testing.T) {
 }
 
 func TestShellJoinRoundTrips(t *testing.T) {
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh")
-	}
+	sh := testsys.LookPath(t, "sh")
 	argv := []string{"claude", "plain", "", "two words", "it's", `$HOME`, "`id`", "a\nb", "~user", "--x=y", "100%", "é"}
 	line := ShellJoin(argv)
 	// The shell splits the line back into exactly the arguments we had.

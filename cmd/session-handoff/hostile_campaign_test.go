@@ -163,8 +163,8 @@ func newHostileTemplate(t *testing.T) *hostileTemplate {
 	tp := &hostileTemplate{dir: dir}
 	home, project, cfg, recipient := newCampaignCase(t, dir)
 	keys := filepath.Join(hostileBundleCorpus, "keys")
-	os.Chmod(filepath.Join(cfg, "signing_key.pub"), 0o644)
-	os.Chmod(filepath.Join(cfg, "allowed_signers"), 0o644)
+	testsys.Check(t, os.Chmod(filepath.Join(cfg, "signing_key.pub"), 0o644))
+	testsys.Check(t, os.Chmod(filepath.Join(cfg, "allowed_signers"), 0o644))
 	tp.recipient = recipient
 	env := campaignEnv(home)
 	mem := filepath.Join(project, "memory")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 // hostileBundle is one bundle of the hostile corpus in testdata/bundles/bad
@@ -100,7 +101,7 @@ func (b hostileBundle) setUpKeys(t *testing.T, cfg string) {
 		t.Fatal(err)
 	}
 	for from, to := range map[string]string{"age.txt": "age_identity.txt", "allowed_signers": "allowed_signers"} {
-		os.Remove(filepath.Join(cfg, to))
+		testsys.Absent(t, filepath.Join(cfg, to))
 		if (to == "age_identity.txt" && b.noIdentity) || (to == "allowed_signers" && b.noTrust) {
 			continue
 		}

@@ -28,7 +28,7 @@ func TestInitAllocatesLittle(t *testing.T) {
 	}
 	bin := filepath.Join(t.TempDir(), "session-handoff")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Skipf("go build: %v\n%s", err, out)
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin, "--help")
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")

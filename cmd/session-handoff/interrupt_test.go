@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 // TestInterruptedExportAndImport: a command whose context is cancelled (as
@@ -46,7 +48,8 @@ func TestInterruptedExportAndImport(t *testing.T) {
 	if code != exitFailure || stderr != "session-handoff: export: interrupted\n" {
 		t.Fatalf("interrupted export: exit %d, stderr %q", code, stderr)
 	}
-	entries, _ := os.ReadDir(dir)
+	entries, err := os.ReadDir(dir)
+	testsys.Check(t, err)
 	if len(entries) != 2 {
 		t.Fatalf("the interrupted export left files behind: %v", entries)
 	}

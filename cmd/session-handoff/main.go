@@ -2,8 +2,9 @@
 // handoff that another agent, machine or person can pick up.
 //
 // This package only parses flags, calls the packages that do the work and
-// prints: each command lives in a file of its own with an Options struct,
-// a constructor that binds its flags, and a run function (see root.go).
+// prints: each command has an Options struct, a constructor that binds its
+// flags, and a run function (see root.go); most live in a file of their
+// own, a family of subcommands in one (handovercmd.go holds handover's).
 package main
 
 import (

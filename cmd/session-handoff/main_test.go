@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 func TestMain(m *testing.M) {
@@ -25,10 +27,18 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// sharedTranscripts is ../shared/testdata/transcripts beside the clone,
-// where CI and the team keep real sample transcripts; a user's clone may
-// not have it, and stories that need it skip.
-var sharedTranscripts, _ = filepath.Abs(filepath.Join("..", "..", "..", "shared", "testdata", "transcripts"))
+// transcripts holds the real and sample transcripts the tests read
+// (testdata/transcripts at the repository's root; SOURCES.md there says
+// where each comes from). Stories see it as $TRANSCRIPTS.
+var transcripts = mustAbs(filepath.Join("..", "..", "testdata", "transcripts"))
+
+func mustAbs(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		panic(err)
+	}
+	return abs
+}
 
 // bashCompletion is Debian's bash-completion library.
 const bashCompletion = "/usr/share/bash-completion/bash_completion"
@@ -55,22 +65,23 @@ func TestScripts(t *testing.T) {
 			// Agents' session directories, empty unless a story fills them.
 			env.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(work, ".claude"))
 			env.Setenv("CODEX_HOME", filepath.Join(work, ".codex"))
-			env.Setenv("SHARED", sharedTranscripts)
+			env.Setenv("TRANSCRIPTS", transcripts)
 			env.Setenv("BASH_COMPLETION", bashCompletion)
 			return os.MkdirAll(filepath.Join(work, ".home"), 0o700)
 		},
-		// [shared]: the team's sample transcripts are beside the clone;
-		// [bashcompletion]: bash's completion library is installed.
+		// [bashcompletion]: bash's completion library is installed;
+		// [ci]: the environment variable CI is set, where every tool is
+		// installed, so a story skips for a missing one only with
+		// [!ci] (and then fails on the tool under CI).
 		Condition: func(cond string) (bool, error) {
 			switch cond {
-			case "shared":
-				_, err := os.Stat(sharedTranscripts)
-				return err == nil, nil
 			case "bashcompletion":
 				// Cobra's bash completion needs the bash-completion
-				// package (CI installs it).
+				// package.
 				_, err := os.Stat(bashCompletion)
 				return err == nil, nil
+			case "ci":
+				return testsys.InCI(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 // TestManPageEscapesText: text that roff would read as requests or escapes
@@ -41,10 +43,7 @@ func TestManPageEscapesText(t *testing.T) {
 // TestManPagesLintClean writes every page and has groff check it, where
 // groff is installed (CI installs it).
 func TestManPagesLintClean(t *testing.T) {
-	groff, err := exec.LookPath("groff")
-	if err != nil {
-		t.Skip("groff is not installed")
-	}
+	groff := testsys.LookPath(t, "groff")
 	dir := t.TempDir()
 	if code := run([]string{"man", dir}, strings.NewReader(""), os.Stdout, os.Stderr); code != 0 {
 		t.Fatalf("man exited %d", code)

@@ -268,9 +268,9 @@ func setUpTour(t *testing.T, alice, bob tourMachine, project, remote, bin, recor
 	writeTourFile(t, filepath.Join(project, "state.md"), "Refresh tests still failing.\n")
 	run(alice, project, "git", "init", "-q", "--bare", "-b", "main", remote)
 	// The agents' sessions: real transcripts moved to the project.
-	placeSession(t, filepath.Join(sharedTranscripts, "real", "claude-code", "codemie", "session-196820da.jsonl"),
+	placeSession(t, filepath.Join(transcripts, "real", "claude-code", "codemie", "session-196820da.jsonl"),
 		alice.file(".claude/projects/-src-app/196820da-1026-4b6f-a513-a6aae42da1a6.jsonl"), "/Users/user/repo", project)
-	placeSession(t, filepath.Join(sharedTranscripts, "real", "codex", "codemie", "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"),
+	placeSession(t, filepath.Join(transcripts, "real", "codex", "codemie", "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"),
 		alice.file(".codex/sessions/2026/05/11/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"),
 		"/Users/Sample_User/repos/codemie-ai/codemie-code", project)
 	run(alice, project, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice@laptop", "-f", alice.file(".ssh/id_ed25519"))
@@ -310,7 +310,7 @@ func placeSession(t *testing.T, src, dst, oldCWD, newCWD string) {
 	t.Helper()
 	data, err := os.ReadFile(src)
 	if err != nil {
-		t.Skipf("the shared transcripts are not beside the clone: %v", err)
+		t.Fatal(err)
 	}
 	if !bytes.Contains(data, []byte(oldCWD)) {
 		t.Fatalf("%s does not hold %s", src, oldCWD)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -64,9 +65,7 @@ func stored(t *testing.T, env map[string]string) []*handoff.Record {
 // gitRepo makes a git worktree with one commit on branch main.
 func gitRepo(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	testsys.LookPath(t, "git")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -9,9 +9,10 @@
 // It lives under internal/ and imports only handoff (for quoting), so that
 // every user can import it: internal/capture (transcripts), the public
 // targets package (render profiles and start commands, which must not
-// import internal/capture), and internal/integrate (hooks). Keeping the
-// table in targets would have made capture depend on targets, and through
-// it on render, which already imports capture: a cycle.
+// import internal/capture: internal/archtest holds it to that), and
+// internal/integrate (hooks). Keeping the table in targets would have
+// made capture, a reader of transcripts, depend on targets and through it
+// on render, internal/instructions and the rendering of handoffs.
 package agents
 
 import (

@@ -43,8 +43,8 @@ func TestReadMemoryFiles(t *testing.T) {
 
 	// A regular file is quoted with its secrets redacted and the memory
 	// header taken off.
-	os.Remove(filepath.Join(root, "memory", "SOUL.md"))
-	os.Remove(filepath.Join(root, "MEMORY.md"))
+	testsys.Check(t, os.Remove(filepath.Join(root, "memory", "SOUL.md")))
+	testsys.Check(t, os.Remove(filepath.Join(root, "MEMORY.md")))
 	body := "<!-- session-handoff:memory v1 -->\nI am Aria. token=ghp_" + strings.Repeat("a", 36) + "\n"
 	if err := os.WriteFile(filepath.Join(root, "memory", "SOUL.md"), []byte(body), 0o600); err != nil {
 		t.Fatal(err)

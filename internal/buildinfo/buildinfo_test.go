@@ -1,6 +1,7 @@
 package buildinfo
 
 import (
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
@@ -32,8 +33,20 @@ func TestFillFrom(t *testing.T) {
 
 func TestGet(t *testing.T) {
 	info := Get()
-	if info.Version == "" || info.GoVersion == "" || info.Platform == "" {
-		t.Fatalf("%+v", info)
+	if info.GoVersion != runtime.Version() {
+		t.Errorf("GoVersion %q, want %q", info.GoVersion, runtime.Version())
+	}
+	if want := runtime.GOOS + "/" + runtime.GOARCH; info.Platform != want {
+		t.Errorf("Platform %q, want %q", info.Platform, want)
+	}
+	// A test binary has no linker values and no module version, so the
+	// version is devel, with the commit when the build recorded one.
+	want := "devel"
+	if len(info.Commit) >= 12 {
+		want += "+" + info.Commit[:12]
+	}
+	if info.Version != want {
+		t.Errorf("Version %q, want %q (%+v)", info.Version, want, info)
 	}
 }
 

@@ -303,7 +303,7 @@ func BenchmarkCaptureRealSession(b *testing.B) {
 	path := filepath.Join(realDir, "claude-code/codemie/session-624a4a58.jsonl")
 	fi, err := os.Stat(path)
 	if err != nil {
-		b.Skipf("real transcripts not readable: %v", err)
+		b.Fatal(err)
 	}
 	b.SetBytes(fi.Size())
 	for b.Loop() {

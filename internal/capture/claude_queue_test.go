@@ -2,7 +2,6 @@ package capture
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -39,9 +38,6 @@ func TestClaudeQueuedPrompts(t *testing.T) {
 // The real transcript whose correction lives only in queue-operation lines.
 func TestRealQueuedCorrection(t *testing.T) {
 	p := filepath.Join(realDir, "claude-code", "codemie", "session-624a4a58.jsonl")
-	if _, err := os.Stat(p); err != nil {
-		t.Skip(err)
-	}
 	d, err := ReadTranscript(ClaudeCode, p, Limits{})
 	if err != nil {
 		t.Fatal(err)

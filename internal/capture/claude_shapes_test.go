@@ -12,7 +12,7 @@ import (
 	"github.com/session-handoff/session-handoff/handoff"
 )
 
-// Shapes of Claude Code 2.1.x that no real transcript in ../shared shows,
+// Shapes of Claude Code 2.1.x that no real transcript in testdata/transcripts shows,
 // built from what Claude Code writes (2.1.88 source: src/types/logs.ts,
 // src/utils/attachments.ts, src/utils/messageQueueManager.ts,
 // src/utils/messages.ts, src/tools/*; toolDenialKind and the remove

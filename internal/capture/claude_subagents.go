@@ -15,7 +15,7 @@ import (
 // <project dir>/<session id>/subagents/agent-<agent id>.jsonl, or one
 // directory deeper for a group of agents (Claude Code 2.1.88
 // src/utils/sessionStorage.ts getAgentTranscriptPath, and the real 2.1.7
-// transcript incremental-subagents-turn-2 in ../shared). Versions 2.0.x
+// transcript incremental-subagents-turn-2 in testdata/transcripts/real). Versions 2.0.x
 // wrote it beside the session's own file, as <project
 // dir>/agent-<agent id>.jsonl; 1.0.x wrote the sidechain lines into the
 // session's own file. Such a file is part of its session: discovery

@@ -1,13 +1,13 @@
 package capture
 
 import (
-	"os"
+	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// Every real and shared transcript is recognised as its agent's, and the
+// Every real and sample transcript is recognised as its agent's, and the
 // Gemini prompt log as what it is (issue 17, item 3).
 func TestDetectRealFiles(t *testing.T) {
 	cases := map[string]Agent{
@@ -24,11 +24,7 @@ func TestDetectRealFiles(t *testing.T) {
 		"gemini/" + geminiSample:                                                                    Gemini,
 	}
 	for rel, want := range cases {
-		p := filepath.Join(samplesDir, rel)
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("transcripts not beside the project: %v", err)
-		}
-		d, err := DetectFile(p)
+		d, err := DetectFile(filepath.Join(samplesDir, rel))
 		if err != nil || d.Agent != want {
 			t.Errorf("%s: %+v, %v; want %s", rel, d, err, want)
 		}
@@ -59,10 +55,26 @@ func FuzzDetect(f *testing.F) {
 	f.Add([]byte(`{"type":"user","sessionId":"s"}`))
 	f.Add([]byte(`{"timestamp":"t","type":"session_meta","payload":{}}`))
 	f.Add([]byte(`[{"sessionId":"s","messageId":0}]`))
+	// The product each agent's description names.
+	product := map[Agent]string{ClaudeCode: "Claude Code", Codex: "Codex", Gemini: "Gemini CLI"}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d := Detect(b)
 		if d.What == "" {
 			t.Fatalf("Detect(%q) says nothing", b)
+		}
+		// An agent's transcript is never foreign, and is described as
+		// that agent's.
+		if d.Agent != "" && (d.Foreign || !strings.Contains(d.What, product[d.Agent])) {
+			t.Fatalf("Detect(%q) = %+v: an agent's transcript, described as %q", b, d, d.What)
+		}
+		// Only JSON can be a transcript: the first byte after leading
+		// white space and byte order marks is { or [.
+		if first := bytes.TrimLeft(b, " \t\r\n\ufeff"); d.Agent != "" && (len(first) == 0 || first[0] != '{') {
+			t.Fatalf("Detect(%q) = %+v: no JSON object, yet an agent's", b, d)
+		}
+		// Leading white space and a byte order mark change nothing.
+		if again := Detect(append([]byte("\ufeff \n\t"), b...)); again != d {
+			t.Fatalf("Detect(%q) = %+v, but with white space before it %+v", b, d, again)
 		}
 	})
 }

@@ -11,11 +11,14 @@ import (
 
 // The fuzz targets feed arbitrary bytes to each reader: it must give a
 // digest that keeps every invariant (checkDigest) or ErrNoRecords, and
-// never panic. Seeds are the shared samples, the hostile corpus and the
+// never panic. Seeds are the sample transcripts, the hostile corpus and the
 // synthetic transcripts of the tests; crashers go to testdata/fuzz.
 
 func addSeeds(f *testing.F, agentDir string, extra ...string) {
 	paths, _ := filepath.Glob(filepath.Join(samplesDir, agentDir, "*"))
+	if len(paths) == 0 {
+		f.Fatalf("no sample transcripts under %s", filepath.Join(samplesDir, agentDir))
+	}
 	hostile, _ := filepath.Glob(filepath.Join("testdata", "hostile", "*"))
 	for _, p := range append(paths, hostile...) {
 		data, err := os.ReadFile(p)

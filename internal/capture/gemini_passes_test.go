@@ -42,10 +42,15 @@ func TestGeminiPassesAgree(t *testing.T) {
 		)),
 	}
 	files, _ := filepath.Glob(filepath.Join(realDir, "gemini", "*", "*"))
+	if len(files) == 0 {
+		t.Fatalf("no real Gemini recordings under %s", realDir)
+	}
 	for _, f := range files {
-		if data, err := os.ReadFile(f); err == nil {
-			inputs[f] = data
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
 		}
+		inputs[f] = data
 	}
 	for name, data := range inputs {
 		once, err1 := readGeminiOnce(bytes.NewReader(data), Limits{}.withDefaults(), "", lineShapes().gemini)

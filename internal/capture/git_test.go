@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 func gitCmd(t *testing.T, dir string, args ...string) {
@@ -35,9 +36,7 @@ func write(t *testing.T, path, content string) {
 }
 
 func TestStateOfAWorktree(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	testsys.LookPath(t, "git")
 	root := t.TempDir()
 	remote := filepath.Join(root, "remote.git")
 	repo := filepath.Join(root, "repo")
@@ -85,9 +84,7 @@ func TestStateOfAWorktree(t *testing.T) {
 }
 
 func TestStateBeforeFirstCommitAndDetached(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	testsys.LookPath(t, "git")
 	repo := t.TempDir()
 	gitCmd(t, repo, "init", "-q", "-b", "trunk")
 	st, err := State(context.Background(), repo)

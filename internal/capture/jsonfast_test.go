@@ -111,15 +111,23 @@ func TestParseObjectMatchesStd(t *testing.T) {
 		checkSame(t, []byte(deepNest(n, "[", "]")))
 		checkSame(t, []byte(deepNest(n, `{"b":`, "}")))
 	}
-	// Every line of the shared samples and the hostile corpus, whole and
+	// Every line of the sample transcripts and the hostile corpus, whole and
 	// cut short, and with bytes flipped at random.
 	var corpus [][]byte
 	for _, pat := range []string{filepath.Join(samplesDir, "*", "*"), filepath.Join("testdata", "hostile", "*")} {
 		files, _ := filepath.Glob(pat)
+		if len(files) == 0 {
+			t.Fatalf("no files match %s", pat)
+		}
 		for _, f := range files {
+			if fi, err := os.Stat(f); err != nil {
+				t.Fatal(err)
+			} else if fi.IsDir() {
+				continue // real/<agent>
+			}
 			data, err := os.ReadFile(f)
 			if err != nil {
-				continue
+				t.Fatal(err)
 			}
 			corpus = append(corpus, bytes.Split(data, []byte("\n"))...)
 		}

@@ -8,14 +8,14 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 // A pipe named like a marker is never opened: opening it would block.
 func TestDetectProjectSkipsPipes(t *testing.T) {
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "Makefile"), 0o644); err != nil {
-		t.Skip("mkfifo:", err)
-	}
+	testsys.Mkfifo(t, filepath.Join(dir, "Makefile"))
 	write(t, filepath.Join(dir, "go.mod"), "")
 	kind, checks, err := DetectProject(dir)
 	if err != nil || kind != "go" || strings.Contains(checksString(checks), "make") {

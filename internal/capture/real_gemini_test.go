@@ -71,7 +71,7 @@ func TestRealGeminiCancelled(t *testing.T) {
 	for _, f := range []string{"gemini/vct/gemini.jsonl", "gemini/codemie/session-2026-01-16T11-01-file-ops-37b7abef.json"} {
 		d, err := ReadTranscript(Gemini, filepath.Join(realDir, f), Limits{})
 		if err != nil {
-			t.Skipf("real transcripts: %v", err)
+			t.Fatalf("%s: %v", f, err)
 		}
 		if want := strings.HasPrefix(f, "gemini/vct/"); d.Cancelled != want {
 			t.Errorf("%s: cancelled %v, want %v", f, d.Cancelled, want)

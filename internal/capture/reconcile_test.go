@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 // gitAt runs git in dir with the commit dates set to when.
@@ -28,9 +29,7 @@ func gitAt(t *testing.T, dir string, when time.Time, args ...string) {
 }
 
 func TestReconcile(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	testsys.LookPath(t, "git")
 	base := t.TempDir()
 	repo := filepath.Join(base, "repo")
 	before := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -72,7 +71,7 @@ func TestReconcile(t *testing.T) {
 	// The session ran in repo/sub, reached through a link.
 	link := filepath.Join(base, "link")
 	if err := os.Symlink(repo, link); err != nil {
-		t.Skip("symlink:", err)
+		testsys.Missing(t, "symbolic links: %v", err)
 	}
 	cwd := filepath.Join(link, "sub")
 	files := []handoff.FileTouched{

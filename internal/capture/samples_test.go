@@ -8,7 +8,7 @@ import (
 	"github.com/session-handoff/session-handoff/handoff"
 )
 
-// Hand-written checks of the facts that matter in each shared sample, so
+// Hand-written checks of the facts that matter in each sample transcript, so
 // that a golden file rewritten by mistake cannot hide a regression.
 
 const (

@@ -14,7 +14,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/transcriptgen"
 )
 
-// shapeCorpus returns transcripts of agent: the shared samples, the
+// shapeCorpus returns transcripts of agent: the sample transcripts, the
 // hostile corpus and a few generated ones.
 func shapeCorpus(t *testing.T, agent Agent) map[string][]byte {
 	t.Helper()
@@ -22,6 +22,9 @@ func shapeCorpus(t *testing.T, agent Agent) map[string][]byte {
 	var files []string
 	for _, pat := range []string{filepath.Join(samplesDir, agentDir(agent), "*"), filepath.Join("testdata", "hostile", "*")} {
 		fs, _ := filepath.Glob(pat)
+		if len(fs) == 0 {
+			t.Fatalf("no files match %s", pat)
+		}
 		files = append(files, fs...)
 	}
 	for _, f := range files {

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 // sinceRepo makes a repository on branch main with one commit ("first",
@@ -23,9 +24,7 @@ import (
 // user's and the system's configuration.
 func sinceRepo(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	testsys.LookPath(t, "git")
 	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	repo := t.TempDir()
@@ -235,10 +234,7 @@ func gitLogger(t *testing.T) (calls func() [][]string, reset func()) {
 	if runtime.GOOS == "windows" {
 		t.Skip("shell wrapper")
 	}
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git not installed")
-	}
+	real := testsys.LookPath(t, "git")
 	bin := t.TempDir()
 	logs := t.TempDir()
 	// Arguments are NUL-terminated, so one that holds a newline stays one.
@@ -377,7 +373,7 @@ func TestSinceChanged(t *testing.T) {
 	// Dirty now: an unstaged change, an unstaged deletion, a staged new
 	// file, an untracked file and an untracked directory.
 	write(t, filepath.Join(repo, "b.txt"), "b dirty\n")
-	os.Remove(filepath.Join(repo, "gone.txt"))
+	testsys.Check(t, os.Remove(filepath.Join(repo, "gone.txt")))
 	write(t, filepath.Join(repo, "staged.txt"), "s\n")
 	gitCmd(t, repo, "add", "staged.txt")
 	write(t, filepath.Join(repo, "u.txt"), "u\n")
@@ -470,14 +466,12 @@ func TestSinceUnborn(t *testing.T) {
 // In a SHA-256 repository, 40 hex digits are an abbreviation git would
 // expand; only the full name counts.
 func TestSinceSHA256(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	testsys.LookPath(t, "git")
 	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	repo := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", "--object-format=sha256", "-b", "main", repo).CombinedOutput(); err != nil {
-		t.Skipf("no SHA-256 repositories in this git: %v %s", err, out)
+		testsys.Missing(t, "a git that makes SHA-256 repositories (git init --object-format=sha256: %v %s)", err, out)
 	}
 	commitFile(t, repo, "a.txt", "a\n", "first")
 	then := snapshot(t, repo)
@@ -505,9 +499,7 @@ func TestSinceOtherRoot(t *testing.T) {
 }
 
 func TestSinceNotARepository(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	testsys.LookPath(t, "git")
 	_, err := Since(context.Background(), t.TempDir(), &handoff.GitState{Head: strings.Repeat("a", 40)})
 	if !errors.Is(err, ErrNotGitRepo) {
 		t.Fatalf("got %v, want ErrNotGitRepo", err)
@@ -533,10 +525,7 @@ func TestSinceUntrackedCutByState(t *testing.T) {
 // processes (status and the diff); a moved HEAD asks more. A wrapper on
 // PATH logs each git the reader starts.
 func TestSinceAtRootGitProcesses(t *testing.T) {
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("no git")
-	}
+	real := testsys.LookPath(t, "git")
 	repo := sinceRepo(t)
 	then := snapshot(t, repo)
 	bin := t.TempDir()
@@ -548,7 +537,7 @@ func TestSinceAtRootGitProcesses(t *testing.T) {
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	count := func() []string {
 		data, _ := os.ReadFile(log)
-		os.Remove(log)
+		testsys.Absent(t, log) // no git ran, no log
 		var cmds []string
 		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 			// The subcommand is the first known word after the options;

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// Small hand-made transcripts for behaviour the shared samples do not
+// Small hand-made transcripts for behaviour the sample transcripts do not
 // show: compaction, rewinds, exit codes, injected messages.
 
 func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }

@@ -16,9 +16,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
-// samplesDir holds the shared sample transcripts. CI clones this
-// repository with the shared directory beside it.
-const samplesDir = "../../../shared/testdata/transcripts"
+// samplesDir holds the sample transcripts (testdata/transcripts at the
+// repository's root; SOURCES.md there says where each comes from).
+const samplesDir = "../../testdata/transcripts"
 
 var sampleAgents = map[string]Agent{"claude-code": ClaudeCode, "codex": Codex, "gemini": Gemini}
 
@@ -30,9 +30,6 @@ type sample struct {
 
 func samples(t *testing.T) []sample {
 	t.Helper()
-	if _, err := os.Stat(samplesDir); err != nil {
-		t.Skipf("sample transcripts not found at %s (clone the shared repository beside this one): %v", samplesDir, err)
-	}
 	var out []sample
 	for dir, agent := range sampleAgents {
 		files, err := filepath.Glob(filepath.Join(samplesDir, dir, "*.json*"))
@@ -44,7 +41,7 @@ func samples(t *testing.T) []sample {
 		}
 	}
 	if len(out) == 0 {
-		t.Skipf("no sample transcripts under %s", samplesDir)
+		t.Fatalf("no sample transcripts under %s", samplesDir)
 	}
 	return out
 }
@@ -52,9 +49,6 @@ func samples(t *testing.T) []sample {
 func readSample(t *testing.T, agent Agent, name string) *Digest {
 	t.Helper()
 	p := filepath.Join(samplesDir, string(agentDir(agent)), name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("sample %s not found: %v", p, err)
-	}
 	d, err := ReadTranscript(agent, p, Limits{})
 	if err != nil {
 		t.Fatalf("ReadTranscript(%s): %v", p, err)

@@ -3,18 +3,16 @@ package capture
 import (
 	"context"
 	"errors"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 func TestFromWorktree(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	testsys.LookPath(t, "git")
 	ctx := context.Background()
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
@@ -80,9 +78,7 @@ func TestFromWorktree(t *testing.T) {
 }
 
 func TestCurrentState(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	testsys.LookPath(t, "git")
 	ctx := context.Background()
 	repo := t.TempDir()
 	write(t, filepath.Join(repo, "a.go"), "package a\n")

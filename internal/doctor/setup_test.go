@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 func TestNewSetup(t *testing.T) {
@@ -33,7 +35,7 @@ func TestNewSetup(t *testing.T) {
 		t.Errorf("no project: %+v, %v", s, err)
 	}
 	file := filepath.Join(project, "f")
-	os.WriteFile(file, nil, 0o644)
+	testsys.Check(t, os.WriteFile(file, nil, 0o644))
 	if _, err := NewSetup(ctx, "/data", "/cfg", file, true, env); err == nil {
 		t.Error("a file as the project was accepted")
 	}

@@ -44,7 +44,7 @@ func TestKeyringRefusesHostileKeyFiles(t *testing.T) {
 	t.Run("FIFOs are not waited on", func(t *testing.T) {
 		kr := newKeys(t)
 		for _, p := range []string{kr.SigningKeyPath(), kr.AgeIdentityPath(), kr.TrustPath()} {
-			os.Remove(p)
+			testsys.Absent(t, p) // no trust store yet
 			testsys.Mkfifo(t, p)
 		}
 		if _, err := kr.SigningKey(nil); !errors.Is(err, safefile.ErrNotRegular) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 // fakeGit puts a git made of script first on the PATH for the test.
@@ -125,9 +127,7 @@ func TestEnvironmentPointsNowhereElse(t *testing.T) {
 // TestUntrustedStartsNoTransport: a Runner for a worktree we did not
 // create lets no transport start, whatever the repository allows.
 func TestUntrustedStartsNoTransport(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	testsys.LookPath(t, "git")
 	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	dir := t.TempDir()

@@ -6,12 +6,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 func TestTracked(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
+	testsys.LookPath(t, "git")
 	ctx := context.Background()
 	dir := t.TempDir()
 	out := filepath.Join(t.TempDir(), "loose.json")

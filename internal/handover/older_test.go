@@ -3,8 +3,10 @@ package handover
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/session-handoff/session-handoff/internal/legacy/oldtools"
 )
@@ -57,6 +59,7 @@ func TestReadOlderCheckpoint(t *testing.T) {
 func FuzzReadOlderCheckpoint(f *testing.F) {
 	f.Add(oldtools.Checkpoint("in_progress", []oldtools.CheckpointStep{{Name: "a\x1b[2J", State: "done"}}, "", ""))
 	f.Add([]byte(`{"status": 1}`))
+	f.Add(oldtools.Checkpoint("in_progress", []oldtools.CheckpointStep{{Name: "build", State: "done"}, {Name: "publish\x07docs", State: "pending"}}, "", ""))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		root := t.TempDir()
 		writeOlder(t, root, data)
@@ -67,7 +70,20 @@ func FuzzReadOlderCheckpoint(f *testing.F) {
 					t.Fatalf("uncleaned %q", s)
 				}
 			}
-			_ = c.Advice()
+			// The advice is one clean line that names the file to
+			// remove and, for an interrupted run, every step left.
+			advice := c.Advice()
+			if strings.ContainsFunc(advice, unicode.IsControl) || !strings.Contains(advice, OlderCheckpointPath) {
+				t.Fatalf("advice %q: want one clean line naming %s", advice, OlderCheckpointPath)
+			}
+			for _, p := range c.Pending {
+				if !slices.Contains(c.Steps, p) {
+					t.Fatalf("pending %q is none of the steps %q", p, c.Steps)
+				}
+				if c.ResumeCode() == 1 && !strings.Contains(advice, p) {
+					t.Fatalf("advice %q leaves out the pending step %q", advice, p)
+				}
+			}
 		}
 	})
 }

@@ -262,11 +262,8 @@ func TestSessionStartBriefsAHugeHandoff(t *testing.T) {
 // then a SessionEnd of the same session leave one handoff, the newer
 // capture, under the first one's id; another session gets its own.
 func TestOneHandoffPerSession(t *testing.T) {
-	samples := filepath.Join("..", "..", "..", "shared", "testdata", "transcripts", "claude-code")
+	samples := filepath.Join("..", "..", "testdata", "transcripts", "claude-code")
 	first, second := filepath.Join(samples, "sample_session.jsonl"), filepath.Join(samples, "todowrite_examples.jsonl")
-	if _, err := os.Stat(first); err != nil {
-		t.Skipf("shared transcripts not beside the project: %v", err)
-	}
 	project := t.TempDir()
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"}} {
 		cmd := exec.Command("git", args...)

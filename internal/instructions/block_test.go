@@ -548,8 +548,8 @@ func TestWriteFollowsSymlinks(t *testing.T) {
 
 	// A loop of links is an error naming the file.
 	a, b := filepath.Join(dir, "a.md"), filepath.Join(dir, "b.md")
-	os.Symlink("b.md", a)
-	os.Symlink("a.md", b)
+	testsys.Check(t, os.Symlink("b.md", a))
+	testsys.Check(t, os.Symlink("a.md", b))
 	if _, err := (BlockFile{Path: a}).Write(fixedBody("x")); err == nil || !strings.Contains(err.Error(), a) || !strings.Contains(err.Error(), "symbolic links") {
 		t.Fatalf("link loop: %v", err)
 	}

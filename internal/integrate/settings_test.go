@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 var claudeHooks = func() []Hook { a, _ := LookupAgent("claude-code"); return a.Hooks("session-handoff") }()
@@ -122,7 +124,7 @@ func TestInstallAndRemoveFiles(t *testing.T) {
 		t.Fatalf("mode changed to %v", info.Mode().Perm())
 	}
 	edited := strings.Replace(string(c.After), "\n}\n", ",\n  \"model\": \"sonnet\"\n}\n", 1)
-	os.WriteFile(path, []byte(edited), 0o640)
+	testsys.Check(t, os.WriteFile(path, []byte(edited), 0o640))
 	r, err = PlanRemove(path, state)
 	if err != nil || r.Exact {
 		t.Fatal(r, err)
@@ -135,7 +137,7 @@ func TestInstallAndRemoveFiles(t *testing.T) {
 	}
 	// A symbolic link is not written through.
 	link := filepath.Join(dir, "link.json")
-	os.Symlink(path, link)
+	testsys.Check(t, os.Symlink(path, link))
 	if _, err := PlanInstall(link, claudeHooks, "claude-code"); err == nil {
 		t.Fatal("a symlinked settings file was accepted")
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -26,9 +27,7 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not on PATH")
-	}
+	testsys.LookPath(t, "git")
 	dir := t.TempDir()
 	f := &fixture{project: filepath.Join(dir, "app"), storeDir: filepath.Join(dir, "store"), claudeDir: filepath.Join(dir, "claude")}
 	if err := os.MkdirAll(f.project, 0o755); err != nil {
@@ -324,7 +323,7 @@ func TestResources(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(filepath.Join(filepath.Dir(f.project), "secret.md"), filepath.Join(f.project, "memory", "MEMORY.md")); err != nil {
-		t.Skip(err)
+		testsys.Missing(t, "symbolic links: %v", err)
 	}
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "session-handoff://memory/MEMORY.md"}); err == nil {
 		t.Fatal("a MEMORY.md that leads out of the project was served")

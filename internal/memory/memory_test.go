@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 const testID = "01JDZ3K4XQ2V8N5M7P9R0S1T2W"
@@ -675,8 +677,8 @@ func TestList(t *testing.T) {
 	}
 	last := localDate()
 	// Stray files are not listed.
-	os.WriteFile(filepath.Join(d.Root, "layer1", "README.md"), []byte("x"), 0o644)
-	os.WriteFile(filepath.Join(d.Root, "layer1", "2026-03", "notes.txt"), []byte("x"), 0o644)
+	testsys.Check(t, os.WriteFile(filepath.Join(d.Root, "layer1", "README.md"), []byte("x"), 0o644))
+	testsys.Check(t, os.WriteFile(filepath.Join(d.Root, "layer1", "2026-03", "notes.txt"), []byte("x"), 0o644))
 	files, err := d.List(0, "")
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 const (
@@ -107,7 +108,7 @@ func TestLoadRefusesDamagedFile(t *testing.T) {
 		{header + "\nbob\tage1bad\n", ":2: recipient of bob"},
 	} {
 		dir := t.TempDir()
-		os.WriteFile(Path(dir), []byte(tc.content), 0o600)
+		testsys.Check(t, os.WriteFile(Path(dir), []byte(tc.content), 0o600))
 		if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.content, err, tc.want)
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 func TestConfigAddListRemove(t *testing.T) {
@@ -64,7 +66,7 @@ func TestConfigRefusesBadRemotes(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	os.WriteFile(ConfigPath(dir), []byte("team\turl\thandoffs\n"), 0o600)
+	testsys.Check(t, os.WriteFile(ConfigPath(dir), []byte("team\turl\thandoffs\n"), 0o600))
 	if _, err := LoadConfig(dir); err == nil || !strings.Contains(err.Error(), ":1: not a session-handoff remotes file") {
 		t.Fatalf("load: %v", err)
 	}
@@ -83,9 +85,11 @@ func TestLedgerTornLine(t *testing.T) {
 	if err := l.record(ledgerEntry{Time: now, BundleID: a, Outcome: ledgerRejected, Remote: "team", Detail: "bad\tthing\nhere"}); err != nil {
 		t.Fatal(err)
 	}
-	f, _ := os.OpenFile(filepath.Join(dir, LedgerFile), os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString("2026-11-23T09:00:00.000Z\t" + b + "\timpor")
-	f.Close()
+	f, err := os.OpenFile(filepath.Join(dir, LedgerFile), os.O_APPEND|os.O_WRONLY, 0)
+	testsys.Check(t, err)
+	_, err = f.WriteString("2026-11-23T09:00:00.000Z\t" + b + "\timpor")
+	testsys.Check(t, err)
+	testsys.Check(t, f.Close())
 	if l, err = loadLedger(dir); err != nil || len(l.entries) != 1 || l.entries[a].Detail != "bad thing here" {
 		t.Fatalf("after torn append: %+v %v", l, err)
 	}
@@ -98,7 +102,7 @@ func TestLedgerTornLine(t *testing.T) {
 	}
 	// A ledger whose only line is torn starts over with its header.
 	dir2 := t.TempDir()
-	os.WriteFile(filepath.Join(dir2, LedgerFile), []byte("session-handoff-inb"), 0o600)
+	testsys.Check(t, os.WriteFile(filepath.Join(dir2, LedgerFile), []byte("session-handoff-inb"), 0o600))
 	l2, err := loadLedger(dir2)
 	if err != nil {
 		t.Fatal(err)

@@ -19,10 +19,15 @@ import (
 
 func TestMain(m *testing.M) {
 	// Nothing of the developer's git configuration may change a test.
-	os.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for k, v := range map[string]string{"GIT_CONFIG_GLOBAL": os.DevNull, "GIT_CONFIG_NOSYSTEM": "1"} {
+		if err := os.Setenv(k, v); err != nil {
+			panic(err)
+		}
+	}
 	for _, v := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_DIR", "GIT_INDEX_FILE"} {
-		os.Unsetenv(v)
+		if err := os.Unsetenv(v); err != nil {
+			panic(err)
+		}
 	}
 	os.Exit(m.Run())
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/internal/exchange"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 // forward does what a malicious recipient can: decrypt a bundle meant for
@@ -221,10 +222,10 @@ func TestSymlinkInCloneNotFollowed(t *testing.T) {
 	// openChecked refuses a link where a bundle should be, and a link on
 	// the way to it.
 	c := &clone{dir: t.TempDir()}
-	os.MkdirAll(filepath.Join(c.dir, "to", "d"), 0o700)
-	os.Symlink(keep, filepath.Join(c.dir, "to", "d", "x.handoff"))
-	os.Symlink(filepath.Join(c.dir, "to", "d"), filepath.Join(c.dir, "to", "e"))
-	os.WriteFile(filepath.Join(c.dir, "to", "d", "y.handoff"), []byte("y"), 0o600)
+	testsys.Check(t, os.MkdirAll(filepath.Join(c.dir, "to", "d"), 0o700))
+	testsys.Check(t, os.Symlink(keep, filepath.Join(c.dir, "to", "d", "x.handoff")))
+	testsys.Check(t, os.Symlink(filepath.Join(c.dir, "to", "d"), filepath.Join(c.dir, "to", "e")))
+	testsys.Check(t, os.WriteFile(filepath.Join(c.dir, "to", "d", "y.handoff"), []byte("y"), 0o600))
 	for _, p := range []string{"to/d/x.handoff", "to/e/y.handoff"} {
 		if f, err := c.openChecked(p, 1<<20); err == nil {
 			f.Close()

@@ -1,18 +1,17 @@
 package remote
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/session-handoff/session-handoff/bundle"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 // Inbox shows each bundle for whom and, from the logs, from whom; mine
@@ -62,72 +61,61 @@ func TestInboxListsForWhomFromWhom(t *testing.T) {
 	}
 }
 
-// gitDaemon serves the bare repositories under base on a free loopback
-// port, and returns the git:// URL of base. The test is skipped when git
-// daemon is not installed.
+// gitDaemon serves the bare repositories under base over git's own
+// protocol on loopback, and returns the git:// URL of base. The test holds
+// the listening socket itself, on a port the kernel picked, and starts
+// one git daemon --inetd per connection on it (as inetd would), so no
+// port is ever released and taken again, and nothing waits for a daemon
+// to get ready. Without git daemon the test skips, or fails under CI.
 func gitDaemon(t *testing.T, base string) string {
 	t.Helper()
 	execPath, err := exec.Command("git", "--exec-path").Output()
 	if err != nil {
-		t.Skip("git --exec-path:", err)
+		testsys.Missing(t, "git --exec-path: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(strings.TrimSpace(string(execPath)), "git-daemon")); err != nil {
-		t.Skip("git daemon is not installed")
+		testsys.Missing(t, "git daemon is not installed: %v", err)
 	}
-	// git daemon cannot pick a port itself: take a free one from the
-	// kernel and hand it over.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.Command("git", "daemon", "--reuseaddr", "--verbose", "--listen=127.0.0.1", fmt.Sprintf("--port=%d", port),
-		"--base-path="+base, "--export-all", "--enable=receive-pack", base)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	// Ready when it says so ("Ready to rumble"), within a bounded time.
-	ready := make(chan bool, 1)
+	var wg sync.WaitGroup
+	wg.Add(1)
 	go func() {
-		sc := bufio.NewScanner(stderr)
-		said := false
-		for sc.Scan() {
-			if !said && strings.Contains(sc.Text(), "Ready to rumble") {
-				said = true
-				ready <- true
+		defer wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return // closed at cleanup
 			}
-		}
-		if !said {
-			ready <- false
+			// The daemon gets the socket itself as its stdin and stdout.
+			f, err := conn.(*net.TCPConn).File()
+			conn.Close()
+			if err != nil {
+				t.Errorf("socket of a git connection: %v", err)
+				continue
+			}
+			cmd := exec.Command("git", "daemon", "--inetd", "--base-path="+base, "--export-all", "--enable=receive-pack", base)
+			cmd.Stdin, cmd.Stdout = f, f
+			if err := cmd.Start(); err != nil {
+				t.Errorf("git daemon --inetd: %v", err)
+				f.Close()
+				continue
+			}
+			f.Close()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cmd.Wait() // ends when the client hangs up; the client reports failures
+			}()
 		}
 	}()
-	select {
-	case ok := <-ready:
-		if !ok {
-			t.Skip("git daemon exited before it was ready")
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("git daemon did not get ready in 10s")
-	}
-	// And it accepts connections: a bounded number of attempts.
-	var conn net.Conn
-	for i := 0; i < 50; i++ {
-		if conn, err = net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second); err == nil {
-			conn.Close()
-			return fmt.Sprintf("git://127.0.0.1:%d", port)
-		}
-	}
-	t.Fatalf("git daemon on port %d: %v", port, err)
-	return ""
+	t.Cleanup(func() {
+		ln.Close()
+		wg.Wait()
+	})
+	return "git://" + ln.Addr().String()
 }
 
 // The same exchange over git's own protocol, on loopback.

@@ -2,12 +2,15 @@ package safefile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 func TestWriteReplacesAtomicallyAndLeavesNoTemp(t *testing.T) {
@@ -30,7 +33,8 @@ func TestWriteReplacesAtomicallyAndLeavesNoTemp(t *testing.T) {
 	if data, _ := os.ReadFile(p); string(data) != "old" {
 		t.Fatalf("content after failed write = %q", data)
 	}
-	entries, _ := os.ReadDir(dir)
+	entries, err := os.ReadDir(dir)
+	testsys.Check(t, err)
 	if len(entries) != 1 {
 		t.Fatalf("leftovers: %v", entries)
 	}
@@ -55,7 +59,8 @@ func TestCreateIsExclusive(t *testing.T) {
 	if data, _ := os.ReadFile(p); string(data) != "first" {
 		t.Fatalf("content = %q", data)
 	}
-	entries, _ := os.ReadDir(dir)
+	entries, err := os.ReadDir(dir)
+	testsys.Check(t, err)
 	for _, e := range entries {
 		if IsTemp(e.Name()) {
 			t.Fatalf("temporary file left: %s", e.Name())
@@ -63,9 +68,21 @@ func TestCreateIsExclusive(t *testing.T) {
 	}
 }
 
+// Cleanly: the error says the directory does not exist and names it, and
+// nothing is made (no directory, no file, no temporary file).
 func TestWriteToMissingDirectoryFailsCleanly(t *testing.T) {
-	if err := WriteFile(filepath.Join(t.TempDir(), "no", "f"), []byte("x"), 0o600); err == nil {
-		t.Fatal("write into a missing directory succeeded")
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no")
+	err := WriteFile(filepath.Join(missing, "f"), []byte("x"), 0o600)
+	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(fmt.Sprint(err), missing) {
+		t.Fatalf("error %v; want one that says %s does not exist", err, missing)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("left %s in %s", e.Name(), dir)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 func testFile(t *testing.T) File {
@@ -33,7 +34,7 @@ func TestRead(t *testing.T) {
 	if got, err := read(f); err != nil || got != nil {
 		t.Fatalf("missing file: %v, %v", got, err)
 	}
-	os.WriteFile(f.Path, []byte("session-handoff-things 1\r\n# a comment\n\n   \na\tb\r\n#x\ty\nc\t\td\n"), 0o600)
+	testsys.Check(t, os.WriteFile(f.Path, []byte("session-handoff-things 1\r\n# a comment\n\n   \na\tb\r\n#x\ty\nc\t\td\n"), 0o600))
 	got, err := read(f)
 	want := [][]string{{"a", "b"}, {"c", "", "d"}}
 	if err != nil || !reflect.DeepEqual(got, want) {
@@ -48,7 +49,7 @@ func TestReadErrorsNameFileAndLine(t *testing.T) {
 		{"session-handoff-things 1\n\n# c\nbad\tx\n", f.Path + ":4: bad record"},
 		{"session-handoff-things 1\n" + strings.Repeat("x", 300), "read things " + f.Path + ": "},
 	} {
-		os.WriteFile(f.Path, []byte(tc.content), 0o600)
+		testsys.Check(t, os.WriteFile(f.Path, []byte(tc.content), 0o600))
 		_, err := read(f)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want %q", tc.content, err, tc.want)
@@ -57,8 +58,8 @@ func TestReadErrorsNameFileAndLine(t *testing.T) {
 	if _, err := read(f); !errors.Is(err, safefile.ErrTooLarge) {
 		t.Errorf("oversize file: %v", err)
 	}
-	os.Remove(f.Path)
-	os.Mkdir(f.Path, 0o700)
+	testsys.Check(t, os.Remove(f.Path))
+	testsys.Check(t, os.Mkdir(f.Path, 0o700))
 	if _, err := read(f); !errors.Is(err, safefile.ErrNotRegular) {
 		t.Errorf("a directory: %v", err)
 	}
