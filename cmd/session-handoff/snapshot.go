@@ -101,9 +101,10 @@ func runSnapshot(a *app, opts snapshotOptions) error {
 	if err != nil {
 		return err
 	}
-	text := handover.SnapshotText(rec, opts.mode, res.Text)
 	wd, _ := os.Getwd()
-	path, err := memory.DefaultDir(rec.Project.Path, wd).WriteHandoff(string(rec.ID), text)
+	dir := memory.DefaultDir(rec.Project.Path, wd)
+	text := handover.SnapshotText(rec, opts.mode, dir.HasIdentity(), res.Text)
+	path, err := dir.WriteHandoff(string(rec.ID), text)
 	if err != nil {
 		return fmt.Errorf("handoff %s saved, but: %w", rec.ID, err)
 	}

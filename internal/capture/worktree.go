@@ -45,6 +45,7 @@ func FromWorktree(ctx context.Context, rec *handoff.Record, dir string, noGit bo
 	}
 	rec.Project.Path = abs
 	if noGit {
+		nameProject(rec)
 		detectKind(rec)
 		return nil
 	}
@@ -58,8 +59,18 @@ func FromWorktree(ctx context.Context, rec *handoff.Record, dir string, noGit bo
 	rec.Git = st
 	rec.Project.Path = st.Root
 	rec.Project.Remote = Remote(ctx, st.Root)
+	nameProject(rec)
 	detectKind(rec)
 	return nil
+}
+
+// nameProject names the project after its directory when nothing named
+// it yet (handoff.Record.Normalize does the same, but not every caller
+// normalises before using the record).
+func nameProject(rec *handoff.Record) {
+	if rec.Project.Name == "" && rec.Project.Path != "" {
+		rec.Project.Name = filepath.Base(rec.Project.Path)
+	}
 }
 
 // detectKind fills in the project's kind and its build and test commands

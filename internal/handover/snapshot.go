@@ -23,16 +23,20 @@ func ModeTag(mode string) (string, error) {
 
 // SnapshotText is HANDOFF.md as snapshot writes it: a few lines that say
 // what made it, the session's mode, and where the agent's identity and
-// memory are (SOUL.md and MEMORY.md beside it), then the rendered handoff,
-// which holds the branch, recent commits, uncommitted changes, the
-// project's kind and its build and test commands.
-func SnapshotText(rec *handoff.Record, mode string, rendered string) string {
+// memory are (SOUL.md and MEMORY.md, when identity says they are beside
+// it), then the rendered handoff, which holds the branch, recent commits,
+// uncommitted changes, the project's kind and its build and test commands.
+func SnapshotText(rec *handoff.Record, mode string, identity bool, rendered string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Snapshot of %s, made by session-handoff snapshot at %s", handoff.CleanText(handoff.Shorten(rec.Project.Name, 128)), rec.CreatedAt.Format("2006-01-02 15:04 MST"))
 	if mode != "" {
 		fmt.Fprintf(&b, " in %s mode", handoff.CleanText(mode))
 	}
-	b.WriteString(".\nRead SOUL.md (who you are) and MEMORY.md (what you know), beside this file, first; then this handoff.\n\n")
+	b.WriteString(".\n")
+	if identity {
+		b.WriteString("Read SOUL.md (who you are) and MEMORY.md (what you know), beside this file, first; then this handoff.\n")
+	}
+	b.WriteString("\n")
 	b.WriteString(rendered)
 	return b.String()
 }

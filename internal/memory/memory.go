@@ -463,3 +463,15 @@ func CleanTag(s string) (tag string, changed bool, err error) {
 	}
 	return t, t != s, nil
 }
+
+// HasIdentity reports whether the memory directory holds SOUL.md and
+// MEMORY.md as regular files, the identity files HANDOFF.md points at.
+func (d Dir) HasIdentity() bool {
+	for _, name := range []string{SoulFile, MemoryFile} {
+		info, err := os.Lstat(filepath.Join(d.Root, name))
+		if err != nil || !info.Mode().IsRegular() {
+			return false
+		}
+	}
+	return true
+}
