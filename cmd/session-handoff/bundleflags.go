@@ -70,7 +70,7 @@ func (a *app) readOptions(rf readerOptions) (exchange.Keyring, bundle.ReadOption
 	if err != nil {
 		return kr, bundle.ReadOptions{}, err
 	}
-	bundlePass := &passphraseSource{a: a, file: &rf.passFile, env: []string{passphraseEnv}, prompt: "passphrase for the bundle"}
+	bundlePass := &passphraseSource{a: a, file: &rf.passFile, fileFlag: "--passphrase-file", env: []string{passphraseEnv}, prompt: "passphrase for the bundle"}
 	return kr, bundle.ReadOptions{Identities: ids, Recipients: recips, Passphrase: bundlePass.get, Limits: *rf.limits, Context: a.ctx}, nil
 }
 

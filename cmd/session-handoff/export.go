@@ -214,7 +214,7 @@ func (a *app) exportSettings(opts *exportOptions) (exchange.ExportOptions, error
 		}
 	}
 	if enc == exchange.EncryptToPassphrase {
-		src := &passphraseSource{a: a, file: &opts.passFile, env: []string{passphraseEnv}, prompt: "passphrase for the bundle", confirm: true}
+		src := &passphraseSource{a: a, file: &opts.passFile, fileFlag: "--passphrase-file", env: []string{passphraseEnv}, prompt: "passphrase for the bundle", confirm: true}
 		if xopts.Passphrase, err = src.get(); err != nil {
 			return xopts, err
 		}
@@ -232,7 +232,7 @@ func (a *app) signingKey(passFile, noKeyHint string) (*crypto.SigningKey, error)
 	if err != nil {
 		return nil, err
 	}
-	sk, err := kr.SigningKey(a.keyPassphrase(&passFile).get)
+	sk, err := kr.SigningKey(a.keyPassphrase(&passFile, "--key-passphrase-file").get)
 	switch {
 	case errors.Is(err, exchange.ErrNoKeys):
 		return nil, withHint(err, noKeyHint)

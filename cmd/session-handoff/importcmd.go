@@ -127,7 +127,12 @@ func importError(name string, err error) error {
 	if name == "-" {
 		name = "standard input"
 	}
+	var inner hintError
 	switch {
+	case errors.As(err, &inner):
+		// The step that failed knew best what to do (a passphrase
+		// bundle with no passphrase at hand: where to give one).
+		return withHint(fmt.Errorf("%s: %w", name, err), inner.hint)
 	case errors.Is(err, exchange.ErrRefusedUntrusted):
 		return withHint(fmt.Errorf("%s: refused: %w", name, err), "check the fingerprint with the sender, then 'session-handoff trust add', or pass --tofu")
 	case errors.Is(err, exchange.ErrRefusedUnsigned):
@@ -206,7 +211,7 @@ func (a *app) readLegacyInput(path string) ([]byte, error) {
 // exchange.ImportLegacyFile.
 func (a *app) importLegacy(s *store.Store, opts *importOptions, conflict exchange.Conflict, data []byte) error {
 	path := opts.input
-	src := &passphraseSource{a: a, file: &opts.reader.passFile, env: []string{passphraseEnv}, prompt: "passphrase for the legacy bundle"}
+	src := &passphraseSource{a: a, file: &opts.reader.passFile, fileFlag: "--passphrase-file", env: []string{passphraseEnv}, prompt: "passphrase for the legacy bundle"}
 	res, err := exchange.ImportLegacyFile(a.ctx, s, data, path, src.get, conflict)
 	if errors.Is(err, exchange.ErrConflict) {
 		return withHint(fmt.Errorf("%s: %w", path, err), "pass --on-conflict skip or --on-conflict replace")

@@ -29,7 +29,9 @@ age identity (age-keygen format, mode 0600) in the keys directory, and
 prints the public halves to share. The signing key is protected by a
 passphrase from --passphrase-file, $SESSION_HANDOFF_KEY_PASSPHRASE or
 $SESSION_HANDOFF_PASSPHRASE, or a prompt on the terminal; --no-passphrase
-leaves it unprotected. Existing keys are never replaced without --force.`,
+leaves it unprotected. The age identity is never passphrase-protected (as
+age-keygen writes it): anyone who can read it can open bundles sent to you,
+so it is kept mode 0600. Existing keys are never replaced without --force.`,
 		Example: `  session-handoff keygen --name alice@laptop
   session-handoff keygen --name ci@runner --no-passphrase`,
 		Args: noArgs,
@@ -58,10 +60,11 @@ func runKeygen(a *app, opts *keygenOptions) error {
 	}
 	var pass []byte
 	if !opts.noPass {
-		src := a.keyPassphrase(&opts.passFile)
+		src := a.keyPassphrase(&opts.passFile, "--passphrase-file")
 		src.prompt, src.confirm = "passphrase for the new signing key", true
+		src.or = "pass --no-passphrase for a key without one (a script's key, kept in a place only you can read)"
 		if pass, err = src.get(); err != nil {
-			return withHint(err, "or pass --no-passphrase for a key without one")
+			return err
 		}
 	}
 	info, err := kr.Generate(name, pass, opts.force)
@@ -75,6 +78,9 @@ func runKeygen(a *app, opts *keygenOptions) error {
 		return a.writeJSON(info)
 	}
 	fmt.Fprintf(a.stdout, "signing key:   %s\nfingerprint:   %s\nage recipient: %s\nwritten to %s\n", info.SigningKey, info.Fingerprint, info.AgeRecipient, kr.Dir)
+	if pass != nil {
+		fmt.Fprintf(a.stdout, "the signing key is passphrase-protected; the age identity is not (as age-keygen's): keep %s to yourself\n", kr.AgeIdentityPath())
+	}
 	return nil
 }
 

@@ -26,12 +26,15 @@ const maxPassphrase = 4096
 // passphraseSource reads a passphrase from, in order: a file named by a
 // flag, an environment variable, or a prompt on the terminal.
 type passphraseSource struct {
-	a       *app
-	file    *string
-	env     []string
-	prompt  string
-	confirm bool // ask twice on a terminal (when setting a passphrase)
-	cached  []byte
+	a    *app
+	file *string
+	// fileFlag is the flag that sets file, for the hint when no
+	// passphrase can be had; or is the hint's last way out.
+	fileFlag, or string
+	env          []string
+	prompt       string
+	confirm      bool // ask twice on a terminal (when setting a passphrase)
+	cached       []byte
 }
 
 // get returns the passphrase, asking at most once.
@@ -72,8 +75,7 @@ func (p *passphraseSource) read() ([]byte, error) {
 		if tty != nil {
 			tty.Close()
 		}
-		return nil, withHint(errors.New("a passphrase is needed and there is no terminal to ask on"),
-			fmt.Sprintf("set %s or pass a passphrase file", p.env[0]))
+		return nil, withHint(errors.New("a passphrase is needed and there is no terminal to ask on"), p.hint())
 	}
 	defer tty.Close()
 	fmt.Fprintf(tty, "%s: ", p.prompt)
@@ -99,9 +101,22 @@ func (p *passphraseSource) read() ([]byte, error) {
 	return pass, nil
 }
 
-// keyPassphrase is the source for the signing key's passphrase.
-func (a *app) keyPassphrase(file *string) *passphraseSource {
-	return &passphraseSource{a: a, file: file, env: []string{keyPassphraseEnv, passphraseEnv}, prompt: "passphrase for the signing key"}
+// hint says where a passphrase can be given when there is no terminal.
+func (p *passphraseSource) hint() string {
+	h := "set " + p.env[0] + " in the environment"
+	if p.fileFlag != "" {
+		h += ", or name a file that holds it with " + p.fileFlag + " FILE (mode 0600)"
+	}
+	if p.or != "" {
+		h += "; or " + p.or
+	}
+	return h
+}
+
+// keyPassphrase is the source for the signing key's passphrase, whose
+// file flag is named flag.
+func (a *app) keyPassphrase(file *string, flag string) *passphraseSource {
+	return &passphraseSource{a: a, file: file, fileFlag: flag, env: []string{keyPassphraseEnv, passphraseEnv}, prompt: "passphrase for the signing key"}
 }
 
 // keyring opens the keyring named by --keys or the default location.

@@ -173,8 +173,13 @@ func (t *translator) passphrase(args []string, i int, value string, hasValue boo
 		return nil
 	}
 	hint := "set SESSION_HANDOFF_PASSPHRASE in the environment, or put it in a file: --passphrase-file FILE (mode 0600); without either you are asked on the terminal"
-	if t.cmd == "export" {
+	switch t.cmd {
+	case "export":
 		hint = "write 'export ID --passphrase' and " + hint
+	case "import":
+		// import has no --passphrase at all: it opens a passphrase
+		// bundle with whichever of these it finds.
+		hint = "import needs no --passphrase: write 'session-handoff import FILE', and it takes a passphrase bundle's passphrase from SESSION_HANDOFF_PASSPHRASE or --passphrase-file FILE (mode 0600), else asks on the terminal"
 	}
 	return &ArgError{Command: t.cmd, Msg: "--passphrase no longer takes the passphrase on the command line: other users of this machine can read a process's arguments", Hint: hint}
 }

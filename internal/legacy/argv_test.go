@@ -40,7 +40,7 @@ func TestTranslateArgs(t *testing.T) {
 // passphrase given on the command line is never quoted back.
 func TestTranslateArgsRefuses(t *testing.T) {
 	for _, tc := range []struct{ in, msg, hint string }{
-		{"import --input h.json --passphrase s3cr3t-Pa55", "no longer takes the passphrase", "SESSION_HANDOFF_PASSPHRASE"},
+		{"import --input h.json --passphrase s3cr3t-Pa55", "no longer takes the passphrase", "import needs no --passphrase: write 'session-handoff import FILE'"},
 		{"import h.json --passphrase=s3cr3t-Pa55", "no longer takes the passphrase", "--passphrase-file"},
 		{"export --id latest --format json --passphrase s3cr3t-Pa55 --output x", "no longer takes the passphrase", "export ID --passphrase"},
 		{"export latest --passphrase=s3cr3t-Pa55 -o x", "no longer takes the passphrase", "--passphrase-file"},
