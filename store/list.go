@@ -732,6 +732,9 @@ type Pick struct {
 	// has no handoff and the store's newest was taken. It is empty
 	// otherwise.
 	Note string
+	// Fallback is set when the project has no handoff and "latest" is the
+	// store's newest, as it would be without a project.
+	Fallback bool
 }
 
 // ResolveForProject is Resolve with "latest" meaning the newest handoff of
@@ -748,7 +751,7 @@ func (s *Store) ResolveForProject(ref, root string) (Pick, error) {
 		return Pick{}, err
 	}
 	if rec == nil {
-		return Pick{ID: id, Note: fmt.Sprintf("latest: no handoff for this project; the store's newest is %s", id)}, nil
+		return Pick{ID: id, Fallback: true, Note: fmt.Sprintf("latest: no handoff for this project; the store's newest is %s", id)}, nil
 	}
 	if rec.ID == id {
 		return Pick{ID: id}, nil

@@ -117,10 +117,19 @@ func (a *app) resolveHere(s *store.Store, ref string, allProjects bool) (handoff
 		}
 		return id, nil
 	}
-	if pick.Note != "" {
+	// The store's newest, taken because this project has none, is worth a
+	// note inside a git worktree, where another project's handoff may be
+	// a surprise; outside any, it is what "latest" always meant.
+	if pick.Note != "" && (!pick.Fallback || inWorktree(a, root)) {
 		fmt.Fprintf(a.stderr, "session-handoff: %s\n", pick.Note)
 	}
 	return pick.ID, nil
+}
+
+// inWorktree reports whether root is the top of a git worktree.
+func inWorktree(a *app, root string) bool {
+	top, err := capture.Root(a.ctx, root)
+	return err == nil && top == root
 }
 
 // openRecord opens the store and reads the handoff ref names (an id, a
