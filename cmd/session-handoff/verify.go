@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -105,8 +106,10 @@ func runVerify(a *app, opts *checkOptions) error {
 			break
 		}
 		fmt.Fprintln(a.stdout, describeVerification(*rep.Verification))
-		if rep.ClaimedSigner != "" {
-			fmt.Fprintf(a.stdout, "the bundle names its signer %s (a claim, not proof)\n", cell(rep.ClaimedSigner, 100))
+		// One verdict: the bundle's own claim is worth a line only when
+		// the verdict does not already name the same signer.
+		if c := rep.ClaimedSigner; c != "" && !(rep.Result == exchange.VerdictVerified && slices.Contains(rep.Verification.Principals, c)) {
+			fmt.Fprintf(a.stdout, "the bundle names its signer %s (a claim, not proof)\n", cell(c, 100))
 		}
 	}
 	a.warnClaim(rep)
