@@ -1,0 +1,224 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/e2e/fakemodel"
+)
+
+// What scripts/e2e.sh hands the test binary.
+var (
+	// agentBin is the directory holding the agents' commands (claude,
+	// codex, gemini): node_modules/.bin of the npm install.
+	agentBin = os.Getenv("E2E_AGENT_BIN")
+	// program is session-handoff's absolute path, built once.
+	program = os.Getenv("E2E_SESSION_HANDOFF")
+	// fixturesOut, when set, receives a copy of the transcripts the
+	// agents wrote (scripts/e2e.sh --keep-transcripts DIR).
+	fixturesOut = os.Getenv("E2E_TRANSCRIPTS_OUT")
+)
+
+// runTimeout bounds one run of an agent or of session-handoff: a session
+// against the fake model takes a few seconds.
+const runTimeout = 90 * time.Second
+
+func TestMain(m *testing.M) {
+	if err := onlyLoopback(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(2)
+	}
+	if agentBin == "" || program == "" || !filepath.IsAbs(program) {
+		fmt.Fprintln(os.Stderr, "e2e: run through scripts/e2e.sh (E2E_AGENT_BIN and an absolute E2E_SESSION_HANDOFF are needed)")
+		os.Exit(2)
+	}
+	os.Exit(m.Run())
+}
+
+// onlyLoopback refuses to run anywhere an agent could reach another
+// address: the only interface up must be loopback (unshare --net).
+func onlyLoopback() error {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return err
+	}
+	for _, i := range ifs {
+		if i.Flags&net.FlagLoopback == 0 && i.Flags&net.FlagUp != 0 {
+			return fmt.Errorf("interface %s is up: run inside a network namespace with only loopback (scripts/e2e.sh does)", i.Name)
+		}
+	}
+	return nil
+}
+
+// world is one agent's fresh machine: a HOME, a git project in it, the
+// agent's offline settings and the fake model it talks to.
+type world struct {
+	t       *testing.T
+	agent   agent
+	home    string
+	project string
+	model   *fakemodel.Server
+	env     []string
+}
+
+// newWorld makes a fresh HOME and git project for a, starts the fake
+// model and writes a's settings for it.
+func newWorld(t *testing.T, a agent) *world {
+	t.Helper()
+	home := t.TempDir()
+	model, err := fakemodel.Start(fakemodel.Queue())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("fake model for %s on port %d", a.name, model.Port)
+	t.Cleanup(func() {
+		if errs := model.Errors(); len(errs) > 0 {
+			t.Errorf("fake model: %v", errs)
+		}
+		_ = model.Close()
+	})
+	w := &world{t: t, agent: a, home: home, project: filepath.Join(home, "project"), model: model}
+	w.env = []string{
+		"HOME=" + home,
+		// session-handoff is deliberately not on PATH: the hooks and MCP
+		// registrations must name it by absolute path.
+		"PATH=" + agentBin + ":" + filepath.Dir(nodePath(t)) + ":/usr/local/bin:/usr/bin:/bin",
+		"LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", "TZ=UTC",
+		"GIT_AUTHOR_NAME=e2e", "GIT_AUTHOR_EMAIL=e2e@example.invalid",
+		"GIT_COMMITTER_NAME=e2e", "GIT_COMMITTER_EMAIL=e2e@example.invalid",
+	}
+	w.env = append(w.env, a.env(w)...)
+	if err := os.MkdirAll(w.project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.git("init", "-q", "-b", "main")
+	w.write("README.md", "# demo\n")
+	w.write("go.mod", "module example.com/demo\n\ngo 1.22\n")
+	w.git("add", ".")
+	w.git("commit", "-q", "-m", "initial")
+	a.setup(w)
+	return w
+}
+
+// nodePath is node's path: Gemini CLI is a node program.
+func nodePath(t *testing.T) string {
+	p, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node is not on PATH: scripts/e2e.sh installs it")
+	}
+	return p
+}
+
+// run runs name with args in the project, with the world's environment
+// and extra, and returns its stdout; a failure fails the test with both
+// streams.
+func (w *world) run(extra []string, name string, args ...string) string {
+	w.t.Helper()
+	out, errOut, err := w.try(extra, name, args...)
+	if err != nil {
+		w.t.Fatalf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), err, out, errOut)
+	}
+	return out
+}
+
+// try is run that returns the error.
+func (w *world) try(extra []string, name string, args ...string) (stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	if _, err := os.Stat(filepath.Join(agentBin, name)); err == nil {
+		name = filepath.Join(agentBin, name) // the agents are not on the test binary's PATH
+	}
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = w.project
+	cmd.Env = append(append([]string(nil), w.env...), extra...)
+	cmd.Stdin = strings.NewReader("")
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	return o.String(), e.String(), err
+}
+
+// sh runs session-handoff.
+func (w *world) sh(args ...string) string {
+	w.t.Helper()
+	return w.run(nil, program, args...)
+}
+
+func (w *world) git(args ...string) string {
+	w.t.Helper()
+	return w.run(nil, "git", args...)
+}
+
+// write writes a file in the project.
+func (w *world) write(rel, content string) {
+	w.t.Helper()
+	p := filepath.Join(w.project, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// writeHome writes a file under HOME.
+func (w *world) writeHome(rel, content string) {
+	w.t.Helper()
+	p := filepath.Join(w.home, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// records are the store's records, newest first.
+func (w *world) records() []handoff.Record {
+	w.t.Helper()
+	var recs []handoff.Record
+	if err := json.Unmarshal([]byte(w.sh("list", "--json", "--full", "--limit", "0")), &recs); err != nil {
+		w.t.Fatalf("list --json --full: %v", err)
+	}
+	return recs
+}
+
+// session runs one headless session of the agent with prompt, the model
+// answering with turns, and returns the requests the model received.
+func (w *world) session(prompt string, turns ...fakemodel.Turn) []fakemodel.Request {
+	w.t.Helper()
+	return w.sessionArgs(w.agent.headless(w, prompt), turns...)
+}
+
+// sessionArgs is session with the agent's full command line.
+func (w *world) sessionArgs(args []string, turns ...fakemodel.Turn) []fakemodel.Request {
+	w.t.Helper()
+	w.model.Reset()
+	w.model.SetScript(fakemodel.Queue(turns...))
+	w.run(nil, args[0], args[1:]...)
+	return w.model.Requests()
+}
+
+// mainRequests are the requests that offered tools: the agent's own
+// turns, not titles or summaries.
+func mainRequests(reqs []fakemodel.Request) []fakemodel.Request {
+	var out []fakemodel.Request
+	for _, r := range reqs {
+		if len(r.Tools) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The end-to-end suite: session-handoff against the real agents (Claude
+# Code, Codex CLI, Gemini CLI), headless and offline (internal/e2e).
+#
+#   scripts/e2e.sh [go test flags, e.g. -run TestCaptureAndBrief/codex]
+#
+# Installs the agents at the versions in internal/e2e/versions.env from the
+# npm registry into a cache that survives between runs
+# (${XDG_CACHE_HOME:-~/.cache}/session-handoff-e2e/<versions>), builds
+# session-handoff and the test binary, then runs the tests inside a network
+# namespace whose only interface is loopback: the fake model listens on
+# 127.0.0.1 there, and no agent can reach any other address.
+# E2E_TRANSCRIPTS_OUT=DIR keeps the transcripts the agents wrote.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+
+# shellcheck source=../internal/e2e/versions.env
+. internal/e2e/versions.env
+
+# Gemini CLI needs Node 20 or later (its package.json engines); the others
+# ship native binaries inside their npm packages.
+if ! command -v npm >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm >/dev/null
+fi
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ]; then
+  echo "e2e: Node $node_major is too old: Gemini CLI needs Node 20 or later" >&2; exit 1
+fi
+
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/session-handoff-e2e/claude-${CLAUDE_CODE_VERSION}_codex-${CODEX_VERSION}_gemini-${GEMINI_CLI_VERSION}"
+if [ ! -f "$cache/.complete" ]; then
+  echo "installing the agents into $cache"
+  rm -rf "$cache"; mkdir -p "$cache"
+  # --ignore-scripts: the native binaries come inside the platform packages
+  # (@anthropic-ai/claude-code-linux-x64, @openai/codex-linux-x64); no
+  # install script is needed, and none runs.
+  npm install --prefix "$cache" --no-audit --no-fund --ignore-scripts --loglevel=error \
+    "@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}" \
+    "@openai/codex@${CODEX_VERSION}" \
+    "@google/gemini-cli@${GEMINI_CLI_VERSION}" >/dev/null
+  touch "$cache/.complete"
+fi
+bin="$cache/node_modules/.bin"
+for a in claude codex gemini; do
+  [ -x "$bin/$a" ] || { echo "e2e: $a is missing from $bin" >&2; exit 1; }
+done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/session-handoff" ./cmd/session-handoff
+go test -c -tags e2e -o "$work/e2e.test" ./internal/e2e
+
+# unshare --net makes a namespace with only a loopback interface, down;
+# --map-root-user lets a user who is not root do so where the kernel
+# allows unprivileged user namespaces.
+userns=()
+[ "$(id -u)" -ne 0 ] && userns=(--map-root-user)
+set +e
+E2E_AGENT_BIN="$bin" E2E_SESSION_HANDOFF="$work/session-handoff" \
+  unshare "${userns[@]}" --net -- sh -c 'ip link set lo up && exec "$0" "$@"' \
+  "$work/e2e.test" -test.v -test.timeout 15m "$@" >"$work/log" 2>&1
+status=$?
+set -e
+if [ "$status" -eq 0 ]; then
+  grep -E '^\s*(--- |ok|PASS)' "$work/log"
+else
+  cat "$work/log"
+fi
+echo "e2e: claude-code ${CLAUDE_CODE_VERSION}, codex ${CODEX_VERSION}, gemini ${GEMINI_CLI_VERSION}: took $(( $(date +%s) - start )) s"
+exit "$status"
