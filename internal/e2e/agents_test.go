@@ -3,9 +3,13 @@
 package e2e
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/session-handoff/session-handoff/internal/e2e/fakemodel"
+	"github.com/session-handoff/session-handoff/internal/integrate"
 )
 
 // agent is what the suite knows of one agent: how to run it headless and
@@ -59,4 +63,105 @@ var claudeCode = agent{
 	shell: func(cmd string) fakemodel.Call {
 		return fakemodel.Call{Name: "Bash", Args: map[string]any{"command": cmd, "description": "run " + cmd}}
 	},
+}
+
+// codex runs Codex CLI's native binary (@openai/codex, the
+// @openai/codex-linux-x64 package's vendor/…/bin/codex) on the Responses
+// API, configured in $CODEX_HOME/config.toml.
+var codex = agent{
+	name: "codex", command: "codex",
+	env: func(w *world) []string {
+		return []string{
+			"CODEX_HOME=" + filepath.Join(w.home, ".codex"),
+			"E2E_FAKE_KEY=sk-e2e-fake",
+		}
+	},
+	setup: func(w *world) {
+		w.writeHome(".codex/config.toml", codexConfig(w))
+	},
+	trustHooks: trustCodexHooks,
+	headless: func(w *world, prompt string) []string {
+		// exec is the headless mode; the bypass runs tools without
+		// approval or sandbox (there is no network to protect here).
+		return []string{"codex", "exec", "--dangerously-bypass-approvals-and-sandbox", prompt}
+	},
+	writeFile: func(w *world, rel, content string) fakemodel.Call {
+		// apply_patch is a freeform (custom) tool in Codex's catalogue
+		// models; its input is the patch itself.
+		var b strings.Builder
+		b.WriteString("*** Begin Patch\n*** Add File: " + rel + "\n")
+		for _, l := range strings.SplitAfter(strings.TrimSuffix(content, "\n"), "\n") {
+			b.WriteString("+" + strings.TrimSuffix(l, "\n") + "\n")
+		}
+		b.WriteString("*** End Patch\n")
+		return fakemodel.Call{Name: "apply_patch", Input: b.String()}
+	},
+	shell: func(cmd string) fakemodel.Call {
+		return fakemodel.Call{Name: "exec_command", Args: map[string]any{"cmd": cmd}}
+	},
+}
+
+// codexConfig points Codex at the fake model and turns off what would
+// reach out.
+func codexConfig(w *world) string {
+	return fmt.Sprintf(`# A model in Codex's catalogue: for another name Codex offers no
+# apply_patch tool.
+model = "gpt-5.5"
+model_provider = "fake"
+# No update check at start.
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "fake"
+base_url = "%s/v1"
+wire_api = "responses"
+env_key = "E2E_FAKE_KEY"
+# One try: the fake model answers or the test fails.
+request_max_retries = 0
+stream_max_retries = 0
+
+# The project's .codex/ layer (hooks.json, config.toml) loads only in a
+# trusted project.
+[projects.%q]
+trust_level = "trusted"
+
+# No usage analytics, no feedback uploads.
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+`, w.model.URL, w.project)
+}
+
+// trustCodexHooks trusts every hook of the project's and the user's
+// hooks.json as Codex's /hooks screen does: it stores
+// [hooks.state."KEY"] trusted_hash = HASH in $CODEX_HOME/config.toml.
+func trustCodexHooks(w *world) {
+	w.t.Helper()
+	var b strings.Builder
+	for _, p := range []string{filepath.Join(w.project, ".codex", "hooks.json"), filepath.Join(w.home, ".codex", "hooks.json")} {
+		text, err := os.ReadFile(p)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		hooks, err := integrate.CodexHooks(p, text)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		for _, h := range hooks {
+			fmt.Fprintf(&b, "\n[hooks.state.%q]\ntrusted_hash = %q\n", h.Key, h.Hash)
+		}
+	}
+	cfg := filepath.Join(w.home, ".codex", "config.toml")
+	old, err := os.ReadFile(cfg)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, append(old, b.String()...), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
 }

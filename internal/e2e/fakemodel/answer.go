@@ -176,7 +176,7 @@ func geminiEvents(turn Turn) []event {
 		parts = append(parts, obj{"text": turn.Text})
 	}
 	return []event{{"", obj{
-		"candidates": []any{obj{"content": obj{"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}},
+		"candidates":    []any{obj{"content": obj{"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}},
 		"usageMetadata": obj{"promptTokenCount": inTokens, "candidatesTokenCount": outTokens, "totalTokenCount": inTokens + outTokens},
 		"modelVersion":  "gemini-fake",
 	}}}

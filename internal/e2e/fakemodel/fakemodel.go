@@ -184,6 +184,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	turn := s.script(req)
+	for _, c := range turn.Calls {
+		if !req.Offers(c.Name) {
+			// A script written for another version of the agent: say so
+			// rather than let the agent answer "unknown tool".
+			s.errs = append(s.errs, fmt.Errorf("%s: the script calls %s, which the request does not offer (it offers %v)", r.URL.Path, c.Name, tools))
+		}
+	}
 	s.mu.Unlock()
 	if api == Anthropic {
 		var b struct {
