@@ -65,7 +65,7 @@ E2E_AGENT_BIN="$bin" E2E_SESSION_HANDOFF="$work/session-handoff" \
 status=$?
 set -e
 if [ "$status" -eq 0 ]; then
-  grep -E '^\s*(--- |ok|PASS)' "$work/log"
+  grep -E '^\s*(--- |ok|PASS|\S+_test.go:[0-9]+: \S+ .*: [0-9.]+ s$)' "$work/log"
 else
   cat "$work/log"
 fi

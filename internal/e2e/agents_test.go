@@ -165,3 +165,50 @@ func trustCodexHooks(w *world) {
 		w.t.Fatal(err)
 	}
 }
+
+// gemini runs Gemini CLI (@google/gemini-cli, a node program: bundle/gemini.js)
+// on the Gemini API at GOOGLE_GEMINI_BASE_URL.
+var gemini = agent{
+	name: "gemini", command: "gemini",
+	env: func(w *world) []string {
+		return []string{
+			"GEMINI_API_KEY=e2e-fake",
+			"GOOGLE_GEMINI_BASE_URL=" + w.model.URL,
+			// No OpenTelemetry export (the settings say so too).
+			"GEMINI_TELEMETRY_ENABLED=false",
+			// No second node process: the CLI relaunches itself only to
+			// raise the heap limit (gemini.js, getNodeMemoryArgs), which
+			// costs seconds a run and no test needs.
+			"GEMINI_CLI_NO_RELAUNCH=true",
+		}
+	},
+	setup: func(w *world) {
+		w.writeHome(".gemini/settings.json", `{
+  "security": {
+    "auth": {"selectedType": "gemini-api-key"},
+    "folderTrust": {"enabled": true}
+  },
+  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false}
+}
+`)
+		// Without selectedType the CLI stops with "Invalid auth method
+		// selected" (exit 41). Usage statistics (Clearcut), telemetry and
+		// update checks are off. A project's .gemini/settings.json,
+		// hooks included, applies only in a trusted folder.
+		w.writeHome(".gemini/trustedFolders.json", fmt.Sprintf(`{%q: "TRUST_FOLDER"}`, w.project))
+	},
+	trustHooks: func(w *world) {}, // the trusted folder above is the user's trust
+	headless: func(w *world, prompt string) []string {
+		// A named model, not "auto": auto asks a classifier model to route
+		// each turn first (ModelRouterService).
+		return []string{"gemini", "-p", prompt, "--yolo", "--model", "gemini-2.5-flash"}
+	},
+	writeFile: func(w *world, rel, content string) fakemodel.Call {
+		return fakemodel.Call{Name: "write_file", Args: map[string]any{"file_path": filepath.Join(w.project, rel), "content": content}}
+	},
+	shell: func(cmd string) fakemodel.Call {
+		return fakemodel.Call{Name: "run_shell_command", Args: map[string]any{"command": cmd, "description": "run " + cmd}}
+	},
+}

@@ -10,7 +10,7 @@ import (
 )
 
 // agentsUnderTest are the agents every scenario runs for.
-var agentsUnderTest = []agent{claudeCode, codex}
+var agentsUnderTest = []agent{claudeCode, codex, gemini}
 
 // forEachAgent runs scenario once per agent, each in a fresh world.
 func forEachAgent(t *testing.T, scenario func(t *testing.T, w *world)) {

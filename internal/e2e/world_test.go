@@ -146,7 +146,9 @@ func (w *world) try(extra []string, name string, args ...string) (stdout, stderr
 	cmd.Stdin = strings.NewReader("")
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
+	start := time.Now()
 	err = cmd.Run()
+	w.t.Logf("%s %s: %.1f s", filepath.Base(name), strings.Join(args, " "), time.Since(start).Seconds())
 	return o.String(), e.String(), err
 }
 
