@@ -10,7 +10,9 @@
 # session-handoff and the test binary, then runs the tests inside a network
 # namespace whose only interface is loopback: the fake model listens on
 # 127.0.0.1 there, and no agent can reach any other address.
-# E2E_TRANSCRIPTS_OUT=DIR keeps the transcripts the agents wrote.
+# E2E_TRANSCRIPTS_OUT=DIR keeps the transcripts the agents wrote; E2E_DUMP=DIR
+# keeps every request body the fake model received (to write a scenario);
+# E2E_VERBOSE=1 prints the whole log when the tests pass too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -64,7 +66,7 @@ E2E_AGENT_BIN="$bin" E2E_SESSION_HANDOFF="$work/session-handoff" \
   "$work/e2e.test" -test.v -test.timeout 15m "$@" >"$work/log" 2>&1
 status=$?
 set -e
-if [ "$status" -eq 0 ]; then
+if [ "$status" -eq 0 ] && [ -z "${E2E_VERBOSE:-}" ]; then
   grep -E '^\s*(--- |ok|PASS|\S+_test.go:[0-9]+: \S+ .*: [0-9.]+ s$)' "$work/log"
 else
   cat "$work/log"

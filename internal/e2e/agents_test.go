@@ -25,6 +25,15 @@ type agent struct {
 	setup func(w *world)
 	// trustHooks trusts the installed hooks as the user would.
 	trustHooks func(w *world)
+	// approveMCP approves the project's MCP server as the user would;
+	// mcpConnected says whether `mcp list` shows session-handoff usable.
+	approveMCP   func(w *world)
+	mcpConnected func(out string) bool
+	// toolSearch, when the agent offers MCP tools only through a search,
+	// is the call that brings session-handoff's; mcpTool is the name the
+	// agent gives an MCP tool of session-handoff.
+	toolSearch *fakemodel.Call
+	mcpTool    func(name string) string
 	// headless is the command line of one headless session.
 	headless func(w *world, prompt string) []string
 	// writeFile and shell are the model's calls of its file-writing and
@@ -54,6 +63,22 @@ var claudeCode = agent{
 	},
 	setup:      func(w *world) {},
 	trustHooks: func(w *world) {}, // Claude Code runs the hooks in its settings as they are
+	// A project .mcp.json server stays "Pending approval" until the user
+	// approves it in an interactive session. The approval is its name in
+	// enabledMcpjsonServers: claude.exe 2.1.328 reads it from the user's
+	// settings, and from .claude/settings.local.json only when git ignores
+	// that file (the settings schema, "List of approved MCP servers from
+	// .mcp.json"; the approval check beside "Pending approval").
+	approveMCP: func(w *world) {
+		w.writeHome(".claude/settings.json", `{"enabledMcpjsonServers": ["session-handoff"]}`+"\n")
+	},
+	mcpConnected: func(out string) bool {
+		return strings.Contains(out, "session-handoff") && strings.Contains(out, "✔ Connected")
+	},
+	// MCP tools are deferred: ToolSearch with "select:NAME,…" loads them.
+	toolSearch: &fakemodel.Call{Name: "ToolSearch", Args: map[string]any{
+		"query": "select:mcp__session-handoff__handoff_save,mcp__session-handoff__handoff_list,mcp__session-handoff__handoff_resume"}},
+	mcpTool: func(name string) string { return "mcp__session-handoff__" + name },
 	headless: func(w *world, prompt string) []string {
 		return []string{"claude", "-p", prompt, "--permission-mode", "bypassPermissions"}
 	},
@@ -80,6 +105,18 @@ var codex = agent{
 		w.writeHome(".codex/config.toml", codexConfig(w))
 	},
 	trustHooks: trustCodexHooks,
+	approveMCP: func(w *world) {}, // a trusted project's .codex/config.toml applies as it is
+	// codex mcp list prints the configuration, not a connection: the
+	// command must resolve (an absolute path, or a name on PATH).
+	mcpConnected: func(out string) bool {
+		return strings.Contains(out, "session-handoff") && strings.Contains(out, "enabled")
+	},
+	// MCP tools are deferred behind tool_search (a client-run tool of the
+	// Responses API).
+	toolSearch: &fakemodel.Call{Name: "tool_search", Args: map[string]any{"query": "session-handoff handoff save list resume", "limit": 8}},
+	// Its MCP tools come in a namespace, mcp__SERVER with the server's
+	// name made an identifier.
+	mcpTool: func(name string) string { return "mcp__session_handoff/" + name },
 	headless: func(w *world, prompt string) []string {
 		// exec is the headless mode; the bypass runs tools without
 		// approval or sandbox (there is no network to protect here).
@@ -200,6 +237,12 @@ var gemini = agent{
 		w.writeHome(".gemini/trustedFolders.json", fmt.Sprintf(`{%q: "TRUST_FOLDER"}`, w.project))
 	},
 	trustHooks: func(w *world) {}, // the trusted folder above is the user's trust
+	approveMCP: func(w *world) {}, // the trusted folder is the approval
+	mcpConnected: func(out string) bool {
+		return strings.Contains(out, "session-handoff") && strings.Contains(out, "Connected") && !strings.Contains(out, "Disconnected")
+	},
+	// MCP tools are offered at once, as mcp_SERVER_TOOL.
+	mcpTool: func(name string) string { return "mcp_session-handoff_" + name },
 	headless: func(w *world, prompt string) []string {
 		// A named model, not "auto": auto asks a classifier model to route
 		// each turn first (ModelRouterService).

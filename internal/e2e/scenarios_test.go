@@ -55,3 +55,50 @@ func TestCaptureAndBrief(t *testing.T) {
 		}
 	})
 }
+
+// TestMCP: integrate --mcp registers the MCP server so that the agent's
+// own `mcp list` finds it connected (with session-handoff off PATH), and
+// a session's model can call handoff_save, handoff_list and
+// handoff_resume through it (behind the agent's tool search where it has
+// one).
+func TestMCP(t *testing.T) {
+	forEachAgent(t, func(t *testing.T, w *world) {
+		w.sh("integrate", w.agent.name, "--mcp")
+		w.agent.approveMCP(w)
+		// session-handoff is not on the agents' PATH: the registration
+		// must name it by its absolute path, as the hooks do.
+		if out := w.combined(w.agent.command, "mcp", "list"); !w.agent.mcpConnected(out) || !strings.Contains(out, program) {
+			t.Fatalf("%s mcp list does not show session-handoff (%s) connected:\n%s", w.agent.command, program, out)
+		}
+		const step, decision = "wire the e2e greeting into main.go", "keep greetings in hello.txt: one place to edit"
+		var turns []fakemodel.Turn
+		if c := w.agent.toolSearch; c != nil {
+			turns = append(turns, fakemodel.Turn{Calls: []fakemodel.Call{*c}})
+		}
+		tool := w.agent.mcpTool
+		turns = append(turns,
+			fakemodel.Turn{Calls: []fakemodel.Call{{Name: tool("handoff_save"), Args: map[string]any{
+				"title": "e2e greeting", "next_steps": []string{step}, "decisions": []string{decision}}}}},
+			fakemodel.Turn{Calls: []fakemodel.Call{{Name: tool("handoff_list"), Args: map[string]any{}}}},
+			fakemodel.Turn{Calls: []fakemodel.Call{{Name: tool("handoff_resume"), Args: map[string]any{}}}},
+			fakemodel.Turn{Text: "Saved, listed and resumed."})
+		reqs := mainRequests(w.session("save a handoff, list them, then resume", turns...))
+		recs := w.records()
+		if len(recs) != 1 || recs[0].Title != "e2e greeting" || len(recs[0].NextSteps) != 1 || recs[0].NextSteps[0] != step {
+			t.Fatalf("after handoff_save the store holds %+v, want one record titled \"e2e greeting\" with the next step", recs)
+		}
+		id := string(recs[0].ID)
+		n := len(reqs)
+		if n < 3 {
+			t.Fatalf("the model got %d requests, want the answers to list and resume", n)
+		}
+		// The request after handoff_list carries the list's answer; the
+		// last one carries handoff_resume's briefing.
+		if body := string(reqs[n-2].Body); !strings.Contains(body, id) {
+			t.Errorf("handoff_list's answer to the model does not name %s:\n%s", id, clip(body))
+		}
+		if body := string(reqs[n-1].Body); !strings.Contains(body, "wire the e2e greeting into main.go") || !strings.Contains(body, "one place to edit") {
+			t.Errorf("handoff_resume's answer to the model lacks the next step and the decision:\n%s", clip(body))
+		}
+	})
+}

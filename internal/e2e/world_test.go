@@ -26,6 +26,9 @@ var (
 	agentBin = os.Getenv("E2E_AGENT_BIN")
 	// program is session-handoff's absolute path, built once.
 	program = os.Getenv("E2E_SESSION_HANDOFF")
+	// dumpDir, when set, receives every request body the fake model
+	// received, one file each (for writing a scenario).
+	dumpDir = os.Getenv("E2E_DUMP")
 	// fixturesOut, when set, receives a copy of the transcripts the
 	// agents wrote (scripts/e2e.sh --keep-transcripts DIR).
 	fixturesOut = os.Getenv("E2E_TRANSCRIPTS_OUT")
@@ -84,6 +87,7 @@ func newWorld(t *testing.T, a agent) *world {
 	}
 	t.Logf("fake model for %s on port %d", a.name, model.Port)
 	t.Cleanup(func() {
+		dumpRequests(t, model)
 		if errs := model.Errors(); len(errs) > 0 {
 			t.Errorf("fake model: %v", errs)
 		}
@@ -150,6 +154,17 @@ func (w *world) try(extra []string, name string, args ...string) (stdout, stderr
 	err = cmd.Run()
 	w.t.Logf("%s %s: %.1f s", filepath.Base(name), strings.Join(args, " "), time.Since(start).Seconds())
 	return o.String(), e.String(), err
+}
+
+// combined runs name with args and returns its stdout and stderr
+// together, failing the test when it fails.
+func (w *world) combined(name string, args ...string) string {
+	w.t.Helper()
+	out, errOut, err := w.try(nil, name, args...)
+	if err != nil {
+		w.t.Fatalf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), err, out, errOut)
+	}
+	return out + errOut
 }
 
 // sh runs session-handoff.
@@ -223,4 +238,22 @@ func mainRequests(reqs []fakemodel.Request) []fakemodel.Request {
 		}
 	}
 	return out
+}
+
+// dumpRequests writes the bodies the model received into dumpDir/TEST/.
+func dumpRequests(t *testing.T, m *fakemodel.Server) {
+	if dumpDir == "" {
+		return
+	}
+	dir := filepath.Join(dumpDir, strings.ReplaceAll(t.Name(), "/", "_"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Error(err)
+		return
+	}
+	for i, r := range m.All() {
+		name := fmt.Sprintf("%03d-%s.json", i, strings.NewReplacer("/", "_", ":", "_", "?", "_").Replace(r.Path))
+		if err := os.WriteFile(filepath.Join(dir, name), r.Body, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
 }

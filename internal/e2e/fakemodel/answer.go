@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // usage is what every answer claims to have cost: small, so that no agent
@@ -140,6 +141,17 @@ func openAIEvents(turn Turn, n int) []event {
 	var items []any
 	for i, c := range turn.Calls {
 		callID := fmt.Sprintf("call_%04d_%d", n, i)
+		if c.Name == "tool_search" {
+			// Codex's tool_search runs in the client: a call item of its
+			// own type (codex-rs/codex-api/src/sse/responses.rs tests).
+			items = append(items, obj{"type": "tool_search_call", "id": fmt.Sprintf("tsc_%04d_%d", n, i), "status": "completed", "call_id": callID, "execution": "client", "arguments": c.Args})
+			continue
+		}
+		if ns, name, ok := strings.Cut(c.Name, "/"); ok {
+			// A tool inside a namespace: the call names both.
+			items = append(items, obj{"type": "function_call", "id": fmt.Sprintf("fc_%04d_%d", n, i), "status": "completed", "call_id": callID, "namespace": ns, "name": name, "arguments": argsJSON(c)})
+			continue
+		}
 		if c.Input != "" {
 			items = append(items, obj{"type": "custom_tool_call", "id": fmt.Sprintf("ctc_%04d_%d", n, i), "status": "completed", "call_id": callID, "name": c.Name, "input": c.Input})
 			continue

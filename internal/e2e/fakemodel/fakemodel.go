@@ -110,6 +110,7 @@ type Server struct {
 	mu       sync.Mutex
 	script   Script
 	requests []Request
+	all      []Request // every request since Start, for dumps
 	errs     []error
 }
 
@@ -141,6 +142,13 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
+}
+
+// All are the requests received since Start, Reset or not.
+func (s *Server) All() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.all...)
 }
 
 // Reset forgets the requests received so far.
@@ -183,6 +191,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	req := Request{API: api, Path: r.URL.Path, Body: body, Tools: tools}
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
+	s.all = append(s.all, req)
 	turn := s.script(req)
 	for _, c := range turn.Calls {
 		if !req.Offers(c.Name) {
@@ -210,6 +219,7 @@ func (s *Server) record(r Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, r)
+	s.all = append(s.all, r)
 }
 
 func (s *Server) fail(w http.ResponseWriter, err error) {
@@ -255,23 +265,23 @@ func toolNames(api API, body []byte) ([]string, error) {
 	switch api {
 	case Anthropic, OpenAI:
 		var b struct {
-			Tools []struct {
-				Name string `json:"name"`
-				// The Responses API's function tools carry their name
-				// at the top; older shapes nest it.
-				Function struct {
-					Name string `json:"name"`
-				} `json:"function"`
-			} `json:"tools"`
+			Tools []openAITool `json:"tools"`
+			// Codex's tool_search answers with tools that its next
+			// requests offer only inside the conversation, as
+			// tool_search_output items.
+			Input []struct {
+				Type  string       `json:"type"`
+				Tools []openAITool `json:"tools"`
+			} `json:"input"`
 		}
 		if err := json.Unmarshal(body, &b); err != nil {
 			return nil, fmt.Errorf("request body: %w", err)
 		}
-		for _, t := range b.Tools {
-			if t.Name == "" {
-				t.Name = t.Function.Name
+		out = openAIToolNames(b.Tools, "")
+		for _, it := range b.Input {
+			if it.Type == "tool_search_output" {
+				out = append(out, openAIToolNames(it.Tools, "")...)
 			}
-			out = append(out, t.Name)
 		}
 	case Gemini:
 		var b struct {
@@ -291,4 +301,38 @@ func toolNames(api API, body []byte) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// openAITool is a tool as the Messages and Responses APIs offer it.
+type openAITool struct {
+	Type string `json:"type"`
+	Name string `json:"name"`
+	// Older shapes nest the function's name.
+	Function struct {
+		Name string `json:"name"`
+	} `json:"function"`
+	// A namespace (Codex's MCP tools) holds tools of its own.
+	Tools []openAITool `json:"tools"`
+}
+
+// openAIToolNames are the names tools offer: a tool without a name (the
+// Responses API's tool_search, web_search) goes by its type, and a tool
+// inside a namespace by NAMESPACE/NAME.
+func openAIToolNames(tools []openAITool, prefix string) []string {
+	var out []string
+	for _, t := range tools {
+		name := t.Name
+		if name == "" {
+			name = t.Function.Name
+		}
+		if name == "" {
+			name = t.Type
+		}
+		if t.Type == "namespace" {
+			out = append(out, openAIToolNames(t.Tools, prefix+name+"/")...)
+			continue
+		}
+		out = append(out, prefix+name)
+	}
+	return out
 }
