@@ -34,6 +34,14 @@ type agent struct {
 	// agent gives an MCP tool of session-handoff.
 	toolSearch *fakemodel.Call
 	mcpTool    func(name string) string
+	// compact is the command line of a session that compacts its
+	// context, with the model's turns before the compaction; marker is
+	// text only the agent's compaction request holds.
+	compact       func(w *world, prompt string) []string
+	compactMarker string
+	// summaryAs is the summary as the agent's compaction prompt asks the
+	// model to write it; nil keeps it as it is.
+	summaryAs func(summary string) string
 	// headless is the command line of one headless session.
 	headless func(w *world, prompt string) []string
 	// writeFile and shell are the model's calls of its file-writing and
@@ -82,6 +90,12 @@ var claudeCode = agent{
 	headless: func(w *world, prompt string) []string {
 		return []string{"claude", "-p", prompt, "--permission-mode", "bypassPermissions"}
 	},
+	// /compact in print mode, continuing the last session.
+	compact: func(w *world, prompt string) []string {
+		return []string{"claude", "--continue", "-p", "/compact", "--permission-mode", "bypassPermissions"}
+	},
+	// The compaction prompt (claude.exe 2.1.328).
+	compactMarker: "Your task is to create a detailed summary of the conversation so far",
 	writeFile: func(w *world, rel, content string) fakemodel.Call {
 		return fakemodel.Call{Name: "Write", Args: map[string]any{"file_path": filepath.Join(w.project, rel), "content": content}}
 	},
@@ -122,6 +136,13 @@ var codex = agent{
 		// approval or sandbox (there is no network to protect here).
 		return []string{"codex", "exec", "--dangerously-bypass-approvals-and-sandbox", prompt}
 	},
+	// Auto-compaction past 100 tokens: every answer of the fake model
+	// claims 1,000, so Codex compacts before its next model call.
+	compact: func(w *world, prompt string) []string {
+		return []string{"codex", "exec", "--dangerously-bypass-approvals-and-sandbox", "-c", "model_auto_compact_token_limit=100", prompt}
+	},
+	// The local compaction prompt (codex 0.169.0, core/src/compact.rs).
+	compactMarker: "CONTEXT CHECKPOINT COMPACTION",
 	writeFile: func(w *world, rel, content string) fakemodel.Call {
 		// apply_patch is a freeform (custom) tool in Codex's catalogue
 		// models; its input is the patch itself.
@@ -220,20 +241,7 @@ var gemini = agent{
 		}
 	},
 	setup: func(w *world) {
-		w.writeHome(".gemini/settings.json", `{
-  "security": {
-    "auth": {"selectedType": "gemini-api-key"},
-    "folderTrust": {"enabled": true}
-  },
-  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
-  "privacy": {"usageStatisticsEnabled": false},
-  "telemetry": {"enabled": false}
-}
-`)
-		// Without selectedType the CLI stops with "Invalid auth method
-		// selected" (exit 41). Usage statistics (Clearcut), telemetry and
-		// update checks are off. A project's .gemini/settings.json,
-		// hooks included, applies only in a trusted folder.
+		w.writeHome(".gemini/settings.json", geminiSettings)
 		w.writeHome(".gemini/trustedFolders.json", fmt.Sprintf(`{%q: "TRUST_FOLDER"}`, w.project))
 	},
 	trustHooks: func(w *world) {}, // the trusted folder above is the user's trust
@@ -248,6 +256,20 @@ var gemini = agent{
 		// each turn first (ModelRouterService).
 		return []string{"gemini", "-p", prompt, "--yolo", "--model", "gemini-2.5-flash"}
 	},
+	// Compression past 0.0001 of the model's 1,048,576-token window: the
+	// fake model's answers claim 1,000 prompt tokens. It splits the
+	// history only before a request of the user's or after a finished
+	// answer (bundle/chunk-*.js, ChatCompressionService.compress,
+	// findCompressSplitPoint), so the session resumed is what compresses.
+	compact: func(w *world, prompt string) []string {
+		w.writeHome(".gemini/settings.json", strings.Replace(geminiSettings, `"general"`, `"model": {"compressionThreshold": 0.0001},
+  "general"`, 1))
+		return []string{"gemini", "--resume", "latest", "-p", prompt, "--yolo", "--model", "gemini-2.5-flash"}
+	},
+	// The compression request asks for a <state_snapshot>, which the
+	// model writes as one.
+	compactMarker: "<state_snapshot>",
+	summaryAs:     func(s string) string { return "<state_snapshot>\n" + s + "\n</state_snapshot>" },
 	writeFile: func(w *world, rel, content string) fakemodel.Call {
 		return fakemodel.Call{Name: "write_file", Args: map[string]any{"file_path": filepath.Join(w.project, rel), "content": content}}
 	},
@@ -255,3 +277,19 @@ var gemini = agent{
 		return fakemodel.Call{Name: "run_shell_command", Args: map[string]any{"command": cmd, "description": "run " + cmd}}
 	},
 }
+
+// geminiSettings are the user's Gemini CLI settings. Without selectedType
+// the CLI stops with "Invalid auth method selected" (exit 41). Usage
+// statistics (Clearcut), telemetry and update checks are off. A project's
+// .gemini/settings.json, hooks included, applies only in a trusted
+// folder.
+const geminiSettings = `{
+  "security": {
+    "auth": {"selectedType": "gemini-api-key"},
+    "folderTrust": {"enabled": true}
+  },
+  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false}
+}
+`

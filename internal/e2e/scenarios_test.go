@@ -102,3 +102,52 @@ func TestMCP(t *testing.T) {
 		}
 	})
 }
+
+// TestCompaction: a compaction of a session with the hooks installed
+// leaves the store a record of that session that holds the compaction
+// summary the model wrote.
+func TestCompaction(t *testing.T) {
+	forEachAgent(t, func(t *testing.T, w *world) {
+		w.sh("integrate", w.agent.name)
+		w.agent.trustHooks(w)
+		w.session("add a greeting file",
+			fakemodel.Turn{Calls: []fakemodel.Call{w.agent.writeFile(w, "hello.txt", "hello from e2e\n")}},
+			fakemodel.Turn{Text: "Wrote hello.txt."})
+		summary := "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."
+		if w.agent.summaryAs != nil {
+			summary = w.agent.summaryAs(summary)
+		}
+		w.model.Reset()
+		w.model.SetScript(compacting(w.agent.compactMarker, summary,
+			fakemodel.Turn{Calls: []fakemodel.Call{w.agent.shell("git status --short")}},
+			fakemodel.Turn{Text: "Checked the tree."}))
+		args := w.agent.compact(w, "check the tree")
+		w.run(nil, args[0], args[1:]...)
+		compacted := false
+		for _, r := range w.model.Requests() {
+			compacted = compacted || strings.Contains(string(r.Body), w.agent.compactMarker)
+		}
+		if !compacted {
+			t.Fatal("the agent sent the model no compaction request")
+		}
+		found := false
+		for _, r := range w.records() {
+			found = found || r.Session != nil && strings.Contains(r.Session.CompactionSummary, "E2E-SUMMARY")
+		}
+		if !found {
+			t.Errorf("no record in the store holds the compaction summary")
+		}
+	})
+}
+
+// compacting answers a request that holds marker (the agent's
+// compaction prompt) with summary, and the others with turns in order.
+func compacting(marker, summary string, turns ...fakemodel.Turn) fakemodel.Script {
+	next := fakemodel.Queue(turns...)
+	return func(r fakemodel.Request) fakemodel.Turn {
+		if strings.Contains(string(r.Body), marker) {
+			return fakemodel.Turn{Text: summary}
+		}
+		return next(r)
+	}
+}

@@ -87,6 +87,7 @@ func newWorld(t *testing.T, a agent) *world {
 	}
 	t.Logf("fake model for %s on port %d", a.name, model.Port)
 	t.Cleanup(func() {
+		keepTranscripts(t, home)
 		dumpRequests(t, model)
 		if errs := model.Errors(); len(errs) > 0 {
 			t.Errorf("fake model: %v", errs)
@@ -255,5 +256,38 @@ func dumpRequests(t *testing.T, m *fakemodel.Server) {
 		if err := os.WriteFile(filepath.Join(dir, name), r.Body, 0o644); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// keepTranscripts copies the transcripts the agents wrote under home
+// (Claude Code's projects/, Codex's sessions/, Gemini CLI's chats/) into
+// fixturesOut/TEST/, keeping their paths below home.
+func keepTranscripts(t *testing.T, home string) {
+	if fixturesOut == "" {
+		return
+	}
+	dst := filepath.Join(fixturesOut, strings.ReplaceAll(t.Name(), "/", "_"))
+	err := filepath.WalkDir(home, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(home, p)
+		slash := filepath.ToSlash(rel)
+		if !(strings.HasPrefix(slash, ".claude/projects/") || strings.HasPrefix(slash, ".codex/sessions/") ||
+			strings.HasPrefix(slash, ".gemini/tmp/") && strings.Contains(slash, "/chats/")) {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+	if err != nil {
+		t.Errorf("keep transcripts: %v", err)
 	}
 }
