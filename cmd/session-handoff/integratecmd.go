@@ -71,9 +71,9 @@ one, integrate prints the 'claude mcp add --scope user' command to run.
 
 --plugin DIR (Claude Code) writes a plugin that brings the hooks and the
 MCP server: .claude-plugin/plugin.json, hooks/hooks.json, .mcp.json.
---extension DIR (Gemini CLI) writes an extension with the MCP server and
-a context file: gemini-extension.json, GEMINI.md (in DIR/session-handoff
-unless DIR is named so). Existing files with other content are not
+--extension DIR (Gemini CLI) writes an extension with the hooks, the MCP
+server and a context file: gemini-extension.json, hooks/hooks.json,
+GEMINI.md (in DIR/session-handoff unless DIR is named so). Existing files with other content are not
 overwritten.`
 
 func newIntegrateCmd(a *app) *cobra.Command {
@@ -112,7 +112,7 @@ func newIntegrateCmd(a *app) *cobra.Command {
 	f.StringVar(&opts.program, "program", "", "how the hooks call session-handoff: an absolute path or a name on PATH (default: this binary's path)")
 	f.BoolVar(&opts.mcp, "mcp", false, "register the MCP server (session-handoff mcp) instead of the hooks")
 	f.StringVar(&opts.plugin, "plugin", "", "write a Claude Code plugin (hooks and MCP server) into this directory")
-	f.StringVar(&opts.extension, "extension", "", "write a Gemini CLI extension (MCP server and context file) into this directory")
+	f.StringVar(&opts.extension, "extension", "", "write a Gemini CLI extension (hooks, MCP server and context file) into this directory")
 	return cmd
 }
 
