@@ -42,6 +42,11 @@ type agent struct {
 	// summaryAs is the summary as the agent's compaction prompt asks the
 	// model to write it; nil keeps it as it is.
 	summaryAs func(summary string) string
+	// installPackage writes session-handoff's package for the agent
+	// (integrate --plugin or --extension) under dir and installs it as
+	// the user would, so that headless sessions load it; nil when the
+	// agent has none.
+	installPackage func(w *world, dir string)
 	// headless is the command line of one headless session.
 	headless func(w *world, prompt string) []string
 	// writeFile and shell are the model's calls of its file-writing and
@@ -88,7 +93,16 @@ var claudeCode = agent{
 		"query": "select:mcp__session-handoff__handoff_save,mcp__session-handoff__handoff_list,mcp__session-handoff__handoff_resume"}},
 	mcpTool: func(name string) string { return "mcp__session-handoff__" + name },
 	headless: func(w *world, prompt string) []string {
-		return []string{"claude", "-p", prompt, "--permission-mode", "bypassPermissions"}
+		args := []string{"claude", "-p", prompt, "--permission-mode", "bypassPermissions"}
+		if w.pluginDir != "" {
+			args = append(args, "--plugin-dir", w.pluginDir)
+		}
+		return args
+	},
+	installPackage: func(w *world, dir string) {
+		w.sh("integrate", "claude-code", "--plugin", dir)
+		w.run(nil, "claude", "plugin", "validate", dir)
+		w.pluginDir = dir // each session gets --plugin-dir
 	},
 	// /compact in print mode, continuing the last session.
 	compact: func(w *world, prompt string) []string {
@@ -265,6 +279,12 @@ var gemini = agent{
 		w.writeHome(".gemini/settings.json", strings.Replace(geminiSettings, `"general"`, `"model": {"compressionThreshold": 0.0001},
   "general"`, 1))
 		return []string{"gemini", "--resume", "latest", "-p", prompt, "--yolo", "--model", "gemini-2.5-flash"}
+	},
+	installPackage: func(w *world, dir string) {
+		w.sh("integrate", "gemini", "--extension", dir)
+		// --consent: the user's yes to the prompt about an extension's
+		// risks.
+		w.run(nil, "gemini", "extensions", "link", filepath.Join(dir, "session-handoff"), "--consent")
 	},
 	// The compression request asks for a <state_snapshot>, which the
 	// model writes as one.

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -28,32 +29,55 @@ func TestCaptureAndBrief(t *testing.T) {
 	forEachAgent(t, func(t *testing.T, w *world) {
 		w.sh("integrate", w.agent.name)
 		w.agent.trustHooks(w)
-		w.session("add a greeting file and check the tree",
-			fakemodel.Turn{Calls: []fakemodel.Call{w.agent.writeFile(w, "hello.txt", "hello from e2e\n")}},
-			fakemodel.Turn{Calls: []fakemodel.Call{w.agent.shell("git status --short")}},
-			fakemodel.Turn{Text: "Wrote hello.txt and checked git status."})
-		recs := w.records()
-		if len(recs) != 1 {
-			t.Fatalf("the store holds %d records after the first session, want 1", len(recs))
-		}
-		r := recs[0]
-		if r.Tool != w.agent.name || r.Session == nil {
-			t.Fatalf("record %s: tool %q, session %v", r.ID, r.Tool, r.Session)
-		}
-		if !hasFile(r, "hello.txt") {
-			t.Errorf("record %s lists files %+v, want hello.txt", r.ID, r.Files)
-		}
-		if !hasCommand(r, "git status --short") {
-			t.Errorf("record %s lists commands %+v, want git status --short", r.ID, r.Session.Commands)
-		}
-		reqs := mainRequests(w.session("what next?", fakemodel.Turn{Text: "Nothing to do."}))
-		if len(reqs) == 0 {
-			t.Fatal("the second session sent the model no request")
-		}
-		if body := string(reqs[0].Body); !strings.Contains(body, "hello.txt") || !strings.Contains(body, string(r.ID)) {
-			t.Errorf("the second session's first request does not carry the briefing (hello.txt and id %s):\n%s", r.ID, clip(body))
-		}
+		captureAndBrief(t, w)
 	})
+}
+
+// TestPackage: the Claude Code plugin and the Gemini CLI extension that
+// integrate writes pass the agent's own checks and, loaded, capture a
+// session and brief the next as the hooks do. (Codex has no package.)
+func TestPackage(t *testing.T) {
+	for _, a := range agentsUnderTest {
+		if a.installPackage == nil {
+			continue
+		}
+		t.Run(a.name, func(t *testing.T) {
+			w := newWorld(t, a)
+			a.installPackage(w, filepath.Join(w.home, "packages"))
+			captureAndBrief(t, w)
+		})
+	}
+}
+
+// captureAndBrief runs a session in which the model writes a file and
+// runs a command, checks the store's record of it, then checks that the
+// next session's first request to the model carries the briefing.
+func captureAndBrief(t *testing.T, w *world) {
+	w.session("add a greeting file and check the tree",
+		fakemodel.Turn{Calls: []fakemodel.Call{w.agent.writeFile(w, "hello.txt", "hello from e2e\n")}},
+		fakemodel.Turn{Calls: []fakemodel.Call{w.agent.shell("git status --short")}},
+		fakemodel.Turn{Text: "Wrote hello.txt and checked git status."})
+	recs := w.records()
+	if len(recs) != 1 {
+		t.Fatalf("the store holds %d records after the first session, want 1", len(recs))
+	}
+	r := recs[0]
+	if r.Tool != w.agent.name || r.Session == nil {
+		t.Fatalf("record %s: tool %q, session %v", r.ID, r.Tool, r.Session)
+	}
+	if !hasFile(r, "hello.txt") {
+		t.Errorf("record %s lists files %+v, want hello.txt", r.ID, r.Files)
+	}
+	if !hasCommand(r, "git status --short") {
+		t.Errorf("record %s lists commands %+v, want git status --short", r.ID, r.Session.Commands)
+	}
+	reqs := mainRequests(w.session("what next?", fakemodel.Turn{Text: "Nothing to do."}))
+	if len(reqs) == 0 {
+		t.Fatal("the second session sent the model no request")
+	}
+	if body := string(reqs[0].Body); !strings.Contains(body, "hello.txt") || !strings.Contains(body, string(r.ID)) {
+		t.Errorf("the second session's first request does not carry the briefing (hello.txt and id %s):\n%s", r.ID, clip(body))
+	}
 }
 
 // TestMCP: integrate --mcp registers the MCP server so that the agent's

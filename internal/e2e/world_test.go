@@ -74,6 +74,8 @@ type world struct {
 	project string
 	model   *fakemodel.Server
 	env     []string
+	// pluginDir is the Claude Code plugin the sessions load, if any.
+	pluginDir string
 }
 
 // newWorld makes a fresh HOME and git project for a, starts the fake
