@@ -78,6 +78,11 @@ func captureAndBrief(t *testing.T, w *world) {
 	if body := string(reqs[0].Body); !strings.Contains(body, "hello.txt") || !strings.Contains(body, string(r.ID)) {
 		t.Errorf("the second session's first request does not carry the briefing (hello.txt and id %s):\n%s", r.ID, clip(body))
 	}
+	// The only changes the session did not make are the settings
+	// integrate wrote: nobody's work, so not listed as such.
+	if body := string(reqs[0].Body); strings.Contains(body, "Dirty in git but not touched by the session") {
+		t.Errorf("the briefing lists the agent's settings as someone else's changes:\n%s", clip(body))
+	}
 }
 
 // TestMCP: integrate --mcp registers the MCP server so that the agent's
