@@ -14,9 +14,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/buildinfo"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/exchange"
@@ -354,6 +356,13 @@ func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
 				}
 			}
 		}
+		var untrusted []string
+		if agent.Name == agents.Codex && len(broken) == 0 && len(problems) == 0 {
+			var err error
+			if untrusted, err = codexUntrusted(s, home, installed); err != nil {
+				problems = append(problems, err.Error())
+			}
+		}
 		switch {
 		case len(broken) > 0:
 			// A hook whose command does not run fails at every session
@@ -362,6 +371,11 @@ func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
 			c.Fix = "session-handoff integrate " + agent.Name + " --remove, then integrate again (it writes this binary's path)"
 		case len(problems) > 0:
 			c.Status, c.Detail, c.Fix = Warn, strings.Join(problems, "; "), "fix the file, or pass the agent its settings another way"
+		case len(untrusted) > 0:
+			// Codex skips an untrusted hook without a word.
+			c.Status = Warn
+			c.Detail = "installed in " + strings.Join(installed, " and ") + ", but not trusted (new, or changed since trusted), so Codex does not run them: " + strings.Join(untrusted, ", ")
+			c.Fix = "start codex, type /hooks and trust the session-handoff hooks"
 		case len(installed) > 0:
 			c.Status, c.Detail = OK, "installed in "+strings.Join(installed, " and ")
 		case used[capture.Agent(agent.Name)]:
@@ -373,6 +387,49 @@ func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
 		out = append(out, c)
 	}
 	return out
+}
+
+// codexUntrusted names our hooks in the Codex hooks.json files that Codex
+// does not run because config.toml holds no trusted hash for them, or
+// another one (the hook changed since it was trusted).
+func codexUntrusted(s Setup, home string, files []string) ([]string, error) {
+	info, ok := agents.Find(agents.Codex)
+	dirs := info.Dirs(home, s.Env)
+	if !ok || len(dirs) == 0 {
+		return nil, nil
+	}
+	cfgPath := filepath.Join(dirs[0], "config.toml")
+	cfg, err := readSettings(cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	trusted, err := integrate.CodexTrustedHashes(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfgPath, err)
+	}
+	var out []string
+	for _, f := range files {
+		text, err := readSettings(f)
+		if err != nil {
+			return nil, err
+		}
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return nil, err
+		}
+		hooks, err := integrate.CodexHooks(abs, text)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hooks {
+			_, ours, found := strings.Cut(h.Command, " hook "+agents.Codex+" ")
+			if found && trusted[h.Key] != h.Hash {
+				out = append(out, ours+" ("+h.Event+" in "+f+")")
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // readSettings reads an agent's settings file, bounded; nil when missing.

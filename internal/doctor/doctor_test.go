@@ -3,6 +3,7 @@ package doctor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,5 +215,54 @@ func TestHooksCommandMustResolve(t *testing.T) {
 	c = find(t, Run(context.Background(), s), "hooks:claude-code")
 	if c.Status != OK || !strings.Contains(c.Detail, "settings.local.json") {
 		t.Errorf("hooks with the program there: %+v", c)
+	}
+}
+
+// TestCodexHooksMustBeTrusted: Codex runs a hook only once the user has
+// trusted it (its hash under [hooks.state] in config.toml), and skips an
+// untrusted one without a word; doctor says so, and what to do.
+func TestCodexHooksMustBeTrusted(t *testing.T) {
+	s := setup(t)
+	a, _ := integrate.LookupAgent("codex")
+	prog := filepath.Join(t.TempDir(), "session-handoff")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text, _, err := integrate.Insert(nil, a.Hooks(prog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooksPath := filepath.Join(s.Env("HOME"), ".codex", "hooks.json")
+	if err := os.MkdirAll(filepath.Dir(hooksPath), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hooksPath, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := find(t, Run(context.Background(), s), "hooks:codex")
+	if c.Status != Warn || !strings.Contains(c.Detail, "not trusted") || !strings.Contains(c.Fix, "/hooks") {
+		t.Fatalf("untrusted Codex hooks: %+v", c)
+	}
+	hooks, err := integrate.CodexHooks(hooksPath, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg strings.Builder
+	for _, h := range hooks {
+		fmt.Fprintf(&cfg, "[hooks.state.%q]\ntrusted_hash = %q\n", h.Key, h.Hash)
+	}
+	if err := os.WriteFile(filepath.Join(s.Env("HOME"), ".codex", "config.toml"), []byte(cfg.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "hooks:codex"); c.Status != OK {
+		t.Fatalf("trusted Codex hooks: %+v", c)
+	}
+	// A changed hook needs trusting again.
+	changed := strings.Replace(string(text), `"timeout":3`, `"timeout":2`, 1)
+	if err := os.WriteFile(hooksPath, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "hooks:codex"); c.Status != Warn || !strings.Contains(c.Detail, "session-end") {
+		t.Fatalf("a changed Codex hook: %+v", c)
 	}
 }

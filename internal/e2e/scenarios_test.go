@@ -180,3 +180,21 @@ func compacting(marker, summary string, turns ...fakemodel.Turn) fakemodel.Scrip
 		return next(r)
 	}
 }
+
+// TestDoctor: doctor finds the hooks as the agent runs them: Codex's
+// untrusted hooks (which it skips without a word) are a warning until
+// they are trusted.
+func TestDoctor(t *testing.T) {
+	forEachAgent(t, func(t *testing.T, w *world) {
+		w.sh("integrate", w.agent.name)
+		if w.agent.name == "codex" {
+			if c := w.doctorCheck("hooks:codex"); c.Status != "warn" || !strings.Contains(c.Detail, "not trusted") {
+				t.Errorf("doctor on untrusted Codex hooks: %+v", c)
+			}
+		}
+		w.agent.trustHooks(w)
+		if c := w.doctorCheck("hooks:" + w.agent.name); c.Status != "ok" {
+			t.Errorf("doctor on the installed hooks: %+v", c)
+		}
+	})
+}

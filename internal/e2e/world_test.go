@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/doctor"
 	"github.com/session-handoff/session-handoff/internal/e2e/fakemodel"
 )
 
@@ -292,4 +293,21 @@ func keepTranscripts(t *testing.T, home string) {
 	if err != nil {
 		t.Errorf("keep transcripts: %v", err)
 	}
+}
+
+// doctorCheck is the check of that name in doctor --json's report.
+func (w *world) doctorCheck(name string) doctor.Check {
+	w.t.Helper()
+	out, _, _ := w.try(nil, program, "doctor", "--json") // non-zero on any warning
+	var checks []doctor.Check
+	if err := json.Unmarshal([]byte(out), &checks); err != nil {
+		w.t.Fatalf("doctor --json: %v\n%s", err, out)
+	}
+	for _, c := range checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	w.t.Fatalf("doctor --json has no check %s:\n%s", name, out)
+	return doctor.Check{}
 }
