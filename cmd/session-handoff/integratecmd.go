@@ -35,7 +35,9 @@ Code .claude/settings.json in the project (or ~/.claude/settings.json with
 CLI .gemini/settings.json (or ~/.gemini/settings.json): SessionStart runs
 'session-handoff hook AGENT session-start' (the resume briefing goes into
 the session's context), PreCompact/PreCompress and SessionEnd capture the
-session. The end-of-session hooks declare the time they may take (Claude
+session (Gemini CLI fires PreCompress before every model call: the hook
+captures only when the last prompt has reached the compression threshold,
+model.compressionThreshold of its settings). The end-of-session hooks declare the time they may take (Claude
 Code gives SessionEnd hooks 1.5 s unless they declare more; Codex allows
 them 3 s); an approved handover.toml runs in the background at session end.
 
