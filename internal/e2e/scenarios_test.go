@@ -78,6 +78,14 @@ func captureAndBrief(t *testing.T, w *world) {
 	if body := string(reqs[0].Body); !strings.Contains(body, "hello.txt") || !strings.Contains(body, string(r.ID)) {
 		t.Errorf("the second session's first request does not carry the briefing (hello.txt and id %s):\n%s", r.ID, clip(body))
 	}
+	// The briefing names a tool only when the agent offers it.
+	for _, tool := range []string{"TaskCreate", "TaskUpdate", "TodoWrite", "update_plan", "write_todos"} {
+		body := string(reqs[0].Body)
+		named := strings.Contains(body, "("+tool+")") || strings.Contains(body, "("+tool+"/") || strings.Contains(body, "/"+tool+")")
+		if named && !reqs[0].Offers(tool) {
+			t.Errorf("the briefing names %s, which the request does not offer (it offers %v)", tool, reqs[0].Tools)
+		}
+	}
 	// The only changes the session did not make are the settings
 	// integrate wrote: nobody's work, so not listed as such.
 	if body := string(reqs[0].Body); strings.Contains(body, "Dirty in git but not touched by the session") {
