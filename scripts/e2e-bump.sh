@@ -2,8 +2,9 @@
 # Checks a new agent release in one command: rewrites
 # internal/e2e/versions.env to the newest versions of Claude Code, Codex
 # CLI and Gemini CLI on the npm registry, then runs the end-to-end suite
-# (scripts/e2e.sh) against them. The file stays rewritten either way:
-# commit it when the suite passes, or `git checkout internal/e2e/versions.env`.
+# (scripts/e2e.sh) against them. The files stay rewritten either way
+# (versions.env and README.md's line on them): commit them when the suite
+# passes, or `git checkout internal/e2e/versions.env README.md`.
 #
 #   scripts/e2e-bump.sh [go test flags]
 set -euo pipefail
@@ -25,4 +26,13 @@ sed -i.bak \
   -e "s/^GEMINI_CLI_VERSION=.*/GEMINI_CLI_VERSION=${gemini}/" \
   internal/e2e/versions.env
 rm -f internal/e2e/versions.env.bak
+# README.md says which versions are checked end to end
+# (TestReadmeNamesTheAgentVersionsCheckedEndToEnd holds it to versions.env).
+esc() { printf '%s' "$1" | sed 's/[.]/\\./g'; }
+sed -i.bak \
+  -e "s/Code $(esc "$CLAUDE_CODE_VERSION"),/Code ${claude},/" \
+  -e "s/Codex CLI $(esc "$CODEX_VERSION")/Codex CLI ${codex}/" \
+  -e "s/Gemini CLI $(esc "$GEMINI_CLI_VERSION")/Gemini CLI ${gemini}/" \
+  README.md
+rm -f README.md.bak
 exec scripts/e2e.sh "$@"
