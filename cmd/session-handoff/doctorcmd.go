@@ -29,7 +29,9 @@ session-handoff hooks in the agents' project, personal and user settings
 (missing: a warning only for an agent used on this machine; installed with
 a command that does not resolve to an executable: a failure; Codex hooks
 not trusted in its /hooks screen, which Codex skips without a word: a
-warning); PAUSE files; an interrupted
+warning); each registration of the MCP server (a bare name, which only
+an agent with it on PATH can start: a warning; a path that is gone: a
+failure); PAUSE files; an interrupted
 handover run; a project handover.toml not yet approved.
 
 doctor only reads: it changes nothing. It exits 0 when no check failed and

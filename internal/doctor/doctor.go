@@ -45,7 +45,7 @@ const (
 // Check is one line of the report.
 type Check struct {
 	// Name identifies the check: version, git, store, keys, trust,
-	// sessions:AGENT, hooks:AGENT, pause, handover, handover-config.
+	// sessions:AGENT, hooks:AGENT, mcp:AGENT, pause, handover, handover-config.
 	Name   string `json:"name"`
 	Status Status `json:"status"`
 	// Detail says what was found, in one line.
@@ -88,6 +88,7 @@ func Run(ctx context.Context, s Setup) []Check {
 	sessions, used := checkSessions(s)
 	out = append(out, sessions...)
 	out = append(out, checkHooks(s, used)...)
+	out = append(out, checkMCP(s)...)
 	out = append(out, checkPause(s))
 	if s.Project != "" {
 		out = append(out, checkHandover(s))
@@ -430,6 +431,63 @@ func codexUntrusted(s Setup, home string, files []string) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// checkMCP checks, for each agent with our MCP server registered, that
+// the registration runs a program that resolves: the agent starts it
+// without a shell, with its own PATH, so a bare name works only where
+// that PATH has it, and a path that is gone never works.
+func checkMCP(s Setup) []Check {
+	home, _ := paths.Home(s.Env)
+	var out []Check
+	for _, agent := range integrate.Agents {
+		var files []string
+		for _, user := range []bool{false, true} {
+			if (!user && s.Project == "") || (user && home == "") {
+				continue
+			}
+			if p, _, err := integrate.MCPPath(agent.Name, s.Project, home, user, s.Env); err == nil {
+				files = append(files, p)
+			}
+		}
+		c := Check{Name: "mcp:" + agent.Name, Status: OK}
+		var found []string
+		for _, f := range files {
+			text, err := readSettings(f)
+			if err != nil || text == nil {
+				continue
+			}
+			prog, ok, err := integrate.RegisteredCommand(f, text)
+			switch {
+			case err != nil:
+				c.Status, c.Detail, c.Fix = Warn, err.Error(), "fix the file"
+			case !ok:
+				continue
+			case !filepath.IsAbs(prog):
+				c.Status = Warn
+				c.Detail = fmt.Sprintf("the MCP server registered in %s runs %q from PATH: an agent started without it on PATH cannot start the server", f, prog)
+				c.Fix = "session-handoff integrate " + agent.Name + " --mcp --remove, then integrate " + agent.Name + " --mcp (it writes this binary's path)"
+			default:
+				if err := integrate.CheckProgram(prog, s.LookPath); err != nil {
+					c.Status = Fail
+					c.Detail = fmt.Sprintf("the MCP server registered in %s cannot start: %v", f, err)
+					c.Fix = "session-handoff integrate " + agent.Name + " --mcp --remove, then integrate " + agent.Name + " --mcp"
+				}
+			}
+			found = append(found, f)
+			if c.Status != OK {
+				break
+			}
+		}
+		if len(found) == 0 {
+			continue // not registered: nothing to say
+		}
+		if c.Status == OK {
+			c.Detail = "registered in " + strings.Join(found, " and ")
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // readSettings reads an agent's settings file, bounded; nil when missing.

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -264,5 +265,50 @@ func TestCodexHooksMustBeTrusted(t *testing.T) {
 	}
 	if c := find(t, Run(context.Background(), s), "hooks:codex"); c.Status != Warn || !strings.Contains(c.Detail, "session-end") {
 		t.Fatalf("a changed Codex hook: %+v", c)
+	}
+}
+
+// TestMCPRegistrationMustResolve: an MCP registration runs its command
+// without a shell, with the agent's PATH: a bare name works only where
+// the agent has it on PATH (Gemini CLI 0.61 showed "Disconnected"), and a
+// path that is gone never works.
+func TestMCPRegistrationMustResolve(t *testing.T) {
+	s := setup(t)
+	path := filepath.Join(s.Project, ".mcp.json")
+	if err := os.MkdirAll(s.Project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(prog string) {
+		t.Helper()
+		reg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"session-handoff": integrate.NewMCPServer(prog, "claude-code")}})
+		if err := os.WriteFile(path, reg, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("session-handoff")
+	if c := find(t, Run(context.Background(), s), "mcp:claude-code"); c.Status != Warn || !strings.Contains(c.Detail, "PATH") || !strings.Contains(c.Fix, "--mcp") {
+		t.Errorf("a bare name: %+v", c)
+	}
+	prog := filepath.Join(t.TempDir(), "session-handoff")
+	write(prog)
+	if c := find(t, Run(context.Background(), s), "mcp:claude-code"); c.Status != Fail || !strings.Contains(c.Detail, prog) {
+		t.Errorf("a missing program: %+v", c)
+	}
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "mcp:claude-code"); c.Status != OK {
+		t.Errorf("the program there: %+v", c)
+	}
+	// Codex: a table in config.toml.
+	cfg := filepath.Join(s.Env("HOME"), ".codex", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("[mcp_servers.session-handoff]\ncommand = \"/nowhere/session-handoff\"\nargs = [\"mcp\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "mcp:codex"); c.Status != Fail || !strings.Contains(c.Detail, "/nowhere/session-handoff") {
+		t.Errorf("codex: %+v", c)
 	}
 }

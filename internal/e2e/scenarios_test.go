@@ -107,6 +107,9 @@ func TestMCP(t *testing.T) {
 		if out := w.combined(w.agent.command, "mcp", "list"); !w.agent.mcpConnected(out) || !strings.Contains(out, program) {
 			t.Fatalf("%s mcp list does not show session-handoff (%s) connected:\n%s", w.agent.command, program, out)
 		}
+		if c := w.doctorCheck("mcp:" + w.agent.name); c.Status != "ok" {
+			t.Errorf("doctor on the MCP registration: %+v", c)
+		}
 		const step, decision = "wire the e2e greeting into main.go", "keep greetings in hello.txt: one place to edit"
 		var turns []fakemodel.Turn
 		if c := w.agent.toolSearch; c != nil {
