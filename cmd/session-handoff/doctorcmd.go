@@ -28,7 +28,8 @@ Codex CLI and Gemini CLI keep sessions, and how many are this project's;
 session-handoff hooks in the agents' project, personal and user settings
 (missing: a warning only for an agent used on this machine; installed with
 a command that does not resolve to an executable: a failure; Codex hooks
-not trusted in its /hooks screen, which Codex skips without a word: a
+not trusted in its /hooks screen, which Codex skips without a word, and
+Gemini CLI hooks in a project whose folder Gemini does not trust: a
 warning); each registration of the MCP server (a bare name, which only
 an agent with it on PATH can start: a warning; a path that is gone: a
 failure); PAUSE files; an interrupted

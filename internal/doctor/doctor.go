@@ -358,9 +358,17 @@ func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
 			}
 		}
 		var untrusted []string
-		if agent.Name == agents.Codex && len(broken) == 0 && len(problems) == 0 {
+		var folderFix string
+		if len(broken) == 0 && len(problems) == 0 {
 			var err error
-			if untrusted, err = codexUntrusted(s, home, installed); err != nil {
+			switch agent.Name {
+			case agents.Codex:
+				untrusted, err = codexUntrusted(s, home, installed)
+			case agents.Gemini:
+				untrusted, err = geminiUntrusted(s, home, agent, installed)
+				folderFix = "start gemini in the project and trust the folder, or install the hooks with --user"
+			}
+			if err != nil {
 				problems = append(problems, err.Error())
 			}
 		}
@@ -372,6 +380,10 @@ func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
 			c.Fix = "session-handoff integrate " + agent.Name + " --remove, then integrate again (it writes this binary's path)"
 		case len(problems) > 0:
 			c.Status, c.Detail, c.Fix = Warn, strings.Join(problems, "; "), "fix the file, or pass the agent its settings another way"
+		case len(untrusted) > 0 && folderFix != "":
+			c.Status = Warn
+			c.Detail = strings.Join(untrusted, "; ")
+			c.Fix = folderFix
 		case len(untrusted) > 0:
 			// Codex skips an untrusted hook without a word.
 			c.Status = Warn
@@ -488,6 +500,43 @@ func checkMCP(s Setup) []Check {
 		out = append(out, c)
 	}
 	return out
+}
+
+// geminiUntrusted says, for hooks installed in the project's
+// .gemini/settings.json, that Gemini CLI ignores that file because it
+// does not trust the project's folder (trustedFolders.json), unless the
+// user turned folder trust off.
+func geminiUntrusted(s Setup, home string, agent integrate.Agent, installed []string) ([]string, error) {
+	if s.Project == "" {
+		return nil, nil
+	}
+	project := agent.SettingsPath(s.Project, home, false, s.Env)
+	if !slices.Contains(installed, project) {
+		return nil, nil
+	}
+	info, ok := agents.Find(agents.Gemini)
+	dirs := info.Dirs(home, s.Env)
+	if !ok || len(dirs) == 0 {
+		return nil, nil
+	}
+	if user, err := readSettings(filepath.Join(dirs[0], "settings.json")); err == nil && user != nil && integrate.GeminiFolderTrustOff(user) {
+		return nil, nil
+	}
+	rulesPath := integrate.GeminiTrustedFoldersPath(dirs[0], s.Env)
+	rules, err := readSettings(rulesPath)
+	if err != nil {
+		return nil, err
+	}
+	trusted := false
+	if rules != nil {
+		if trusted, err = integrate.GeminiFolderTrusted(rules, s.Project); err != nil {
+			return nil, fmt.Errorf("%s: %w", rulesPath, err)
+		}
+	}
+	if trusted {
+		return nil, nil
+	}
+	return []string{"installed in " + project + ", but Gemini CLI does not trust " + s.Project + " (" + rulesPath + "), so it ignores the project's settings and their hooks"}, nil
 }
 
 // readSettings reads an agent's settings file, bounded; nil when missing.

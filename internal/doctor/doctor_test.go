@@ -312,3 +312,48 @@ func TestMCPRegistrationMustResolve(t *testing.T) {
 		t.Errorf("codex: %+v", c)
 	}
 }
+
+// TestGeminiProjectHooksNeedATrustedFolder: Gemini CLI ignores a
+// project's .gemini/settings.json, hooks and all, in a folder it does not
+// trust (folder trust is on by default).
+func TestGeminiProjectHooksNeedATrustedFolder(t *testing.T) {
+	s := setup(t)
+	a, _ := integrate.LookupAgent("gemini")
+	prog := filepath.Join(t.TempDir(), "session-handoff")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text, _, err := integrate.Insert(nil, a.Hooks(prog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(s.Project, ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := find(t, Run(context.Background(), s), "hooks:gemini")
+	if c.Status != Warn || !strings.Contains(c.Detail, "does not trust") || !strings.Contains(c.Fix, "trust") {
+		t.Fatalf("project hooks in an untrusted folder: %+v", c)
+	}
+	rules := filepath.Join(s.Env("HOME"), ".gemini", "trustedFolders.json")
+	if err := os.MkdirAll(filepath.Dir(rules), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	trust, _ := json.Marshal(map[string]string{filepath.Dir(s.Project): "TRUST_FOLDER"})
+	if err := os.WriteFile(rules, trust, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "hooks:gemini"); c.Status != OK {
+		t.Fatalf("project hooks in a trusted folder: %+v", c)
+	}
+	trust, _ = json.Marshal(map[string]string{filepath.Dir(s.Project): "TRUST_FOLDER", s.Project: "DO_NOT_TRUST"})
+	if err := os.WriteFile(rules, trust, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "hooks:gemini"); c.Status != Warn {
+		t.Fatalf("project hooks in a folder trusted by its parent's rule but distrusted by its own: %+v", c)
+	}
+}

@@ -198,10 +198,19 @@ func compacting(marker, summary string, turns ...fakemodel.Turn) fakemodel.Scrip
 func TestDoctor(t *testing.T) {
 	forEachAgent(t, func(t *testing.T, w *world) {
 		w.sh("integrate", w.agent.name)
-		if w.agent.name == "codex" {
+		switch w.agent.name {
+		case "codex":
 			if c := w.doctorCheck("hooks:codex"); c.Status != "warn" || !strings.Contains(c.Detail, "not trusted") {
 				t.Errorf("doctor on untrusted Codex hooks: %+v", c)
 			}
+		case "gemini":
+			// The project's folder not trusted: Gemini ignores its
+			// settings, hooks and all.
+			w.writeHome(".gemini/trustedFolders.json", "{}")
+			if c := w.doctorCheck("hooks:gemini"); c.Status != "warn" || !strings.Contains(c.Detail, "does not trust") {
+				t.Errorf("doctor on Gemini hooks in an untrusted folder: %+v", c)
+			}
+			w.agent.setup(w)
 		}
 		w.agent.trustHooks(w)
 		if c := w.doctorCheck("hooks:" + w.agent.name); c.Status != "ok" {
