@@ -224,22 +224,8 @@ func TestHooksCommandMustResolve(t *testing.T) {
 // untrusted one without a word; doctor says so, and what to do.
 func TestCodexHooksMustBeTrusted(t *testing.T) {
 	s := setup(t)
-	a, _ := integrate.LookupAgent("codex")
-	prog := filepath.Join(t.TempDir(), "session-handoff")
-	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	text, _, err := integrate.Insert(nil, a.Hooks(prog))
-	if err != nil {
-		t.Fatal(err)
-	}
 	hooksPath := filepath.Join(s.Env("HOME"), ".codex", "hooks.json")
-	if err := os.MkdirAll(filepath.Dir(hooksPath), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(hooksPath, text, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	text := installHooks(t, "codex", hooksPath)
 	c := find(t, Run(context.Background(), s), "hooks:codex")
 	if c.Status != Warn || !strings.Contains(c.Detail, "not trusted") || !strings.Contains(c.Fix, "/hooks") {
 		t.Fatalf("untrusted Codex hooks: %+v", c)
@@ -318,22 +304,7 @@ func TestMCPRegistrationMustResolve(t *testing.T) {
 // trust (folder trust is on by default).
 func TestGeminiProjectHooksNeedATrustedFolder(t *testing.T) {
 	s := setup(t)
-	a, _ := integrate.LookupAgent("gemini")
-	prog := filepath.Join(t.TempDir(), "session-handoff")
-	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	text, _, err := integrate.Insert(nil, a.Hooks(prog))
-	if err != nil {
-		t.Fatal(err)
-	}
-	settings := filepath.Join(s.Project, ".gemini", "settings.json")
-	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(settings, text, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	installHooks(t, "gemini", filepath.Join(s.Project, ".gemini", "settings.json"))
 	c := find(t, Run(context.Background(), s), "hooks:gemini")
 	if c.Status != Warn || !strings.Contains(c.Detail, "does not trust") || !strings.Contains(c.Fix, "trust") {
 		t.Fatalf("project hooks in an untrusted folder: %+v", c)
@@ -356,4 +327,26 @@ func TestGeminiProjectHooksNeedATrustedFolder(t *testing.T) {
 	if c := find(t, Run(context.Background(), s), "hooks:gemini"); c.Status != Warn {
 		t.Fatalf("project hooks in a folder trusted by its parent's rule but distrusted by its own: %+v", c)
 	}
+}
+
+// installHooks writes agent's hooks, running a program that exists, into
+// the settings file at path, and returns the file's text.
+func installHooks(t *testing.T, agent, path string) []byte {
+	t.Helper()
+	a, _ := integrate.LookupAgent(agent)
+	prog := filepath.Join(t.TempDir(), "session-handoff")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text, _, err := integrate.Insert(nil, a.Hooks(prog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return text
 }

@@ -185,23 +185,21 @@ func (w *world) git(args ...string) string {
 // write writes a file in the project.
 func (w *world) write(rel, content string) {
 	w.t.Helper()
-	p := filepath.Join(w.project, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		w.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		w.t.Fatal(err)
-	}
+	w.writeFile(filepath.Join(w.project, rel), content, 0o644)
 }
 
-// writeHome writes a file under HOME.
+// writeHome writes a file under HOME, readable by its owner alone.
 func (w *world) writeHome(rel, content string) {
 	w.t.Helper()
-	p := filepath.Join(w.home, rel)
+	w.writeFile(filepath.Join(w.home, rel), content, 0o600)
+}
+
+func (w *world) writeFile(p, content string, mode os.FileMode) {
+	w.t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		w.t.Fatal(err)
 	}
-	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+	if err := os.WriteFile(p, []byte(content), mode); err != nil {
 		w.t.Fatal(err)
 	}
 }
