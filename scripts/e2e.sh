@@ -36,18 +36,26 @@ cache="${XDG_CACHE_HOME:-$HOME/.cache}/session-handoff-e2e/claude-${CLAUDE_CODE_
 if [ ! -f "$cache/.complete" ]; then
   echo "installing the agents into $cache"
   rm -rf "$cache"; mkdir -p "$cache"
-  # --ignore-scripts: the native binaries come inside the platform packages
-  # (@anthropic-ai/claude-code-linux-x64, @openai/codex-linux-x64); no
-  # install script is needed, and none runs.
+  # The native binaries come inside the platform packages
+  # (@anthropic-ai/claude-code-linux-x64, @openai/codex-linux-x64).
+  # --ignore-scripts: no package's install script runs (node-pty's would
+  # build with node-gyp) but Claude Code's own, below.
   npm install --prefix "$cache" --no-audit --no-fund --ignore-scripts --loglevel=error \
     "@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}" \
     "@openai/codex@${CODEX_VERSION}" \
     "@google/gemini-cli@${GEMINI_CLI_VERSION}" >/dev/null
+  # Claude Code's bin/claude.exe is a stub until its postinstall links the
+  # platform package's binary in its place (install.cjs of
+  # @anthropic-ai/claude-code@2.1.328, which picks glibc or musl, x64 or arm64).
+  (cd "$cache/node_modules/@anthropic-ai/claude-code" && node install.cjs >/dev/null)
   touch "$cache/.complete"
 fi
 bin="$cache/node_modules/.bin"
-for a in claude codex gemini; do
-  [ -x "$bin/$a" ] || { echo "e2e: $a is missing from $bin" >&2; exit 1; }
+# Each agent runs, at the pinned version, before any test.
+for pin in "claude:${CLAUDE_CODE_VERSION}" "codex:${CODEX_VERSION}" "gemini:${GEMINI_CLI_VERSION}"; do
+  a=${pin%%:*} want=${pin#*:}
+  got=$("$bin/$a" --version 2>&1 | head -1) || { echo "e2e: $a does not run: $got" >&2; exit 1; }
+  case "$got" in *"$want"*) ;; *) echo "e2e: $a --version says '$got', want $want" >&2; exit 1 ;; esac
 done
 
 work=$(mktemp -d)
