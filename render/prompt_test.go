@@ -600,3 +600,30 @@ func TestPeopleShowsTheSession(t *testing.T) {
 		t.Errorf("no derived next steps:\n%s", b.String())
 	}
 }
+
+// TestAgentSettingsAreNotTheUsersChanges: the settings files integrate
+// writes (and the agents' own configuration directories, untracked) are
+// not listed as someone else's changes in the work tree.
+func TestAgentSettingsAreNotTheUsersChanges(t *testing.T) {
+	rec := fullRecord()
+	rec.Git.Unstaged = append(rec.Git.Unstaged, handoff.FileStatus{Path: ".claude/settings.json", Status: "M"}, handoff.FileStatus{Path: "main.go", Status: "M"})
+	rec.Git.Untracked = append(rec.Git.Untracked, ".claude/settings.local.json", ".mcp.json", ".codex/", ".gemini/", ".codex/hooks.json", ".gemini/settings.json", ".claude/agents/reviewer.md")
+	res, err := render.Render(rec, render.Options{Mode: render.Prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, dirty, ok := strings.Cut(res.Text, "Dirty in git but not touched by the session")
+	if !ok {
+		t.Fatalf("no list of untouched dirty files:\n%s", res.Text)
+	}
+	for _, own := range []string{".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".codex/", ".gemini/"} {
+		if strings.Contains(dirty, "- "+own+"\n") {
+			t.Errorf("%s is listed as someone else's change:\n%s", own, dirty)
+		}
+	}
+	for _, theirs := range []string{"go.sum", "main.go", ".claude/agents/reviewer.md"} {
+		if !strings.Contains(dirty, "- "+theirs+"\n") {
+			t.Errorf("%s is missing from the untouched dirty files:\n%s", theirs, dirty)
+		}
+	}
+}

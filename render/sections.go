@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents"
 )
 
 // headings are the section titles people and agents see.
@@ -405,7 +406,8 @@ func attachmentsSection(w *writer, rec *handoff.Record, _ int) {
 }
 
 // untouchedDirty lists the files git had changed that the session did not
-// touch.
+// touch, the agents' settings files left out: integrate's hooks and MCP
+// servers live there, and they are nobody's work.
 func untouchedDirty(rec *handoff.Record) []string {
 	g := rec.Git
 	if g == nil || rec.Session == nil {
@@ -418,7 +420,7 @@ func untouchedDirty(rec *handoff.Record) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {
-		if !touched[p] && !seen[p] {
+		if !touched[p] && !seen[p] && !agents.IsSettingsFile(p) {
 			seen[p] = true
 			out = append(out, p)
 		}

@@ -27,7 +27,12 @@ you alone); the trust store (parses; its principals); where Claude Code,
 Codex CLI and Gemini CLI keep sessions, and how many are this project's;
 session-handoff hooks in the agents' project, personal and user settings
 (missing: a warning only for an agent used on this machine; installed with
-a command that does not resolve to an executable: a failure); PAUSE files; an interrupted
+a command that does not resolve to an executable: a failure; Codex hooks
+not trusted in its /hooks screen, which Codex skips without a word, and
+Gemini CLI hooks in a project whose folder Gemini does not trust: a
+warning); each registration of the MCP server (a bare name, which only
+an agent with it on PATH can start: a warning; a path that is gone: a
+failure); PAUSE files; an interrupted
 handover run; a project handover.toml not yet approved.
 
 doctor only reads: it changes nothing. It exits 0 when no check failed and

@@ -22,7 +22,7 @@ type integrateOptions struct {
 	dir          string
 	dryRun       bool
 	remove       bool
-	program      string // "" is this binary's absolute path (hooks) or session-handoff (MCP, packages)
+	program      string // "" is this binary's absolute path
 	mcp          bool   // register the MCP server instead of the hooks
 	plugin       string // write a Claude Code plugin into this directory
 	extension    string // write a Gemini CLI extension into this directory
@@ -35,13 +35,18 @@ Code .claude/settings.json in the project (or ~/.claude/settings.json with
 CLI .gemini/settings.json (or ~/.gemini/settings.json): SessionStart runs
 'session-handoff hook AGENT session-start' (the resume briefing goes into
 the session's context), PreCompact/PreCompress and SessionEnd capture the
-session. The end-of-session hooks declare the time they may take (Claude
+session (Gemini CLI fires PreCompress before every model call: the hook
+captures only when the last prompt has reached the compression threshold,
+model.compressionThreshold of its settings). The end-of-session hooks declare the time they may take (Claude
 Code gives SessionEnd hooks 1.5 s unless they declare more; Codex allows
 them 3 s); an approved handover.toml runs in the background at session end.
 
-The hooks run this binary by its absolute path, so they do not depend on
-the agent's PATH; a temporary build ('go run') uses the session-handoff on
-PATH, and integrate refuses when there is none. --program names another.
+The hooks, the MCP server's registration and the plugin or extension run
+this binary by its absolute path, so they do not depend on the agent's
+PATH; a temporary build ('go run') uses the session-handoff on PATH, and
+integrate refuses when there is none. --program names another: pass
+--program session-handoff for a file or package you share with people
+whose session-handoff lives elsewhere.
 
 Claude Code: when .claude/settings.json is tracked by git, the hooks go
 into .claude/settings.local.json (yours, not committed) unless you pass
@@ -68,9 +73,9 @@ one, integrate prints the 'claude mcp add --scope user' command to run.
 
 --plugin DIR (Claude Code) writes a plugin that brings the hooks and the
 MCP server: .claude-plugin/plugin.json, hooks/hooks.json, .mcp.json.
---extension DIR (Gemini CLI) writes an extension with the MCP server and
-a context file: gemini-extension.json, GEMINI.md (in DIR/session-handoff
-unless DIR is named so). Existing files with other content are not
+--extension DIR (Gemini CLI) writes an extension with the hooks, the MCP
+server and a context file: gemini-extension.json, hooks/hooks.json,
+GEMINI.md (in DIR/session-handoff unless DIR is named so). Existing files with other content are not
 overwritten.`
 
 func newIntegrateCmd(a *app) *cobra.Command {
@@ -109,7 +114,7 @@ func newIntegrateCmd(a *app) *cobra.Command {
 	f.StringVar(&opts.program, "program", "", "how the hooks call session-handoff: an absolute path or a name on PATH (default: this binary's path)")
 	f.BoolVar(&opts.mcp, "mcp", false, "register the MCP server (session-handoff mcp) instead of the hooks")
 	f.StringVar(&opts.plugin, "plugin", "", "write a Claude Code plugin (hooks and MCP server) into this directory")
-	f.StringVar(&opts.extension, "extension", "", "write a Gemini CLI extension (MCP server and context file) into this directory")
+	f.StringVar(&opts.extension, "extension", "", "write a Gemini CLI extension (hooks, MCP server and context file) into this directory")
 	return cmd
 }
 
@@ -121,8 +126,12 @@ func runIntegrate(a *app, opts integrateOptions) error {
 		if opts.local {
 			return usagef("--local is for hooks; the MCP server and packages take --project or --user")
 		}
-		if opts.program == "" {
-			opts.program = integrate.ProgramName
+		if !opts.remove {
+			program, err := resolveIntegrateProgram(opts.program)
+			if err != nil {
+				return err
+			}
+			opts.program = program
 		}
 		if opts.mcp && opts.plugin == "" && opts.extension == "" {
 			return runIntegrateMCP(a, opts)
@@ -140,12 +149,9 @@ func runIntegrate(a *app, opts integrateOptions) error {
 	if opts.remove {
 		return a.removeIntegration(opts, paths, stateDir)
 	}
-	program, err := integrate.ResolveProgram(opts.program, integrate.DefaultLookup(exec.LookPath))
-	if errors.Is(err, integrate.ErrProgramNotFound) {
-		return withHint(err, "install session-handoff (a release, or 'go install ./cmd/session-handoff') and run integrate with it, or pass --program /absolute/path/to/session-handoff")
-	}
+	program, err := resolveIntegrateProgram(opts.program)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	c, err := integrate.PlanInstall(paths[0], agent.Hooks(program), agent.Name)
 	if err != nil {
@@ -159,6 +165,20 @@ func runIntegrate(a *app, opts integrateOptions) error {
 		fmt.Fprintln(a.stdout, agent.Trust)
 	}
 	return nil
+}
+
+// resolveIntegrateProgram is the program installed hooks, MCP
+// registrations and packages run: the one given, or this binary's
+// absolute path (integrate.ResolveProgram).
+func resolveIntegrateProgram(given string) (string, error) {
+	program, err := integrate.ResolveProgram(given, integrate.DefaultLookup(exec.LookPath))
+	if errors.Is(err, integrate.ErrProgramNotFound) {
+		return "", withHint(err, "install session-handoff (a release, or 'go install ./cmd/session-handoff') and run integrate with it, or pass --program /absolute/path/to/session-handoff")
+	}
+	if err != nil {
+		return "", usageError{err}
+	}
+	return program, nil
 }
 
 // integrationTargets are the settings files integrate edits for agent

@@ -317,3 +317,30 @@ func placeSession(t *testing.T, src, dst, oldCWD, newCWD string) {
 	}
 	writeTourFile(t, dst, string(bytes.ReplaceAll(data, []byte(oldCWD), []byte(newCWD))))
 }
+
+// TestReadmeNamesTheAgentVersionsCheckedEndToEnd: the README says which
+// agent versions the e2e suite runs, and they are the pinned ones.
+func TestReadmeNamesTheAgentVersionsCheckedEndToEnd(t *testing.T) {
+	pins, err := os.ReadFile(filepath.Join("..", "..", "internal", "e2e", "versions.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(string(readme)), " ")
+	names := map[string]string{"CLAUDE_CODE_VERSION": "Claude Code", "CODEX_VERSION": "Codex CLI", "GEMINI_CLI_VERSION": "Gemini CLI"}
+	for _, line := range strings.Split(string(pins), "\n") {
+		key, version, ok := strings.Cut(line, "=")
+		if name := names[key]; ok && name != "" {
+			if !strings.Contains(flat, name+" "+version) {
+				t.Errorf("README.md does not say %s %s is checked end to end (internal/e2e/versions.env)", name, version)
+			}
+			delete(names, key)
+		}
+	}
+	if len(names) > 0 {
+		t.Errorf("versions.env lacks %v", names)
+	}
+}

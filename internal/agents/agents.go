@@ -43,6 +43,11 @@ type Agent struct {
 	// session-start hook's additionalContext the agent takes whole; 0
 	// when it states none.
 	HookContextLimit int
+	// SettingsFiles are the files in a project that hold the agent's own
+	// settings, where integrate installs hooks and MCP servers, relative
+	// to the root; a name ending in / is the agent's directory as git
+	// lists it when nothing in it is tracked.
+	SettingsFiles []string
 
 	// dirs are the agent's own directories, most preferred first: where
 	// it keeps its settings and transcripts.
@@ -78,7 +83,8 @@ var table = []Agent{
 			}
 			return []string{filepath.Join(home, ".claude"), filepath.Join(cfg, "claude")}
 		},
-		sessions: "projects",
+		sessions:      "projects",
+		SettingsFiles: []string{".claude/", ".claude/settings.json", ".claude/settings.local.json", ".mcp.json"},
 	},
 	{
 		Name: Codex, Display: "Codex CLI", Aliases: []string{"codex-cli"},
@@ -95,7 +101,8 @@ var table = []Agent{
 			}
 			return []string{filepath.Join(home, ".codex")}
 		},
-		sessions: "sessions",
+		sessions:      "sessions",
+		SettingsFiles: []string{".codex/", ".codex/hooks.json", ".codex/config.toml"},
 	},
 	{
 		Name: Gemini, Display: "Gemini CLI", Aliases: []string{"gemini-cli"},
@@ -106,7 +113,8 @@ var table = []Agent{
 			}
 			return []string{filepath.Join(home, ".gemini")}
 		},
-		sessions: "tmp",
+		sessions:      "tmp",
+		SettingsFiles: []string{".gemini/", ".gemini/settings.json"},
 	},
 }
 
@@ -124,6 +132,21 @@ func Names() []string {
 		out[i] = a.Name
 	}
 	return out
+}
+
+// IsSettingsFile says whether rel, a path relative to a project's root
+// in git's form, is one of an agent's SettingsFiles: a change to it is
+// the agent's or integrate's, not the user's work.
+func IsSettingsFile(rel string) bool {
+	rel = strings.TrimPrefix(rel, "./")
+	for _, a := range table {
+		for _, f := range a.SettingsFiles {
+			if rel == f {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Normal is the form names are compared in: trimmed, lower case, with '_'

@@ -495,17 +495,12 @@ func (c *codexReader) item(p map[string]any) {
 	case "message":
 		switch getStr(p, "role") {
 		case "user":
-			var kept []string
-			for _, part := range contentParts(p["content"]) {
-				if t := strings.TrimSpace(part); t != "" && !hasAnyPrefix(t, codexInjected) && !isTaggedBlock(t) {
-					kept = append(kept, t)
-				}
-			}
-			if len(kept) == 0 {
+			text := codexUserText(p)
+			if text == "" {
 				return
 			}
 			c.turnsItem = append(c.turnsItem, c.count())
-			e := evReq(codexRequest(strings.Join(kept, "\n\n")))
+			e := evReq(codexRequest(text))
 			e.src = srcItem
 			c.add(e)
 		case "assistant":
@@ -847,9 +842,31 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 // session_meta's id, working directory, start, Codex version and whether
 // the thread is a subagent's; the first request; the name the user gave
 // the thread.
+// codexUserText is what the user wrote in a user message response item:
+// its text parts without the ones Codex injects; "" when none is left.
+func codexUserText(item map[string]any) string {
+	var kept []string
+	for _, part := range contentParts(item["content"]) {
+		if t := strings.TrimSpace(part); t != "" && !hasAnyPrefix(t, codexInjected) && !isTaggedBlock(t) {
+			kept = append(kept, t)
+		}
+	}
+	return strings.Join(kept, "\n\n")
+}
+
 func (p *prober) codexLine(m map[string]any, head bool) {
 	pl := getMap(m, "payload")
+	if typ := getStr(m, "type"); typ != "" && typ != "session_meta" {
+		p.content = true
+	}
 	switch getStr(m, "type") {
+	case "response_item":
+		// Codex 0.169 writes no user_message events: the first request
+		// is the first user message item (what is left of it once the
+		// injected context is taken out).
+		if head && p.firstReq == "" && getStr(pl, "type") == "message" && getStr(pl, "role") == "user" {
+			p.firstReq = codexRequest(codexUserText(pl))
+		}
 	case "session_meta":
 		if !p.metaSeen && pl != nil {
 			p.metaSeen = true

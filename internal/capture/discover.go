@@ -46,6 +46,7 @@ type SessionInfo struct {
 
 	projectHash string // Gemini: sha256 of the project root, from the file
 	subagent    bool   // a subagent's transcript: never listed
+	empty       bool   // a transcript with no session in it: never listed
 }
 
 // Bounds on discovery.
@@ -101,8 +102,8 @@ func FindSessions(agent Agent, env func(string) string) ([]SessionInfo, error) {
 		claudeOlderSubagents(out[:min(len(out), maxProbed)])
 	}
 	// A Codex or Gemini CLI subagent's transcript is part of its
-	// parent's session.
-	out = slices.DeleteFunc(out, func(s SessionInfo) bool { return s.subagent })
+	// parent's session; an empty one is no session.
+	out = slices.DeleteFunc(out, func(s SessionInfo) bool { return s.subagent || s.empty })
 	slices.SortStableFunc(out, func(a, b SessionInfo) int { return b.LastActivity.Compare(a.LastActivity) })
 	return out, nil
 }
@@ -383,6 +384,8 @@ type prober struct {
 	topic                       string // Gemini: the last update_topic title seen
 	metaSeen                    bool
 	subagent                    bool
+	// content is set by a Codex line other than session_meta.
+	content bool
 }
 
 func newProber(a Agent) *prober { return &prober{agent: a} }
@@ -452,6 +455,9 @@ func (p *prober) fill(s *SessionInfo) {
 	}
 	s.projectHash = p.hash
 	s.subagent = p.subagent
+	// A Codex rollout of session_meta alone is a TUI session in which
+	// nothing was asked (one opened for /hooks): nothing to capture.
+	s.empty = p.agent == Codex && p.metaSeen && !p.content
 	s.AgentVersion = untrusted.OneLine(p.version, maxVersion)
 	s.Title = titleFrom(firstNonEmpty(p.custom, p.thread, p.topic, p.ai, p.summary, p.firstReq))
 	s.Started = p.started

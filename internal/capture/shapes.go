@@ -177,6 +177,8 @@ func buildShapes() *shapeSet {
 		"payload": fields(map[string]*shape{
 			"type": nil, "id": nil, "cwd": nil, "timestamp": nil, "message": nil, "thread_name": nil,
 			"source": nil, "thread_source": nil, "parent_thread_id": nil, "cli_version": nil,
+			// A user message item: Codex 0.169's first request.
+			"role": nil, "content": {elem: fields(map[string]*shape{"type": nil, "text": nil})},
 		}),
 	})
 	geminiProbeShape := fields(map[string]*shape{

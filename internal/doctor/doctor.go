@@ -14,9 +14,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/buildinfo"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/exchange"
@@ -43,7 +45,7 @@ const (
 // Check is one line of the report.
 type Check struct {
 	// Name identifies the check: version, git, store, keys, trust,
-	// sessions:AGENT, hooks:AGENT, pause, handover, handover-config.
+	// sessions:AGENT, hooks:AGENT, mcp:AGENT, pause, handover, handover-config.
 	Name   string `json:"name"`
 	Status Status `json:"status"`
 	// Detail says what was found, in one line.
@@ -86,6 +88,7 @@ func Run(ctx context.Context, s Setup) []Check {
 	sessions, used := checkSessions(s)
 	out = append(out, sessions...)
 	out = append(out, checkHooks(s, used)...)
+	out = append(out, checkMCP(s)...)
 	out = append(out, checkPause(s))
 	if s.Project != "" {
 		out = append(out, checkHandover(s))
@@ -354,6 +357,21 @@ func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
 				}
 			}
 		}
+		var untrusted []string
+		var folderFix string
+		if len(broken) == 0 && len(problems) == 0 {
+			var err error
+			switch agent.Name {
+			case agents.Codex:
+				untrusted, err = codexUntrusted(s, home, installed)
+			case agents.Gemini:
+				untrusted, err = geminiUntrusted(s, home, agent, installed)
+				folderFix = "start gemini in the project and trust the folder, or install the hooks with --user"
+			}
+			if err != nil {
+				problems = append(problems, err.Error())
+			}
+		}
 		switch {
 		case len(broken) > 0:
 			// A hook whose command does not run fails at every session
@@ -362,6 +380,15 @@ func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
 			c.Fix = "session-handoff integrate " + agent.Name + " --remove, then integrate again (it writes this binary's path)"
 		case len(problems) > 0:
 			c.Status, c.Detail, c.Fix = Warn, strings.Join(problems, "; "), "fix the file, or pass the agent its settings another way"
+		case len(untrusted) > 0 && folderFix != "":
+			c.Status = Warn
+			c.Detail = strings.Join(untrusted, "; ")
+			c.Fix = folderFix
+		case len(untrusted) > 0:
+			// Codex skips an untrusted hook without a word.
+			c.Status = Warn
+			c.Detail = "installed in " + strings.Join(installed, " and ") + ", but not trusted (new, or changed since trusted), so Codex does not run them: " + strings.Join(untrusted, ", ")
+			c.Fix = "start codex, type /hooks and trust the session-handoff hooks"
 		case len(installed) > 0:
 			c.Status, c.Detail = OK, "installed in "+strings.Join(installed, " and ")
 		case used[capture.Agent(agent.Name)]:
@@ -373,6 +400,143 @@ func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
 		out = append(out, c)
 	}
 	return out
+}
+
+// codexUntrusted names our hooks in the Codex hooks.json files that Codex
+// does not run because config.toml holds no trusted hash for them, or
+// another one (the hook changed since it was trusted).
+func codexUntrusted(s Setup, home string, files []string) ([]string, error) {
+	info, ok := agents.Find(agents.Codex)
+	dirs := info.Dirs(home, s.Env)
+	if !ok || len(dirs) == 0 {
+		return nil, nil
+	}
+	cfgPath := filepath.Join(dirs[0], "config.toml")
+	cfg, err := readSettings(cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	trusted, err := integrate.CodexTrustedHashes(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfgPath, err)
+	}
+	var out []string
+	for _, f := range files {
+		text, err := readSettings(f)
+		if err != nil {
+			return nil, err
+		}
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return nil, err
+		}
+		hooks, err := integrate.CodexHooks(abs, text)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hooks {
+			_, ours, found := strings.Cut(h.Command, " hook "+agents.Codex+" ")
+			if found && trusted[h.Key] != h.Hash {
+				out = append(out, ours+" ("+h.Event+" in "+f+")")
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// checkMCP checks, for each agent with our MCP server registered, that
+// the registration runs a program that resolves: the agent starts it
+// without a shell, with its own PATH, so a bare name works only where
+// that PATH has it, and a path that is gone never works.
+func checkMCP(s Setup) []Check {
+	home, _ := paths.Home(s.Env)
+	var out []Check
+	for _, agent := range integrate.Agents {
+		var files []string
+		for _, user := range []bool{false, true} {
+			if (!user && s.Project == "") || (user && home == "") {
+				continue
+			}
+			if p, _, err := integrate.MCPPath(agent.Name, s.Project, home, user, s.Env); err == nil {
+				files = append(files, p)
+			}
+		}
+		c := Check{Name: "mcp:" + agent.Name, Status: OK}
+		var found []string
+		for _, f := range files {
+			text, err := readSettings(f)
+			if err != nil || text == nil {
+				continue
+			}
+			prog, ok, err := integrate.RegisteredCommand(f, text)
+			switch {
+			case err != nil:
+				c.Status, c.Detail, c.Fix = Warn, err.Error(), "fix the file"
+			case !ok:
+				continue
+			case !filepath.IsAbs(prog):
+				c.Status = Warn
+				c.Detail = fmt.Sprintf("the MCP server registered in %s runs %q from PATH: an agent started without it on PATH cannot start the server", f, prog)
+				c.Fix = "session-handoff integrate " + agent.Name + " --mcp --remove, then integrate " + agent.Name + " --mcp (it writes this binary's path)"
+			default:
+				if err := integrate.CheckProgram(prog, s.LookPath); err != nil {
+					c.Status = Fail
+					c.Detail = fmt.Sprintf("the MCP server registered in %s cannot start: %v", f, err)
+					c.Fix = "session-handoff integrate " + agent.Name + " --mcp --remove, then integrate " + agent.Name + " --mcp"
+				}
+			}
+			found = append(found, f)
+			if c.Status != OK {
+				break
+			}
+		}
+		if len(found) == 0 {
+			continue // not registered: nothing to say
+		}
+		if c.Status == OK {
+			c.Detail = "registered in " + strings.Join(found, " and ")
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// geminiUntrusted says, for hooks installed in the project's
+// .gemini/settings.json, that Gemini CLI ignores that file because it
+// does not trust the project's folder (trustedFolders.json), unless the
+// user turned folder trust off.
+func geminiUntrusted(s Setup, home string, agent integrate.Agent, installed []string) ([]string, error) {
+	if s.Project == "" {
+		return nil, nil
+	}
+	project := agent.SettingsPath(s.Project, home, false, s.Env)
+	if !slices.Contains(installed, project) {
+		return nil, nil
+	}
+	info, ok := agents.Find(agents.Gemini)
+	dirs := info.Dirs(home, s.Env)
+	if !ok || len(dirs) == 0 {
+		return nil, nil
+	}
+	if user, err := readSettings(filepath.Join(dirs[0], "settings.json")); err == nil && user != nil && integrate.GeminiFolderTrustOff(user) {
+		return nil, nil
+	}
+	rulesPath := integrate.GeminiTrustedFoldersPath(dirs[0], s.Env)
+	rules, err := readSettings(rulesPath)
+	if err != nil {
+		return nil, err
+	}
+	trusted := false
+	if rules != nil {
+		if trusted, err = integrate.GeminiFolderTrusted(rules, s.Project); err != nil {
+			return nil, fmt.Errorf("%s: %w", rulesPath, err)
+		}
+	}
+	if trusted {
+		return nil, nil
+	}
+	return []string{"installed in " + project + ", but Gemini CLI does not trust " + s.Project + " (" + rulesPath + "), so it ignores the project's settings and their hooks"}, nil
 }
 
 // readSettings reads an agent's settings file, bounded; nil when missing.

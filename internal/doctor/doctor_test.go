@@ -2,7 +2,9 @@ package doctor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -215,4 +217,136 @@ func TestHooksCommandMustResolve(t *testing.T) {
 	if c.Status != OK || !strings.Contains(c.Detail, "settings.local.json") {
 		t.Errorf("hooks with the program there: %+v", c)
 	}
+}
+
+// TestCodexHooksMustBeTrusted: Codex runs a hook only once the user has
+// trusted it (its hash under [hooks.state] in config.toml), and skips an
+// untrusted one without a word; doctor says so, and what to do.
+func TestCodexHooksMustBeTrusted(t *testing.T) {
+	s := setup(t)
+	hooksPath := filepath.Join(s.Env("HOME"), ".codex", "hooks.json")
+	text := installHooks(t, "codex", hooksPath)
+	c := find(t, Run(context.Background(), s), "hooks:codex")
+	if c.Status != Warn || !strings.Contains(c.Detail, "not trusted") || !strings.Contains(c.Fix, "/hooks") {
+		t.Fatalf("untrusted Codex hooks: %+v", c)
+	}
+	hooks, err := integrate.CodexHooks(hooksPath, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg strings.Builder
+	for _, h := range hooks {
+		fmt.Fprintf(&cfg, "[hooks.state.%q]\ntrusted_hash = %q\n", h.Key, h.Hash)
+	}
+	if err := os.WriteFile(filepath.Join(s.Env("HOME"), ".codex", "config.toml"), []byte(cfg.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "hooks:codex"); c.Status != OK {
+		t.Fatalf("trusted Codex hooks: %+v", c)
+	}
+	// A changed hook needs trusting again.
+	changed := strings.Replace(string(text), `"timeout":3`, `"timeout":2`, 1)
+	if err := os.WriteFile(hooksPath, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "hooks:codex"); c.Status != Warn || !strings.Contains(c.Detail, "session-end") {
+		t.Fatalf("a changed Codex hook: %+v", c)
+	}
+}
+
+// TestMCPRegistrationMustResolve: an MCP registration runs its command
+// without a shell, with the agent's PATH: a bare name works only where
+// the agent has it on PATH (Gemini CLI 0.61 showed "Disconnected"), and a
+// path that is gone never works.
+func TestMCPRegistrationMustResolve(t *testing.T) {
+	s := setup(t)
+	path := filepath.Join(s.Project, ".mcp.json")
+	if err := os.MkdirAll(s.Project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(prog string) {
+		t.Helper()
+		reg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"session-handoff": integrate.NewMCPServer(prog, "claude-code")}})
+		if err := os.WriteFile(path, reg, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("session-handoff")
+	if c := find(t, Run(context.Background(), s), "mcp:claude-code"); c.Status != Warn || !strings.Contains(c.Detail, "PATH") || !strings.Contains(c.Fix, "--mcp") {
+		t.Errorf("a bare name: %+v", c)
+	}
+	prog := filepath.Join(t.TempDir(), "session-handoff")
+	write(prog)
+	if c := find(t, Run(context.Background(), s), "mcp:claude-code"); c.Status != Fail || !strings.Contains(c.Detail, prog) {
+		t.Errorf("a missing program: %+v", c)
+	}
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "mcp:claude-code"); c.Status != OK {
+		t.Errorf("the program there: %+v", c)
+	}
+	// Codex: a table in config.toml.
+	cfg := filepath.Join(s.Env("HOME"), ".codex", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("[mcp_servers.session-handoff]\ncommand = \"/nowhere/session-handoff\"\nargs = [\"mcp\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "mcp:codex"); c.Status != Fail || !strings.Contains(c.Detail, "/nowhere/session-handoff") {
+		t.Errorf("codex: %+v", c)
+	}
+}
+
+// TestGeminiProjectHooksNeedATrustedFolder: Gemini CLI ignores a
+// project's .gemini/settings.json, hooks and all, in a folder it does not
+// trust (folder trust is on by default).
+func TestGeminiProjectHooksNeedATrustedFolder(t *testing.T) {
+	s := setup(t)
+	installHooks(t, "gemini", filepath.Join(s.Project, ".gemini", "settings.json"))
+	c := find(t, Run(context.Background(), s), "hooks:gemini")
+	if c.Status != Warn || !strings.Contains(c.Detail, "does not trust") || !strings.Contains(c.Fix, "trust") {
+		t.Fatalf("project hooks in an untrusted folder: %+v", c)
+	}
+	rules := filepath.Join(s.Env("HOME"), ".gemini", "trustedFolders.json")
+	if err := os.MkdirAll(filepath.Dir(rules), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	trust, _ := json.Marshal(map[string]string{filepath.Dir(s.Project): "TRUST_FOLDER"})
+	if err := os.WriteFile(rules, trust, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "hooks:gemini"); c.Status != OK {
+		t.Fatalf("project hooks in a trusted folder: %+v", c)
+	}
+	trust, _ = json.Marshal(map[string]string{filepath.Dir(s.Project): "TRUST_FOLDER", s.Project: "DO_NOT_TRUST"})
+	if err := os.WriteFile(rules, trust, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "hooks:gemini"); c.Status != Warn {
+		t.Fatalf("project hooks in a folder trusted by its parent's rule but distrusted by its own: %+v", c)
+	}
+}
+
+// installHooks writes agent's hooks, running a program that exists, into
+// the settings file at path, and returns the file's text.
+func installHooks(t *testing.T, agent, path string) []byte {
+	t.Helper()
+	a, _ := integrate.LookupAgent(agent)
+	prog := filepath.Join(t.TempDir(), "session-handoff")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text, _, err := integrate.Insert(nil, a.Hooks(prog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return text
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/handover"
 	"github.com/session-handoff/session-handoff/internal/integrate"
+	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
@@ -165,6 +166,9 @@ func Run(ctx context.Context, o Options) error {
 	if err := handover.CheckPause(pause); err != nil {
 		return err
 	}
+	if o.Agent.Name == agents.Gemini && o.Event == "pre-compact" && in.Trigger != "manual" && !geminiWillCompress(o, root, in) {
+		return nil
+	}
 	cfg, cfgPath, err := handover.ResolveConfig("", root, o.ConfigDir)
 	switch {
 	case err != nil:
@@ -265,6 +269,55 @@ func briefingBudget(agent string) int {
 		return BriefingBudget
 	}
 	return min(BriefingBudget, a.HookContextLimit-pauseNoteRoom)
+}
+
+// Gemini CLI's context windows (@google/gemini-cli@0.61.0, tokenLimit):
+// 1,048,576 tokens for the Gemini models, 256,000 for Gemma 4.
+const (
+	geminiWindow = 1_048_576
+	gemmaWindow  = 256_000
+)
+
+// geminiWillCompress says whether an automatic PreCompress of Gemini CLI
+// comes before a compression. Gemini CLI fires it before every model
+// call, and only then checks whether the last prompt's token count has
+// reached the compression threshold of the model's window
+// (ChatCompressionService.compress); the hook checks the same, from the
+// transcript and the settings (the project's over the user's), so that a
+// capture runs only when the conversation is about to be compressed. When
+// it cannot tell, it says yes: a capture too many is better than one lost.
+func geminiWillCompress(o Options, root string, in Input) bool {
+	if in.TranscriptPath == "" {
+		return true
+	}
+	tokens, model, err := capture.GeminiLastPrompt(in.TranscriptPath)
+	if err != nil {
+		return true
+	}
+	threshold := 0.5
+	var files []string
+	if home, err := paths.Home(o.Env); err == nil {
+		if info, ok := agents.Find(agents.Gemini); ok {
+			if dirs := info.Dirs(home, o.Env); len(dirs) > 0 {
+				files = append(files, filepath.Join(dirs[0], "settings.json"))
+			}
+		}
+	}
+	files = append(files, filepath.Join(root, ".gemini", "settings.json"))
+	for _, f := range files {
+		text, err := safefile.ReadRegular(f, integrate.MaxSettings)
+		if err != nil {
+			continue
+		}
+		if v, ok, err := integrate.GeminiCompressionThreshold(text); err == nil && ok {
+			threshold = v
+		}
+	}
+	window := float64(geminiWindow)
+	if strings.HasPrefix(model, "gemma") {
+		window = gemmaWindow
+	}
+	return float64(tokens) >= threshold*window
 }
 
 // captureSession captures the transcript the input names (else the

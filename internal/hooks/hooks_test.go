@@ -372,3 +372,66 @@ func TestSessionStartNeverClosesTheHookContext(t *testing.T) {
 		}
 	}
 }
+
+// Gemini CLI 0.61 fires PreCompress before every model call, before it
+// checks whether the conversation is large enough to compress (its
+// ChatCompressionService.compress): an automatic PreCompress captures only
+// when the last prompt (its token count in the transcript) has reached
+// the compression threshold (model.compressionThreshold, 0.5 by default)
+// of the model's window. A manual one (/compress) always captures.
+func TestGeminiPreCompressCapturesOnlyBeforeACompression(t *testing.T) {
+	transcript := filepath.Join("..", "capture", "testdata", "real-e2e", "gemini", "work", "session-2026-11-27T09-10-505c8add.jsonl")
+	project, home := t.TempDir(), t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = project
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	env := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	hook := func(s *store.Store, trigger string) string {
+		t.Helper()
+		in, _ := json.Marshal(Input{CWD: project, TranscriptPath: transcript, HookEventName: "PreCompress", Trigger: trigger})
+		var stderr bytes.Buffer
+		if err := Run(context.Background(), Options{Agent: agent(t, "gemini"), Event: "pre-compact",
+			Input: bytes.NewReader(in), Stdout: io.Discard, Stderr: &stderr, Store: s, ConfigDir: t.TempDir(), Env: env}); err != nil {
+			t.Fatalf("pre-compact %s: %v", trigger, err)
+		}
+		return stderr.String()
+	}
+	count := func(s *store.Store) int {
+		es, err := s.List(store.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(es)
+	}
+	// The transcript's last prompt took 1,000 tokens: far below half of
+	// a 1,048,576-token window.
+	s := newStore(t)
+	if out := hook(s, "auto"); count(s) != 0 || out != "" {
+		t.Fatalf("an automatic PreCompress of a small conversation captured (%d handoffs) or spoke: %q", count(s), out)
+	}
+	if hook(s, "manual"); count(s) != 1 {
+		t.Fatalf("a manual PreCompress: %d handoffs, want 1", count(s))
+	}
+	// With the threshold at 0.0001 (about 105 tokens) Gemini compresses:
+	// the hook captures.
+	s = newStore(t)
+	settings := filepath.Join(home, ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte("{\n  // mine\n  \"model\": {\"compressionThreshold\": 0.0001},\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if hook(s, "auto"); count(s) != 1 {
+		t.Fatalf("an automatic PreCompress past the user's threshold: %d handoffs, want 1", count(s))
+	}
+}

@@ -232,3 +232,59 @@ func tomlString(s string) string {
 	_ = enc.Encode(s)
 	return strings.TrimSpace(b.String())
 }
+
+// RegisteredCommand is the command our MCP server is registered with in
+// the settings file at path, text being its content: the "command" of
+// mcpServers.session-handoff in a JSON file (comments allowed), of
+// [mcp_servers.session-handoff] in a TOML one. ok is false when the file
+// registers no such server.
+func RegisteredCommand(path string, text []byte) (command string, ok bool, err error) {
+	if strings.HasSuffix(path, ".toml") {
+		var cfg struct {
+			Servers map[string]struct {
+				Command string `toml:"command"`
+			} `toml:"mcp_servers"`
+		}
+		if _, err := toml.Decode(string(text), &cfg); err != nil {
+			return "", false, fmt.Errorf("%s: %w", path, err)
+		}
+		srv, ok := cfg.Servers[MCPServerName]
+		return srv.Command, ok, nil
+	}
+	value := func(members []member, key string) (member, bool) {
+		for _, m := range members {
+			if m.key == key {
+				return m, true
+			}
+		}
+		return member{}, false
+	}
+	top, _, err := topObject(text)
+	if err != nil {
+		return "", false, fmt.Errorf("%s: %w", path, err)
+	}
+	servers, found := value(top, "mcpServers")
+	if !found || text[servers.valueStart] != '{' {
+		return "", false, nil
+	}
+	list, err := objectAt(text, servers.valueStart)
+	if err != nil {
+		return "", false, fmt.Errorf("%s: %w", path, err)
+	}
+	srv, found := value(list, MCPServerName)
+	if !found || text[srv.valueStart] != '{' {
+		return "", false, nil
+	}
+	fields, err := objectAt(text, srv.valueStart)
+	if err != nil {
+		return "", false, fmt.Errorf("%s: %w", path, err)
+	}
+	cmd, found := value(fields, "command")
+	if !found {
+		return "", true, nil
+	}
+	if err := json.Unmarshal(text[cmd.valueStart:cmd.valueEnd], &command); err != nil {
+		return "", true, fmt.Errorf("%s: the command of %s: %w", path, MCPServerName, err)
+	}
+	return command, true, nil
+}

@@ -277,9 +277,25 @@ func TestPackages(t *testing.T) {
 		em.MCPServers[MCPServerName].Command != "/usr/bin/session-handoff" || len(ext[em.ContextFileName]) == 0 {
 		t.Fatalf("gemini-extension.json: %+v %v", em, err)
 	}
+	// Gemini CLI loads an extension's hooks from hooks/hooks.json
+	// (@google/gemini-cli@0.61.0 bundle, loadExtensionHooks): without it
+	// the extension neither briefs nor captures.
+	var eh struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Name, Command string }
+		}
+	}
+	if err := json.Unmarshal(ext["hooks/hooks.json"], &eh); err != nil {
+		t.Fatalf("hooks/hooks.json: %s %v", ext["hooks/hooks.json"], err)
+	}
+	for _, ev := range []string{"SessionStart", "PreCompress", "SessionEnd"} {
+		if h := eh.Hooks[ev]; len(h) != 1 || !strings.HasPrefix(h[0].Hooks[0].Command, "/usr/bin/session-handoff hook gemini ") || h[0].Hooks[0].Name == "" {
+			t.Fatalf("hooks/hooks.json %s: %+v", ev, h)
+		}
+	}
 
 	dir := t.TempDir()
-	if w, err := WritePackage(dir, ext); err != nil || len(w) != 2 {
+	if w, err := WritePackage(dir, ext); err != nil || len(w) != 3 {
 		t.Fatalf("write: %v %v", w, err)
 	}
 	if w, err := WritePackage(dir, ext); err != nil || len(w) != 0 {

@@ -83,18 +83,28 @@ the user's decisions, made with the session-handoff command.
 `
 
 // GeminiExtension is the files of a Gemini CLI extension that brings the
-// MCP server and a context file, running program. The manifest
+// hooks, the MCP server and a context file, running program. The manifest
 // gemini-extension.json holds name (which the extension's directory must
 // match), version, mcpServers and contextFileName, as
 // https://github.com/google-gemini/gemini-cli/blob/main/docs/extensions/index.md
-// documents.
+// documents; the hooks are in hooks/hooks.json, {"hooks": {EVENT: [...]}}
+// as in the settings files (@google/gemini-cli@0.61.0, bundle/chunk-*.js,
+// loadExtensionHooks).
 func GeminiExtension(program, version string) (map[string][]byte, error) {
-	manifest, err := jsonFile(map[string]any{"name": PackageName, "version": packageVersion(version), "description": packageDescription,
-		"mcpServers": map[string]MCPServer{MCPServerName: NewMCPServer(program, "gemini")}, "contextFileName": "GEMINI.md"})
+	agent, err := LookupAgent("gemini")
 	if err != nil {
 		return nil, err
 	}
-	return map[string][]byte{"gemini-extension.json": manifest, "GEMINI.md": []byte(geminiContext)}, nil
+	manifest, err := jsonFile(map[string]any{"name": PackageName, "version": packageVersion(version), "description": packageDescription,
+		"mcpServers": map[string]MCPServer{MCPServerName: NewMCPServer(program, agent.Name)}, "contextFileName": "GEMINI.md"})
+	if err != nil {
+		return nil, err
+	}
+	hooks, _, err := Insert(nil, agent.Hooks(program))
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{"gemini-extension.json": manifest, "GEMINI.md": []byte(geminiContext), "hooks/hooks.json": hooks}, nil
 }
 
 func jsonFile(v any) ([]byte, error) {

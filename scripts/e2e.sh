@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The end-to-end suite: session-handoff against the real agents (Claude
+# Code, Codex CLI, Gemini CLI), headless and offline (internal/e2e).
+#
+#   scripts/e2e.sh [go test flags, e.g. -run TestCaptureAndBrief/codex]
+#
+# Installs the agents at the versions in internal/e2e/versions.env from the
+# npm registry into a cache that survives between runs
+# (${XDG_CACHE_HOME:-~/.cache}/session-handoff-e2e/<versions>), builds
+# session-handoff and the test binary, then runs the tests inside a network
+# namespace whose only interface is loopback: the fake model listens on
+# 127.0.0.1 there, and no agent can reach any other address.
+# E2E_TRANSCRIPTS_OUT=DIR keeps the transcripts the agents wrote; E2E_DUMP=DIR
+# keeps every request body the fake model received (to write a scenario);
+# E2E_VERBOSE=1 prints the whole log when the tests pass too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+
+# shellcheck source=../internal/e2e/versions.env
+. internal/e2e/versions.env
+
+# Gemini CLI needs Node 20 or later (its package.json engines); the others
+# ship native binaries inside their npm packages.
+if ! command -v npm >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm >/dev/null
+fi
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ]; then
+  echo "e2e: Node $node_major is too old: Gemini CLI needs Node 20 or later" >&2; exit 1
+fi
+
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/session-handoff-e2e/claude-${CLAUDE_CODE_VERSION}_codex-${CODEX_VERSION}_gemini-${GEMINI_CLI_VERSION}"
+if [ ! -f "$cache/.complete" ]; then
+  echo "installing the agents into $cache"
+  rm -rf "$cache"; mkdir -p "$cache"
+  # The native binaries come inside the platform packages
+  # (@anthropic-ai/claude-code-linux-x64, @openai/codex-linux-x64).
+  # --ignore-scripts: no package's install script runs (node-pty's would
+  # build with node-gyp) but Claude Code's own, below.
+  npm install --prefix "$cache" --no-audit --no-fund --ignore-scripts --loglevel=error \
+    "@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}" \
+    "@openai/codex@${CODEX_VERSION}" \
+    "@google/gemini-cli@${GEMINI_CLI_VERSION}" >/dev/null
+  # Claude Code's bin/claude.exe is a stub until its postinstall links the
+  # platform package's binary in its place (install.cjs of
+  # @anthropic-ai/claude-code@2.1.328, which picks glibc or musl, x64 or arm64).
+  (cd "$cache/node_modules/@anthropic-ai/claude-code" && node install.cjs >/dev/null)
+  touch "$cache/.complete"
+fi
+bin="$cache/node_modules/.bin"
+# Each agent runs, at the pinned version, before any test.
+for pin in "claude:${CLAUDE_CODE_VERSION}" "codex:${CODEX_VERSION}" "gemini:${GEMINI_CLI_VERSION}"; do
+  a=${pin%%:*} want=${pin#*:}
+  got=$("$bin/$a" --version 2>&1 | head -1) || { echo "e2e: $a does not run: $got" >&2; exit 1; }
+  case "$got" in *"$want"*) ;; *) echo "e2e: $a --version says '$got', want $want" >&2; exit 1 ;; esac
+done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/session-handoff" ./cmd/session-handoff
+go test -c -tags e2e -o "$work/e2e.test" ./internal/e2e
+
+# unshare --net makes a namespace with only a loopback interface, down;
+# --map-root-user lets a user who is not root do so where the kernel
+# allows unprivileged user namespaces.
+userns=()
+[ "$(id -u)" -ne 0 ] && userns=(--map-root-user)
+set +e
+E2E_AGENT_BIN="$bin" E2E_SESSION_HANDOFF="$work/session-handoff" \
+  unshare "${userns[@]}" --net -- sh -c 'ip link set lo up && exec "$0" "$@"' \
+  "$work/e2e.test" -test.v -test.timeout 15m "$@" >"$work/log" 2>&1
+status=$?
+set -e
+if [ "$status" -eq 0 ] && [ -z "${E2E_VERBOSE:-}" ]; then
+  grep -E '^\s*(--- |ok|PASS|\S+_test.go:[0-9]+: \S+ .*: [0-9.]+ s$)' "$work/log"
+else
+  cat "$work/log"
+fi
+echo "e2e: claude-code ${CLAUDE_CODE_VERSION}, codex ${CODEX_VERSION}, gemini ${GEMINI_CLI_VERSION}: took $(( $(date +%s) - start )) s"
+exit "$status"
