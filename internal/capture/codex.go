@@ -838,10 +838,6 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 	return false
 }
 
-// codexLine gathers what discovery shows from a rollout line: the
-// session_meta's id, working directory, start, Codex version and whether
-// the thread is a subagent's; the first request; the name the user gave
-// the thread.
 // codexUserText is what the user wrote in a user message response item:
 // its text parts without the ones Codex injects; "" when none is left.
 func codexUserText(item map[string]any) string {
@@ -854,6 +850,10 @@ func codexUserText(item map[string]any) string {
 	return strings.Join(kept, "\n\n")
 }
 
+// codexLine gathers what discovery shows from a rollout line: the
+// session_meta's id, working directory, start, Codex version and whether
+// the thread is a subagent's; the first request; the name the user gave
+// the thread.
 func (p *prober) codexLine(m map[string]any, head bool) {
 	pl := getMap(m, "payload")
 	if typ := getStr(m, "type"); typ != "" && typ != "session_meta" {
