@@ -36,9 +36,14 @@ type geminiLog[T any] struct {
 	meta map[string]any
 	ids  []string
 	byID map[string]T
-	// archived are the messages a $set.messages dropped: what they did
-	// still happened.
-	archived []T
+	// archived are the messages a $set.messages dropped, by id, in the
+	// order they were dropped: what they did still happened. A resumed
+	// session's $set puts old messages back in the list, in a replayed
+	// form (tool calls as parts, without their status), and a later
+	// compression may drop them again: the first version archived, the
+	// one recorded as it happened, is the one kept.
+	archivedIDs []string
+	archived    map[string]T
 	// keep is what is kept of a message m: idx is its place in its
 	// line's messages array, -1 when the line is the message.
 	keep func(m map[string]any, idx int) T
@@ -326,8 +331,15 @@ func (g *geminiLog[T]) set(upd map[string]any) {
 				}
 			}
 			for _, id := range g.ids {
-				if !keep[id] {
-					g.archived = append(g.archived, g.byID[id])
+				if keep[id] {
+					continue
+				}
+				if g.archived == nil {
+					g.archived = map[string]T{}
+				}
+				if _, ok := g.archived[id]; !ok {
+					g.archivedIDs = append(g.archivedIDs, id)
+					g.archived[id] = g.byID[id]
 				}
 			}
 			g.ids, g.byID = nil, map[string]T{}
@@ -347,10 +359,17 @@ func (g *geminiLog[T]) set(upd map[string]any) {
 }
 
 // messages are the recording's messages, in order: those a replacement
-// dropped, then the list.
+// dropped, then the rest of the list (a message the list has again is
+// taken as it was archived).
 func (g *geminiLog[T]) messages() []T {
-	msgs := slices.Clip(g.archived)
+	msgs := make([]T, 0, len(g.archivedIDs)+len(g.ids))
+	for _, id := range g.archivedIDs {
+		msgs = append(msgs, g.archived[id])
+	}
 	for _, id := range g.ids {
+		if _, archived := g.archived[id]; archived {
+			continue
+		}
 		msgs = append(msgs, g.byID[id])
 	}
 	return msgs
@@ -517,7 +536,9 @@ func (g *geminiFold) message(m map[string]any) {
 	case "user":
 		content := geminiUserText(m["content"])
 		if strings.HasPrefix(content, "<state_snapshot>") {
-			g.add(evCompact(content))
+			// The summary Gemini CLI's compression wrote, in the tags it
+			// asks the model for (packages/core/src/core/prompts.ts).
+			g.add(evCompact(strings.TrimSuffix(strings.TrimPrefix(content, "<state_snapshot>"), "</state_snapshot>")))
 			return
 		}
 		if text, ok := geminiRequest(m, content); ok {
