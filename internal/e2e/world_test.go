@@ -156,7 +156,11 @@ func (w *world) try(extra []string, name string, args ...string) (stdout, stderr
 	cmd.Stdout, cmd.Stderr = &o, &e
 	start := time.Now()
 	err = cmd.Run()
-	w.t.Logf("%s %s: %.1f s", filepath.Base(name), strings.Join(args, " "), time.Since(start).Seconds())
+	line := strings.Join(args, " ")
+	if len(line) > 300 {
+		line = line[:300] + fmt.Sprintf("… (%d bytes)", len(line))
+	}
+	w.t.Logf("%s %s: %.1f s", filepath.Base(name), line, time.Since(start).Seconds())
 	return o.String(), e.String(), err
 }
 
