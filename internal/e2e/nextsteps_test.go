@@ -18,8 +18,8 @@ import (
 //   - a session that only asks a question is stored but does not hide the
 //     one before it, and keeps its request and title (a briefed Gemini
 //     session's prompt follows the briefing in one text);
-//   - a session that leaves a failing command gets a next step derived
-//     from it;
+//   - a session that leaves a failing command, or open todos, gets next
+//     steps derived from them;
 //   - a handoff of 100 next steps of 1,000 characters still briefs, with
 //     the first steps and the way to the rest.
 func TestNextSteps(t *testing.T) {
@@ -78,6 +78,25 @@ func TestNextSteps(t *testing.T) {
 		reqs = mainRequests(w.session("what now?", fakemodel.Turn{Text: "Add NOTES.md."}))
 		if len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), "derived from the session") || !strings.Contains(string(reqs[0].Body), "cat NOTES.md") {
 			t.Errorf("the briefing after a failing command has no derived next step")
+		}
+
+		// Open todos become next steps, in progress first. Of the three,
+		// only Gemini CLI offers a todo tool headless (claude -p and codex
+		// exec offer none: TestCaptureAndBrief).
+		if w.agent.name == "gemini" {
+			w.session("plan the notes",
+				fakemodel.Turn{Calls: []fakemodel.Call{{Name: "write_todos", Args: map[string]any{"todos": []map[string]any{
+					{"description": "Write NOTES.md", "status": "pending"}, {"description": "Outline the notes", "status": "in_progress"}}}}}},
+				fakemodel.Turn{Text: "Planned."})
+			reqs = mainRequests(w.session("and now?", fakemodel.Turn{Text: "Outline first."}))
+			body := ""
+			if len(reqs) > 0 {
+				body = string(reqs[0].Body)
+			}
+			first, second := strings.Index(body, "Finish (in progress): Outline the notes"), strings.Index(body, "2. Write NOTES.md")
+			if first < 0 || second < first {
+				t.Errorf("the briefing after open todos lacks them as derived next steps, in progress first")
+			}
 		}
 
 		// A huge handoff still briefs.
