@@ -89,10 +89,16 @@ type codexReader struct {
 	mode  codexMode
 	line  int     // the number of the line being read
 	lines []int32 // codexLines: the line of each event
-	keep  []int32 // codexFold: the lines whose events count, ascending
-	fold  *folder
-	want  uint8  // codexFold: the source of the requests that count
-	root  string // codexFold: the working directory the paths are made relative to
+	// itemCalls are the call ids of the rollout's tool call response
+	// items (completedItem reads only calls that have none);
+	// lastItemRequest is the text of the last user message response item,
+	// which the completed UserMessage after it repeats.
+	itemCalls       map[string]bool
+	lastItemRequest string
+	keep            []int32 // codexFold: the lines whose events count, ascending
+	fold            *folder
+	want            uint8  // codexFold: the source of the requests that count
+	root            string // codexFold: the working directory the paths are made relative to
 
 	// patched holds the call ids whose patch text gave file operations,
 	// so that patch_apply_end's changes count only the patches that were
@@ -423,10 +429,15 @@ func (c *codexReader) eventMsg(p map[string]any) {
 		// (TurnItem::Plan {id, text}, codex-rs/protocol/src/items.rs;
 		// persisted by codex-rs/rollout/src/policy.rs).
 		// An event, so that a rollback drops it with its turn.
-		if item := getMap(p, "item"); getStr(item, "type") == "Plan" {
+		switch item := getMap(p, "item"); getStr(item, "type") {
+		case "Plan":
 			if text := strings.TrimSpace(getStr(item, "text")); text != "" || c.mode == codexLines {
 				c.add(event{kind: evPlan, text: shortenMiddle(text, MaxCompaction)})
 			}
+		case "CommandExecution", "FileChange":
+			c.completedItem(item)
+		case "UserMessage":
+			c.completedUserMessage(item)
 		}
 	case "thread_goal_updated":
 		// The thread's goal (/goal): ThreadGoalUpdatedEvent {goal:
@@ -482,6 +493,17 @@ func cutTurns(turns []int, cut int) []int {
 }
 
 func (c *codexReader) item(p map[string]any) {
+	switch getStr(p, "type") {
+	case "function_call", "custom_tool_call", "local_shell_call":
+		// The call is read from the response item: its completed item,
+		// which 0.169 also writes, is not read again.
+		if id := firstNonEmpty(getStr(p, "call_id"), getStr(p, "id")); id != "" {
+			if c.itemCalls == nil {
+				c.itemCalls = map[string]bool{}
+			}
+			c.itemCalls[id] = true
+		}
+	}
 	if c.d.Subagent {
 		switch getStr(p, "type") {
 		case "function_call", "custom_tool_call", "local_shell_call":
@@ -499,6 +521,7 @@ func (c *codexReader) item(p map[string]any) {
 			if text == "" {
 				return
 			}
+			c.lastItemRequest = text
 			c.turnsItem = append(c.turnsItem, c.count())
 			e := evReq(codexRequest(text))
 			e.src = srcItem
@@ -656,6 +679,60 @@ func (c *codexReader) addPatch(id string, ops []fileOp) {
 // changeOps reads patch_apply_end's changes: absolute path → {type: add,
 // update or delete, move_path}, as Codex's protocol FileChange writes them
 // (openai/codex codex-rs/protocol, FileChange::{Add, Delete, Update}).
+// completedUserMessage reads a completed UserMessage item
+// ({content: [{type: text, text}]}, 0.169.0) as the user message response
+// item it follows when there is one: it is read only when it is not the
+// text of the user message item just before it (a paginated rollout holds
+// the completed item alone).
+func (c *codexReader) completedUserMessage(item map[string]any) {
+	text := codexUserText(item)
+	if text == "" {
+		return
+	}
+	if text == c.lastItemRequest {
+		c.lastItemRequest = ""
+		return
+	}
+	c.turnsItem = append(c.turnsItem, c.count())
+	e := evReq(codexRequest(text))
+	e.src = srcItem
+	c.add(e)
+}
+
+// completedItem reads a completed command or file change
+// (ThreadItem::CommandExecution {id, command, cwd, status, exit_code,
+// aggregated_output} and FileChange {id, changes, status, stderr}, as
+// 0.169.0 writes them in item_completed events) when no response item of
+// the rollout made that call: a rollout written with history_mode
+// "paginated" (an app-server thread, 0.154) holds the items alone. Each
+// makes two events in every pass, so rollbacks count alike.
+func (c *codexReader) completedItem(item map[string]any) {
+	id := getStr(item, "id")
+	if id == "" || c.itemCalls[id] {
+		return
+	}
+	status := getStr(item, "status")
+	switch getStr(item, "type") {
+	case "CommandExecution":
+		c.add(evCmd(id, commandString(item["command"])))
+		out := getStr(item, "aggregated_output")
+		if status == "declined" || codexRejected(out) {
+			c.add(evStatus(id, handoff.StatusRejected, out))
+			return
+		}
+		exit := exitCode(item["exit_code"])
+		failed := status == "failed" || exit != nil && *exit != 0
+		c.add(evOut(id, exit, failed, exit != nil || status == "completed" || failed, out))
+	case "FileChange":
+		var ops []fileOp
+		if status == "completed" {
+			ops = changeOps(getMap(item, "changes"))
+		}
+		c.add(evOps(id, ops...))
+		c.add(evOut(id, nil, status == "failed", status != "", getStr(item, "stderr")))
+	}
+}
+
 func changeOps(changes map[string]any) []fileOp {
 	paths := make([]string, 0, len(changes))
 	for p := range changes {
@@ -885,6 +962,10 @@ func (p *prober) codexLine(m map[string]any, head bool) {
 			}
 		case "thread_name_updated":
 			p.thread = firstNonEmpty(getStr(pl, "thread_name"), p.thread)
+		case "item_completed":
+			if item := getMap(pl, "item"); head && p.firstReq == "" && getStr(item, "type") == "UserMessage" {
+				p.firstReq = codexRequest(codexUserText(item))
+			}
 		}
 	}
 }

@@ -1,8 +1,10 @@
 package capture
 
 import (
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -95,5 +97,38 @@ func TestRealE2ETranscriptsCovered(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(realE2EDir, f)); err != nil {
 			t.Errorf("expectation for a missing file: %v", err)
 		}
+	}
+}
+
+// A rollout whose history is paginated (an app-server thread) holds no
+// response items for its calls, only their completed items: the same
+// Codex 0.169 session with every response item taken out still yields its
+// file and its command.
+func TestCodexCompletedItemsAlone(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(realE2EDir, "codex/work/rollout-2026-11-27T09-10-40-01a21c45-6699-7880-90a5-8028c09276a9.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if !strings.Contains(line, `"type":"response_item"`) {
+			kept = append(kept, line)
+		}
+	}
+	if len(kept) == strings.Count(string(data), "\n") {
+		t.Fatal("the fixture holds no response items to take out")
+	}
+	for name, read := range map[string]func(string) (*Digest, error){
+		"streamed":  func(s string) (*Digest, error) { return ReadCodex(struct{ io.Reader }{strings.NewReader(s)}, Limits{}) },
+		"in passes": func(s string) (*Digest, error) { return ReadCodex(strings.NewReader(s), Limits{}) },
+	} {
+		d, err := read(strings.Join(kept, "\n") + "\n")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		checkReal(t, d, realExpectation{agent: Codex, title: "add a greeting file and check the tree",
+			requests:    []string{"add a greeting file and check the tree"},
+			files:       map[string]realFile{"hello.txt": {action: "created", edits: 1}},
+			numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}}})
 	}
 }

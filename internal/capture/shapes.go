@@ -101,7 +101,10 @@ func buildShapes() *shapeSet {
 		"exit_code": nil, "aggregated_output": nil, "formatted_output": nil, "stdout": nil,
 		"stderr": nil, "success": nil, "thread_name": nil, "num_turns": nil, "reason": nil, "status": nil,
 		"goal": fields(map[string]*shape{"objective": nil, "status": nil}),
-		"item": fields(map[string]*shape{"type": nil, "text": nil}), // item_completed
+		// item_completed: Plan, and the CommandExecution and FileChange
+		// items a rollout without response items holds
+		"item": fields(map[string]*shape{"type": nil, "text": nil, "id": nil, "command": nil, "cwd": nil, "status": nil,
+			"aggregated_output": nil, "exit_code": nil, "changes": nil, "stderr": nil, "content": textParts}),
 		// patch_apply_end: path → {type, move_path, and the diff, built whole
 		// since the keys are paths}
 		"changes": nil,
@@ -177,8 +180,10 @@ func buildShapes() *shapeSet {
 		"payload": fields(map[string]*shape{
 			"type": nil, "id": nil, "cwd": nil, "timestamp": nil, "message": nil, "thread_name": nil,
 			"source": nil, "thread_source": nil, "parent_thread_id": nil, "cli_version": nil,
-			// A user message item: Codex 0.169's first request.
+			// A user message item: Codex 0.169's first request; in a
+			// paginated rollout, the completed UserMessage item.
 			"role": nil, "content": {elem: fields(map[string]*shape{"type": nil, "text": nil})},
+			"item": fields(map[string]*shape{"type": nil, "content": {elem: fields(map[string]*shape{"type": nil, "text": nil})}}),
 		}),
 	})
 	geminiProbeShape := fields(map[string]*shape{
@@ -223,12 +228,12 @@ func buildShapes() *shapeSet {
 	codexRollbackShape := func() *shape {
 		item := map[string]*shape{
 			"type": nil, "role": nil, "content": textParts, "name": nil, "arguments": nil, "action": nil,
-			"id": nil, "cwd": nil,
+			"id": nil, "cwd": nil, "call_id": nil,
 		}
 		payload := map[string]*shape{
 			"message": nil, "last_agent_message": nil, "success": nil, "num_turns": nil, "reason": nil,
 			"info": fields(map[string]*shape{"total_token_usage": {only: true}}),
-			"item": fields(map[string]*shape{"type": nil}),
+			"item": fields(map[string]*shape{"type": nil, "id": nil, "content": textParts}),
 		}
 		top := map[string]*shape{"timestamp": nil, "record_type": nil}
 		for k, v := range item {
