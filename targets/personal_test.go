@@ -142,3 +142,23 @@ func TestGuidancePointsAtNoMissingSection(t *testing.T) {
 		}
 	}
 }
+
+// A launch that writes the instructions and points the agent at them
+// names the file --write writes by default: the personal one where the
+// agent has one.
+func TestLaunchNamesTheFileWriteWrites(t *testing.T) {
+	for _, p := range All() {
+		want := p.InstructionFile
+		if pp, ok := p.Personal(); ok {
+			want = pp.InstructionFile
+		}
+		for _, l := range p.Launch {
+			if !strings.Contains(l.Command, "--write") || !strings.Contains(l.Command, "described in") {
+				continue
+			}
+			if !strings.Contains(l.Command, "described in "+want+`"`) {
+				t.Errorf("%s: %q points the agent elsewhere than %s, which --write writes", p.Name, l.Command, want)
+			}
+		}
+	}
+}

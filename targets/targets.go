@@ -180,7 +180,7 @@ var profiles = []Profile{
 		PersonalHeader:    "---\napplyTo: \"**\"\n---\n",
 		InstructionBudget: 16 << 10,
 		Launch: []Launch{
-			{How: "write the instructions, then start the agent with a short prompt", Command: `session-handoff render --as instructions --target copilot --write && copilot -p "Continue the work described in .github/copilot-instructions.md"`},
+			{How: "write the instructions, then start the agent with a short prompt", Command: `session-handoff render --as instructions --target copilot --write && copilot -p "Continue the work described in .github/instructions/handoff.instructions.md"`},
 		},
 		Style: render.Style{Agent: "GitHub Copilot", Guidance: []string{"Work through the next steps in order. " + checkGuidance}},
 		Notes: []string{"GitHub asks for repository instructions of no more than about two pages; keep the budget small."},
