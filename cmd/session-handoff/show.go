@@ -67,5 +67,7 @@ func runShow(a *app, opts showOptions) error {
 		return a.writeJSON(rec)
 	}
 	render.People(a.stdout, rec, time.Now())
+	sum, _ := a.carriedChanges(s, rec)
+	printCarried(a.stdout, rec, sum)
 	return nil
 }

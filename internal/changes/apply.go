@@ -223,3 +223,25 @@ func splitZ(b []byte) []string {
 	}
 	return out
 }
+
+// Applied reports whether the worktree at root holds the changes of the
+// patch now: the patch, checked, applies in reverse.
+func Applied(ctx context.Context, root string, data []byte) bool {
+	if _, err := Check(data); err != nil {
+		return false
+	}
+	g, err := reader(ctx, root)
+	if err != nil {
+		return false
+	}
+	tmp, err := os.MkdirTemp("", "session-handoff-applied-")
+	if err != nil {
+		return false
+	}
+	defer os.RemoveAll(tmp)
+	patch := filepath.Join(tmp, Name)
+	if os.WriteFile(patch, data, 0o600) != nil {
+		return false
+	}
+	return applies(ctx, g, "apply", "--check", "--reverse", patch)
+}

@@ -20,13 +20,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // The attachment's name and media type.
 const (
 	Name      = "changes.patch"
-	MediaType = "text/x-git-patch"
+	MediaType = handoff.ChangesMediaType
 )
 
 // Bounds on a patch.

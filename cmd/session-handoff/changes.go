@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/session-handoff/session-handoff/bundle"
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/changes"
+	"github.com/session-handoff/session-handoff/internal/redact"
+	"github.com/session-handoff/session-handoff/store"
+)
+
+// withChangesEnv makes --with-changes the default of save, capture and
+// export when set to 1.
+const withChangesEnv = "SESSION_HANDOFF_WITH_CHANGES"
+
+// changesFlags are --with-changes and --allow-secrets-in-changes.
+type changesFlags struct {
+	with         bool
+	allowSecrets bool
+}
+
+func (c *changesFlags) bind(f *pflag.FlagSet, a *app) {
+	f.BoolVar(&c.with, "with-changes", a.getenv(withChangesEnv) == "1",
+		"carry the worktree's uncommitted changes as a git patch (default on when $"+withChangesEnv+"=1)")
+	f.BoolVar(&c.allowSecrets, "allow-secrets-in-changes", false, "carry the changes even when a secret is found in them (RISK: recipients see it)")
+}
+
+// makeChanges makes the patch of the worktree at root and scans it for
+// secrets: one found refuses it, unless allowed. Code is never altered:
+// a patch travels exactly as git made it, or not at all. nil when the
+// worktree has nothing uncommitted.
+func (a *app) makeChanges(root string, c changesFlags) (*changes.Made, error) {
+	m, err := changes.Make(a.ctx, root)
+	if err != nil || m == nil {
+		return nil, err
+	}
+	r, err := a.redactor()
+	if err != nil {
+		return nil, err
+	}
+	rep := &redact.Report{}
+	if err := r.Copy(io.Discard, bytes.NewReader(m.Data), changes.Name, rep); err != nil {
+		return nil, err
+	}
+	if n := rep.Total(); n > 0 {
+		if !c.allowSecrets {
+			return nil, withHint(fmt.Errorf("the uncommitted changes hold %d secret(s) (%s): they were not attached", n, redactionKinds(rep)),
+				"remove the secret from the change, or pass --allow-secrets-in-changes to carry it as it is")
+		}
+		a.warn("--allow-secrets-in-changes: %d secret(s) in the changes travel as they are", n)
+	}
+	for _, l := range m.LeftOut {
+		a.warn("left out of the changes: %s", cell(l, 300))
+	}
+	return m, nil
+}
+
+func redactionKinds(rep *redact.Report) string {
+	var kinds []string
+	for _, r := range rep.Redactions() {
+		kinds = append(kinds, r.Kind)
+	}
+	return strings.Join(kinds, ", ")
+}
+
+// attachChanges stores the patch m as a blob of s and as rec's attachment.
+func attachChanges(s *store.Store, rec *handoff.Record, m *changes.Made) error {
+	sum, size, err := s.PutBlob(bytes.NewReader(m.Data), changes.MaxPatch)
+	if err != nil {
+		return fmt.Errorf("store the changes: %w", err)
+	}
+	rec.Attachments = append(rec.Attachments, handoff.Attachment{Name: changes.Name, MediaType: changes.MediaType, Size: size, SHA256: sum})
+	return nil
+}
+
+// changesBlob is the patch m as a blob for a bundle.
+func changesBlob(m *changes.Made) (bundle.BlobSource, error) {
+	src, err := bundle.FirstPass(func(w io.Writer) error {
+		_, err := w.Write(m.Data)
+		return err
+	})
+	if err != nil {
+		return src, err
+	}
+	src.Name, src.MediaType = changes.Name, changes.MediaType
+	src.Open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(m.Data)), nil }
+	return src, nil
+}
+
+// sayChanges tells, on stderr, what happens to rec's uncommitted files:
+// carried (how many) or staying on this machine.
+func (a *app) sayChanges(rec *handoff.Record, m *changes.Made) {
+	switch {
+	case m != nil:
+		fmt.Fprintf(a.stderr, "the handoff carries %d changed file(s) (%s)\n", len(m.Summary.Files), changes.Name)
+	case rec.Git.Uncommitted() > 0:
+		fmt.Fprintf(a.stderr, "%d uncommitted file(s) stay on this machine (--with-changes carries them)\n", rec.Git.Uncommitted())
+	}
+}
+
+// carriedChanges reads the changes rec carries from s: nil when it
+// carries none, or they cannot be read or checked (said on stderr).
+func (a *app) carriedChanges(s *store.Store, rec *handoff.Record) (*changes.Summary, []byte) {
+	at, ok := rec.Changes()
+	if !ok {
+		return nil, nil
+	}
+	data, err := readChanges(s, at)
+	if err != nil {
+		a.warn("%s: %v", changes.Name, err)
+		return nil, nil
+	}
+	sum, err := changes.Check(data)
+	if err != nil {
+		a.warn("%s: %v", changes.Name, err)
+		return nil, nil
+	}
+	return sum, data
+}
+
+// readChanges reads the patch at names from s, bounded.
+func readChanges(s *store.Store, at handoff.Attachment) ([]byte, error) {
+	if at.Size > changes.MaxPatch {
+		return nil, fmt.Errorf("over %d bytes", changes.MaxPatch)
+	}
+	r, _, err := s.OpenBlob(at.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(io.LimitReader(r, changes.MaxPatch+1))
+}
+
+// printCarried says, for show and resume, what rec carries of the
+// worktree's uncommitted state.
+func printCarried(w io.Writer, rec *handoff.Record, sum *changes.Summary) {
+	switch {
+	case sum != nil:
+		fmt.Fprintf(w, "the handoff carries %d changed file(s), not applied: 'session-handoff apply --dry-run %s' shows what apply would do\n", len(sum.Files), rec.ID)
+	case rec.Git.Uncommitted() > 0:
+		fmt.Fprintf(w, "%d uncommitted file(s) stayed on the machine the handoff was made on (--with-changes carries them)\n", rec.Git.Uncommitted())
+	}
+}
