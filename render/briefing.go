@@ -54,9 +54,9 @@ type Briefing struct {
 // (changes.patch).
 type CarriedChanges struct {
 	// Files is how many files the patch changes.
-	Files int
+	Files int `json:"files"`
 	// Applied is set when the worktree holds them now.
-	Applied bool
+	Applied bool `json:"applied"`
 }
 
 // SecMemory names the memory files in Result.Shortened and Omitted when
@@ -183,7 +183,7 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 func writeCarried(w *writer, b Briefing) {
 	switch c := b.Changes; {
 	case c != nil && c.Applied:
-		w.printf("\n- The handoff carries %d changed file(s) (changes.patch), and they were applied to this worktree: they are in it now, uncommitted.\n", c.Files)
+		w.printf("\n- The handoff carries %d changed file(s) (changes.patch), and they are applied in this worktree now, uncommitted.\n", c.Files)
 	case c != nil:
 		w.printf("\n- The handoff carries %d changed file(s) (changes.patch), available and not applied: the worktree does not have them. The user applies them with `session-handoff apply` (`--dry-run` first); do not redo that work.\n", c.Files)
 	case b.Record.Git.Uncommitted() > 0 && b.Record.Source.Kind == handoff.SourceImport:

@@ -137,13 +137,13 @@ func readChanges(s *store.Store, at handoff.Attachment) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(r, changes.MaxPatch+1))
 }
 
-// printCarried says, for show and resume, what rec carries of the
+// printCarried says, for show, what rec carries of the
 // worktree's uncommitted state.
 func printCarried(w io.Writer, rec *handoff.Record, sum *changes.Summary) {
 	switch {
 	case sum != nil:
 		fmt.Fprintf(w, "the handoff carries %d changed file(s), not applied: 'session-handoff apply --dry-run %s' shows what apply would do\n", len(sum.Files), rec.ID)
-	case rec.Git.Uncommitted() > 0:
+	case rec.Git.Uncommitted() > 0 && rec.Source.Kind == handoff.SourceImport:
 		fmt.Fprintf(w, "%d uncommitted file(s) stayed on the machine the handoff was made on (--with-changes carries them)\n", rec.Git.Uncommitted())
 	}
 }

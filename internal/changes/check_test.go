@@ -2,8 +2,12 @@ package changes
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
 const pre = header + "\n# base 0123456789abcdef0123456789abcdef01234567\n"
@@ -13,32 +17,34 @@ func fileDiff(path string) string {
 	return "diff --git a/" + path + " b/" + path + "\nindex 1111111..2222222 100644\n--- a/" + path + "\n+++ b/" + path + "\n@@ -1 +1 @@\n-a\n+b\n"
 }
 
-// Hostile are the kinds of patch Check refuses, by name; the hostile
-// campaign sends each through apply too.
-var Hostile = map[string]string{
-	"path-outside":       fileDiff("../outside.txt"),
-	"path-absolute":      "diff --git a//etc/passwd b//etc/passwd\nnew file mode 100644\n--- /dev/null\n+++ b//etc/passwd\n@@ -0,0 +1 @@\n+x\n",
-	"path-into-git":      fileDiff(".git/hooks/pre-commit"),
-	"path-into-git-case": fileDiff("sub/.GIT/config"),
-	"symlink":            "diff --git a/link b/link\nnew file mode 120000\nindex 0000000..1111111\n--- /dev/null\n+++ b/link\n@@ -0,0 +1 @@\n+/etc\n\\ No newline at end of file\n",
-	"executable-new":     "diff --git a/run.sh b/run.sh\nnew file mode 100755\nindex 0000000..1111111\n--- /dev/null\n+++ b/run.sh\n@@ -0,0 +1 @@\n+rm -rf ~\n",
-	"executable-mode":    "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n",
-	"submodule":          "diff --git a/sub b/sub\nindex 1111111..2222222 160000\n--- a/sub\n+++ b/sub\n@@ -1 +1 @@\n-Subproject commit 1111111111111111111111111111111111111111\n+Subproject commit 2222222222222222222222222222222222222222\n",
-	"rename":             "diff --git a/a b/a\nsimilarity index 100%\nrename from a\nrename to ../b\n",
-	"huge-hunk":          "diff --git a/a b/a\nindex 1111111..2222222 100644\n--- a/a\n+++ b/a\n@@ -1,999999999 +1,1 @@\n-a\n+b\n",
-	"binary-bomb":        "diff --git a/z.bin b/z.bin\nnew file mode 100644\nindex 0000000..1111111\nGIT binary patch\nliteral 4294967296\nzcmZo\n\nliteral 0\nHcmV?d00001\n\n",
-	"smuggled-header":    fileDiff("a") + "--- a/../../x\n+++ b/../../x\n@@ -0,0 +1 @@\n+x\n",
-	"header-mismatch":    "diff --git a/safe b/../unsafe\nindex 1111111..2222222 100644\n--- a/safe\n+++ b/../unsafe\n@@ -1 +1 @@\n-a\n+b\n",
-	"traditional-diff":   "--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n",
-	"names-disagree":     "diff --git a/a b/a\nindex 1111111..2222222 100644\n--- a/a\n+++ b/../a\n@@ -1 +1 @@\n-a\n+b\n",
+// hostileCorpus holds the kinds of patch Check refuses, one file each,
+// whose first line "# want: CAUSE" says what the refusal names; the
+// hostile campaign sends each through apply too.
+const hostileCorpus = "../../testdata/hostile/changes"
+
+// hostile reads the corpus: each patch (after our preamble) and the cause
+// it must be refused for.
+func hostile(t testing.TB) map[string][2]string {
+	files, err := filepath.Glob(filepath.Join(hostileCorpus, "*.patch"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no hostile patches: %v", err)
+	}
+	out := map[string][2]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		testsys.Check(t, err)
+		first, _, _ := strings.Cut(string(b), "\n")
+		out[filepath.Base(f)] = [2]string{pre + string(b), strings.TrimPrefix(first, "# want: ")}
+	}
+	return out
 }
 
 func TestCheckRefusesHostilePatches(t *testing.T) {
-	for name, body := range Hostile {
+	for name, c := range hostile(t) {
 		t.Run(name, func(t *testing.T) {
-			_, err := Check([]byte(pre + body))
-			if !errors.Is(err, ErrHostile) {
-				t.Fatalf("Check = %v, want a refusal", err)
+			_, err := Check([]byte(c[0]))
+			if !errors.Is(err, ErrHostile) || !strings.Contains(err.Error(), c[1]) {
+				t.Fatalf("Check = %v, want a refusal for %q", err, c[1])
 			}
 		})
 	}
@@ -70,8 +76,8 @@ func TestCheckRefusesAnOversizedPatch(t *testing.T) {
 // stays inside the worktree and out of .git.
 func FuzzCheck(f *testing.F) {
 	f.Add([]byte(pre + fileDiff("a.go")))
-	for _, body := range Hostile {
-		f.Add([]byte(pre + body))
+	for _, c := range hostile(f) {
+		f.Add([]byte(c[0]))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sum, err := Check(data)
