@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -73,8 +72,7 @@ func runApply(a *app, opts *applyOptions) error {
 	if err != nil {
 		return err
 	}
-	at, ok := rec.Changes()
-	if !ok {
+	if _, ok := rec.Changes(); !ok {
 		err := fmt.Errorf("%s carries no changes", rec.ID)
 		if n := rec.Git.Uncommitted(); n > 0 {
 			return withHint(err, fmt.Sprintf("its %d uncommitted file(s) stayed on the machine it was made on: save or export there with --with-changes", n))
@@ -85,9 +83,9 @@ func runApply(a *app, opts *applyOptions) error {
 		return withHint(fmt.Errorf("refused: %s is not verified and trusted: its changes are code from outside", rec.ID),
 			fmt.Sprintf("read them with 'session-handoff show %s --attachment %s -o -', then pass --force", rec.ID, changes.Name))
 	}
-	data, err := readChanges(s, at)
+	data, _, err := changes.Carried(s, rec)
 	if err != nil {
-		return fmt.Errorf("%s: %w", changes.Name, err)
+		return fmt.Errorf("%s: %w", rec.ID, err)
 	}
 	root, err := a.projectRoot(opts.project)
 	if err != nil {
@@ -95,9 +93,6 @@ func runApply(a *app, opts *applyOptions) error {
 	}
 	pl, err := changes.Apply(a.ctx, root, data, changes.ApplyOptions{Branch: opts.branch, DryRun: opts.dryRun,
 		StashMessage: "session-handoff apply " + string(rec.ID) + ": local changes before applying"})
-	if errors.Is(err, changes.ErrHostile) {
-		return fmt.Errorf("%s of %s: %w", changes.Name, rec.ID, err)
-	}
 	if err != nil {
 		return err
 	}

@@ -104,37 +104,15 @@ func (a *app) sayChanges(rec *handoff.Record, m *changes.Made) {
 	}
 }
 
-// carriedChanges reads the changes rec carries from s: nil when it
-// carries none, or they cannot be read or checked (said on stderr).
-func (a *app) carriedChanges(s *store.Store, rec *handoff.Record) (*changes.Summary, []byte) {
-	at, ok := rec.Changes()
-	if !ok {
-		return nil, nil
-	}
-	data, err := readChanges(s, at)
+// carriedChanges is what rec carries of its worktree's uncommitted
+// changes: nil when none, or when they cannot be read or checked (said
+// on stderr).
+func (a *app) carriedChanges(s *store.Store, rec *handoff.Record) *changes.Summary {
+	_, sum, err := changes.Carried(s, rec)
 	if err != nil {
-		a.warn("%s: %v", changes.Name, err)
-		return nil, nil
+		a.warn("%v", err)
 	}
-	sum, err := changes.Check(data)
-	if err != nil {
-		a.warn("%s: %v", changes.Name, err)
-		return nil, nil
-	}
-	return sum, data
-}
-
-// readChanges reads the patch at names from s, bounded.
-func readChanges(s *store.Store, at handoff.Attachment) ([]byte, error) {
-	if at.Size > changes.MaxPatch {
-		return nil, fmt.Errorf("over %d bytes", changes.MaxPatch)
-	}
-	r, _, err := s.OpenBlob(at.SHA256)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(io.LimitReader(r, changes.MaxPatch+1))
+	return sum
 }
 
 // printCarried says, for show, what rec carries of the

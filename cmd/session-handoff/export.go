@@ -202,7 +202,7 @@ func (a *app) exportBundle(s *store.Store, rec *handoff.Record, opts *exportOpti
 // none yet), and returns them. A record that carries changes already
 // says so.
 func (a *app) exportChanges(s *store.Store, rec *handoff.Record, c changesFlags, xopts *exchange.ExportOptions) (*changes.Made, error) {
-	if sum, _ := a.carriedChanges(s, rec); sum != nil {
+	if sum := a.carriedChanges(s, rec); sum != nil {
 		return &changes.Made{Summary: sum}, nil
 	}
 	if !c.with || rec.Git == nil || rec.Source.Kind == handoff.SourceImport || rec.Source.Kind == handoff.SourceLegacy {

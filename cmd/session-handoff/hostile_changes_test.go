@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +9,6 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/bundle"
-	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/changes"
 )
@@ -67,35 +64,18 @@ func changesBundle(e *hostileEnv, rec *handoff.Record, patch []byte) error {
 		return fmt.Errorf("project HEAD: %w", err)
 	}
 	data := append([]byte("# session-handoff changes 1\n# base "+strings.TrimSpace(string(head))+"\n"), patch...)
-	src, err := bundle.FirstPass(func(w io.Writer) error { _, err := w.Write(data); return err })
+	src, err := changesBlob(&changes.Made{Data: data})
 	if err != nil {
 		return err
 	}
-	src.Name, src.MediaType = changes.Name, changes.MediaType
-	src.Open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
 	r := *rec
 	r.Project = handoff.Project{Path: "/elsewhere/project", Name: filepath.Base(e.project)}
 	r.Attachments = []handoff.Attachment{{Name: src.Name, MediaType: src.MediaType, Size: src.Size, SHA256: src.SHA256}}
-	sk, err := crypto.LoadSigningKey(filepath.Join(hostileBundleCorpus, "keys", "signing.key"), nil)
+	b, err := campaignBundleBlobs(e, "signing.key", "alice@test", &r, "", false, []bundle.BlobSource{src})
 	if err != nil {
 		return err
 	}
-	sk.Comment = "alice@test"
-	rcp, canon, err := crypto.ParseRecipient(e.template.recipient)
-	if err != nil {
-		return err
-	}
-	m := &bundle.Manifest{Format: bundle.Format, Version: bundle.Version, CreatedAt: time.Now().UTC().Truncate(time.Millisecond),
-		Producer: bundle.Producer{Name: "session-handoff", Version: "campaign"}, Record: &r, Blobs: []bundle.Blob{src.Blob}}
-	if m.BundleID, err = bundle.NewBundleID(); err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if err := bundle.Write(&buf, m, []bundle.BlobSource{src}, bundle.WriteOptions{SigningKeys: []*crypto.SigningKey{sk},
-		Recipients: []crypto.RecipientInfo{{Recipient: rcp, Canonical: canon}}}); err != nil {
-		return err
-	}
-	return os.WriteFile(e.input, buf.Bytes(), 0o600)
+	return os.WriteFile(e.input, b, 0o600)
 }
 
 // untouchedGit fails unless the project's git has no change, no stash and

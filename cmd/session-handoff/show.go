@@ -67,7 +67,6 @@ func runShow(a *app, opts showOptions) error {
 		return a.writeJSON(rec)
 	}
 	render.People(a.stdout, rec, time.Now())
-	sum, _ := a.carriedChanges(s, rec)
-	printCarried(a.stdout, rec, sum)
+	printCarried(a.stdout, rec, a.carriedChanges(s, rec))
 	return nil
 }

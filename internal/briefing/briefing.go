@@ -95,24 +95,12 @@ func Gather(ctx context.Context, s *store.Store, o Options) (render.Briefing, er
 	return br, nil
 }
 
-// carried reads the changes rec carries, and whether the worktree at
-// root holds them now; nil when it carries none or they cannot be read.
+// carried is what rec carries of its worktree's uncommitted changes, and
+// whether the worktree at root holds them now; nil when it carries none
+// or they cannot be read.
 func carried(ctx context.Context, s *store.Store, root string, rec *handoff.Record) *render.CarriedChanges {
-	at, ok := rec.Changes()
-	if !ok || at.Size > changes.MaxPatch {
-		return nil
-	}
-	r, _, err := s.OpenBlob(at.SHA256)
-	if err != nil {
-		return nil
-	}
-	defer r.Close()
-	data, err := io.ReadAll(io.LimitReader(r, changes.MaxPatch+1))
-	if err != nil {
-		return nil
-	}
-	sum, err := changes.Check(data)
-	if err != nil {
+	data, sum, err := changes.Carried(s, rec)
+	if err != nil || sum == nil {
 		return nil
 	}
 	return &render.CarriedChanges{Files: len(sum.Files), Applied: changes.Applied(ctx, root, data)}

@@ -52,6 +52,17 @@ func laptopAndDesktop(t *testing.T) (laptop, desktop string) {
 	return laptop, desktop
 }
 
+// carry makes the repository and its clone, lets edit change the laptop's
+// worktree, and returns the patch of its changes.
+func carry(t *testing.T, edit func(laptop string)) (laptop, desktop string, data []byte) {
+	t.Helper()
+	laptop, desktop = laptopAndDesktop(t)
+	edit(laptop)
+	m, err := Make(context.Background(), laptop)
+	testsys.Check(t, err)
+	return laptop, desktop, m.Data
+}
+
 func TestMakeAndApplyBringTheState(t *testing.T) {
 	ctx := context.Background()
 	laptop, desktop := laptopAndDesktop(t)
@@ -89,14 +100,12 @@ func TestMakeAndApplyBringTheState(t *testing.T) {
 }
 
 func TestApplyKeepsALocalChangeAndLeavesMarkers(t *testing.T) {
-	ctx := context.Background()
-	laptop, desktop := laptopAndDesktop(t)
-	write(t, laptop, "auth.go", "package auth\n\nfunc A() { laptop() }\n\nfunc B() {}\n")
-	m, err := Make(ctx, laptop)
-	testsys.Check(t, err)
+	_, desktop, data := carry(t, func(laptop string) {
+		write(t, laptop, "auth.go", "package auth\n\nfunc A() { laptop() }\n\nfunc B() {}\n")
+	})
 	local := "package auth\n\nfunc A() { desktop() }\n\nfunc B() {}\n"
 	write(t, desktop, "auth.go", local)
-	pl, err := Apply(ctx, desktop, m.Data, ApplyOptions{StashMessage: "session-handoff apply test"})
+	pl, err := Apply(context.Background(), desktop, data, ApplyOptions{StashMessage: "session-handoff apply test"})
 	testsys.Check(t, err)
 	if strings.Join(pl.Conflicts, ",") != "auth.go" {
 		t.Fatalf("conflicts = %v", pl.Conflicts)
@@ -114,15 +123,13 @@ func TestApplyKeepsALocalChangeAndLeavesMarkers(t *testing.T) {
 }
 
 func TestApplyRefusesAMissingBaseAndChangesNothing(t *testing.T) {
-	ctx := context.Background()
-	laptop, desktop := laptopAndDesktop(t)
-	write(t, laptop, "x.txt", "x\n")
-	run(t, laptop, "add", "x.txt")
-	run(t, laptop, "commit", "-q", "-m", "not fetched")
-	write(t, laptop, "auth.go", "changed\n")
-	m, err := Make(ctx, laptop)
-	testsys.Check(t, err)
-	_, err = Apply(ctx, desktop, m.Data, ApplyOptions{})
+	_, desktop, data := carry(t, func(laptop string) {
+		write(t, laptop, "x.txt", "x\n")
+		run(t, laptop, "add", "x.txt")
+		run(t, laptop, "commit", "-q", "-m", "not fetched")
+		write(t, laptop, "auth.go", "changed\n")
+	})
+	_, err := Apply(context.Background(), desktop, data, ApplyOptions{})
 	if !errors.Is(err, ErrNoBase) || !strings.Contains(err.Error(), "git fetch origin main") {
 		t.Fatalf("err = %v", err)
 	}
@@ -132,12 +139,8 @@ func TestApplyRefusesAMissingBaseAndChangesNothing(t *testing.T) {
 }
 
 func TestApplyOnANewBranch(t *testing.T) {
-	ctx := context.Background()
-	laptop, desktop := laptopAndDesktop(t)
-	write(t, laptop, "auth.go", "branch work\n")
-	m, err := Make(ctx, laptop)
-	testsys.Check(t, err)
-	pl, err := Apply(ctx, desktop, m.Data, ApplyOptions{Branch: "from-laptop"})
+	_, desktop, data := carry(t, func(laptop string) { write(t, laptop, "auth.go", "branch work\n") })
+	pl, err := Apply(context.Background(), desktop, data, ApplyOptions{Branch: "from-laptop"})
 	testsys.Check(t, err)
 	if !pl.Clean || strings.TrimSpace(run(t, desktop, "branch", "--show-current")) != "from-laptop" || read(t, desktop, "auth.go") != "branch work\n" {
 		t.Fatalf("plan %+v, branch %s", pl, run(t, desktop, "branch", "--show-current"))

@@ -226,17 +226,10 @@ func (p *parser) extended(f *File) error {
 // newMode checks the mode a file gets: a plain file, never executable,
 // a link or a submodule.
 func newMode(m string) error {
-	switch m {
-	case "100644":
-		return nil
-	case "100755":
+	if m == "100755" {
 		return errors.New("makes a file executable")
-	case "120000":
-		return errors.New("a symbolic link")
-	case "160000":
-		return errors.New("a submodule")
 	}
-	return fmt.Errorf("unknown mode %s", untrusted.Quote(m, 20))
+	return oldMode(m)
 }
 
 // oldMode checks the mode a file had: a plain or executable file.
