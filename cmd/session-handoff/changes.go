@@ -2,16 +2,15 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/changes"
-	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -44,29 +43,20 @@ func (a *app) makeChanges(root string, c changesFlags) (*changes.Made, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &redact.Report{}
-	if err := r.Copy(io.Discard, bytes.NewReader(m.Data), changes.Name, rep); err != nil {
-		return nil, err
-	}
-	if n := rep.Total(); n > 0 {
+	if _, err := m.Secrets(r); err != nil {
+		if !errors.Is(err, changes.ErrSecrets) {
+			return nil, err
+		}
 		if !c.allowSecrets {
-			return nil, withHint(fmt.Errorf("the uncommitted changes hold %d secret(s) (%s): they were not attached", n, redactionKinds(rep)),
+			return nil, withHint(fmt.Errorf("%w: they were not attached", err),
 				"remove the secret from the change, or pass --allow-secrets-in-changes to carry it as it is")
 		}
-		a.warn("--allow-secrets-in-changes: %d secret(s) in the changes travel as they are", n)
+		a.warn("--allow-secrets-in-changes: %v travel as they are", err)
 	}
 	for _, l := range m.LeftOut {
 		a.warn("left out of the changes: %s", cell(l, 300))
 	}
 	return m, nil
-}
-
-func redactionKinds(rep *redact.Report) string {
-	var kinds []string
-	for _, r := range rep.Redactions() {
-		kinds = append(kinds, r.Kind)
-	}
-	return strings.Join(kinds, ", ")
 }
 
 // attachChanges stores the patch m as a blob of s and as rec's attachment.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/session-handoff/session-handoff/internal/git"
+	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
@@ -169,4 +170,25 @@ func (m *Made) untracked(ctx context.Context, g git.Runner, root string) error {
 		}
 	}
 	return nil
+}
+
+// ErrSecrets is wrapped when the redactor finds a secret in a patch: it
+// does not travel, since code is never altered to hide one.
+var ErrSecrets = errors.New("the uncommitted changes hold secrets")
+
+// Secrets scans the patch with r and returns what it found; the error
+// wraps ErrSecrets, naming how many of which kinds, when it found any.
+func (m *Made) Secrets(r *redact.Redactor) (*redact.Report, error) {
+	rep := &redact.Report{}
+	if err := r.Copy(io.Discard, bytes.NewReader(m.Data), Name, rep); err != nil {
+		return rep, err
+	}
+	if n := rep.Total(); n > 0 {
+		var kinds []string
+		for _, k := range rep.Redactions() {
+			kinds = append(kinds, k.Kind)
+		}
+		return rep, fmt.Errorf("%w: %d (%s)", ErrSecrets, n, strings.Join(kinds, ", "))
+	}
+	return rep, nil
 }
