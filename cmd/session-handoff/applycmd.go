@@ -40,7 +40,10 @@ apply --3way), or with --branch NAME on a new branch made at the base
 commit. Local changes are never overwritten: they are first kept as a
 stash entry (git stash list), and a file both sides changed is merged,
 with git's conflict markers where the same lines changed; apply then
-names those files and exits 1.
+names those files and exits 1. An apply that was killed leaves a journal
+in the git directory: the next apply undoes what it began (keeping the
+worktree as it found it in the stash too) and starts again; a worktree
+that holds the changes already is left alone.
 
 A handoff that is not verified and trusted (imported unsigned, from an
 untrusted or pinned key, legacy) is code from outside: apply refuses it
@@ -106,6 +109,16 @@ func runApply(a *app, opts *applyOptions) error {
 
 // printPlan says what apply did, or would do.
 func printPlan(a *app, opts *applyOptions, pl *changes.Plan) {
+	switch {
+	case pl.AlreadyApplied:
+		fmt.Fprintf(a.stdout, "the worktree holds the %d changed file(s) already: nothing to do\n", len(pl.Summary.Files))
+		return
+	case pl.Interrupted && opts.dryRun:
+		fmt.Fprintln(a.stdout, "an earlier apply was interrupted: apply undoes what it began (the local changes are in the stash) and starts again")
+		return
+	case pl.Interrupted:
+		fmt.Fprintln(a.stdout, "an earlier apply was interrupted: what it began was undone, the local changes restored from the stash")
+	}
 	verb := "applied"
 	if opts.dryRun {
 		verb = "would apply"

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/session-handoff/session-handoff/internal/git"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
@@ -45,6 +46,12 @@ type Plan struct {
 	Clean bool
 	// Conflicts are the files left with conflict markers.
 	Conflicts []string
+	// AlreadyApplied is set when the worktree held the changes already:
+	// nothing was done.
+	AlreadyApplied bool
+	// Interrupted is set when an earlier apply was killed; what it began
+	// was undone (from its stash entry) before this one.
+	Interrupted bool
 }
 
 // Apply checks the patch, then applies it to the worktree at root with a
@@ -66,6 +73,13 @@ func Apply(ctx context.Context, root string, data []byte, opts ApplyOptions) (*P
 		return nil, err
 	}
 	pl := &Plan{Summary: sum}
+	jpath, err := journalPath(ctx, g)
+	if err != nil {
+		return pl, err
+	}
+	if done, err := pl.resume(ctx, g, root, jpath, data, opts); done || err != nil {
+		return pl, err
+	}
 	if err := pl.inspect(ctx, g, root, opts); err != nil {
 		return pl, err
 	}
@@ -88,9 +102,68 @@ func Apply(ctx context.Context, root string, data []byte, opts ApplyOptions) (*P
 	if err := pl.keepLocal(ctx, g, opts); err != nil {
 		return pl, err
 	}
+	j, err := pl.begin(ctx, g, jpath, opts)
+	if err != nil {
+		return pl, err
+	}
+	if err := pl.apply(ctx, g, patch, opts); err != nil {
+		if uerr := j.undo(ctx, g, root, sum, opts.StashMessage); uerr != nil {
+			return pl, fmt.Errorf("%w; and undoing it: %v", err, uerr)
+		}
+		return pl, err
+	}
+	return pl, safefile.Remove(jpath)
+}
+
+// begin writes the journal that lets a killed apply be undone.
+func (pl *Plan) begin(ctx context.Context, g git.Runner, jpath string, opts ApplyOptions) (*journal, error) {
+	head, err := g.Run(ctx, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+	if err != nil {
+		return nil, fmt.Errorf("read HEAD: %w", err)
+	}
+	branch, _ := g.Run(ctx, "symbolic-ref", "-q", "HEAD")
+	j := &journal{path: jpath, Head: strings.TrimSpace(string(head)), Branch: strings.TrimSpace(string(branch)),
+		NewBranch: opts.Branch, Stash: pl.Stash}
+	if err := j.write(); err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	return j, nil
+}
+
+// resume deals with what an earlier apply left: a journal (it was killed)
+// is undone, unless that apply had ended in conflicts, which stay; a
+// worktree that holds the changes already is done. done is set when
+// nothing is left to do.
+func (pl *Plan) resume(ctx context.Context, g git.Runner, root, jpath string, data []byte, opts ApplyOptions) (done bool, err error) {
+	j, err := readJournal(jpath)
+	if err != nil {
+		return true, err
+	}
+	if j == nil {
+		pl.AlreadyApplied = Applied(ctx, root, data)
+		return pl.AlreadyApplied, nil
+	}
+	if out, err := g.Run(ctx, "diff", "--name-only", "-z", "--diff-filter=U"); err == nil && len(out) > 0 {
+		pl.Conflicts = splitZ(out)
+		if opts.DryRun {
+			return true, nil
+		}
+		return true, safefile.Remove(jpath)
+	}
+	pl.Interrupted = true
+	if opts.DryRun {
+		return true, nil
+	}
+	return false, j.undo(ctx, g, root, pl.Summary, opts.StashMessage)
+}
+
+// apply switches to the new branch if asked, and applies the patch with a
+// three-way merge; conflicts are left in the files and listed.
+func (pl *Plan) apply(ctx context.Context, g git.Runner, patch string, opts ApplyOptions) error {
+	sum := pl.Summary
 	if opts.Branch != "" {
 		if _, err := g.Run(ctx, "switch", "--no-guess", "-c", opts.Branch, "--end-of-options", sum.Base); err != nil {
-			return pl, fmt.Errorf("new branch: %w", err)
+			return fmt.Errorf("new branch: %w", err)
 		}
 	}
 	if len(pl.Touched) > 0 {
@@ -98,20 +171,20 @@ func Apply(ctx context.Context, root string, data []byte, opts ApplyOptions) (*P
 		// the local change goes there first (it is in the stash too).
 		g.Env = append(g.Env, "GIT_LITERAL_PATHSPECS=1")
 		if _, err := g.Run(ctx, append([]string{"add", "--"}, pl.Touched...)...); err != nil {
-			return pl, fmt.Errorf("stage local changes: %w", err)
+			return fmt.Errorf("stage local changes: %w", err)
 		}
 	}
-	_, err = g.Run(ctx, "apply", "--3way", "--whitespace=nowarn", patch)
+	_, err := g.Run(ctx, "apply", "--3way", "--whitespace=nowarn", patch)
 	if err == nil {
 		pl.Clean = len(pl.Touched) == 0
-		return pl, nil
+		return nil
 	}
 	out, uerr := g.Run(ctx, "diff", "--name-only", "-z", "--diff-filter=U")
 	if uerr != nil || len(out) == 0 {
-		return pl, fmt.Errorf("apply: %w", err)
+		return fmt.Errorf("apply: %w", err)
 	}
 	pl.Conflicts = splitZ(out)
-	return pl, nil
+	return nil
 }
 
 // inspect checks the base commit and the worktree, and finds the local

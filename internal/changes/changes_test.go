@@ -154,3 +154,43 @@ func TestMakeNothingToCarry(t *testing.T) {
 		t.Fatalf("Make of a clean worktree = %v, %v", m, err)
 	}
 }
+
+func TestApplyUndoesAnInterruptedApplyAndStartsAgain(t *testing.T) {
+	laptop, desktop, data := carry(t, func(laptop string) {
+		write(t, laptop, "auth.go", "patched\n")
+		write(t, laptop, "new.go", "package new\n")
+	})
+	local := "one\nlocal\n"
+	write(t, desktop, "staged.txt", local)
+	// What a killed apply leaves: the local change in the stash, the
+	// journal, one file of the patch written and the other not.
+	stash := strings.TrimSpace(run(t, desktop, "stash", "create"))
+	run(t, desktop, "stash", "store", "-m", "killed apply", stash)
+	head := strings.TrimSpace(run(t, desktop, "rev-parse", "HEAD"))
+	write(t, desktop, ".git/"+journalName, "head "+head+"\nbranch refs/heads/main\nnew-branch \nstash "+stash+"\n")
+	write(t, desktop, "auth.go", "patch")
+	write(t, desktop, "staged.txt", "half-way\n")
+	pl, err := Apply(context.Background(), desktop, data, ApplyOptions{StashMessage: "again"})
+	testsys.Check(t, err)
+	if !pl.Interrupted || len(pl.Conflicts) > 0 {
+		t.Fatalf("plan = %+v", pl)
+	}
+	for _, f := range []string{"auth.go", "new.go"} {
+		if read(t, desktop, f) != read(t, laptop, f) {
+			t.Errorf("%s = %q after the second apply", f, read(t, desktop, f))
+		}
+	}
+	if got := read(t, desktop, "staged.txt"); got != local {
+		t.Errorf("the local change is %q, want %q", got, local)
+	}
+	if _, err := os.Stat(filepath.Join(desktop, ".git", journalName)); !os.IsNotExist(err) {
+		t.Errorf("the journal is still there: %v", err)
+	}
+	if list := run(t, desktop, "stash", "list"); !strings.Contains(list, "worktree of an interrupted apply") {
+		t.Errorf("the interrupted worktree is not in the stash: %q", list)
+	}
+	pl, err = Apply(context.Background(), desktop, data, ApplyOptions{})
+	if err != nil || !pl.AlreadyApplied {
+		t.Fatalf("a third apply: %+v, %v", pl, err)
+	}
+}
