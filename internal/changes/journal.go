@@ -85,6 +85,12 @@ func (j *journal) write() error {
 // the local changes restored from their stash entry. It refuses when HEAD
 // moved since (someone committed after the interruption).
 func (j *journal) undo(ctx context.Context, g git.Runner, root string, sum *Summary, message string) error {
+	// A git killed with the apply leaves its lock; git never takes one
+	// for stale, and neither do we: another git may hold it right now.
+	lock := filepath.Join(filepath.Dir(j.path), "index.lock")
+	if _, err := os.Lstat(lock); err == nil {
+		return fmt.Errorf("an earlier apply was interrupted and left %s: %w (if no git runs in this repository now, remove that file and run apply again)", lock, ErrWorktree)
+	}
 	if j.NewBranch != "" {
 		cur, _ := g.Run(ctx, "symbolic-ref", "-q", "HEAD")
 		if strings.TrimSpace(string(cur)) == "refs/heads/"+j.NewBranch {
