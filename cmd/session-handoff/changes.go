@@ -98,20 +98,38 @@ func (a *app) sayChanges(rec *handoff.Record, m *changes.Made) {
 // changes: nil when none, or when they cannot be read or checked (said
 // on stderr).
 func (a *app) carriedChanges(s *store.Store, rec *handoff.Record) *changes.Summary {
-	_, sum, err := changes.Carried(s, rec)
-	if err != nil {
-		a.warn("%v", err)
-	}
+	sum, _ := a.carried(s, rec)
 	return sum
 }
 
-// printCarried says, for show, what rec carries of the
-// worktree's uncommitted state.
-func printCarried(w io.Writer, rec *handoff.Record, sum *changes.Summary) {
+// carried is carriedChanges with the patch itself.
+func (a *app) carried(s *store.Store, rec *handoff.Record) (*changes.Summary, []byte) {
+	data, sum, err := changes.Carried(s, rec)
+	if err != nil {
+		a.warn("%v", err)
+	}
+	return sum, data
+}
+
+// printCarried says, for show, what rec carries of the worktree's
+// uncommitted state, and whether the worktree holds those changes: the
+// one it was made in for a handoff made here, else the current
+// directory's.
+func (a *app) printCarried(s *store.Store, rec *handoff.Record) {
+	sum, data := a.carried(s, rec)
 	switch {
 	case sum != nil:
-		fmt.Fprintf(w, "the handoff carries %d changed file(s), not applied: 'session-handoff apply --dry-run %s' shows what apply would do\n", len(sum.Files), rec.ID)
+		root, err := a.projectRoot(".")
+		if (rec.Source.Kind == handoff.SourceHand || rec.Source.Kind == handoff.SourceTranscript) && rec.Git != nil {
+			root, err = rec.Git.Root, nil
+		}
+		applied := err == nil && changes.Applied(a.ctx, root, data)
+		if applied {
+			fmt.Fprintf(a.stdout, "the handoff carries %d changed file(s), applied in this worktree\n", len(sum.Files))
+		} else {
+			fmt.Fprintf(a.stdout, "the handoff carries %d changed file(s), not applied: 'session-handoff apply --dry-run %s' shows what apply would do\n", len(sum.Files), rec.ID)
+		}
 	case rec.Git.Uncommitted() > 0 && rec.Source.Kind == handoff.SourceImport:
-		fmt.Fprintf(w, "%d uncommitted file(s) stayed on the machine the handoff was made on (--with-changes carries them)\n", rec.Git.Uncommitted())
+		fmt.Fprintf(a.stdout, "%d uncommitted file(s) stayed on the machine the handoff was made on (--with-changes carries them)\n", rec.Git.Uncommitted())
 	}
 }

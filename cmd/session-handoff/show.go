@@ -67,6 +67,6 @@ func runShow(a *app, opts showOptions) error {
 		return a.writeJSON(rec)
 	}
 	render.People(a.stdout, rec, time.Now())
-	printCarried(a.stdout, rec, a.carriedChanges(s, rec))
+	a.printCarried(s, rec)
 	return nil
 }

@@ -194,3 +194,50 @@ func TestApplyUndoesAnInterruptedApplyAndStartsAgain(t *testing.T) {
 		t.Fatalf("a third apply: %+v, %v", pl, err)
 	}
 }
+
+// An armed desktop repository: a post-checkout hook (switch runs it), a
+// smudge and a clean filter and a diff driver on every file. apply, on a
+// new branch and on top, runs none of them, and neither does Make.
+func TestApplyAndMakeRunNoProgramTheRepositoryNames(t *testing.T) {
+	_, desktop, data := carry(t, func(laptop string) { write(t, laptop, "auth.go", "armed\n") })
+	marker := filepath.Join(t.TempDir(), "ran")
+	arm := "touch " + marker + "; cat"
+	write(t, desktop, ".git/hooks/post-checkout", "#!/bin/sh\n"+arm+"\n")
+	testsys.Check(t, os.Chmod(filepath.Join(desktop, ".git/hooks/post-checkout"), 0o755))
+	write(t, desktop, ".git/info/attributes", "* filter=arm diff=arm\n")
+	for _, kv := range [][2]string{{"filter.arm.smudge", arm}, {"filter.arm.clean", arm}, {"diff.arm.textconv", arm}, {"core.fsmonitor", arm}} {
+		run(t, desktop, "config", kv[0], kv[1])
+	}
+	ctx := context.Background()
+	if _, err := Apply(ctx, desktop, data, ApplyOptions{Branch: "armed"}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, desktop, "staged.txt", "changed here\n")
+	if _, err := Make(ctx, desktop); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("a program the repository names ran: %v", err)
+	}
+	// The same repository runs them for plain git: the test is armed.
+	run(t, desktop, "switch", "-q", "main")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the hook did not run for plain git either: %v", err)
+	}
+}
+
+func TestApplyOnTopOfAMovedHead(t *testing.T) {
+	_, desktop, data := carry(t, func(laptop string) {
+		write(t, laptop, "auth.go", "package auth\n\nfunc A() { laptop() }\n\nfunc B() {}\n")
+	})
+	write(t, desktop, "auth.go", "package auth\n\nfunc A() {}\n\nfunc B() { desktop() }\n")
+	run(t, desktop, "commit", "-q", "-am", "desktop moved on")
+	pl, err := Apply(context.Background(), desktop, data, ApplyOptions{})
+	testsys.Check(t, err)
+	if pl.BaseIsHead || len(pl.Conflicts) > 0 {
+		t.Fatalf("plan = %+v", pl)
+	}
+	if got := read(t, desktop, "auth.go"); got != "package auth\n\nfunc A() { laptop() }\n\nfunc B() { desktop() }\n" {
+		t.Fatalf("auth.go = %q", got)
+	}
+}
