@@ -54,9 +54,9 @@ type crashWorld struct {
 	bin       string // directory of the session-handoff link to the test binary
 	bundle    string // a bundle with two attachments, signed by bob@desk for me
 	recipient string
-	inboxSize int // bundles for me in the git inbox
-	records   int // handoffs in the store
-	notes     int // entries in the memory notes
+	inboxSize int    // bundles for me in the git inbox
+	records   int    // handoffs in the store
+	notes     int    // entries in the memory notes
 	changesID string // the handoff that carries the desk's changes
 }
 
