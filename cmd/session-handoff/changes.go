@@ -89,6 +89,14 @@ func (a *app) sayChanges(rec *handoff.Record, m *changes.Made) {
 	switch {
 	case m != nil:
 		fmt.Fprintf(a.stderr, "the handoff carries %d changed file(s) (%s)\n", len(m.Summary.Files), changes.Name)
+		if n := len(m.Untracked); n > 0 {
+			shown := m.Untracked[:min(n, 10)]
+			more := ""
+			if n > len(shown) {
+				more = fmt.Sprintf(" and %d more", n-len(shown))
+			}
+			fmt.Fprintf(a.stderr, "  untracked files among them: %s%s\n", cellList(shown), more)
+		}
 	case rec.Git.Uncommitted() > 0:
 		fmt.Fprintf(a.stderr, "%d uncommitted file(s) stay on this machine (--with-changes carries them)\n", rec.Git.Uncommitted())
 	}

@@ -94,6 +94,9 @@ func Check(data []byte) (*Summary, error) {
 	if err := p.preamble(); err != nil {
 		return nil, err
 	}
+	if p.i >= len(p.lines) {
+		return nil, fmt.Errorf("%w: the patch changes no file", ErrHostile)
+	}
 	for p.i < len(p.lines) {
 		if len(p.sum.Files) >= MaxFiles {
 			return nil, p.errf("over %d files", MaxFiles)

@@ -66,6 +66,12 @@ func TestCheckAcceptsOrdinaryPatches(t *testing.T) {
 	}
 }
 
+func TestCheckRefusesAPatchOfNoFile(t *testing.T) {
+	if _, err := Check([]byte(pre + "# left out: x (executable)\n")); !errors.Is(err, ErrHostile) {
+		t.Fatalf("Check = %v", err)
+	}
+}
+
 func TestCheckRefusesAnOversizedPatch(t *testing.T) {
 	if _, err := Check([]byte(pre + strings.Repeat("#", MaxPatch))); !errors.Is(err, ErrHostile) {
 		t.Fatalf("Check = %v", err)
