@@ -83,15 +83,11 @@ func Apply(ctx context.Context, root string, data []byte, opts ApplyOptions) (*P
 	if err := pl.inspect(ctx, g, root, opts); err != nil {
 		return pl, err
 	}
-	tmp, err := os.MkdirTemp("", "session-handoff-apply-")
+	tmp, patch, err := tempPatch(data)
 	if err != nil {
 		return pl, err
 	}
 	defer os.RemoveAll(tmp)
-	patch := filepath.Join(tmp, Name)
-	if err := os.WriteFile(patch, data, 0o600); err != nil {
-		return pl, err
-	}
 	if err := checkOnBase(ctx, g, tmp, patch, sum.Base); err != nil {
 		return pl, err
 	}
@@ -307,14 +303,25 @@ func Applied(ctx context.Context, root string, data []byte) bool {
 	if err != nil {
 		return false
 	}
-	tmp, err := os.MkdirTemp("", "session-handoff-applied-")
+	tmp, patch, err := tempPatch(data)
 	if err != nil {
 		return false
 	}
 	defer os.RemoveAll(tmp)
-	patch := filepath.Join(tmp, Name)
-	if os.WriteFile(patch, data, 0o600) != nil {
-		return false
-	}
 	return applies(ctx, g, "apply", "--check", "--reverse", patch)
+}
+
+// tempPatch writes data to a file in a new temporary directory, for git
+// apply to read; the caller removes the directory.
+func tempPatch(data []byte) (dir, patch string, err error) {
+	dir, err = os.MkdirTemp("", "session-handoff-apply-")
+	if err != nil {
+		return "", "", err
+	}
+	patch = filepath.Join(dir, Name)
+	if err := os.WriteFile(patch, data, 0o600); err != nil {
+		os.RemoveAll(dir)
+		return "", "", err
+	}
+	return dir, patch, nil
 }
