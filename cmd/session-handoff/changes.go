@@ -36,6 +36,9 @@ func (c *changesFlags) bind(f *pflag.FlagSet, a *app) {
 // worktree has nothing uncommitted.
 func (a *app) makeChanges(root string, c changesFlags) (*changes.Made, error) {
 	m, err := changes.Make(a.ctx, root)
+	if errors.Is(err, changes.ErrHostile) {
+		return nil, withHint(err, "commit those files first, or go without --with-changes")
+	}
 	if err != nil || m == nil {
 		return nil, err
 	}
