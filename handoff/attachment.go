@@ -46,3 +46,36 @@ func attachmentNames(ats []Attachment) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// ChangesMediaType is the media type of the attachment that carries a
+// worktree's uncommitted changes as a git patch (FORMAT.md §1.1).
+const ChangesMediaType = "text/x-git-patch"
+
+// Changes returns the attachment that carries the worktree's uncommitted
+// changes, and whether the record has one.
+func (r *Record) Changes() (Attachment, bool) {
+	for _, at := range r.Attachments {
+		if at.MediaType == ChangesMediaType {
+			return at, true
+		}
+	}
+	return Attachment{}, false
+}
+
+// Uncommitted counts the distinct files the git state lists as staged,
+// unstaged or untracked; zero for no git state.
+func (g *GitState) Uncommitted() int {
+	if g == nil {
+		return 0
+	}
+	seen := map[string]bool{}
+	for _, l := range [][]FileStatus{g.Staged, g.Unstaged} {
+		for _, f := range l {
+			seen[f.Path] = true
+		}
+	}
+	for _, p := range g.Untracked {
+		seen[p] = true
+	}
+	return len(seen)
+}

@@ -45,6 +45,18 @@ type Briefing struct {
 	// (a session that did no work and names no next steps) and Record is
 	// the one before it; nil otherwise.
 	PassedOver *handoff.Record
+	// Changes says what the handoff carries of its worktree's uncommitted
+	// changes; nil when it carries none.
+	Changes *CarriedChanges
+}
+
+// CarriedChanges are the uncommitted changes a handoff carries
+// (changes.patch).
+type CarriedChanges struct {
+	// Files is how many files the patch changes.
+	Files int `json:"files"`
+	// Applied is set when the worktree holds them now.
+	Applied bool `json:"applied"`
 }
 
 // SecMemory names the memory files in Result.Shortened and Omitted when
@@ -140,6 +152,7 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 		case b.Drift != nil:
 			writeDrift(w, b.Drift)
 		}
+		writeCarried(w, b)
 	}
 	head := w.String()
 	if b.Record == nil {
@@ -163,6 +176,19 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 	}
 	res.Text = head + "\n" + res.Text
 	return res, nil
+}
+
+// writeCarried says whether the handoff carries the uncommitted changes
+// it knew of, and whether they were applied here.
+func writeCarried(w *writer, b Briefing) {
+	switch c := b.Changes; {
+	case c != nil && c.Applied:
+		w.printf("\n- The handoff carries %d changed file(s) (changes.patch), and they are applied in this worktree now, uncommitted.\n", c.Files)
+	case c != nil:
+		w.printf("\n- The handoff carries %d changed file(s) (changes.patch), available and not applied: the worktree does not have them. The user applies them with `session-handoff apply` (`--dry-run` first); do not redo that work.\n", c.Files)
+	case b.Record.Git.Uncommitted() > 0 && b.Record.Source.Kind == handoff.SourceImport:
+		w.printf("\n- The handoff knew of %d uncommitted file(s) and carries none: that work stayed on the machine it was made on.\n", b.Record.Git.Uncommitted())
+	}
 }
 
 // writeDrift says how the worktree moved since the handoff.

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The crash campaign (issue 9, "Proof"): save, import, memory compact,
-# handover run and receive are killed with SIGKILL (with the git processes
+# handover run, receive and apply are killed with SIGKILL (with the git processes
 # they started) at random points, a few hundred times in all, and after each
 # kill the store ('list', 'store check'), handover runs ('handover check'),
 # the memory directory ('memory show') and each command's own promise are
-# checked, recovery included (import, compact, run and receive again).
+# checked, recovery included (import, compact, run, receive and apply again).
 # Kill points are file-system events, not times: see
 # cmd/session-handoff/crash_campaign_test.go. Linux only (inotify).
 #

@@ -11,6 +11,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/changes"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
@@ -28,6 +29,7 @@ type captureOptions struct {
 	dryRun   bool
 	json     bool
 	quiet    bool // no score advice
+	changes  changesFlags
 }
 
 func newCaptureCmd(a *app) *cobra.Command {
@@ -48,8 +50,9 @@ Secrets are redacted from everything captured before it is stored, and the
 redaction is reported (kind, count, where); --no-redact must be given
 explicitly to keep them. Your own patterns go in the file redact-patterns
 in the keys directory, one "KIND REGEXP" per line. --attach-transcript stores the (redacted)
-transcript as an attachment, so an export carries it. --dry-run prints
-what would be saved and stores nothing.`,
+transcript as an attachment, so an export carries it. --with-changes
+attaches the worktree's uncommitted changes as changes.patch, as save
+--help says. --dry-run prints what would be saved and stores nothing.`,
 		Example: `  session-handoff capture --from claude-code --next "Run the race tests"
   session-handoff capture --from codex --session ~/.codex/sessions/2026/11/23/rollout-….jsonl --dry-run
   session-handoff capture --from auto --attach-transcript --json`,
@@ -67,6 +70,7 @@ what would be saved and stores nothing.`,
 	f.BoolVar(&opts.dryRun, "dry-run", false, "print what would be saved; store nothing")
 	f.BoolVar(&opts.quiet, "quiet", false, "do not print the score and what to add")
 	f.BoolVar(&opts.json, "json", false, "print the record and the redaction report as JSON")
+	opts.changes.bind(f, a)
 	cmd.RegisterFlagCompletionFunc("from", fixedCompletion("auto", "claude-code", "codex", "gemini"))
 	return cmd
 }
@@ -106,11 +110,18 @@ func runCapture(a *app, opts *captureOptions) error {
 	if opts.noRedact {
 		a.warn("--no-redact: secrets in the transcript are kept")
 	}
-	if !opts.dryRun {
-		if err := a.saveCaptured(res.Record, staged); err != nil {
+	var m *changes.Made
+	if opts.changes.with && res.Record.Git != nil {
+		if m, err = a.makeChanges(res.Record.Git.Root, opts.changes); err != nil {
 			return err
 		}
 	}
+	if !opts.dryRun {
+		if err := a.saveCaptured(res.Record, staged, m); err != nil {
+			return err
+		}
+	}
+	a.sayChanges(res.Record, m)
 	a.warnIncomplete(res.Record, opts.quiet)
 	if opts.json {
 		return a.writeJSON(map[string]any{"saved": !opts.dryRun, "record": res.Record, "score": handoff.Assess(res.Record, nil),
@@ -143,9 +154,9 @@ func (a *app) captureOptions(opts *captureOptions) (capture.Options, error) {
 	return copts, nil
 }
 
-// saveCaptured stores rec, and first the staged transcript as its
-// attachment when there is one.
-func (a *app) saveCaptured(rec *handoff.Record, staged *os.File) error {
+// saveCaptured stores rec, and first the staged transcript and the
+// changes m as its attachments when there are.
+func (a *app) saveCaptured(rec *handoff.Record, staged *os.File, m *changes.Made) error {
 	s, err := a.openStore()
 	if err != nil {
 		return err
@@ -155,6 +166,11 @@ func (a *app) saveCaptured(rec *handoff.Record, staged *os.File) error {
 			return err
 		}
 		if err := attachTranscript(s, rec, staged); err != nil {
+			return err
+		}
+	}
+	if m != nil {
+		if err := attachChanges(s, rec, m); err != nil {
 			return err
 		}
 	}

@@ -26,8 +26,8 @@ import (
 	"github.com/session-handoff/session-handoff/store"
 )
 
-// The crash campaign (issue 9): save, import, memory compact, handover run
-// and receive, each SIGKILLed (with the git processes it started) at
+// The crash campaign (issue 9): save, import, memory compact, handover run,
+// receive and apply (crash_apply_test.go), each SIGKILLed (with the git processes it started) at
 // random points a few hundred times in all, then the state checked: the
 // store by 'list' (no repair) and 'store check', handover runs by
 // 'handover check', the memory directory by 'memory show' (no damaged
@@ -54,9 +54,10 @@ type crashWorld struct {
 	bin       string // directory of the session-handoff link to the test binary
 	bundle    string // a bundle with two attachments, signed by bob@desk for me
 	recipient string
-	inboxSize int // bundles for me in the git inbox
-	records   int // handoffs in the store
-	notes     int // entries in the memory notes
+	inboxSize int    // bundles for me in the git inbox
+	records   int    // handoffs in the store
+	notes     int    // entries in the memory notes
+	changesID string // the handoff that carries the desk's changes
 }
 
 // crashCase is one run's copy of the world.
@@ -128,7 +129,8 @@ type crashScenario struct {
 func (c *crashCase) expand(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = strings.NewReplacer("{project}", c.project, "{memory}", c.memory, "{bundle}", c.w.bundle).Replace(a)
+		out[i] = strings.NewReplacer("{project}", c.project, "{memory}", c.memory, "{bundle}", c.w.bundle,
+			"{desk}", filepath.Join(c.root, "desk"), "{changes}", c.w.changesID).Replace(a)
 	}
 	return out
 }
@@ -385,6 +387,8 @@ func newCrashWorld(t *testing.T) *crashWorld {
 		mustCLI(t, "world", me, "", "save", "--no-git", "--project", project, "--title", fmt.Sprintf("Mine %d", i))
 	}
 	w.records = 3
+	w.changesID = crashApplyWorld(t, dir, me)
+	w.records++
 	if err := os.WriteFile(filepath.Join(project, "handover.toml"), []byte(crashConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -421,6 +425,8 @@ func crashScenarios(w *crashWorld) []crashScenario {
 		{name: "handover run", args: []string{"handover", "run", "--project", "{project}"},
 			watch: func(c *crashCase) []string { return []string{c.data, c.project} }, check: checkHandoverRun},
 		{name: "receive", args: []string{"receive"}, watch: data, check: checkReceive},
+		{name: "apply", args: []string{"apply", "{changes}", "--project", "{desk}"},
+			watch: func(c *crashCase) []string { return []string{filepath.Join(c.root, "desk")} }, check: checkApply},
 	}
 	return list
 }

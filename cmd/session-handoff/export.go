@@ -12,6 +12,7 @@ import (
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/changes"
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/redact"
@@ -38,6 +39,7 @@ type exportOptions struct {
 	output      string // -o: a file, or - for standard output
 	format      string // bundle, markdown (md) or json
 	target      string // with --format markdown: the agent to write the prompt for
+	changes     changesFlags
 }
 
 func newExportCmd(a *app) *cobra.Command {
@@ -88,6 +90,7 @@ behind.`,
 	f.StringVarP(&opts.output, "output", "o", "", "where to write: a file, or - for standard output (required)")
 	f.StringVar(&opts.format, "format", "bundle", "bundle, markdown or json")
 	f.StringVar(&opts.target, "target", "", "with --format markdown: write the prompt for this agent, as 'render --target' does")
+	opts.changes.bind(f, a)
 	return cmd
 }
 
@@ -138,6 +141,8 @@ func readableOnly(opts *exportOptions, readable bool) error {
 		flag = "--passphrase"
 	case len(opts.attach) > 0:
 		flag = "--attach"
+	case opts.changes.with:
+		flag = "--with-changes"
 	default:
 		return nil
 	}
@@ -170,6 +175,10 @@ func (a *app) exportBundle(s *store.Store, rec *handoff.Record, opts *exportOpti
 	if err != nil {
 		return err
 	}
+	carried, err := a.exportChanges(s, rec, opts.changes, &xopts)
+	if err != nil {
+		return err
+	}
 	var m *bundle.Manifest
 	err = a.writeOutput(opts.output, 0o600, func(w io.Writer) error {
 		m, err = exchange.Export(a.ctx, w, s, rec, xopts)
@@ -184,7 +193,34 @@ func (a *app) exportBundle(s *store.Store, rec *handoff.Record, opts *exportOpti
 	if n := xopts.Report.Total(); n > 0 {
 		fmt.Fprintf(a.stderr, "redacted %d secret(s) from the attachments\n", n)
 	}
+	a.sayChanges(rec, carried)
 	return nil
+}
+
+// exportChanges adds, with --with-changes, the uncommitted changes of
+// rec's worktree now to the bundle (rec made on this machine, carrying
+// none yet), and returns them. A record that carries changes already
+// says so.
+func (a *app) exportChanges(s *store.Store, rec *handoff.Record, c changesFlags, xopts *exchange.ExportOptions) (*changes.Made, error) {
+	if sum := a.carriedChanges(s, rec); sum != nil {
+		return &changes.Made{Summary: sum}, nil
+	}
+	if !c.with || rec.Git == nil || rec.Source.Kind == handoff.SourceImport || rec.Source.Kind == handoff.SourceLegacy {
+		if c.with {
+			a.warn("--with-changes: %s was not made on this machine: its worktree is not here to read", rec.ID)
+		}
+		return nil, nil
+	}
+	m, err := a.makeChanges(rec.Git.Root, c)
+	if err != nil || m == nil {
+		return nil, err
+	}
+	src, err := changesBlob(m)
+	if err != nil {
+		return nil, err
+	}
+	xopts.Blobs = append(xopts.Blobs, src)
+	return m, nil
 }
 
 // exportSettings turns export's flags into exchange.ExportOptions: the

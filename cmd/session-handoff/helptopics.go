@@ -52,6 +52,8 @@ HOME
 SESSION_HANDOFF_KEY_PASSPHRASE, SESSION_HANDOFF_PASSPHRASE
     the signing key's passphrase for work that must not prompt (handover
     runs, hooks); the first one set is used
+SESSION_HANDOFF_WITH_CHANGES
+    1 makes --with-changes the default of save, capture and export
 CLAUDE_CONFIG_DIR
     where Claude Code keeps its sessions and settings (default ~/.claude)
 CODEX_HOME

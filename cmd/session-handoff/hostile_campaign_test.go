@@ -48,9 +48,10 @@ const (
 	kindConfigs     = "configs"
 	kindRepos       = "repos"
 	kindAgents      = "agents"
+	kindChanges     = "changes"
 )
 
-var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos, kindAgents}
+var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos, kindAgents, kindChanges}
 
 // hostileInput is one hostile input: where it comes from, how it is put in
 // place, and the commands run on it with what each must do.
@@ -227,6 +228,11 @@ func TestHostileCampaign(t *testing.T) {
 	inputs = append(inputs, credentialInputs()...)
 	inputs = append(inputs, fileTypeInputs()...)
 	inputs = append(inputs, wordsInputs()...)
+	more, err := changesInputs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs = append(inputs, more...)
 	checkCorpusCovered(t, inputs)
 
 	type tally struct{ inputs, runs, passed, failed, skipped int }

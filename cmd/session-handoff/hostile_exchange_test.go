@@ -32,6 +32,12 @@ func campaignBundle(e *hostileEnv, path, keyFile, signerName string, rec *handof
 // campaignBundleBytes is the bundle campaignBundle writes, armored when
 // armor is set.
 func campaignBundleBytes(e *hostileEnv, keyFile, signerName string, rec *handoff.Record, bundleID string, armor bool) ([]byte, error) {
+	return campaignBundleBlobs(e, keyFile, signerName, rec, bundleID, armor, nil)
+}
+
+// campaignBundleBlobs is campaignBundleBytes with blobs, which rec's
+// attachments must name.
+func campaignBundleBlobs(e *hostileEnv, keyFile, signerName string, rec *handoff.Record, bundleID string, armor bool, blobs []bundle.BlobSource) ([]byte, error) {
 	sk, err := crypto.LoadSigningKey(filepath.Join(hostileBundleCorpus, "keys", keyFile), nil)
 	if err != nil {
 		return nil, err
@@ -43,8 +49,11 @@ func campaignBundleBytes(e *hostileEnv, keyFile, signerName string, rec *handoff
 	}
 	m := &bundle.Manifest{Format: bundle.Format, Version: bundle.Version, BundleID: bundleID,
 		CreatedAt: time.Now().UTC().Truncate(time.Millisecond), Producer: bundle.Producer{Name: "session-handoff", Version: "campaign"}, Record: rec}
+	for _, b := range blobs {
+		m.Blobs = append(m.Blobs, b.Blob)
+	}
 	var buf bytes.Buffer
-	if err := bundle.Write(&buf, m, nil, bundle.WriteOptions{SigningKeys: []*crypto.SigningKey{sk}, Armor: armor,
+	if err := bundle.Write(&buf, m, blobs, bundle.WriteOptions{SigningKeys: []*crypto.SigningKey{sk}, Armor: armor,
 		Recipients: []crypto.RecipientInfo{{Recipient: r, Canonical: canon}}}); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/changes"
 	"github.com/session-handoff/session-handoff/internal/paths"
 )
 
@@ -20,6 +21,7 @@ type saveOptions struct {
 	noGit   bool
 	json    bool
 	quiet   bool // no score advice
+	changes changesFlags
 }
 
 func newSaveCmd(a *app) *cobra.Command {
@@ -32,7 +34,14 @@ func newSaveCmd(a *app) *cobra.Command {
 branch, HEAD, upstream and ahead/behind, staged, unstaged and untracked
 files, and the last commits. A directory that is not a git worktree is an
 error unless --no-git is given. --next, --decision, --question and --tag
-may be repeated; empty items are rejected.`,
+may be repeated; empty items are rejected.
+
+--with-changes attaches the worktree's uncommitted changes (staged,
+unstaged, and untracked files that are not ignored) as changes.patch, a
+git patch against HEAD that 'session-handoff apply' applies on the other
+machine. A secret found in them refuses the attachment unless
+--allow-secrets-in-changes is given: code is never altered to hide it.
+Without it, save says how many uncommitted files stay on this machine.`,
 		Example: `  session-handoff save --tool codex --project ~/src/app --title "Refactor auth middleware" \
       --summary "Extracted token parser; refresh tests still failing" \
       --next "Fix refresh test matrix" --next "Run race tests" \
@@ -48,6 +57,7 @@ may be repeated; empty items are rejected.`,
 	f.BoolVar(&opts.noGit, "no-git", false, "save without git state (for a directory that is not a git worktree)")
 	f.BoolVar(&opts.quiet, "quiet", false, "do not print the score and what to add")
 	f.BoolVar(&opts.json, "json", false, "print the saved record as JSON")
+	opts.changes.bind(f, a)
 	return cmd
 }
 
@@ -75,13 +85,25 @@ func runSave(a *app, opts *saveOptions) error {
 	if err := opts.notes.apply(a, rec); err != nil {
 		return err
 	}
+	var m *changes.Made
+	if opts.changes.with && rec.Git != nil {
+		if m, err = a.makeChanges(rec.Git.Root, opts.changes); err != nil {
+			return err
+		}
+	}
 	s, err := a.openStore()
 	if err != nil {
 		return err
 	}
+	if m != nil {
+		if err := attachChanges(s, rec, m); err != nil {
+			return err
+		}
+	}
 	if err := s.Save(rec); err != nil {
 		return err
 	}
+	a.sayChanges(rec, m)
 	a.warnIncomplete(rec, opts.quiet)
 	if opts.json {
 		return a.writeJSON(rec)

@@ -67,5 +67,6 @@ func runShow(a *app, opts showOptions) error {
 		return a.writeJSON(rec)
 	}
 	render.People(a.stdout, rec, time.Now())
+	a.printCarried(s, rec)
 	return nil
 }

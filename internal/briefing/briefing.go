@@ -25,6 +25,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/changes"
 	"github.com/session-handoff/session-handoff/internal/memory"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/safefile"
@@ -80,6 +81,9 @@ func Gather(ctx context.Context, s *store.Store, o Options) (render.Briefing, er
 			br.FromMemoryDir = true
 		}
 	}
+	if br.Record != nil {
+		br.Changes = carried(ctx, s, o.Project, br.Record)
+	}
 	if br.Record != nil && br.Record.Git != nil {
 		if br.Drift, err = capture.SinceAtRoot(ctx, o.Project, br.Record.Git); err != nil {
 			if !errors.Is(err, capture.ErrNotGitRepo) && !errors.Is(err, capture.ErrNoGit) {
@@ -89,6 +93,17 @@ func Gather(ctx context.Context, s *store.Store, o Options) (render.Briefing, er
 		}
 	}
 	return br, nil
+}
+
+// carried is what rec carries of its worktree's uncommitted changes, and
+// whether the worktree at root holds them now; nil when it carries none
+// or they cannot be read.
+func carried(ctx context.Context, s *store.Store, root string, rec *handoff.Record) *render.CarriedChanges {
+	data, sum, err := changes.Carried(s, rec)
+	if err != nil || sum == nil {
+		return nil
+	}
+	return &render.CarriedChanges{Files: len(sum.Files), Applied: changes.Applied(ctx, root, data)}
 }
 
 // substanceLookback bounds the project's handoffs read, newest first, to

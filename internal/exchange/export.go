@@ -28,6 +28,9 @@ type ExportOptions struct {
 	// Attach are files to send along; each becomes an attachment of the
 	// exported record (the stored record is not changed).
 	Attach []string
+	// Blobs are more attachments, made by the caller (the changes patch),
+	// sent as they are.
+	Blobs []bundle.BlobSource
 	// Redactor, when set, removes secrets from the Attach files (the
 	// copies that travel; the files themselves are not changed), adding
 	// what it removed to Report.
@@ -76,6 +79,14 @@ func Export(ctx context.Context, w io.Writer, s *store.Store, rec *handoff.Recor
 		if err != nil {
 			return nil, fmt.Errorf("attach %s: %w", path, err)
 		}
+		if seen[src.SHA256] {
+			continue
+		}
+		seen[src.SHA256] = true
+		sources = append(sources, src)
+		out.Attachments = append(out.Attachments, handoff.Attachment{Name: src.Name, MediaType: src.MediaType, Size: src.Size, SHA256: src.SHA256})
+	}
+	for _, src := range opts.Blobs {
 		if seen[src.SHA256] {
 			continue
 		}

@@ -82,6 +82,10 @@ type Step struct {
 	// Title and Tool are used by save (and by capture's fallback).
 	Title string `toml:"title"`
 	Tool  string `toml:"tool"`
+	// WithChanges makes save and capture attach the worktree's
+	// uncommitted changes (changes.patch); a secret in them fails the
+	// step.
+	WithChanges bool `toml:"with_changes"`
 
 	// Action is what a memory step does: note (layer 1), state (layer 2)
 	// or compact.
@@ -134,8 +138,8 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.Duration.Strin
 
 // fieldsByKind says which optional fields each kind takes.
 var fieldsByKind = map[string][]string{
-	KindCapture:     {"from", "fallback", "title", "tool"},
-	KindSave:        {"title", "tool"},
+	KindCapture:     {"from", "fallback", "title", "tool", "with_changes"},
+	KindSave:        {"title", "tool", "with_changes"},
 	KindMemory:      {"action", "tag", "keep_days"},
 	KindHandoffFile: {"target"},
 	KindExport:      {"to", "output"},
@@ -238,6 +242,7 @@ func setFields(st *Step) []string {
 	add("fallback", st.Fallback != "")
 	add("title", st.Title != "")
 	add("tool", st.Tool != "")
+	add("with_changes", st.WithChanges)
 	add("action", st.Action != "")
 	add("tag", st.Tag != "")
 	add("keep_days", st.KeepDays != 0)

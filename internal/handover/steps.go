@@ -15,11 +15,13 @@ import (
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/changes"
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/git"
 	"github.com/session-handoff/session-handoff/internal/memory"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/people"
+	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/remote"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
@@ -108,6 +110,11 @@ func (r *Runner) stepRecord(ctx context.Context, cp *Checkpoint, st Step) (map[s
 	}
 	rec.ID = id
 	rec.CreatedAt = id.Time().UTC()
+	if st.WithChanges {
+		if err := r.attachChanges(ctx, rec); err != nil {
+			return nil, err
+		}
+	}
 	if err := rec.Normalize(); err != nil {
 		return nil, err
 	}
@@ -118,6 +125,35 @@ func (r *Runner) stepRecord(ctx context.Context, cp *Checkpoint, st Step) (map[s
 		return nil, err
 	}
 	return out, nil
+}
+
+// attachChanges attaches the uncommitted changes of rec's worktree, if it
+// has any: a secret in them fails the step (an unattended run has no one
+// to ask, and code is never altered to hide one).
+func (r *Runner) attachChanges(ctx context.Context, rec *handoff.Record) error {
+	if rec.Git == nil {
+		return nil
+	}
+	m, err := changes.Make(ctx, rec.Git.Root)
+	if err != nil || m == nil {
+		return err
+	}
+	red := r.Redactor
+	if red == nil {
+		red = redact.Default()
+	}
+	if _, err := m.Secrets(red); err != nil {
+		return err
+	}
+	for _, l := range m.LeftOut {
+		r.logf("left out of the changes: %s", handoff.Shorten(l, 300))
+	}
+	sum, size, err := r.Store.PutBlob(bytes.NewReader(m.Data), changes.MaxPatch)
+	if err != nil {
+		return fmt.Errorf("store the changes: %w", err)
+	}
+	rec.Attachments = append(rec.Attachments, handoff.Attachment{Name: changes.Name, MediaType: changes.MediaType, Size: size, SHA256: sum})
+	return nil
 }
 
 // savedRecord builds a handoff from the git worktree alone.

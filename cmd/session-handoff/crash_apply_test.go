@@ -1,0 +1,110 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The crash campaign's apply (issue 34): a handoff saved with
+// --with-changes in a repository "desk" of its own, whose worktree is
+// then put back at the base commit with a local change of a file the
+// patch does not touch. apply is killed at each point of its writes to
+// the worktree; afterwards apply run again must finish, and leave every
+// file as the laptop had it, the local change in place and in the stash.
+
+// crashApplyFiles are the desk's files at the base commit, and what the
+// changes make of them ("" for a file the changes create).
+var crashApplyFiles = []struct{ name, base, changed string }{
+	{"a.txt", "a\n", "a, changed\n"},
+	{"b.txt", "b\n", "b, changed\n"},
+	{"c.txt", "c\n", "c, changed\n"},
+	{"local.txt", "mine\n", "mine\n"},
+	{"new1.txt", "", "new one\n"},
+	{"new2.txt", "", "new two\n"},
+}
+
+const crashLocalChange = "mine, changed here\n"
+
+// crashApplyWorld makes the desk repository under case/ and stores the
+// handoff that carries its changes; it returns the handoff's id.
+func crashApplyWorld(t *testing.T, dir string, me map[string]string) string {
+	desk := filepath.Join(dir, "case", "desk")
+	gitIn(t, filepath.Dir(desk), "init", "-q", "-b", "main", desk)
+	for _, f := range crashApplyFiles {
+		if f.base != "" {
+			writeFile(t, filepath.Join(desk, f.name), f.base)
+		}
+	}
+	gitIn(t, desk, "add", ".")
+	gitIn(t, desk, "commit", "-q", "-m", "base")
+	for _, f := range crashApplyFiles {
+		writeFile(t, filepath.Join(desk, f.name), f.changed)
+	}
+	out := mustCLI(t, "world", me, "", "save", "--project", desk, "--title", "Work to carry", "--with-changes", "--json").stdout
+	var rec struct{ ID string }
+	if err := json.Unmarshal([]byte(out), &rec); err != nil || rec.ID == "" {
+		t.Fatalf("save --json: %v: %s", err, out)
+	}
+	gitIn(t, desk, "checkout", "-q", "--", ".")
+	gitIn(t, desk, "clean", "-qfd")
+	writeFile(t, filepath.Join(desk, "local.txt"), crashLocalChange)
+	return rec.ID
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkApply: apply run again finishes, and the desk is as the laptop
+// had it, with the local change in place and kept in a stash entry.
+func checkApply(c *crashCase) []string {
+	bad := checkCommon(c)
+	desk := filepath.Join(c.root, "desk")
+	r := c.cli("apply", c.w.changesID, "--project", desk)
+	lock := filepath.Join(desk, ".git", "index.lock")
+	if r.code != 0 && strings.Contains(r.stderr, "left "+lock) {
+		// What the message tells the user to do: the git that held the
+		// lock died with apply.
+		os.Remove(lock)
+		r = c.cli("apply", c.w.changesID, "--project", desk)
+	}
+	if r.code != 0 {
+		return append(bad, fmt.Sprintf("apply again: exit %d: %s", r.code, firstLines(r.stderr, 2)))
+	}
+	for _, f := range crashApplyFiles {
+		want := f.changed
+		if f.name == "local.txt" {
+			want = crashLocalChange
+		}
+		if got, err := os.ReadFile(filepath.Join(desk, f.name)); err != nil || string(got) != want {
+			bad = append(bad, fmt.Sprintf("%s = %q (%v), want %q", f.name, got, err, want))
+		}
+	}
+	stashes, err := exec.Command("git", "-C", desk, "stash", "list", "--format=%H").Output()
+	if err != nil {
+		return append(bad, "git stash list: "+err.Error())
+	}
+	kept := false
+	for _, h := range strings.Fields(string(stashes)) {
+		if out, err := exec.Command("git", "-C", desk, "show", h+":local.txt").Output(); err == nil && string(out) == crashLocalChange {
+			kept = true
+		}
+	}
+	if !kept {
+		bad = append(bad, "no stash entry holds the local change")
+	}
+	if _, err := os.Stat(filepath.Join(desk, ".git", "session-handoff-apply")); !os.IsNotExist(err) {
+		bad = append(bad, fmt.Sprintf("the apply journal is left: %v", err))
+	}
+	return bad
+}

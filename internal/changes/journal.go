@@ -1,0 +1,153 @@
+package changes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/session-handoff/session-handoff/internal/git"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
+)
+
+// journalName is the file, in the repository's git directory, that says
+// an apply is under way: written before the worktree is touched, removed
+// when the patch is in. One found at the start of an apply was left by an
+// apply that was killed; it says how to undo what that one began.
+const journalName = "session-handoff-apply"
+
+// journal is what an interrupted apply needs to be undone.
+type journal struct {
+	path      string
+	Head      string // HEAD before the apply
+	Branch    string // the branch checked out before ("refs/heads/…"), empty when detached
+	NewBranch string // the branch the apply makes, if any
+	Stash     string // the stash commit of the local changes, if any
+}
+
+// journalPath is where the journal of the repository g reads lives.
+func journalPath(ctx context.Context, g git.Runner) (string, error) {
+	out, err := g.Run(ctx, "rev-parse", "--path-format=absolute", "--git-path", journalName)
+	if err != nil {
+		return "", fmt.Errorf("find the git directory: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// readJournal reads the journal at path; nil when there is none.
+func readJournal(path string) (*journal, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	if err != nil {
+		return nil, err
+	}
+	j := &journal{path: path}
+	for _, l := range strings.Split(string(b), "\n") {
+		k, v, _ := strings.Cut(l, " ")
+		switch k {
+		case "head":
+			j.Head = v
+		case "branch":
+			j.Branch = v
+		case "new-branch":
+			j.NewBranch = v
+		case "stash":
+			j.Stash = v
+		}
+	}
+	if !isHash(j.Head) || (j.Stash != "" && !isHash(j.Stash)) {
+		return nil, fmt.Errorf("%s: damaged: remove it once the worktree is as you want it", path)
+	}
+	return j, nil
+}
+
+// write stores the journal atomically.
+func (j *journal) write() error {
+	text := fmt.Sprintf("head %s\nbranch %s\nnew-branch %s\nstash %s\n", j.Head, j.Branch, j.NewBranch, j.Stash)
+	return safefile.WriteFile(j.path, []byte(text), 0o600)
+}
+
+// undo puts the worktree back as it was before the interrupted apply the
+// journal describes: whatever the worktree holds now is first kept as a
+// stash entry of its own, then HEAD, the index and the tracked files are
+// reset, the files the patch creates removed, the new branch dropped, and
+// the local changes restored from their stash entry. It refuses when HEAD
+// moved since (someone committed after the interruption).
+func (j *journal) undo(ctx context.Context, g git.Runner, root string, sum *Summary, message string) error {
+	// A git killed with the apply leaves its lock; git never takes one
+	// for stale, and neither do we: another git may hold it right now.
+	lock := filepath.Join(filepath.Dir(j.path), "index.lock")
+	if _, err := os.Lstat(lock); err == nil {
+		return fmt.Errorf("an earlier apply was interrupted and left %s: %w (if no git runs in this repository now, remove that file and run apply again)", lock, ErrWorktree)
+	}
+	if j.NewBranch != "" {
+		cur, _ := g.Run(ctx, "symbolic-ref", "-q", "HEAD")
+		if strings.TrimSpace(string(cur)) == "refs/heads/"+j.NewBranch {
+			if err := j.keepWorktree(ctx, g, message); err != nil {
+				return err
+			}
+			back := []string{"switch", "-f", "--detach", j.Head}
+			if j.Branch != "" {
+				back = []string{"switch", "-f", "--no-guess", strings.TrimPrefix(j.Branch, "refs/heads/")}
+			}
+			if _, err := g.Run(ctx, back...); err != nil {
+				return fmt.Errorf("undo the interrupted apply: %w", err)
+			}
+		}
+		if _, err := g.Run(ctx, "rev-parse", "--verify", "-q", "refs/heads/"+j.NewBranch); err == nil {
+			if _, err := g.Run(ctx, "branch", "-D", "--end-of-options", j.NewBranch); err != nil {
+				return fmt.Errorf("undo the interrupted apply: %w", err)
+			}
+		}
+	}
+	head, err := g.Run(ctx, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+	if err != nil || strings.TrimSpace(string(head)) != j.Head {
+		return fmt.Errorf("an earlier apply was interrupted and HEAD moved since: %w (local changes are in stash %s; remove %s once the worktree is as you want it)", ErrWorktree, j.Stash, j.path)
+	}
+	if err := j.keepWorktree(ctx, g, message); err != nil {
+		return err
+	}
+	if _, err := g.Run(ctx, "reset", "-q", "--hard", j.Head); err != nil {
+		return fmt.Errorf("undo the interrupted apply: %w", err)
+	}
+	for _, f := range sum.Files {
+		if f.Status == "A" {
+			if err := os.Remove(filepath.Join(root, filepath.FromSlash(f.Path))); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("undo the interrupted apply: %s: %w", untrusted.Quote(f.Path, 200), err)
+			}
+		}
+	}
+	if j.Stash != "" {
+		if _, err := g.Run(ctx, "stash", "apply", "--index", j.Stash); err != nil {
+			return fmt.Errorf("restore local changes from stash %s: %w", j.Stash, err)
+		}
+	}
+	return safefile.Remove(j.path)
+}
+
+// keepWorktree saves what the worktree holds now (tracked files) as a
+// stash entry before undo resets it, so that nothing is lost, not even
+// an edit made after the interruption.
+func (j *journal) keepWorktree(ctx context.Context, g git.Runner, message string) error {
+	out, err := g.Run(ctx, "stash", "create", message+" (worktree of an interrupted apply)")
+	if err != nil {
+		return fmt.Errorf("keep the worktree: %w", err)
+	}
+	if c := strings.TrimSpace(string(out)); c != "" {
+		if _, err := g.Run(ctx, "stash", "store", "-m", message+" (worktree of an interrupted apply)", c); err != nil {
+			return fmt.Errorf("keep the worktree: %w", err)
+		}
+	}
+	return nil
+}

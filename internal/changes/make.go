@@ -1,0 +1,194 @@
+package changes
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/session-handoff/session-handoff/internal/git"
+	"github.com/session-handoff/session-handoff/internal/redact"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
+)
+
+// Bounds on the untracked files a patch carries.
+const (
+	// MaxUntracked bounds how many untracked files go into a patch; the
+	// rest are left out and listed.
+	MaxUntracked = 200
+	// MaxUntrackedSize bounds one untracked file; a larger one is left
+	// out and listed.
+	MaxUntrackedSize = 1 << 20
+	// maxIndex bounds the index file copied to add the untracked files.
+	maxIndex = 256 << 20
+)
+
+// Made is a patch of a worktree's uncommitted changes.
+type Made struct {
+	Data    []byte
+	Summary *Summary
+	// Untracked are the untracked files the patch carries (as created
+	// files); LeftOut the untracked files it does not, each with why.
+	Untracked []string
+	LeftOut   []string
+}
+
+// ErrNoCommit is wrapped when the worktree has no commit to make a patch
+// against.
+var ErrNoCommit = errors.New("no commit yet to carry changes against")
+
+// reader returns the git runner for the worktree at dir, which may be
+// hostile: no call through it runs a program the repository names.
+func reader(ctx context.Context, dir string) (git.Runner, error) {
+	if g, _, quick := (git.Runner{Dir: dir}).UntrustedQuick(); quick {
+		return g, nil
+	}
+	return git.Runner{Dir: dir}.Untrusted(ctx)
+}
+
+// Make returns the uncommitted changes of the worktree whose top
+// directory is root, as a patch against HEAD: staged and unstaged changes
+// and untracked files that are not ignored (bounded: MaxUntracked files
+// of at most MaxUntrackedSize), binary-safe. Submodules are left as they
+// are. The repository's index is not changed: untracked files are added,
+// as intent to add, to a copy of it. A patch Check would refuse (a link,
+// a file made executable) is an error naming the file. Make returns nil
+// when there is nothing to carry.
+func Make(ctx context.Context, root string) (*Made, error) {
+	g, err := reader(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	out, err := g.Run(ctx, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", root, ErrNoCommit)
+	}
+	base := strings.TrimSpace(string(out))
+	branch, _ := g.Run(ctx, "symbolic-ref", "-q", "--short", "HEAD")
+	tmp, err := os.MkdirTemp("", "session-handoff-changes-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	index := filepath.Join(tmp, "index")
+	if err := copyIndex(ctx, g, index); err != nil {
+		return nil, err
+	}
+	m := &Made{}
+	if err := m.untracked(ctx, g, root); err != nil {
+		return nil, err
+	}
+	g.Env = append(g.Env, "GIT_INDEX_FILE="+index, "GIT_LITERAL_PATHSPECS=1")
+	if len(m.Untracked) > 0 {
+		if _, err := g.Run(ctx, append([]string{"add", "--intent-to-add", "--"}, m.Untracked...)...); err != nil {
+			return nil, fmt.Errorf("untracked files: %w", err)
+		}
+	}
+	g.Limit = MaxPatch
+	diff, err := g.Run(ctx, "diff", "--binary", "--full-index", "--no-color", "--no-renames", "--no-relative",
+		"--ignore-submodules=all", "--src-prefix=a/", "--dst-prefix=b/", "HEAD", "--")
+	if err != nil {
+		return nil, fmt.Errorf("diff: %w", err)
+	}
+	if len(diff) == 0 {
+		return nil, nil
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\n# base %s\n", header, base)
+	if br := strings.TrimSpace(string(branch)); br != "" {
+		fmt.Fprintf(&b, "# branch %s\n", br)
+	}
+	for _, l := range m.LeftOut {
+		fmt.Fprintf(&b, "# left out: %s\n", untrusted.OneLine(l, 300))
+	}
+	b.Write(diff)
+	m.Data = b.Bytes()
+	if m.Summary, err = Check(m.Data); err != nil {
+		return nil, fmt.Errorf("the changes cannot travel: %w", err)
+	}
+	return m, nil
+}
+
+// copyIndex copies the repository's index to dst, so that adding to it
+// leaves the user's own alone. A repository without one gets none.
+func copyIndex(ctx context.Context, g git.Runner, dst string) error {
+	out, err := g.Run(ctx, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	if err != nil {
+		return fmt.Errorf("find the index: %w", err)
+	}
+	src, err := os.Open(strings.TrimSpace(string(out)))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if info, err := src.Stat(); err != nil || !info.Mode().IsRegular() || info.Size() > maxIndex {
+		return fmt.Errorf("the index is not a regular file of at most %d bytes", maxIndex)
+	}
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, io.LimitReader(src, maxIndex)); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// untracked lists the untracked files that are not ignored and sorts them
+// into those the patch carries and those it leaves out.
+func (m *Made) untracked(ctx context.Context, g git.Runner, root string) error {
+	out, err := g.Run(ctx, "ls-files", "-z", "--others", "--exclude-standard")
+	if err != nil {
+		return fmt.Errorf("untracked files: %w", err)
+	}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p == "" {
+			continue
+		}
+		info, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p)))
+		switch {
+		case err != nil:
+			m.LeftOut = append(m.LeftOut, p+" (unreadable)")
+		case !info.Mode().IsRegular():
+			m.LeftOut = append(m.LeftOut, p+" (not a regular file)")
+		case info.Mode()&0o111 != 0:
+			m.LeftOut = append(m.LeftOut, p+" (executable)")
+		case info.Size() > MaxUntrackedSize:
+			m.LeftOut = append(m.LeftOut, fmt.Sprintf("%s (over %d bytes)", p, MaxUntrackedSize))
+		case len(m.Untracked) >= MaxUntracked:
+			m.LeftOut = append(m.LeftOut, fmt.Sprintf("%s (over %d untracked files)", p, MaxUntracked))
+		default:
+			m.Untracked = append(m.Untracked, p)
+		}
+	}
+	return nil
+}
+
+// ErrSecrets is wrapped when the redactor finds a secret in a patch: it
+// does not travel, since code is never altered to hide one.
+var ErrSecrets = errors.New("the uncommitted changes hold secrets")
+
+// Secrets scans the patch with r and returns what it found; the error
+// wraps ErrSecrets, naming how many of which kinds, when it found any.
+func (m *Made) Secrets(r *redact.Redactor) (*redact.Report, error) {
+	rep := &redact.Report{}
+	if err := r.Copy(io.Discard, bytes.NewReader(m.Data), Name, rep); err != nil {
+		return rep, err
+	}
+	if n := rep.Total(); n > 0 {
+		var kinds []string
+		for _, k := range rep.Redactions() {
+			kinds = append(kinds, k.Kind)
+		}
+		return rep, fmt.Errorf("%w: %d (%s)", ErrSecrets, n, strings.Join(kinds, ", "))
+	}
+	return rep, nil
+}
