@@ -238,6 +238,9 @@ func runInbox(a *app, opts inboxOptions) error {
 		for _, b := range l.Bundles {
 			j.Bundles = append(j.Bundles, inboxEntry{InboxEntry: b, ForName: nameOr(byRecipient, b.For, b.Mine), FromName: nameOr(bySigner, b.From, false)})
 		}
+		for _, h := range l.Others {
+			j.OtherNames = append(j.OtherNames, nameOr(byRecipient, h, false))
+		}
 		out = append(out, j)
 	}
 	if opts.json {
@@ -262,10 +265,12 @@ type inboxJSON struct {
 	URL     string       `json:"url"`
 	Branch  string       `json:"branch"`
 	Bundles []inboxEntry `json:"bundles"`
+	// OtherNames name Others, in their order.
+	OtherNames []string `json:"other_names,omitempty"`
 }
 
 // inboxEntry names the recipient ("me", an address-book name, or the hash
-// shortened) and the sender the log claims.
+// shortened) and the key that signed the bundle.
 type inboxEntry struct {
 	remote.InboxEntry
 	ForName  string `json:"for_name"`
@@ -334,6 +339,12 @@ func (a *app) printReceive(res *remote.ReceiveResult) {
 	if res.Earlier > 0 {
 		parts = append(parts, fmt.Sprintf("%d received before", res.Earlier))
 	}
+	if res.Removed > 0 {
+		parts = append(parts, fmt.Sprintf("%d removed from the remote", res.Removed))
+	}
+	if res.RemoveError != "" {
+		fmt.Fprintf(a.stderr, "session-handoff: receive: %s: delivered bundles stay on the remote until the next receive: %s\n", res.Remote, untrusted.OneLine(res.RemoveError, maxLine))
+	}
 	if len(parts) == 0 {
 		parts = append(parts, "nothing new")
 	}
@@ -343,16 +354,8 @@ func (a *app) printReceive(res *remote.ReceiveResult) {
 func (a *app) printInbox(j inboxJSON, now time.Time) {
 	fmt.Fprintf(a.stdout, "%s (%s, branch %s)\n", j.Remote, cell(j.URL, 80), j.Branch)
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	mine, others := 0, map[string]int{}
-	var order []string
+	mine := 0
 	for _, b := range j.Bundles {
-		if !b.Mine {
-			if others[b.ForName] == 0 {
-				order = append(order, b.ForName)
-			}
-			others[b.ForName]++
-			continue
-		}
 		if mine == 0 {
 			fmt.Fprintln(tw, "  FOR ME\tBUNDLE\tSENT\tFROM\tCHECK")
 		}
@@ -362,7 +365,7 @@ func (a *app) printInbox(j inboxJSON, now time.Time) {
 			sent = render.Ago(b.SentAt, now)
 		}
 		if b.FromName != "" {
-			from = b.FromName + " (claimed)"
+			from = b.FromName
 		}
 		if v := b.Verification; v != nil {
 			check = describeVerification(*v)
@@ -379,8 +382,17 @@ func (a *app) printInbox(j inboxJSON, now time.Time) {
 	if mine == 0 {
 		fmt.Fprintln(a.stdout, "  nothing for me")
 	}
-	for _, n := range order {
-		fmt.Fprintf(a.stdout, "  for %s: %d bundle%s\n", cell(n, 60), others[n], pluralS(others[n]))
+	if len(j.OtherNames) > 0 {
+		// Their refs, never read: not even whether they hold anything.
+		names := slices.Clone(j.OtherNames)
+		more := ""
+		if len(names) > 10 {
+			names, more = names[:10], fmt.Sprintf(" and %d more", len(names)-10)
+		}
+		for i, n := range names {
+			names[i] = cell(n, 60)
+		}
+		fmt.Fprintf(a.stdout, "  other recipients here: %s%s\n", strings.Join(names, ", "), more)
 	}
 	for _, p := range j.Ignored {
 		fmt.Fprintf(a.stdout, "  ignored in my directory: %s\n", cell(p, 120))
