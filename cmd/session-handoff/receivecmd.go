@@ -39,19 +39,22 @@ func newReceiveCmd(a *app) *cobra.Command {
 		Use:   "receive [--remote NAME] [--dry-run] [--retry] [--allow-untrusted] [--allow-unsigned] [--tofu] [--json]",
 		Short: "fetch and import the bundles a git remote holds for me",
 		Long: `Fetches each remote (or the one --remote names) and imports every new
-bundle in my directory of its inbox, the one named by the hash of my age
-recipient (and of each --identity). Other recipients' bundles are never
-read. Each bundle is checked completely first (encrypted and signed for
+bundle in my ref of its inbox, the one named by the hash of my age
+recipient (and of each --identity). Only my refs are fetched; other
+recipients' bundles are never read. Each bundle is checked completely first (encrypted and signed for
 me, named by its own id, within the limits), then imported as 'import'
 would, with the same trust policy: only bundles signed by a key in my
 trust store unless --allow-untrusted, --allow-unsigned or --tofu.
 
 One line per bundle says what happened. Imported and rejected (invalid)
 bundles are recorded in a ledger in the data directory and not looked at
-again (--retry looks at rejected ones again); bundles refused by the
-policy stay, and are imported once their signer is trusted. Exit status
-1 when any bundle was refused or rejected; --dry-run checks and writes
-nothing.`,
+again, and then removed from my ref on the remote (a sender pushing at
+the same moment loses nothing: the removal is leased and made again);
+bundles refused by the policy stay, and are imported once their signer is
+trusted. --retry looks again at rejected bundles still on the remote (an
+inbox of the earlier one-branch layout keeps them). Exit status 1 when any
+bundle was refused or rejected; --dry-run checks and writes nothing, and
+removes nothing.`,
 		Example: `  session-handoff receive
   session-handoff receive --remote team --dry-run
   session-handoff receive --tofu --json`,
@@ -179,15 +182,14 @@ func newInboxCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "inbox [--remote NAME] [--no-fetch] [--no-verify] [--json]",
 		Short: "list what git remotes hold: for whom, from whom, verified or not",
-		Long: `Fetches each remote (or the one --remote names) and lists its bundles.
-Mine (in the directory of my age recipient) come one per line, with
-whether they are new, imported or rejected, and, for new ones, whether
-they verify against my trust store (they are decrypted and checked, not
-stored: --no-verify skips that). Bundles for others are only counted per
-recipient; they are never read. Names come from the address book. "From"
-is the signer for a verified bundle; otherwise it is what the sender's
-log claims, marked "(claimed)": anyone who can write to the remote can
-write a log. Sends that did not reach the remote are listed too.`,
+		Long: `Fetches each remote (or the one --remote names) and lists my bundles
+(those in the refs of my age recipient and identities), one per line,
+with whether they are new, imported or rejected, and, for new ones,
+whether they verify against my trust store (they are decrypted and
+checked, not stored: --no-verify skips that); "from" and "sent" are the
+bundle's own signer and time. The other recipients the remote holds
+bundles for are named, never read or counted. Names come from the address
+book. Sends that did not reach the remote are listed too.`,
 		Example: `  session-handoff inbox
   session-handoff inbox --remote team --json`,
 		Args: noArgs,

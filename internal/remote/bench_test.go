@@ -5,9 +5,11 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,7 +34,8 @@ func fastImport(t testing.TB, r Remote, refs map[string]map[string][]byte) {
 	var stream bytes.Buffer
 	for ref, files := range refs {
 		fmt.Fprintf(&stream, "commit %s\ncommitter b <b@b> 1795424400 +0000\ndata 0\n", ref)
-		for path, data := range files {
+		for _, path := range slices.Sorted(maps.Keys(files)) {
+			data := files[path]
 			fmt.Fprintf(&stream, "M 100644 inline %s\ndata %d\n", path, len(data))
 			stream.Write(data)
 			stream.WriteByte('\n')

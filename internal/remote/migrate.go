@@ -2,7 +2,11 @@ package remote
 
 import (
 	"context"
+	"io/fs"
+	"path/filepath"
 	"strings"
+
+	"github.com/session-handoff/session-handoff/internal/git"
 )
 
 // markerCommit writes the commit of a layout-2 inbox branch: one file,
@@ -68,4 +72,69 @@ func (c *clone) migrate(ctx context.Context) error {
 		return append(ups, update{ref: marker, old: st[marker], new: commit}), nil
 	})
 	return err
+}
+
+// Migrate moves the layout-1 inbox of r to layout 2, as the first send to
+// it would, and reports the layout it found (0 when there is no inbox yet;
+// 2 when there was nothing to do).
+func Migrate(ctx context.Context, dataDir string, r Remote) (int, error) {
+	c, err := openClone(ctx, dataDir, r)
+	if err != nil {
+		return 0, err
+	}
+	defer c.close()
+	st, err := c.sync(ctx, false, r.markerRef())
+	if err != nil {
+		return 0, err
+	}
+	v, err := c.version(ctx, st[r.markerRef()])
+	if err != nil || v != 1 {
+		return v, err
+	}
+	return v, c.migrate(ctx)
+}
+
+// Maintain compacts the local clone of r: it expires the reflogs and runs
+// git gc, pruning at once, so that only what its refs (the last fetch of
+// the inbox branch and of the refs a command used, and no history: layout
+// 2's commits have no parents) and its outbox need is kept. It returns the size of the clone's objects
+// before and after, in bytes. Nothing else ever runs gc in the clone.
+func Maintain(ctx context.Context, dataDir string, r Remote) (before, after int64, err error) {
+	c, err := openClone(ctx, dataDir, r)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer c.close()
+	objects := filepath.Join(c.dir, ".git", "objects")
+	if before, err = dirSize(objects); err != nil {
+		return 0, 0, err
+	}
+	g := c.git
+	g.Timeout = git.NetworkTimeout
+	for _, args := range [][]string{{"reflog", "expire", "--expire=now", "--all"}, {"gc", "--quiet", "--prune=now"}} {
+		if _, err := g.Run(ctx, args...); err != nil {
+			return 0, 0, err
+		}
+	}
+	after, err = dirSize(objects)
+	return before, after, err
+}
+
+// dirSize adds up the sizes of the regular files under dir.
+func dirSize(dir string) (int64, error) {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			n += info.Size()
+		}
+		return nil
+	})
+	return n, err
 }
