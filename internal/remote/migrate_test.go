@@ -27,7 +27,7 @@ func TestLayoutOneIsReadThenMigrated(t *testing.T) {
 		markerFile: []byte(markerContent),
 		RecipientDir(bob.hash()) + "/" + bobID + bundleExt:     forBob,
 		RecipientDir(carol.hash()) + "/" + carolID + bundleExt: forCarol,
-		"log/" + strings.Repeat("a", 64) + ".log":               []byte("a claim\n"),
+		"log/" + strings.Repeat("a", 64) + ".log":              []byte("a claim\n"),
 	}})
 	v1 := gitT(t, strings.TrimPrefix(r.URL, "file://"), "rev-parse", r.markerRef())
 
