@@ -250,20 +250,6 @@ func parseLsTree(out []byte) ([]entry, error) {
 	return es, nil
 }
 
-// catBlob reads a small blob (bounded by limit, checked against the size
-// ls-tree reported before anything is read).
-func (c *clone) catBlob(ctx context.Context, e entry, limit int64) ([]byte, error) {
-	if !e.regular() {
-		return nil, fmt.Errorf("%s is not a regular file", e.path)
-	}
-	if e.size > limit {
-		return nil, fmt.Errorf("%s is over %d bytes", e.path, limit)
-	}
-	g := c.git
-	g.Limit = int(limit) + 1
-	return g.Run(ctx, "cat-file", "blob", e.object)
-}
-
 // checkout writes the given regular files of commit into the work tree,
 // after clearing what an earlier command left there, and returns a
 // function that clears them again. Only the listed paths are written:

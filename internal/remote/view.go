@@ -3,6 +3,7 @@ package remote
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"strings"
 )
@@ -107,16 +108,71 @@ func (v *view) reader(ctx context.Context, items []Item, limit int64) (open func
 		clear, err := v.c.checkout(ctx, v.commit(), paths)
 		return func(it Item) (io.ReadSeekCloser, error) { return v.c.openChecked(it.Path, limit) }, clear, err
 	}
+	// Blobs are read in batches of at most batchBytes, each with one git
+	// cat-file --batch: one process for a receive's bundles, not one each.
+	cache := map[string][]byte{}
 	return func(it Item) (io.ReadSeekCloser, error) {
 		if checkoutHook != nil {
 			checkoutHook([]string{it.Path})
 		}
-		data, err := v.c.catBlob(ctx, it.entry, limit)
-		if err != nil {
-			return nil, err
+		if !it.entry.regular() || it.entry.size > limit {
+			return nil, fmt.Errorf("%s is not a regular file of at most %d bytes", it.Path, limit)
 		}
+		data, ok := cache[it.entry.object]
+		if !ok {
+			var batch []entry
+			var total int64
+			for _, next := range items {
+				e := next.entry
+				if _, done := cache[e.object]; done || !e.regular() || e.size > limit || total+e.size > batchBytes && len(batch) > 0 {
+					continue
+				}
+				if e.object == it.entry.object || len(batch) > 0 {
+					batch = append(batch, e)
+					total += e.size
+				}
+			}
+			if err := v.c.catBlobs(ctx, batch, cache); err != nil {
+				return nil, err
+			}
+			if data, ok = cache[it.entry.object]; !ok {
+				return nil, fmt.Errorf("%s: git cat-file did not return it", it.Path)
+			}
+		}
+		delete(cache, it.entry.object)
 		return nopCloser{bytes.NewReader(data)}, nil
 	}, func() {}, nil
+}
+
+// batchBytes bounds the bundles one git cat-file --batch reads.
+const batchBytes = 64 << 20
+
+// catBlobs reads the blobs of es, whose sizes ls-tree gave, in one git
+// cat-file --batch, into cache by object id. Any object that is not a
+// blob of the size given is an error.
+func (c *clone) catBlobs(ctx context.Context, es []entry, cache map[string][]byte) error {
+	var in bytes.Buffer
+	var total int64
+	for _, e := range es {
+		in.WriteString(e.object + "\n")
+		total += e.size + 100
+	}
+	g := c.git
+	g.Stdin, g.Limit = &in, int(total)
+	out, err := g.Run(ctx, "cat-file", "--batch")
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		header, rest, ok := bytes.Cut(out, []byte{'\n'})
+		want := fmt.Sprintf("%s blob %d", e.object, e.size)
+		if !ok || string(header) != want || int64(len(rest)) < e.size+1 || rest[e.size] != '\n' {
+			return fmt.Errorf("git cat-file --batch: unexpected answer for %s", e.object)
+		}
+		cache[e.object] = rest[:e.size:e.size]
+		out = rest[e.size+1:]
+	}
+	return nil
 }
 
 type nopCloser struct{ *bytes.Reader }
