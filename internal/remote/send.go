@@ -33,10 +33,10 @@ type SendOptions struct {
 	// Record is the handoff to send; nil sends only what earlier sends
 	// left unpushed.
 	Record *handoff.Record
-	// Recipients the bundle is encrypted to; each gets it in its own
-	// directory of the inbox.
+	// Recipients the bundle is encrypted to; each gets it in their own
+	// ref of the inbox.
 	Recipients []crypto.RecipientInfo
-	// SigningKey signs the bundle; it also names the sender's log.
+	// SigningKey signs the bundle.
 	SigningKey *crypto.SigningKey
 	// Producer names this program in the manifest.
 	Producer bundle.Producer
@@ -75,10 +75,11 @@ type SendResult struct {
 var ErrNothingToSend = errors.New("nothing waiting to be sent")
 
 // Send exports opts.Record for opts.Recipients, signed, and pushes it into
-// the remote inbox: one copy per recipient directory and a line in the
-// sender's log, in one commit. A send that cannot push (the remote is
-// unreachable, or kept changing for five rounds) keeps its bundle in the
-// clone's outbox and fails; sending the same handoff to the same
+// the remote inbox: into each recipient's ref, in one atomic push leased
+// on what it was built on, retried on a lost race (a layout-1 inbox is
+// migrated first). A send that cannot push (the remote is unreachable,
+// refuses, or kept changing for maxRounds rounds or pushBudget) keeps its
+// bundle in the clone's outbox and fails; sending the same handoff to the same
 // recipients again pushes that bundle instead of making another, and a
 // bundle already on the remote is never added twice. Handover runs call
 // Send for their send steps.
