@@ -125,7 +125,12 @@ for n in $sizes; do
       for _ in $(seq 1 "$runs"); do measure "again" as "$home" "$bin" receive; done
       GIT_TRACE2="$work/trace" as "$home" "$bin" receive >/dev/null 2>>"$log"
       git0=$(gitms "$work/trace"); rm -f "$work/trace"
-      for _ in $(seq 1 "$runs"); do measure "inbox" as "$home" "$bin" inbox; done
+      # Layout 1's inbox fails past about 49,400 bundles: say so.
+      inbox_ms=failed
+      if as "$home" "$bin" inbox >/dev/null 2>>"$log"; then
+        for _ in $(seq 1 "$runs"); do measure "inbox" as "$home" "$bin" inbox; done
+        inbox_ms=$(median_ms "$work/inbox.times")
+      fi
       for i in $(seq 1 "$runs"); do
         as "$home" "$bin" save --no-git --project "$work/project" --title "To peer $i" >/dev/null 2>>"$log"
         measure "send" as "$home" "$bin" send latest --to peer@bench
@@ -133,7 +138,7 @@ for n in $sizes; do
       clone=$(kib "$home/data/remotes/team/.git")
       printf '%-7s %-6s %-5s %8.1f %9s %10s %8s %9s %9s %8s %8s %8s %9s' "$n" "$layout" "$via" "$(echo "$build" | awk '{print $1/1000}')" \
         "$remote_kb" "$(ms <"$work/first.times")" "$git1" "$fetched" "$(median_ms "$work/again.times")" "$git0" \
-        "$(median_ms "$work/inbox.times")" "$(median_ms "$work/send.times")" "$clone"
+        "$inbox_ms" "$(median_ms "$work/send.times")" "$clone"
       if [ "$via" = "${transports##* }" ]; then
         # Everyone has received: every recipient ref emptied, as a
         # receive does; then the host's gc.
