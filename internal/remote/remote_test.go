@@ -121,17 +121,23 @@ func TestReceiveTwiceImportsOnce(t *testing.T) {
 	if n := bundlesFor(t, r, bob); n != 0 {
 		t.Fatalf("%d delivered bundles left on the remote", n)
 	}
+	// A ref of mine is read even if the inbox branch is gone.
+	alice.send(r, alice.save("three"), bob)
+	gitT(t, strings.TrimPrefix(r.URL, "file://"), "update-ref", "-d", r.markerRef())
+	if res := bob.receive(r); countOutcome(res, OutcomeImported) != 1 || res.Removed != 1 {
+		t.Fatalf("receive without the inbox branch: %+v", res)
+	}
 	res := bob.receive(r)
-	if len(res.Items) != 0 || res.Earlier != 0 || bob.count() != 2 {
+	if len(res.Items) != 0 || res.Earlier != 0 || bob.count() != 3 {
 		t.Fatalf("second receive: %+v, store %d", res, bob.count())
 	}
 	// Even after the handoff is removed from the store, the ledger keeps
-	// the bundle from coming back.
+	// the bundle from coming back (with layout 2 it has left the remote).
 	list, _ := bob.s.List(storeFilter())
 	if err := bob.s.Remove(list[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if res := bob.receive(r); len(res.Items) != 0 || bob.count() != 1 {
+	if res := bob.receive(r); len(res.Items) != 0 || bob.count() != 2 {
 		t.Fatalf("after rm: %+v", res.Items)
 	}
 }

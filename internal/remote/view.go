@@ -31,6 +31,10 @@ func (c *clone) open(ctx context.Context, dirs []string, noFetch bool) (*view, e
 	if err != nil {
 		return nil, err
 	}
+	if v == 0 && len(st) > 0 {
+		// My refs without the branch (someone deleted it): still mine.
+		v = 2
+	}
 	return &view{c: c, version: v, st: st, dirs: dirs}, nil
 }
 
