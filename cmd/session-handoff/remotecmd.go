@@ -259,10 +259,11 @@ func pluralS(n int) string {
 
 func newRemoteMigrateCmd(a *app) *cobra.Command {
 	return &cobra.Command{
-		Use:     "migrate NAME",
-		Short:   "move a remote's inbox from the earlier one-branch layout to one ref per recipient",
-		Example: "  session-handoff remote migrate team",
-		Args:    exactArgs(1, "a remote name"),
+		Use:               "migrate NAME",
+		Short:             "move a remote's inbox from the earlier one-branch layout to one ref per recipient",
+		Example:           "  session-handoff remote migrate team",
+		Args:              exactArgs(1, "a remote name"),
+		ValidArgsFunction: a.completeRemoteArg,
 		RunE: func(_ *cobra.Command, args []string) error {
 			r, dataDir, err := a.remoteAndData(args[0])
 			if err != nil {
@@ -287,10 +288,11 @@ func newRemoteMigrateCmd(a *app) *cobra.Command {
 
 func newRemoteGCCmd(a *app) *cobra.Command {
 	return &cobra.Command{
-		Use:     "gc NAME",
-		Short:   "compact the local clone of a remote",
-		Example: "  session-handoff remote gc team",
-		Args:    exactArgs(1, "a remote name"),
+		Use:               "gc NAME",
+		Short:             "compact the local clone of a remote",
+		Example:           "  session-handoff remote gc team",
+		Args:              exactArgs(1, "a remote name"),
+		ValidArgsFunction: a.completeRemoteArg,
 		RunE: func(_ *cobra.Command, args []string) error {
 			r, dataDir, err := a.remoteAndData(args[0])
 			if err != nil {
