@@ -83,13 +83,27 @@ func openClone(ctx context.Context, dataDir string, r Remote) (*clone, error) {
 func (c *clone) close() { c.lock.Unlock() }
 
 // clearStaleGitLocks removes the lock files a git command killed in the
-// private clone leaves behind (index.lock, HEAD.lock). Every git command
-// in the clone runs while we hold the remote's lock, so any such file
-// found now belongs to a process that is gone; left in place it would make
-// every later receive fail.
+// private clone leaves behind (index.lock, HEAD.lock, a ref's lock).
+// Every git command in the clone runs while we hold the remote's lock, so
+// any such file found now belongs to a process that is gone; left in
+// place it would make every later receive fail.
 func (c *clone) clearStaleGitLocks() error {
-	for _, name := range []string{"index.lock", "HEAD.lock", "shallow.lock", "config.lock"} {
-		if err := os.Remove(filepath.Join(c.dir, ".git", name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	gitDir := filepath.Join(c.dir, ".git")
+	stale := []string{}
+	for _, name := range []string{"index.lock", "HEAD.lock", "shallow.lock", "config.lock", "packed-refs.lock"} {
+		stale = append(stale, filepath.Join(gitDir, name))
+	}
+	err := filepath.WalkDir(filepath.Join(gitDir, "refs"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".lock") {
+			stale = append(stale, path)
+		}
+		return err
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("look for stale git locks in %s: %w", c.dir, err)
+	}
+	for _, p := range stale {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove a stale git lock in %s: %w", c.dir, err)
 		}
 	}

@@ -210,16 +210,26 @@ func TestStaleGitLockIsCleared(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.close()
+	// And the lock of a remote-tracking ref, left by an update-ref or
+	// fetch killed in the clone.
+	refLock := filepath.Join(clonePath(dataDir, "team"), ".git", "refs", "remotes", "origin", "inbox", strings.Repeat("a", 64)+".lock")
 	lockFile := filepath.Join(clonePath(dataDir, "team"), ".git", "index.lock")
-	if err := os.WriteFile(lockFile, nil, 0o644); err != nil {
+	if err := os.MkdirAll(filepath.Dir(refLock), 0o700); err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range []string{lockFile, refLock} {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	c, err = openClone(context.Background(), dataDir, r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.close()
-	if _, err := os.Stat(lockFile); !os.IsNotExist(err) {
-		t.Fatal("the stale index.lock is still there")
+	for _, f := range []string{lockFile, refLock} {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Fatalf("the stale %s is still there", filepath.Base(f))
+		}
 	}
 }
