@@ -35,7 +35,8 @@ import (
 // nothing; every compacted note is a note or in its archive, and exactly
 // once in the archive when compaction is run again; an interrupted run
 // resumes to completion with one handoff; receive again imports exactly
-// what was left).
+// what was left, and finishes removing what it delivered from the inbox,
+// whose writes are kill points too).
 //
 //	scripts/crash.sh          # CRASH_RUNS=300 CRASH_SEED=1 [CRASH_COMMANDS=receive,save] [CRASH_KEEP=DIR]
 //	go test ./cmd/session-handoff/ -run '^TestCrashCampaign$' -crash -v
@@ -79,6 +80,16 @@ func (w *crashWorld) newCase(t *testing.T) *crashCase {
 		t.Fatal(err)
 	}
 	c.env = campaignEnv(c.home)
+	// The remote is the copy's own inbox.
+	remotes := filepath.Join(c.config, "remotes")
+	conf, err := os.ReadFile(remotes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf = bytes.ReplaceAll(conf, []byte("file://"+filepath.Join(w.dir, "case")), []byte("file://"+root))
+	if err := os.WriteFile(remotes, conf, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	// Approvals are by path: the copy's handover.toml is approved anew.
 	if r := c.cli("handover", "allow", "--project", c.project); r.code != 0 {
 		t.Fatalf("handover allow: %s", r.stderr)
@@ -350,7 +361,8 @@ func newCrashWorld(t *testing.T) *crashWorld {
 
 	// Bob, who sends: his own home, a remote inbox, three handoffs sent
 	// to me, and a bundle with attachments for import.
-	inbox := filepath.Join(dir, "inbox.git")
+	// The inbox is part of each run's copy: receive removes from it.
+	inbox := filepath.Join(dir, "case", "inbox.git")
 	gitIn(t, dir, "init", "-q", "--bare", inbox)
 	bobHome := filepath.Join(dir, "bob")
 	bob := campaignEnv(bobHome)
@@ -424,7 +436,8 @@ func crashScenarios(w *crashWorld) []crashScenario {
 			watch: func(c *crashCase) []string { return []string{c.memory} }, check: checkCompaction},
 		{name: "handover run", args: []string{"handover", "run", "--project", "{project}"},
 			watch: func(c *crashCase) []string { return []string{c.data, c.project} }, check: checkHandoverRun},
-		{name: "receive", args: []string{"receive"}, watch: data, check: checkReceive},
+		{name: "receive", args: []string{"receive"}, watch: func(c *crashCase) []string { return []string{c.data, filepath.Join(c.root, "inbox.git")} },
+			check: checkReceive},
 		{name: "apply", args: []string{"apply", "{changes}", "--project", "{desk}"},
 			watch: func(c *crashCase) []string { return []string{filepath.Join(c.root, "desk")} }, check: checkApply},
 	}
@@ -676,7 +689,9 @@ func checkHandoverRun(c *crashCase) []string {
 }
 
 // checkReceive: receiving again imports what is left, every bundle of the
-// inbox exactly once, and a third receive has nothing new.
+// inbox exactly once, and a third receive has nothing new; then the inbox
+// holds nothing for me any more (the removal of delivered bundles, killed
+// or not, is finished by the next receive).
 func checkReceive(c *crashCase) []string {
 	bad := checkCommon(c)
 	titles, _, err := storeTitles(c)
@@ -686,10 +701,13 @@ func checkReceive(c *crashCase) []string {
 	if n := len(titles); n < c.w.records || n > c.w.records+c.w.inboxSize {
 		bad = append(bad, fmt.Sprintf("%d handoffs after the kill, want %d to %d", n, c.w.records, c.w.records+c.w.inboxSize))
 	}
+	lastOut := ""
 	for range 2 {
-		if code, out := c.proc("receive"); code != 0 {
+		code, out := c.proc("receive")
+		if code != 0 {
 			return append(bad, fmt.Sprintf("receive after the kill: exit %d: %s", code, firstLines(out, 4)))
 		}
+		lastOut = out
 		titles, _, err := storeTitles(c)
 		if err != nil {
 			return append(bad, "reading the store: "+err.Error())
@@ -706,6 +724,31 @@ func checkReceive(c *crashCase) []string {
 		if len(titles) != c.w.records+c.w.inboxSize {
 			bad = append(bad, fmt.Sprintf("after receiving again: %d handoffs, want %d", len(titles), c.w.records+c.w.inboxSize))
 		}
+	}
+	inbox := filepath.Join(c.root, "inbox.git")
+	out, err := exec.Command("git", "-C", inbox, "for-each-ref", "--format=%(refname)", "refs/heads/inbox/").Output()
+	if err != nil || len(bytes.Fields(out)) != 1 {
+		return append(bad, fmt.Sprintf("the inbox's refs: %q, %v", out, err))
+	}
+	mine := strings.TrimSpace(string(out))
+	left, err := exec.Command("git", "-C", inbox, "ls-tree", "--name-only", mine).Output()
+	if err == nil && len(left) > 0 {
+		// A kill inside the inbox's receive-pack (a file:// remote runs
+		// it as our child) leaves its ref lock, as it would under git
+		// push; git refuses the ref until someone removes it. The
+		// receive must say so, and finish once it is gone.
+		lock := filepath.Join(inbox, filepath.FromSlash(mine)+".lock")
+		if _, lerr := os.Stat(lock); lerr != nil || !strings.Contains(lastOut, "delivered bundles stay on the remote") {
+			return append(bad, fmt.Sprintf("after receiving again the inbox still holds %q, without a stale lock or a warning (%s)", left, firstLines(lastOut, 4)))
+		}
+		os.Remove(lock)
+		if code, out := c.proc("receive"); code != 0 {
+			return append(bad, fmt.Sprintf("receive after removing the stale lock: exit %d: %s", code, firstLines(out, 4)))
+		}
+		left, err = exec.Command("git", "-C", inbox, "ls-tree", "--name-only", mine).Output()
+	}
+	if err != nil || len(left) > 0 {
+		bad = append(bad, fmt.Sprintf("after receiving again the inbox still holds %q (%v)", left, err))
 	}
 	return append(bad, checkCommon(c)...)
 }

@@ -39,19 +39,22 @@ func newReceiveCmd(a *app) *cobra.Command {
 		Use:   "receive [--remote NAME] [--dry-run] [--retry] [--allow-untrusted] [--allow-unsigned] [--tofu] [--json]",
 		Short: "fetch and import the bundles a git remote holds for me",
 		Long: `Fetches each remote (or the one --remote names) and imports every new
-bundle in my directory of its inbox, the one named by the hash of my age
-recipient (and of each --identity). Other recipients' bundles are never
-read. Each bundle is checked completely first (encrypted and signed for
+bundle in my ref of its inbox, the one named by the hash of my age
+recipient (and of each --identity). Only my refs are fetched; other
+recipients' bundles are never read. Each bundle is checked completely first (encrypted and signed for
 me, named by its own id, within the limits), then imported as 'import'
 would, with the same trust policy: only bundles signed by a key in my
 trust store unless --allow-untrusted, --allow-unsigned or --tofu.
 
 One line per bundle says what happened. Imported and rejected (invalid)
 bundles are recorded in a ledger in the data directory and not looked at
-again (--retry looks at rejected ones again); bundles refused by the
-policy stay, and are imported once their signer is trusted. Exit status
-1 when any bundle was refused or rejected; --dry-run checks and writes
-nothing.`,
+again, and then removed from my ref on the remote (a sender pushing at
+the same moment loses nothing: the removal is leased and made again);
+bundles refused by the policy stay, and are imported once their signer is
+trusted. --retry looks again at rejected bundles still on the remote (an
+inbox of the earlier one-branch layout keeps them). Exit status 1 when any
+bundle was refused or rejected; --dry-run checks and writes nothing, and
+removes nothing.`,
 		Example: `  session-handoff receive
   session-handoff receive --remote team --dry-run
   session-handoff receive --tofu --json`,
@@ -179,15 +182,14 @@ func newInboxCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "inbox [--remote NAME] [--no-fetch] [--no-verify] [--json]",
 		Short: "list what git remotes hold: for whom, from whom, verified or not",
-		Long: `Fetches each remote (or the one --remote names) and lists its bundles.
-Mine (in the directory of my age recipient) come one per line, with
-whether they are new, imported or rejected, and, for new ones, whether
-they verify against my trust store (they are decrypted and checked, not
-stored: --no-verify skips that). Bundles for others are only counted per
-recipient; they are never read. Names come from the address book. "From"
-is the signer for a verified bundle; otherwise it is what the sender's
-log claims, marked "(claimed)": anyone who can write to the remote can
-write a log. Sends that did not reach the remote are listed too.`,
+		Long: `Fetches each remote (or the one --remote names) and lists my bundles
+(those in the refs of my age recipient and identities), one per line,
+with whether they are new, imported or rejected, and, for new ones,
+whether they verify against my trust store (they are decrypted and
+checked, not stored: --no-verify skips that); "from" and "sent" are the
+bundle's own signer and time. The other recipients the remote holds
+bundles for are named, never read or counted. Names come from the address
+book. Sends that did not reach the remote are listed too.`,
 		Example: `  session-handoff inbox
   session-handoff inbox --remote team --json`,
 		Args: noArgs,
@@ -238,6 +240,9 @@ func runInbox(a *app, opts inboxOptions) error {
 		for _, b := range l.Bundles {
 			j.Bundles = append(j.Bundles, inboxEntry{InboxEntry: b, ForName: nameOr(byRecipient, b.For, b.Mine), FromName: nameOr(bySigner, b.From, false)})
 		}
+		for _, h := range l.Others {
+			j.OtherNames = append(j.OtherNames, nameOr(byRecipient, h, false))
+		}
 		out = append(out, j)
 	}
 	if opts.json {
@@ -262,10 +267,12 @@ type inboxJSON struct {
 	URL     string       `json:"url"`
 	Branch  string       `json:"branch"`
 	Bundles []inboxEntry `json:"bundles"`
+	// OtherNames name Others, in their order.
+	OtherNames []string `json:"other_names,omitempty"`
 }
 
 // inboxEntry names the recipient ("me", an address-book name, or the hash
-// shortened) and the sender the log claims.
+// shortened) and the key that signed the bundle.
 type inboxEntry struct {
 	remote.InboxEntry
 	ForName  string `json:"for_name"`
@@ -334,6 +341,12 @@ func (a *app) printReceive(res *remote.ReceiveResult) {
 	if res.Earlier > 0 {
 		parts = append(parts, fmt.Sprintf("%d received before", res.Earlier))
 	}
+	if res.Removed > 0 {
+		parts = append(parts, fmt.Sprintf("%d removed from the remote", res.Removed))
+	}
+	if res.RemoveError != "" {
+		fmt.Fprintf(a.stderr, "session-handoff: receive: %s: delivered bundles stay on the remote until the next receive: %s\n", res.Remote, untrusted.OneLine(res.RemoveError, maxLine))
+	}
 	if len(parts) == 0 {
 		parts = append(parts, "nothing new")
 	}
@@ -343,16 +356,8 @@ func (a *app) printReceive(res *remote.ReceiveResult) {
 func (a *app) printInbox(j inboxJSON, now time.Time) {
 	fmt.Fprintf(a.stdout, "%s (%s, branch %s)\n", j.Remote, cell(j.URL, 80), j.Branch)
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	mine, others := 0, map[string]int{}
-	var order []string
+	mine := 0
 	for _, b := range j.Bundles {
-		if !b.Mine {
-			if others[b.ForName] == 0 {
-				order = append(order, b.ForName)
-			}
-			others[b.ForName]++
-			continue
-		}
 		if mine == 0 {
 			fmt.Fprintln(tw, "  FOR ME\tBUNDLE\tSENT\tFROM\tCHECK")
 		}
@@ -362,7 +367,7 @@ func (a *app) printInbox(j inboxJSON, now time.Time) {
 			sent = render.Ago(b.SentAt, now)
 		}
 		if b.FromName != "" {
-			from = b.FromName + " (claimed)"
+			from = b.FromName
 		}
 		if v := b.Verification; v != nil {
 			check = describeVerification(*v)
@@ -379,8 +384,17 @@ func (a *app) printInbox(j inboxJSON, now time.Time) {
 	if mine == 0 {
 		fmt.Fprintln(a.stdout, "  nothing for me")
 	}
-	for _, n := range order {
-		fmt.Fprintf(a.stdout, "  for %s: %d bundle%s\n", cell(n, 60), others[n], pluralS(others[n]))
+	if len(j.OtherNames) > 0 {
+		// Their refs, never read: not even whether they hold anything.
+		names := slices.Clone(j.OtherNames)
+		more := ""
+		if len(names) > 10 {
+			names, more = names[:10], fmt.Sprintf(" and %d more", len(names)-10)
+		}
+		for i, n := range names {
+			names[i] = cell(n, 60)
+		}
+		fmt.Fprintf(a.stdout, "  other recipients here: %s%s\n", strings.Join(names, ", "), more)
 	}
 	for _, p := range j.Ignored {
 		fmt.Fprintf(a.stdout, "  ignored in my directory: %s\n", cell(p, 120))

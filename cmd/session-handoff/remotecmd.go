@@ -12,12 +12,19 @@ import (
 )
 
 func newRemoteCmd(a *app) *cobra.Command {
-	return newParentCmd("remote add|list|rm", "manage the git remotes used as inboxes",
+	return newParentCmd("remote add|list|rm|migrate|gc", "manage the git remotes used as inboxes",
 		`A remote is a git repository that holds bundles for their recipients,
-on one branch (default "handoffs"). It needs no trust: bundles are
-encrypted to their recipients and signed, and its paths and commits show
-only hashes of public keys and random bundle ids. 'send' pushes to it,
-'receive' imports what it holds for me, 'inbox' lists it.
+one branch per recipient (refs/heads/inbox/<hash>, beside a branch,
+default "handoffs", that marks the inbox). It needs no trust: bundles are
+encrypted to their recipients and signed, and its refs, paths and commits
+show only hashes of public keys and random bundle ids. 'send' pushes to
+it, 'receive' imports what it holds for me and removes it, 'inbox' lists
+it. The host must allow many branches and force-pushes to the inbox
+refs (no branch protection there).
+
+'remote migrate' moves an inbox of the earlier layout (one branch for
+everyone) to this one; the first send does it too. 'remote gc' compacts
+the local clone: git's automatic gc never runs in the way of a command.
 
 The list of remotes is kept in the keys directory; each remote's local
 clone under the data directory. 'remote rm' forgets both; it refuses while
@@ -26,8 +33,10 @@ are never printed.`,
 		`  session-handoff remote add team git@github.com:team/handoffs.git
   session-handoff remote add lab https://git.example.com/lab/inbox.git --branch inbox
   session-handoff remote list
-  session-handoff remote rm lab`,
-		newRemoteAddCmd(a), newRemoteListCmd(a), newRemoteRmCmd(a))
+  session-handoff remote rm lab
+  session-handoff remote migrate team
+  session-handoff remote gc team`,
+		newRemoteAddCmd(a), newRemoteListCmd(a), newRemoteRmCmd(a), newRemoteMigrateCmd(a), newRemoteGCCmd(a))
 }
 
 // remoteAddOptions are the arguments and flags of 'remote add'.
@@ -246,4 +255,69 @@ func pluralS(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+func newRemoteMigrateCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:               "migrate NAME",
+		Short:             "move a remote's inbox from the earlier one-branch layout to one ref per recipient",
+		Example:           "  session-handoff remote migrate team",
+		Args:              exactArgs(1, "a remote name"),
+		ValidArgsFunction: a.completeRemoteArg,
+		RunE: func(_ *cobra.Command, args []string) error {
+			r, dataDir, err := a.remoteAndData(args[0])
+			if err != nil {
+				return err
+			}
+			v, err := remote.Migrate(a.ctx, dataDir, r)
+			if err != nil {
+				return err
+			}
+			switch v {
+			case 1:
+				fmt.Fprintf(a.stdout, "%s: moved to one ref per recipient\n", r.Name)
+			case 0:
+				fmt.Fprintf(a.stdout, "%s: no inbox yet; the first send makes one in the current layout\n", r.Name)
+			default:
+				fmt.Fprintf(a.stdout, "%s: already one ref per recipient\n", r.Name)
+			}
+			return nil
+		},
+	}
+}
+
+func newRemoteGCCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:               "gc NAME",
+		Short:             "compact the local clone of a remote",
+		Example:           "  session-handoff remote gc team",
+		Args:              exactArgs(1, "a remote name"),
+		ValidArgsFunction: a.completeRemoteArg,
+		RunE: func(_ *cobra.Command, args []string) error {
+			r, dataDir, err := a.remoteAndData(args[0])
+			if err != nil {
+				return err
+			}
+			before, after, err := remote.Maintain(a.ctx, dataDir, r)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "%s: clone objects %d KiB -> %d KiB\n", r.Name, (before+1023)/1024, (after+1023)/1024)
+			return nil
+		},
+	}
+}
+
+// remoteAndData looks a configured remote up by name, and returns it with
+// the data directory that holds its clone.
+func (a *app) remoteAndData(name string) (remote.Remote, string, error) {
+	list, err := a.inboxRemotes(name)
+	if err != nil {
+		return remote.Remote{}, "", err
+	}
+	dataDir, err := a.dataDir()
+	if err != nil {
+		return remote.Remote{}, "", err
+	}
+	return list[0], dataDir, nil
 }

@@ -27,6 +27,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os/exec"
 	"regexp"
@@ -74,6 +75,8 @@ type Runner struct {
 	// Env holds variables ("NAME=value") added to the environment of each
 	// call, after the ones the package sets.
 	Env []string
+	// Stdin is the standard input of each call (none when nil).
+	Stdin io.Reader
 
 	// untrusted and guard are set by Untrusted: guard holds the global
 	// options that switch off every program the repository could name.
@@ -150,6 +153,7 @@ func (r Runner) run(ctx context.Context, pre, args []string) ([]byte, error) {
 	cmd.Env = append(cmd.Env, r.Env...)
 	stdout := limitedBuffer{limit: limit}
 	stderr := limitedBuffer{limit: stderrLimit}
+	cmd.Stdin = r.Stdin
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
 	err := cmd.Run()

@@ -45,7 +45,7 @@ type clone struct {
 }
 
 // checkoutHook, set by tests only, sees every list of paths written into
-// a work tree.
+// a work tree or read from git's objects.
 var checkoutHook func(paths []string)
 
 // clonePath is where the clone of remote name lives in the data directory.
@@ -66,8 +66,8 @@ func openClone(ctx context.Context, dataDir string, r Remote) (*clone, error) {
 		return nil, fmt.Errorf("lock remote %s: %w", r.Name, err)
 	}
 	c := &clone{remote: r, dir: clonePath(dataDir, r.Name), lock: lock}
-	c.git = git.Runner{Dir: c.dir}
-	c.net = git.Runner{Dir: c.dir, Timeout: git.NetworkTimeout}
+	c.git = git.Runner{Dir: c.dir, Env: quietEnv}
+	c.net = git.Runner{Dir: c.dir, Timeout: git.NetworkTimeout, Env: quietEnv}
 	c.hooks = filepath.Join(c.dir, ".git", stateDir, "no-hooks")
 	if err := c.ensure(ctx); err != nil {
 		lock.Unlock()
@@ -83,13 +83,27 @@ func openClone(ctx context.Context, dataDir string, r Remote) (*clone, error) {
 func (c *clone) close() { c.lock.Unlock() }
 
 // clearStaleGitLocks removes the lock files a git command killed in the
-// private clone leaves behind (index.lock, HEAD.lock). Every git command
-// in the clone runs while we hold the remote's lock, so any such file
-// found now belongs to a process that is gone; left in place it would make
-// every later receive fail.
+// private clone leaves behind (index.lock, HEAD.lock, a ref's lock).
+// Every git command in the clone runs while we hold the remote's lock, so
+// any such file found now belongs to a process that is gone; left in
+// place it would make every later receive fail.
 func (c *clone) clearStaleGitLocks() error {
-	for _, name := range []string{"index.lock", "HEAD.lock", "shallow.lock", "config.lock"} {
-		if err := os.Remove(filepath.Join(c.dir, ".git", name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	gitDir := filepath.Join(c.dir, ".git")
+	stale := []string{}
+	for _, name := range []string{"index.lock", "HEAD.lock", "shallow.lock", "config.lock", "packed-refs.lock"} {
+		stale = append(stale, filepath.Join(gitDir, name))
+	}
+	err := filepath.WalkDir(filepath.Join(gitDir, "refs"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".lock") {
+			stale = append(stale, path)
+		}
+		return err
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("look for stale git locks in %s: %w", c.dir, err)
+	}
+	for _, p := range stale {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove a stale git lock in %s: %w", c.dir, err)
 		}
 	}
@@ -191,41 +205,7 @@ func (c *clone) create(ctx context.Context) error {
 // errNotInbox refuses a branch whose marker file is not ours, or of
 // another version.
 func (c *clone) errNotInbox() error {
-	return fmt.Errorf("%s: branch %s is not a session-handoff inbox of version 1 (%s)", c.remote.Name, c.remote.branch(), markerFile)
-}
-
-// originRef is the remote-tracking ref of the inbox branch.
-func (c *clone) originRef() string { return "refs/remotes/origin/" + c.remote.branch() }
-
-// fetch brings the inbox branch up to date and returns its commit, or ""
-// when the remote has no such branch yet. An unreachable remote fails with
-// git's message.
-func (c *clone) fetch(ctx context.Context) (string, error) {
-	b := c.remote.branch()
-	_, ferr := c.net.Run(ctx, "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head",
-		"origin", "+refs/heads/"+b+":"+c.originRef())
-	if ferr != nil {
-		// Tell "no such branch yet" from "cannot reach the remote".
-		out, err := c.net.Run(ctx, "ls-remote", "--heads", "origin", "refs/heads/"+b)
-		if err != nil || len(bytes.TrimSpace(out)) > 0 {
-			return "", fmt.Errorf("fetch %s: %w", c.remote.Name, ferr)
-		}
-		// The branch is gone or never was: forget what we saw of it.
-		if _, err := c.git.Run(ctx, "update-ref", "-d", c.originRef()); err != nil {
-			return "", err
-		}
-		return "", nil
-	}
-	return c.head(ctx)
-}
-
-// head is the commit last fetched, or "" when there is none.
-func (c *clone) head(ctx context.Context) (string, error) {
-	out, err := c.git.Run(ctx, "for-each-ref", "--format=%(objectname)", c.originRef())
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
+	return fmt.Errorf("%s: branch %s is not a session-handoff inbox of layout 1 or 2 (its file %s says otherwise): if a newer session-handoff made it, upgrade", c.remote.Name, c.remote.branch(), markerFile)
 }
 
 // entry is one line of git ls-tree -l.
@@ -251,7 +231,9 @@ func (c *clone) list(ctx context.Context, commit string, recursive bool, paths .
 	}
 	args = append(args, commit, "--")
 	args = append(args, paths...)
-	out, err := c.git.Run(ctx, args...)
+	g := c.git
+	g.Limit = treeLimit
+	out, err := g.Run(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -282,18 +264,6 @@ func parseLsTree(out []byte) ([]entry, error) {
 	return es, nil
 }
 
-// catBlob reads a small blob (bounded by limit, checked against the size
-// ls-tree reported before anything is read).
-func (c *clone) catBlob(ctx context.Context, e entry, limit int64) ([]byte, error) {
-	if !e.regular() {
-		return nil, fmt.Errorf("%s is not a regular file", e.path)
-	}
-	if e.size > limit {
-		return nil, fmt.Errorf("%s is over %d bytes", e.path, limit)
-	}
-	return c.git.Run(ctx, "cat-file", "blob", e.object)
-}
-
 // checkout writes the given regular files of commit into the work tree,
 // after clearing what an earlier command left there, and returns a
 // function that clears them again. Only the listed paths are written:
@@ -303,7 +273,7 @@ func (c *clone) checkout(ctx context.Context, commit string, paths []string) (fu
 		checkoutHook(paths)
 	}
 	clear := func() {
-		for _, d := range []string{toDir, logDir, markerFile} {
+		for _, d := range []string{toDir, markerFile} {
 			os.RemoveAll(filepath.Join(c.dir, d))
 		}
 	}

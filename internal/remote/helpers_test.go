@@ -180,15 +180,39 @@ func gitIn(dir, stdin string, args ...string) (string, error) {
 	return string(out), err
 }
 
-// remoteFiles lists the paths on the remote's inbox branch.
+// inboxDir is where remoteFiles, plant and remoteBlob put the bundles of
+// recipient hash h in a layout-2 inbox: "inbox/<hex>".
+func inboxDir(r Remote, h string) string { return strings.TrimPrefix(r.recipientRef(h), "refs/heads/") }
+
+// split maps a test path to the ref and the path in it: "inbox/<hex>/x"
+// is x of that recipient's ref, anything else a path of the inbox branch.
+func split(r Remote, path string) (ref, inner string) {
+	ns := strings.TrimPrefix(r.refPrefix(), "refs/heads/")
+	if rest, ok := strings.CutPrefix(path, ns); ok {
+		if h, inner, ok := strings.Cut(rest, "/"); ok {
+			return r.refPrefix() + h, inner
+		}
+	}
+	return r.markerRef(), path
+}
+
+// remoteFiles lists the paths on the remote: those of the inbox branch,
+// then those of each recipient ref as inbox/<hex>/<path>.
 func remoteFiles(t *testing.T, r Remote) []string {
 	t.Helper()
 	dir := strings.TrimPrefix(r.URL, "file://")
-	out := gitT(t, dir, "ls-tree", "-r", "--name-only", "refs/heads/"+r.Branch)
-	if out == "" {
-		return nil
+	var files []string
+	refs := gitT(t, dir, "for-each-ref", "--format=%(refname)", r.markerRef(), r.refPrefix())
+	for _, ref := range strings.Fields(refs) {
+		out := gitT(t, dir, "ls-tree", "-r", "--name-only", ref)
+		for _, f := range strings.Fields(out) {
+			if ref != r.markerRef() {
+				f = strings.TrimPrefix(ref, "refs/heads/") + "/" + f
+			}
+			files = append(files, f)
+		}
 	}
-	return strings.Split(out, "\n")
+	return files
 }
 
 // countOutcome counts items of a receive with the given outcome.
@@ -216,6 +240,32 @@ type planted struct {
 // in with oddName: a file of that name inside dir.
 func plant(t *testing.T, r Remote, files []planted, oddDir, oddName string) {
 	t.Helper()
+	byRef := map[string][]planted{}
+	for _, f := range files {
+		ref, inner := split(r, f.path)
+		f.path = inner
+		byRef[ref] = append(byRef[ref], f)
+	}
+	oddRef, oddInner := "", ""
+	if oddName != "" {
+		oddRef, oddInner = split(r, oddDir+"/x")
+		oddInner = strings.TrimSuffix(strings.TrimSuffix(oddInner, "x"), "/")
+		if _, ok := byRef[oddRef]; !ok {
+			byRef[oddRef] = nil
+		}
+	}
+	for ref, fs := range byRef {
+		if ref == oddRef {
+			plantRef(t, r, ref, fs, oddInner, oddName)
+		} else {
+			plantRef(t, r, ref, fs, "", "")
+		}
+	}
+}
+
+// plantRef commits files into one ref, on top of what it holds.
+func plantRef(t *testing.T, r Remote, ref string, files []planted, oddDir, oddName string) {
+	t.Helper()
 	bare := strings.TrimPrefix(r.URL, "file://")
 	idx := filepath.Join(t.TempDir(), "index")
 	run := func(stdin []byte, args ...string) string {
@@ -234,7 +284,7 @@ func plant(t *testing.T, r Remote, files []planted, oddDir, oddName string) {
 		return strings.TrimSpace(string(out))
 	}
 	head := ""
-	if out, err := exec.Command("git", "-C", bare, "rev-parse", "--verify", "--quiet", "refs/heads/"+r.Branch).Output(); err == nil {
+	if out, err := exec.Command("git", "-C", bare, "rev-parse", "--verify", "--quiet", ref).Output(); err == nil {
 		head = strings.TrimSpace(string(out))
 		run(nil, "read-tree", head)
 	}
@@ -247,7 +297,10 @@ func plant(t *testing.T, r Remote, files []planted, oddDir, oddName string) {
 		run(nil, "update-index", "--add", "--replace", "--cacheinfo", mode+","+blob+","+f.path)
 	}
 	tree := run(nil, "write-tree")
-	if oddName != "" {
+	if oddName != "" && oddDir == "" {
+		blob := run([]byte("odd"), "hash-object", "-w", "--stdin")
+		tree = run([]byte(run(nil, "ls-tree", tree)+"\n100644 blob "+blob+"\t"+oddName+"\n"), "mktree")
+	} else if oddName != "" {
 		// Rebuild the trees from dir up to the root by hand.
 		blob := run([]byte("odd"), "hash-object", "-w", "--stdin")
 		parts := strings.Split(oddDir, "/")
@@ -275,14 +328,15 @@ func plant(t *testing.T, r Remote, files []planted, oddDir, oddName string) {
 		args = append(args, "-p", head)
 	}
 	commit := run(nil, args...)
-	run(nil, "update-ref", "refs/heads/"+r.Branch, commit)
+	run(nil, "update-ref", ref, commit)
 }
 
 // remoteBlob reads one file of the remote's inbox branch.
 func remoteBlob(t *testing.T, r Remote, path string) []byte {
 	t.Helper()
 	bare := strings.TrimPrefix(r.URL, "file://")
-	out, err := exec.Command("git", "-C", bare, "cat-file", "blob", "refs/heads/"+r.Branch+":"+path).Output()
+	ref, inner := split(r, path)
+	out, err := exec.Command("git", "-C", bare, "cat-file", "blob", ref+":"+inner).Output()
 	if err != nil {
 		t.Fatalf("read %s from the remote: %v", path, err)
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/internal/exchange"
-	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // InboxOptions say what Inbox looks at.
@@ -32,11 +31,11 @@ type InboxEntry struct {
 	BundleID string `json:"bundle_id"`
 	// For is the recipient hash of the directory the bundle is in.
 	For string `json:"for"`
-	// Mine is set for my directories.
+	// Mine is set for my directories (every entry listed is mine).
 	Mine bool `json:"mine"`
-	// From is the sender hash whose log names the bundle, and SentAt the
-	// time that log gives: claims anyone with write access could make,
-	// for display only ("" and zero when no log names it).
+	// From is the hash of the key that signed a new bundle, and SentAt
+	// the time its manifest gives; both are set only for new bundles
+	// read (not with NoVerify), and From only when the signature is valid.
 	From   string    `json:"from,omitempty"`
 	SentAt time.Time `json:"sent_at,omitzero"`
 	Size   int64     `json:"size"`
@@ -52,20 +51,26 @@ type InboxEntry struct {
 
 // InboxListing is what Inbox found.
 type InboxListing struct {
-	Remote      string       `json:"remote"`
-	Commit      string       `json:"commit"`
+	Remote string `json:"remote"`
+	Commit string `json:"commit"`
+	// Layout is the inbox's layout (1 or 2; 0 when there is none yet).
+	Layout      int          `json:"layout"`
 	Directories []string     `json:"directories"`
 	Bundles     []InboxEntry `json:"bundles"`
+	// Others are the recipient hashes, not mine, the inbox holds bundles
+	// for (their bundles are never read or counted).
+	Others []string `json:"others,omitempty"`
 	// Ignored are entries of my directories not named like bundles.
 	Ignored []string `json:"ignored,omitempty"`
 	// Outgoing are my sends not yet pushed.
 	Outgoing []Sent `json:"outgoing,omitempty"`
 }
 
-// Inbox lists every bundle of the inbox, for whom and (by the senders'
-// logs) from whom. Only my own bundles are read: new ones are decrypted
-// and verified, without storing anything, to say whether they would be
-// verified. Other recipients' bundles are listed by name only.
+// Inbox lists the bundles in my directories of the inbox, and for whom
+// else the inbox holds bundles. Only my directories and the names of the
+// others are read: never anyone else's bundles, nor whole trees. New
+// bundles of mine are decrypted and verified, without storing anything,
+// to say whether they would be verified, and who signed them when.
 func Inbox(ctx context.Context, opts InboxOptions) (*InboxListing, error) {
 	dirs, err := mine(opts.Read)
 	if err != nil {
@@ -77,11 +82,11 @@ func Inbox(ctx context.Context, opts InboxOptions) (*InboxListing, error) {
 		return nil, err
 	}
 	defer c.close()
-	commit, err := c.sync(ctx, opts.NoFetch)
+	v, err := c.open(ctx, dirs, opts.NoFetch)
 	if err != nil {
 		return nil, err
 	}
-	out := &InboxListing{Remote: opts.Remote.Name, Commit: commit, Directories: dirs, Bundles: []InboxEntry{}}
+	out := &InboxListing{Remote: opts.Remote.Name, Commit: v.commit(), Layout: v.version, Directories: dirs, Bundles: []InboxEntry{}}
 	pend, err := c.loadPending()
 	if err != nil {
 		return nil, err
@@ -89,89 +94,48 @@ func Inbox(ctx context.Context, opts InboxOptions) (*InboxListing, error) {
 	for _, p := range pend {
 		out.Outgoing = append(out.Outgoing, Sent{BundleID: p.BundleID, HandoffID: p.HandoffID, Recipients: p.Recipients, Time: p.Time, Earlier: true})
 	}
-	es, err := c.list(ctx, commit, true, toDir+"/", logDir+"/")
-	if err != nil {
+	if out.Others, err = v.others(ctx, opts.NoFetch); err != nil {
 		return nil, err
 	}
-	mineSet := map[string]bool{}
-	for _, d := range dirs {
-		mineSet[d] = true
+	es, err := v.entries(ctx)
+	if err != nil {
+		return nil, err
 	}
 	led, err := loadLedger(opts.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	var logs []string
-	var verify []int
+	var verify []Item
 	for _, e := range es {
-		if _, ok := parseLogPath(e.path); ok {
-			if e.regular() && e.size <= MaxLogSize {
-				logs = append(logs, e.path)
-			}
-			continue
-		}
-		rh, id, ok := parseBundlePath(e.path)
+		rh, id, ok := v.parse(e.path)
 		if !ok {
-			if parts := strings.SplitN(e.path, "/", 3); len(parts) == 3 && parts[0] == toDir && mineSet["sha256:"+parts[1]] {
-				out.Ignored = append(out.Ignored, e.path)
-			}
+			out.Ignored = append(out.Ignored, e.path)
 			continue
 		}
-		ie := InboxEntry{BundleID: id, For: rh, Mine: mineSet[rh], Size: e.size}
-		if ie.Mine {
-			switch le, ok := led.entries[id]; {
-			case ok && le.Outcome == ledgerImported:
-				ie.Status = "imported"
-			case ok:
-				ie.Status, ie.Reason = "rejected", le.Detail
-			case e.mode == "120000":
-				ie.Status, ie.Reason = "invalid", "a symbolic link: never followed"
-			case !e.regular():
-				ie.Status, ie.Reason = "invalid", "not a regular file"
-			case e.size > opts.Read.Limits.MaxInput:
-				ie.Status, ie.Reason = "invalid", "over the size limit (--max-input)"
-			default:
-				ie.Status = "new"
-				if !opts.NoVerify {
-					verify = append(verify, len(out.Bundles))
-				}
+		ie := InboxEntry{BundleID: id, For: rh, Mine: true, Size: e.size}
+		switch le, ok := led.entries[id]; {
+		case ok && le.Outcome == ledgerImported:
+			ie.Status = "imported"
+		case ok:
+			ie.Status, ie.Reason = "rejected", le.Detail
+		case e.mode == "120000":
+			ie.Status, ie.Reason = "invalid", "a symbolic link: never followed"
+		case !e.regular():
+			ie.Status, ie.Reason = "invalid", "not a regular file"
+		case e.size > opts.Read.Limits.MaxInput:
+			ie.Status, ie.Reason = "invalid", "over the size limit (--max-input)"
+		default:
+			ie.Status = "new"
+			if !opts.NoVerify {
+				verify = append(verify, Item{Path: e.path, BundleID: id, entry: e})
 			}
 		}
 		out.Bundles = append(out.Bundles, ie)
 	}
-	paths := append([]string(nil), logs...)
-	for _, i := range verify {
-		paths = append(paths, BundlePath(out.Bundles[i].For, out.Bundles[i].BundleID))
-	}
-	clear, err := c.checkout(ctx, commit, paths)
+	open, clear, err := v.reader(ctx, verify, opts.Read.Limits.MaxInput)
 	defer clear()
 	if err != nil {
 		return nil, err
-	}
-	sent := map[string]LogEntry{}
-	from := map[string]string{}
-	for _, lp := range logs {
-		f, err := c.openChecked(lp, MaxLogSize)
-		if err != nil {
-			continue
-		}
-		data, err := safefile.ReadAllLimit(f, MaxLogSize)
-		f.Close()
-		if err != nil {
-			continue
-		}
-		sh, _ := parseLogPath(lp)
-		for _, le := range parseLog(data) {
-			if _, dup := sent[le.BundleID]; !dup {
-				sent[le.BundleID], from[le.BundleID] = le, sh
-			}
-		}
-	}
-	for i := range out.Bundles {
-		b := &out.Bundles[i]
-		if le, ok := sent[b.BundleID]; ok {
-			b.From, b.SentAt = from[b.BundleID], le.Time
-		}
 	}
 	var trust *crypto.TrustStore
 	if len(verify) > 0 {
@@ -179,40 +143,90 @@ func Inbox(ctx context.Context, opts InboxOptions) (*InboxListing, error) {
 			return nil, err
 		}
 	}
-	seen := map[string]*InboxEntry{}
-	for _, i := range verify {
-		b := &out.Bundles[i]
-		if prev, ok := seen[b.BundleID]; ok {
-			b.Status, b.Reason, b.Verification, b.Title = prev.Status, prev.Reason, prev.Verification, prev.Title
+	checked := map[string]InboxEntry{}
+	for _, it := range verify {
+		if _, ok := checked[it.BundleID]; ok {
 			continue
 		}
-		seen[b.BundleID] = b
-		f, err := c.openChecked(BundlePath(b.For, b.BundleID), opts.Read.Limits.MaxInput)
+		b := InboxEntry{Status: "new"}
+		f, err := open(it)
 		if err != nil {
 			b.Status, b.Reason = "invalid", err.Error()
+			checked[it.BundleID] = b
 			continue
 		}
-		res, err := check(f, b.BundleID, trust, opts.Read)
+		res, err := check(f, it.BundleID, trust, opts.Read)
 		f.Close()
-		if res != nil && res.Manifest != nil && res.Manifest.Record != nil {
-			b.Title = res.Manifest.Record.Title
+		if res != nil && res.Manifest != nil {
+			b.SentAt = res.Manifest.CreatedAt
+			if res.Manifest.Record != nil {
+				b.Title = res.Manifest.Record.Title
+			}
 		}
 		if err != nil {
 			b.Status, b.Reason = "invalid", err.Error()
-			continue
+		} else {
+			vr := res.Verification
+			b.Verification = &vr
+			if vr.Key != "" {
+				b.From = crypto.RecipientHash(vr.Key)
+			}
 		}
-		v := res.Verification
-		b.Verification = &v
+		checked[it.BundleID] = b
+	}
+	for i := range out.Bundles {
+		b := &out.Bundles[i]
+		if r, ok := checked[b.BundleID]; ok && b.Status == "new" {
+			b.Status, b.Reason, b.Verification, b.Title, b.From, b.SentAt = r.Status, r.Reason, r.Verification, r.Title, r.From, r.SentAt
+		}
 	}
 	sort.SliceStable(out.Bundles, func(i, j int) bool {
 		a, b := out.Bundles[i], out.Bundles[j]
-		if a.Mine != b.Mine {
-			return a.Mine
-		}
 		if !a.SentAt.Equal(b.SentAt) {
 			return a.SentAt.Before(b.SentAt)
 		}
 		return a.BundleID < b.BundleID
 	})
+	return out, nil
+}
+
+// others lists the recipient hashes, not mine, for whom the inbox holds
+// bundles: layout 1's directories (one level of one tree), layout 2's
+// refs (by name, from the remote; nothing when noFetch).
+func (v *view) others(ctx context.Context, noFetch bool) ([]string, error) {
+	mineSet := map[string]bool{}
+	for _, d := range v.dirs {
+		mineSet[d] = true
+	}
+	var hs []string
+	switch {
+	case v.version == 1:
+		es, err := v.c.list(ctx, v.commit(), false, toDir+"/")
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range es {
+			if h, ok := strings.CutPrefix(e.path, toDir+"/"); ok && e.typ == "tree" && isHex(h, 64) {
+				hs = append(hs, "sha256:"+h)
+			}
+		}
+	case v.version == 2 && !noFetch:
+		st, err := v.c.lsRemote(ctx, v.c.remote.refPrefix()+"*")
+		if err != nil {
+			return nil, err
+		}
+		for ref := range st {
+			if h := strings.TrimPrefix(ref, v.c.remote.refPrefix()); isHex(h, 64) {
+				hs = append(hs, "sha256:"+h)
+			}
+		}
+	}
+	var out []string
+	for _, h := range hs {
+		if !mineSet[h] {
+			out = append(out, h)
+		}
+	}
+	sort.Strings(out)
 	return out, nil
 }

@@ -11,23 +11,29 @@ import (
 	"github.com/session-handoff/session-handoff/crypto"
 )
 
-// The layout of the inbox branch (docs/FORMAT.md §10):
+// The layouts of an inbox (docs/FORMAT.md §10). Layout 2, the one written:
 //
-//	session-handoff-inbox           "session-handoff-inbox 1\n"
-//	to/<recipient-hex>/<bundle-id>.handoff
-//	log/<sender-hex>.log            one line per bundle sent
+//	refs/heads/handoffs             one commit: session-handoff-inbox, "session-handoff-inbox 2\n"
+//	refs/heads/inbox/<recipient-hex>  one commit without parent: <bundle-id>.handoff ...
+//
+// Layout 1, read and migrated, never written:
+//
+//	refs/heads/handoffs             session-handoff-inbox, "session-handoff-inbox 1\n"
+//	                                to/<recipient-hex>/<bundle-id>.handoff
+//	                                log/<sender-hex>.log (never read)
 //
 // <recipient-hex> is the hex of crypto.RecipientHash of a recipient's
-// canonical string, the very hash the bundle's signed manifest lists;
-// <sender-hex> the same hash of the sender's signing key
-// ("ssh-ed25519 BASE64").
+// canonical string, the very hash the bundle's signed manifest lists.
 const (
 	markerFile    = "session-handoff-inbox"
 	markerContent = "session-handoff-inbox 1\n"
-	toDir         = "to"
-	logDir        = "log"
-	bundleExt     = ".handoff"
-	logExt        = ".log"
+	// markerV2 marks the branch of a layout-2 inbox: its bundles are in
+	// one ref per recipient, and this branch holds nothing else.
+	markerV2  = "session-handoff-inbox 2\n"
+	toDir     = "to"
+	logDir    = "log"
+	bundleExt = ".handoff"
+	logExt    = ".log"
 	// CommitPrefix starts every commit message: "session-handoff: 2 bundles".
 	commitPrefix = "session-handoff: "
 )
@@ -37,45 +43,68 @@ const (
 	// DefaultMaxBundle bounds one bundle file read from a remote unless
 	// the caller's bundle limits say otherwise (MaxInput).
 	DefaultMaxBundle = 64 << 20
-	// MaxLogSize bounds a sender's log: larger ones are not read.
-	MaxLogSize = 4 << 20
-	// maxAttempts bounds the fetch, rebuild, push rounds of one send.
-	maxAttempts = 5
 )
 
-// markerOK reports whether the marker file's tree entry holds exactly
-// markerContent, from its object id alone (SHA-1 or SHA-256 object format).
-func markerOK(e entry) bool {
-	if !e.regular() || e.size != int64(len(markerContent)) {
-		return false
+// markerVersion reports which layout the marker file's tree entry
+// declares (1 or 2), from its object id alone (SHA-1 or SHA-256 object
+// format); 0 means neither (another program's file, or a newer layout).
+func markerVersion(e entry) int {
+	for v, content := range map[int]string{1: markerContent, 2: markerV2} {
+		if e.regular() && e.size == int64(len(content)) && e.object == blobID(content, len(e.object)) {
+			return v
+		}
 	}
-	obj := []byte(fmt.Sprintf("blob %d\x00%s", len(markerContent), markerContent))
-	switch len(e.object) {
+	return 0
+}
+
+// blobID is the git object id of a blob holding content, in the object
+// format whose ids have n hex digits.
+func blobID(content string, n int) string {
+	obj := []byte(fmt.Sprintf("blob %d\x00%s", len(content), content))
+	switch n {
 	case 40:
 		sum := sha1.Sum(obj)
-		return e.object == hex.EncodeToString(sum[:])
+		return hex.EncodeToString(sum[:])
 	case 64:
 		sum := sha256.Sum256(obj)
-		return e.object == hex.EncodeToString(sum[:])
+		return hex.EncodeToString(sum[:])
 	}
-	return false
+	return ""
+}
+
+// refPrefix is the namespace of a layout-2 inbox's recipient refs:
+// refs/heads/inbox/ beside the default branch, refs/heads/<branch>-inbox/
+// beside any other.
+func (r Remote) refPrefix() string {
+	if r.branch() == DefaultBranch {
+		return "refs/heads/inbox/"
+	}
+	return "refs/heads/" + r.branch() + "-inbox/"
+}
+
+// recipientRef is the ref of a layout-2 inbox that holds the bundles for
+// the recipient whose hash is h.
+func (r Remote) recipientRef(h string) string { return r.refPrefix() + hexOf(h) }
+
+// markerRef is the inbox branch: layout 1's whole inbox, layout 2's marker.
+func (r Remote) markerRef() string { return "refs/heads/" + r.branch() }
+
+// parseBundleName reports the bundle id of "<32 hex>.handoff", the name
+// of a bundle in a layout-2 recipient tree.
+func parseBundleName(name string) (string, bool) {
+	id, found := strings.CutSuffix(name, bundleExt)
+	return id, found && isHex(id, 32)
 }
 
 // hexOf returns the hex part of a "sha256:<hex>" recipient hash.
 func hexOf(h string) string { return strings.TrimPrefix(h, "sha256:") }
 
-// RecipientDir is the directory of the inbox that holds the bundles for
-// the recipient whose crypto.RecipientHash is h.
+// RecipientDir is the directory of a layout-1 inbox that holds the
+// bundles for the recipient whose crypto.RecipientHash is h.
 func RecipientDir(h string) string { return toDir + "/" + hexOf(h) }
 
-// BundlePath is where a bundle for recipient hash h lives in the inbox.
-func BundlePath(h, bundleID string) string { return RecipientDir(h) + "/" + bundleID + bundleExt }
-
-// LogPath is the log of the sender whose signing key hashes to h.
-func LogPath(h string) string { return logDir + "/" + hexOf(h) + logExt }
-
-// SenderHash is the hash that names a sender's log: crypto.RecipientHash
-// of the signing key in canonical form.
+// SenderHash names a sender in pending sends and InboxEntry.From:
+// crypto.RecipientHash of the signing key in canonical form.
 func SenderHash(key crypto.PublicKey) string { return crypto.RecipientHash(key.String()) }
 
 func isHex(s string, n int) bool {
@@ -91,35 +120,8 @@ func isHex(s string, n int) bool {
 	return true
 }
 
-// parseBundlePath splits "to/<64 hex>/<32 hex>.handoff" and reports
-// whether path has exactly that shape.
-func parseBundlePath(path string) (recipientHash, bundleID string, ok bool) {
-	parts := strings.Split(path, "/")
-	if len(parts) != 3 || parts[0] != toDir || !isHex(parts[1], 64) {
-		return "", "", false
-	}
-	id, found := strings.CutSuffix(parts[2], bundleExt)
-	if !found || !isHex(id, 32) {
-		return "", "", false
-	}
-	return "sha256:" + parts[1], id, true
-}
-
-// parseLogPath reports the sender hash of "log/<64 hex>.log".
-func parseLogPath(path string) (senderHash string, ok bool) {
-	parts := strings.Split(path, "/")
-	if len(parts) != 2 || parts[0] != logDir {
-		return "", false
-	}
-	h, found := strings.CutSuffix(parts[1], logExt)
-	if !found || !isHex(h, 64) {
-		return "", false
-	}
-	return "sha256:" + h, true
-}
-
-// LogEntry is one line of a sender's log: when a bundle was sent and to
-// which recipient hashes. Nothing else is logged.
+// LogEntry is the part of a pending send that layout 1's senders' logs
+// also held: when a bundle was made and to which recipient hashes.
 type LogEntry struct {
 	Time       time.Time `json:"time"`
 	BundleID   string    `json:"bundle_id"`
@@ -134,8 +136,8 @@ func (e LogEntry) String() string {
 
 const timeFormat = "2006-01-02T15:04:05.000Z"
 
-// parseLogLine reads one log line; anything that is not exactly a log
-// entry is refused (callers skip it: a log is a claim, for display only).
+// parseLogLine reads the three fields of a LogEntry; anything that is not
+// exactly one is refused.
 func parseLogLine(line string) (LogEntry, error) {
 	f := strings.Split(line, "\t")
 	if len(f) != 3 {
@@ -156,15 +158,4 @@ func parseLogLine(line string) (LogEntry, error) {
 		e.Recipients = append(e.Recipients, r)
 	}
 	return e, nil
-}
-
-// parseLog reads the entries of a log, skipping lines that do not parse.
-func parseLog(data []byte) []LogEntry {
-	var out []LogEntry
-	for _, line := range strings.Split(string(data), "\n") {
-		if e, err := parseLogLine(strings.TrimRight(line, "\r")); err == nil {
-			out = append(out, e)
-		}
-	}
-	return out
 }

@@ -80,6 +80,8 @@ type Item struct {
 	// Err is the refusal or rejection, for callers that map errors to
 	// hints.
 	Err error `json:"-"`
+	// entry is the entry's tree entry.
+	entry entry
 }
 
 // Failed reports whether the item was refused or rejected.
@@ -96,6 +98,12 @@ type ReceiveResult struct {
 	Items []Item `json:"items"`
 	// Earlier counts bundles the ledger already records.
 	Earlier int `json:"earlier"`
+	// Removed counts the bundles removed from my refs of a layout-2 inbox
+	// after they were imported or rejected, by this receive or an earlier
+	// one; RemoveError says why some could not be (they are removed by a
+	// later receive).
+	Removed     int    `json:"removed"`
+	RemoveError string `json:"remove_error,omitempty"`
 }
 
 // errPassphraseBundle refuses passphrase bundles: an inbox is never a
@@ -153,21 +161,25 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 		return nil, err
 	}
 	defer c.close()
-	commit, err := c.sync(ctx, opts.NoFetch)
+	lay, err := c.open(ctx, dirs, opts.NoFetch)
 	if err != nil {
 		return nil, err
 	}
-	res := &ReceiveResult{Remote: opts.Remote.Name, Commit: commit, Directories: dirs, Items: []Item{}}
+	res := &ReceiveResult{Remote: opts.Remote.Name, Commit: lay.commit(), Directories: dirs, Items: []Item{}}
 	led, err := loadLedger(opts.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	cands, items, earlier, err := c.candidates(ctx, commit, dirs, led, opts.Retry, opts.Read.Limits.MaxInput)
+	es, err := lay.entries(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cands, items, earlier, err := candidates(es, lay.parse, led, opts.Retry, opts.Read.Limits.MaxInput)
 	if err != nil {
 		return nil, err
 	}
 	res.Earlier = earlier
-	clear, err := c.checkout(ctx, commit, pathsOf(cands))
+	open, clear, err := lay.reader(ctx, cands, opts.Read.Limits.MaxInput)
 	defer clear()
 	if err != nil {
 		return nil, err
@@ -201,7 +213,12 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		it = c.receiveOne(it, trust, opts, now)
+		if f, err := open(it); err != nil {
+			it.Outcome, it.Reason, it.Err = OutcomeRejected, err.Error(), err
+		} else {
+			it = receiveOne(it, f, trust, opts, now)
+			f.Close()
+		}
 		if err := record(it); err != nil {
 			return nil, err
 		}
@@ -209,52 +226,28 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].Path < items[j].Path })
 	res.Items = items
+	if lay.version == 2 && !opts.DryRun && !opts.NoFetch {
+		// Delivered bundles leave the remote only now that the ledger
+		// records them: a crash before this point leaves them for the
+		// next receive to remove, never to import again.
+		if res.Removed, err = c.removeDelivered(ctx, lay, led); err != nil {
+			res.RemoveError = err.Error()
+		}
+	}
 	return res, nil
 }
 
-// sync fetches (unless noFetch) and returns the inbox commit, refusing an
-// inbox of another format version.
-func (c *clone) sync(ctx context.Context, noFetch bool) (string, error) {
-	var commit string
-	var err error
-	if noFetch {
-		commit, err = c.head(ctx)
-	} else {
-		commit, err = c.fetch(ctx)
-	}
-	if err != nil || commit == "" {
-		return commit, err
-	}
-	es, err := c.list(ctx, commit, false, markerFile)
-	if err != nil {
-		return "", err
-	}
-	if len(es) == 1 && !markerOK(es[0]) {
-		return "", c.errNotInbox()
-	}
-	return commit, nil
-}
-
-// candidates lists my directories and sorts their entries into bundles to
-// read (Item with an empty Outcome), entries reported without reading
-// them, and a count of bundles the ledger already records.
-func (c *clone) candidates(ctx context.Context, commit string, dirs []string, led *ledger, retry bool, limit int64) (cands, items []Item, earlier int, err error) {
-	var specs []string
-	mineSet := map[string]bool{}
-	for _, d := range dirs {
-		specs = append(specs, RecipientDir(d)+"/")
-		mineSet[d] = true
-	}
-	es, err := c.list(ctx, commit, false, specs...)
-	if err != nil {
-		return nil, nil, 0, err
-	}
+// candidates sorts the entries of my directories into bundles to read
+// (Item with an empty Outcome), entries reported without reading them,
+// and a count of bundles the ledger already records. parse names the
+// recipient hash and bundle id of an entry's path, and refuses any other.
+func candidates(es []entry, parse func(string) (string, string, bool), led *ledger, retry bool, limit int64) (cands, items []Item, earlier int, err error) {
 	seen := map[string]bool{}
 	for _, e := range es {
-		it := Item{Path: e.path}
-		rh, id, ok := parseBundlePath(e.path)
-		if !ok || !mineSet[rh] {
-			it.Outcome, it.Reason = OutcomeIgnored, "not named like a bundle (to/<recipient>/<bundle-id>.handoff)"
+		it := Item{Path: e.path, entry: e}
+		_, id, ok := parse(e.path)
+		if !ok {
+			it.Outcome, it.Reason = OutcomeIgnored, "not named like a bundle (<bundle-id>.handoff in my directory)"
 			items = append(items, it)
 			continue
 		}
@@ -284,23 +277,9 @@ func (c *clone) candidates(ctx context.Context, commit string, dirs []string, le
 	return cands, items, earlier, nil
 }
 
-func pathsOf(items []Item) []string {
-	var out []string
-	for _, it := range items {
-		out = append(out, it.Path)
-	}
-	return out
-}
-
-// receiveOne reads one bundle of my directory (it.Path, checked out) and,
-// unless it is a dry run, imports it.
-func (c *clone) receiveOne(it Item, trust *crypto.TrustStore, opts ReceiveOptions, now time.Time) Item {
-	f, err := c.openChecked(it.Path, opts.Read.Limits.MaxInput)
-	if err != nil {
-		it.Outcome, it.Reason, it.Err = OutcomeRejected, err.Error(), err
-		return it
-	}
-	defer f.Close()
+// receiveOne reads one bundle of my directory, f, and, unless it is a
+// dry run, imports it.
+func receiveOne(it Item, f io.ReadSeeker, trust *crypto.TrustStore, opts ReceiveOptions, now time.Time) Item {
 	res, err := check(f, it.BundleID, trust, opts.Read)
 	if res != nil && res.Verification.Status != "" {
 		v := res.Verification

@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,7 @@ func TestTwoMachinesBothWaysThirdSeesNothing(t *testing.T) {
 	if len(sent.Bundles) != 1 || sent.Commit == "" || sent.Attempts != 1 || sent.Bundles[0].Earlier {
 		t.Fatalf("send = %+v", sent)
 	}
+	data := string(remoteBlob(t, r, inboxDir(r, bob.hash())+"/"+sent.Bundles[0].BundleID+bundleExt))
 	hb := bob.save("Bob's reply")
 	bob.send(r, hb, alice)
 
@@ -59,50 +61,48 @@ func TestTwoMachinesBothWaysThirdSeesNothing(t *testing.T) {
 		}
 	}
 	// Her key cannot open Bob's bundle.
-	bare := strings.TrimPrefix(r.URL, "file://")
-	path := BundlePath(bob.hash(), sent.Bundles[0].BundleID)
-	data, err := gitIn(bare, "", "show", "refs/heads/"+r.Branch+":"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := bundle.Read(strings.NewReader(data), carol.readOptions()); !errors.Is(err, bundle.ErrNoIdentity) {
 		t.Fatalf("carol reading bob's bundle: %v, want ErrNoIdentity", err)
 	}
 }
 
 // The layout is hashes and random ids only: no title, name or content in
-// a path, a commit message, a log line or the commit's author.
+// a path, a ref, a commit message or a commit's author.
 func TestLayoutRevealsNothing(t *testing.T) {
 	r := bareRemote(t)
 	alice, bob, carol := newMachine(t, "alice@laptop"), newMachine(t, "bob@desk"), newMachine(t, "carol@lab")
 	h := alice.save("Payroll migration plan")
 	res := alice.send(r, h, bob, carol)
 	id := res.Bundles[0].BundleID
-	sender := SenderHash(alice.sk.Public())
 	want := []string{
-		LogPath(sender),
 		markerFile,
-		BundlePath(bob.hash(), id),
-		BundlePath(carol.hash(), id),
+		inboxDir(r, bob.hash()) + "/" + id + bundleExt,
+		inboxDir(r, carol.hash()) + "/" + id + bundleExt,
 	}
+	got := remoteFiles(t, r)
+	slices.Sort(got)
 	slices.Sort(want)
-	if got := remoteFiles(t, r); !slices.Equal(got, want) {
+	if !slices.Equal(got, want) {
 		t.Fatalf("remote holds\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	bare := strings.TrimPrefix(r.URL, "file://")
-	meta := gitT(t, bare, "log", "--format=%an <%ae> %cn <%ce> %B", "refs/heads/"+r.Branch)
-	if meta != "session-handoff <session-handoff@invalid> session-handoff <session-handoff@invalid> session-handoff: 1 bundle" {
-		t.Fatalf("commit says %q", meta)
+	if got := remoteBlob(t, r, markerFile); string(got) != markerV2 {
+		t.Fatalf("marker %q", got)
 	}
-	log := gitT(t, bare, "show", "refs/heads/"+r.Branch+":"+LogPath(sender))
-	f := strings.Split(log, "\t")
-	hashes := []string{bob.hash(), carol.hash()}
-	slices.Sort(hashes)
-	if len(f) != 3 || f[1] != id || f[2] != strings.Join(hashes, ",") || strings.Contains(log, "\n") {
-		t.Fatalf("log line %q", log)
+	refs := gitT(t, bare, "for-each-ref", "--format=%(refname)")
+	if want := r.markerRef() + "\n" + r.recipientRef(bob.hash()) + "\n" + r.recipientRef(carol.hash()); refs != want && refs != r.markerRef()+"\n"+r.recipientRef(carol.hash())+"\n"+r.recipientRef(bob.hash()) {
+		t.Fatalf("refs:\n%s", refs)
+	}
+	meta := ""
+	for _, ref := range []string{r.recipientRef(bob.hash()), r.recipientRef(carol.hash())} {
+		m := gitT(t, bare, "log", "--format=%an <%ae> %cn <%ce> %P %B", ref)
+		if m != "session-handoff <session-handoff@invalid> session-handoff <session-handoff@invalid>  session-handoff: 1 bundle" {
+			t.Fatalf("%s: commit says %q", ref, m)
+		}
+		meta += m
 	}
 	for _, leak := range []string{"Payroll", "alice", "bob", "carol", "laptop"} {
-		if strings.Contains(strings.Join(remoteFiles(t, r), " ")+meta+log, leak) {
+		if strings.Contains(strings.Join(remoteFiles(t, r), " ")+refs+meta, leak) {
 			t.Fatalf("the inbox reveals %q", leak)
 		}
 	}
@@ -115,49 +115,64 @@ func TestReceiveTwiceImportsOnce(t *testing.T) {
 	bob.trusts(alice)
 	alice.send(r, alice.save("one"), bob)
 	alice.send(r, alice.save("two"), bob)
-	if res := bob.receive(r); countOutcome(res, OutcomeImported) != 2 {
-		t.Fatalf("first receive: %+v", res.Items)
+	if res := bob.receive(r); countOutcome(res, OutcomeImported) != 2 || res.Removed != 2 {
+		t.Fatalf("first receive: %+v", res)
+	}
+	if n := bundlesFor(t, r, bob); n != 0 {
+		t.Fatalf("%d delivered bundles left on the remote", n)
+	}
+	// A ref of mine is read even if the inbox branch is gone.
+	alice.send(r, alice.save("three"), bob)
+	gitT(t, strings.TrimPrefix(r.URL, "file://"), "update-ref", "-d", r.markerRef())
+	if res := bob.receive(r); countOutcome(res, OutcomeImported) != 1 || res.Removed != 1 {
+		t.Fatalf("receive without the inbox branch: %+v", res)
 	}
 	res := bob.receive(r)
-	if len(res.Items) != 0 || res.Earlier != 2 || bob.count() != 2 {
+	if len(res.Items) != 0 || res.Earlier != 0 || bob.count() != 3 {
 		t.Fatalf("second receive: %+v, store %d", res, bob.count())
 	}
 	// Even after the handoff is removed from the store, the ledger keeps
-	// the bundle from coming back.
+	// the bundle from coming back (with layout 2 it has left the remote).
 	list, _ := bob.s.List(storeFilter())
 	if err := bob.s.Remove(list[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if res := bob.receive(r); len(res.Items) != 0 || bob.count() != 1 {
+	if res := bob.receive(r); len(res.Items) != 0 || bob.count() != 2 {
 		t.Fatalf("after rm: %+v", res.Items)
 	}
 }
 
-// Senders pushing at the same moment all land: each round of pushes has
-// a winner, so with at most maxAttempts senders at once nobody gives up.
+// Twenty senders pushing at the same moment, each to one recipient they
+// all share and one they share with three others, all land without
+// anyone retrying by hand: every bundle once in each of its recipients'
+// refs, none lost, none twice.
 func TestConcurrentSendersAllLand(t *testing.T) {
 	r := bareRemote(t)
 	carol := newMachine(t, "carol@lab")
-	senders := []*machine{newMachine(t, "alice@laptop"), newMachine(t, "bob@desk"), newMachine(t, "dave@home"), newMachine(t, "erin@ci")}
-	for _, s := range senders {
-		carol.trusts(s)
+	var others [5]*machine
+	for i := range others {
+		others[i] = newMachine(t, fmt.Sprintf("other%d@lab", i))
 	}
-	const each = 1
+	var senders []*machine
+	for i := range 20 {
+		s := newMachine(t, fmt.Sprintf("sender%d@desk", i))
+		carol.trusts(s)
+		others[i%len(others)].trusts(s)
+		senders = append(senders, s)
+	}
 	var wg sync.WaitGroup
-	errs := make(chan error, len(senders)*each)
+	errs := make(chan error, len(senders))
 	start := make(chan struct{})
-	for _, s := range senders {
+	for i, s := range senders {
+		rec := s.save("from " + s.name)
 		wg.Add(1)
-		go func(s *machine) {
+		go func() {
 			defer wg.Done()
 			<-start
-			for i := 0; i < each; i++ {
-				rec := s.save("from " + s.name)
-				if _, err := Send(context.Background(), s.sendOpts(r, rec, carol)); err != nil {
-					errs <- err
-				}
+			if _, err := Send(context.Background(), s.sendOpts(r, rec, carol, others[i%len(others)])); err != nil {
+				errs <- fmt.Errorf("%s: %w", s.name, err)
 			}
-		}(s)
+		}()
 	}
 	close(start)
 	wg.Wait()
@@ -165,17 +180,19 @@ func TestConcurrentSendersAllLand(t *testing.T) {
 	for err := range errs {
 		t.Errorf("send: %v", err)
 	}
-	n := 0
-	for _, p := range remoteFiles(t, r) {
-		if strings.HasPrefix(p, RecipientDir(carol.hash())+"/") {
-			n++
+	if n := bundlesFor(t, r, carol); n != len(senders) {
+		t.Fatalf("remote holds %d bundles for carol, want %d", n, len(senders))
+	}
+	if res := carol.receive(r); countOutcome(res, OutcomeImported) != len(senders) || carol.count() != len(senders) {
+		t.Fatalf("carol imported %d, stores %d", countOutcome(res, OutcomeImported), carol.count())
+	}
+	for _, o := range others {
+		if n := bundlesFor(t, r, o); n != len(senders)/len(others) {
+			t.Fatalf("remote holds %d bundles for %s, want %d", n, o.name, len(senders)/len(others))
 		}
-	}
-	if n != len(senders)*each {
-		t.Fatalf("remote holds %d bundles for carol, want %d", n, len(senders)*each)
-	}
-	if res := carol.receive(r); countOutcome(res, OutcomeImported) != len(senders)*each {
-		t.Fatalf("carol imported %d", countOutcome(res, OutcomeImported))
+		if res := o.receive(r); countOutcome(res, OutcomeImported) != len(senders)/len(others) {
+			t.Fatalf("%s imported %d", o.name, countOutcome(res, OutcomeImported))
+		}
 	}
 }
 
@@ -193,16 +210,26 @@ func TestStaleGitLockIsCleared(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.close()
+	// And the lock of a remote-tracking ref, left by an update-ref or
+	// fetch killed in the clone.
+	refLock := filepath.Join(clonePath(dataDir, "team"), ".git", "refs", "remotes", "origin", "inbox", strings.Repeat("a", 64)+".lock")
 	lockFile := filepath.Join(clonePath(dataDir, "team"), ".git", "index.lock")
-	if err := os.WriteFile(lockFile, nil, 0o644); err != nil {
+	if err := os.MkdirAll(filepath.Dir(refLock), 0o700); err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range []string{lockFile, refLock} {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	c, err = openClone(context.Background(), dataDir, r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.close()
-	if _, err := os.Stat(lockFile); !os.IsNotExist(err) {
-		t.Fatal("the stale index.lock is still there")
+	for _, f := range []string{lockFile, refLock} {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Fatalf("the stale %s is still there", filepath.Base(f))
+		}
 	}
 }

@@ -1,13 +1,11 @@
 package remote
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,10 +33,10 @@ type SendOptions struct {
 	// Record is the handoff to send; nil sends only what earlier sends
 	// left unpushed.
 	Record *handoff.Record
-	// Recipients the bundle is encrypted to; each gets it in its own
-	// directory of the inbox.
+	// Recipients the bundle is encrypted to; each gets it in their own
+	// ref of the inbox.
 	Recipients []crypto.RecipientInfo
-	// SigningKey signs the bundle; it also names the sender's log.
+	// SigningKey signs the bundle.
 	SigningKey *crypto.SigningKey
 	// Producer names this program in the manifest.
 	Producer bundle.Producer
@@ -67,6 +65,9 @@ type SendResult struct {
 	// Attempts counts push rounds (more than one when another sender
 	// pushed in between).
 	Attempts int `json:"attempts"`
+	// Migrated is set when this send first moved a layout-1 inbox to
+	// layout 2.
+	Migrated bool `json:"migrated,omitempty"`
 }
 
 // ErrNothingToSend is returned by Send without a record when no earlier
@@ -74,10 +75,11 @@ type SendResult struct {
 var ErrNothingToSend = errors.New("nothing waiting to be sent")
 
 // Send exports opts.Record for opts.Recipients, signed, and pushes it into
-// the remote inbox: one copy per recipient directory and a line in the
-// sender's log, in one commit. A send that cannot push (the remote is
-// unreachable, or kept changing for five rounds) keeps its bundle in the
-// clone's outbox and fails; sending the same handoff to the same
+// the remote inbox: into each recipient's ref, in one atomic push leased
+// on what it was built on, retried on a lost race (a layout-1 inbox is
+// migrated first). A send that cannot push (the remote is unreachable,
+// refuses, or kept changing for maxRounds rounds or pushBudget) keeps its
+// bundle in the clone's outbox and fails; sending the same handoff to the same
 // recipients again pushes that bundle instead of making another, and a
 // bundle already on the remote is never added twice. Handover runs call
 // Send for their send steps.
@@ -134,49 +136,55 @@ func Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 	for i, p := range pend {
 		res.Bundles = append(res.Bundles, Sent{BundleID: p.BundleID, HandoffID: p.HandoffID, Recipients: p.Recipients, Time: p.Time, Earlier: i != made})
 	}
-	var pushErr error
-	prev := ""
-	for res.Attempts = 1; res.Attempts <= maxAttempts; res.Attempts++ {
-		base, err := c.fetch(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if pushErr != nil && base == prev {
-			// The push failed and nobody else pushed: not a race.
-			return nil, fmt.Errorf("push to %s: %w", opts.Remote.Name, pushErr)
-		}
-		prev = base
-		commit, n, err := c.build(ctx, base, pend)
-		if err != nil {
-			return nil, err
-		}
-		if n > 0 {
-			if _, err := c.net.Run(ctx, "push", "--quiet", "--no-verify", "origin", commit+":refs/heads/"+opts.Remote.branch()); err != nil {
-				pushErr = err
-				backoff(ctx, res.Attempts)
-				continue
-			}
-			res.Commit = commit
-		}
-		if err := c.savePending(nil); err != nil {
-			return nil, err
-		}
-		if err := c.cleanOutbox(nil); err != nil {
-			return nil, err
-		}
-		return res, nil
+	var patterns []string
+	for _, h := range pendingRecipients(pend) {
+		patterns = append(patterns, opts.Remote.recipientRef(h))
 	}
-	return nil, fmt.Errorf("push to %s: gave up after %d attempts, the remote kept changing: %w", opts.Remote.Name, maxAttempts, pushErr)
+	patterns = append(patterns, opts.Remote.markerRef())
+	migrated := false
+	res.Attempts, err = c.pushRetrying(ctx, patterns, nil, func(st refState) ([]update, error) {
+		v, err := c.version(ctx, st[opts.Remote.markerRef()])
+		if err != nil {
+			return nil, err
+		}
+		if v == 1 {
+			// Layout 1 is never written again: move it to layout 2 in
+			// a push of its own first.
+			if err := c.migrate(ctx); err != nil {
+				return nil, err
+			}
+			migrated = true
+			if st, err = c.sync(ctx, false, patterns...); err != nil {
+				return nil, err
+			}
+		}
+		ups, err := c.build(ctx, st, pend)
+		if len(ups) > 0 {
+			res.Commit = ups[0].new
+		}
+		return ups, err
+	})
+	res.Migrated = migrated
+	if err != nil {
+		return nil, err
+	}
+	if err := c.savePending(nil); err != nil {
+		return nil, err
+	}
+	if err := c.cleanOutbox(nil); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
-// backoff waits a little, at random, after a lost race, so that senders
-// pushing in step fall out of it.
-func backoff(ctx context.Context, attempt int) {
-	d := time.Duration(rand.Int64N(int64(attempt) * int64(40*time.Millisecond)))
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
+// pendingRecipients lists the recipient hashes of pend, each once, sorted.
+func pendingRecipients(pend pendingList) []string {
+	var out []string
+	for _, p := range pend {
+		out = append(out, p.Recipients...)
 	}
+	sort.Strings(out)
+	return slices.Compact(out)
 }
 
 // export writes the bundle into the outbox, atomically, and returns its id.
@@ -297,150 +305,59 @@ func (c *clone) cleanOutbox(l pendingList) error {
 	return nil
 }
 
-// build makes, on top of base (or as the first commit when base is ""),
-// a commit that adds what of pend the remote lacks: each bundle in each
-// recipient's directory, each log line in its sender's log. It returns the
-// commit and how many bundles it adds or completes; with none, no commit.
-// The index is left empty.
-func (c *clone) build(ctx context.Context, base string, pend pendingList) (commit string, n int, err error) {
-	var paths []string
-	for _, p := range pend {
-		for _, r := range p.Recipients {
-			paths = append(paths, BundlePath(r, p.BundleID))
-		}
-		paths = append(paths, LogPath(p.Sender))
-	}
-	paths = append(paths, markerFile)
-	have := map[string]entry{}
-	es, err := c.list(ctx, base, false, paths...)
-	if err != nil {
-		return "", 0, err
-	}
-	for _, e := range es {
-		have[e.path] = e
-	}
-	if m, ok := have[markerFile]; ok && !markerOK(m) {
-		return "", 0, c.errNotInbox()
-	}
-
-	// Hash every file that may go in, in one git call: the marker, each
-	// bundle once (however many directories it goes to), changed logs.
-	logs := map[string][]byte{}
-	logged := map[string]bool{} // bundles whose log line is added
-	var changedLogs []string
-	for _, p := range pend {
-		lp := LogPath(p.Sender)
-		if _, ok := logs[lp]; !ok {
-			logs[lp] = nil
-			if e, ok := have[lp]; ok {
-				data, err := c.catBlob(ctx, e, MaxLogSize)
-				if err != nil {
-					return "", 0, fmt.Errorf("%s: sender log: %w", c.remote.Name, err)
-				}
-				logs[lp] = data
-			}
-		}
-		if logHas(logs[lp], p.BundleID) {
-			continue
-		}
-		if l := logs[lp]; len(l) > 0 && l[len(l)-1] != '\n' {
-			logs[lp] = append(l, '\n')
-		}
-		logs[lp] = append(logs[lp], LogEntry{Time: p.Time, BundleID: p.BundleID, Recipients: p.Recipients}.String()+"\n"...)
-		logged[p.BundleID] = true
-		if !slices.Contains(changedLogs, lp) {
-			changedLogs = append(changedLogs, lp)
-		}
-	}
-	files := []string{c.state("marker")}
-	if err := os.WriteFile(files[0], []byte(markerContent), 0o600); err != nil {
-		return "", 0, err
-	}
+// build returns the updates that put each bundle of pend into each of its
+// recipients' refs, on top of what st says they hold (a bundle a ref
+// holds already is not added again), and create the marker branch of a
+// new inbox. Each updated ref is one commit without parent.
+func (c *clone) build(ctx context.Context, st refState, pend pendingList) ([]update, error) {
+	var files []string
 	for _, p := range pend {
 		files = append(files, c.outboxPath(p.BundleID))
 	}
-	for i, lp := range changedLogs {
-		if int64(len(logs[lp])) > MaxLogSize {
-			return "", 0, fmt.Errorf("%s: sender log %s would be over %d bytes", c.remote.Name, lp, MaxLogSize)
-		}
-		f := c.state(fmt.Sprintf("log-%d", i))
-		if err := os.WriteFile(f, logs[lp], 0o600); err != nil {
-			return "", 0, err
-		}
-		defer os.Remove(f)
-		files = append(files, f)
-	}
 	out, err := c.git.Run(ctx, append([]string{"hash-object", "-w", "--no-filters", "--"}, files...)...)
 	if err != nil {
-		return "", 0, err
+		return nil, err
 	}
 	objs := strings.Fields(string(out))
 	if len(objs) != len(files) {
-		return "", 0, fmt.Errorf("git hash-object: %d hashes for %d files", len(objs), len(files))
+		return nil, fmt.Errorf("git hash-object: %d hashes for %d files", len(objs), len(files))
 	}
-	var cacheinfo []string
-	add := func(path, obj string) bool {
-		if e, ok := have[path]; ok && e.regular() && e.object == obj {
-			return false
+	var ups []update
+	for _, h := range pendingRecipients(pend) {
+		ref := c.remote.recipientRef(h)
+		recs, err := c.treeRecords(ctx, st[ref])
+		if err != nil {
+			return nil, err
 		}
-		cacheinfo = append(cacheinfo, "--cacheinfo", "100644,"+obj+","+path)
-		return true
-	}
-	add(markerFile, objs[0])
-	for i, p := range pend {
-		added := false
-		for _, r := range p.Recipients {
-			added = add(BundlePath(r, p.BundleID), objs[1+i]) || added
+		added := 0
+		for i, p := range pend {
+			name := p.BundleID + bundleExt
+			if _, ok := recs[name]; ok || !slices.Contains(p.Recipients, h) {
+				continue
+			}
+			recs[name] = "100644 blob " + objs[i] + "\t" + name
+			added++
 		}
-		if added || logged[p.BundleID] {
-			n++
+		if added == 0 {
+			continue
 		}
-	}
-	for i, lp := range changedLogs {
-		add(lp, objs[1+len(pend)+i])
-	}
-	if n == 0 {
-		return "", 0, nil
-	}
-	if base == "" {
-		_, err = c.git.Run(ctx, "read-tree", "--empty")
-	} else {
-		_, err = c.git.Run(ctx, "read-tree", base)
-	}
-	if err != nil {
-		return "", 0, err
-	}
-	defer func() {
-		if _, cerr := c.git.Run(ctx, "read-tree", "--empty"); cerr != nil && err == nil {
-			err = cerr
+		commit, err := c.commitTree(ctx, recs, len(recs))
+		if err != nil {
+			return nil, err
 		}
-	}()
-	if _, err := c.git.Run(ctx, append([]string{"update-index", "--add", "--replace"}, cacheinfo...)...); err != nil {
-		return "", 0, err
+		ups = append(ups, update{ref: ref, old: st[ref], new: commit})
 	}
-	tree, err := c.git.Run(ctx, "write-tree")
-	if err != nil {
-		return "", 0, err
-	}
-	args := []string{"commit-tree", "--no-gpg-sign", "-m", fmt.Sprintf("%s%d bundle%s", commitPrefix, n, plural(n))}
-	if base != "" {
-		args = append(args, "-p", base)
-	}
-	out, err = c.git.Run(ctx, append(args, strings.TrimSpace(string(tree)))...)
-	if err != nil {
-		return "", 0, err
-	}
-	return strings.TrimSpace(string(out)), n, nil
-}
-
-// logHas reports whether a log names bundle id.
-func logHas(log []byte, id string) bool {
-	for _, line := range bytes.Split(log, []byte{'\n'}) {
-		if f := bytes.SplitN(line, []byte{'\t'}, 3); len(f) == 3 && string(f[1]) == id {
-			return true
+	if len(ups) > 0 && st[c.remote.markerRef()] == "" {
+		// A new inbox: its branch says which layout it is, so that a
+		// client that knows only layout 1 refuses it instead of starting
+		// one of its own beside it.
+		commit, err := c.markerCommit(ctx)
+		if err != nil {
+			return nil, err
 		}
+		ups = append(ups, update{ref: c.remote.markerRef(), new: commit})
 	}
-	return false
+	return ups, nil
 }
 
 func plural(n int) string {

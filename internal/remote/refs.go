@@ -1,0 +1,276 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"strings"
+	"time"
+)
+
+// quietEnv keeps git's housekeeping off the user's path: no automatic gc
+// or maintenance in the clone (nor in a file:// remote's receive-pack, a
+// child of ours), and no reflogs that would keep removed bundles alive.
+// Compacting is explicit: Maintain.
+var quietEnv = []string{
+	"GIT_CONFIG_COUNT=4",
+	"GIT_CONFIG_KEY_0=gc.auto", "GIT_CONFIG_VALUE_0=0",
+	"GIT_CONFIG_KEY_1=maintenance.auto", "GIT_CONFIG_VALUE_1=false",
+	"GIT_CONFIG_KEY_2=receive.autogc", "GIT_CONFIG_VALUE_2=false",
+	"GIT_CONFIG_KEY_3=core.logAllRefUpdates", "GIT_CONFIG_VALUE_3=false",
+}
+
+// Bounds of the retries of one push (a send, a removal, a migration).
+const (
+	// maxRounds bounds the fetch, rebuild, push rounds.
+	maxRounds = 60
+	// pushBudget bounds the time they may take together.
+	pushBudget = 2 * time.Minute
+)
+
+// treeLimit bounds the output of ls-tree and mktree on one recipient's
+// tree: about 600,000 bundles.
+const treeLimit = 64 << 20
+
+// tracking is the remote-tracking ref of a ref of the remote.
+func tracking(ref string) string {
+	return "refs/remotes/origin/" + strings.TrimPrefix(ref, "refs/heads/")
+}
+
+// refState is what the remote holds of some refs: each ref's commit,
+// fetched; refs the remote lacks are absent.
+type refState map[string]string
+
+// lsRemote asks the remote for the commits of the given refs; a pattern
+// ending in "/*" names every ref under it. Only refs matching a pattern
+// exactly (or under a "/*" one) are kept.
+func (c *clone) lsRemote(ctx context.Context, patterns ...string) (refState, error) {
+	out, err := c.net.Run(ctx, append([]string{"ls-remote", "--refs", "origin"}, patterns...)...)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", c.remote.Name, err)
+	}
+	st := refState{}
+	for _, line := range strings.Split(string(out), "\n") {
+		oid, ref, ok := strings.Cut(line, "\t")
+		if !ok || !(isHex(oid, 40) || isHex(oid, 64)) {
+			continue
+		}
+		for _, p := range patterns {
+			if ref == p || strings.HasSuffix(p, "/*") && strings.HasPrefix(ref, strings.TrimSuffix(p, "*")) && !strings.Contains(ref[len(p)-1:], "/") {
+				st[ref] = oid
+			}
+		}
+	}
+	return st, nil
+}
+
+// local reads the remote-tracking refs of the given refs (or, for a
+// pattern ending in "/*", every one under it): what was fetched last.
+func (c *clone) local(ctx context.Context, patterns ...string) (refState, error) {
+	var args []string
+	for _, p := range patterns {
+		args = append(args, tracking(p))
+	}
+	out, err := c.git.Run(ctx, append([]string{"for-each-ref", "--format=%(objectname) %(refname)"}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	st := refState{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		oid, ref, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		ref = "refs/heads/" + strings.TrimPrefix(ref, "refs/remotes/origin/")
+		for _, p := range patterns {
+			if ref == p || strings.HasSuffix(p, "/*") && strings.HasPrefix(ref, strings.TrimSuffix(p, "*")) {
+				st[ref] = oid
+			}
+		}
+	}
+	return st, nil
+}
+
+// sync brings the remote-tracking refs of the given refs up to date, in
+// one ls-remote and at most one fetch (of the refs that changed, and
+// nothing else), and returns them. With noFetch it only reads them.
+func (c *clone) sync(ctx context.Context, noFetch bool, patterns ...string) (refState, error) {
+	have, err := c.local(ctx, patterns...)
+	if err != nil || noFetch {
+		return have, err
+	}
+	want, err := c.lsRemote(ctx, patterns...)
+	if err != nil {
+		return nil, err
+	}
+	var specs []string
+	for ref, oid := range want {
+		if have[ref] != oid {
+			specs = append(specs, "+"+ref+":"+tracking(ref))
+		}
+	}
+	if len(specs) > 0 {
+		// Only the v2 refs' tips are ever needed, and they have no
+		// parents; the v1 branch is fetched whole, as v1 needs.
+		if _, err := c.net.Run(ctx, append([]string{"fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "origin"}, specs...)...); err != nil {
+			return nil, fmt.Errorf("fetch %s: %w", c.remote.Name, err)
+		}
+	}
+	for ref := range have {
+		if _, ok := want[ref]; !ok {
+			// Gone from the remote: forget what we saw of it.
+			if _, err := c.git.Run(ctx, "update-ref", "-d", tracking(ref)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(specs) == 0 {
+		return want, nil
+	}
+	return c.local(ctx, patterns...)
+}
+
+// version reads the layout the inbox branch's commit declares: 0 when
+// there is no inbox yet, 1 or 2, or an error for anything else.
+func (c *clone) version(ctx context.Context, marker string) (int, error) {
+	if marker == "" {
+		return 0, nil
+	}
+	es, err := c.list(ctx, marker, false, markerFile)
+	if err != nil {
+		return 0, err
+	}
+	if len(es) == 0 {
+		// A layout-1 branch before its first send wrote the marker.
+		return 1, nil
+	}
+	if v := markerVersion(es[0]); v != 0 {
+		return v, nil
+	}
+	return 0, c.errNotInbox()
+}
+
+// update is one ref a push changes: from old ("" when the ref is new) to
+// new.
+type update struct{ ref, old, new string }
+
+// push makes all the updates or none (--atomic), each only if the remote
+// still holds what it was built on (--force-with-lease), and records them
+// as fetched.
+func (c *clone) push(ctx context.Context, ups []update) error {
+	args := []string{"push", "--quiet", "--atomic", "--no-verify"}
+	for _, u := range ups {
+		args = append(args, "--force-with-lease="+u.ref+":"+u.old)
+	}
+	args = append(args, "origin")
+	for _, u := range ups {
+		args = append(args, u.new+":"+u.ref)
+	}
+	if _, err := c.net.Run(ctx, args...); err != nil {
+		return err
+	}
+	for _, u := range ups {
+		if _, err := c.git.Run(ctx, "update-ref", tracking(u.ref), u.new); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pushRetrying builds updates from fresh state and pushes them until they
+// land: a push that loses a race (the remote changed under the lease) is
+// rebuilt on what the remote now holds and pushed again, after a random
+// wait that grows with each round, within maxRounds and pushBudget. A push
+// that fails while the remote did not change is not a race: its error is
+// returned at once. build returns no updates when nothing is left to do.
+// The first round starts from first when it is not nil (refs just synced).
+func (c *clone) pushRetrying(ctx context.Context, patterns []string, first refState, build func(refState) ([]update, error)) (rounds int, err error) {
+	deadline := time.Now().Add(pushBudget)
+	var pushErr error
+	var leased refState
+	unchanged := 0
+	for rounds = 1; ; rounds++ {
+		st := first
+		if rounds > 1 || st == nil {
+			if st, err = c.sync(ctx, false, patterns...); err != nil {
+				return rounds, err
+			}
+		}
+		if pushErr != nil && maps.Equal(st, leased) {
+			// Nobody else pushed: not a race, unless two pushes took
+			// the remote's ref lock at once and both lost; a second
+			// failure on the same state is the push's own.
+			if unchanged++; unchanged > 1 {
+				return rounds, fmt.Errorf("push to %s: %w", c.remote.Name, pushErr)
+			}
+		}
+		ups, err := build(st)
+		if err != nil || len(ups) == 0 {
+			return rounds, err
+		}
+		if pushErr = c.push(ctx, ups); pushErr == nil {
+			return rounds, nil
+		}
+		leased = st
+		if rounds >= maxRounds || time.Now().After(deadline) {
+			return rounds, fmt.Errorf("push to %s: gave up after %d rounds, the remote kept changing: %w", c.remote.Name, rounds, pushErr)
+		}
+		backoff(ctx, rounds)
+	}
+}
+
+// backoff waits a random time, up to 25 ms doubled each round and at most
+// 1.6 s, so that pushers in step fall out of it.
+func backoff(ctx context.Context, round int) {
+	ceiling := 25 * time.Millisecond << min(round-1, 6)
+	d := time.Duration(rand.Int64N(int64(ceiling)))
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+// treeRecords lists a commit's top-level tree as mktree input records
+// ("MODE TYPE OID\tNAME"), keyed by name.
+func (c *clone) treeRecords(ctx context.Context, commit string) (map[string]string, error) {
+	recs := map[string]string{}
+	if commit == "" {
+		return recs, nil
+	}
+	g := c.git
+	g.Limit = treeLimit
+	out, err := g.Run(ctx, "ls-tree", "-z", "--full-tree", commit)
+	if err != nil {
+		return nil, err
+	}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if _, name, ok := bytes.Cut(rec, []byte{'\t'}); ok {
+			recs[string(name)] = string(rec)
+		}
+	}
+	return recs, nil
+}
+
+// commitTree writes a tree of the given records and a commit of it with
+// no parent (each ref of a layout-2 inbox is one commit, so nothing
+// removed from it stays reachable), and returns the commit.
+func (c *clone) commitTree(ctx context.Context, recs map[string]string, bundles int) (string, error) {
+	var in bytes.Buffer
+	for _, r := range recs {
+		in.WriteString(r)
+		in.WriteByte(0)
+	}
+	g := c.git
+	g.Stdin = &in
+	tree, err := g.Run(ctx, "mktree", "-z")
+	if err != nil {
+		return "", err
+	}
+	out, err := c.git.Run(ctx, "commit-tree", "--no-gpg-sign", "-m", fmt.Sprintf("%s%d bundle%s", commitPrefix, bundles, plural(bundles)), strings.TrimSpace(string(tree)))
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
