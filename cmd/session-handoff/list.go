@@ -97,6 +97,10 @@ func runList(a *app, opts *listOptions) error {
 		return a.writeJSON(entries)
 	}
 	if len(entries) == 0 {
+		if all, err := s.List(store.Filter{Limit: 1}); err == nil && len(all) == 0 {
+			fmt.Fprintln(a.stderr, "no handoffs yet: save one with 'session-handoff save --title …', or capture an agent's session with 'session-handoff capture'")
+			return nil
+		}
 		fmt.Fprintln(a.stderr, "no handoffs match")
 		return nil
 	}

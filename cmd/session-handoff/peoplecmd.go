@@ -14,7 +14,7 @@ import (
 )
 
 func newPeopleCmd(a *app) *cobra.Command {
-	return newParentCmd(`people add NAME RECIPIENT ["SIGNING-KEY"] [--trust] | people list [--json] | people rm NAME`,
+	cmd := newParentCmd(`people add NAME RECIPIENT ["SIGNING-KEY"] [--trust] | people list [--json] | people rm NAME`,
 		"manage the address book of recipients",
 		`The address book names the people I send to, so that 'send --to bob@desk'
 needs no key on the command line. RECIPIENT is what bundles are encrypted
@@ -32,6 +32,15 @@ the rules of trust-store principals: no white space, commas, quotes or
   session-handoff people list
   session-handoff people rm bob@desk`,
 		newPeopleAddCmd(a), newPeopleListCmd(a), newPeopleRmCmd(a))
+	// 'people' alone lists, as 'people list' does.
+	parent := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return runPeopleList(a, &peopleListOptions{})
+		}
+		return parent(c, args)
+	}
+	return cmd
 }
 
 // peopleAddOptions are the flag and arguments of people add.
