@@ -207,6 +207,10 @@ func ApplyRemove(c *Change, stateDir string) error {
 			if err := safefile.Remove(c.Path); err != nil {
 				return fmt.Errorf("remove %s: %w", c.Path, err)
 			}
+			// The file was integrate's: so is the directory it leaves
+			// empty (.claude, .codex, .gemini). One that holds anything
+			// else stays (os.Remove refuses a directory that is not empty).
+			os.Remove(filepath.Dir(c.Path))
 		} else {
 			mode := fs.FileMode(0o644)
 			if info, err := os.Stat(c.Path); err == nil {
