@@ -110,9 +110,15 @@ func TestInstallAndRemoveFiles(t *testing.T) {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatal("the file the install created is still there")
 	}
+	if _, err := os.Stat(filepath.Dir(path)); !os.IsNotExist(err) {
+		t.Fatal("the directory the install made, left empty, is still there")
+	}
 	// An existing file edited by the user after the install keeps the
 	// user's edit; only our text goes.
 	orig := settingsCases["user hook same"]
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, []byte(orig), 0o640); err != nil {
 		t.Fatal(err)
 	}
