@@ -10,6 +10,7 @@
 package untrusted
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -72,9 +73,31 @@ func OneLine(s string, n int) string {
 func Quote(s string, n int) string {
 	c := Clip(s, n)
 	if len(c) < len(s) {
-		return strconv.Quote(c) + Ellipsis
+		return quoteVisible(c) + Ellipsis
 	}
-	return strconv.Quote(c)
+	return quoteVisible(c)
+}
+
+// quoteVisible is strconv.Quote, with the invisible characters it keeps
+// as printable (the variation selectors of U+E0100-E01EF are marks, so
+// Go prints them) escaped too.
+func quoteVisible(s string) string {
+	q := strconv.Quote(s)
+	if !strings.ContainsFunc(q, func(r rune) bool { return isBidiControl(r) || isInvisibleFormat(r) }) {
+		return q
+	}
+	var b strings.Builder
+	for _, r := range q {
+		switch {
+		case !isBidiControl(r) && !isInvisibleFormat(r):
+			b.WriteRune(r)
+		case r <= 0xffff:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+	}
+	return b.String()
 }
 
 // CleanText removes control characters other than newline and tab, so that
