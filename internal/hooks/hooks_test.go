@@ -348,19 +348,8 @@ func TestSessionStartNeverClosesTheHookContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"gemini", "claude-code", "codex"} {
-		in, err := json.Marshal(Input{CWD: project})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stdout, stderr bytes.Buffer
-		err = Run(context.Background(), Options{Agent: agent(t, name), Event: "session-start",
-			Input: bytes.NewReader(in), Stdout: &stdout, Stderr: &stderr, Store: s, ConfigDir: t.TempDir(),
-			Env: func(string) string { return "" }})
-		if err != nil {
-			t.Fatal(err)
-		}
 		var out Output
-		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		if err := json.Unmarshal([]byte(sessionStartOutput(t, s, name, project)), &out); err != nil {
 			t.Fatal(err)
 		}
 		text := out.HookSpecificOutput.AdditionalContext
