@@ -40,8 +40,8 @@ func commandMakers() []commandMaker {
 	return []commandMaker{
 		{"version", newVersionCmd},
 		{"save", newSaveCmd}, {"snapshot", newSnapshotCmd}, {"capture", newCaptureCmd}, {"sessions", newSessionsCmd}, {"list", newListCmd}, {"show", newShowCmd}, {"apply", newApplyCmd}, {"rm", newRmCmd}, {"select", newSelectCmd}, {"score", newScoreCmd}, {"store", newStoreCmd},
-		{"export", newExportCmd}, {"import", newImportCmd}, {"verify", newVerifyCmd}, {"inspect", newInspectCmd}, {"keygen", newKeygenCmd}, {"key", newKeyCmd}, {"trust", newTrustCmd}, {"people", newPeopleCmd},
-		{"remote", newRemoteCmd}, {"send", newSendCmd}, {"receive", newReceiveCmd}, {"inbox", newInboxCmd}, {"handover", newHandoverCmd}, {"pause", newPauseCmd}, {"unpause", newUnpauseCmd}, {"memory", newMemoryCmd},
+		{"export", newExportCmd}, {"import", newImportCmd}, {"verify", newVerifyCmd}, {"inspect", newInspectCmd}, {"keygen", newKeygenCmd}, {"key", newKeyCmd}, {"trust", newTrustCmd}, {"people", newPeopleCmd}, {"devices", newDevicesCmd},
+		{"remote", newRemoteCmd}, {"send", newSendCmd}, {"receive", newReceiveCmd}, {"inbox", newInboxCmd}, {"sync", newSyncCmd}, {"handover", newHandoverCmd}, {"pause", newPauseCmd}, {"unpause", newUnpauseCmd}, {"memory", newMemoryCmd},
 		{"render", newRenderCmd}, {"resume", newResumeCmd}, {"launch", newLaunchCmd}, {"targets", newTargetsCmd}, {"integrate", newIntegrateCmd}, {"hook", newHookCmd}, {"mcp", newMCPCmd}, {"doctor", newDoctorCmd}, {"demo", newDemoCmd}, {"man", newManCmd},
 	}
 }
