@@ -250,7 +250,7 @@ With --quiet nothing is printed and a failure is logged to hooks.log.`,
 			if len(args) == 1 {
 				opts.ref = args[0]
 			}
-			return a.quietly("sync push", opts.quiet, func() error { return runSyncPush(a, opts) })
+			return a.quietly("push", opts.quiet, func() error { return runSyncPush(a, opts) })
 		},
 	}
 	opts.bind(cmd)
@@ -348,13 +348,14 @@ func newSyncPullCmd(a *app) *cobra.Command {
 		Short: "receive what my other devices sent, now",
 		Long: `Receives, through the project's sync remote, the handoffs my paired
 devices sent me. Only bundles signed by one of them are imported; others
-stay for 'receive'. A newer version of a record replaces the one stored;
+stay for 'receive'. What earlier pushes could not deliver is pushed first.
+A newer version of a record replaces the one stored;
 an older one, or one received before, changes nothing. The session-start
 hook starts 'sync pull --quiet'; when one is running, another returns.`,
 		Example: "  session-handoff sync pull",
 		Args:    noArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return a.quietly("sync pull", opts.quiet, func() error { return runSyncPull(a, opts) })
+			return a.quietly("pull", opts.quiet, func() error { return runSyncPull(a, opts) })
 		},
 	}
 	opts.bind(cmd)
@@ -373,6 +374,13 @@ func runSyncPull(a *app, opts syncRunOptions) error {
 	_, r, err := a.syncSetting(kr.Dir, opts.project)
 	if err != nil {
 		return err
+	}
+	// What an earlier push could not deliver goes first: the remote is
+	// reachable again, perhaps.
+	if st, err := remote.State(s.Dir(), r.Name); err == nil && len(st.Unsent) > 0 {
+		if err := runSyncPush(a, syncRunOptions{project: opts.project}); err != nil {
+			a.warn("%v", err)
+		}
 	}
 	res, err := devsync.Pull(a.ctx, devsync.PullOptions{Remote: r, Store: s, Keys: kr, Read: ropts, Now: time.Now()})
 	switch {
