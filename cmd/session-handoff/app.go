@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
 
 	"golang.org/x/term"
@@ -37,6 +38,10 @@ type app struct {
 	stdinTTY, stdoutTTY, stderrTTY bool
 
 	global globalOptions
+
+	// start starts a background process a hook does not wait for (the
+	// sync); nil is exec.Cmd.Start. Benchmarks replace it.
+	start func(*exec.Cmd) error
 }
 
 // globalOptions are the flags declared once, on the root command, that

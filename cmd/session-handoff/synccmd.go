@@ -447,6 +447,9 @@ func (a *app) startSync(root string, id handoff.ID) error {
 		_ = cmd.Run()
 		return nil
 	}
+	if a.start != nil {
+		return a.start(cmd)
+	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start the sync: %w", err)
 	}
