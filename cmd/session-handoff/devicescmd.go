@@ -213,10 +213,11 @@ type devicesRmOptions struct{ name string }
 func newDevicesRmCmd(a *app) *cobra.Command {
 	var opts devicesRmOptions
 	return &cobra.Command{
-		Use:     "rm NAME",
-		Short:   "unpair a machine: nothing sent from now on reaches it, and its handoffs are no longer mine",
-		Example: "  session-handoff devices rm laptop",
-		Args:    exactArgs(1, "one device name"),
+		Use:               "rm NAME",
+		Short:             "unpair a machine: nothing sent from now on reaches it, and its handoffs are no longer mine",
+		Example:           "  session-handoff devices rm laptop",
+		Args:              exactArgs(1, "one device name"),
+		ValidArgsFunction: a.completeDevices,
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.name = args[0]
 			return runDevicesRm(a, &opts)
@@ -241,4 +242,26 @@ func runDevicesRm(a *app, opts *devicesRmOptions) error {
 	fmt.Fprintf(a.stdout, "from now on: handoffs are no longer encrypted to it, and what its key signs is no longer trusted as mine\n")
 	fmt.Fprintf(a.stdout, "do the same on my other machines ('session-handoff devices rm %s'); if it was lost, make new keys on it before pairing it again\n", clean(d.Name))
 	return nil
+}
+
+// completeDevices completes 'devices rm': the names of my paired devices.
+func (a *app) completeDevices(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	kr, err := a.keyring()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	l, err := devices.Load(kr.Dir)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, d := range l.All() {
+		if strings.HasPrefix(d.Name, toComplete) {
+			out = append(out, d.Name+"\t"+d.Fingerprint())
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }

@@ -26,7 +26,7 @@ import (
 const syncWaitEnv = "SESSION_HANDOFF_SYNC_WAIT"
 
 func newSyncCmd(a *app) *cobra.Command {
-	return newParentCmd(`sync on|off [--global] | sync status | sync push [ID] | sync pull`,
+	cmd := newParentCmd(`sync on|off [--global] | sync status | sync push [ID] | sync pull`,
 		"keep my machines in step: each session's handoff goes to my other devices",
 		`With sync on, the agents' hooks ('integrate') keep my paired machines
 ('devices') in step: after a session's capture (at a compaction and at its
@@ -46,6 +46,15 @@ uncommitted changes along, as 'save --with-changes' does. 'sync push' and
   session-handoff sync status
   session-handoff sync pull`,
 		newSyncSetCmd(a, true), newSyncSetCmd(a, false), newSyncStatusCmd(a), newSyncPushCmd(a), newSyncPullCmd(a))
+	// 'sync' alone says where things stand, as 'sync status' does.
+	parent := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return runSyncStatus(a, false)
+		}
+		return parent(c, args)
+	}
+	return cmd
 }
 
 // syncSetOptions are the flags of sync on and sync off.
@@ -188,12 +197,8 @@ func runSyncStatus(a *app, asJSON bool) error {
 }
 
 func (a *app) printSyncStatus(st syncStatus) {
-	state := "off"
-	if st.On {
-		state = "on"
-	}
 	if st.Project != "" {
-		fmt.Fprintf(a.stdout, "this project (%s): sync %s\n", cell(st.Project, 200), state)
+		fmt.Fprintf(a.stdout, "this project (%s): sync %s\n", cell(st.Project, 200), devsync.Setting{On: st.On}.State())
 	}
 	if len(st.Devices) == 0 {
 		fmt.Fprintln(a.stdout, "devices: none paired ('session-handoff devices add')")
@@ -209,10 +214,7 @@ func (a *app) printSyncStatus(st syncStatus) {
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCOPE\tSYNC\tREMOTE\tCHANGES")
 	for _, s := range st.Settings {
-		on, r, ch := "off", "(the only one)", "-"
-		if s.On {
-			on = "on"
-		}
+		r, ch := "(the only one)", "-"
 		if s.Remote != "" {
 			r = s.Remote
 		}
@@ -223,7 +225,7 @@ func (a *app) printSyncStatus(st syncStatus) {
 		if scope == devsync.Global {
 			scope = "every project"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(scope, 120), on, r, ch)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(scope, 120), s.State(), r, ch)
 	}
 	tw.Flush()
 }

@@ -36,6 +36,14 @@ type Setting struct {
 	WithChanges bool `json:"with_changes,omitempty"`
 }
 
+// State is "on" or "off".
+func (s Setting) State() string {
+	if s.On {
+		return "on"
+	}
+	return "off"
+}
+
 // Config is the sync file as read.
 type Config struct{ settings []Setting }
 
@@ -138,17 +146,14 @@ func Set(dir string, s Setting) error {
 		c.settings = kept
 		var out [][]string
 		for _, o := range c.All() {
-			state, remote, changes := "off", "-", "-"
-			if o.On {
-				state = "on"
-			}
+			remote, changes := "-", "-"
 			if o.Remote != "" {
 				remote = o.Remote
 			}
 			if o.WithChanges {
 				changes = "changes"
 			}
-			out = append(out, []string{o.Scope, state, remote, changes})
+			out = append(out, []string{o.Scope, o.State(), remote, changes})
 		}
 		return out, nil
 	})
