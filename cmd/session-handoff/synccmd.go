@@ -421,8 +421,9 @@ type discard struct{}
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // startSync starts 'session-handoff sync push ID' (or 'sync pull' when id
-// is empty) for root in a process of its own, with this one's store and
-// keys, and returns without waiting, unless $SESSION_HANDOFF_SYNC_WAIT is
+// is empty) for root in a process of its own, in a session of its own (the
+// agent's exit does not stop it), with this one's store and keys, and
+// returns without waiting, unless $SESSION_HANDOFF_SYNC_WAIT is
 // 1. Its output goes nowhere; a failure is logged to hooks.log.
 func (a *app) startSync(root string, id handoff.ID) error {
 	exe, err := os.Executable()
@@ -449,6 +450,7 @@ func (a *app) startSync(root string, id handoff.ID) error {
 		_ = cmd.Run()
 		return nil
 	}
+	detach(cmd)
 	if a.start != nil {
 		return a.start(cmd)
 	}
