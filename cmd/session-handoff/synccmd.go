@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"text/tabwriter"
 	"time"
@@ -434,11 +435,17 @@ func (a *app) startSync(root string, id handoff.ID) error {
 	if id != "" {
 		args = []string{"sync", "push", string(id), "--quiet", "--project", root}
 	}
-	if a.global.storeDir != "" {
-		args = append(args, "--store", a.global.storeDir)
-	}
-	if a.global.keysDir != "" {
-		args = append(args, "--keys", a.global.keysDir)
+	// The child runs in root: a relative --store or --keys is made
+	// absolute first.
+	for flag, dir := range map[string]string{"--store": a.global.storeDir, "--keys": a.global.keysDir} {
+		if dir == "" {
+			continue
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return fmt.Errorf("start the sync: %w", err)
+		}
+		args = append(args, flag, abs)
 	}
 	cmd := exec.Command(exe, args...)
 	// Named as the program is, whatever the file: the test binary
