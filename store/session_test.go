@@ -68,7 +68,7 @@ func TestSaveThenCaptureIsOneRecord(t *testing.T) {
 	if got.Session == nil || got.Session.ID != "sess-1" || len(got.Files) != 2 {
 		t.Errorf("what the transcript shows is missing: session %+v, files %+v", got.Session, got.Files)
 	}
-	latest, _, err := s.LatestForProject(save.Project.Path)
+	latest, _, err := s.LatestForProject(save.Project.Path, nil)
 	if err != nil || latest == nil || latest.ID != save.ID {
 		t.Fatalf("latest %v, %v; want %s", latest, err, save.ID)
 	}
