@@ -203,7 +203,7 @@ func TestIdentityOfTwoClones(t *testing.T) {
 	gitCmd(t, other, "commit", "-q", "-m", "other")
 	gitCmd(t, origin, "fetch", "-q", other, "main:other")
 	gitCmd(t, origin, "merge", "-q", "--allow-unrelated-histories", "-m", "merge", "other")
-	first := strings.TrimSpace(gitOut(t, origin, "rev-list", "--max-parents=0", "--reverse", "main"))
+	first := gitOutput(t, origin, "rev-list", "--max-parents=0", "--reverse", "main")
 	first, _, _ = strings.Cut(first, "\n")
 
 	laptop := filepath.Join(root, "home", "me", "src", "app")
@@ -224,15 +224,4 @@ func TestIdentityOfTwoClones(t *testing.T) {
 	if rec.Project.RootCommit != first || !a.Matches(rec.Project.RootCommit, handoff.RemoteKey(rec.Project.Remote)) {
 		t.Errorf("recorded %+v", rec.Project)
 	}
-}
-
-func gitOut(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git %v: %v", args, err)
-	}
-	return string(out)
 }
