@@ -50,6 +50,10 @@ type Project struct {
 	// Remote is the URL of the repository's main remote, with any
 	// credentials removed.
 	Remote string `json:"remote,omitempty"`
+	// RootCommit is the repository's root commit (the oldest of its
+	// roots reachable from HEAD), which names the project on every
+	// machine whatever its path (Identity).
+	RootCommit string `json:"root_commit,omitempty"`
 	// Kind is the project's language or ecosystem (go, node, python…).
 	Kind string `json:"kind,omitempty"`
 	// Checks are commands that build or test the project.
