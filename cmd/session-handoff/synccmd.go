@@ -41,7 +41,10 @@ that cannot reach the remote stays pending and goes with the next one.
 with --global for every project; 'sync off' the same ('sync off' in a
 project overrides a global 'on'). --with-changes carries the worktree's
 uncommitted changes along, as 'save --with-changes' does. 'sync push' and
-'sync pull' do now, in the foreground, what the hooks start.`,
+'sync pull' do now, in the foreground, what the hooks start; 'sync' alone
+is 'sync status'. Only bundles signed by a paired device are imported; a
+PAUSE file stops the hooks' syncs as it stops their captures; failures go
+to hooks.log, and 'doctor' says what keeps sync from working.`,
 		`  session-handoff sync on
   session-handoff sync on --global --remote mine --with-changes
   session-handoff sync status
