@@ -79,10 +79,7 @@ func Push(ctx context.Context, o PushOptions) (*remote.SendResult, error) {
 	if len(recipients) == 0 && o.Record != nil {
 		return nil, ErrNoDevices
 	}
-	if err := os.MkdirAll(o.Store.Dir(), 0o700); err != nil {
-		return nil, err
-	}
-	lock, err := safefile.LockFile(filepath.Join(o.Store.Dir(), pushLock))
+	lock, err := lockIn(o.Store.Dir(), pushLock, false)
 	if err != nil {
 		return nil, fmt.Errorf("sync push: %w", err)
 	}
@@ -126,10 +123,7 @@ func Pull(ctx context.Context, o PullOptions) (*remote.ReceiveResult, error) {
 	if len(signers) == 0 {
 		return nil, ErrNoDevices
 	}
-	if err := os.MkdirAll(o.Store.Dir(), 0o700); err != nil {
-		return nil, err
-	}
-	lock, err := safefile.TryLockFile(filepath.Join(o.Store.Dir(), pullLock))
+	lock, err := lockIn(o.Store.Dir(), pullLock, true)
 	if err != nil {
 		return nil, fmt.Errorf("sync pull: %w", err)
 	}
@@ -140,4 +134,17 @@ func Pull(ctx context.Context, o PullOptions) (*remote.ReceiveResult, error) {
 	pol := exchange.Policy{OnConflict: exchange.ConflictNewer, Signers: signers}
 	return remote.Receive(ctx, remote.ReceiveOptions{Remote: o.Remote, DataDir: o.Store.Dir(), Store: o.Store,
 		Keys: o.Keys, Read: o.Read, Policy: pol, Now: o.Now})
+}
+
+// lockIn takes the lock file name in the data directory dir (made when
+// missing): waiting for it, or with try, returning a nil lock at once when
+// another process holds it.
+func lockIn(dir, name string, try bool) (*safefile.Lock, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	if try {
+		return safefile.TryLockFile(filepath.Join(dir, name))
+	}
+	return safefile.LockFile(filepath.Join(dir, name))
 }

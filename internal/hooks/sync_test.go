@@ -21,16 +21,7 @@ import (
 // nothing where it is off or paused. They never wait for it.
 func TestHooksStartSyncWhereOn(t *testing.T) {
 	transcript := filepath.Join("..", "..", "testdata", "transcripts", "claude-code", "sample_session.jsonl")
-	project, other := t.TempDir(), t.TempDir()
-	for _, dir := range []string{project, other} {
-		for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"}} {
-			cmd := exec.Command("git", args...)
-			cmd.Dir = dir
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("git %v: %v\n%s", args, err, out)
-			}
-		}
-	}
+	project, other := gitProject(t), gitProject(t)
 	config, s := t.TempDir(), newStore(t)
 	if err := devsync.Set(config, devsync.Setting{Scope: project, On: true}); err != nil {
 		t.Fatal(err)
@@ -76,4 +67,18 @@ func TestHooksStartSyncWhereOn(t *testing.T) {
 	if len(calls) != 0 {
 		t.Fatalf("sync started where it is off, or paused: %v", calls)
 	}
+}
+
+// gitProject is a new git repository with one empty commit.
+func gitProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
 }
