@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -268,20 +269,33 @@ func (o *syncRunOptions) bind(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&o.quiet, "quiet", false, "print nothing; log a failure to hooks.log")
 }
 
-// syncSetting is the setting of the project opts names (or the one here,
-// or none), and its remote.
+// syncSetting is the sync setting, in the configuration directory dir, of
+// the project holding the directory project (default: here; outside any
+// project, the global setting), and the remote it names.
 func (a *app) syncSetting(dir, project string) (devsync.Setting, remote.Remote, error) {
 	c, err := devsync.Load(dir)
 	if err != nil {
 		return devsync.Setting{}, remote.Remote{}, err
 	}
-	if project == "" {
-		project, _ = capture.ProjectRoot(a.ctx, ".")
-	}
+	// The setting is by the project's root: a directory inside it, or a
+	// relative one, names the same.
+	project, _ = capture.ProjectRoot(a.ctx, cmp.Or(project, "."))
 	set := c.For(project)
 	set.Scope = project
-	r, err := syncRemote(dir, set.Remote)
-	return set, r, err
+	rc, err := remote.LoadConfig(dir)
+	if err != nil {
+		return set, remote.Remote{}, err
+	}
+	r, err := rc.Pick(set.Remote)
+	var several *remote.SeveralError
+	if errors.As(err, &several) {
+		// The setting names the remote, not a flag of push or pull.
+		return set, r, withHint(err, "name the one to sync through: session-handoff sync on --remote NAME (or --global)")
+	}
+	if err != nil {
+		return set, r, remoteHint(err)
+	}
+	return set, r, nil
 }
 
 func runSyncPush(a *app, opts syncRunOptions) error {
