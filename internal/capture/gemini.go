@@ -587,8 +587,20 @@ func geminiRequest(m map[string]any, content string) (string, bool) {
 	if text == "" {
 		text = content
 	}
+	if strings.HasPrefix(strings.TrimSpace(text), geminiInitPrompt) {
+		text = "/init"
+	}
 	return text, text != ""
 }
+
+// geminiInitPrompt opens the prompt /init submits, unchanged from the
+// command's first release (v0.1, July 2025) to v0.56
+// (google-gemini/gemini-cli packages/core/src/commands/init.ts,
+// performInit; packages/cli/src/ui/commands/initCommand.ts). Recordings
+// older than v0.28.0 (commit bb6a336c) keep no displayContent, only this
+// prompt: it is read as "/init".
+const geminiInitPrompt = "You are an AI agent that brings the power of Gemini directly into the terminal. " +
+	"Your task is to analyze the current directory and generate a comprehensive GEMINI.md file"
 
 // geminiInjected reports whether a user message's content is not a
 // request: what Gemini CLI's isIgnoredUserContent leaves out of a resumed
@@ -1031,8 +1043,8 @@ func (p *prober) geminiLine(m map[string]any, head bool) {
 	if isStr(m["id"]) {
 		switch getStr(m, "type") {
 		case "user":
-			if head && p.firstReq == "" {
-				p.firstReq, _ = geminiRequest(m, geminiUserText(m["content"]))
+			if r, _ := geminiRequest(m, geminiUserText(m["content"])); head && p.firstReq == "" && !isSlashCommand(r) {
+				p.firstReq = r
 			}
 		case "gemini":
 			if head {
