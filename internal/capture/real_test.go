@@ -42,6 +42,11 @@ type realExpectation struct {
 	todos       []handoff.Todo
 	// compaction is a substring of the compaction summary, "" for none.
 	compaction string
+	// plan is a substring of the session's plan, "" for none; planStatus
+	// is its status (approved, rejected, pending).
+	plan, planStatus string
+	// cancelled says the user stopped the last turn (an open question).
+	cancelled bool
 }
 
 type realFile struct {
@@ -122,6 +127,35 @@ func checkReal(t *testing.T, d *Digest, want realExpectation) {
 	case want.compaction != "" && !strings.Contains(s.CompactionSummary, want.compaction):
 		t.Errorf("compaction %q, want it to contain %q", s.CompactionSummary, want.compaction)
 	}
+	switch {
+	case want.plan == "" && (s.Plan != "" || s.PlanStatus != ""):
+		t.Errorf("plan %q (%s), want none", handoff.Shorten(s.Plan, 80), s.PlanStatus)
+	case want.plan != "" && (!strings.Contains(s.Plan, want.plan) || s.PlanStatus != want.planStatus):
+		t.Errorf("plan %q (%s), want one containing %q (%s)", handoff.Shorten(s.Plan, 80), s.PlanStatus, want.plan, want.planStatus)
+	}
+	if d.Cancelled != want.cancelled {
+		t.Errorf("last turn cancelled %v, want %v", d.Cancelled, want.cancelled)
+	}
+	for _, r := range s.Requests {
+		if injectedText(r) {
+			t.Errorf("request %q holds text the agent injected", handoff.Shorten(r, 80))
+		}
+	}
+}
+
+// injectedText reports whether a request read still holds context an
+// agent injected rather than what the user typed: a tagged block of the
+// agents' own (<environment_context>, <system-reminder>, <hook_context>…),
+// Codex's AGENTS.md preamble, or Gemini's /init prompt.
+func injectedText(r string) bool {
+	for _, mark := range []string{"<environment_context>", "<system-reminder>", "<hook_context>",
+		"<session_context>", "<user_instructions>", "<local-command-", "<command-name>",
+		"<recommended_plugins>", "<state_snapshot>", "# AGENTS.md instructions", geminiInitPrompt} {
+		if strings.Contains(r, mark) {
+			return true
+		}
+	}
+	return isTaggedBlock(strings.TrimSpace(r))
 }
 
 func checkRealFiles(t *testing.T, got []handoff.FileTouched, want map[string]realFile) {
