@@ -312,6 +312,11 @@ func (c *codexReader) record(m map[string]any) {
 		if p != nil {
 			c.add(evCompact(firstNonEmpty(codexCompactSummary(getStr(p, "message")), remoteCompaction(getStr(m, "timestamp")))))
 		}
+	case "world_state", "token_usage_record":
+		// Codex 0.169.0's: the environment the model was given (AGENTS.md,
+		// skills, cwd, date, permissions; turn_context has the cwd) and
+		// each response's tokens (token_count has the totals). Neither is
+		// the session's work.
 	case "inter_agent_communication":
 		// What agents of one thread tree tell each other
 		// (RolloutItem::InterAgentCommunication, openai/codex

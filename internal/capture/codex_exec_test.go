@@ -177,3 +177,29 @@ func FuzzCodeModeCalls(f *testing.F) {
 		}
 	})
 }
+
+// Codex 0.169.0's own line types, world_state (the environment given to
+// the model: AGENTS.md, skills, cwd, date) and token_usage_record (each
+// response's tokens; the totals come from token_count), are known and
+// skipped; a line of a type nobody knows is still counted and named.
+func TestCodexKnownLineTypes(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(realE2EDir, "codex", "*", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Codex rollouts under %s: %v", realE2EDir, err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), `"type":"world_state"`) || !strings.Contains(string(data), `"type":"token_usage_record"`) {
+			t.Fatalf("%s holds no world_state or token_usage_record line", f)
+		}
+		in := string(data) + `{"timestamp":"2026-11-27T09:30:00.000Z","type":"future_rollout_line","payload":{}}` + "\n"
+		for name, d := range readCodexEach(t, in) {
+			if d.Stats.Unknown != 1 || d.Stats.UnknownTypes["future_rollout_line"] != 1 {
+				t.Errorf("%s %s: unknown %d %v, want future_rollout_line alone", f, name, d.Stats.Unknown, d.Stats.UnknownTypes)
+			}
+		}
+	}
+}
