@@ -16,8 +16,8 @@ func TestAgentVersionSource(t *testing.T) {
 		file          string
 		version, from string
 	}{
-		{ClaudeCode, "claude-code/work/776c6236-8e1f-49e5-8fb9-e8a29842b837.jsonl", "2.1.328", handoff.VersionFromTranscript},
-		{Codex, "codex/work/rollout-2026-11-27T09-10-40-01a21c45-6699-7880-90a5-8028c09276a9.jsonl", "0.169.0", handoff.VersionFromTranscript},
+		{ClaudeCode, "claude-code/work/d1a90aa1-626e-41aa-a247-005d367c10ca.jsonl", "2.1.332", handoff.VersionFromTranscript},
+		{Codex, "codex/work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl", "0.171.0", handoff.VersionFromTranscript},
 		{Gemini, "gemini/work/session-2026-11-27T09-10-505c8add.jsonl", "", handoff.VersionUnknown},
 	} {
 		d, err := ReadTranscript(tc.agent, filepath.Join(realE2EDir, tc.file), Limits{})
