@@ -15,6 +15,22 @@ import (
 // object, in a rollout that keeps no event of those nested calls.
 const codexCodeMode = "rollout-2026-11-20T10-00-00-44444444-4444-4444-8444-444444444444.jsonl"
 
+// codeModeExpectation is what the code-mode sample holds: its request,
+// the files its patch changed and the three commands its scripts ran, of
+// which the rollout tells no outcome.
+var codeModeExpectation = realExpectation{file: "codex/" + codexCodeMode, agent: Codex,
+	title:    "fix the checkout total rounding and run the tests",
+	requests: []string{"fix the checkout total rounding and run the tests"},
+	files: map[string]realFile{
+		"checkout/total.go":      {action: "edited", edits: 1},
+		"checkout/round_test.go": {action: "created", edits: 1},
+	},
+	numCommands: 3, commands: []realCommand{
+		{prefix: "git status --short", count: 1, status: "unknown"},
+		{prefix: "go test ./checkout/...", count: 1, status: "unknown"},
+		{prefix: "go test ./checkout/... && go vet ./checkout/", count: 1, status: "unknown"},
+	}}
+
 // readCodexEach reads a rollout streamed (one pass) and in two passes and
 // gives both digests, so that every expectation holds for each.
 func readCodexEach(t *testing.T, data string) map[string]*Digest {
@@ -49,18 +65,7 @@ func readCodeModeSample(t *testing.T) string {
 func TestCodexCodeModeExec(t *testing.T) {
 	for name, d := range readCodexEach(t, readCodeModeSample(t)) {
 		t.Run(name, func(t *testing.T) {
-			checkReal(t, d, realExpectation{agent: Codex,
-				title:    "fix the checkout total rounding and run the tests",
-				requests: []string{"fix the checkout total rounding and run the tests"},
-				files: map[string]realFile{
-					"checkout/total.go":      {action: "edited", edits: 1},
-					"checkout/round_test.go": {action: "created", edits: 1},
-				},
-				numCommands: 3, commands: []realCommand{
-					{prefix: "git status --short", count: 1, status: "unknown"},
-					{prefix: "go test ./checkout/...", count: 1, status: "unknown"},
-					{prefix: "go test ./checkout/... && go vet ./checkout/", count: 1, status: "unknown"},
-				}})
+			checkReal(t, d, codeModeExpectation)
 			for _, c := range d.Session.Commands {
 				if strings.Contains(c.Command, "rm -rf") || strings.HasPrefix(c.Command, "ls") {
 					t.Errorf("command %q read from a comment or a template with ${…}", c.Command)
@@ -107,18 +112,13 @@ func TestCodexCodeModeExecNestedRecords(t *testing.T) {
 		}
 		for name, d := range readCodexEach(t, strings.Join(lines, "")) {
 			t.Run(form+"/"+name, func(t *testing.T) {
-				checkReal(t, d, realExpectation{agent: Codex,
-					title:    "fix the checkout total rounding and run the tests",
-					requests: []string{"fix the checkout total rounding and run the tests"},
-					files: map[string]realFile{
-						"checkout/total.go":      {action: "edited", edits: 1},
-						"checkout/round_test.go": {action: "created", edits: 1},
-					},
-					numCommands: 3, commands: []realCommand{
-						{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"},
-						{prefix: "go test ./checkout/...", exit: exit(1), count: 1, status: "failed"},
-						{prefix: "go test ./checkout/... && go vet ./checkout/", exit: exit(0), count: 1, status: "ok"},
-					}})
+				want := codeModeExpectation
+				want.commands = []realCommand{
+					{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"},
+					{prefix: "go test ./checkout/...", exit: exit(1), count: 1, status: "failed"},
+					{prefix: "go test ./checkout/... && go vet ./checkout/", exit: exit(0), count: 1, status: "ok"},
+				}
+				checkReal(t, d, want)
 			})
 		}
 	}

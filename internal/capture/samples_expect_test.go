@@ -60,18 +60,7 @@ var sampleExpectations = []realExpectation{
 	{file: "codex/rollout-2026-01-03T04-05-10-33333333-3333-4333-8333-333333333333.jsonl", agent: Codex,
 		title: "Spawn a synthetic researcher.", requests: []string{"Spawn a synthetic researcher.", "Inspect fixtures."}},
 	// Constructed (code mode): see TestCodexCodeModeExec.
-	{file: "codex/" + codexCodeMode, agent: Codex,
-		title:    "fix the checkout total rounding and run the tests",
-		requests: []string{"fix the checkout total rounding and run the tests"},
-		files: map[string]realFile{
-			"checkout/total.go":      {action: "edited", edits: 1},
-			"checkout/round_test.go": {action: "created", edits: 1},
-		},
-		numCommands: 3, commands: []realCommand{
-			{prefix: "git status --short", count: 1, status: "unknown"},
-			{prefix: "go test ./checkout/...", count: 1, status: "unknown"},
-			{prefix: "go test ./checkout/... && go vet ./checkout/", count: 1, status: "unknown"},
-		}},
+	codeModeExpectation,
 	// The $set summary titles it; the test run that failed is the open failure.
 	{file: "gemini/" + geminiSample, agent: Gemini,
 		title: "Fix refund 500 on three-decimal amounts",
