@@ -22,8 +22,11 @@ import (
 // (commit 165efc05: the tools object, the "// @exec:" pragma),
 // codex-rs/core/src/tools/code_mode/mod.rs (commit 066f172c: the nested
 // call ids, the script status header), codex-rs/code-mode/src/lib.rs
-// (PUBLIC_TOOL_NAME "exec"), codex-rs/rollout/src/policy.rs (commits
-// 851c9d5e and 0136a731: what a rollout persists).
+// (commit 738fd153: PUBLIC_TOOL_NAME "exec"),
+// codex-rs/rollout/src/policy.rs (commits 851c9d5e and 0136a731: what a
+// rollout persists). Which releases those commits went into is not known
+// here; the rollouts of 0.169.0 and 0.171.0 in testdata/real-e2e show the
+// item_completed form.
 //
 // So the reader takes the nested calls from their own records when the
 // rollout has any (codexReader.nestedCmd, nestedFile), and otherwise
