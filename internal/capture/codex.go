@@ -400,9 +400,13 @@ func (c *codexReader) eventMsg(p map[string]any) {
 	case "exec_command_end":
 		if id := getStr(p, "call_id"); !c.itemCalls[id] {
 			// A call no response item made: a code-mode script's (or the
-			// user's own shell command), kept in an extended rollout.
+			// user's own shell command), kept in an extended rollout. A
+			// forked subagent's rollout begins with its parent's events
+			// (see patch_apply_end): those are the parent's commands.
 			c.nestedCmd = true
-			c.add(evCmd(id, commandString(p["command"])))
+			if !c.d.Subagent {
+				c.add(evCmd(id, commandString(p["command"])))
+			}
 		}
 		exit := exitCode(p["exit_code"])
 		out := firstNonEmpty(getStr(p, "aggregated_output"), getStr(p, "formatted_output"),

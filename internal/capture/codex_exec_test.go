@@ -203,3 +203,20 @@ func TestCodexKnownLineTypes(t *testing.T) {
 		}
 	}
 }
+
+// A forked subagent's rollout opens with its parent's events: an
+// exec_command_end of a call it does not hold is its parent's command,
+// not one more of its own.
+func TestCodexSubagentKeepsNoParentCommand(t *testing.T) {
+	in := lines(
+		`{"timestamp":"2026-11-20T10:00:00.000Z","type":"session_meta","payload":{"id":"child","cwd":"/w","cli_version":"0.154.0","source":{"subagent":{"thread_spawn":{"parent_thread_id":"parent"}}}}}`,
+		`{"timestamp":"2026-11-20T10:00:01.000Z","type":"event_msg","payload":{"type":"exec_command_end","call_id":"call_parent","command":["/bin/bash","-lc","make"],"exit_code":0,"aggregated_output":"","status":"completed"}}`,
+		`{"timestamp":"2026-11-20T10:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"go vet ./...\"}","call_id":"call_child"}}`,
+		`{"timestamp":"2026-11-20T10:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_child","output":"Process exited with code 0"}}`,
+	)
+	for name, d := range readCodexEach(t, in) {
+		if got := d.Session.Commands; len(got) != 1 || got[0].Command != "go vet ./..." {
+			t.Errorf("%s: commands %+v, want the subagent's own alone", name, got)
+		}
+	}
+}
