@@ -118,11 +118,15 @@ type FileTouched struct {
 
 // Session is the digest of an agent transcript.
 type Session struct {
-	Agent        string     `json:"agent"`
-	ID           string     `json:"id,omitempty"`
-	AgentVersion string     `json:"agent_version,omitempty"`
-	StartedAt    *time.Time `json:"started_at,omitempty"`
-	LastActivity *time.Time `json:"last_activity,omitempty"`
+	Agent        string `json:"agent"`
+	ID           string `json:"id,omitempty"`
+	AgentVersion string `json:"agent_version,omitempty"`
+	// AgentVersionSource says where AgentVersion came from: the
+	// transcript, or nowhere (unknown: Gemini CLI records no version).
+	// Empty in a record made by hand.
+	AgentVersionSource string     `json:"agent_version_source,omitempty"`
+	StartedAt          *time.Time `json:"started_at,omitempty"`
+	LastActivity       *time.Time `json:"last_activity,omitempty"`
 	// Requests are the user's requests in order; the last one is kept in
 	// full, earlier ones may be shortened.
 	Requests         []string  `json:"requests,omitempty"`
@@ -153,6 +157,12 @@ type PullRequest struct {
 	// Repository is "owner/name", when known.
 	Repository string `json:"repository,omitempty"`
 }
+
+// Where an agent's version came from (Session.AgentVersionSource).
+const (
+	VersionFromTranscript = "transcript" // the agent wrote it in the transcript
+	VersionUnknown        = "unknown"    // the transcript records none
+)
 
 // Plan statuses (Session.PlanStatus).
 const (
