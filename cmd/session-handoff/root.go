@@ -141,6 +141,9 @@ func (a *app) execute(args []string) int {
 	tr, err := legacy.TranslateArgs(args)
 	if err != nil {
 		var ae *legacy.ArgError
+		if errors.As(err, &ae) && ae.Hint == "" {
+			return a.report(ae.Command, usageError{ae})
+		}
 		if errors.As(err, &ae) {
 			return a.report(ae.Command, withHint(usageError{ae}, ae.Hint))
 		}
