@@ -44,7 +44,10 @@ steps run commands, so it runs only after 'handover allow' approved its
 exact content on this machine (a changed file needs approving again).
 
 handover check exits 0 when no run was ever started here, 1 when a run
-needs resuming (or is running now), 2 when the last run completed.
+needs resuming (or is running now), 2 when the last run completed. An
+interrupted run of the earlier agent-handover (.agent-handover/checkpoint.json)
+also exits 1, until a completed 'handover run' retires that checkpoint to
+.agent-handover/checkpoint.json.migrated.
 Paused work exits 6.`,
 		`  session-handoff handover run
   if session-handoff handover check; [ $? -eq 1 ]; then session-handoff handover run; fi
@@ -157,25 +160,31 @@ func runHandoverCheck(a *app, opts handoverStateOptions) error {
 		return exitError{code: int(rep.Status), err: err}
 	}
 	a.printCheck(rep)
-	a.printOlderCheckpoint(opts.project)
-	return exitError{code: int(rep.Status)}
+	code := int(rep.Status)
+	if a.printOlderCheckpoint(opts.project) == 1 {
+		code = 1
+	}
+	return exitError{code: code}
 }
 
 // printOlderCheckpoint reports the earlier agent-handover's checkpoint in
-// the project, if there is one, with what to do; the exit code stays
-// session-handoff's own.
-func (a *app) printOlderCheckpoint(project string) {
+// the project, if there is one, with what to do, and returns its check's
+// exit code: 1 (an interrupted run, which 'handover check' honours until a
+// 'handover run' retires it), else 0 or 2.
+func (a *app) printOlderCheckpoint(project string) int {
 	root, err := a.projectRoot(project)
 	if err != nil {
-		return
+		return 0
 	}
 	c, err := handover.ReadOlderCheckpoint(root)
 	switch {
 	case err != nil:
 		fmt.Fprintf(a.stdout, "agent-handover: %s\n", untrusted.OneLine(err.Error(), maxLine))
 	case c != nil:
-		fmt.Fprintf(a.stdout, "agent-handover: %s (its check would exit %d)\n", untrusted.OneLine(c.Advice(), maxLine), c.ResumeCode())
+		fmt.Fprintf(a.stdout, "agent-handover: %s\n", untrusted.OneLine(c.Advice(), maxLine))
+		return c.ResumeCode()
 	}
+	return 0
 }
 
 func newHandoverStatusCmd(a *app) *cobra.Command {

@@ -629,7 +629,7 @@ func checkOlderCheckpoint(s Setup) (Check, bool) {
 		return c, false
 	case cp.ResumeCode() == 1:
 		c.Status, c.Detail = Warn, cp.Advice()
-		c.Fix = "session-handoff handover run" + s.ProjectFlag + " && rm " + shellQuote(cp.Path)
+		c.Fix = "session-handoff handover run" + s.ProjectFlag
 	default:
 		c.Status, c.Detail = OK, cp.Advice()
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -17,6 +18,11 @@ import (
 // checkpoint, relative to the project (its cli.py DEFAULT_CHECKPOINT,
 // ../shared/seeds/agent-handover-001.txt).
 const OlderCheckpointPath = ".agent-handover/checkpoint.json"
+
+// RetiredCheckpointPath is where a completed 'handover run' moves an
+// interrupted agent-handover checkpoint (RetireOlderCheckpoint), kept as it
+// was.
+const RetiredCheckpointPath = OlderCheckpointPath + ".migrated"
 
 // maxOlderCheckpoint bounds the file read.
 const maxOlderCheckpoint = 1 << 20
@@ -54,8 +60,8 @@ func (c *OlderCheckpoint) ResumeCode() int {
 // Advice says in one line what to do about it.
 func (c *OlderCheckpoint) Advice() string {
 	if c.ResumeCode() == 1 {
-		return fmt.Sprintf("agent-handover's run was interrupted (steps left: %s): finish it with your agent-handover script, or let 'session-handoff handover run' write the note and state afresh; then remove %s",
-			strings.Join(c.Pending, ", "), OlderCheckpointPath)
+		return fmt.Sprintf("agent-handover's run was interrupted (steps left: %s): 'session-handoff handover run' writes the note and state afresh and retires it (to %s); or finish it with your agent-handover script and remove %s",
+			strings.Join(c.Pending, ", "), RetiredCheckpointPath, OlderCheckpointPath)
 	}
 	state := "shows no run"
 	if c.ResumeCode() == 2 {
@@ -128,4 +134,21 @@ func (c *OlderCheckpoint) readSteps(raw json.RawMessage) error {
 // flat is untrusted text cleaned, on one line, and shortened to n.
 func flat(s string, n int) string {
 	return handoff.Shorten(strings.Join(strings.Fields(handoff.CleanText(s)), " "), n)
+}
+
+// RetireOlderCheckpoint moves an interrupted agent-handover checkpoint
+// (ResumeCode 1) aside to RetiredCheckpointPath, once a session-handoff
+// run has written the note and state it left pending: until then
+// 'handover check' honours it. It reports whether it moved one; any other
+// checkpoint, or none, is left alone.
+func RetireOlderCheckpoint(projectRoot string) (bool, error) {
+	c, err := ReadOlderCheckpoint(projectRoot)
+	if err != nil || c == nil || c.ResumeCode() != 1 {
+		return false, err
+	}
+	to := filepath.Join(projectRoot, filepath.FromSlash(RetiredCheckpointPath))
+	if err := os.Rename(c.Path, to); err != nil {
+		return false, fmt.Errorf("retire agent-handover's checkpoint: %w", err)
+	}
+	return true, nil
 }

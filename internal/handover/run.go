@@ -259,6 +259,12 @@ func (r *Runner) Run(ctx context.Context, restart bool) (*Checkpoint, error) {
 	if err := cp.save(r.StateDir); err != nil {
 		return cp, err
 	}
+	// The run wrote what an interrupted agent-handover run left pending.
+	if moved, err := RetireOlderCheckpoint(r.Project); err != nil {
+		r.logf("agent-handover's checkpoint: %v", err)
+	} else if moved {
+		r.logf("agent-handover's interrupted run: its checkpoint is now %s", RetiredCheckpointPath)
+	}
 	return cp, nil
 }
 
