@@ -55,7 +55,10 @@ func newMemoryInitCmd(a *app) *cobra.Command {
 		Use:   "init [DIR] [--name NAME] [--force]",
 		Short: "make the memory directory, its identity files and .gitignore",
 		Long: `Makes the directory, the identity files and a .gitignore for the
-writers' lock; existing files are kept unless --force.`,
+writers' lock; existing files are kept unless --force, and each line says
+what was created, overwrote, updated or kept. DIR that is the top of a git
+worktree (agent-handoff's 'init .') gets memory/ made in it; identity files
+it already holds at its root stay there.`,
 		Example: "  session-handoff memory init --name Aria",
 		Args:    rangeArgs(0, 1, "at most one directory"),
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -79,22 +82,59 @@ func runMemoryInit(a *app, opts memoryInitOptions) error {
 			return usagef("give the directory as DIR or --dir, not both")
 		}
 		root = opts.arg
+		if isWorktreeTop(opts.arg) {
+			// agent-handoff's 'init .' named the project: its memory
+			// directory is memory/ in it, not the root itself.
+			root = filepath.Join(opts.arg, memory.DirName)
+		}
 	}
 	d, err := a.memoryDir(root)
 	if err != nil {
 		return err
 	}
-	created, err := memory.Init(d.Root, memory.InitOptions{Name: opts.name, Force: opts.force})
-	for _, c := range created {
-		fmt.Fprintf(a.stdout, "created %s\n", c)
+	done, err := memory.Init(d.Root, memory.InitOptions{Name: opts.name, Force: opts.force, Beside: a.besideMemory(d.Root)})
+	changed := false
+	for _, r := range done {
+		line := r.Action + " " + r.Path
+		switch r.Action {
+		case memory.Updated:
+			if filepath.Base(r.Path) != ".gitignore" {
+				line += " (our header put on top; every line kept)"
+			}
+			changed = true
+		case memory.Created, memory.Overwrote:
+			changed = true
+		}
+		fmt.Fprintln(a.stdout, line)
 	}
 	if err != nil {
 		return err
 	}
-	if len(created) == 0 {
-		fmt.Fprintf(a.stdout, "%s is set up already; --force replaces the identity files\n", d.Root)
+	if !changed && !opts.force {
+		fmt.Fprintf(a.stdout, "%s is set up already; --force replaces the untouched templates\n", d.Root)
 	}
 	return nil
+}
+
+// isWorktreeTop reports whether dir is the top of a git worktree (it holds
+// .git).
+func isWorktreeTop(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, ".git"))
+	return err == nil
+}
+
+// besideMemory is the project root holding the memory directory root as
+// its memory/, whose identity files (agent-handoff's layout) Init keeps;
+// "" when root is not such a directory.
+func (a *app) besideMemory(root string) string {
+	if filepath.Base(filepath.Clean(root)) != memory.DirName {
+		return ""
+	}
+	parent := filepath.Dir(filepath.Clean(root))
+	if !isWorktreeTop(parent) {
+		return ""
+	}
+	return parent
 }
 
 // memoryWriteOptions are the flags and argument of 'memory write'.

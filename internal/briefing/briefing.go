@@ -192,7 +192,8 @@ const RecentNotes = 3
 
 // ReadHandoverFiles reads what a handover left in the memory directory
 // of the project at root, for a briefing that has no handoff from the
-// store: HANDOFF.md, layer2/current-state.md and the RecentNotes newest
+// store: HANDOFF.md (from the memory directory, or else the project root),
+// layer2/current-state.md and the RecentNotes newest
 // layer-1 notes (newest first), each bounded, redacted and checked as
 // ReadMemoryFiles does. Files in agent-handover's older form are quoted
 // as they are, without their header line.
@@ -204,7 +205,10 @@ func ReadHandoverFiles(root, memDir string, warn func(string, ...any)) []render.
 	} else {
 		dir = filepath.Join(root, memDir)
 	}
-	rels := []string{memory.HandoffFile, memory.StateFile}
+	// HANDOFF.md, like SOUL.md and MEMORY.md, may be at the project root
+	// (agent-handoff kept all three there).
+	out := ReadNamedMemoryFiles(root, memDir, []string{memory.HandoffFile}, warn)
+	rels := []string{memory.StateFile}
 	if notes, err := (memory.Dir{Root: dir}).List(1, ""); err == nil {
 		sort.SliceStable(notes, func(i, j int) bool {
 			return notes[i].Date > notes[j].Date || notes[i].Date == notes[j].Date && notes[i].Path > notes[j].Path
@@ -213,7 +217,6 @@ func ReadHandoverFiles(root, memDir string, warn func(string, ...any)) []render.
 			rels = append(rels, notes[i].Path)
 		}
 	}
-	var out []render.MemoryFile
 	for _, rel := range rels {
 		path := filepath.Join(dir, filepath.FromSlash(rel))
 		shown := path

@@ -135,8 +135,8 @@ func (d Dir) migrated(p string, f File, old []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, keep, err := d.forceIdentity(p, f.Path, (&Doc{Header: want}).Format())
-	if err != nil || keep {
+	data, action, err := d.forceIdentity(p, f.Path, (&Doc{Header: want}).Format(), true)
+	if err != nil || action == Kept {
 		return nil, err
 	}
 	if !bytes.HasSuffix(data, old) {
