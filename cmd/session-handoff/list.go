@@ -38,7 +38,7 @@ handoff claims. Filters combine:
 whole summary, decisions, next steps, questions, tags, files, project;
 --id also takes the id an earlier version gave a handoff (20260312, kept
 by import --legacy); --since takes a duration back from now (90m, 6h, 2d, 1w) or
-a date. --limit 0 lists everything.
+a date. --limit 0 lists everything; --latest takes no --limit.
 
 The ORIGIN column (origin in --json) says how far to trust each: mine
 (saved or captured here), verified: NAME or pinned: NAME (signed by a key
@@ -47,7 +47,12 @@ prints the whole records instead of the index's entries.`,
 		Example: `  session-handoff list --since 2d --tool codex
   session-handoff list --project . --latest --json`,
 		Args: noArgs,
-		RunE: func(*cobra.Command, []string) error { return runList(a, &opts) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.filter.Latest && cmd.Flags().Changed("limit") {
+				return usagef("--latest and --limit together: --latest is the one newest match; drop --limit, or drop --latest to list N")
+			}
+			return runList(a, &opts)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.filter.Tool, "tool", "", "only handoffs from this agent")
