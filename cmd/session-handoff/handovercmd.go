@@ -131,8 +131,9 @@ func runHandoverRun(a *app, opts handoverRunOptions) error {
 // handoverStateOptions are the flags of 'handover check', 'status' and
 // 'allow': the project, and (status) --json.
 type handoverStateOptions struct {
-	project string
-	json    bool
+	project    string
+	json       bool
+	checkpoint string // agent-handover's --checkpoint PATH
 }
 
 func newHandoverCheckCmd(a *app) *cobra.Command {
@@ -145,6 +146,7 @@ func newHandoverCheckCmd(a *app) *cobra.Command {
 		RunE:    func(*cobra.Command, []string) error { return runHandoverCheck(a, opts) },
 	}
 	cmd.Flags().StringVar(&opts.project, "project", ".", "the project directory")
+	cmd.Flags().StringVar(&opts.checkpoint, "checkpoint", "", "agent-handover's checkpoint file (default .agent-handover/checkpoint.json in the project)")
 	return cmd
 }
 
@@ -161,7 +163,7 @@ func runHandoverCheck(a *app, opts handoverStateOptions) error {
 	}
 	a.printCheck(rep)
 	code := int(rep.Status)
-	if a.printOlderCheckpoint(opts.project) == 1 {
+	if a.printOlderCheckpoint(opts) == 1 {
 		code = 1
 	}
 	return exitError{code: code}
@@ -170,13 +172,20 @@ func runHandoverCheck(a *app, opts handoverStateOptions) error {
 // printOlderCheckpoint reports the earlier agent-handover's checkpoint in
 // the project, if there is one, with what to do, and returns its check's
 // exit code: 1 (an interrupted run, which 'handover check' honours until a
-// 'handover run' retires it), else 0 or 2.
-func (a *app) printOlderCheckpoint(project string) int {
-	root, err := a.projectRoot(project)
-	if err != nil {
-		return 0
+// 'handover run' retires it), else 0 or 2. opts.checkpoint names the file
+// in place of the project's, as agent-handover's --checkpoint did.
+func (a *app) printOlderCheckpoint(opts handoverStateOptions) int {
+	var c *handover.OlderCheckpoint
+	var err error
+	if opts.checkpoint != "" {
+		c, err = handover.ReadOlderCheckpointFile(opts.checkpoint, opts.checkpoint)
+	} else {
+		root, rerr := a.projectRoot(opts.project)
+		if rerr != nil {
+			return 0
+		}
+		c, err = handover.ReadOlderCheckpoint(root)
 	}
-	c, err := handover.ReadOlderCheckpoint(root)
 	switch {
 	case err != nil:
 		fmt.Fprintf(a.stdout, "agent-handover: %s\n", untrusted.OneLine(err.Error(), maxLine))
@@ -198,6 +207,7 @@ func newHandoverStatusCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&opts.project, "project", ".", "the project directory")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
+	cmd.Flags().StringVar(&opts.checkpoint, "checkpoint", "", "agent-handover's checkpoint file (default .agent-handover/checkpoint.json in the project)")
 	return cmd
 }
 
@@ -402,6 +412,7 @@ func runHandoverStatus(a *app, opts handoverStateOptions) error {
 	cp := rep.Checkpoint
 	if cp == nil {
 		fmt.Fprintln(a.stdout, "no handover run has started for this project")
+		a.printOlderCheckpoint(opts)
 		return nil
 	}
 	fmt.Fprintf(a.stdout, "run %s (%s), started %s, handoff %s\n", cp.RunID, cp.State, cp.StartedAt.Local().Format(time.RFC3339), cp.HandoffID)
@@ -415,6 +426,7 @@ func runHandoverStatus(a *app, opts handoverStateOptions) error {
 		}
 		fmt.Fprintln(a.stdout, line)
 	}
+	a.printOlderCheckpoint(opts)
 	return nil
 }
 

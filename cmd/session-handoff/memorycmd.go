@@ -152,7 +152,7 @@ func newMemoryWriteCmd(a *app) *cobra.Command {
 		Use:   "write --layer 1|2|3 [--tag T] [--date YYYY-MM-DD] [--handoff ID] [--key K] (--file F | -)",
 		Short: "write a session note, the current state, or an archive entry",
 		Long: `Reads the text from --file or from standard input ("-"). --tag names
-the note or archive of layers 1 and 3 (default session); a tag like a/b
+the note or archive of layers 1 and 3 (default general); a tag like a/b
 or "My Tag" is cleaned to a-b or my_tag, with a note, as agent-handover
 named its files. --date defaults to today. With --key, a note whose key
 the file already holds is not written again. --dry-run says what would be
@@ -196,8 +196,8 @@ func newMemoryShowCmd(a *app) *cobra.Command {
 		Short: "list the memory files, or print one",
 		Long: `Lists the memory files with their header fields (layer, tag, date,
 handoff, entries); --layer 2 prints the current state, --latest the newest
-session note (of --tag, if given), and FILE (a path in the memory
-directory) prints that file.`,
+session note (of --tag, if given; with --layer 3 the newest archive), and
+FILE (a path in the memory directory) prints that file.`,
 		Example: `  session-handoff memory show --tag api
   session-handoff memory show --layer 2
   session-handoff memory show layer1/2026-03/api-2026-03-05.md`,
@@ -213,7 +213,7 @@ directory) prints that file.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.dir, "dir", "", dirFlagUsage)
 	f.IntVar(&opts.layer, "layer", 0, "only this layer (2: print the current state)")
-	f.BoolVar(&opts.latest, "latest", false, "print the newest session note")
+	f.BoolVar(&opts.latest, "latest", false, "print the newest session note (with --layer 3: archive)")
 	f.StringVar(&opts.tag, "tag", "", "only this tag")
 	f.BoolVar(&opts.json, "json", false, "print as JSON")
 	return cmd
@@ -233,10 +233,14 @@ func runMemoryShow(a *app, opts memoryShowOptions) error {
 		return err
 	}
 	if opts.latest {
-		if opts.file != "" || (opts.layer != 0 && opts.layer != 1) {
-			return usagef("--latest prints the newest layer-1 note: give no FILE and no other --layer")
+		if opts.file != "" || opts.layer == 2 {
+			return usagef("--latest prints the newest note of layer 1 or 3: give no FILE and no --layer 2")
 		}
-		return a.memoryShowLatest(d, opts.tag, opts.json)
+		layer := opts.layer
+		if layer == 0 {
+			layer = 1
+		}
+		return a.memoryShowLatest(d, layer, opts.tag, opts.json)
 	}
 	if opts.file == "" && opts.layer != 2 {
 		return a.memoryList(d, opts.layer, opts.tag, opts.json)

@@ -447,8 +447,9 @@ func DefaultDir(projectRoot, wd string) Dir {
 	return Dir{Root: dir}
 }
 
-// DefaultTag is the tag of a note or archive written without one.
-const DefaultTag = "session"
+// DefaultTag is the tag of a note or archive written without one, as
+// agent-handover's MemoryStore.write had it.
+const DefaultTag = "general"
 
 // CleanTag turns a tag as a person or an earlier tool wrote it into a valid
 // one, as agent-handover's MemoryStore.write made its file names ('/' and
