@@ -191,7 +191,7 @@ func attachTranscript(s *store.Store, rec *handoff.Record, f *os.File) error {
 func printCaptured(a *app, opts *captureOptions, res *capture.Result) {
 	rec := res.Record
 	if opts.dryRun {
-		render.People(a.stdout, rec, time.Now())
+		a.printRecord(rec)
 	} else {
 		fmt.Fprintf(a.stdout, "saved %s  %s\n", rec.ID, cell(rec.Title, 200))
 		render.PeopleNextSteps(a.stdout, rec)

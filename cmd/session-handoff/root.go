@@ -71,14 +71,14 @@ func newRootCmdFor(a *app, args []string) *cobra.Command {
 }
 
 // commandWord is the first word of args after the root's own flags
-// (--store and --keys, with their values), or "" when a flag the root does
+// (--store, --keys and --color, with their values), or "" when a flag the root does
 // not take, or "--", comes first.
 func commandWord(args []string) string {
 	for i := 0; i < len(args); i++ {
 		switch arg := args[i]; {
-		case arg == "--store" || arg == "--keys":
+		case arg == "--store" || arg == "--keys" || arg == "--color":
 			i++
-		case strings.HasPrefix(arg, "--store=") || strings.HasPrefix(arg, "--keys="):
+		case strings.HasPrefix(arg, "--store=") || strings.HasPrefix(arg, "--keys=") || strings.HasPrefix(arg, "--color="):
 		case strings.HasPrefix(arg, "-"):
 			return ""
 		default:
@@ -131,6 +131,7 @@ SESSION_HANDOFF_HOME relocates both.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.global.storeDir, "store", "", "store directory (default $SESSION_HANDOFF_HOME/data or $XDG_DATA_HOME/session-handoff)")
 	pf.StringVar(&a.global.keysDir, "keys", "", "keys and configuration directory (default $SESSION_HANDOFF_HOME/config or $XDG_CONFIG_HOME/session-handoff)")
+	pf.Var(&a.global.color, "color", "colour: auto (on a terminal, unless NO_COLOR is set), always or never")
 
 	return root
 }

@@ -105,7 +105,13 @@ func runVerify(a *app, opts *checkOptions) error {
 		if rep.Verification == nil { // Check sets it for every bundle read
 			break
 		}
-		fmt.Fprintln(a.stdout, describeVerification(*rep.Verification))
+		verdict := describeVerification(*rep.Verification)
+		if st := a.style(); rep.Result == exchange.VerdictVerified {
+			verdict = st.Good(verdict)
+		} else {
+			verdict = st.Warn(verdict)
+		}
+		fmt.Fprintln(a.stdout, verdict)
 		// One verdict: the bundle's own claim is worth a line only when
 		// the verdict does not already name the same signer.
 		if c := rep.ClaimedSigner; c != "" && !(rep.Result == exchange.VerdictVerified && slices.Contains(rep.Verification.Principals, c)) {

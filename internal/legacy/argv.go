@@ -33,7 +33,7 @@ type Translation struct {
 
 // globalsWithValue are the root's flags that take a value, which may
 // stand before the command word.
-var globalsWithValue = map[string]bool{"--store": true, "--keys": true}
+var globalsWithValue = map[string]bool{"--store": true, "--keys": true, "--color": true}
 
 // TranslateArgs reads a command line (without the program name) for the
 // flags of session-handoff v0.7.5 (see its README and
