@@ -63,7 +63,7 @@ func (f *colorFlag) Set(s string) (err error) {
 	return err
 }
 
-func (f *colorFlag) Type() string { return "auto|always|never" }
+func (f *colorFlag) Type() string { return "when" }
 
 // style is how standard output is painted: by --color, else on a terminal
 // unless NO_COLOR is set.
