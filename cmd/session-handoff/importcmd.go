@@ -119,6 +119,7 @@ func runImport(a *app, opts *importOptions) error {
 		who = fmt.Sprintf("trusted on first use: pinned %s to %s", res.PinnedAs, v.Fingerprint)
 	}
 	fmt.Fprintf(a.stdout, "%s %s  %s\n%s\n", res.Outcome, res.Record.ID, cell(res.Record.Title, 80), who)
+	a.warnPinnedClaim(res.ClaimedSigner, res.ClaimPinnedTo)
 	return nil
 }
 
