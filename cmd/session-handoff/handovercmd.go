@@ -313,6 +313,9 @@ func runPause(a *app, opts pauseOptions) error {
 	}
 	if created {
 		fmt.Fprintf(a.stdout, "paused: %s\n", path)
+		if !opts.global {
+			a.excludeFromGit(path)
+		}
 	} else {
 		fmt.Fprintf(a.stdout, "already paused: %s\n", path)
 	}
