@@ -418,7 +418,22 @@ func runHandoverStatus(a *app, opts handoverStateOptions) error {
 		a.printOlderCheckpoint(opts)
 		return nil
 	}
-	fmt.Fprintf(a.stdout, "run %s (%s), started %s, handoff %s\n", cp.RunID, cp.State, cp.StartedAt.Local().Format(time.RFC3339), cp.HandoffID)
+	state := cp.State
+	if cp.State == handover.RunRunning {
+		// The checkpoint says running; the lock says whether a process
+		// still is (the kernel frees it when the process dies).
+		switch pid, ok := handover.LockOwner(stateDir); {
+		case rep.Running && ok:
+			state = fmt.Sprintf("running now, process %d", pid)
+		case rep.Running:
+			state = "running now"
+		case ok:
+			state = fmt.Sprintf("stale: process %d is gone; 'session-handoff handover run' resumes it", pid)
+		default:
+			state = "interrupted; 'session-handoff handover run' resumes it"
+		}
+	}
+	fmt.Fprintf(a.stdout, "run %s (%s), started %s, handoff %s\n", cp.RunID, state, cp.StartedAt.Local().Format(time.RFC3339), cp.HandoffID)
 	for _, s := range cp.Steps {
 		line := fmt.Sprintf("  %-16s %-12s %-8s", s.Name, s.Kind, s.State)
 		if s.Attempts > 1 {
