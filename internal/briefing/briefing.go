@@ -149,7 +149,8 @@ func ReadMemoryFiles(root, memDir string, warn func(string, ...any)) []render.Me
 }
 
 // ReadNamedMemoryFiles is ReadMemoryFiles of other files of the memory
-// directory (names relative to it, with forward slashes; the MCP server
+// directory (an identity file still memory init's template is skipped, as
+// if it were not there) (names relative to it, with forward slashes; the MCP server
 // serves HANDOFF.md and layer2/current-state.md too). Only a name without
 // a directory is also looked for at the project root.
 func ReadNamedMemoryFiles(root, memDir string, names []string, warn func(string, ...any)) []render.MemoryFile {
@@ -174,6 +175,9 @@ func ReadNamedMemoryFiles(root, memDir string, names []string, warn func(string,
 			m, err := readMemoryFile(pl.bound, path, shown)
 			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 				continue
+			}
+			if err == nil && memory.IsTemplate(name, m.Text) {
+				continue // memory init's template, not yet written in
 			}
 			if err != nil {
 				warn("%s left out of the briefing: %v", shown, err)

@@ -186,6 +186,24 @@ func (d Dir) forceIdentity(p, rel string, want []byte, keepTitle bool) (data []b
 	return nil, Kept, nil
 }
 
+// IsTemplate reports whether text, an identity file's text without its
+// header line, is still the template Init wrote for it (SOUL.md with any
+// name): nothing a briefing needs to quote.
+func IsTemplate(name, text string) bool {
+	var tmpl string
+	switch name {
+	case SoulFile:
+		tmpl = soulTemplate("")
+	case MemoryFile:
+		tmpl = memoryTemplate
+	case HandoffFile:
+		tmpl = handoffTemplate
+	default:
+		return false
+	}
+	return untouched(text, tmpl, name == SoulFile)
+}
+
 // untouched reports whether text is the template tmpl; for SOUL.md any
 // title line counts (it holds the agent's name).
 func untouched(text, tmpl string, anyTitle bool) bool {
