@@ -177,7 +177,7 @@ func (a *app) importJSON(s *store.Store, opts *importOptions, conflict exchange.
 	name := opts.input
 	data, err := safefile.ReadAllLimit(r, legacy.MaxInput)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
+		return safefile.Wrap("read", name, err)
 	}
 	kind, ok := legacy.Detect(data)
 	switch {
@@ -201,7 +201,7 @@ func (a *app) readLegacyInput(path string) ([]byte, error) {
 		data, err = safefile.ReadFile(path, legacy.MaxInput)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, safefile.Wrap("read", path, err)
 	}
 	return data, nil
 }

@@ -555,7 +555,7 @@ func readSettings(path string) ([]byte, error) {
 	}
 	data, err := safefile.ReadFile(path, integrate.MaxSettings)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, safefile.Wrap("read", path, err)
 	}
 	return data, nil
 }

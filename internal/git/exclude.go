@@ -68,7 +68,7 @@ func Exclude(ctx context.Context, path string) (*Exclusion, error) {
 	file := filepath.Join(common, "info", "exclude")
 	old, err := safefile.ReadRegular(file, maxExclude)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read %s: %w", x.File, unwrapPath(err))
+		return nil, safefile.Wrap("read", file, err)
 	}
 	for _, l := range strings.Split(string(old), "\n") {
 		if strings.TrimSpace(l) == x.Line {
@@ -84,18 +84,8 @@ func Exclude(ctx context.Context, path string) (*Exclusion, error) {
 		return nil, err
 	}
 	if err := safefile.WriteFile(file, data, 0o644); err != nil {
-		return nil, fmt.Errorf("write %s: %w", x.File, unwrapPath(err))
+		return nil, safefile.Wrap("write", file, err)
 	}
 	x.Added = true
 	return x, nil
-}
-
-// unwrapPath is err without the *fs.PathError's path, which the caller
-// names.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
-	}
-	return err
 }

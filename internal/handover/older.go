@@ -92,7 +92,7 @@ func ReadOlderCheckpointFile(p, name string) (*OlderCheckpoint, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+		return nil, safefile.Wrap("read", name, err)
 	}
 	var raw struct {
 		Status    string          `json:"status"`

@@ -287,7 +287,7 @@ func (d Dir) dir(real, rel string, create bool) (string, error) {
 		fi, err := os.Lstat(next)
 		if errors.Is(err, fs.ErrNotExist) && create {
 			if err := os.Mkdir(next, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return "", fmt.Errorf("create %s: %w", shown, err)
+				return "", safefile.Wrap("create", shown, err)
 			}
 			if err := safefile.SyncDir(p); err != nil {
 				return "", err

@@ -106,7 +106,7 @@ func (d Dir) Migrate(dryRun bool, now time.Time) (MigrateResult, error) {
 	}
 	for _, c := range todo {
 		if err := safefile.WriteFile(c.path, c.new, filePerm); err != nil {
-			return res, fmt.Errorf("write %s: %w", d.name(c.rel), err)
+			return res, safefile.Wrap("write", d.name(c.rel), err)
 		}
 	}
 	return res, nil

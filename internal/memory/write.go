@@ -492,7 +492,7 @@ func (d Dir) writeDoc(p, rel string, doc *Doc) error {
 		return fmt.Errorf("%s: would grow over the %d MiB limit for a memory file", d.name(rel), MaxFileSize>>20)
 	}
 	if err := safefile.WriteFile(p, data, filePerm); err != nil {
-		return fmt.Errorf("write %s: %w", d.name(rel), err)
+		return safefile.Wrap("write", d.name(rel), err)
 	}
 	return nil
 }
