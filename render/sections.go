@@ -547,15 +547,12 @@ func gitSection(w *writer, rec *handoff.Record, level int) {
 		list("staged", statusPaths(g.Staged))
 		list("unstaged", statusPaths(g.Unstaged))
 		list("untracked", g.Untracked)
-		for _, c := range g.RecentCommits {
-			fmt.Fprintf(&b, "commit: %s %s\n", flatten(handoff.Shorten(c.Hash, 12)), flatten(handoff.Shorten(c.Subject, 200)))
-		}
 	} else {
 		fmt.Fprintf(&b, "changed files: %d staged, %d unstaged, %d untracked\n", len(g.Staged), len(g.Unstaged), len(g.Untracked))
-		if level == 0 {
-			for _, c := range g.RecentCommits {
-				fmt.Fprintf(&b, "commit: %s %s\n", flatten(handoff.Shorten(c.Hash, 12)), flatten(handoff.Shorten(c.Subject, 200)))
-			}
+	}
+	if level == 0 {
+		for _, c := range g.RecentCommits {
+			fmt.Fprintf(&b, "commit: %s %s\n", flatten(handoff.Shorten(c.Hash, 12)), flatten(handoff.Shorten(c.Subject, 200)))
 		}
 	}
 	w.quote(b.String(), 16<<10)
