@@ -6,13 +6,21 @@ import "strings"
 // cancelled the session's last turn before it ended.
 const CancelledTurnQuestion = "The user cancelled the last turn before it ended: is the last request done, half done or dropped?"
 
+// The next steps a session's plan points to (DerivedNextSteps).
+const (
+	PendingPlanStep  = "Ask the user to approve or change the plan (in the session's plan) before acting on it"
+	ApprovedPlanStep = "Carry on with the approved plan (in the session's plan): check which of its steps the files and commits already cover"
+)
+
 // maxDerivedSteps bounds the next steps DerivedNextSteps returns.
 const maxDerivedSteps = 10
 
 // DerivedNextSteps are the next steps the session itself points to, for a
-// handoff in which nobody wrote any: the open todos (in progress first),
-// making the open failure pass, with its first error line, and the last
-// request when the user cancelled the last turn. They are never stored as
+// handoff in which nobody wrote any: asking for the user's word on a plan
+// put to them and not answered, the open todos (in progress first), going
+// on with an approved plan no todo list tracks, making the open failure
+// pass, with its first error line, and the last request when the user
+// cancelled the last turn. They are never stored as
 // the record's next steps, so nothing derived can take the place of what a
 // person or the agent wrote; render labels them as derived. None when the
 // record names next steps or the session shows none.
@@ -27,6 +35,9 @@ func (r *Record) DerivedNextSteps() []string {
 			steps = append(steps, step)
 		}
 	}
+	if s.Plan != "" && s.PlanStatus == PlanPending {
+		add(PendingPlanStep)
+	}
 	for _, status := range []string{"in_progress", "pending"} {
 		for _, t := range s.Todos {
 			if t.Status != status {
@@ -38,6 +49,10 @@ func (r *Record) DerivedNextSteps() []string {
 				add(t.Content)
 			}
 		}
+	}
+	if s.Plan != "" && s.PlanStatus == PlanApproved && len(s.Todos) == 0 {
+		// No todo list tracks the plan's progress: the plan is the work.
+		add(ApprovedPlanStep)
 	}
 	if f := s.LastFailure; f != nil && f.Command != "" {
 		step := "Make `" + f.Command + "` pass"

@@ -30,6 +30,12 @@ func TestDerivedNextSteps(t *testing.T) {
 			[]string{"Finish the last request, cancelled before it ended (check with the user first): rename the flag"}},
 		{"nothing open", Record{Session: &Session{Requests: []string{"what next?"}, Todos: []Todo{{Content: "x", Status: "completed"}}}}, nil},
 		{"a failure without output", Record{Session: &Session{LastFailure: &Command{Command: "make"}}}, []string{"Make `make` pass"}},
+		{"an approved plan no todo list tracks, before the failure", Record{Session: &Session{Plan: "# Port\n1. lexer", PlanStatus: PlanApproved, LastFailure: &Command{Command: "make"}}},
+			[]string{ApprovedPlanStep, "Make `make` pass"}},
+		{"an approved plan whose todos are done", Record{Session: &Session{Plan: "# Port", PlanStatus: PlanApproved, Todos: []Todo{{Content: "x", Status: "completed"}}}}, nil},
+		{"a plan awaiting the user, first", Record{Session: &Session{Plan: "# Port", PlanStatus: PlanPending, Todos: []Todo{{Content: "Lexer", Status: "pending"}}}},
+			[]string{PendingPlanStep, "Lexer"}},
+		{"a rejected plan is no way forward", Record{Session: &Session{Plan: "# Port", PlanStatus: PlanRejected}}, nil},
 	} {
 		if got := c.rec.DerivedNextSteps(); !slices.Equal(got, c.want) {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)

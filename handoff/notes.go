@@ -25,3 +25,15 @@ func (n Notes) Apply(rec *Record) error {
 	rec.Tags = append(rec.Tags, n.Tags...)
 	return rec.Normalize()
 }
+
+// Check reports what Apply would refuse (an empty item, ErrEmptyItem),
+// without a record to apply the notes to.
+func (n Notes) Check() error {
+	var scratch Record
+	return n.Apply(&scratch)
+}
+
+// Empty reports whether the notes say nothing.
+func (n Notes) Empty() bool {
+	return n.Title == "" && n.Summary == "" && len(n.NextSteps) == 0 && len(n.Decisions) == 0 && len(n.OpenQuestions) == 0 && len(n.Tags) == 0
+}

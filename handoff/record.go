@@ -50,6 +50,10 @@ type Project struct {
 	// Remote is the URL of the repository's main remote, with any
 	// credentials removed.
 	Remote string `json:"remote,omitempty"`
+	// RootCommit is the repository's root commit (the oldest of its
+	// roots reachable from HEAD), which names the project on every
+	// machine whatever its path (Identity).
+	RootCommit string `json:"root_commit,omitempty"`
 	// Kind is the project's language or ecosystem (go, node, python…).
 	Kind string `json:"kind,omitempty"`
 	// Checks are commands that build or test the project.
@@ -114,11 +118,15 @@ type FileTouched struct {
 
 // Session is the digest of an agent transcript.
 type Session struct {
-	Agent        string     `json:"agent"`
-	ID           string     `json:"id,omitempty"`
-	AgentVersion string     `json:"agent_version,omitempty"`
-	StartedAt    *time.Time `json:"started_at,omitempty"`
-	LastActivity *time.Time `json:"last_activity,omitempty"`
+	Agent        string `json:"agent"`
+	ID           string `json:"id,omitempty"`
+	AgentVersion string `json:"agent_version,omitempty"`
+	// AgentVersionSource says where AgentVersion came from: the
+	// transcript, or nowhere (unknown: Gemini CLI records no version).
+	// Empty in a record made by hand.
+	AgentVersionSource string     `json:"agent_version_source,omitempty"`
+	StartedAt          *time.Time `json:"started_at,omitempty"`
+	LastActivity       *time.Time `json:"last_activity,omitempty"`
 	// Requests are the user's requests in order; the last one is kept in
 	// full, earlier ones may be shortened.
 	Requests         []string  `json:"requests,omitempty"`
@@ -149,6 +157,12 @@ type PullRequest struct {
 	// Repository is "owner/name", when known.
 	Repository string `json:"repository,omitempty"`
 }
+
+// Where an agent's version came from (Session.AgentVersionSource).
+const (
+	VersionFromTranscript = "transcript" // the agent wrote it in the transcript
+	VersionUnknown        = "unknown"    // the transcript records none
+)
 
 // Plan statuses (Session.PlanStatus).
 const (

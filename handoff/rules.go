@@ -112,6 +112,9 @@ func (r *Record) Check() []error {
 	if r.Project.Path != "" && !filepath.IsAbs(r.Project.Path) && !strings.HasPrefix(r.Project.Path, "/") {
 		errs = append(errs, fmt.Errorf("project.path: %q is not absolute", Shorten(r.Project.Path, 80)))
 	}
+	if r.Project.RootCommit != "" && !ValidCommit(r.Project.RootCommit) {
+		errs = append(errs, fmt.Errorf("project.root_commit: %q is not a full lower-case commit hash", Shorten(r.Project.RootCommit, 80)))
+	}
 	if r.Source.Kind == SourceImport && r.Source.Import == nil {
 		errs = append(errs, errors.New("source.import: required when source.kind is import"))
 	}

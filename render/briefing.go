@@ -38,6 +38,9 @@ type Briefing struct {
 	// MatchedByName is set when the handoff was found by the project's
 	// name, not its path (it was made on another machine).
 	MatchedByName bool
+	// MatchedElsewhere is set when the handoff was made on another machine
+	// for the same repository (its root commit or remote) at another path.
+	MatchedElsewhere bool
 	// Drift is how the worktree moved since the handoff; nil when the
 	// project is not a git worktree.
 	Drift *handoff.Drift
@@ -137,7 +140,13 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 		}
 	}
 	if b.Record != nil {
-		if b.MatchedByName {
+		switch {
+		case b.MatchedElsewhere:
+			w.printf("\nThe handoff below was made on another machine for this same repository, cloned there at another path: paths in it are that machine's. Here the project is at:\n\n")
+			w.quote(b.Project, 1024)
+			w.printf("\nand on the machine that made the handoff at:\n\n")
+			w.quote(b.Record.Project.Path, 1024)
+		case b.MatchedByName:
 			w.printf("\nThe handoff below was made for a project of the same name at another path, so paths in it may differ from yours. Its path on the machine that made it:\n\n")
 			w.quote(b.Record.Project.Path, 1024)
 		}

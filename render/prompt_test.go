@@ -658,3 +658,21 @@ func TestBriefingListsDirtyFilesOnce(t *testing.T) {
 		t.Errorf("no list at all:\n%s", res.Text)
 	}
 }
+
+// A session whose transcript records no agent version (Gemini CLI) says
+// so, rather than leaving the reader to wonder.
+func TestUnknownAgentVersionIsSaid(t *testing.T) {
+	rec := fullRecord()
+	rec.Session.AgentVersion, rec.Session.AgentVersionSource = "", handoff.VersionUnknown
+	res, err := render.Render(rec, render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Text, "(version unknown: its transcript records none)") {
+		t.Errorf("no word of the unknown version in:\n%s", res.Text)
+	}
+	rec.Session.AgentVersion, rec.Session.AgentVersionSource = "0.63.0", handoff.VersionFromTranscript
+	if res, _ = render.Render(rec, render.Options{}); strings.Contains(res.Text, "version unknown") {
+		t.Errorf("a known version called unknown")
+	}
+}

@@ -121,8 +121,11 @@ func provenanceSection(w *writer, rec *handoff.Record, _ int) {
 		w.printf("- From the session transcript:\n")
 		var b strings.Builder
 		fmt.Fprintf(&b, "agent: %s", flatten(handoff.Shorten(s.Agent, 64)))
-		if s.AgentVersion != "" {
+		switch {
+		case s.AgentVersion != "":
 			fmt.Fprintf(&b, " %s", flatten(handoff.Shorten(s.AgentVersion, 64)))
+		case s.AgentVersionSource == handoff.VersionUnknown:
+			b.WriteString(" (version unknown: its transcript records none)")
 		}
 		if s.ID != "" {
 			fmt.Fprintf(&b, "\nsession: %s", flatten(handoff.Shorten(s.ID, 128)))

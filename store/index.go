@@ -16,8 +16,8 @@ import (
 // The index is an append-only text file. Its first line is indexHeader; every
 // other line is one event, its fields separated by tabs:
 //
-//	"+" id created_unix_ms tool project_name project_path title branch source tags summary_prefix
-//	"*" id created_unix_ms tool project_name project_path title branch source tags summary_prefix
+//	"+" id created_unix_ms tool project_name project_path title branch source root_commit remote_key tags summary_prefix
+//	"*" id created_unix_ms tool project_name project_path title branch source root_commit remote_key tags summary_prefix
 //	"-" id
 //
 // The last line for an id wins: "+" and "*" say the record exists with these
@@ -33,17 +33,18 @@ import (
 // backslash, tab, newline or carriage return is written as \\, \t, \n or
 // \r. A final line without its newline is a torn append: readers ignore it
 // and the next writer truncates it.
-const indexHeader = "session-handoff-index 2"
+const indexHeader = "session-handoff-index 3"
 
-// olderIndexHeader is the header of the index an earlier version wrote
-// (no "*" lines, "+" without the promise of order). It is rebuilt.
-const olderIndexHeader = "session-handoff-index 1"
+// olderIndexHeaders are the headers of the indexes earlier versions wrote:
+// 1 had no "*" lines and "+" without the promise of order, 2 had no
+// root_commit and remote_key. Such an index is rebuilt, in its order.
+var olderIndexHeaders = []string{"session-handoff-index 1", "session-handoff-index 2"}
 
 const (
 	// summaryPrefixLen is how much of a summary the index keeps for Query.
 	summaryPrefixLen = 200
 	// indexFields is the number of tab-separated fields of a "+" line.
-	indexFields = 11
+	indexFields = 13
 	// tombstoneLen is the length of a "-" line without its newline.
 	tombstoneLen = 2 + handoff.IDLength
 	// maxIndexSize bounds what a reader loads; line offsets are uint32.
@@ -61,6 +62,8 @@ const (
 	fTitle
 	fBranch
 	fSource
+	fRootCommit
+	fRemoteKey
 	fTags
 	fSummary
 )
@@ -94,8 +97,12 @@ type indexEntry struct {
 	Title       string
 	Branch      string
 	Source      string
-	Tags        []string
-	Summary     string // at most summaryPrefixLen bytes
+	// RootCommit and RemoteKey are the project's identity
+	// (handoff.Identity): its root commit and its remote's key.
+	RootCommit string
+	RemoteKey  string
+	Tags       []string
+	Summary    string // at most summaryPrefixLen bytes
 }
 
 // entryFromRecord returns the index entry describing r.
@@ -108,6 +115,8 @@ func entryFromRecord(r *handoff.Record) indexEntry {
 		ProjectPath: r.Project.Path,
 		Title:       r.Title,
 		Source:      r.Source.Kind,
+		RootCommit:  r.Project.RootCommit,
+		RemoteKey:   handoff.RemoteKey(r.Project.Remote),
 		Tags:        r.Tags,
 		Summary:     prefixUTF8(r.Summary, summaryPrefixLen),
 	}
@@ -155,7 +164,7 @@ func appendLine(dst []byte, e *indexEntry, after handoff.ID) []byte {
 	dst = append(dst, e.ID...)
 	dst = append(dst, '\t')
 	dst = appendInt(dst, e.CreatedMS)
-	for _, s := range [...]string{e.Tool, e.ProjectName, e.ProjectPath, e.Title, e.Branch, e.Source} {
+	for _, s := range [...]string{e.Tool, e.ProjectName, e.ProjectPath, e.Title, e.Branch, e.Source, e.RootCommit, e.RemoteKey} {
 		dst = append(dst, '\t')
 		dst = appendEscaped(dst, s)
 	}
@@ -505,6 +514,25 @@ func checkLine(line []byte) (lineRef, string) {
 
 var tab = []byte{'\t'}
 
+// eventID reads the operation and id of an event line of this version or
+// an earlier one (whose "+" lines had fewer fields): all a rebuild needs
+// to keep the entry order of the index it replaces.
+func eventID(line []byte) (id handoff.ID, del, ok bool) {
+	if len(line) < tombstoneLen || line[1] != '\t' || (len(line) > tombstoneLen && line[tombstoneLen] != '\t') {
+		return "", false, false
+	}
+	if _, _, ok := decodeID(line[2:tombstoneLen]); !ok {
+		return "", false, false
+	}
+	switch line[0] {
+	case '-':
+		return handoff.ID(line[2:tombstoneLen]), true, len(line) == tombstoneLen
+	case '+', '*':
+		return handoff.ID(line[2:tombstoneLen]), false, len(line) > tombstoneLen
+	}
+	return "", false, false
+}
+
 // splitFields splits a "+" line whose shape checkLine accepted.
 func splitFields(line []byte) (f [indexFields][]byte) {
 	for i := 0; i < indexFields-1; i++ {
@@ -539,7 +567,7 @@ func parseLine(line []byte) (ie indexEntry, del bool, err error) {
 	for _, d := range [...]struct {
 		dst *string
 		i   int
-	}{{&ie.Tool, fTool}, {&ie.ProjectName, fProjectName}, {&ie.ProjectPath, fProjectPath}, {&ie.Title, fTitle}, {&ie.Branch, fBranch}, {&ie.Source, fSource}, {&ie.Summary, fSummary}} {
+	}{{&ie.Tool, fTool}, {&ie.ProjectName, fProjectName}, {&ie.ProjectPath, fProjectPath}, {&ie.Title, fTitle}, {&ie.Branch, fBranch}, {&ie.Source, fSource}, {&ie.RootCommit, fRootCommit}, {&ie.RemoteKey, fRemoteKey}, {&ie.Summary, fSummary}} {
 		if *d.dst, err = unescape(f[d.i]); err != nil {
 			return ie, false, fmt.Errorf("field %d: %v", d.i+1, err)
 		}
@@ -574,7 +602,7 @@ func (ix *parsedIndex) lineNumber(i int) int {
 
 // headerReason says why a first line is not indexHeader.
 func headerReason(first []byte) string {
-	if string(first) == olderIndexHeader {
+	if slices.Contains(olderIndexHeaders, string(first)) {
 		return "written by an earlier version"
 	}
 	return fmt.Sprintf("header is not %q", indexHeader)

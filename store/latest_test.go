@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -23,17 +24,17 @@ func TestLatestForProject(t *testing.T) {
 	}
 	// By path, exactly: not the newer record of a project below it, nor
 	// the store's newest.
-	rec, byName, err := s.LatestForProject("/home/dev/src/app")
-	if err != nil || rec == nil || rec.ID != app.ID || byName {
-		t.Fatalf("app: %v %v %v", rec, byName, err)
+	rec, how, err := s.LatestForProject("/home/dev/src/app", nil)
+	if err != nil || rec == nil || rec.ID != app.ID || how != MatchPath {
+		t.Fatalf("app: %v %v %v", rec, how, err)
 	}
 	// By name, when no record has the path.
-	rec, byName, err = s.LatestForProject("/home/dev/src/lib")
-	if err != nil || rec == nil || rec.ID != elsewhere.ID || !byName {
-		t.Fatalf("lib: %v %v %v", rec, byName, err)
+	rec, how, err = s.LatestForProject("/home/dev/src/lib", nil)
+	if err != nil || rec == nil || rec.ID != elsewhere.ID || how != MatchName {
+		t.Fatalf("lib: %v %v %v", rec, how, err)
 	}
 	// None.
-	if rec, _, err := s.LatestForProject("/home/dev/src/none"); err != nil || rec != nil {
+	if rec, _, err := s.LatestForProject("/home/dev/src/none", nil); err != nil || rec != nil {
 		t.Fatalf("none: %v %v", rec, err)
 	}
 }
@@ -59,12 +60,12 @@ func TestResolveForProject(t *testing.T) {
 		{string(other.ID[:12]), app.Project.Path, other.ID, ""},
 	}
 	for _, c := range cases {
-		p, err := s.ResolveForProject(c.ref, c.root)
+		p, err := s.ResolveForProject(c.ref, c.root, nil)
 		if err != nil || p.ID != c.want || p.Note != c.note {
 			t.Errorf("%s in %q: %+v %v, want %s %q", c.ref, c.root, p, err, c.want, c.note)
 		}
 	}
-	if _, err := newTestStore(t).ResolveForProject("latest", app.Project.Path); !errors.Is(err, ErrEmpty) {
+	if _, err := newTestStore(t).ResolveForProject("latest", app.Project.Path, nil); !errors.Is(err, ErrEmpty) {
 		t.Errorf("empty store: %v", err)
 	}
 }
@@ -106,7 +107,7 @@ func TestLatestIsByEntryOrder(t *testing.T) {
 	if id, err := s.Resolve("latest"); err != nil || id != old.ID {
 		t.Errorf("Resolve(latest) = %s, %v; want %s", id, err, old.ID)
 	}
-	rec, _, err := s.LatestForProject(old.Project.Path)
+	rec, _, err := s.LatestForProject(old.Project.Path, nil)
 	if err != nil || rec == nil || rec.ID != old.ID {
 		t.Errorf("LatestForProject = %v, %v; want %s", rec, err, old.ID)
 	}
@@ -146,15 +147,15 @@ func TestLatestForProjectPastTheTail(t *testing.T) {
 	}
 	writeIndex(t, s, body)
 	for root, want := range map[string]struct {
-		id     handoff.ID
-		byName bool
+		id  handoff.ID
+		how ProjectMatch
 	}{
-		"/home/dev/src/app":     {old.ID, false}, // an old line holds the path
-		"/home/dev/src/lib":     {twin.ID, true}, // a line holds the name only
-		"/home/dev/src/new":     {"", false},     // no line holds either
-		"/home/dev/src/app/sub": {"", false},     // below a project is not it
+		"/home/dev/src/app":     {old.ID, MatchPath},  // an old line holds the path
+		"/home/dev/src/lib":     {twin.ID, MatchName}, // a line holds the name only
+		"/home/dev/src/new":     {"", NoMatch},        // no line holds either
+		"/home/dev/src/app/sub": {"", NoMatch},        // below a project is not it
 	} {
-		rec, byName, err := s.LatestForProject(root)
+		rec, how, err := s.LatestForProject(root, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", root, err)
 		}
@@ -162,14 +163,153 @@ func TestLatestForProjectPastTheTail(t *testing.T) {
 		if rec != nil {
 			got = rec.ID
 		}
-		if got != want.id || byName != want.byName {
-			t.Errorf("%s: %q (by name %v), want %q (by name %v)", root, got, byName, want.id, want.byName)
+		if got != want.id || how != want.how {
+			t.Errorf("%s: %q (%v), want %q (%v)", root, got, how, want.id, want.how)
 		}
+	}
+	// The identity is not read where no imported handoff could match.
+	reads := 0
+	if rec, _, err := s.LatestForProject("/home/dev/src/new", func() handoff.Identity { reads++; return handoff.Identity{RootCommit: strings.Repeat("a", 40)} }); err != nil || rec != nil || reads != 0 {
+		t.Errorf("new project with an identity: %v %v, identity read %d times", rec, err, reads)
 	}
 	if absent, err := s.indexLacksFields("/home/dev/src/new", "new"); err != nil || !absent {
 		t.Errorf("new project: absent %v, %v", absent, err)
 	}
 	if absent, err := s.indexLacksFields("/home/dev/src/new", "site"); err != nil || absent {
 		t.Errorf("a name every line holds: absent %v, %v", absent, err)
+	}
+}
+
+// fromMachine makes r a handoff that arrived from another machine, made
+// there at path for the repository with root commit root and remote url.
+func fromMachine(r *handoff.Record, path, root, url string) *handoff.Record {
+	r.Project.Path, r.Project.Name, r.Project.RootCommit, r.Project.Remote = path, filepath.Base(path), root, url
+	return imported(r, r.CreatedAt)
+}
+
+// TestLatestForProjectByIdentity: a handoff imported from another machine
+// for the same repository (its root commit or, without one, its remote)
+// at another path is the project's, and wins over an older one made here
+// at the path; a handoff made here at another path, or imported for
+// another repository of the same name, is not. The identity is read only
+// when an imported handoff could match.
+func TestLatestForProjectByIdentity(t *testing.T) {
+	const (
+		rootA = "1111111111111111111111111111111111111111"
+		rootB = "2222222222222222222222222222222222222222"
+	)
+	here := "/home/dev/src/app"
+	t0 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name  string
+		saved []*handoff.Record
+		id    handoff.Identity
+		want  int // index into saved, -1 for none
+		how   ProjectMatch
+		reads int // identity reads expected
+	}{
+		{"same root commit, other path, newer than the local one",
+			[]*handoff.Record{
+				mkRecord(t, t0, "codex", "app", "made here"),
+				fromMachine(mkRecord(t, t0.Add(time.Hour), "claude-code", "x", "made on the laptop"), "/Users/me/work/app-main", rootA, "git@github.com:org/app.git"),
+			},
+			handoff.Identity{RootCommit: rootA}, 1, MatchIdentity, 1},
+		{"same remote, no root commit on either side",
+			[]*handoff.Record{
+				fromMachine(mkRecord(t, t0, "codex", "x", "laptop"), "/Users/me/app2", "", "git@github.com:Org/App.git"),
+			},
+			handoff.Identity{RemoteKeys: []string{"github.com/org/app"}}, 0, MatchIdentity, 1},
+		{"same remote, different root commits: another history",
+			[]*handoff.Record{
+				fromMachine(mkRecord(t, t0, "codex", "x", "laptop"), "/Users/me/app2", rootB, "https://github.com/org/app"),
+			},
+			handoff.Identity{RootCommit: rootA, RemoteKeys: []string{"github.com/org/app"}}, -1, NoMatch, 1},
+		{"the local one is newer",
+			[]*handoff.Record{
+				fromMachine(mkRecord(t, t0, "claude-code", "x", "made on the laptop"), "/Users/me/app", rootA, ""),
+				mkRecord(t, t0.Add(time.Hour), "codex", "app", "made here"),
+			},
+			handoff.Identity{RootCommit: rootA}, 1, MatchPath, 0},
+		{"made here at another path: not by identity",
+			[]*handoff.Record{
+				func() *handoff.Record {
+					r := mkRecord(t, t0, "codex", "other", "another worktree here")
+					r.Project.RootCommit = rootA
+					return r
+				}(),
+			},
+			handoff.Identity{RootCommit: rootA}, -1, NoMatch, 0},
+		{"a stranger's bundle naming this repository is not its latest",
+			[]*handoff.Record{
+				mkRecord(t, t0, "codex", "app", "made here"),
+				func() *handoff.Record {
+					r := fromMachine(mkRecord(t, t0.Add(time.Hour), "codex", "x", "unverified"), "/Users/eve/app", rootA, "")
+					r.Source.Import.Verification, r.Source.Import.Signer = "untrusted", ""
+					return r
+				}(),
+			},
+			handoff.Identity{RootCommit: rootA}, 0, MatchPath, 1},
+		{"imported, same name, another repository: by name",
+			[]*handoff.Record{
+				fromMachine(mkRecord(t, t0, "codex", "x", "another app"), "/Users/me/app", rootB, ""),
+			},
+			handoff.Identity{RootCommit: rootA}, 0, MatchName, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newTestStore(t)
+			for _, r := range c.saved {
+				mustSave(t, s, r)
+			}
+			reads := 0
+			rec, how, err := s.LatestForProject(here, func() handoff.Identity { reads++; return c.id })
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got handoff.ID
+			if rec != nil {
+				got = rec.ID
+			}
+			var want handoff.ID
+			if c.want >= 0 {
+				want = c.saved[c.want].ID
+			}
+			if got != want || how != c.how || reads != c.reads {
+				t.Errorf("got %s (%v), identity read %d times; want %s (%v), %d", got, how, reads, want, c.how, c.reads)
+			}
+		})
+	}
+}
+
+// TestLatestForProjectByIdentityPastTheTail: an imported handoff of the
+// same repository far from the end of the index is found by the full
+// read; one of another repository is not, after one identity read.
+func TestLatestForProjectByIdentityPastTheTail(t *testing.T) {
+	s := newTestStore(t)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	root := strings.Repeat("c", 40)
+	laptop := fromMachine(mkRecord(t, t0, "codex", "x", "made on the laptop"), "/Users/me/code/app", root, "")
+	mustSave(t, s, laptop)
+	ie := entryFromRecord(laptop)
+	body, greatest := appendLine(nil, &ie, ""), ie.ID
+	for i := range 6000 { // past the backward scan's budget
+		r := mkRecord(t, t0.Add(time.Duration(i+2)*time.Minute), "codex", "site", "site "+strings.Repeat("y", 200))
+		ie := entryFromRecord(r)
+		body, greatest = appendLine(body, &ie, greatest), max(greatest, ie.ID)
+	}
+	writeIndex(t, s, body)
+	for _, c := range []struct {
+		root string
+		want handoff.ID
+	}{{root, laptop.ID}, {strings.Repeat("d", 40), ""}} {
+		reads := 0
+		rec, how, err := s.LatestForProject("/home/dev/src/app-desk", func() handoff.Identity { reads++; return handoff.Identity{RootCommit: c.root} })
+		var got handoff.ID
+		if rec != nil {
+			got = rec.ID
+		}
+		if err != nil || got != c.want || reads != 1 || (c.want != "" && how != MatchIdentity) {
+			t.Errorf("root %s: %s (%v) %v, identity read %d times; want %s", c.root[:4], got, how, err, reads, c.want)
+		}
 	}
 }

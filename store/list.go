@@ -248,10 +248,14 @@ func (s *Store) Resolve(ref string) (handoff.ID, error) {
 
 // matcher is a compiled Filter.
 type matcher struct {
-	tool       string
-	project    string
-	projPath   string // cleaned, when Project is an absolute path
-	exactPath  bool   // projPath must equal the project path, not contain it
+	tool      string
+	project   string
+	projPath  string // cleaned, when Project is an absolute path
+	exactPath bool   // projPath must equal the project path, not contain it
+	// elsewhere, with exactPath, also matches a handoff imported from
+	// another machine whose project has the identity it returns (read on
+	// first need, once).
+	elsewhere  *lazyIdentity
 	query      string // lower case
 	queryASCII bool
 	queryComma bool
@@ -338,6 +342,11 @@ func (m *matcher) match(line []byte) (bool, error) {
 			}
 			if m.exactPath {
 				ok = string(path) == m.projPath
+				if !ok && m.elsewhere != nil {
+					if ok, err = m.elsewhere.matches(f); err != nil {
+						return false, err
+					}
+				}
 			} else {
 				ok = under(string(path), m.projPath)
 			}
@@ -658,25 +667,52 @@ func (s *Store) recoverIndex(cause error) (*parsedIndex, error) {
 	return ix, nil
 }
 
+// ProjectMatch says how LatestForProject found a project's handoff.
+type ProjectMatch int
+
+const (
+	// NoMatch: the project has no handoff.
+	NoMatch ProjectMatch = iota
+	// MatchPath: made at the project's own path.
+	MatchPath
+	// MatchIdentity: imported from another machine, made for the same
+	// repository (handoff.Identity) at another path.
+	MatchIdentity
+	// MatchName: made for a project of the same directory name at another
+	// path, and nothing matched better.
+	MatchName
+)
+
 // LatestForProject finds the newest handoff made for the project at root:
-// by its path (exactly, not a project below it), or else by the
-// directory's name, which matched reports (a handoff made on another
-// machine, where the path differs). It returns nil when there is none.
-func (s *Store) LatestForProject(root string) (rec *handoff.Record, matchedByName bool, err error) {
+// the last to enter the store of those made at its path (exactly, not a
+// project below it) or, when identity is not nil, imported from another
+// machine for the same repository at another path (identity returns this
+// project's handoff.Identity; it is called only when such a handoff is a
+// candidate, since it costs git calls) and signed by a key the trust
+// store holds (handoff.Source.Vouched). Only when neither finds one, a
+// handoff made for a project of the same directory name elsewhere is
+// taken. It returns nil and NoMatch when there is none.
+func (s *Store) LatestForProject(root string, identity func() handoff.Identity) (*handoff.Record, ProjectMatch, error) {
 	m, err := newMatcher(Filter{Project: root})
 	if err != nil {
-		return nil, false, err
+		return nil, NoMatch, err
 	}
 	m.exactPath = true
+	if identity != nil {
+		m.elsewhere = &lazyIdentity{read: identity, vouched: func(id handoff.ID) bool {
+			rec, err := s.Get(id)
+			return err == nil && rec.Source.Vouched()
+		}}
+	}
 	name := filepath.Base(root)
 	byName := name != "/" && name != "." && !strings.ContainsRune(name, filepath.Separator)
-	// One backward pass finds both; it stops at the first match by path,
-	// which wins over any match by name.
+	// One backward pass finds both; it stops at the first match by path
+	// or identity, which wins over any match by name.
 	ms := []*matcher{m}
 	if byName {
 		nm, err := newMatcher(Filter{Project: name})
 		if err != nil {
-			return nil, false, err
+			return nil, NoMatch, err
 		}
 		ms = append(ms, nm)
 	}
@@ -686,15 +722,20 @@ func (s *Store) LatestForProject(root string) (rec *handoff.Record, matchedByNam
 	if errors.Is(err, errTailGaveUp) && m.projPath != "" {
 		// Not near the end of the index. Most often the project has no
 		// handoff at all (a session in a new project): when no line holds
-		// its path, nor its name where no match by name was found, that
-		// is the answer, found at the speed of a byte search instead of
-		// parsing every line. Else the backward scan goes on, and the full
-		// read after it.
+		// its path, nor its name where no match by name was found, nor
+		// (with imports in the store) its identity, that is the answer,
+		// found at the speed of a byte search instead of parsing every
+		// line. Else the backward scan goes on, and the full read after
+		// it.
 		need := []string{m.projPath}
 		if byName && found[1] == nil {
 			need = append(need, name)
 		}
-		if absent, aerr := s.indexLacksFields(need...); aerr == nil && absent {
+		absent, aerr := s.indexLacksFields(need...)
+		if aerr == nil && absent && m.elsewhere != nil {
+			absent, aerr = s.indexLacksIdentity(m.elsewhere)
+		}
+		if aerr == nil && absent {
 			err = nil
 		} else {
 			found, err = s.tailLatest(ms...)
@@ -704,15 +745,87 @@ func (s *Store) LatestForProject(root string) (rec *handoff.Record, matchedByNam
 		found, err = s.latestEntriesFull(ms...)
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, NoMatch, err
 	}
 	for i, e := range found {
-		if e != nil {
-			rec, err := s.Get(e.ID)
-			return rec, i > 0, err
+		if e == nil {
+			continue
 		}
+		rec, err := s.Get(e.ID)
+		how := MatchPath
+		switch {
+		case i > 0:
+			how = MatchName
+		case e.ProjectPath != m.projPath:
+			how = MatchIdentity
+		}
+		return rec, how, err
 	}
-	return nil, false, nil
+	return nil, NoMatch, nil
+}
+
+// indexLacksIdentity reports whether no handoff imported from another
+// machine can be of the repository id describes: the index has no
+// imported handoff at all, or none holds its root commit or a remote key
+// of its. The identity is read only in the second case.
+func (s *Store) indexLacksIdentity(id *lazyIdentity) (bool, error) {
+	absent, err := s.indexLacksFields(handoff.SourceImport)
+	if err != nil || absent {
+		return absent, err
+	}
+	here := id.get()
+	if !here.Known() {
+		return true, nil
+	}
+	var need []string
+	if here.RootCommit != "" {
+		need = append(need, here.RootCommit)
+	}
+	return s.indexLacksFields(append(need, here.RemoteKeys...)...)
+}
+
+// lazyIdentity is a project's identity, read on first need, and what
+// decides whether an imported handoff may be taken for the project.
+type lazyIdentity struct {
+	read func() handoff.Identity
+	// vouched reports whether the handoff id was signed by a key the
+	// trust store holds (handoff.Source.Vouched): a stranger's bundle
+	// naming this repository must not become its latest.
+	vouched func(id handoff.ID) bool
+	done    bool
+	id      handoff.Identity
+}
+
+func (l *lazyIdentity) get() handoff.Identity {
+	if !l.done {
+		l.id, l.done = l.read(), true
+	}
+	return l.id
+}
+
+// matches reports whether the index line split into f is a handoff
+// imported from another machine for the repository l names, and vouched
+// for.
+func (l *lazyIdentity) matches(f [indexFields][]byte) (bool, error) {
+	if len(f[fRootCommit]) == 0 && len(f[fRemoteKey]) == 0 {
+		return false, nil
+	}
+	src, err := fieldValue(f[fSource])
+	if err != nil || string(src) != handoff.SourceImport {
+		return false, err
+	}
+	root, err := fieldValue(f[fRootCommit])
+	if err != nil {
+		return false, err
+	}
+	remote, err := fieldValue(f[fRemoteKey])
+	if err != nil {
+		return false, err
+	}
+	if !l.get().Matches(string(root), string(remote)) {
+		return false, nil
+	}
+	return l.vouched(handoff.ID(f[fID])), nil
 }
 
 // Matches reports whether query, ignoring case, occurs in the entry's id,
@@ -738,15 +851,16 @@ type Pick struct {
 }
 
 // ResolveForProject is Resolve with "latest" meaning the newest handoff of
-// the project at root (matched as LatestForProject does), or the store's
-// newest when that project has none or root is empty. An id or prefix
-// resolves as Resolve does, wherever the project is.
-func (s *Store) ResolveForProject(ref, root string) (Pick, error) {
+// the project at root (matched as LatestForProject does, identity as
+// there), or the store's newest when that project has none or root is
+// empty. An id or prefix resolves as Resolve does, wherever the project
+// is.
+func (s *Store) ResolveForProject(ref, root string, identity func() handoff.Identity) (Pick, error) {
 	id, err := s.Resolve(ref)
 	if err != nil || root == "" || !strings.EqualFold(ref, "latest") {
 		return Pick{ID: id}, err
 	}
-	rec, byName, err := s.LatestForProject(root)
+	rec, match, err := s.LatestForProject(root, identity)
 	if err != nil {
 		return Pick{}, err
 	}
@@ -757,8 +871,11 @@ func (s *Store) ResolveForProject(ref, root string) (Pick, error) {
 		return Pick{ID: id}, nil
 	}
 	how := ""
-	if byName {
+	switch match {
+	case MatchName:
 		how = " (matched by the directory's name)"
+	case MatchIdentity:
+		how = " (made on another machine for the same repository)"
 	}
 	return Pick{ID: rec.ID, Note: fmt.Sprintf("latest: the newest handoff of %s%s (%s)", handoff.CleanText(root), how, rec.ID)}, nil
 }

@@ -160,12 +160,11 @@ func (r *scanResult) inEntryOrder(old []byte) {
 		}
 		line := old[:nl]
 		old = old[nl+1:]
-		ref, reason := checkLine(line)
-		if reason != "" {
+		id, del, ok := eventID(line)
+		if !ok {
 			continue // the header, or damage
 		}
-		id := handoff.ID(line[2:tombstoneLen])
-		if ref.del {
+		if del {
 			delete(rank, id)
 		} else {
 			rank[id] = n

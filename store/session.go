@@ -50,10 +50,16 @@ func (s *Store) SaveSessionCapture(rec *handoff.Record, notes handoff.Notes) (up
 	for _, old := range same {
 		if old.Source.Kind == handoff.SourceHand {
 			rec.AdoptWritten(old)
+		} else {
+			rec.KeepAttachments(old)
 		}
 	}
 	if err := notes.Apply(rec); err != nil {
 		return false, err
+	}
+	if !notes.Empty() {
+		// Someone wrote part of it: a later capture keeps what they wrote.
+		rec.Source.Kind = handoff.SourceHand
 	}
 	if len(same) == 0 {
 		return false, s.Save(rec)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,7 +69,7 @@ func TestSaveThenCaptureIsOneRecord(t *testing.T) {
 	if got.Session == nil || got.Session.ID != "sess-1" || len(got.Files) != 2 {
 		t.Errorf("what the transcript shows is missing: session %+v, files %+v", got.Session, got.Files)
 	}
-	latest, _, err := s.LatestForProject(save.Project.Path)
+	latest, _, err := s.LatestForProject(save.Project.Path, nil)
 	if err != nil || latest == nil || latest.ID != save.ID {
 		t.Fatalf("latest %v, %v; want %s", latest, err, save.ID)
 	}
@@ -132,5 +133,52 @@ func TestCaptureLeavesOtherSavesAlone(t *testing.T) {
 	}
 	if got, err := s.Get(end.ID); err != nil || len(got.NextSteps) != 0 {
 		t.Errorf("the capture took another record's words: %+v, %v", got, err)
+	}
+}
+
+// A session captured with notes and a transcript attached, then captured
+// again with neither (the next hook, or capture run again): one record,
+// which keeps the notes (they made it hand-written) and the attachment;
+// a newer attachment of the same name replaces the older.
+func TestRecaptureKeepsNotesAndAttachments(t *testing.T) {
+	s := newTestStore(t)
+	start := baseTime
+	first := sessionCapture(t, start.Add(10*time.Minute), start, start.Add(9*time.Minute), "sess-1", "lexer.go")
+	first.Attachments = []handoff.Attachment{
+		{Name: "transcript.jsonl", MediaType: "application/x-ndjson", Size: 1, SHA256: strings.Repeat("a", 64)},
+		{Name: "changes.patch", MediaType: "text/x-git-patch", Size: 1, SHA256: strings.Repeat("b", 64)},
+	}
+	first.Redactions = []handoff.Redaction{{Kind: "github-token", Count: 2}}
+	if _, err := s.SaveSessionCapture(first, handoff.Notes{NextSteps: []string{"Port the parser"}}); err != nil {
+		t.Fatal(err)
+	}
+	again := sessionCapture(t, start.Add(20*time.Minute), start, start.Add(19*time.Minute), "sess-1", "lexer.go", "parser.go")
+	again.Attachments = []handoff.Attachment{{Name: "changes.patch", MediaType: "text/x-git-patch", Size: 2, SHA256: strings.Repeat("c", 64)}}
+	if updated, err := s.SaveSessionCapture(again, handoff.Notes{}); err != nil || !updated {
+		t.Fatalf("second capture: updated %v, %v", updated, err)
+	}
+	entries := mustList(t, s, Filter{})
+	if len(entries) != 1 {
+		t.Fatalf("%d records, want 1", len(entries))
+	}
+	got, err := s.Get(entries[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.NextSteps, []string{"Port the parser"}) {
+		t.Errorf("next steps %q: the first capture's notes were lost", got.NextSteps)
+	}
+	var names []string
+	for _, a := range got.Attachments {
+		names = append(names, a.Name+":"+a.SHA256[:1])
+	}
+	if !slices.Equal(names, []string{"changes.patch:c", "transcript.jsonl:a"}) {
+		t.Errorf("attachments %v, want the newer changes and the first transcript", names)
+	}
+	if len(got.Redactions) != 1 || got.Redactions[0].Count != 2 {
+		t.Errorf("redactions %+v", got.Redactions)
+	}
+	if len(got.Files) != 2 {
+		t.Errorf("files %+v: the newest capture's", got.Files)
 	}
 }

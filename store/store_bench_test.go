@@ -182,7 +182,7 @@ func BenchmarkLatestForProject(b *testing.B) {
 			} {
 				b.Run(c.name, func(b *testing.B) {
 					for b.Loop() {
-						rec, _, err := s.LatestForProject(c.root)
+						rec, _, err := s.LatestForProject(c.root, nil)
 						if err != nil || (rec != nil) != c.found {
 							b.Fatalf("%v %v", rec, err)
 						}

@@ -1098,7 +1098,7 @@ func TestReadsDoNotRunTheSchema(t *testing.T) {
 	if _, err := s.Get(r.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.LatestForProject(r.Project.Path); err != nil {
+	if _, _, err := s.LatestForProject(r.Project.Path, nil); err != nil {
 		t.Fatal(err)
 	}
 	testsys.Check(t, os.Remove(indexPath(s))) // a rebuild from the records reads them too

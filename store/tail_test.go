@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -150,7 +151,7 @@ func TestTailLatestDamageFallsBack(t *testing.T) {
 	if len(got) != 1 || got[0].ID != b.ID {
 		t.Fatalf("latest after damage: %v", got)
 	}
-	if rec, _, err := s.LatestForProject("/home/dev/src/app"); err != nil || rec == nil || rec.ID != b.ID {
+	if rec, _, err := s.LatestForProject("/home/dev/src/app", nil); err != nil || rec == nil || rec.ID != b.ID {
 		t.Fatalf("LatestForProject after damage: %v %v", rec, err)
 	}
 }
@@ -168,35 +169,43 @@ func sameIDs(a, b []Entry) bool {
 }
 
 // TestOlderIndexIsRebuiltSilently: an index of version 1 (no "*" lines, no
-// promise of order) is rebuilt on first use, without a warning.
+// promise of order) or 2 (no project identity) is rebuilt on first use,
+// without a warning, in its entry order.
 func TestOlderIndexIsRebuiltSilently(t *testing.T) {
-	s := newTestStore(t)
-	var warned []error
-	s.SetWarn(func(err error) { warned = append(warned, err) })
-	a := mkRecord(t, baseTime, "codex", "app", "first")
-	b := mkRecord(t, baseTime.Add(time.Hour), "codex", "app", "second")
-	mustSave(t, s, b)
-	mustSave(t, s, a) // an older id after a newer: "*" in version 2
-	var v1 []byte
-	v1 = append(v1, olderIndexHeader+"\n"...)
-	for _, r := range []*handoff.Record{b, a} {
-		ie := entryFromRecord(r)
-		v1 = appendLine(v1, &ie, "")
-	}
-	if err := os.WriteFile(s.path(indexFile), v1, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// Its lines are in entry order, which the rebuild keeps.
-	if got := mustList(t, s, Filter{}); len(got) != 2 || got[0].ID != a.ID {
-		t.Fatalf("list over a version-1 index: %v, want %s (entered last) first", ids(got), a.ID)
-	}
-	mustSave(t, s, mkRecord(t, baseTime.Add(2*time.Hour), "codex", "app", "third"))
-	data, _ := os.ReadFile(s.path(indexFile))
-	if !strings.HasPrefix(string(data), indexHeader+"\n") {
-		t.Fatalf("index not rebuilt: %q", data)
-	}
-	if len(warned) > 0 {
-		t.Fatalf("warned: %v", warned)
+	for _, header := range olderIndexHeaders {
+		t.Run(header, func(t *testing.T) {
+			s := newTestStore(t)
+			var warned []error
+			s.SetWarn(func(err error) { warned = append(warned, err) })
+			a := mkRecord(t, baseTime, "codex", "app", "first")
+			b := mkRecord(t, baseTime.Add(time.Hour), "codex", "app", "second")
+			mustSave(t, s, b)
+			mustSave(t, s, a) // an older id after a newer: "*" in version 2
+			old := []byte(header + "\n")
+			for _, r := range []*handoff.Record{b, a} {
+				ie := entryFromRecord(r)
+				line := appendLine(nil, &ie, "")
+				// Without this version's two identity fields.
+				f := bytes.Split(line, []byte{'\t'})
+				f = append(f[:fRootCommit:fRootCommit], f[fTags:]...)
+				old = append(old, bytes.Join(f, []byte{'\t'})...)
+			}
+			if err := os.WriteFile(s.path(indexFile), old, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// Its lines are in entry order, which the rebuild keeps.
+			if got := mustList(t, s, Filter{}); len(got) != 2 || got[0].ID != a.ID {
+				t.Fatalf("list over an older index: %v, want %s (entered last) first", ids(got), a.ID)
+			}
+			mustSave(t, s, mkRecord(t, baseTime.Add(2*time.Hour), "codex", "app", "third"))
+			data, _ := os.ReadFile(s.path(indexFile))
+			if !strings.HasPrefix(string(data), indexHeader+"\n") {
+				t.Fatalf("index not rebuilt: %q", data)
+			}
+			if len(warned) > 0 {
+				t.Fatalf("warned: %v", warned)
+			}
+		})
 	}
 }
 

@@ -103,8 +103,17 @@ func runCapture(a *app, opts *captureOptions) error {
 	if err != nil {
 		return err
 	}
-	// What the user says wins over what the transcript says.
-	if err := opts.notes.apply(a, res.Record); err != nil {
+	// What the user says wins over what the transcript says, and over
+	// what was saved earlier in the session: the notes go in last.
+	notes, err := opts.notes.read(a)
+	if err != nil {
+		return err
+	}
+	if opts.dryRun {
+		if err := noteError(notes.Apply(res.Record)); err != nil {
+			return err
+		}
+	} else if err := noteError(notes.Check()); err != nil {
 		return err
 	}
 	if opts.noRedact {
@@ -116,8 +125,9 @@ func runCapture(a *app, opts *captureOptions) error {
 			return err
 		}
 	}
+	updated := false
 	if !opts.dryRun {
-		if err := a.saveCaptured(res.Record, staged, m); err != nil {
+		if updated, err = a.saveCaptured(res.Record, notes, staged, m); err != nil {
 			return err
 		}
 	}
@@ -128,7 +138,7 @@ func runCapture(a *app, opts *captureOptions) error {
 			"session":    map[string]any{"agent": res.Session.Agent, "id": res.Session.ID, "path": res.Session.Path},
 			"redactions": res.Report, "stats": res.Digest.Stats, "untouched_dirty": res.UntouchedDirty})
 	}
-	printCaptured(a, opts, res)
+	printCaptured(a, opts, res, updated)
 	return nil
 }
 
@@ -154,27 +164,29 @@ func (a *app) captureOptions(opts *captureOptions) (capture.Options, error) {
 	return copts, nil
 }
 
-// saveCaptured stores rec, and first the staged transcript and the
-// changes m as its attachments when there are.
-func (a *app) saveCaptured(rec *handoff.Record, staged *os.File, m *changes.Made) error {
+// saveCaptured stores rec with notes, and first the staged transcript and
+// the changes m as its attachments when there are. A session already
+// captured or saved into is one record, updated (FORMAT.md §3.1), which
+// updated reports.
+func (a *app) saveCaptured(rec *handoff.Record, notes handoff.Notes, staged *os.File, m *changes.Made) (updated bool, err error) {
 	s, err := a.openStore()
 	if err != nil {
-		return err
+		return false, err
 	}
 	if staged != nil {
 		if _, err := staged.Seek(0, 0); err != nil {
-			return err
+			return false, err
 		}
 		if err := attachTranscript(s, rec, staged); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if m != nil {
 		if err := attachChanges(s, rec, m); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return s.Save(rec)
+	return s.SaveSessionCapture(rec, notes)
 }
 
 func attachTranscript(s *store.Store, rec *handoff.Record, f *os.File) error {
@@ -188,12 +200,16 @@ func attachTranscript(s *store.Store, rec *handoff.Record, f *os.File) error {
 
 // printCaptured says what capture made: the record (on a dry run) or its
 // id, the session it came from, and what was redacted.
-func printCaptured(a *app, opts *captureOptions, res *capture.Result) {
+func printCaptured(a *app, opts *captureOptions, res *capture.Result, updated bool) {
 	rec := res.Record
 	if opts.dryRun {
 		a.printRecord(rec)
 	} else {
-		fmt.Fprintf(a.stdout, "saved %s  %s\n", rec.ID, cell(rec.Title, 200))
+		verb := "saved"
+		if updated {
+			verb = "updated"
+		}
+		fmt.Fprintf(a.stdout, "%s %s  %s\n", verb, rec.ID, cell(rec.Title, 200))
 		render.PeopleNextSteps(a.stdout, rec)
 		render.PeopleSession(a.stdout, rec)
 		fmt.Fprintln(a.stdout)

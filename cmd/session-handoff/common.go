@@ -109,7 +109,7 @@ func (a *app) resolveHere(s *store.Store, ref string, allProjects bool) (handoff
 		// store's newest, as before projects counted.
 		root, _ = capture.ProjectRoot(a.ctx, ".")
 	}
-	pick, err := s.ResolveForProject(ref, root)
+	pick, err := s.ResolveForProject(ref, root, capture.IdentityFunc(a.ctx, root))
 	if err != nil {
 		id, err := resolveLegacy(s, ref, err)
 		if err != nil {

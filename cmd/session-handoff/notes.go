@@ -44,20 +44,32 @@ func (n *noteOptions) check() error {
 // apply reads the summary file if one was named and puts what the person
 // said into rec (handoff.Notes.Apply); an empty item is a usage error.
 func (n *noteOptions) apply(a *app, rec *handoff.Record) error {
+	notes, err := n.read(a)
+	if err != nil {
+		return err
+	}
+	return noteError(notes.Apply(rec))
+}
+
+// read is what the person said, with the summary file read if one was
+// named.
+func (n *noteOptions) read(a *app) (handoff.Notes, error) {
 	notes := handoff.Notes{Title: n.title, Summary: n.summary, NextSteps: n.next, Decisions: n.decisions,
 		OpenQuestions: n.questions, Tags: n.tagValues}
 	if n.summaryFile != "" {
 		t, err := a.readText(n.summaryFile)
 		if err != nil {
-			return err
+			return notes, err
 		}
 		notes.Summary = t
 	}
-	if err := notes.Apply(rec); err != nil {
-		if errors.Is(err, handoff.ErrEmptyItem) {
-			return usageError{err}
-		}
-		return err
+	return notes, nil
+}
+
+// noteError makes an empty item among the notes a usage error.
+func noteError(err error) error {
+	if errors.Is(err, handoff.ErrEmptyItem) {
+		return usageError{err}
 	}
-	return nil
+	return err
 }

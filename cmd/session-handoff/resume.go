@@ -103,7 +103,7 @@ func runResume(a *app, opts *resumeOptions) error {
 	}
 	if opts.json {
 		return a.writeJSON(resumeJSON{Project: root, Memory: br.Memory, Handoff: br.Record,
-			MatchedByName: br.MatchedByName, Drift: br.Drift, Changes: br.Changes, Omitted: res.Omitted, Shortened: res.Shortened, Briefing: res.Text})
+			MatchedByName: br.MatchedByName, MatchedElsewhere: br.MatchedElsewhere, Drift: br.Drift, Changes: br.Changes, Omitted: res.Omitted, Shortened: res.Shortened, Briefing: res.Text})
 	}
 	if _, err := io.WriteString(a.stdout, res.Text); err != nil {
 		return err
@@ -114,13 +114,15 @@ func runResume(a *app, opts *resumeOptions) error {
 
 // resumeJSON is resume's --json output.
 type resumeJSON struct {
-	Project       string                 `json:"project"`
-	Memory        []render.MemoryFile    `json:"memory"`
-	Handoff       *handoff.Record        `json:"handoff"`
-	MatchedByName bool                   `json:"matched_by_name,omitempty"`
-	Drift         *handoff.Drift         `json:"drift"`
-	Changes       *render.CarriedChanges `json:"changes,omitempty"`
-	Omitted       []string               `json:"omitted,omitempty"`
-	Shortened     []string               `json:"shortened,omitempty"`
-	Briefing      string                 `json:"briefing"`
+	Project       string              `json:"project"`
+	Memory        []render.MemoryFile `json:"memory"`
+	Handoff       *handoff.Record     `json:"handoff"`
+	MatchedByName bool                `json:"matched_by_name,omitempty"`
+	// MatchedElsewhere: made on another machine for the same repository.
+	MatchedElsewhere bool                   `json:"matched_elsewhere,omitempty"`
+	Drift            *handoff.Drift         `json:"drift"`
+	Changes          *render.CarriedChanges `json:"changes,omitempty"`
+	Omitted          []string               `json:"omitted,omitempty"`
+	Shortened        []string               `json:"shortened,omitempty"`
+	Briefing         string                 `json:"briefing"`
 }

@@ -65,9 +65,11 @@ func Gather(ctx context.Context, s *store.Store, o Options) (render.Briefing, er
 	br := render.Briefing{Project: o.Project}
 	br.Memory = ReadMemoryFiles(o.Project, o.MemoryDir, o.warn)
 	var err error
-	if br.Record, br.MatchedByName, err = s.LatestForProject(o.Project); err != nil {
+	var match store.ProjectMatch
+	if br.Record, match, err = s.LatestForProject(o.Project, capture.IdentityFunc(ctx, o.Project)); err != nil {
 		return br, err
 	}
+	br.MatchedByName, br.MatchedElsewhere = match == store.MatchName, match == store.MatchIdentity
 	if br.Record != nil && !br.Record.HasSubstance() {
 		if earlier := lastWithSubstance(s, br.Record); earlier != nil {
 			br.PassedOver, br.Record = br.Record, earlier

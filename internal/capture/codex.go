@@ -118,6 +118,13 @@ type codexReader struct {
 	// calls are the tool calls a subagent's rollout holds (see
 	// patch_apply_end).
 	calls map[string]bool
+	// nestedCmd and nestedFile say the rollout keeps records of calls no
+	// response item made (completed items, exec_command_end,
+	// patch_apply_end): the nested calls of code-mode scripts, which are
+	// then not read from the scripts (codexexec.go); codeMode are the
+	// events read from scripts in one pass.
+	nestedCmd, nestedFile bool
+	codeMode              []codeModeEv
 }
 
 // codexRequestBegin is the line after which Codex's IDE extension and
@@ -191,6 +198,7 @@ func readCodex(r io.Reader, limits Limits, sh *shape) (*Digest, error) {
 	if c.sawUserEvent {
 		want = srcEvent
 	}
+	c.dropCodeMode()
 	f := newFolder()
 	for _, e := range c.events {
 		if e.kind == evRequest && e.src != want {
@@ -217,7 +225,8 @@ func readCodexTwice(sec *io.SectionReader, lim Limits, sh *shape) (*Digest, erro
 			keep = append(keep, n)
 		}
 	}
-	c := &codexReader{d: &Digest{}, mode: codexFold, keep: keep, fold: newFolder(), want: srcItem, root: first.cwd}
+	c := &codexReader{d: &Digest{}, mode: codexFold, keep: keep, fold: newFolder(), want: srcItem, root: first.cwd,
+		nestedCmd: first.nestedCmd, nestedFile: first.nestedFile}
 	if first.sawUserEvent {
 		c.want = srcEvent
 	}
@@ -303,6 +312,11 @@ func (c *codexReader) record(m map[string]any) {
 		if p != nil {
 			c.add(evCompact(firstNonEmpty(codexCompactSummary(getStr(p, "message")), remoteCompaction(getStr(m, "timestamp")))))
 		}
+	case "world_state", "token_usage_record":
+		// Codex 0.169.0's: the environment the model was given (AGENTS.md,
+		// skills, cwd, date, permissions; turn_context has the cwd) and
+		// each response's tokens (token_count has the totals). Neither is
+		// the session's work.
 	case "inter_agent_communication":
 		// What agents of one thread tree tell each other
 		// (RolloutItem::InterAgentCommunication, openai/codex
@@ -384,6 +398,16 @@ func (c *codexReader) eventMsg(p map[string]any) {
 			CacheRead: cached,
 		}})
 	case "exec_command_end":
+		if id := getStr(p, "call_id"); !c.itemCalls[id] {
+			// A call no response item made: a code-mode script's (or the
+			// user's own shell command), kept in an extended rollout. A
+			// forked subagent's rollout begins with its parent's events
+			// (see patch_apply_end): those are the parent's commands.
+			c.nestedCmd = true
+			if !c.d.Subagent {
+				c.add(evCmd(id, commandString(p["command"])))
+			}
+		}
 		exit := exitCode(p["exit_code"])
 		out := firstNonEmpty(getStr(p, "aggregated_output"), getStr(p, "formatted_output"),
 			strings.TrimSpace(getStr(p, "stdout")+"\n"+getStr(p, "stderr")))
@@ -396,6 +420,9 @@ func (c *codexReader) eventMsg(p map[string]any) {
 		c.add(evOut(getStr(p, "call_id"), exit, exit != nil && *exit != 0, exit != nil, out))
 	case "patch_apply_end":
 		id := getStr(p, "call_id")
+		if !c.itemCalls[id] {
+			c.nestedFile = true
+		}
 		if ok, isBool := p["success"].(bool); isBool {
 			// A subagent forked with its parent's context begins with the
 			// parent's events, its patch_apply_end among them, but none of
@@ -478,6 +505,9 @@ func (c *codexReader) rollback(n int64) {
 		c.lines = c.lines[:cut]
 	} else {
 		c.events = c.events[:cut]
+		for len(c.codeMode) > 0 && c.codeMode[len(c.codeMode)-1].at >= cut {
+			c.codeMode = c.codeMode[:len(c.codeMode)-1]
+		}
 	}
 	c.turnsEvent = cutTurns(c.turnsEvent, cut)
 	c.turnsItem = cutTurns(c.turnsItem, cut)
@@ -542,6 +572,8 @@ func (c *codexReader) item(p map[string]any) {
 			return
 		}
 		switch getStr(p, "name") {
+		case codeModeTool:
+			c.codeModeExec(id, input)
 		case "apply_patch":
 			c.addPatch(id, c.patchOps(input, ""))
 		case "shell", "shell_command", "exec_command":
@@ -714,6 +746,7 @@ func (c *codexReader) completedItem(item map[string]any) {
 	status := getStr(item, "status")
 	switch getStr(item, "type") {
 	case "CommandExecution":
+		c.nestedCmd = true
 		c.add(evCmd(id, commandString(item["command"])))
 		out := getStr(item, "aggregated_output")
 		if status == "declined" || codexRejected(out) {
@@ -724,6 +757,7 @@ func (c *codexReader) completedItem(item map[string]any) {
 		failed := status == "failed" || exit != nil && *exit != 0
 		c.add(evOut(id, exit, failed, exit != nil || status == "completed" || failed, out))
 	case "FileChange":
+		c.nestedFile = true
 		var ops []fileOp
 		if status == "completed" {
 			ops = changeOps(getMap(item, "changes"))

@@ -11,10 +11,10 @@ import (
 // TestCodexMetaOnlyRolloutIsNoSession: a Codex TUI session used only for
 // /hooks leaves a rollout of one session_meta line. Discovery (sessions,
 // and plain capture's "latest") must pass over it to the session with
-// work in it; and a 0.169 rollout, which holds no user_message event, is
-// titled by its first request all the same.
+// work in it; and a rollout of 0.169 or later (0.171.0 here), which holds
+// no user_message event, is titled by its first request all the same.
 func TestCodexMetaOnlyRolloutIsNoSession(t *testing.T) {
-	const real = "testdata/real-e2e/codex/work/rollout-2026-11-27T09-10-40-01a21c45-6699-7880-90a5-8028c09276a9.jsonl"
+	const real = "testdata/real-e2e/codex/work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl"
 	data, err := os.ReadFile(real)
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +29,7 @@ func TestCodexMetaOnlyRolloutIsNoSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	meta, _, _ := strings.Cut(string(data), "\n")
-	meta = strings.ReplaceAll(meta, "01a21c45-6699-7880-90a5-8028c09276a9", "01a21c46-0000-7000-8000-000000000001")
+	meta = strings.ReplaceAll(meta, "01a21cdc-7446-7bd3-86ed-b6fd37217b2b", "01a21c46-0000-7000-8000-000000000001")
 	empty := filepath.Join(dir, "rollout-2026-11-27T09-20-00-01a21c46-0000-7000-8000-000000000001.jsonl")
 	if err := os.WriteFile(empty, []byte(meta+"\n"), 0o644); err != nil {
 		t.Fatal(err)

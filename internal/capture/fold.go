@@ -636,6 +636,10 @@ func finishCommon(d *Digest, agent Agent) error {
 	d.Session.SkippedRecords = d.Stats.Unknown + d.Stats.Malformed + d.Stats.TooLong
 	d.Session.ID = shortenHead(d.Session.ID, maxID)
 	d.Session.AgentVersion = shortenHead(d.Session.AgentVersion, maxVersion)
+	d.Session.AgentVersionSource = handoff.VersionFromTranscript
+	if d.Session.AgentVersion == "" {
+		d.Session.AgentVersionSource = handoff.VersionUnknown
+	}
 	d.GitBranch = shortenHead(d.GitBranch, maxBranch)
 	if len(d.CWD) > maxPath {
 		d.CWD = ""

@@ -120,7 +120,11 @@ func readGeminiOnce(r io.Reader, lim Limits, rootHint string, sh *shape) (*Diges
 	d := g.d
 	d.CWD = firstNonEmpty(geminiDir(g.meta), rootHint)
 	if d.CWD == "" {
-		d.CWD = inferRoot(gf.events, touched)
+		var roots pathRoots
+		for _, e := range gf.events {
+			roots.add(e)
+		}
+		d.CWD = roots.root(touched)
 	}
 	f := newFolder()
 	for _, e := range gf.events {
@@ -169,20 +173,15 @@ func readGeminiTwice(sec *io.SectionReader, lim Limits, rootHint string, sh *sha
 	refs := g.messages()
 	d := g.d
 	d.CWD = firstNonEmpty(geminiDir(g.meta), rootHint)
-	if d.CWD == "" && len(touched) > 0 {
-		// What the tool calls' absolute paths and the touched relative
-		// paths share, as inferRoot finds it, without keeping events.
-		gf := &geminiFold{}
-		gf.emit = func(e event) {
-			for _, op := range e.ops {
-				if d.CWD == "" {
-					d.CWD = rootOf(op.path, touched)
-				}
-			}
-		}
+	if d.CWD == "" {
+		// What the tool calls' absolute paths share with the relative
+		// ones, as in one pass, without keeping events.
+		var roots pathRoots
+		gf := &geminiFold{emit: roots.add}
 		if err := eachMessage(sec, lim, sh, refs, gf.message); err != nil {
 			return nil, err
 		}
+		d.CWD = roots.root(touched)
 	}
 	f := newFolder()
 	gf := &geminiFold{emit: func(e event) { foldEvent(f, d.CWD, e) }}
@@ -588,8 +587,20 @@ func geminiRequest(m map[string]any, content string) (string, bool) {
 	if text == "" {
 		text = content
 	}
+	if strings.HasPrefix(strings.TrimSpace(text), geminiInitPrompt) {
+		text = "/init"
+	}
 	return text, text != ""
 }
+
+// geminiInitPrompt opens the prompt /init submits, unchanged from the
+// command's first release (v0.1, July 2025) to v0.56
+// (google-gemini/gemini-cli packages/core/src/commands/init.ts,
+// performInit; packages/cli/src/ui/commands/initCommand.ts). Recordings
+// older than v0.28.0 (commit bb6a336c) keep no displayContent, only this
+// prompt: it is read as "/init".
+const geminiInitPrompt = "You are an AI agent that brings the power of Gemini directly into the terminal. " +
+	"Your task is to analyze the current directory and generate a comprehensive GEMINI.md file"
 
 // geminiInjected reports whether a user message's content is not a
 // request: what Gemini CLI's isIgnoredUserContent leaves out of a resumed
@@ -922,14 +933,40 @@ func geminiResultText(v any) string {
 	return ""
 }
 
-// inferRoot finds the directory that absolute tool paths share with the
-// relative touched paths: /r/a/b.go and a/b.go give /r.
-func inferRoot(events []event, touched []string) string {
-	for _, e := range events {
-		for _, op := range e.ops {
-			if root := rootOf(op.path, touched); root != "" {
-				return root
+// pathRoots gathers the paths of a recording's file operations, to find
+// the directory its relative paths are relative to when it names none
+// (Gemini CLI resolves them against the project's root): the model may
+// give write_file a relative path and replace an absolute one for the
+// same file.
+type pathRoots struct{ abs, rel []string }
+
+// maxRootPaths bounds each of pathRoots' lists (root compares them all).
+const maxRootPaths = 1000
+
+func (r *pathRoots) add(e event) {
+	for _, op := range e.ops {
+		switch p := op.path; {
+		case strings.HasPrefix(p, "/"):
+			if len(r.abs) < maxRootPaths {
+				r.abs = append(r.abs, p)
 			}
+		case strings.Contains(strings.TrimPrefix(p, "./"), "/"):
+			// A path of one name only could lie anywhere: it proves no root.
+			if len(r.rel) < maxRootPaths {
+				r.rel = append(r.rel, p)
+			}
+		}
+	}
+}
+
+// root is the directory the first absolute path that can lies in as one
+// of the relative touched paths (Gemini CLI's own list) or of the tool
+// calls' relative paths: /r/a/b.go and a/b.go give /r; "" for none.
+func (r *pathRoots) root(touched []string) string {
+	rel := append(slices.Clip(touched), r.rel...)
+	for _, p := range r.abs {
+		if root := rootOf(p, rel); root != "" {
+			return root
 		}
 	}
 	return ""
@@ -1006,8 +1043,8 @@ func (p *prober) geminiLine(m map[string]any, head bool) {
 	if isStr(m["id"]) {
 		switch getStr(m, "type") {
 		case "user":
-			if head && p.firstReq == "" {
-				p.firstReq, _ = geminiRequest(m, geminiUserText(m["content"]))
+			if r, _ := geminiRequest(m, geminiUserText(m["content"])); head && p.firstReq == "" && !isSlashCommand(r) {
+				p.firstReq = r
 			}
 		case "gemini":
 			if head {

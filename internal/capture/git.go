@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -348,4 +349,72 @@ func parseLog(out []byte) []handoff.Commit {
 		commits = append(commits, handoff.Commit{Hash: parts[0], Subject: handoff.Clip(parts[1], 1000), Author: handoff.Clip(parts[2], 500), Date: date.UTC()})
 	}
 	return commits
+}
+
+// rootCommitTimeout bounds the walk to the root commit: in a history of
+// millions of commits without a commit-graph it can take seconds, and a
+// record without a root commit is still matched by its remote.
+const rootCommitTimeout = 2 * time.Second
+
+// Identity reads what names the repository at dir on every machine
+// (handoff.Identity): its root commit and the keys of all its remotes, in
+// two git calls run together. What cannot be read is left empty.
+func Identity(ctx context.Context, dir string) handoff.Identity {
+	var id handoff.Identity
+	g, err := reader(ctx, dir)
+	if err != nil {
+		return id
+	}
+	g.Timeout = rootCommitTimeout
+	res := g.RunAll(ctx,
+		[]string{"rev-list", "--max-parents=0", "HEAD", "--"},
+		[]string{"config", "--get-regexp", `^remote\..*\.url$`})
+	if res[0].Err == nil {
+		id.RootCommit = rootCommit(res[0].Out)
+	}
+	if res[1].Err == nil {
+		for line := range strings.Lines(string(res[1].Out)) {
+			_, url, _ := strings.Cut(strings.TrimSpace(line), " ")
+			if k := handoff.RemoteKey(url); k != "" && !slices.Contains(id.RemoteKeys, k) {
+				id.RemoteKeys = append(id.RemoteKeys, k)
+			}
+		}
+	}
+	return id
+}
+
+// RootCommit returns the root commit of the repository at dir
+// (handoff.Project.RootCommit), or "" when it cannot be read in time.
+func RootCommit(ctx context.Context, dir string) string {
+	g, err := reader(ctx, dir)
+	if err != nil {
+		return ""
+	}
+	g.Timeout = rootCommitTimeout
+	out, err := g.Run(ctx, "rev-list", "--max-parents=0", "HEAD", "--")
+	if err != nil {
+		return ""
+	}
+	return rootCommit(out)
+}
+
+// rootCommit picks the root commit from rev-list's listing of HEAD's
+// roots, newest first: the last, the oldest, so a history that merged
+// another project keeps the name it had before.
+func rootCommit(out []byte) string {
+	fields := strings.Fields(string(out))
+	if len(fields) == 0 || !handoff.ValidCommit(fields[len(fields)-1]) {
+		return ""
+	}
+	return fields[len(fields)-1]
+}
+
+// IdentityFunc is Identity of the repository at dir, read when called:
+// what store.LatestForProject asks for only when a handoff made on
+// another machine may be the project's. Nil for an empty dir.
+func IdentityFunc(ctx context.Context, dir string) func() handoff.Identity {
+	if dir == "" {
+		return nil
+	}
+	return func() handoff.Identity { return Identity(ctx, dir) }
 }

@@ -178,3 +178,50 @@ func TestWorktreeGitWillNotRead(t *testing.T) {
 		t.Errorf("ProjectRoot = %q, %v; want the directory itself", root, err)
 	}
 }
+
+// TestIdentityOfTwoClones: two clones of one repository at different
+// paths, one with its remote under another URL spelling, have the same
+// identity, which FromWorktree records; a repository with no commit has
+// none, and a history that merged another project keeps its own root.
+func TestIdentityOfTwoClones(t *testing.T) {
+	testsys.LookPath(t, "git")
+	ctx := context.Background()
+	root := t.TempDir()
+	origin := filepath.Join(root, "origin")
+	gitCmd(t, root, "init", "-q", "-b", "main", origin)
+	if id := Identity(ctx, origin); id.Known() {
+		t.Errorf("no commit yet: %+v", id)
+	}
+	write(t, filepath.Join(origin, "a.go"), "package a\n")
+	gitCmd(t, origin, "add", ".")
+	gitCmd(t, origin, "commit", "-q", "-m", "first")
+	// Another project merged in later: a second, newer root.
+	other := filepath.Join(root, "other")
+	gitCmd(t, root, "init", "-q", "-b", "main", other)
+	write(t, filepath.Join(other, "b.go"), "package b\n")
+	gitCmd(t, other, "add", ".")
+	gitCmd(t, other, "commit", "-q", "-m", "other")
+	gitCmd(t, origin, "fetch", "-q", other, "main:other")
+	gitCmd(t, origin, "merge", "-q", "--allow-unrelated-histories", "-m", "merge", "other")
+	first := gitOutput(t, origin, "rev-list", "--max-parents=0", "--reverse", "main")
+	first, _, _ = strings.Cut(first, "\n")
+
+	laptop := filepath.Join(root, "home", "me", "src", "app")
+	desktop := filepath.Join(root, "work", "app-main")
+	gitCmd(t, root, "clone", "-q", origin, laptop)
+	gitCmd(t, root, "clone", "-q", "file://"+origin+"/", desktop)
+	a, b := Identity(ctx, laptop), Identity(ctx, desktop)
+	if a.RootCommit != first || b.RootCommit != first {
+		t.Fatalf("root commits %s and %s, want the first one %s", a.RootCommit, b.RootCommit, first)
+	}
+	if len(a.RemoteKeys) != 1 || len(b.RemoteKeys) != 1 || a.RemoteKeys[0] != b.RemoteKeys[0] {
+		t.Errorf("remote keys %v and %v differ", a.RemoteKeys, b.RemoteKeys)
+	}
+	var rec handoff.Record
+	if err := FromWorktree(ctx, &rec, desktop, false); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Project.RootCommit != first || !a.Matches(rec.Project.RootCommit, handoff.RemoteKey(rec.Project.Remote)) {
+		t.Errorf("recorded %+v", rec.Project)
+	}
+}

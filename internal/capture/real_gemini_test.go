@@ -57,9 +57,10 @@ func init() {
 		// (TestRealGeminiCancelled).
 		realExpectation{
 			file: "gemini/vct/gemini.jsonl", agent: Gemini,
-			title:    "更新專案文件",
-			requests: []string{"/init", "幫我做一個小修改 請幫我將上面確保執行時要透過 uv run 來執行 避免環境有問題"},
-			files:    map[string]realFile{"GEMINI.md": {action: "created", edits: 2}},
+			title:     "更新專案文件",
+			requests:  []string{"/init", "幫我做一個小修改 請幫我將上面確保執行時要透過 uv run 來執行 避免環境有問題"},
+			files:     map[string]realFile{"GEMINI.md": {action: "created", edits: 2}},
+			cancelled: true,
 		},
 	)
 }

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,6 +43,11 @@ type realExpectation struct {
 	todos       []handoff.Todo
 	// compaction is a substring of the compaction summary, "" for none.
 	compaction string
+	// plan is a substring of the session's plan, "" for none; planStatus
+	// is its status (approved, rejected, pending).
+	plan, planStatus string
+	// cancelled says the user stopped the last turn (an open question).
+	cancelled bool
 }
 
 type realFile struct {
@@ -87,85 +93,144 @@ func TestRealTranscripts(t *testing.T) {
 
 func checkReal(t *testing.T, d *Digest, want realExpectation) {
 	t.Helper()
+	for _, m := range compareReal(d, want) {
+		t.Errorf("%s: %s", m.field, m.msg)
+	}
+}
+
+// A mismatch is one way a digest differs from its expectation, in one of
+// the fields the held-out check scores (realFields).
+type mismatch struct{ field, msg string }
+
+// realFields are the fields compareReal tells apart, in the order the
+// held-out check prints them.
+var realFields = []string{"title", "requests", "files", "commands", "last_failure", "todos", "compaction", "plan", "cancelled"}
+
+type mismatches []mismatch
+
+func (ms *mismatches) add(field, format string, args ...any) {
+	*ms = append(*ms, mismatch{field, fmt.Sprintf(format, args...)})
+}
+
+// compareReal compares a digest with its expectation field by field.
+func compareReal(d *Digest, want realExpectation) []mismatch {
+	var ms mismatches
 	s := d.Session
 	if d.Title != want.title {
-		t.Errorf("title %q, want %q", d.Title, want.title)
+		ms.add("title", "title %q, want %q", d.Title, want.title)
 	}
 	if len(s.Requests) != len(want.requests) {
-		t.Errorf("%d requests, want %d: %q", len(s.Requests), len(want.requests), s.Requests)
+		ms.add("requests", "%d requests, want %d: %q", len(s.Requests), len(want.requests), s.Requests)
 	} else {
 		for i, w := range want.requests {
 			if !strings.HasPrefix(s.Requests[i], w) {
-				t.Errorf("request %d is %q, want it to start with %q", i, s.Requests[i], w)
+				ms.add("requests", "request %d is %q, want it to start with %q", i, s.Requests[i], w)
 			}
 		}
 	}
-	checkRealFiles(t, d.Files, want.files)
-	checkRealCommands(t, s.Commands, want)
+	ms.files(d.Files, want.files)
+	ms.commands(s.Commands, want)
 	switch {
 	case want.openFailure == "" && s.LastFailure != nil:
-		t.Errorf("open failure %q, want none", s.LastFailure.Command)
+		ms.add("last_failure", "open failure %q, want none", s.LastFailure.Command)
 	case want.openFailure != "" && (s.LastFailure == nil || !strings.HasPrefix(s.LastFailure.Command, want.openFailure)):
-		t.Errorf("open failure %+v, want one starting %q", s.LastFailure, want.openFailure)
+		ms.add("last_failure", "open failure %+v, want one starting %q", s.LastFailure, want.openFailure)
 	}
 	if !sameTodos(s.Todos, want.todos) {
-		t.Errorf("todos %+v, want %+v", s.Todos, want.todos)
+		ms.add("todos", "todos %+v, want %+v", s.Todos, want.todos)
 	}
 	for _, wrapper := range []string{claudeContinuation, "Please continue the conversation", codexSummaryPrefix, "Analysis:"} {
 		if strings.Contains(s.CompactionSummary, wrapper) {
-			t.Errorf("compaction keeps the agent's wrapper %q", wrapper)
+			ms.add("compaction", "compaction keeps the agent's wrapper %q", wrapper)
 		}
 	}
 	switch {
 	case want.compaction == "" && s.CompactionSummary != "":
-		t.Errorf("compaction %q, want none", s.CompactionSummary)
+		ms.add("compaction", "compaction %q, want none", s.CompactionSummary)
 	case want.compaction != "" && !strings.Contains(s.CompactionSummary, want.compaction):
-		t.Errorf("compaction %q, want it to contain %q", s.CompactionSummary, want.compaction)
+		ms.add("compaction", "compaction %q, want it to contain %q", s.CompactionSummary, want.compaction)
 	}
+	switch {
+	case want.plan == "" && (s.Plan != "" || s.PlanStatus != ""):
+		ms.add("plan", "plan %q (%s), want none", handoff.Shorten(s.Plan, 80), s.PlanStatus)
+	case want.plan != "" && (!strings.Contains(s.Plan, want.plan) || s.PlanStatus != want.planStatus):
+		ms.add("plan", "plan %q (%s), want one containing %q (%s)", handoff.Shorten(s.Plan, 80), s.PlanStatus, want.plan, want.planStatus)
+	}
+	if d.Cancelled != want.cancelled {
+		ms.add("cancelled", "last turn cancelled %v, want %v", d.Cancelled, want.cancelled)
+	}
+	for _, r := range s.Requests {
+		if injectedText(r) {
+			ms.add("requests", "request %q holds text the agent injected", handoff.Shorten(r, 80))
+		}
+	}
+	return ms
+}
+
+// injectedText reports whether a request read still holds context an
+// agent injected rather than what the user typed: a tagged block of the
+// agents' own (<environment_context>, <system-reminder>, <hook_context>…),
+// Codex's AGENTS.md preamble, or Gemini's /init prompt.
+func injectedText(r string) bool {
+	for _, mark := range []string{"<environment_context>", "<system-reminder>", "<hook_context>",
+		"<session_context>", "<user_instructions>", "<local-command-", "<command-name>",
+		"<recommended_plugins>", "<state_snapshot>", "# AGENTS.md instructions", geminiInitPrompt} {
+		if strings.Contains(r, mark) {
+			return true
+		}
+	}
+	return isTaggedBlock(strings.TrimSpace(r))
 }
 
 func checkRealFiles(t *testing.T, got []handoff.FileTouched, want map[string]realFile) {
 	t.Helper()
+	var ms mismatches
+	ms.files(got, want)
+	for _, m := range ms {
+		t.Error(m.msg)
+	}
+}
+
+func (ms *mismatches) files(got []handoff.FileTouched, want map[string]realFile) {
 	if len(got) != len(want) {
-		t.Errorf("%d files touched, want %d: %+v", len(got), len(want), got)
+		ms.add("files", "%d files touched, want %d: %+v", len(got), len(want), got)
 	}
 	for _, f := range got {
 		w, ok := want[f.Path]
 		if !ok {
-			t.Errorf("file %q (%s, %d edits) not expected", f.Path, f.Action, f.Edits)
+			ms.add("files", "file %q (%s, %d edits) not expected", f.Path, f.Action, f.Edits)
 			continue
 		}
 		if f.Action != w.action || f.Edits != w.edits || f.By != w.by {
-			t.Errorf("file %q: %s with %d edits by %q, want %s with %d by %q", f.Path, f.Action, f.Edits, f.By, w.action, w.edits, w.by)
+			ms.add("files", "file %q: %s with %d edits by %q, want %s with %d by %q", f.Path, f.Action, f.Edits, f.By, w.action, w.edits, w.by)
 		}
 	}
 }
 
-func checkRealCommands(t *testing.T, got []handoff.Command, want realExpectation) {
-	t.Helper()
+func (ms *mismatches) commands(got []handoff.Command, want realExpectation) {
 	if len(got) != want.numCommands {
-		t.Errorf("%d distinct commands, want %d", len(got), want.numCommands)
+		ms.add("commands", "%d distinct commands, want %d", len(got), want.numCommands)
 	}
 	for _, w := range want.commands {
 		c := findCommandPrefix(got, w.prefix)
 		if c == nil {
-			t.Errorf("no command starting %q", w.prefix)
+			ms.add("commands", "no command starting %q", w.prefix)
 			continue
 		}
 		switch {
 		case (c.ExitCode == nil) != (w.exit == nil):
-			t.Errorf("command %q: exit code %v, want %v", w.prefix, c.ExitCode, w.exit)
+			ms.add("commands", "command %q: exit code %v, want %v", w.prefix, c.ExitCode, w.exit)
 		case c.ExitCode != nil && *c.ExitCode != *w.exit:
-			t.Errorf("command %q: exit code %d, want %d", w.prefix, *c.ExitCode, *w.exit)
+			ms.add("commands", "command %q: exit code %d, want %d", w.prefix, *c.ExitCode, *w.exit)
 		}
 		if c.Count != w.count {
-			t.Errorf("command %q: count %d, want %d", w.prefix, c.Count, w.count)
+			ms.add("commands", "command %q: count %d, want %d", w.prefix, c.Count, w.count)
 		}
 		if w.status != "" && c.Status != w.status {
-			t.Errorf("command %q: status %q, want %q", w.prefix, c.Status, w.status)
+			ms.add("commands", "command %q: status %q, want %q", w.prefix, c.Status, w.status)
 		}
 		if c.By != w.by {
-			t.Errorf("command %q: by %q, want %q", w.prefix, c.By, w.by)
+			ms.add("commands", "command %q: by %q, want %q", w.prefix, c.By, w.by)
 		}
 	}
 }

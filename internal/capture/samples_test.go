@@ -72,30 +72,9 @@ func TestSampleClaudeSession(t *testing.T) {
 	}
 }
 
+// The todo list, title and requests are in sampleExpectations.
 func TestSampleClaudeTodoWrite(t *testing.T) {
 	d := readSample(t, ClaudeCode, "todowrite_examples.jsonl")
-	want := []handoff.Todo{
-		{Content: "Design the feature architecture", Status: "completed"},
-		{Content: "Implement core functionality", Status: "completed"},
-		{Content: "Add comprehensive tests", Status: "in_progress"},
-		{Content: "Write user documentation", Status: "pending"},
-		{Content: "Perform code review", Status: "pending"},
-		{Content: "Conduct security review and penetration testing", Status: "pending"},
-	}
-	if got := d.Session.Todos; len(got) != len(want) {
-		t.Fatalf("todos %+v, want the latest list %+v", got, want)
-	}
-	for i, w := range want {
-		if d.Session.Todos[i] != w {
-			t.Errorf("todo %d: %+v, want %+v", i, d.Session.Todos[i], w)
-		}
-	}
-	if d.Title != "Feature Implementation with Task Management" {
-		t.Errorf("title %q", d.Title)
-	}
-	if lastRequest(d.Session) != "Can you add a task for security review as well?" {
-		t.Errorf("requests %q", d.Session.Requests)
-	}
 	// Usage is summed over the assistant messages.
 	if tk := d.Session.Tokens; tk == nil || tk.Input != 20+25+150+168+250+270 || tk.Output != 25+85+18+85+20+95 {
 		t.Errorf("tokens %+v", tk)

@@ -100,7 +100,8 @@ func buildShapes() *shapeSet {
 		"message": nil, "last_agent_message": nil, "info": fields(map[string]*shape{"total_token_usage": nil}),
 		"exit_code": nil, "aggregated_output": nil, "formatted_output": nil, "stdout": nil,
 		"stderr": nil, "success": nil, "thread_name": nil, "num_turns": nil, "reason": nil, "status": nil,
-		"goal": fields(map[string]*shape{"objective": nil, "status": nil}),
+		"command": nil, // exec_command_end of a call no response item made
+		"goal":    fields(map[string]*shape{"objective": nil, "status": nil}),
 		// item_completed: Plan, and the CommandExecution and FileChange
 		// items a rollout without response items holds
 		"item": fields(map[string]*shape{"type": nil, "text": nil, "id": nil, "command": nil, "cwd": nil, "status": nil,

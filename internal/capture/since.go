@@ -69,7 +69,7 @@ func sinceIn(ctx context.Context, dir string, then *handoff.GitState, atRoot boo
 	// diff.relative say; -M: renames found whatever diff.renames says) and
 	// the check that the commit exists. The diff is used only if it does.
 	cmds := state
-	known := then != nil && isCommitHash(then.Head)
+	known := then != nil && handoff.ValidCommit(then.Head)
 	if known {
 		cmds = append(slices.Clone(state), diffCmd(then.Head))
 		if !atRoot {
@@ -183,20 +183,6 @@ func sinceIn(ctx context.Context, dir string, then *handoff.GitState, atRoot boo
 	return d, nil
 }
 
-// isCommitHash reports whether s is a full SHA-1 or SHA-256 object name
-// in lower-case hex, the only form of a handoff's HEAD given to git.
-func isCommitHash(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
 // resolveCmd asks for the commit hash names, printing nothing when the
 // repository has none (parseResolved reads it).
 func resolveCmd(hash string) []string {
@@ -222,7 +208,7 @@ func parseResolved(r git.Result, hash string) (string, error) {
 	c := strings.TrimSpace(string(r.Out))
 	// In a SHA-256 repository a 40-digit name is an abbreviation, which
 	// git would expand: only a full name of this repository's kind counts.
-	if !isCommitHash(c) || len(c) != len(hash) {
+	if !handoff.ValidCommit(c) || len(c) != len(hash) {
 		return "", nil
 	}
 	return c, nil

@@ -59,6 +59,9 @@ func FromWorktree(ctx context.Context, rec *handoff.Record, dir string, noGit bo
 	rec.Git = st
 	rec.Project.Path = st.Root
 	rec.Project.Remote = Remote(ctx, st.Root)
+	if st.Head != "" {
+		rec.Project.RootCommit = RootCommit(ctx, st.Root)
+	}
 	nameProject(rec)
 	detectKind(rec)
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/session-handoff/session-handoff/internal/briefing"
+	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/memory"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
@@ -37,9 +38,9 @@ func (s *server) addResources(srv *mcp.Server) {
 	}
 }
 
-func (s *server) readLatest(_ context.Context, req *mcp.ReadResourceRequest) (res *mcp.ReadResourceResult, err error) {
+func (s *server) readLatest(ctx context.Context, req *mcp.ReadResourceRequest) (res *mcp.ReadResourceResult, err error) {
 	defer recoverTo(&err)
-	rec, _, err := s.o.Store.LatestForProject(s.o.Project)
+	rec, _, err := s.o.Store.LatestForProject(s.o.Project, capture.IdentityFunc(ctx, s.o.Project))
 	if err != nil && !errors.Is(err, store.ErrEmpty) {
 		return nil, err
 	}

@@ -219,7 +219,7 @@ type refInput struct {
 // record reads the handoff ref names: "latest" (or nothing) is this
 // project's newest, unless allProjects. note says which one "latest" took
 // when that is not obvious.
-func (s *server) record(ref string, allProjects bool) (rec *handoff.Record, note string, err error) {
+func (s *server) record(ctx context.Context, ref string, allProjects bool) (rec *handoff.Record, note string, err error) {
 	if ref == "" {
 		ref = "latest"
 	}
@@ -227,7 +227,7 @@ func (s *server) record(ref string, allProjects bool) (rec *handoff.Record, note
 	if allProjects {
 		root = ""
 	}
-	pick, err := s.o.Store.ResolveForProject(ref, root)
+	pick, err := s.o.Store.ResolveForProject(ref, root, capture.IdentityFunc(ctx, root))
 	if err != nil {
 		return nil, "", err
 	}
@@ -245,8 +245,8 @@ type handoffOutput struct {
 	Text      string    `json:"text" jsonschema:"the handoff for reading: everything from it quoted in fenced blocks, as data"`
 }
 
-func (s *server) show(_ context.Context, in refInput) (*mcp.CallToolResult, handoffOutput, error) {
-	rec, note, err := s.record(in.ID, in.AllProjects)
+func (s *server) show(ctx context.Context, in refInput) (*mcp.CallToolResult, handoffOutput, error) {
+	rec, note, err := s.record(ctx, in.ID, in.AllProjects)
 	if err != nil {
 		return nil, handoffOutput{}, err
 	}
@@ -460,13 +460,14 @@ type resumeInput struct {
 
 // resumeOutput is what handoff_resume returns.
 type resumeOutput struct {
-	Project       string   `json:"project"`
-	HandoffID     string   `json:"handoff_id,omitempty" jsonschema:"the handoff the briefing holds, if any"`
-	MatchedByName bool     `json:"matched_by_name,omitempty" jsonschema:"the handoff was made for a project of the same name elsewhere"`
-	Omitted       []string `json:"omitted,omitempty" jsonschema:"sections the budget left out"`
-	Shortened     []string `json:"shortened,omitempty" jsonschema:"sections the budget shortened"`
-	Warnings      []string `json:"warnings,omitempty" jsonschema:"what was left out of the briefing, and why"`
-	Text          string   `json:"text"`
+	Project          string   `json:"project"`
+	HandoffID        string   `json:"handoff_id,omitempty" jsonschema:"the handoff the briefing holds, if any"`
+	MatchedByName    bool     `json:"matched_by_name,omitempty" jsonschema:"the handoff was made for a project of the same name elsewhere"`
+	MatchedElsewhere bool     `json:"matched_elsewhere,omitempty" jsonschema:"the handoff was made on another machine for the same repository at another path"`
+	Omitted          []string `json:"omitted,omitempty" jsonschema:"sections the budget left out"`
+	Shortened        []string `json:"shortened,omitempty" jsonschema:"sections the budget shortened"`
+	Warnings         []string `json:"warnings,omitempty" jsonschema:"what was left out of the briefing, and why"`
+	Text             string   `json:"text"`
 }
 
 func (s *server) resume(ctx context.Context, in resumeInput) (*mcp.CallToolResult, resumeOutput, error) {
@@ -492,7 +493,7 @@ func (s *server) resume(ctx context.Context, in resumeInput) (*mcp.CallToolResul
 	if br.Record != nil {
 		out.HandoffID = string(br.Record.ID)
 	}
-	out.MatchedByName, out.Omitted, out.Shortened, out.Text = br.MatchedByName, res.Omitted, res.Shortened, res.Text
+	out.MatchedByName, out.MatchedElsewhere, out.Omitted, out.Shortened, out.Text = br.MatchedByName, br.MatchedElsewhere, res.Omitted, res.Shortened, res.Text
 	return text(res.Text), out, nil
 }
 
@@ -528,7 +529,7 @@ type renderOutput struct {
 	Text      string   `json:"text"`
 }
 
-func (s *server) render(_ context.Context, in renderInput) (*mcp.CallToolResult, renderOutput, error) {
+func (s *server) render(ctx context.Context, in renderInput) (*mcp.CallToolResult, renderOutput, error) {
 	p, err := s.target(in.Target)
 	if err != nil {
 		return nil, renderOutput{}, err
@@ -549,7 +550,7 @@ func (s *server) render(_ context.Context, in renderInput) (*mcp.CallToolResult,
 	if err != nil {
 		return nil, renderOutput{}, fmt.Errorf("sections: %w", err)
 	}
-	rec, note, err := s.record(in.ID, in.AllProjects)
+	rec, note, err := s.record(ctx, in.ID, in.AllProjects)
 	if err != nil {
 		return nil, renderOutput{}, err
 	}
@@ -572,7 +573,7 @@ type scoreOutput struct {
 }
 
 func (s *server) score(ctx context.Context, in refInput) (*mcp.CallToolResult, scoreOutput, error) {
-	rec, note, err := s.record(in.ID, in.AllProjects)
+	rec, note, err := s.record(ctx, in.ID, in.AllProjects)
 	if err != nil {
 		return nil, scoreOutput{}, err
 	}

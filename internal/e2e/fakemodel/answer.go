@@ -3,6 +3,7 @@ package fakemodel
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 )
@@ -22,6 +23,8 @@ func write(w http.ResponseWriter, api API, stream bool, turn Turn, n int) error 
 		events = openAIEvents(turn, n)
 	case Gemini:
 		events = geminiEvents(turn)
+	case Chat:
+		events = chatEvents(turn, n)
 	}
 	if !stream {
 		w.Header().Set("Content-Type", "application/json")
@@ -31,6 +34,8 @@ func write(w http.ResponseWriter, api API, stream bool, turn Turn, n int) error 
 			whole = anthropicMessage(turn, n)
 		case Gemini:
 			whole = events[0].data
+		case Chat:
+			whole = chatCompletion(turn, n)
 		default:
 			return fmt.Errorf("%s: only streaming is scripted", api)
 		}
@@ -49,6 +54,12 @@ func write(w http.ResponseWriter, api API, stream bool, turn Turn, n int) error 
 			}
 		}
 		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			return err
+		}
+	}
+	if api == Chat {
+		// The Chat Completions stream ends with a sentinel, not JSON.
+		if _, err := io.WriteString(w, "data: [DONE]\n\n"); err != nil {
 			return err
 		}
 	}
@@ -192,4 +203,61 @@ func geminiEvents(turn Turn) []event {
 		"usageMetadata": obj{"promptTokenCount": inTokens, "candidatesTokenCount": outTokens, "totalTokenCount": inTokens + outTokens},
 		"modelVersion":  "gemini-fake",
 	}}}
+}
+
+// chatToolCalls are a turn's calls as Chat Completions tool_calls; index
+// is set for the stream's deltas.
+func chatToolCalls(turn Turn, n int, index bool) []any {
+	var calls []any
+	for i, c := range turn.Calls {
+		call := obj{"id": fmt.Sprintf("call_%04d_%d", n, i), "type": "function", "function": obj{"name": c.Name, "arguments": argsJSON(c)}}
+		if index {
+			call["index"] = i
+		}
+		calls = append(calls, call)
+	}
+	return calls
+}
+
+func chatFinish(turn Turn) string {
+	if len(turn.Calls) > 0 {
+		return "tool_calls"
+	}
+	return "stop"
+}
+
+var chatUsage = obj{"prompt_tokens": inTokens, "completion_tokens": outTokens, "total_tokens": inTokens + outTokens}
+
+// chatCompletion is the whole Chat Completions answer
+// (https://platform.openai.com/docs/api-reference/chat/object).
+func chatCompletion(turn Turn, n int) obj {
+	msg := obj{"role": "assistant", "content": nil}
+	if len(turn.Calls) > 0 {
+		msg["tool_calls"] = chatToolCalls(turn, n, false)
+	} else {
+		msg["content"] = turn.Text
+	}
+	return obj{"id": fmt.Sprintf("chatcmpl-%04d", n), "object": "chat.completion", "created": 1764230400, "model": "fake-model",
+		"choices": []any{obj{"index": 0, "message": msg, "finish_reason": chatFinish(turn)}}, "usage": chatUsage}
+}
+
+// chatEvents are a Chat Completions stream: a chunk with the role and
+// the text or the tool calls, a chunk with the finish reason, a chunk
+// with the usage (https://platform.openai.com/docs/api-reference/chat-streaming).
+func chatEvents(turn Turn, n int) []event {
+	chunk := func(delta obj, finish any, usage any) event {
+		c := obj{"id": fmt.Sprintf("chatcmpl-%04d", n), "object": "chat.completion.chunk", "created": 1764230400, "model": "fake-model",
+			"choices": []any{obj{"index": 0, "delta": delta, "finish_reason": finish}}}
+		if usage != nil {
+			c["choices"], c["usage"] = []any{}, usage
+		}
+		return event{"", c}
+	}
+	delta := obj{"role": "assistant"}
+	if len(turn.Calls) > 0 {
+		delta["tool_calls"] = chatToolCalls(turn, n, true)
+	} else {
+		delta["content"] = turn.Text
+	}
+	return []event{chunk(delta, nil, nil), chunk(obj{}, chatFinish(turn), nil), chunk(obj{}, nil, chatUsage)}
 }

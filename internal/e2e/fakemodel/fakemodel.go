@@ -6,7 +6,11 @@
 //     asks for a stream), for Claude Code;
 //   - the OpenAI Responses API (POST /v1/responses, SSE), for Codex CLI;
 //   - the Gemini API (POST /v1beta/models/MODEL:streamGenerateContent?alt=sse
-//     and :generateContent), for Gemini CLI.
+//     and :generateContent), for Gemini CLI;
+//   - the OpenAI Chat Completions API (POST /v1/chat/completions, SSE when
+//     the request asks for a stream), for the agents that speak to any
+//     OpenAI-compatible provider (GitHub Copilot CLI, OpenCode, Cline, pi,
+//     Qwen Code).
 //
 // A Script decides each answer: a Turn of tool calls, or of text. Every
 // request body is kept so that tests can assert on what the model was
@@ -33,6 +37,7 @@ const (
 	Anthropic API = "anthropic"
 	OpenAI    API = "openai"
 	Gemini    API = "gemini"
+	Chat      API = "chat"
 )
 
 // Call is one tool call the model makes.
@@ -201,7 +206,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Unlock()
-	if api == Anthropic {
+	if api == Anthropic || api == Chat {
 		var b struct {
 			Stream bool `json:"stream"`
 		}
@@ -236,6 +241,8 @@ func route(r *http.Request) (api API, stream, known bool) {
 	switch {
 	case strings.HasSuffix(p, "/v1/messages"):
 		return Anthropic, false, true
+	case strings.HasSuffix(p, "/chat/completions"):
+		return Chat, false, true
 	case strings.HasSuffix(p, "/responses"):
 		return OpenAI, true, true
 	case strings.Contains(p, "/models/") && strings.HasSuffix(p, ":streamGenerateContent"):
@@ -263,7 +270,7 @@ func emptyAnswer(path string) string {
 func toolNames(api API, body []byte) ([]string, error) {
 	var out []string
 	switch api {
-	case Anthropic, OpenAI:
+	case Anthropic, OpenAI, Chat:
 		var b struct {
 			Tools []openAITool `json:"tools"`
 			// Codex's tool_search answers with tools that its next

@@ -64,6 +64,22 @@ func TestScriptedTurnsPerAPI(t *testing.T) {
 	if !strings.HasPrefix(out, "data: ") || !strings.Contains(out, `"functionCall":{"args":{"file_path":"a"},"name":"write_file"}`) {
 		t.Errorf("Gemini stream: %s", out)
 	}
+
+	s.SetScript(Queue(Turn{Calls: []Call{{Name: "bash", Args: map[string]any{"command": "go test ./..."}}}}, Turn{Text: "tests pass"}))
+	chat := `{"stream":true,"tools":[{"type":"function","function":{"name":"bash"}}],"messages":[]}`
+	out = post(t, s.URL+"/v1/chat/completions", chat)
+	for _, want := range []string{`"object":"chat.completion.chunk"`, `"tool_calls":[{"function":{"arguments":"{\"command\":\"go test ./...\"}","name":"bash"},"id":"call_`, `"index":0`, `"finish_reason":"tool_calls"`, `"usage":{`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("Chat Completions stream lacks %s:\n%s", want, out)
+		}
+	}
+	if !strings.HasSuffix(out, "data: [DONE]\n\n") {
+		t.Errorf("Chat Completions stream does not end with [DONE]:\n%s", out)
+	}
+	out = post(t, s.URL+"/v1/chat/completions", `{"tools":[{"type":"function","function":{"name":"bash"}}],"messages":[]}`)
+	if !strings.Contains(out, `"object":"chat.completion"`) || !strings.Contains(out, `"content":"tests pass"`) || !strings.Contains(out, `"finish_reason":"stop"`) {
+		t.Errorf("Chat Completions answer: %s", out)
+	}
 	if len(s.Errors()) != 0 {
 		t.Errorf("errors: %v", s.Errors())
 	}
