@@ -20,6 +20,9 @@ type Criterion struct {
 	Met     bool `json:"met"`
 	// Missing says what is missing and how to add it, when not met.
 	Missing string `json:"missing,omitempty"`
+	// short is set when what the criterion wants is there but too short
+	// (a summary under 40 characters): Advice asks for more, not for one.
+	short bool
 }
 
 // Score is how complete a handoff is.
@@ -73,8 +76,13 @@ func Assess(rec *Record, now *GitState) Score {
 	title := strings.TrimSpace(rec.Title)
 	add("title", 5, true, len(title) >= 8 && !genericTitles[strings.ToLower(title)],
 		"the title does not say what the work is: give one that does (--title)")
-	add("summary", 15, true, len(strings.TrimSpace(rec.Summary)) >= 40,
-		"no summary of where things stand, or one too short to help: add one (--summary or --summary-file)")
+	if summary := strings.TrimSpace(rec.Summary); summary == "" {
+		add("summary", 15, true, false, "no summary of where things stand: add one (--summary or --summary-file)")
+	} else {
+		add("summary", 15, true, len(summary) >= 40,
+			"the summary is too short to help: say where things stand in a sentence or two (--summary or --summary-file)")
+		s.Criteria[len(s.Criteria)-1].short = true
+	}
 	add("next", 25, true, len(rec.NextSteps) > 0,
 		"no next steps: add them in the order they should be done (--next, once per step)")
 	concrete := len(rec.NextSteps) > 0
@@ -147,6 +155,10 @@ func (s Score) Advice() string {
 	for _, c := range missing {
 		if len(adds) == 3 {
 			break
+		}
+		if c.short {
+			adds = append(adds, "a longer "+strings.TrimPrefix(advice[c.ID], "a "))
+			continue
 		}
 		adds = append(adds, advice[c.ID])
 	}

@@ -172,6 +172,7 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 	}
 	inner := opt
 	inner.nested = true
+	inner.filesAbove = b.Drift != nil && len(b.Drift.Changed) > 0
 	if opt.Budget.Bytes > 0 {
 		room := opt.Budget.Bytes - len(head) - 1
 		if room <= 0 {

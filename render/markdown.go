@@ -31,8 +31,23 @@ func Markdown(w io.Writer, rec *handoff.Record) error {
 		fmt.Fprintf(&b, "\n## Where things stand\n\n%s\n", Fence(rec.Summary))
 	}
 	list(&b, "Decisions", rec.Decisions, false)
-	list(&b, "Next steps", rec.NextSteps, true)
+	if derived := rec.DerivedNextSteps(); len(derived) > 0 {
+		list(&b, "Next steps (derived from the session: nobody wrote any)", shortenAll(derived, 400), true)
+	} else {
+		list(&b, "Next steps", rec.NextSteps, true)
+	}
 	list(&b, "Open questions", rec.OpenQuestions, false)
+	if s := rec.Session; s != nil && len(s.Requests) > 0 {
+		from := max(0, len(s.Requests)-peopleRequests)
+		heading := "Requests"
+		if from > 0 {
+			heading = fmt.Sprintf("Requests (the last %d of %d)", len(s.Requests)-from, len(s.Requests))
+		}
+		list(&b, heading, shortenAll(s.Requests[from:], 300), false)
+	}
+	if s := rec.Session; s != nil && strings.TrimSpace(s.LastAgentMessage) != "" {
+		fmt.Fprintf(&b, "\n## The agent's last message\n\n%s\n", Fence(handoff.Shorten(s.LastAgentMessage, peopleTextMax)))
+	}
 	if g := rec.Git; g != nil {
 		fmt.Fprintf(&b, "\n## Git state\n\n")
 		if g.Branch != "" {

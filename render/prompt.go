@@ -44,6 +44,10 @@ type Options struct {
 	// nested renders the handoff inside a briefing: headings one level
 	// down, and no preamble of its own.
 	nested bool
+	// filesAbove is set when the briefing lists the files that differ
+	// now: the git state then counts the handoff's uncommitted files
+	// instead of listing them a second time.
+	filesAbove bool
 }
 
 // depth is the level of the rendering's top heading.
@@ -188,7 +192,7 @@ func (c *composer) section(id string, level int) string {
 	if t, ok := c.cache[k]; ok {
 		return t
 	}
-	w := &writer{mode: c.opt.Mode, depth: c.opt.depth()}
+	w := &writer{mode: c.opt.Mode, depth: c.opt.depth(), filesAbove: c.opt.filesAbove}
 	sections[id](w, c.rec, level)
 	c.cache[k] = w.String()
 	return c.cache[k]
@@ -242,6 +246,8 @@ type writer struct {
 	// depth is the level of the top heading: 1 for a prompt, 2 inside an
 	// instruction file or a briefing.
 	depth int
+	// filesAbove is Options.filesAbove.
+	filesAbove bool
 }
 
 func (w *writer) printf(format string, args ...any) { fmt.Fprintf(w, format, args...) }

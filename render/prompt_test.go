@@ -628,6 +628,37 @@ func TestAgentSettingsAreNotTheUsersChanges(t *testing.T) {
 	}
 }
 
+// TestBriefingListsDirtyFilesOnce: a briefing whose "since the handoff"
+// part lists the files that differ now does not list the handoff's
+// uncommitted files again in its git state, which gives their counts.
+func TestBriefingListsDirtyFilesOnce(t *testing.T) {
+	rec := fullRecord()
+	rec.Git.Unstaged = []handoff.FileStatus{{Status: "M", Path: "auth/dirty_one.go"}}
+	rec.Git.Untracked = []string{"auth/new_one.go"}
+	drift := &handoff.Drift{Relation: handoff.DriftSame, HeadThen: rec.Git.Head, HeadNow: rec.Git.Head,
+		Changed: []handoff.FileStatus{{Status: "M", Path: "auth/dirty_one.go"}, {Status: "?", Path: "auth/new_one.go"}}}
+	res, err := render.RenderBriefing(render.Briefing{Project: "/p", Record: rec, Drift: drift}, render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"dirty_one.go", "new_one.go"} {
+		if n := strings.Count(res.Text, f); n != 1 {
+			t.Errorf("%s named %d times:\n%s", f, n, res.Text)
+		}
+	}
+	if !strings.Contains(res.Text, "changed files: 0 staged, 1 unstaged, 1 untracked") {
+		t.Errorf("the git state does not count them:\n%s", res.Text)
+	}
+	// Without the list above, the git state lists them.
+	res, err = render.RenderBriefing(render.Briefing{Project: "/p", Record: rec}, render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Text, "unstaged: M auth/dirty_one.go") {
+		t.Errorf("no list at all:\n%s", res.Text)
+	}
+}
+
 // A session whose transcript records no agent version (Gemini CLI) says
 // so, rather than leaving the reader to wonder.
 func TestUnknownAgentVersionIsSaid(t *testing.T) {

@@ -359,6 +359,9 @@ func todosSection(w *writer, rec *handoff.Record, level int) {
 
 func filesSection(w *writer, rec *handoff.Record, level int) {
 	untouched := untouchedDirty(rec)
+	if w.filesAbove {
+		untouched = nil // the briefing lists what is dirty now, once
+	}
 	if len(rec.Files) == 0 && len(untouched) == 0 {
 		return
 	}
@@ -533,7 +536,7 @@ func gitSection(w *writer, rec *handoff.Record, level int) {
 	if g.Upstream != "" {
 		fmt.Fprintf(&b, "upstream: %s (%d ahead, %d behind)\n", flatten(handoff.Shorten(g.Upstream, 256)), g.Ahead, g.Behind)
 	}
-	if level == 0 {
+	if level == 0 && !w.filesAbove {
 		limit := 50
 		list := func(label string, paths []string) {
 			for i, p := range paths {
@@ -547,11 +550,13 @@ func gitSection(w *writer, rec *handoff.Record, level int) {
 		list("staged", statusPaths(g.Staged))
 		list("unstaged", statusPaths(g.Unstaged))
 		list("untracked", g.Untracked)
+	} else {
+		fmt.Fprintf(&b, "changed files: %d staged, %d unstaged, %d untracked\n", len(g.Staged), len(g.Unstaged), len(g.Untracked))
+	}
+	if level == 0 {
 		for _, c := range g.RecentCommits {
 			fmt.Fprintf(&b, "commit: %s %s\n", flatten(handoff.Shorten(c.Hash, 12)), flatten(handoff.Shorten(c.Subject, 200)))
 		}
-	} else {
-		fmt.Fprintf(&b, "changed files: %d staged, %d unstaged, %d untracked\n", len(g.Staged), len(g.Unstaged), len(g.Untracked))
 	}
 	w.quote(b.String(), 16<<10)
 	w.printf("\nBefore you start, check the worktree still matches:")

@@ -114,7 +114,7 @@ func deadBlobTemp(path string, remove bool) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("open %s: %w", path, err)
+		return false, safefile.Wrap("open", path, err)
 	}
 	defer f.Close()
 	if err := safefile.Flock(f, true); err != nil {
@@ -153,7 +153,7 @@ func (s *Store) OpenBlob(sha256hex string) (io.ReadCloser, int64, error) {
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, 0, fmt.Errorf("stat %s: %w", path, err)
+		return nil, 0, safefile.Wrap("stat", path, err)
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
@@ -192,7 +192,7 @@ func (b *blobReader) Read(p []byte) (int, error) {
 		return n, io.EOF
 	}
 	if err != nil {
-		return n, fmt.Errorf("read %s: %w", b.path, err)
+		return n, safefile.Wrap("read", b.path, err)
 	}
 	return n, nil
 }

@@ -216,7 +216,7 @@ func (s *Store) checkTemps(rep *CheckReport, scan *scanResult, repair bool) erro
 	}
 	des, err := os.ReadDir(s.dir)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", s.dir, err)
+		return safefile.Wrap("read", s.dir, err)
 	}
 	for _, de := range des {
 		if safefile.IsTemp(de.Name()) {
@@ -247,7 +247,7 @@ func (s *Store) checkTemps(rep *CheckReport, scan *scanResult, repair bool) erro
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", blobDir, err)
+		return safefile.Wrap("read", blobDir, err)
 	}
 	removed := false
 	for _, de := range des {
@@ -283,7 +283,7 @@ func (s *Store) unreferencedBlobs(scan *scanResult, grace time.Duration, now tim
 		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", s.blobDir(), err)
+		return nil, 0, safefile.Wrap("read", s.blobDir(), err)
 	}
 	var out []string
 	var total int64

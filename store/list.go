@@ -562,7 +562,7 @@ func openIndexFile(path string) (*os.File, int64, error) {
 	st, err := f.Stat()
 	switch {
 	case err != nil:
-		err = fmt.Errorf("stat %s: %w", path, err)
+		err = safefile.Wrap("stat", path, err)
 	case !st.Mode().IsRegular():
 		err = fmt.Errorf("%s is not a regular file", path)
 	case st.Size() > maxIndexSize:
@@ -588,7 +588,7 @@ func readIndexFile(path string, buf []byte) ([]byte, error) {
 	// Appends after the stat are not seen: the index is read as of then.
 	n, err := f.ReadAt(buf[:size], 0)
 	if err != nil && err != io.EOF {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, safefile.Wrap("read", path, err)
 	}
 	return buf[:n], nil
 }

@@ -53,7 +53,7 @@ func (s *Store) scanRecordsAs(full bool) (*scanResult, error) {
 		return res, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", dir, err)
+		return nil, safefile.Wrap("read", dir, err)
 	}
 	var names []string
 	for _, de := range des {

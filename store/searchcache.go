@@ -188,7 +188,7 @@ func (s *Store) loadSearch(q string) (*searchStates, error) {
 			return out, nil
 		}
 		if rerr != nil {
-			return nil, fmt.Errorf("read %s: %w", s.path(searchFile), rerr)
+			return nil, safefile.Wrap("read", s.path(searchFile), rerr)
 		}
 		if have == len(buf) {
 			return nil, fmt.Errorf("%s: a line longer than %d bytes", s.path(searchFile), len(buf))

@@ -139,7 +139,7 @@ func reapStaging(parent, keep string, remove bool) (found, removed int, err erro
 		return 0, 0, nil
 	}
 	if err != nil {
-		return 0, 0, fmt.Errorf("read %s: %w", parent, err)
+		return 0, 0, safefile.Wrap("read", parent, err)
 	}
 	for _, de := range des {
 		dir := filepath.Join(parent, de.Name())

@@ -212,7 +212,7 @@ func (s *Store) Put(r *handoff.Record, replace bool) (replaced bool, err error) 
 	if err != nil {
 		// The record file is untouched: nothing to reconcile.
 		w.clearPending()
-		return false, fmt.Errorf("write %s: %w", path, err)
+		return false, safefile.Wrap("write", path, err)
 	}
 	// The search cache's line goes before the index line: a search never
 	// finds text that was not stored (see searchcache.go).
@@ -280,7 +280,7 @@ func (s *Store) Remove(id handoff.ID) error {
 	path := s.recordPath(id)
 	if _, err := os.Lstat(path); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove %s: %w", id, err)
+			return safefile.Wrap("remove", string(id), err)
 		}
 		// Heal an index that still lists it; a lone tombstone is harmless.
 		_ = w.appendIndex(appendTombstone(nil, id))
@@ -296,7 +296,7 @@ func (s *Store) Remove(id handoff.ID) error {
 		return err
 	}
 	if err := safefile.Remove(path); err != nil {
-		return fmt.Errorf("remove %s: %w", path, err)
+		return safefile.Wrap("remove", path, err)
 	}
 	return w.removePending()
 }
@@ -356,7 +356,7 @@ func readRecordAs(path string, full bool) (*handoff.Record, error) {
 		if errors.As(err, &pe) {
 			return nil, fmt.Errorf("read %s: %w", path, pe.Err)
 		}
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, safefile.Wrap("read", path, err)
 	}
 	if full {
 		if err := schema.Validate(schema.Handoff, data); err != nil && !errors.Is(err, schema.ErrMalformed) {

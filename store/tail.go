@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"io"
 	"io/fs"
 	"os"
@@ -70,7 +71,7 @@ func (s *Store) scanLiveBackwardWithin(budget int64, fn func(line []byte, ref li
 
 	end, err := lastNewline(f, hdrLen, size)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
+		return safefile.Wrap("read", path, err)
 	}
 
 	seen := make(map[[2]uint64]struct{})
@@ -105,7 +106,7 @@ func linesBackward(f *os.File, path string, floor, end, budget int64, fn func(li
 		start := max(floor, end-tailChunk)
 		chunk := buf[:end-start]
 		if _, err := f.ReadAt(chunk, start); err != nil && err != io.EOF {
-			return fmt.Errorf("read %s: %w", path, err)
+			return safefile.Wrap("read", path, err)
 		}
 		// rest ends with a newline. Walk its lines backward; the first
 		// segment is incomplete unless the chunk began at floor.
@@ -226,7 +227,7 @@ func (s *Store) indexLacksFields(values ...string) (bool, error) {
 			return true, nil
 		}
 		if err != nil {
-			return false, fmt.Errorf("read %s: %w", path, err)
+			return false, safefile.Wrap("read", path, err)
 		}
 		kept = min(len(data), longest-1)
 		copy(buf, data[len(data)-kept:])
@@ -307,12 +308,12 @@ func (w *writer) greatestID() (handoff.ID, error) {
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return "", fmt.Errorf("stat %s: %w", path, err)
+		return "", safefile.Wrap("stat", path, err)
 	}
 	floor := int64(len(indexHeader) + 1)
 	end, err := lastNewline(f, floor, st.Size())
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return "", safefile.Wrap("read", path, err)
 	}
 	var greatest handoff.ID
 	err = linesBackward(f, path, floor, end, 0, func(line []byte) (bool, error) {

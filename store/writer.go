@@ -192,7 +192,7 @@ func (w *writer) checkIndex() (reason string, torn bool, err error) {
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return "", false, fmt.Errorf("stat %s: %w", path, err)
+		return "", false, safefile.Wrap("stat", path, err)
 	}
 	if !st.Mode().IsRegular() {
 		return "", false, fmt.Errorf("%s is not a regular file", path)
@@ -220,14 +220,14 @@ func cutTorn(f *os.File, path string, size int64) (bool, error) {
 	}
 	var last [1]byte
 	if _, err := f.ReadAt(last[:], size-1); err != nil {
-		return false, fmt.Errorf("read %s: %w", path, err)
+		return false, safefile.Wrap("read", path, err)
 	}
 	if last[0] == '\n' {
 		return false, nil
 	}
 	end, err := lastNewline(f, 0, size)
 	if err != nil {
-		return false, fmt.Errorf("read %s: %w", path, err)
+		return false, safefile.Wrap("read", path, err)
 	}
 	if err := f.Truncate(end); err != nil {
 		return false, fmt.Errorf("cut torn line from %s: %w", path, err)
@@ -250,12 +250,12 @@ func (w *writer) appendIndex(line []byte) error {
 func appendSynced(path, what string, line []byte, cutFirst bool) error {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", what, err)
+		return safefile.Wrap("open", what, err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return fmt.Errorf("stat %s: %w", path, err)
+		return safefile.Wrap("stat", path, err)
 	}
 	size := st.Size()
 	if cutFirst {
@@ -267,7 +267,7 @@ func appendSynced(path, what string, line []byte, cutFirst bool) error {
 		if torn {
 			if st, err = f.Stat(); err != nil {
 				f.Close()
-				return fmt.Errorf("stat %s: %w", path, err)
+				return safefile.Wrap("stat", path, err)
 			}
 			size = st.Size()
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/session-handoff/session-handoff/internal/style"
 	"io"
 	"os"
 	"os/exec"
@@ -47,8 +48,37 @@ type app struct {
 // globalOptions are the flags declared once, on the root command, that
 // every command accepts.
 type globalOptions struct {
-	storeDir string // --store: the store directory
-	keysDir  string // --keys: the keys and configuration directory
+	storeDir string    // --store: the store directory
+	keysDir  string    // --keys: the keys and configuration directory
+	color    colorFlag // --color: auto (the default), always or never
+}
+
+// colorFlag is --color's value, checked as it is parsed.
+type colorFlag struct{ mode style.Mode }
+
+func (f *colorFlag) String() string {
+	if f.mode == "" {
+		return string(style.Auto)
+	}
+	return string(f.mode)
+}
+
+func (f *colorFlag) Set(s string) (err error) {
+	f.mode, err = style.ParseMode(s)
+	return err
+}
+
+func (f *colorFlag) Type() string { return "when" }
+
+// style is how standard output is painted: by --color, else on a terminal
+// unless NO_COLOR is set.
+func (a *app) style() style.Style {
+	return style.Style{On: style.Choose(a.global.color.mode, a.getenv("NO_COLOR"), a.getenv("TERM"), a.stdoutTTY)}
+}
+
+// ttyStyle is style for output drawn on the terminal itself (the picker).
+func (a *app) ttyStyle() style.Style {
+	return style.Style{On: style.Choose(a.global.color.mode, a.getenv("NO_COLOR"), a.getenv("TERM"), true)}
 }
 
 // newApp is the app of a real process: the streams given, their terminal

@@ -203,7 +203,7 @@ func attachTranscript(s *store.Store, rec *handoff.Record, f *os.File) error {
 func printCaptured(a *app, opts *captureOptions, res *capture.Result, updated bool) {
 	rec := res.Record
 	if opts.dryRun {
-		render.People(a.stdout, rec, time.Now())
+		a.printRecord(rec)
 	} else {
 		verb := "saved"
 		if updated {

@@ -167,7 +167,7 @@ func (a *app) readText(path string) (string, error) {
 	}
 	data, err := safefile.ReadAllLimit(r, maxTextInput)
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", name, err)
+		return "", safefile.Wrap("read", name, err)
 	}
 	return string(data), nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -79,9 +80,20 @@ func runDoctor(a *app, opts doctorOptions) error {
 // the fix.
 func (a *app) printChecks(checks []doctor.Check) {
 	count := map[doctor.Status]int{}
+	st := a.style()
 	for _, c := range checks {
 		count[c.Status]++
-		line := fmt.Sprintf("%-4s  %-22s %s", c.Status, c.Name, c.Detail)
+		status := string(c.Status)
+		switch c.Status {
+		case doctor.OK:
+			status = st.Good(status)
+		case doctor.Warn:
+			status = st.Warn(status)
+		case doctor.Fail:
+			status = st.Bad(status)
+		}
+		// Painted after padding, so the columns stay where they were.
+		line := fmt.Sprintf("%s%s  %-22s %s", status, strings.Repeat(" ", max(0, 4-len(c.Status))), c.Name, c.Detail)
 		if c.Fix != "" {
 			line += "; fix: " + c.Fix
 		}

@@ -87,7 +87,7 @@ behind.`,
 	f.BoolVar(&opts.armor, "armor", false, "write ASCII armor, for pasting into chat or mail")
 	f.BoolVar(&opts.unsigned, "unsigned", false, "do not sign (recipients will see an unsigned bundle)")
 	f.BoolVar(&opts.noEncrypt, "no-encrypt", false, "do not encrypt: anyone who gets the file can read it")
-	f.StringVarP(&opts.output, "output", "o", "", "where to write: a file, or - for standard output (required)")
+	f.StringVarP(&opts.output, "output", "o", "", "where to write: a file, or - for standard output (required, but for Markdown to a pipe)")
 	f.StringVar(&opts.format, "format", "bundle", "bundle, markdown or json")
 	f.StringVar(&opts.target, "target", "", "with --format markdown: write the prompt for this agent, as 'render --target' does")
 	opts.changes.bind(f, a)
@@ -95,10 +95,15 @@ behind.`,
 }
 
 func runExport(a *app, opts *exportOptions) error {
+	markdown := opts.format == "markdown" || opts.format == "md"
+	if opts.output == "" && markdown && !a.stdoutTTY {
+		// v0.7.5 wrote its Markdown export to standard output: readable
+		// text, so a pipe or a redirect gets it without -o -.
+		opts.output = "-"
+	}
 	if opts.output == "" {
 		return usagef("-o FILE or -o - is required")
 	}
-	markdown := opts.format == "markdown" || opts.format == "md"
 	if err := readableOnly(opts, markdown || opts.format == "json"); err != nil {
 		return err
 	}

@@ -44,7 +44,10 @@ steps run commands, so it runs only after 'handover allow' approved its
 exact content on this machine (a changed file needs approving again).
 
 handover check exits 0 when no run was ever started here, 1 when a run
-needs resuming (or is running now), 2 when the last run completed.
+needs resuming (or is running now), 2 when the last run completed. An
+interrupted run of the earlier agent-handover (.agent-handover/checkpoint.json)
+also exits 1, until a completed 'handover run' retires that checkpoint to
+.agent-handover/checkpoint.json.migrated.
 Paused work exits 6.`,
 		`  session-handoff handover run
   if session-handoff handover check; [ $? -eq 1 ]; then session-handoff handover run; fi
@@ -128,8 +131,9 @@ func runHandoverRun(a *app, opts handoverRunOptions) error {
 // handoverStateOptions are the flags of 'handover check', 'status' and
 // 'allow': the project, and (status) --json.
 type handoverStateOptions struct {
-	project string
-	json    bool
+	project    string
+	json       bool
+	checkpoint string // agent-handover's --checkpoint PATH
 }
 
 func newHandoverCheckCmd(a *app) *cobra.Command {
@@ -142,6 +146,7 @@ func newHandoverCheckCmd(a *app) *cobra.Command {
 		RunE:    func(*cobra.Command, []string) error { return runHandoverCheck(a, opts) },
 	}
 	cmd.Flags().StringVar(&opts.project, "project", ".", "the project directory")
+	cmd.Flags().StringVar(&opts.checkpoint, "checkpoint", "", "agent-handover's checkpoint file (default .agent-handover/checkpoint.json in the project)")
 	return cmd
 }
 
@@ -157,25 +162,38 @@ func runHandoverCheck(a *app, opts handoverStateOptions) error {
 		return exitError{code: int(rep.Status), err: err}
 	}
 	a.printCheck(rep)
-	a.printOlderCheckpoint(opts.project)
-	return exitError{code: int(rep.Status)}
+	code := int(rep.Status)
+	if a.printOlderCheckpoint(opts) == 1 {
+		code = 1
+	}
+	return exitError{code: code}
 }
 
 // printOlderCheckpoint reports the earlier agent-handover's checkpoint in
-// the project, if there is one, with what to do; the exit code stays
-// session-handoff's own.
-func (a *app) printOlderCheckpoint(project string) {
-	root, err := a.projectRoot(project)
-	if err != nil {
-		return
+// the project, if there is one, with what to do, and returns its check's
+// exit code: 1 (an interrupted run, which 'handover check' honours until a
+// 'handover run' retires it), else 0 or 2. opts.checkpoint names the file
+// in place of the project's, as agent-handover's --checkpoint did.
+func (a *app) printOlderCheckpoint(opts handoverStateOptions) int {
+	var c *handover.OlderCheckpoint
+	var err error
+	if opts.checkpoint != "" {
+		c, err = handover.ReadOlderCheckpointFile(opts.checkpoint, opts.checkpoint)
+	} else {
+		root, rerr := a.projectRoot(opts.project)
+		if rerr != nil {
+			return 0
+		}
+		c, err = handover.ReadOlderCheckpoint(root)
 	}
-	c, err := handover.ReadOlderCheckpoint(root)
 	switch {
 	case err != nil:
 		fmt.Fprintf(a.stdout, "agent-handover: %s\n", untrusted.OneLine(err.Error(), maxLine))
 	case c != nil:
-		fmt.Fprintf(a.stdout, "agent-handover: %s (its check would exit %d)\n", untrusted.OneLine(c.Advice(), maxLine), c.ResumeCode())
+		fmt.Fprintf(a.stdout, "agent-handover: %s\n", untrusted.OneLine(c.Advice(), maxLine))
+		return c.ResumeCode()
 	}
+	return 0
 }
 
 func newHandoverStatusCmd(a *app) *cobra.Command {
@@ -189,6 +207,7 @@ func newHandoverStatusCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&opts.project, "project", ".", "the project directory")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
+	cmd.Flags().StringVar(&opts.checkpoint, "checkpoint", "", "agent-handover's checkpoint file (default .agent-handover/checkpoint.json in the project)")
 	return cmd
 }
 
@@ -294,6 +313,9 @@ func runPause(a *app, opts pauseOptions) error {
 	}
 	if created {
 		fmt.Fprintf(a.stdout, "paused: %s\n", path)
+		if !opts.global {
+			a.excludeFromGit(path)
+		}
 	} else {
 		fmt.Fprintf(a.stdout, "already paused: %s\n", path)
 	}
@@ -393,9 +415,25 @@ func runHandoverStatus(a *app, opts handoverStateOptions) error {
 	cp := rep.Checkpoint
 	if cp == nil {
 		fmt.Fprintln(a.stdout, "no handover run has started for this project")
+		a.printOlderCheckpoint(opts)
 		return nil
 	}
-	fmt.Fprintf(a.stdout, "run %s (%s), started %s, handoff %s\n", cp.RunID, cp.State, cp.StartedAt.Local().Format(time.RFC3339), cp.HandoffID)
+	state := cp.State
+	if cp.State == handover.RunRunning {
+		// The checkpoint says running; the lock says whether a process
+		// still is (the kernel frees it when the process dies).
+		switch pid, ok := handover.LockOwner(stateDir); {
+		case rep.Running && ok:
+			state = fmt.Sprintf("running now, process %d", pid)
+		case rep.Running:
+			state = "running now"
+		case ok:
+			state = fmt.Sprintf("stale: process %d is gone; 'session-handoff handover run' resumes it", pid)
+		default:
+			state = "interrupted; 'session-handoff handover run' resumes it"
+		}
+	}
+	fmt.Fprintf(a.stdout, "run %s (%s), started %s, handoff %s\n", cp.RunID, state, cp.StartedAt.Local().Format(time.RFC3339), cp.HandoffID)
 	for _, s := range cp.Steps {
 		line := fmt.Sprintf("  %-16s %-12s %-8s", s.Name, s.Kind, s.State)
 		if s.Attempts > 1 {
@@ -406,6 +444,7 @@ func runHandoverStatus(a *app, opts handoverStateOptions) error {
 		}
 		fmt.Fprintln(a.stdout, line)
 	}
+	a.printOlderCheckpoint(opts)
 	return nil
 }
 

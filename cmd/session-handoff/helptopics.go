@@ -69,7 +69,10 @@ GIT_SSH_COMMAND, GIT_SSH
 TMPDIR
     where launch writes its private prompt files and demo its directory
 PATH
-    where git and the agents (claude, codex, gemini) are found`
+    where git and the agents (claude, codex, gemini) are found
+NO_COLOR, TERM
+    NO_COLOR set (to anything) or TERM=dumb turns colour off on a terminal;
+    --color=always|never overrides both`
 
 const filesHelp = `The data directory ($SESSION_HANDOFF_HOME/data, else
 $XDG_DATA_HOME/session-handoff; --store names another):

@@ -48,8 +48,9 @@ bundle twice changes nothing.
 
 --legacy FILE reads what earlier versions wrote: the old handoffs.json
 store and the version 2 and 3 JSON bundles (encrypted ones ask for their
-passphrase). Their signatures proved nothing, so their records are stored
-as unsigned legacy records.`,
+passphrase); such a bundle is also detected without it, and imported
+alike. Their signatures proved nothing, so their records are stored as
+unsigned legacy records.`,
 		Example: `  session-handoff import auth.handoff
   ssh laptop session-handoff export --to age1… -o - | session-handoff import -
   session-handoff import --legacy ~/.config/session-handoff/handoffs.json`,
@@ -118,6 +119,7 @@ func runImport(a *app, opts *importOptions) error {
 		who = fmt.Sprintf("trusted on first use: pinned %s to %s", res.PinnedAs, v.Fingerprint)
 	}
 	fmt.Fprintf(a.stdout, "%s %s  %s\n%s\n", res.Outcome, res.Record.ID, cell(res.Record.Title, 80), who)
+	a.warnPinnedClaim(res.ClaimedSigner, res.ClaimPinnedTo)
 	return nil
 }
 
@@ -167,24 +169,21 @@ func isJSONInput(br *bufio.Reader) bool {
 }
 
 // importJSON handles a JSON file given to import without --legacy: a file
-// of session-handoff v0.7.5 is imported as --legacy would with
-// --allow-unsigned (its signatures prove nothing) and otherwise refused
-// with the hint to add --legacy; a readable copy (export --format json) is
+// of session-handoff v0.7.5, detected, is imported as --legacy would, with
+// a note (its records are stored as unsigned legacy records, since its
+// signatures prove nothing, as v0.7.5's import took them); a readable copy (export --format json) is
 // refused with what to export instead.
 func (a *app) importJSON(s *store.Store, opts *importOptions, conflict exchange.Conflict, r io.Reader) error {
 	name := opts.input
 	data, err := safefile.ReadAllLimit(r, legacy.MaxInput)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
+		return safefile.Wrap("read", name, err)
 	}
 	kind, ok := legacy.Detect(data)
 	switch {
-	case ok && opts.allowUnsigned:
+	case ok:
 		fmt.Fprintf(a.stderr, "note: %s is a %s of session-handoff v0.7.5 or earlier: importing it as 'import --legacy' does\n", handoff.CleanText(name), kind)
 		return a.importLegacy(s, opts, conflict, data)
-	case ok:
-		return withHint(fmt.Errorf("%s: a JSON %s of session-handoff v0.7.5 or earlier, which import reads only with --legacy", name, kind),
-			fmt.Sprintf("add --legacy: session-handoff import --legacy %s (its records are stored as unsigned legacy records)", handoff.Shorten(handoff.CleanText(name), 80)))
 	case bytes.Contains(data, []byte(`"schema_version"`)):
 		return withHint(fmt.Errorf("%s: this is a readable copy (export --format json), not a bundle: it carries no signature to check", name),
 			"export a bundle instead: session-handoff export ID --to RECIPIENT -o FILE")
@@ -202,7 +201,7 @@ func (a *app) readLegacyInput(path string) ([]byte, error) {
 		data, err = safefile.ReadFile(path, legacy.MaxInput)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, safefile.Wrap("read", path, err)
 	}
 	return data, nil
 }

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/session-handoff/session-handoff/internal/style"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
 )
@@ -38,7 +41,7 @@ handoff claims. Filters combine:
 whole summary, decisions, next steps, questions, tags, files, project;
 --id also takes the id an earlier version gave a handoff (20260312, kept
 by import --legacy); --since takes a duration back from now (90m, 6h, 2d, 1w) or
-a date. --limit 0 lists everything.
+a date. --limit 0 lists everything; --latest takes no --limit.
 
 The ORIGIN column (origin in --json) says how far to trust each: mine
 (saved or captured here), verified: NAME or pinned: NAME (signed by a key
@@ -47,7 +50,12 @@ prints the whole records instead of the index's entries.`,
 		Example: `  session-handoff list --since 2d --tool codex
   session-handoff list --project . --latest --json`,
 		Args: noArgs,
-		RunE: func(*cobra.Command, []string) error { return runList(a, &opts) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.filter.Latest && cmd.Flags().Changed("limit") {
+				return usagef("--latest and --limit together: --latest is the one newest match; drop --limit, or drop --latest to list N")
+			}
+			return runList(a, &opts)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.filter.Tool, "tool", "", "only handoffs from this agent")
@@ -104,12 +112,56 @@ func runList(a *app, opts *listOptions) error {
 		fmt.Fprintln(a.stderr, "no handoffs match")
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tCREATED\tTOOL\tORIGIN\tPROJECT\tTITLE")
 	for _, e := range entries {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.ID.Short(), render.Ago(e.CreatedAt, now), e.Tool, cell(e.Origin, 32), cell(e.ProjectName, 24), cell(e.Title, 60))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err = io.WriteString(a.stdout, paintTable(a.style(), b.String(), "ORIGIN", paintOrigin))
+	return err
+}
+
+// paintTable paints a table tabwriter laid out: its header line bold, and
+// each cell of the column headed column by paint. Painting comes after
+// the layout, so the columns stay where they were.
+func paintTable(st style.Style, table, column string, paint func(style.Style, string) string) string {
+	if !st.On {
+		return table
+	}
+	lines := strings.SplitAfter(table, "\n")
+	from, to, ok := style.Column(lines[0], column)
+	for i, l := range lines {
+		body, nl := strings.CutSuffix(l, "\n")
+		switch {
+		case i == 0:
+			body = st.Bold(strings.TrimRight(body, " "))
+		case ok:
+			body = style.Span(body, from, to, func(t string) string { return paint(st, t) })
+		}
+		lines[i] = body
+		if nl {
+			lines[i] += "\n"
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// paintOrigin colours an origin by how far it is vouched for: mine and a
+// trusted signer green, untrusted and unsigned yellow, legacy dim.
+func paintOrigin(st style.Style, origin string) string {
+	switch {
+	case origin == "mine" || strings.HasPrefix(origin, "verified") || strings.HasPrefix(origin, "pinned"):
+		return st.Good(origin)
+	case origin == "legacy":
+		return st.Dim(origin)
+	case origin == "":
+		return origin
+	}
+	return st.Warn(origin)
 }
 
 // cell makes a value safe and short enough for one table cell: control

@@ -191,6 +191,8 @@ func TestCommandMakersNamed(t *testing.T) {
 		"--store /s list":           "list",
 		"--store=/s --keys /k show": "show",
 		"--keys=/k hook a b":        "hook",
+		"--color always list":       "list",
+		"--color=never show":        "show",
 		"--json list":               "",
 		"-- list":                   "",
 		"":                          "",

@@ -74,12 +74,9 @@ func manFlags(b *strings.Builder, heading string, flags *pflag.FlagSet) {
 			name.WriteString(`\fB\-` + roffLine(f.Shorthand) + `\fR, `)
 		}
 		name.WriteString(`\fB\-\-` + roffLine(f.Name) + `\fR`)
-		varname, usage := pflag.UnquoteUsage(f)
+		varname, usage := flagDoc(f)
 		if varname != "" {
 			name.WriteString(" " + roffLine(varname))
-		}
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" && f.DefValue != "0" {
-			usage += fmt.Sprintf(" (default %s)", f.DefValue)
 		}
 		items = append(items, ".TP\n"+name.String()+"\n"+roffText(usage))
 	})
@@ -90,6 +87,55 @@ func manFlags(b *strings.Builder, heading string, flags *pflag.FlagSet) {
 	for _, it := range items {
 		b.WriteString(it)
 	}
+}
+
+// flagDoc is how help and the man pages show a flag: the value's name
+// (none for a switch; "string" for a repeatable string) and the usage with
+// its default, said only when it is not the zero value (no "(default [])").
+func flagDoc(f *pflag.Flag) (varname, usage string) {
+	varname, usage = pflag.UnquoteUsage(f)
+	if varname == "stringArray" {
+		varname = "string"
+	}
+	switch f.DefValue {
+	case "", "false", "[]", "0":
+	default:
+		def := f.DefValue
+		if f.Value.Type() == "string" {
+			def = fmt.Sprintf("%q", def)
+		}
+		usage += " (default " + def + ")"
+	}
+	return varname, usage
+}
+
+// flagUsages lists the visible flags of fs for --help, one a line, their
+// usage aligned: pflag's FlagUsages without its "[=true|false]" and
+// "(default [])".
+func flagUsages(fs *pflag.FlagSet) string {
+	type row struct{ left, usage string }
+	var rows []row
+	width := 0
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden || f.Deprecated != "" {
+			return
+		}
+		left := "      --" + f.Name
+		if f.Shorthand != "" && f.ShorthandDeprecated == "" {
+			left = "  -" + f.Shorthand + ", --" + f.Name
+		}
+		varname, usage := flagDoc(f)
+		if varname != "" {
+			left += " " + varname
+		}
+		width = max(width, len(left))
+		rows = append(rows, row{left, usage})
+	})
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%-*s   %s\n", width, r.left, r.usage)
+	}
+	return b.String()
 }
 
 // roffText turns plain text into roff lines: each line escaped, and a line

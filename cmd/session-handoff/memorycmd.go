@@ -55,7 +55,10 @@ func newMemoryInitCmd(a *app) *cobra.Command {
 		Use:   "init [DIR] [--name NAME] [--force]",
 		Short: "make the memory directory, its identity files and .gitignore",
 		Long: `Makes the directory, the identity files and a .gitignore for the
-writers' lock; existing files are kept unless --force.`,
+writers' lock; existing files are kept unless --force, and each line says
+what was created, overwrote, updated or kept. DIR that is the top of a git
+worktree (agent-handoff's 'init .') gets memory/ made in it; identity files
+it already holds at its root stay there.`,
 		Example: "  session-handoff memory init --name Aria",
 		Args:    rangeArgs(0, 1, "at most one directory"),
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -79,22 +82,59 @@ func runMemoryInit(a *app, opts memoryInitOptions) error {
 			return usagef("give the directory as DIR or --dir, not both")
 		}
 		root = opts.arg
+		if isWorktreeTop(opts.arg) {
+			// agent-handoff's 'init .' named the project: its memory
+			// directory is memory/ in it, not the root itself.
+			root = filepath.Join(opts.arg, memory.DirName)
+		}
 	}
 	d, err := a.memoryDir(root)
 	if err != nil {
 		return err
 	}
-	created, err := memory.Init(d.Root, memory.InitOptions{Name: opts.name, Force: opts.force})
-	for _, c := range created {
-		fmt.Fprintf(a.stdout, "created %s\n", c)
+	done, err := memory.Init(d.Root, memory.InitOptions{Name: opts.name, Force: opts.force, Beside: a.besideMemory(d.Root)})
+	changed := false
+	for _, r := range done {
+		line := r.Action + " " + r.Path
+		switch r.Action {
+		case memory.Updated:
+			if filepath.Base(r.Path) != ".gitignore" {
+				line += " (our header put on top; every line kept)"
+			}
+			changed = true
+		case memory.Created, memory.Overwrote:
+			changed = true
+		}
+		fmt.Fprintln(a.stdout, line)
 	}
 	if err != nil {
 		return err
 	}
-	if len(created) == 0 {
-		fmt.Fprintf(a.stdout, "%s is set up already; --force replaces the identity files\n", d.Root)
+	if !changed && !opts.force {
+		fmt.Fprintf(a.stdout, "%s is set up already; --force replaces the untouched templates\n", d.Root)
 	}
 	return nil
+}
+
+// isWorktreeTop reports whether dir is the top of a git worktree (it holds
+// .git).
+func isWorktreeTop(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, ".git"))
+	return err == nil
+}
+
+// besideMemory is the project root holding the memory directory root as
+// its memory/, whose identity files (agent-handoff's layout) Init keeps;
+// "" when root is not such a directory.
+func (a *app) besideMemory(root string) string {
+	if filepath.Base(filepath.Clean(root)) != memory.DirName {
+		return ""
+	}
+	parent := filepath.Dir(filepath.Clean(root))
+	if !isWorktreeTop(parent) {
+		return ""
+	}
+	return parent
 }
 
 // memoryWriteOptions are the flags and argument of 'memory write'.
@@ -112,7 +152,7 @@ func newMemoryWriteCmd(a *app) *cobra.Command {
 		Use:   "write --layer 1|2|3 [--tag T] [--date YYYY-MM-DD] [--handoff ID] [--key K] (--file F | -)",
 		Short: "write a session note, the current state, or an archive entry",
 		Long: `Reads the text from --file or from standard input ("-"). --tag names
-the note or archive of layers 1 and 3 (default session); a tag like a/b
+the note or archive of layers 1 and 3 (default general); a tag like a/b
 or "My Tag" is cleaned to a-b or my_tag, with a note, as agent-handover
 named its files. --date defaults to today. With --key, a note whose key
 the file already holds is not written again. --dry-run says what would be
@@ -156,8 +196,8 @@ func newMemoryShowCmd(a *app) *cobra.Command {
 		Short: "list the memory files, or print one",
 		Long: `Lists the memory files with their header fields (layer, tag, date,
 handoff, entries); --layer 2 prints the current state, --latest the newest
-session note (of --tag, if given), and FILE (a path in the memory
-directory) prints that file.`,
+session note (of --tag, if given; with --layer 3 the newest archive), and
+FILE (a path in the memory directory) prints that file.`,
 		Example: `  session-handoff memory show --tag api
   session-handoff memory show --layer 2
   session-handoff memory show layer1/2026-03/api-2026-03-05.md`,
@@ -173,7 +213,7 @@ directory) prints that file.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.dir, "dir", "", dirFlagUsage)
 	f.IntVar(&opts.layer, "layer", 0, "only this layer (2: print the current state)")
-	f.BoolVar(&opts.latest, "latest", false, "print the newest session note")
+	f.BoolVar(&opts.latest, "latest", false, "print the newest session note (with --layer 3: archive)")
 	f.StringVar(&opts.tag, "tag", "", "only this tag")
 	f.BoolVar(&opts.json, "json", false, "print as JSON")
 	return cmd
@@ -193,10 +233,14 @@ func runMemoryShow(a *app, opts memoryShowOptions) error {
 		return err
 	}
 	if opts.latest {
-		if opts.file != "" || (opts.layer != 0 && opts.layer != 1) {
-			return usagef("--latest prints the newest layer-1 note: give no FILE and no other --layer")
+		if opts.file != "" || opts.layer == 2 {
+			return usagef("--latest prints the newest note of layer 1 or 3: give no FILE and no --layer 2")
 		}
-		return a.memoryShowLatest(d, opts.tag, opts.json)
+		layer := opts.layer
+		if layer == 0 {
+			layer = 1
+		}
+		return a.memoryShowLatest(d, layer, opts.tag, opts.json)
 	}
 	if opts.file == "" && opts.layer != 2 {
 		return a.memoryList(d, opts.layer, opts.tag, opts.json)

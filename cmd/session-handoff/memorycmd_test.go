@@ -42,7 +42,7 @@ func TestMemoryWriteShow(t *testing.T) {
 			notePath + " holds an entry with key k1 already; nothing written\n", ""},
 		{"the current state", "all green\n", memoryWriteOptions{note: memory.Note{Layer: 2}, args: []string{"-"}}, 0, "wrote " + filepath.Join(dir, "layer2", "current-state.md") + "\n", ""},
 		{"no layer", "x\n", memoryWriteOptions{args: []string{"-"}}, 2, "", "session-handoff: memory write: --layer is required: 1 (notes), 2 (current state) or 3 (archive)\n"},
-		{"layer 1 without a tag: the session note", "x\n", memoryWriteOptions{note: memory.Note{Layer: 1, Date: "2026-03-05"}, args: []string{"-"}}, 0, "wrote " + filepath.Join(dir, "layer1", "2026-03", "session-2026-03-05.md") + "\n", ""},
+		{"layer 1 without a tag: the general note", "x\n", memoryWriteOptions{note: memory.Note{Layer: 1, Date: "2026-03-05"}, args: []string{"-"}}, 0, "wrote " + filepath.Join(dir, "layer1", "2026-03", "general-2026-03-05.md") + "\n", ""},
 		{"a tag to clean", "x\n", memoryWriteOptions{note: memory.Note{Layer: 1, Tag: "Api/Auth", Date: "2026-03-05"}, args: []string{"-"}}, 0, "wrote " + filepath.Join(dir, "layer1", "2026-03", "api-auth-2026-03-05.md") + "\n", "note: tag \"Api/Auth\" written as \"api-auth\"\n"},
 		{"a bad tag", "x\n", memoryWriteOptions{note: l1("../x"), args: []string{"-"}}, 2, "", "session-handoff: memory write: --tag \"../x\""},
 		{"a tag on layer 2", "x\n", memoryWriteOptions{note: memory.Note{Layer: 2, Tag: "api"}, args: []string{"-"}}, 2, "", "session-handoff: memory write: layer 2 takes no --tag and no --key\n"},
@@ -75,7 +75,7 @@ func TestMemoryWriteShow(t *testing.T) {
 	}
 	out, errOut, code := runCase(t, env, "", "memory show", show(memoryShowOptions{layer: 1, json: true}))
 	var files []memory.File
-	if err := json.Unmarshal([]byte(out), &files); code != 0 || err != nil || len(files) != 3 || files[0].Tag != "api" || files[0].Entries != 3 || files[2].Tag != "session" {
+	if err := json.Unmarshal([]byte(out), &files); code != 0 || err != nil || len(files) != 3 || files[0].Tag != "api" || files[0].Entries != 3 || files[2].Tag != "general" {
 		t.Fatalf("show --layer 1 --json: exit %d, %v, stdout %q, stderr %q", code, err, out, errOut)
 	}
 	for _, tc := range []struct {

@@ -83,25 +83,20 @@ func runMemoryMigrate(a *app, opts memoryMigrateOptions) error {
 
 // memoryShowLatest prints the newest layer-1 note (by its date, then its
 // path), of tag when given.
-func (a *app) memoryShowLatest(d memory.Dir, tag string, asJSON bool) error {
-	files, err := d.List(1, tag)
+func (a *app) memoryShowLatest(d memory.Dir, layer int, tag string, asJSON bool) error {
+	best, err := d.Latest(layer, tag)
 	if errors.Is(err, iofs.ErrNotExist) {
 		return withHint(err, "make it with 'session-handoff memory init'")
 	}
 	if err != nil {
 		return err
 	}
-	var best *memory.File
-	for i, f := range files {
-		if f.Problem != "" {
-			continue
-		}
-		if best == nil || f.Date > best.Date || f.Date == best.Date && f.Path > best.Path {
-			best = &files[i]
-		}
-	}
 	if best == nil {
-		return withHint(errors.New("no session notes"), "write one with 'session-handoff memory write --layer 1 -'")
+		what := fmt.Sprintf("no layer-%d notes", layer)
+		if tag != "" {
+			what += fmt.Sprintf(" tagged %q", tag)
+		}
+		return withHint(errors.New(what), fmt.Sprintf("write one with 'session-handoff memory write --layer %d -'", layer))
 	}
 	return a.memoryShowFile(d, best.Path, asJSON)
 }

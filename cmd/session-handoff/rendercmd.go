@@ -213,7 +213,8 @@ func (a *app) writeBlock(p targets.Profile, ro *renderOptions, rec *handoff.Reco
 	if err != nil {
 		return err
 	}
-	if personal, ok := p.Personal(); ok && !ro.shared {
+	personal, isPersonal := p.Personal()
+	if isPersonal && !ro.shared {
 		p = personal
 	}
 	a.warnTracked(filepath.Join(root, filepath.FromSlash(p.InstructionFile)))
@@ -225,6 +226,9 @@ func (a *app) writeBlock(p targets.Profile, ro *renderOptions, rec *handoff.Reco
 		fmt.Fprintf(a.stdout, "wrote handoff %s into %s (%d bytes, ~%d tokens)\n", rec.ID, w.Path, len(w.Result.Text), render.Tokens(len(w.Result.Text)))
 	} else {
 		fmt.Fprintf(a.stdout, "%s already holds this handoff\n", w.Path)
+	}
+	if isPersonal && !ro.shared {
+		a.excludeFromGit(w.Path)
 	}
 	if w.Result != nil {
 		a.noteLeftOut(w.Result, w.Budget)
@@ -277,6 +281,20 @@ func (a *app) projectProfile(p targets.Profile, root string) (targets.Profile, e
 func (a *app) warnTracked(path string) {
 	if tracked, err := git.Tracked(a.ctx, path); err == nil && tracked {
 		a.warn("%s is tracked by git: the handoff, which is your own state, will show in the diff and may be committed; remove it with 'render --remove' before you commit", path)
+	}
+}
+
+// excludeFromGit adds a personal file we wrote into a worktree to git's
+// info/exclude (git.Exclude), saying so the first time; a failure is a
+// warning, as the file itself was written.
+func (a *app) excludeFromGit(path string) {
+	x, err := git.Exclude(a.ctx, path)
+	if err != nil {
+		a.warn("%s may show in git status: %v", filepath.Base(path), err)
+		return
+	}
+	if x != nil && x.Added {
+		fmt.Fprintf(a.stdout, "git ignores %s here: added %s to %s\n", strings.TrimPrefix(x.Line, "/"), x.Line, x.File)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,13 +25,14 @@ type resumeOptions struct {
 func newResumeCmd(a *app) *cobra.Command {
 	var opts resumeOptions
 	cmd := &cobra.Command{
-		Use:   "resume [--target T] [--project DIR] [--memory-dir DIR] [--budget N] [--json]",
+		Use:   "resume [DIR] [--target T] [--project DIR] [--memory-dir DIR] [--budget N] [--json]",
 		Short: "brief an agent at the start of a session: memory, the latest handoff, what changed since",
 		Long: `Prints the start-of-session briefing for the project: its identity and
 memory files (SOUL.md, MEMORY.md in the memory directory or the project
 root) when it has them, the latest handoff for the project, and how the git
 worktree moved since that handoff (new commits, branch switched, files
-changed since). The handoff is found by the project's path, or else by its
+changed since). DIR, as agent-handoff's resume took it, is --project DIR.
+The handoff is found by the project's path, or else by its
 name (a handoff made on another machine).
 
 Memory files are read only when they are regular files inside the project
@@ -43,8 +45,15 @@ plan render --help describes; then the memory files are shortened, and at
 last left out and only named. What gave way is said on stderr.`,
 		Example: `  session-handoff resume --target claude-code
   session-handoff resume --json | jq .drift.relation`,
-		Args: noArgs,
-		RunE: func(*cobra.Command, []string) error { return runResume(a, &opts) },
+		Args: rangeArgs(0, 1, "at most one argument, the project directory"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if err := projectArg(cmd, args[0], &opts.project); err != nil {
+					return err
+				}
+			}
+			return runResume(a, &opts)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.target, "target", "generic", "the agent: "+strings.Join(targets.Names(), ", "))
@@ -54,6 +63,20 @@ last left out and only named. What gave way is said on stderr.`,
 	f.BoolVar(&opts.json, "json", false, "print the briefing and its parts as JSON")
 	completeTargets(cmd, targets.Names)
 	return cmd
+}
+
+// projectArg takes a positional DIR (agent-handoff's form) for --project
+// DIR: it must be an existing directory, and --project not given too.
+func projectArg(cmd *cobra.Command, dir string, project *string) error {
+	if cmd.Flags().Changed("project") {
+		return usagef("the project is named twice (an argument and --project)")
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return withHint(usagef("%q is not a directory", handoff.Shorten(dir, 80)),
+			"the project is named with --project DIR: session-handoff "+commandName(cmd)+" --project DIR")
+	}
+	*project = dir
+	return nil
 }
 
 func runResume(a *app, opts *resumeOptions) error {

@@ -21,9 +21,11 @@ import (
 func newRootCmd(a *app) *cobra.Command {
 	root := newBareRootCmd(a)
 	for _, c := range commandMakers() {
-		root.AddCommand(c.make(a))
+		root.AddCommand(c.command(a))
 	}
 	root.AddCommand(newHelpTopics()...)
+	root.SetCompletionCommandGroupID("setup")
+	root.SetHelpCommandGroupID("setup")
 	root.InitDefaultCompletionCmd()
 	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
 		c.Short = "print a shell completion script (bash, zsh, fish, powershell)"
@@ -31,25 +33,47 @@ func newRootCmd(a *app) *cobra.Command {
 	return root
 }
 
-// commandMakers make the top-level commands, one group to a line:
-// records; bundles, keys and trust; transfer, handover and memory;
-// agents. Each name is the command's (TestCommandMakersNamed).
+// commandGroups are the jobs the overview lists the commands under, as
+// gh does, in this order.
+var commandGroups = []*cobra.Group{
+	{ID: "record", Title: "Record and find handoffs:"},
+	{ID: "bundle", Title: "Bundles, keys and trust:"},
+	{ID: "transfer", Title: "Hand over to a machine, a person or the next session:"},
+	{ID: "agents", Title: "Brief the agents:"},
+	{ID: "setup", Title: "Set up and check:"},
+}
+
+// commandMakers make the top-level commands, each in its group (its job
+// in the overview). Each name is the command's (TestCommandMakersNamed).
 // (A function, not a variable: demo runs commands through execute, which
 // would make the variable's initialization refer to itself.)
 func commandMakers() []commandMaker {
 	return []commandMaker{
-		{"version", newVersionCmd},
-		{"save", newSaveCmd}, {"snapshot", newSnapshotCmd}, {"capture", newCaptureCmd}, {"sessions", newSessionsCmd}, {"list", newListCmd}, {"show", newShowCmd}, {"apply", newApplyCmd}, {"rm", newRmCmd}, {"select", newSelectCmd}, {"score", newScoreCmd}, {"store", newStoreCmd},
-		{"export", newExportCmd}, {"import", newImportCmd}, {"verify", newVerifyCmd}, {"inspect", newInspectCmd}, {"keygen", newKeygenCmd}, {"key", newKeyCmd}, {"trust", newTrustCmd}, {"people", newPeopleCmd}, {"devices", newDevicesCmd},
-		{"remote", newRemoteCmd}, {"send", newSendCmd}, {"receive", newReceiveCmd}, {"inbox", newInboxCmd}, {"sync", newSyncCmd}, {"handover", newHandoverCmd}, {"pause", newPauseCmd}, {"unpause", newUnpauseCmd}, {"memory", newMemoryCmd},
-		{"render", newRenderCmd}, {"resume", newResumeCmd}, {"launch", newLaunchCmd}, {"targets", newTargetsCmd}, {"integrate", newIntegrateCmd}, {"hook", newHookCmd}, {"mcp", newMCPCmd}, {"doctor", newDoctorCmd}, {"demo", newDemoCmd}, {"man", newManCmd},
+		{"save", "record", newSaveCmd}, {"snapshot", "record", newSnapshotCmd}, {"capture", "record", newCaptureCmd}, {"sessions", "record", newSessionsCmd},
+		{"list", "record", newListCmd}, {"show", "record", newShowCmd}, {"select", "record", newSelectCmd}, {"apply", "record", newApplyCmd},
+		{"rm", "record", newRmCmd}, {"score", "record", newScoreCmd}, {"store", "record", newStoreCmd},
+		{"export", "bundle", newExportCmd}, {"import", "bundle", newImportCmd}, {"verify", "bundle", newVerifyCmd}, {"inspect", "bundle", newInspectCmd},
+		{"keygen", "bundle", newKeygenCmd}, {"key", "bundle", newKeyCmd}, {"trust", "bundle", newTrustCmd}, {"people", "bundle", newPeopleCmd}, {"devices", "bundle", newDevicesCmd},
+		{"remote", "transfer", newRemoteCmd}, {"send", "transfer", newSendCmd}, {"receive", "transfer", newReceiveCmd}, {"inbox", "transfer", newInboxCmd}, {"sync", "transfer", newSyncCmd},
+		{"handover", "transfer", newHandoverCmd}, {"pause", "transfer", newPauseCmd}, {"unpause", "transfer", newUnpauseCmd}, {"memory", "transfer", newMemoryCmd},
+		{"resume", "agents", newResumeCmd}, {"render", "agents", newRenderCmd}, {"launch", "agents", newLaunchCmd}, {"targets", "agents", newTargetsCmd},
+		{"integrate", "agents", newIntegrateCmd}, {"hook", "agents", newHookCmd}, {"mcp", "agents", newMCPCmd},
+		{"doctor", "setup", newDoctorCmd}, {"demo", "setup", newDemoCmd}, {"version", "setup", newVersionCmd}, {"man", "setup", newManCmd},
 	}
 }
 
-// commandMaker makes the top-level command name.
+// commandMaker makes the top-level command name, listed under group.
 type commandMaker struct {
-	name string
-	make func(*app) *cobra.Command
+	name  string
+	group string
+	make  func(*app) *cobra.Command
+}
+
+// command makes the command, in its group.
+func (c commandMaker) command(a *app) *cobra.Command {
+	cmd := c.make(a)
+	cmd.GroupID = c.group
+	return cmd
 }
 
 // newRootCmdFor is the command tree args need: when they name a
@@ -63,7 +87,7 @@ func newRootCmdFor(a *app, args []string) *cobra.Command {
 	for _, c := range commandMakers() {
 		if c.name == name {
 			root := newBareRootCmd(a)
-			root.AddCommand(c.make(a))
+			root.AddCommand(c.command(a))
 			return root
 		}
 	}
@@ -71,14 +95,14 @@ func newRootCmdFor(a *app, args []string) *cobra.Command {
 }
 
 // commandWord is the first word of args after the root's own flags
-// (--store and --keys, with their values), or "" when a flag the root does
+// (--store, --keys and --color, with their values), or "" when a flag the root does
 // not take, or "--", comes first.
 func commandWord(args []string) string {
 	for i := 0; i < len(args); i++ {
 		switch arg := args[i]; {
-		case arg == "--store" || arg == "--keys":
+		case arg == "--store" || arg == "--keys" || arg == "--color":
 			i++
-		case strings.HasPrefix(arg, "--store=") || strings.HasPrefix(arg, "--keys="):
+		case strings.HasPrefix(arg, "--store=") || strings.HasPrefix(arg, "--keys=") || strings.HasPrefix(arg, "--color="):
 		case strings.HasPrefix(arg, "-"):
 			return ""
 		default:
@@ -119,6 +143,7 @@ SESSION_HANDOFF_HOME relocates both.`,
 			return unknownCommand(cmd, args[0])
 		},
 	}
+	root.AddGroup(commandGroups...)
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
@@ -131,6 +156,7 @@ SESSION_HANDOFF_HOME relocates both.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.global.storeDir, "store", "", "store directory (default $SESSION_HANDOFF_HOME/data or $XDG_DATA_HOME/session-handoff)")
 	pf.StringVar(&a.global.keysDir, "keys", "", "keys and configuration directory (default $SESSION_HANDOFF_HOME/config or $XDG_CONFIG_HOME/session-handoff)")
+	pf.Var(&a.global.color, "color", "colour: auto (on a terminal, unless NO_COLOR is set), always or never")
 
 	return root
 }
@@ -141,6 +167,9 @@ func (a *app) execute(args []string) int {
 	tr, err := legacy.TranslateArgs(args)
 	if err != nil {
 		var ae *legacy.ArgError
+		if errors.As(err, &ae) && ae.Hint == "" {
+			return a.report(ae.Command, usageError{ae})
+		}
 		if errors.As(err, &ae) {
 			return a.report(ae.Command, withHint(usageError{ae}, ae.Hint))
 		}
@@ -233,25 +262,64 @@ func rangeArgs(lo, hi int, what string) cobra.PositionalArgs {
 	}
 }
 
-// printOverview lists the commands, for 'session-handoff help' and a bare
-// 'session-handoff'.
+// printOverview lists the commands by job, then the help topics, for
+// 'session-handoff help' and a bare 'session-handoff'.
 func printOverview(root *cobra.Command, w io.Writer) {
 	fmt.Fprintf(w, "session-handoff: %s\n\n", root.Short)
 	fmt.Fprintln(w, "Usage: session-handoff COMMAND [flags]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Commands:")
-	printSubcommands(root, w)
+	var cmds, topics []*cobra.Command
+	width := 0
+	for _, c := range root.Commands() {
+		switch {
+		case c.IsAvailableCommand():
+			cmds = append(cmds, c)
+		case c.IsAdditionalHelpTopicCommand():
+			topics = append(topics, c)
+		default:
+			continue
+		}
+		width = max(width, len(c.Name()))
+	}
+	for _, g := range append(root.Groups(), &cobra.Group{Title: "Other commands:"}) {
+		var in []*cobra.Command
+		for _, c := range cmds {
+			if c.GroupID == g.ID || g.ID == "" && !root.ContainsGroup(c.GroupID) {
+				in = append(in, c)
+			}
+		}
+		printCommandList(w, g.Title, in, width)
+	}
+	sort.Slice(topics, func(i, j int) bool { return topics[i].Name() < topics[j].Name() })
+	printCommandList(w, "Help topics ('session-handoff help TOPIC'):", topics, width)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, root.Long)
 }
 
+// printCommandList prints a heading and one aligned line a command; nothing
+// when cmds is empty.
+func printCommandList(w io.Writer, heading string, cmds []*cobra.Command, width int) {
+	if len(cmds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s\n", heading)
+	for _, c := range cmds {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.Name(), c.Short)
+	}
+}
+
+// printSubcommands lists a command's subcommands, sorted, aligned.
 func printSubcommands(cmd *cobra.Command, w io.Writer) {
-	subs := cmd.Commands()
+	var subs []*cobra.Command
+	width := 0
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			subs = append(subs, c)
+			width = max(width, len(c.Name()))
+		}
+	}
 	sort.Slice(subs, func(i, j int) bool { return subs[i].Name() < subs[j].Name() })
 	for _, c := range subs {
-		if c.IsAvailableCommand() || c.IsAdditionalHelpTopicCommand() {
-			fmt.Fprintf(w, "  %-10s %s\n", c.Name(), c.Short)
-		}
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.Name(), c.Short)
 	}
 }
 
@@ -287,10 +355,10 @@ func printHelp(cmd *cobra.Command, w io.Writer) {
 		printSubcommands(cmd, w)
 	}
 	if cmd.HasAvailableLocalFlags() {
-		fmt.Fprintf(w, "\nFlags:\n%s", cmd.LocalFlags().FlagUsages())
+		fmt.Fprintf(w, "\nFlags:\n%s", flagUsages(cmd.LocalFlags()))
 	}
 	if cmd.HasAvailableInheritedFlags() {
-		fmt.Fprintf(w, "\nGlobal flags:\n%s", cmd.InheritedFlags().FlagUsages())
+		fmt.Fprintf(w, "\nGlobal flags:\n%s", flagUsages(cmd.InheritedFlags()))
 	}
 	if cmd.Example != "" {
 		fmt.Fprintf(w, "\nExample:\n%s\n", strings.TrimRight(cmd.Example, "\n"))

@@ -104,10 +104,14 @@ func runSave(a *app, opts *saveOptions) error {
 		return err
 	}
 	a.sayChanges(rec, m)
-	a.warnIncomplete(rec, opts.quiet)
 	if opts.json {
-		return a.writeJSON(rec)
+		if err := a.writeJSON(rec); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(a.stdout, "saved %s  %s\n", rec.ID, rec.Title)
 	}
-	fmt.Fprintf(a.stdout, "saved %s  %s\n", rec.ID, rec.Title)
+	// The advice comes after what was done.
+	a.warnIncomplete(rec, opts.quiet)
 	return nil
 }

@@ -155,3 +155,25 @@ func TestRunSave(t *testing.T) {
 		})
 	}
 }
+
+// On a terminal, save says "saved …" first and its advice after, and the
+// advice does not ask for a summary that was given (a short one is asked
+// to say more).
+func TestSaveAdviceAfterSaved(t *testing.T) {
+	env := tempEnv(t)
+	var out bytes.Buffer
+	a := newTestApp(context.Background(), nil, &out, &out, env)
+	a.stderrTTY = true
+	opts := saveOptions{tool: "generic", project: t.TempDir(), noGit: true, notes: noteOptions{title: "Fix the parser", summary: "half done"}}
+	if err := runSave(a, &opts); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	saved, note := strings.Index(text, "saved "), strings.Index(text, "note: score")
+	if saved < 0 || note < 0 || note < saved {
+		t.Fatalf("want 'saved' and then the advice:\n%s", text)
+	}
+	if strings.Contains(text, "add a summary") || !strings.Contains(text, "a longer summary") {
+		t.Fatalf("advice asks for a summary that was given:\n%s", text)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/style"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
 )
@@ -94,7 +95,7 @@ func runSelect(a *app, opts selectOptions) error {
 	if err != nil {
 		return err
 	}
-	render.People(a.stdout, rec, time.Now())
+	a.printRecord(rec)
 	return nil
 }
 
@@ -111,7 +112,7 @@ func pick(a *app, in *os.File, out io.Writer, entries []store.Entry, query strin
 	fmt.Fprint(out, "\x1b[?1049h") // alternate screen
 	defer fmt.Fprint(out, "\x1b[?1049l")
 
-	p := picker{entries: entries, query: []rune(query), now: time.Now(), text: recordText(s, entries)}
+	p := picker{entries: entries, query: []rune(query), now: time.Now(), text: recordText(s, entries), style: a.ttyStyle()}
 	p.filter()
 	buf := make([]byte, 64)
 	for {
@@ -135,6 +136,7 @@ func pick(a *app, in *os.File, out io.Writer, entries []store.Entry, query strin
 
 // picker is the state of the interactive list.
 type picker struct {
+	style   style.Style // the chosen row is bold when colour is on
 	entries []store.Entry
 	shown   []int // indexes into entries that match the query
 	query   []rune
@@ -210,23 +212,57 @@ func (p *picker) move(d int) {
 	p.cursor = min(max(p.cursor+d, 0), max(len(p.shown)-1, 0))
 }
 
+// pickerWidth is the picker's line width: a long title wraps under itself
+// to stay within it.
+const pickerWidth = 120
+
+// rowLines are the lines of the entry shown at i: its cells, and its title
+// wrapped under itself within pickerWidth.
+func (p *picker) rowLines(i int) []string {
+	e := p.entries[p.shown[i]]
+	mark := "  "
+	if i == p.cursor {
+		mark = "> "
+	}
+	prefix := fmt.Sprintf("%s%s  %-9s %-12s %-20s ", mark, e.ID.Short(), render.Ago(e.CreatedAt, p.now), cell(e.Tool, 12), cell(e.ProjectName, 20))
+	at := utf8.RuneCountInString(prefix)
+	width := max(pickerWidth-at, 20)
+	title := style.Wrap(cell(e.Title, 3*width), width)
+	lines := []string{prefix + title[0]}
+	for _, t := range title[1:] {
+		lines = append(lines, strings.Repeat(" ", at)+t)
+	}
+	return lines
+}
+
 func (p *picker) draw(w io.Writer, height int) {
 	var sb strings.Builder
 	sb.WriteString("\x1b[H\x1b[2J")
 	fmt.Fprintf(&sb, "select a handoff> %s\r\n", cell(string(p.query), 60))
 	fmt.Fprintf(&sb, "%d of %d  (up/down, enter to choose, esc to cancel)\r\n", len(p.shown), len(p.entries))
 	rows := height - 3
-	start := 0
-	if p.cursor >= rows {
-		start = p.cursor - rows + 1
-	}
-	for i := start; i < len(p.shown) && i < start+rows; i++ {
-		e := p.entries[p.shown[i]]
-		mark := "  "
-		if i == p.cursor {
-			mark = "> "
+	// The first entry drawn: the cursor's, and as many before it as fit.
+	start, used := p.cursor, 0
+	if len(p.shown) > 0 {
+		used = len(p.rowLines(start))
+		for start > 0 && used+len(p.rowLines(start-1)) <= rows {
+			start--
+			used += len(p.rowLines(start))
 		}
-		fmt.Fprintf(&sb, "%s%s  %-9s %-12s %-20s %s\r\n", mark, e.ID.Short(), render.Ago(e.CreatedAt, p.now), cell(e.Tool, 12), cell(e.ProjectName, 20), cell(e.Title, 60))
+	}
+	used = 0
+	for i := start; i < len(p.shown); i++ {
+		lines := p.rowLines(i)
+		if used+len(lines) > rows && i != start {
+			break
+		}
+		used += len(lines)
+		for _, l := range lines {
+			if i == p.cursor {
+				l = p.style.Bold(l)
+			}
+			sb.WriteString(l + "\r\n")
+		}
 	}
 	io.WriteString(w, sb.String())
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"strings"
+
+	"github.com/session-handoff/session-handoff/handoff"
 	"io"
 	"time"
 
@@ -66,7 +69,35 @@ func runShow(a *app, opts showOptions) error {
 	if opts.json {
 		return a.writeJSON(rec)
 	}
-	render.People(a.stdout, rec, time.Now())
+	a.printRecord(rec)
 	a.printCarried(s, rec)
 	return nil
+}
+
+// printRecord prints rec as render.People lays it out for people, painted
+// when colour is on: the title and the section headings bold, the origin
+// coloured as list colours it.
+func (a *app) printRecord(rec *handoff.Record) {
+	var b strings.Builder
+	render.People(&b, rec, time.Now())
+	st := a.style()
+	if !st.On {
+		io.WriteString(a.stdout, b.String())
+		return
+	}
+	lines := strings.Split(b.String(), "\n")
+	header := true
+	for i, l := range lines {
+		switch {
+		case i == 0:
+			lines[i] = st.Bold(l)
+		case l == "":
+			header = false
+		case header && strings.HasPrefix(l, "origin:   "):
+			lines[i] = "origin:   " + paintOrigin(st, strings.TrimPrefix(l, "origin:   "))
+		case !header && lines[i-1] == "" && !strings.HasPrefix(l, " "):
+			lines[i] = st.Bold(l)
+		}
+	}
+	io.WriteString(a.stdout, strings.Join(lines, "\n"))
 }

@@ -105,7 +105,13 @@ func runVerify(a *app, opts *checkOptions) error {
 		if rep.Verification == nil { // Check sets it for every bundle read
 			break
 		}
-		fmt.Fprintln(a.stdout, describeVerification(*rep.Verification))
+		verdict := describeVerification(*rep.Verification)
+		if st := a.style(); rep.Result == exchange.VerdictVerified {
+			verdict = st.Good(verdict)
+		} else {
+			verdict = st.Warn(verdict)
+		}
+		fmt.Fprintln(a.stdout, verdict)
 		// One verdict: the bundle's own claim is worth a line only when
 		// the verdict does not already name the same signer.
 		if c := rep.ClaimedSigner; c != "" && !(rep.Result == exchange.VerdictVerified && slices.Contains(rep.Verification.Principals, c)) {
@@ -178,9 +184,15 @@ func printManifest(a *app, rep *exchange.CheckReport) {
 // warnClaim warns when the name a bundle claims for its signer is one the
 // trust store binds to other keys.
 func (a *app) warnClaim(rep *exchange.CheckReport) {
-	if len(rep.ClaimPinnedTo) > 0 {
+	a.warnPinnedClaim(rep.ClaimedSigner, rep.ClaimPinnedTo)
+}
+
+// warnPinnedClaim warns, once, that a bundle's claimed signer is a name
+// the trust store binds to other keys (pinnedTo): one that impersonates.
+func (a *app) warnPinnedClaim(claimed string, pinnedTo []string) {
+	if len(pinnedTo) > 0 {
 		a.warn("the bundle claims to be signed by %s, but your trust store binds that name to another key (%s): treat it as someone else",
-			cell(rep.ClaimedSigner, 100), strings.Join(rep.ClaimPinnedTo, ", "))
+			cell(claimed, 100), strings.Join(pinnedTo, ", "))
 	}
 }
 

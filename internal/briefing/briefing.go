@@ -187,7 +187,8 @@ func ReadMemoryFiles(root, memDir string, warn func(string, ...any)) []render.Me
 }
 
 // ReadNamedMemoryFiles is ReadMemoryFiles of other files of the memory
-// directory (names relative to it, with forward slashes; the MCP server
+// directory (an identity file still memory init's template is skipped, as
+// if it were not there) (names relative to it, with forward slashes; the MCP server
 // serves HANDOFF.md and layer2/current-state.md too). Only a name without
 // a directory is also looked for at the project root.
 func ReadNamedMemoryFiles(root, memDir string, names []string, warn func(string, ...any)) []render.MemoryFile {
@@ -213,6 +214,9 @@ func ReadNamedMemoryFiles(root, memDir string, names []string, warn func(string,
 			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 				continue
 			}
+			if err == nil && memory.IsTemplate(name, m.Text) {
+				continue // memory init's template, not yet written in
+			}
 			if err != nil {
 				warn("%s left out of the briefing: %v", shown, err)
 				break
@@ -230,7 +234,8 @@ const RecentNotes = 3
 
 // ReadHandoverFiles reads what a handover left in the memory directory
 // of the project at root, for a briefing that has no handoff from the
-// store: HANDOFF.md, layer2/current-state.md and the RecentNotes newest
+// store: HANDOFF.md (from the memory directory, or else the project root),
+// layer2/current-state.md and the RecentNotes newest
 // layer-1 notes (newest first), each bounded, redacted and checked as
 // ReadMemoryFiles does. Files in agent-handover's older form are quoted
 // as they are, without their header line.
@@ -242,7 +247,10 @@ func ReadHandoverFiles(root, memDir string, warn func(string, ...any)) []render.
 	} else {
 		dir = filepath.Join(root, memDir)
 	}
-	rels := []string{memory.HandoffFile, memory.StateFile}
+	// HANDOFF.md, like SOUL.md and MEMORY.md, may be at the project root
+	// (agent-handoff kept all three there).
+	out := ReadNamedMemoryFiles(root, memDir, []string{memory.HandoffFile}, warn)
+	rels := []string{memory.StateFile}
 	if notes, err := (memory.Dir{Root: dir}).List(1, ""); err == nil {
 		sort.SliceStable(notes, func(i, j int) bool {
 			return notes[i].Date > notes[j].Date || notes[i].Date == notes[j].Date && notes[i].Path > notes[j].Path
@@ -251,7 +259,6 @@ func ReadHandoverFiles(root, memDir string, warn func(string, ...any)) []render.
 			rels = append(rels, notes[i].Path)
 		}
 	}
-	var out []render.MemoryFile
 	for _, rel := range rels {
 		path := filepath.Join(dir, filepath.FromSlash(rel))
 		shown := path

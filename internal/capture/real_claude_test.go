@@ -130,7 +130,7 @@ func init() {
 		// written to specs/.
 		realExpectation{
 			file: "claude-code/codemie/session-196820da.jsonl", agent: ClaudeCode,
-			title: "ultrathink there is logic that tracks files in claude folder for sso conversation tracking. there is a case when user runs /clear command in codmeie-claude and new session file is created. this com…",
+			title: "ultrathink there is logic that tracks files in claude folder for sso conversation tracking. there is a case when…",
 			requests: []string{
 				"ultrathink there is logic that tracks files in claude folder", "it's good, but the issue is that several processes of codemi",
 				"we don't control claude code process - it's 3rd party tool t", "don't produce code, design solution first",
@@ -164,7 +164,7 @@ func init() {
 		// times.
 		realExpectation{
 			file: "claude-code/codemie/session-3fe1b6bc.jsonl", agent: ClaudeCode,
-			title: "analyze existing codex folder for sessions structure and writen details. there is a need to implement metrics plugin for codex similar to how claude and gemini is implemented",
+			title: "analyze existing codex folder for sessions structure and writen details. there is a need to implement metrics plugin…",
 			requests: []string{
 				"/bmad:bmm:workflows:create-tech-spec", "analyze existing codex folder for sessions structure and wri", "proceed",
 				"a - run codex exec command to check real token data location", "check 019b7f07-4a68-7d10-a8ef-8454269f439d and event_msg typ",
@@ -187,7 +187,7 @@ func init() {
 		// documents"): only the architecture document's 23 edits remain.
 		realExpectation{
 			file: "claude-code/codemie/session-624a4a58.jsonl", agent: ClaudeCode,
-			title: "@src/providers/plugins/sso/ARCHITECTURE-REFACTORING.md review old and current implementation for claude metrics. there is a need to make sure that sync logic will work as expected and track all cha…",
+			title: "@src/providers/plugins/sso/ARCHITECTURE-REFACTORING.md review old and current implementation for claude metrics.…",
 			requests: []string{
 				"@src/providers/plugins/sso/ARCHITECTURE-REFACTORING.md revie", "it's bad idea, since entire converation will be proceed ever",
 				"track it in the same file as metrics were originally tracked", "don't create separate documents. put into existing with conv",
@@ -231,7 +231,7 @@ func init() {
 		// three commands join them, marked as its.
 		realExpectation{
 			file: "claude-code/codemie/incremental-subagents-turn-2.jsonl", agent: ClaudeCode,
-			title:       `@"solution-architect (agent)" analyze existing CLI command and create specification for adding missing CLI commands. follow best practices in CLI to add valuable commands`,
+			title:       `@"solution-architect (agent)" analyze existing CLI command and create specification for adding missing CLI commands.…`,
 			requests:    []string{`@"solution-architect (agent)" analyze existing CLI command a`},
 			numCommands: 9,
 			commands: []realCommand{

@@ -55,7 +55,7 @@ func init() {
 		realExpectation{
 			file:  "codex/codemie/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl",
 			agent: Codex,
-			title: "analyze trascript and summarzie action items related to codemie and demo preapration, specifically focus on demo, User and Vadym",
+			title: "analyze trascript and summarzie action items related to codemie and demo preapration, specifically focus on demo,…",
 			requests: []string{
 				"analyze trascript and summarzie action items related to codemie and demo preapration, specifically focus on demo, User and Vadym",
 				"there is a need for nikita to draft demo scenario around governance, budgetings, analytics",

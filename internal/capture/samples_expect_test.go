@@ -28,7 +28,7 @@ var sampleExpectations = []realExpectation{
 	// <command-name> line is the user's command; FailingTool is no
 	// command; the MultiEdit edits a file.
 	{file: "claude-code/edge_cases.jsonl", agent: ClaudeCode,
-		title: "Tested various edge cases including markdown formatting, long text, tool errors, system messages, command outputs, special characters and emojis. All message types render correctly in the transcrip…",
+		title: "Tested various edge cases including markdown formatting, long text, tool errors, system messages, command outputs,…",
 		requests: []string{"Here's a message with some **markdown** formatting", "Let's test a very long message",
 			"test-command --verbose --output /tmp/test.log", "Testing special characters: café", "wow error"},
 		files: map[string]realFile{"complex_example.py": {action: "edited", edits: 1}},

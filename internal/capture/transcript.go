@@ -569,14 +569,43 @@ func shortenMiddle(s string, n int) string {
 	return head + fmt.Sprintf("\n[… %d bytes cut …]\n", len(s)-len(head)-len(tail)) + tail
 }
 
-// titleFrom makes a title from text: one line, at most MaxTitle bytes.
+// titleFrom makes a title from text: its first paragraph (the lines up to
+// the first blank one, joined, as a request wrapped by hand reads), on one
+// line of at most MaxTitleLine bytes, cut at a word where it can be.
 func titleFrom(s string) string {
 	if plan, ok := strings.CutPrefix(strings.TrimSpace(s), implementPlan); ok {
 		// The request Claude Code sends when the user approves a plan and
 		// clears the context: the plan's own heading says the work.
 		s = planHeading(plan)
 	}
-	return untrusted.OneLine(s, MaxTitle)
+	// Cleaning first turns Unicode line separators into line breaks.
+	var para []string
+	for line := range strings.SplitSeq(untrusted.CleanText(s), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" && len(para) > 0 {
+			break
+		}
+		if line != "" {
+			para = append(para, line)
+		}
+	}
+	return clipWords(untrusted.OneLine(strings.Join(para, " "), MaxTitle), MaxTitleLine)
+}
+
+// MaxTitleLine bounds a title made from a request: one line of a terminal.
+const MaxTitleLine = 120
+
+// clipWords cuts s to at most n bytes, at the last space before the cut
+// when there is one in its second half, with an ellipsis.
+func clipWords(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := untrusted.Clip(s, n-len(untrusted.Ellipsis))
+	if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ") + untrusted.Ellipsis
 }
 
 // implementPlan opens the request Claude Code makes of an approved plan

@@ -124,3 +124,20 @@ func checkRecordValid(t *testing.T, d *Digest) {
 		t.Errorf("digest does not make a valid record: %v", err)
 	}
 }
+
+// A title made from a request is its first paragraph on one line, cut at
+// a word within MaxTitleLine bytes: never the whole request.
+func TestTitleFrom(t *testing.T) {
+	long := strings.Repeat("refresh the token parser ", 10)
+	for _, tc := range []struct{ in, want string }{
+		{"  Fix\nthe build  ", "Fix the build"},
+		{"Fix the parser\n\nHere is the stack trace:\npanic: nil map\n", "Fix the parser"},
+		{"\n\n  \nSecond line first\n", "Second line first"},
+		{long, strings.TrimSpace(long[:112]) + "…"},
+	} {
+		got := titleFrom(tc.in)
+		if got != tc.want || len(got) > MaxTitleLine {
+			t.Errorf("titleFrom(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

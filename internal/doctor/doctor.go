@@ -559,7 +559,7 @@ func readSettings(path string) ([]byte, error) {
 	}
 	data, err := safefile.ReadFile(path, integrate.MaxSettings)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, safefile.Wrap("read", path, err)
 	}
 	return data, nil
 }
@@ -633,7 +633,7 @@ func checkOlderCheckpoint(s Setup) (Check, bool) {
 		return c, false
 	case cp.ResumeCode() == 1:
 		c.Status, c.Detail = Warn, cp.Advice()
-		c.Fix = "session-handoff handover run" + s.ProjectFlag + " && rm " + shellQuote(cp.Path)
+		c.Fix = "session-handoff handover run" + s.ProjectFlag
 	default:
 		c.Status, c.Detail = OK, cp.Advice()
 	}

@@ -95,6 +95,11 @@ type ImportResult struct {
 	Record   *handoff.Record
 	Bundle   *bundle.Result
 	PinnedAs string // the principal pinned by TOFU, if any
+	// ClaimedSigner and ClaimPinnedTo are CheckReport's: the name the
+	// bundle gives its signer, and the keys the trust store binds that
+	// name to when none of them signed (a bundle that impersonates).
+	ClaimedSigner string
+	ClaimPinnedTo []string
 }
 
 // Refusal errors: the bundle is intact but the policy says no.
@@ -170,7 +175,9 @@ func Import(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions,
 	if err != nil {
 		return nil, err
 	}
-	result := &ImportResult{Record: rec, Bundle: res}
+	claim := &CheckReport{Manifest: m, Verification: &res.Verification}
+	checkClaim(claim, trust)
+	result := &ImportResult{Record: rec, Bundle: res, ClaimedSigner: claim.ClaimedSigner, ClaimPinnedTo: claim.ClaimPinnedTo}
 	existing, outcome, replace, err := decide(s, rec, pol)
 	if err != nil {
 		return nil, err
@@ -425,7 +432,7 @@ func tofuPrincipal(m *bundle.Manifest, v bundle.Verification, trust *crypto.Trus
 	for _, e := range trust.Entries() {
 		for _, p := range e.Principals {
 			if p == m.Signer.Name && e.Key != key {
-				return nil, fmt.Errorf("%w: %s is pinned to %s, this bundle is signed by %s", crypto.ErrPinnedToOtherKey, m.Signer.Name, e.Fingerprint, v.Fingerprint)
+				return nil, fmt.Errorf("%w: your trust store binds %s to %s; this bundle is signed by %s", crypto.ErrPinnedToOtherKey, m.Signer.Name, e.Fingerprint, v.Fingerprint)
 			}
 		}
 	}

@@ -82,7 +82,7 @@ func readApprovals(file string) ([]approval, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", file, err)
+		return nil, safefile.Wrap("read", file, err)
 	}
 	return parseApprovals(file, data)
 }

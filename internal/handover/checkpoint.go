@@ -86,7 +86,7 @@ func LoadCheckpoint(stateDir string) (*Checkpoint, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, safefile.Wrap("read", path, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -117,7 +117,7 @@ func (cp *Checkpoint) save(stateDir string) error {
 		return err
 	}
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", stateDir, err)
+		return safefile.Wrap("create", stateDir, err)
 	}
 	if err := safefile.WriteFile(checkpointPath(stateDir), append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("write checkpoint: %w", err)

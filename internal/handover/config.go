@@ -381,7 +381,7 @@ func readError(path string, err error) error {
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	return fmt.Errorf("read %s: %w", path, err)
+	return safefile.Wrap("read", path, err)
 }
 
 // Hash identifies a configuration's content, so that a run resumed under

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -18,6 +19,11 @@ import (
 // ../shared/seeds/agent-handover-001.txt).
 const OlderCheckpointPath = ".agent-handover/checkpoint.json"
 
+// RetiredCheckpointPath is where a completed 'handover run' moves an
+// interrupted agent-handover checkpoint (RetireOlderCheckpoint), kept as it
+// was.
+const RetiredCheckpointPath = OlderCheckpointPath + ".migrated"
+
 // maxOlderCheckpoint bounds the file read.
 const maxOlderCheckpoint = 1 << 20
 
@@ -25,8 +31,10 @@ const maxOlderCheckpoint = 1 << 20
 // wrote it: {"status": "none"|"in_progress"|"completed", "steps": {NAME:
 // "pending"|"done"}, "started_at", "finished_at"}.
 type OlderCheckpoint struct {
-	// Path is the file read.
+	// Path is the file read; Name is how messages name it (the project's
+	// OlderCheckpointPath, or the path a user gave).
 	Path   string `json:"path"`
+	Name   string `json:"-"`
 	Status string `json:"status"`
 	// Steps are the step names in the file's order; Pending those not
 	// done.
@@ -53,28 +61,38 @@ func (c *OlderCheckpoint) ResumeCode() int {
 
 // Advice says in one line what to do about it.
 func (c *OlderCheckpoint) Advice() string {
-	if c.ResumeCode() == 1 {
+	if c.ResumeCode() == 1 && c.Name != OlderCheckpointPath {
 		return fmt.Sprintf("agent-handover's run was interrupted (steps left: %s): finish it with your agent-handover script, or let 'session-handoff handover run' write the note and state afresh; then remove %s",
-			strings.Join(c.Pending, ", "), OlderCheckpointPath)
+			strings.Join(c.Pending, ", "), c.Name)
+	}
+	if c.ResumeCode() == 1 {
+		return fmt.Sprintf("agent-handover's run was interrupted (steps left: %s): 'session-handoff handover run' writes the note and state afresh and retires it (to %s); or finish it with your agent-handover script and remove %s",
+			strings.Join(c.Pending, ", "), RetiredCheckpointPath, OlderCheckpointPath)
 	}
 	state := "shows no run"
 	if c.ResumeCode() == 2 {
 		state = "last run " + strings.ReplaceAll(c.Status, "_", " ")
 	}
-	return fmt.Sprintf("agent-handover's checkpoint: %s; session-handoff keeps its own checkpoint, so %s can be removed", state, OlderCheckpointPath)
+	return fmt.Sprintf("agent-handover's checkpoint: %s; session-handoff keeps its own checkpoint, so %s can be removed", state, c.Name)
 }
 
 // ReadOlderCheckpoint reads the project's agent-handover checkpoint; nil
 // and no error when there is none. Its text is untrusted: names are cleaned
 // and shortened, the file bounded.
 func ReadOlderCheckpoint(projectRoot string) (*OlderCheckpoint, error) {
-	p := filepath.Join(projectRoot, filepath.FromSlash(OlderCheckpointPath))
+	return ReadOlderCheckpointFile(filepath.Join(projectRoot, filepath.FromSlash(OlderCheckpointPath)), OlderCheckpointPath)
+}
+
+// ReadOlderCheckpointFile is ReadOlderCheckpoint of the file at p (its
+// --checkpoint PATH), named name in messages. A missing file is no
+// checkpoint, as agent-handover's Checkpoint took it.
+func ReadOlderCheckpointFile(p, name string) (*OlderCheckpoint, error) {
 	data, err := safefile.ReadRegular(p, maxOlderCheckpoint)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", OlderCheckpointPath, err)
+		return nil, safefile.Wrap("read", name, err)
 	}
 	var raw struct {
 		Status    string          `json:"status"`
@@ -82,14 +100,14 @@ func ReadOlderCheckpoint(projectRoot string) (*OlderCheckpoint, error) {
 		StartedAt *string         `json:"started_at"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("%s: not agent-handover's checkpoint: %v", OlderCheckpointPath, strings.TrimPrefix(err.Error(), "json: "))
+		return nil, fmt.Errorf("%s: not agent-handover's checkpoint: %v", name, strings.TrimPrefix(err.Error(), "json: "))
 	}
-	c := &OlderCheckpoint{Path: p, Status: flat(raw.Status, 40)}
+	c := &OlderCheckpoint{Path: p, Name: name, Status: flat(raw.Status, 40)}
 	if raw.StartedAt != nil {
 		c.StartedAt = flat(*raw.StartedAt, 40)
 	}
 	if err := c.readSteps(raw.Steps); err != nil {
-		return nil, fmt.Errorf("%s: steps: %w", OlderCheckpointPath, err)
+		return nil, fmt.Errorf("%s: steps: %w", name, err)
 	}
 	return c, nil
 }
@@ -128,4 +146,21 @@ func (c *OlderCheckpoint) readSteps(raw json.RawMessage) error {
 // flat is untrusted text cleaned, on one line, and shortened to n.
 func flat(s string, n int) string {
 	return handoff.Shorten(strings.Join(strings.Fields(handoff.CleanText(s)), " "), n)
+}
+
+// RetireOlderCheckpoint moves an interrupted agent-handover checkpoint
+// (ResumeCode 1) aside to RetiredCheckpointPath, once a session-handoff
+// run has written the note and state it left pending: until then
+// 'handover check' honours it. It reports whether it moved one; any other
+// checkpoint, or none, is left alone.
+func RetireOlderCheckpoint(projectRoot string) (bool, error) {
+	c, err := ReadOlderCheckpoint(projectRoot)
+	if err != nil || c == nil || c.ResumeCode() != 1 {
+		return false, err
+	}
+	to := filepath.Join(projectRoot, filepath.FromSlash(RetiredCheckpointPath))
+	if err := os.Rename(c.Path, to); err != nil {
+		return false, fmt.Errorf("retire agent-handover's checkpoint: %w", err)
+	}
+	return true, nil
 }

@@ -126,7 +126,7 @@ func Pause(path, reason string, now time.Time) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("create %s: %w", path, err)
+		return false, safefile.Wrap("create", path, err)
 	}
 	return true, nil
 }
@@ -137,7 +137,7 @@ func Unpause(path string) (bool, error) {
 		return false, nil
 	}
 	if err := safefile.Remove(path); err != nil {
-		return false, fmt.Errorf("remove %s: %w", path, err)
+		return false, safefile.Wrap("remove", path, err)
 	}
 	return true, nil
 }

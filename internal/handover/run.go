@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/session-handoff/session-handoff/bundle"
@@ -151,14 +154,37 @@ func Inspect(stateDir string) (Report, error) {
 	return Report{Status: st, Running: Running(stateDir), Checkpoint: cp}, nil
 }
 
-// Running reports whether a process holds the project's run lock now.
+// Running reports whether a process holds the project's run lock now (the
+// kernel releases it when that process dies, so a killed run is not
+// running).
 func Running(stateDir string) bool {
 	l, err := safefile.TryLockFile(filepath.Join(stateDir, "run.lock"))
 	if err != nil {
 		return errors.Is(err, safefile.ErrLocked)
 	}
+	if l == nil {
+		return true // TryLockFile's "another process holds it"
+	}
 	l.Unlock()
 	return false
+}
+
+// ownerFile names, in the state directory, the process that took the run
+// lock last: "pid N".
+const ownerFile = "run.owner"
+
+// LockOwner is the process id of the last run's process, from the owner
+// file; ok is false when it is missing or damaged.
+func LockOwner(stateDir string) (pid int, ok bool) {
+	data, err := safefile.ReadRegular(filepath.Join(stateDir, ownerFile), 64)
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(string(data), "pid ")))
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return n, true
 }
 
 // Run runs the configuration's steps, or resumes the pending run: steps
@@ -184,13 +210,17 @@ func (r *Runner) Run(ctx context.Context, restart bool) (*Checkpoint, error) {
 		return nil, err
 	}
 	lock, err := safefile.TryLockFile(filepath.Join(r.StateDir, "run.lock"))
-	if errors.Is(err, safefile.ErrLocked) {
+	if lock == nil && (err == nil || errors.Is(err, safefile.ErrLocked)) {
 		return nil, ErrRunLocked
 	}
 	if err != nil {
 		return nil, fmt.Errorf("lock the run: %w", err)
 	}
 	defer lock.Unlock()
+	// Who holds the lock, for status to name once the process is gone.
+	if err := safefile.WriteFile(filepath.Join(r.StateDir, ownerFile), []byte("pid "+strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("record the run's process: %w", err)
+	}
 
 	cp, err := LoadCheckpoint(r.StateDir)
 	if err != nil {
@@ -258,6 +288,12 @@ func (r *Runner) Run(ctx context.Context, restart bool) (*Checkpoint, error) {
 	cp.State, cp.FinishedAt = RunCompleted, &finished
 	if err := cp.save(r.StateDir); err != nil {
 		return cp, err
+	}
+	// The run wrote what an interrupted agent-handover run left pending.
+	if moved, err := RetireOlderCheckpoint(r.Project); err != nil {
+		r.logf("agent-handover's checkpoint: %v", err)
+	} else if moved {
+		r.logf("agent-handover's interrupted run: its checkpoint is now %s", RetiredCheckpointPath)
 	}
 	return cp, nil
 }

@@ -35,7 +35,7 @@ const maxExecOutput = 4 << 10
 
 func ensureDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
+		return safefile.Wrap("create", dir, err)
 	}
 	return nil
 }

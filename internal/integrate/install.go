@@ -79,7 +79,7 @@ func readSettings(path string) ([]byte, error) {
 	}
 	data, err := safefile.ReadFile(path, MaxSettings)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, safefile.Wrap("read", path, err)
 	}
 	return data, nil
 }
@@ -139,7 +139,7 @@ func ApplyInstall(c *Change, stateDir string) error {
 		mode = info.Mode().Perm()
 	}
 	if err := safefile.WriteFile(c.Path, c.After, mode); err != nil {
-		return fmt.Errorf("write %s: %w", c.Path, err)
+		return safefile.Wrap("write", c.Path, err)
 	}
 	return nil
 }
@@ -205,7 +205,7 @@ func ApplyRemove(c *Change, stateDir string) error {
 	if !c.Nothing {
 		if c.After == nil {
 			if err := safefile.Remove(c.Path); err != nil {
-				return fmt.Errorf("remove %s: %w", c.Path, err)
+				return safefile.Wrap("remove", c.Path, err)
 			}
 			// The file was integrate's: so is the directory it leaves
 			// empty (.claude, .codex, .gemini). One that holds anything
@@ -217,7 +217,7 @@ func ApplyRemove(c *Change, stateDir string) error {
 				mode = info.Mode().Perm()
 			}
 			if err := safefile.WriteFile(c.Path, c.After, mode); err != nil {
-				return fmt.Errorf("write %s: %w", c.Path, err)
+				return safefile.Wrap("write", c.Path, err)
 			}
 		}
 	}

@@ -158,7 +158,7 @@ func WritePackage(dir string, files map[string][]byte) ([]string, error) {
 			return nil, err
 		}
 		if err := safefile.WriteFile(path, files[name], 0o644); err != nil {
-			return nil, fmt.Errorf("write %s: %w", path, err)
+			return nil, safefile.Wrap("write", path, err)
 		}
 	}
 	return todo, nil

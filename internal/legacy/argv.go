@@ -33,7 +33,7 @@ type Translation struct {
 
 // globalsWithValue are the root's flags that take a value, which may
 // stand before the command word.
-var globalsWithValue = map[string]bool{"--store": true, "--keys": true}
+var globalsWithValue = map[string]bool{"--store": true, "--keys": true, "--color": true}
 
 // TranslateArgs reads a command line (without the program name) for the
 // flags of session-handoff v0.7.5 (see its README and
@@ -49,7 +49,9 @@ var globalsWithValue = map[string]bool{"--store": true, "--keys": true}
 //     a secret in argv is visible to every user of the machine, with
 //     the environment variable and --passphrase-file as the alternatives.
 //     The text is never quoted;
-//   - export --sign-key / --signer: refused, naming keygen and trust.
+//   - export --sign-key / --signer: refused, naming keygen and trust;
+//   - agent-handoff's push, auto and init: refused with the command to
+//     type now (oldCommand).
 //
 // Anything after "--" and any other command is left alone.
 func TranslateArgs(args []string) (Translation, error) {
@@ -73,6 +75,8 @@ func TranslateArgs(args []string) (Translation, error) {
 	}
 	switch args[cmdAt] {
 	case "render", "export", "import":
+	case "push", "auto", "init":
+		return Translation{}, oldCommand(args[cmdAt], args[cmdAt+1:])
 	default:
 		return Translation{Args: args}, nil
 	}
@@ -182,6 +186,27 @@ func (t *translator) passphrase(args []string, i int, value string, hasValue boo
 		hint = "import needs no --passphrase: write 'session-handoff import FILE', and it takes a passphrase bundle's passphrase from SESSION_HANDOFF_PASSPHRASE or --passphrase-file FILE (mode 0600), else asks on the terminal"
 	}
 	return &ArgError{Command: t.cmd, Msg: "--passphrase no longer takes the passphrase on the command line: other users of this machine can read a process's arguments", Hint: hint}
+}
+
+// oldCommand is the one-line pointer for agent-handoff's commands that
+// have no command of that name now: push and auto (which uploaded
+// HANDOFF.md to MemoryVault) and init (which wrote SOUL.md, MEMORY.md and
+// HANDOFF.md). Its Command is empty: the word is not a command of ours.
+func oldCommand(word string, args []string) *ArgError {
+	switch word {
+	case "push":
+		return &ArgError{Msg: "'push' was agent-handoff's upload to MemoryVault: send a handoff with 'session-handoff send' and fetch it on the other machine with 'session-handoff receive'"}
+	case "auto":
+		return &ArgError{Msg: "'auto' was agent-handoff's snapshot-and-push for cron: run 'session-handoff snapshot' from cron, or 'session-handoff handover run', which keeps the memory as well"}
+	}
+	msg := "'init' is now 'session-handoff memory init [DIR] [--force]'"
+	for _, a := range args {
+		if a == "--name" || strings.HasPrefix(a, "--name=") {
+			msg += "; the agent's name goes into SOUL.md, which it makes"
+			break
+		}
+	}
+	return &ArgError{Msg: msg}
 }
 
 // form is the current way to write the command with x as its argument.

@@ -49,6 +49,9 @@ func TestTranslateArgsRefuses(t *testing.T) {
 		{"export --id latest --signer wregen -o x", "--signer is gone", "trust add"},
 		{"render --id a --id b", "named twice", "render X"},
 		{"import --input", "needs a value", "import X"},
+		{"push --name bot", "session-handoff send", ""},
+		{"--store /s auto /w --name bot", "session-handoff snapshot", ""},
+		{"init . --name Aria", "memory init [DIR] [--force]'; the agent's name goes into SOUL.md", ""},
 	} {
 		_, err := TranslateArgs(strings.Fields(tc.in))
 		var ae *ArgError

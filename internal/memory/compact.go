@@ -195,7 +195,7 @@ func (d Dir) Compact(month string, keepDays int, now time.Time) (CompactResult, 
 	// Then the notes, and the month directories they leave empty.
 	for _, n := range folded {
 		if err := safefile.Remove(n.path); err != nil {
-			return res, fmt.Errorf("remove %s: %w", d.name(n.rel), err)
+			return res, safefile.Wrap("remove", d.name(n.rel), err)
 		}
 		res.Archived = append(res.Archived, d.name(n.rel))
 	}
@@ -209,7 +209,7 @@ func (d Dir) Compact(month string, keepDays int, now time.Time) (CompactResult, 
 			continue
 		}
 		if err := os.Remove(p); err != nil {
-			return res, fmt.Errorf("remove %s: %w", d.name(dirRel), err)
+			return res, safefile.Wrap("remove", d.name(dirRel), err)
 		}
 		removed = true
 	}

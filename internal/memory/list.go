@@ -166,3 +166,26 @@ func (d Dir) Read(rel string) (File, *Doc, error) {
 	}
 	return f, doc, nil
 }
+
+// Latest is the newest readable note of layer (1 or 3) with tag ("" for
+// any), by date and then path, as agent-handover's read_latest gave it;
+// nil when there is none.
+func (d Dir) Latest(layer int, tag string) (*File, error) {
+	if layer != 1 && layer != 3 {
+		return nil, fmt.Errorf("layer %d: the newest note is of layer 1 or 3", layer)
+	}
+	files, err := d.List(layer, tag)
+	if err != nil {
+		return nil, err
+	}
+	var best *File
+	for i, f := range files {
+		if f.Problem != "" {
+			continue
+		}
+		if best == nil || f.Date > best.Date || f.Date == best.Date && f.Path > best.Path {
+			best = &files[i]
+		}
+	}
+	return best, nil
+}

@@ -287,7 +287,7 @@ func (d Dir) dir(real, rel string, create bool) (string, error) {
 		fi, err := os.Lstat(next)
 		if errors.Is(err, fs.ErrNotExist) && create {
 			if err := os.Mkdir(next, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return "", fmt.Errorf("create %s: %w", shown, err)
+				return "", safefile.Wrap("create", shown, err)
 			}
 			if err := safefile.SyncDir(p); err != nil {
 				return "", err
@@ -447,8 +447,9 @@ func DefaultDir(projectRoot, wd string) Dir {
 	return Dir{Root: dir}
 }
 
-// DefaultTag is the tag of a note or archive written without one.
-const DefaultTag = "session"
+// DefaultTag is the tag of a note or archive written without one, as
+// agent-handover's MemoryStore.write had it.
+const DefaultTag = "general"
 
 // CleanTag turns a tag as a person or an earlier tool wrote it into a valid
 // one, as agent-handover's MemoryStore.write made its file names ('/' and

@@ -198,9 +198,44 @@ func TestValidation(t *testing.T) {
 	}
 }
 
+// paths are the paths of done that Init gave action.
+func paths(done []InitResult, action string) []string {
+	var out []string
+	for _, r := range done {
+		if r.Action == action {
+			out = append(out, r.Path)
+		}
+	}
+	return out
+}
+
+// An identity file at the project root (agent-handoff's layout) is kept
+// there: Init makes no template in memory/ to shadow it.
+func TestInitBeside(t *testing.T) {
+	project := t.TempDir()
+	if err := os.WriteFile(filepath.Join(project, "SOUL.md"), []byte("# SOUL.md\n\nI am mycoolbot.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(project, "memory")
+	done, err := Init(root, InitOptions{Force: true, Beside: project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(done, Kept); !reflect.DeepEqual(got, []string{filepath.Join(project, "SOUL.md")}) {
+		t.Fatalf("kept %q", got)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "SOUL.md")); err == nil {
+		t.Fatal("memory/SOUL.md made beside the project's own")
+	}
+	if got := mustRead(t, filepath.Join(project, "SOUL.md")); got != "# SOUL.md\n\nI am mycoolbot.\n" {
+		t.Fatalf("the project's SOUL.md changed: %q", got)
+	}
+}
+
 func TestInit(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "memory")
-	created, err := Init(root, InitOptions{Name: "Aria"})
+	done, err := Init(root, InitOptions{Name: "Aria"})
+	created := paths(done, Created)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,8 +265,8 @@ func TestInit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "SOUL.md"), []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if created, err = Init(root, InitOptions{Name: "Other"}); err != nil || len(created) != 0 {
-		t.Fatalf("second Init: %q, %v", created, err)
+	if done, err = Init(root, InitOptions{Name: "Other"}); err != nil || len(paths(done, Created)) != 0 || len(paths(done, Kept)) != 3 {
+		t.Fatalf("second Init: %q, %v", done, err)
 	}
 	if got := mustRead(t, filepath.Join(root, "SOUL.md")); got != edited {
 		t.Fatalf("SOUL.md changed:\n%s", got)
@@ -239,8 +274,18 @@ func TestInit(t *testing.T) {
 	// --force rewrites the untouched templates, not the directories,
 	// leaves a .gitignore that has what it needs as it is, and never
 	// removes a line of the user's: the edited SOUL.md stays.
-	if created, err = Init(root, InitOptions{Force: true}); err != nil || len(created) != 2 {
-		t.Fatalf("forced Init: %q, %v", created, err)
+	// (The templates are as they would be written: kept, not
+	// overwritten.) A template with another name is overwritten.
+	done, err = Init(root, InitOptions{Force: true})
+	if err != nil || len(paths(done, Kept)) != 3 || len(paths(done, Overwrote)) != 0 {
+		t.Fatalf("forced Init: %q, %v", done, err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "MEMORY.md"), []byte(strings.Replace(mustRead(t, filepath.Join(root, "MEMORY.md")), "\n", "\n\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done, err = Init(root, InitOptions{Force: true})
+	if err != nil || !reflect.DeepEqual(paths(done, Overwrote), []string{filepath.Join(root, "MEMORY.md")}) {
+		t.Fatalf("forced Init of a reformatted template: %q, %v", done, err)
 	}
 	if got := mustRead(t, filepath.Join(root, "SOUL.md")); got != edited {
 		t.Fatalf("SOUL.md after --force:\n%s", got)
@@ -251,8 +296,8 @@ func TestInit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "SOUL.md"), []byte(theirs), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err = Init(root, InitOptions{Force: true}); err != nil {
-		t.Fatal(err)
+	if done, err = Init(root, InitOptions{Force: true}); err != nil || !reflect.DeepEqual(paths(done, Updated), []string{filepath.Join(root, "SOUL.md")}) {
+		t.Fatal(done, err)
 	}
 	if got := mustRead(t, filepath.Join(root, "SOUL.md")); got != "<!-- session-handoff:memory v=1 layer=0 tag=soul -->\n"+theirs {
 		t.Fatalf("SOUL.md after --force:\n%s", got)
@@ -732,15 +777,15 @@ func TestInitForceMergesGitignore(t *testing.T) {
 		t.Fatalf(".gitignore:\n%q\nwant\n%q", got, want)
 	}
 	// Again: nothing more is added, and .gitignore is not reported.
-	created, err := Init(root, InitOptions{Force: true})
+	done, err := Init(root, InitOptions{Force: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again := mustRead(t, filepath.Join(root, ".gitignore")); again != got {
 		t.Fatalf("second init changed .gitignore: %q", again)
 	}
-	for _, c := range created {
-		if strings.HasSuffix(c, ".gitignore") {
+	for _, c := range done {
+		if strings.HasSuffix(c.Path, ".gitignore") {
 			t.Fatalf("second init reported %s", c)
 		}
 	}

@@ -106,7 +106,7 @@ func (d Dir) Migrate(dryRun bool, now time.Time) (MigrateResult, error) {
 	}
 	for _, c := range todo {
 		if err := safefile.WriteFile(c.path, c.new, filePerm); err != nil {
-			return res, fmt.Errorf("write %s: %w", d.name(c.rel), err)
+			return res, safefile.Wrap("write", d.name(c.rel), err)
 		}
 	}
 	return res, nil
@@ -135,8 +135,8 @@ func (d Dir) migrated(p string, f File, old []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, keep, err := d.forceIdentity(p, f.Path, (&Doc{Header: want}).Format())
-	if err != nil || keep {
+	data, action, err := d.forceIdentity(p, f.Path, (&Doc{Header: want}).Format(), true)
+	if err != nil || action == Kept {
 		return nil, err
 	}
 	if !bytes.HasSuffix(data, old) {

@@ -35,14 +35,35 @@ type InitOptions struct {
 	// never replaced: the lines Init needs are added to it, and none of
 	// the user's lines is removed.
 	Force bool
+	// Beside is the project root when the memory directory is inside it:
+	// an identity file the root holds and the memory directory does not
+	// (agent-handoff kept SOUL.md, MEMORY.md and HANDOFF.md there) is kept
+	// where it is, untouched, and no template is made to shadow it.
+	Beside string
+}
+
+// What Init did to a path (InitResult.Action).
+const (
+	Created   = "created"   // it did not exist
+	Overwrote = "overwrote" // an untouched template, replaced (--force)
+	Updated   = "updated"   // our header put on top, or .gitignore lines added; no line removed
+	Kept      = "kept"      // it exists and was left as it is
+)
+
+// InitResult is what Init did to one path.
+type InitResult struct {
+	// Path is the root (or Beside) joined with the file's name; a
+	// directory ends in a separator.
+	Path   string
+	Action string
 }
 
 // Init makes a memory root: SOUL.md, MEMORY.md and HANDOFF.md from
 // templates, the layer1/, layer2/ and layer3/ directories, and a
 // .gitignore for the lock file. Existing files are left untouched unless
-// o.Force is set. It returns the paths (root joined with the file name) it
-// created or replaced, directories with a trailing separator.
-func Init(root string, o InitOptions) (created []string, err error) {
+// o.Force is set. It returns what it did to each file, and to each
+// directory it made.
+func Init(root string, o InitOptions) (done []InitResult, err error) {
 	if len(o.Name) > 64 || strings.IndexFunc(o.Name, unicode.IsControl) >= 0 || strings.TrimSpace(o.Name) != o.Name || !utf8.ValidString(o.Name) {
 		return nil, fmt.Errorf("name %q: want one line of at most 64 bytes without surrounding spaces", handoff.Shorten(o.Name, 40))
 	}
@@ -61,10 +82,10 @@ func Init(root string, o InitOptions) (created []string, err error) {
 	for _, dir := range []string{"layer1", "layer2", "layer3"} {
 		_, statErr := os.Lstat(filepath.Join(real, dir))
 		if _, err := d.dir(real, dir, true); err != nil {
-			return created, err
+			return done, err
 		}
 		if errors.Is(statErr, fs.ErrNotExist) {
-			created = append(created, d.name(dir)+string(filepath.Separator))
+			done = append(done, InitResult{d.name(dir) + string(filepath.Separator), Created})
 		}
 	}
 	files := []struct {
@@ -79,68 +100,108 @@ func Init(root string, o InitOptions) (created []string, err error) {
 	for _, f := range files {
 		p, exists, err := d.locate(real, f.rel, false)
 		if err != nil {
-			return created, err
+			return done, err
+		}
+		if !exists && f.rel != ".gitignore" && o.Beside != "" {
+			if b := filepath.Join(o.Beside, f.rel); isRegular(b) {
+				done = append(done, InitResult{b, Kept})
+				continue
+			}
 		}
 		if exists && !o.Force {
 			if fresh && f.rel == ".gitignore" {
-				created = append(created, d.name(f.rel)) // made with the root
+				done = append(done, InitResult{d.name(f.rel), Created}) // made with the root
+			} else if f.rel != ".gitignore" {
+				done = append(done, InitResult{d.name(f.rel), Kept})
 			}
 			continue
 		}
-		data := f.data
+		data, action := f.data, Created
 		if exists && f.rel != ".gitignore" {
 			// Force never removes a line of the user's: only an untouched
 			// template is replaced; a file without our header (another
 			// tool's SOUL.md) gets the header on top of all its lines.
-			var keep bool
-			if data, keep, err = d.forceIdentity(p, f.rel, f.data); err != nil {
-				return created, err
+			if data, action, err = d.forceIdentity(p, f.rel, f.data, o.Name == ""); err != nil {
+				return done, err
 			}
-			if keep {
+			if action == Kept {
+				done = append(done, InitResult{d.name(f.rel), Kept})
 				continue
 			}
 		}
 		if exists && f.rel == ".gitignore" {
 			old, err := safefile.ReadRegular(p, MaxFileSize)
 			if err != nil {
-				return created, fmt.Errorf("%s: %w", d.name(f.rel), err)
+				return done, fmt.Errorf("%s: %w", d.name(f.rel), err)
 			}
 			var changed bool
 			if data, changed = mergeLines(old, f.data); !changed {
 				continue
 			}
+			action = Updated
 		}
 		if err := safefile.WriteFile(p, data, filePerm); err != nil {
-			return created, fmt.Errorf("%s: %w", d.name(f.rel), err)
+			return done, fmt.Errorf("%s: %w", d.name(f.rel), err)
 		}
-		created = append(created, d.name(f.rel))
+		done = append(done, InitResult{d.name(f.rel), action})
 	}
-	return created, nil
+	return done, nil
+}
+
+// isRegular reports whether p is a regular file (not through a link).
+func isRegular(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // forceIdentity decides what init --force writes over the identity file
-// at p: want (the template) when the file is an untouched template; the
-// file with our header line put before all of its bytes when it has no
-// header of ours (agent-handoff's SOUL.md, MEMORY.md, HANDOFF.md); and
-// nothing (keep) when it holds a header and text of the user's.
-func (d Dir) forceIdentity(p, rel string, want []byte) (data []byte, keep bool, err error) {
+// at p: want (the template, Overwrote) when the file is an untouched
+// template; the file with our header line put before all of its bytes
+// (Updated) when it has no header of ours (agent-handoff's SOUL.md,
+// MEMORY.md, HANDOFF.md); and nothing (Kept) when it holds a header and
+// text of the user's. With keepTitle (no name given) a SOUL.md template
+// keeps the name it has.
+func (d Dir) forceIdentity(p, rel string, want []byte, keepTitle bool) (data []byte, action string, err error) {
 	old, err := d.readRaw(p, rel)
 	if err != nil {
-		return nil, false, err
+		return nil, "", err
 	}
 	doc, perr := Parse(old)
 	if perr != nil {
 		wantDoc, _ := Parse(want)
 		if !utf8.Valid(old) || strings.IndexFunc(string(old), badControl) >= 0 {
-			return nil, false, fmt.Errorf("%s: not a memory file, and not text init can keep: %w", d.name(rel), perr)
+			return nil, "", fmt.Errorf("%s: not a memory file, and not text init can keep: %w", d.name(rel), perr)
 		}
-		return append([]byte(wantDoc.Header.line()+"\n"), old...), false, nil
+		return append([]byte(wantDoc.Header.line()+"\n"), old...), Updated, nil
 	}
 	wantDoc, _ := Parse(want)
-	if untouched(doc.Text, wantDoc.Text, rel == SoulFile) {
-		return want, false, nil
+	if untouched(doc.Text, wantDoc.Text, rel == SoulFile) && string(old) != string(want) {
+		title, _, _ := strings.Cut(doc.Text, "\n")
+		wantTitle, _, _ := strings.Cut(wantDoc.Text, "\n")
+		if keepTitle && rel == SoulFile && title != wantTitle {
+			return nil, Kept, nil // the name it has stays
+		}
+		return want, Overwrote, nil
 	}
-	return nil, true, nil
+	return nil, Kept, nil
+}
+
+// IsTemplate reports whether text, an identity file's text without its
+// header line, is still the template Init wrote for it (SOUL.md with any
+// name): nothing a briefing needs to quote.
+func IsTemplate(name, text string) bool {
+	var tmpl string
+	switch name {
+	case SoulFile:
+		tmpl = soulTemplate("")
+	case MemoryFile:
+		tmpl = memoryTemplate
+	case HandoffFile:
+		tmpl = handoffTemplate
+	default:
+		return false
+	}
+	return untouched(text, tmpl, name == SoulFile)
 }
 
 // untouched reports whether text is the template tmpl; for SOUL.md any
@@ -431,7 +492,7 @@ func (d Dir) writeDoc(p, rel string, doc *Doc) error {
 		return fmt.Errorf("%s: would grow over the %d MiB limit for a memory file", d.name(rel), MaxFileSize>>20)
 	}
 	if err := safefile.WriteFile(p, data, filePerm); err != nil {
-		return fmt.Errorf("write %s: %w", d.name(rel), err)
+		return safefile.Wrap("write", d.name(rel), err)
 	}
 	return nil
 }

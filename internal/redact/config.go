@@ -55,7 +55,7 @@ func LoadUserPatterns(configDir string) (*Redactor, error) {
 			return nil, err
 		}
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, safefile.Wrap("read", path, err)
 	}
 	r, err := New(extra)
 	if err != nil {

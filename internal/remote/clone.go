@@ -59,7 +59,7 @@ func openClone(ctx context.Context, dataDir string, r Remote) (*clone, error) {
 	}
 	base := filepath.Join(dataDir, remotesDir)
 	if err := os.MkdirAll(base, 0o700); err != nil {
-		return nil, fmt.Errorf("create %s: %w", base, err)
+		return nil, safefile.Wrap("create", base, err)
 	}
 	lock, err := safefile.LockFile(filepath.Join(base, r.Name+".lock"))
 	if err != nil {

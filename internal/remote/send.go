@@ -255,7 +255,7 @@ func (c *clone) loadPending() (pendingList, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, safefile.Wrap("read", path, err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	if lines[0] != pendingHeader {
