@@ -12,3 +12,6 @@ import (
 func detach(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
 }
+
+// yieldCPU does nothing on Windows.
+func yieldCPU(int) {}

@@ -481,5 +481,6 @@ func (a *app) startSync(root string, id handoff.ID) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start the sync: %w", err)
 	}
+	yieldCPU(cmd.Process.Pid)
 	return cmd.Process.Release()
 }
