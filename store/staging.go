@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
@@ -25,6 +26,9 @@ const stagingLock = ".lock"
 type Staging struct {
 	Dir  string
 	lock *safefile.Lock
+	// subs are the directories Sub made in Dir, by name.
+	mu   sync.Mutex
+	subs map[string]bool
 	// created are the directories NewStaging had to make (the store's
 	// own, the staging parent), removed again by Close when empty, so a
 	// refused import leaves the file system as it found it.
@@ -98,15 +102,24 @@ func (st *Staging) removeCreated() {
 	}
 }
 
-// AdoptBlob moves a file from a staging directory into the store as the
-// blob with the given SHA-256. The caller vouches for the hash (the bundle
-// reader computed it while the file was written and synced); OpenBlob
-// checks it again on every read, so a wrong one can never be served.
+// AdoptBlob moves a file from a staging directory (or a directory Sub
+// made in it) into the store as the blob with the given SHA-256. The
+// caller vouches for the hash (the bundle reader computed it while the
+// file was written and synced); OpenBlob checks it again on every read,
+// so a wrong one can never be served.
 func (s *Store) AdoptBlob(st *Staging, path, sha256hex string) error {
+	if err := s.adoptBlob(st, path, sha256hex); err != nil {
+		return err
+	}
+	return safefile.SyncDir(s.blobDir())
+}
+
+// adoptBlob is AdoptBlob without syncing the blob directory.
+func (s *Store) adoptBlob(st *Staging, path, sha256hex string) error {
 	if !validSHA256(sha256hex) {
 		return fmt.Errorf("adopt blob: %q is not a sha256 in hex", sha256hex)
 	}
-	if filepath.Dir(path) != st.Dir {
+	if !st.holds(filepath.Dir(path)) {
 		return fmt.Errorf("adopt blob: %s is not in the staging directory", path)
 	}
 	dir := s.blobDir()
@@ -116,7 +129,31 @@ func (s *Store) AdoptBlob(st *Staging, path, sha256hex string) error {
 	if err := os.Rename(path, filepath.Join(dir, sha256hex)); err != nil {
 		return fmt.Errorf("adopt blob %s: %w", sha256hex, err)
 	}
-	return safefile.SyncDir(dir)
+	return nil
+}
+
+// holds reports whether dir is the staging directory or one Sub made.
+func (st *Staging) holds(dir string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return dir == st.Dir || filepath.Dir(dir) == st.Dir && st.subs[filepath.Base(dir)]
+}
+
+// Sub makes a new directory inside the staging directory, so that imports
+// run at once (ImportMany's) each stage their blobs apart: a bundle that
+// fails removes what it wrote, never another's blob of the same hash.
+func (st *Staging) Sub() (string, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	dir, err := os.MkdirTemp(st.Dir, "sub-")
+	if err != nil {
+		return "", fmt.Errorf("create staging directory: %w", err)
+	}
+	if st.subs == nil {
+		st.subs = map[string]bool{}
+	}
+	st.subs[filepath.Base(dir)] = true
+	return dir, nil
 }
 
 // checkStaging counts staging directories whose import died (their lock
