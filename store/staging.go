@@ -139,21 +139,21 @@ func (st *Staging) holds(dir string) bool {
 	return dir == st.Dir || filepath.Dir(dir) == st.Dir && st.subs[filepath.Base(dir)]
 }
 
-// Sub makes a new directory inside the staging directory, so that imports
-// run at once (ImportMany's) each stage their blobs apart: a bundle that
-// fails removes what it wrote, never another's blob of the same hash.
-func (st *Staging) Sub() (string, error) {
+// Sub names a new directory inside the staging directory, so that
+// imports run at once (exchange.ImportMany's) each stage their blobs
+// apart: a bundle that fails removes what it wrote, never another's blob
+// of the same hash. The directory is not made: whoever writes there makes
+// it (bundle.Read does at a bundle's first blob), so a bundle without
+// blobs costs none.
+func (st *Staging) Sub() string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	dir, err := os.MkdirTemp(st.Dir, "sub-")
-	if err != nil {
-		return "", fmt.Errorf("create staging directory: %w", err)
-	}
 	if st.subs == nil {
 		st.subs = map[string]bool{}
 	}
-	st.subs[filepath.Base(dir)] = true
-	return dir, nil
+	name := fmt.Sprintf("sub-%d", len(st.subs))
+	st.subs[name] = true
+	return filepath.Join(st.Dir, name)
 }
 
 // checkStaging counts staging directories whose import died (their lock
