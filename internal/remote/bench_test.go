@@ -220,7 +220,7 @@ func cpuTime() time.Duration {
 
 // countGit puts a git first on PATH that counts its runs and returns how
 // to read the count.
-func countGit(b *testing.B) func() int {
+func countGit(b testing.TB) func() int {
 	real, err := exec.LookPath("git")
 	if err != nil {
 		b.Fatal(err)

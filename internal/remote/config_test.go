@@ -137,3 +137,21 @@ func TestConfigFileFormat(t *testing.T) {
 		t.Fatalf("remotes file:\n%q\nwant\n%q", data, want)
 	}
 }
+
+// The clone's configuration is written without git: every value reads
+// back as it was, whatever characters it holds.
+func TestAppendConfigReadsBack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(path, []byte("[core]\n\tbare = false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	odd := `file:///a "quoted" \back\slash; # not a comment` + "\ttab"
+	if err := appendConfig(path, [][2]string{{"remote.origin.url", odd}, {"core.hooksPath", "/x y/z"}}); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{"remote.origin.url": odd, "core.hooksPath": "/x y/z", "core.bare": "false"} {
+		if got := gitT(t, "", "config", "--file", path, "--get", key); got != want {
+			t.Errorf("%s = %q, want %q", key, got, want)
+		}
+	}
+}

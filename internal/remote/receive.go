@@ -161,6 +161,17 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 		return nil, err
 	}
 	defer c.close()
+	// Whether anything is new is answered first, by one ls-remote.
+	checkpoint := !opts.NoFetch && !opts.DryRun && !opts.Retry
+	if checkpoint && !c.fresh {
+		res, same, err := c.nothingNew(ctx, dirs, ledgerPath(opts.DataDir))
+		if err != nil || same {
+			return res, err
+		}
+		if err := c.forgetReceived(); err != nil {
+			return nil, err
+		}
+	}
 	lay, err := c.open(ctx, dirs, opts.NoFetch)
 	if err != nil {
 		return nil, err
@@ -210,15 +221,35 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].Path < items[j].Path })
 	res.Items = items
+	left := lay.st
 	if lay.version == 2 && !opts.DryRun && !opts.NoFetch {
 		// Delivered bundles leave the remote only now that the ledger
 		// records them: a crash before this point leaves them for the
 		// next receive to remove, never to import again.
-		if res.Removed, err = c.removeDelivered(ctx, lay, led); err != nil {
+		if res.Removed, left, err = c.removeDelivered(ctx, lay, led); err != nil {
 			res.RemoveError = err.Error()
 		}
 	}
+	if checkpoint && res.RemoveError == "" && allRecorded(items) {
+		r := received{ledger: fileSize(led.path), earlier: res.Earlier + len(items) - res.Removed, refs: left}
+		if err := c.saveReceived(r); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
+}
+
+// allRecorded reports whether the ledger records every item: nothing is
+// left to try again.
+func allRecorded(items []Item) bool {
+	for _, it := range items {
+		switch it.Outcome {
+		case OutcomeImported, OutcomeReplaced, OutcomeAlready, OutcomeSkipped, OutcomeRejected:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // candidates sorts the entries of my directories into bundles to read

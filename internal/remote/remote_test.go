@@ -233,3 +233,47 @@ func TestStaleGitLockIsCleared(t *testing.T) {
 		}
 	}
 }
+
+// The first receive on a new machine starts ten git processes (init,
+// config, one fetch, for-each-ref, two ls-tree, cat-file, commit-tree,
+// push, update-ref; none for the clone's configuration, nor for an empty
+// tree), and a receive with nothing new one: the ls-remote that finds my
+// refs as the last receive left them. Something new, or a change to the
+// ledger, and the receive does its work again.
+func TestReceiveGitProcesses(t *testing.T) {
+	r := bareRemote(t)
+	alice, bob := newMachine(t, "alice@laptop"), newMachine(t, "bob@desk")
+	bob.trusts(alice)
+	alice.send(r, alice.save("one"), bob)
+	alice.send(r, alice.save("two"), bob)
+	gits := countGit(t)
+	receive := func(want int) *ReceiveResult {
+		t.Helper()
+		before := gits()
+		res := bob.receive(r)
+		if n := gits() - before; n != want {
+			t.Errorf("the receive started %d git processes, want %d", n, want)
+		}
+		return res
+	}
+	if res := receive(10); countOutcome(res, OutcomeImported) != 2 || res.Removed != 2 {
+		t.Fatalf("first receive: %+v", res)
+	}
+	if res := receive(1); len(res.Items) != 0 || res.Earlier != 0 {
+		t.Fatalf("nothing new: %+v", res)
+	}
+	alice.send(r, alice.save("three"), bob)
+	if res := receive(10); countOutcome(res, OutcomeImported) != 1 || res.Removed != 1 {
+		t.Fatalf("one new: %+v", res)
+	}
+	receive(1)
+	// Another remote's receive (or anyone) wrote the ledger: my refs are
+	// read again (ls-remote, for-each-ref, two ls-tree).
+	if err := os.Remove(ledgerPath(bob.data)); err != nil {
+		t.Fatal(err)
+	}
+	if res := receive(4); len(res.Items) != 0 || bob.count() != 3 {
+		t.Fatalf("after the ledger changed: %+v", res)
+	}
+	receive(1)
+}
