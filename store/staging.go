@@ -37,9 +37,7 @@ type Staging struct {
 
 // NewStaging creates a staging directory inside the store, and removes
 // those of imports that died.
-func (s *Store) NewStaging() (*Staging, error) { return s.newStaging(true) }
-
-func (s *Store) newStaging(retry bool) (*Staging, error) {
+func (s *Store) NewStaging() (*Staging, error) {
 	parent := filepath.Join(s.dir, stagingDir)
 	st := &Staging{}
 	for _, d := range []string{s.dir, parent} {
@@ -47,14 +45,13 @@ func (s *Store) newStaging(retry bool) (*Staging, error) {
 			st.created = append(st.created, d)
 		}
 	}
+	// Another import may remove what this one is making (a Close removes
+	// the empty parent; a reaper takes a directory not yet locked for a
+	// dead one's): each time, someone else made progress, and this one
+	// starts again.
 	var err error
-	// A concurrent Close may remove an empty parent between the two
-	// calls; try again once.
-	for range 2 {
-		if err = os.MkdirAll(parent, dirPerm); err != nil {
-			continue
-		}
-		if st.Dir, err = os.MkdirTemp(parent, "import-"); err == nil {
+	for range maxStagingAttempts {
+		if err = st.make(parent); !errors.Is(err, fs.ErrNotExist) {
 			break
 		}
 	}
@@ -62,26 +59,39 @@ func (s *Store) newStaging(retry bool) (*Staging, error) {
 		st.removeCreated()
 		return nil, fmt.Errorf("create staging directory: %w", err)
 	}
-	st.lock, err = safefile.LockFile(filepath.Join(st.Dir, stagingLock))
-	if _, serr := os.Stat(st.Dir); err == nil && serr != nil {
-		st.lock.Unlock()
-		err = serr
-	}
-	if err != nil && retry {
-		// Another import took the directory for a dead one between its
-		// creation and the lock: start again.
-		os.RemoveAll(st.Dir)
-		return s.newStaging(false)
-	}
-	if err != nil {
-		os.RemoveAll(st.Dir)
-		st.removeCreated()
-		return nil, err
-	}
 	// Staging directories of imports that died (killed, the machine
 	// went down) are removed by the next import, not only by Check.
 	reapStaging(parent, st.Dir, true)
 	return st, nil
+}
+
+// maxStagingAttempts bounds the attempts to make a staging directory
+// while other imports remove it from under this one.
+const maxStagingAttempts = 100
+
+// make makes st's directory in parent and locks it. An error wrapping
+// fs.ErrNotExist means another import removed the parent, or took the
+// new directory for a dead one's before it was locked, meanwhile.
+func (st *Staging) make(parent string) error {
+	if err := os.MkdirAll(parent, dirPerm); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp(parent, "import-")
+	if err != nil {
+		return err
+	}
+	lock, err := safefile.LockFile(filepath.Join(dir, stagingLock))
+	if err == nil {
+		if _, err = os.Stat(dir); err != nil {
+			lock.Unlock()
+		}
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return err
+	}
+	st.Dir, st.lock = dir, lock
+	return nil
 }
 
 // Close removes the staging directory and everything still in it.
@@ -167,9 +177,10 @@ func (s *Store) checkStaging(rep *CheckReport, repair bool) error {
 
 // reapStaging counts the staging directories under parent whose import
 // died (their lock is free), other than keep, and with remove set removes
-// them. A directory so new that its maker has not locked it yet may be
-// taken for a dead one: its maker checks, once it holds the lock, that the
-// directory is still there, and makes another if not.
+// them. An empty directory without its lock file is one being made (or
+// whose import died before it locked it), never judged. One whose maker made the lock file but has
+// not locked it yet may be taken for a dead one: its maker finds it gone
+// once it holds the lock, and makes another.
 func reapStaging(parent, keep string, remove bool) (found, removed int, err error) {
 	des, err := os.ReadDir(parent)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -184,6 +195,11 @@ func reapStaging(parent, keep string, remove bool) (found, removed int, err erro
 			continue
 		}
 		lockPath := filepath.Join(dir, stagingLock)
+		if _, err := os.Lstat(lockPath); err != nil {
+			if des, _ := os.ReadDir(dir); len(des) == 0 {
+				continue // being made: not ours to judge
+			}
+		}
 		l, err := safefile.TryLockFile(lockPath)
 		if err != nil || l == nil {
 			continue // alive, or not ours to judge
