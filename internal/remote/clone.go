@@ -173,7 +173,9 @@ func (c *clone) create(ctx context.Context) error {
 	}
 	defer os.RemoveAll(tmp)
 	g := git.Runner{Dir: tmp}
-	if _, err := g.Run(ctx, "init", "--quiet"); err != nil {
+	// No template: its sample hooks never run here (core.hooksPath is
+	// an empty directory), and each is a file to write.
+	if _, err := g.Run(ctx, "init", "--quiet", "--template="); err != nil {
 		return err
 	}
 	hooks := filepath.Join(tmp, ".git", stateDir, "no-hooks")

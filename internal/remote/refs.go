@@ -13,13 +13,15 @@ import (
 // quietEnv keeps git's housekeeping off the user's path: no automatic gc
 // or maintenance in the clone (nor in a file:// remote's receive-pack, a
 // child of ours), and no reflogs that would keep removed bundles alive.
-// Compacting is explicit: Maintain.
+// Compacting is explicit: Maintain. What a fetch brings is kept as the
+// pack it came in (two files), not unpacked into a file per object.
 var quietEnv = []string{
-	"GIT_CONFIG_COUNT=4",
+	"GIT_CONFIG_COUNT=5",
 	"GIT_CONFIG_KEY_0=gc.auto", "GIT_CONFIG_VALUE_0=0",
 	"GIT_CONFIG_KEY_1=maintenance.auto", "GIT_CONFIG_VALUE_1=false",
 	"GIT_CONFIG_KEY_2=receive.autogc", "GIT_CONFIG_VALUE_2=false",
 	"GIT_CONFIG_KEY_3=core.logAllRefUpdates", "GIT_CONFIG_VALUE_3=false",
+	"GIT_CONFIG_KEY_4=fetch.unpackLimit", "GIT_CONFIG_VALUE_4=1",
 }
 
 // Bounds of the retries of one push (a send, a removal, a migration).
