@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/session-handoff/session-handoff/internal/git"
 	"github.com/session-handoff/session-handoff/internal/safefile"
@@ -44,6 +45,10 @@ type clone struct {
 	// seen is what an ls-remote this command made answered, for the next
 	// sync of the same refs (nil: none).
 	seen refState
+	// date is the date of every commit this command makes, so that the
+	// same tree makes the same commit (one bundle sent to two recipients
+	// alone: one commit for both refs), whatever second each is made in.
+	date string
 	// trees are the top-level entries of commits this command listed, by
 	// commit (see remember).
 	trees map[string]map[string]string
@@ -73,7 +78,7 @@ func openClone(ctx context.Context, dataDir string, r Remote) (*clone, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock remote %s: %w", r.Name, err)
 	}
-	c := &clone{remote: r, dir: clonePath(dataDir, r.Name), lock: lock}
+	c := &clone{remote: r, dir: clonePath(dataDir, r.Name), lock: lock, date: fmt.Sprintf("@%d +0000", time.Now().Unix())}
 	c.git = git.Runner{Dir: c.dir, Env: quietEnv}
 	c.net = git.Runner{Dir: c.dir, Timeout: git.NetworkTimeout, Env: quietEnv}
 	c.hooks = filepath.Join(c.dir, ".git", stateDir, "no-hooks")

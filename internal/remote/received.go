@@ -85,8 +85,8 @@ func (c *clone) loadReceived() (received, bool) {
 	return r, true
 }
 
-// saveReceived writes receivedFile. It is not synced: lost or older, it
-// only makes the next receive do its work.
+// saveReceived writes receivedFile, without syncing its directory: lost,
+// it only makes the next receive do its work.
 func (c *clone) saveReceived(r received) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\nledger %d\nearlier %d\n", receivedHeader, r.ledger, r.earlier)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 )
@@ -334,7 +335,9 @@ func (c *clone) commitTree(ctx context.Context, recs map[string]string, bundles 
 		}
 		tree = strings.TrimSpace(string(out))
 	}
-	out, err := c.git.Run(ctx, "commit-tree", "--no-gpg-sign", "-m", fmt.Sprintf("%s%d bundle%s", commitPrefix, bundles, plural(bundles)), tree)
+	g := c.git
+	g.Env = append(slices.Clone(g.Env), "GIT_AUTHOR_DATE="+c.date, "GIT_COMMITTER_DATE="+c.date)
+	out, err := g.Run(ctx, "commit-tree", "--no-gpg-sign", "-m", fmt.Sprintf("%s%d bundle%s", commitPrefix, bundles, plural(bundles)), tree)
 	if err != nil {
 		return "", err
 	}
