@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 	"time"
 
@@ -61,7 +62,7 @@ func TestImportManyMatchesImportInTurn(t *testing.T) {
 		t.Errorf("the caller's check: %v", res[5].ReadErr)
 	}
 	// Each bundle opened once in order, then the ones that pin again.
-	if want := []int{0, 1, 2, 3, 4, 5, 0, 1, 3, 4}; !equalInts(opened, want) {
+	if want := []int{0, 1, 2, 3, 4, 5, 0, 1, 3, 4}; !slices.Equal(opened, want) {
 		t.Errorf("opened %v, want %v", opened, want)
 	}
 	list, err := bob.store.List(store.Filter{})
@@ -82,18 +83,6 @@ func TestImportManyMatchesImportInTurn(t *testing.T) {
 		}
 		rc.Close()
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Two copies of one bundle in one batch: the second finds the record the

@@ -52,9 +52,11 @@ func fastImport(t testing.TB, r Remote, refs map[string]map[string][]byte) {
 	}
 }
 
-// bigInbox writes a layout-2 inbox straight into the bare repository,
-// then gives me a clone with my ref fetched.
-func bigInbox(b *testing.B) (r Remote, me *machine) {
+// bigInbox writes a layout-2 inbox straight into the bare repository:
+// benchRecipients refs of benchPerDir bundles, mine real ones from alice
+// (unread of them), the others' random bytes of the given size. Then it
+// gives me a clone with my ref fetched.
+func bigInbox(b *testing.B, unread, size int) (r Remote, me *machine) {
 	b.Helper()
 	r = bareRemote(b)
 	alice := newMachine(b, "alice@laptop")
@@ -62,18 +64,18 @@ func bigInbox(b *testing.B) (r Remote, me *machine) {
 	me.trusts(alice)
 	refs := map[string]map[string][]byte{r.markerRef(): {markerFile: []byte(markerV2)}}
 	for d := 0; d < benchRecipients; d++ {
-		rh := crypto.RecipientHash(fmt.Sprintf("recipient %d", d))
+		rh, n := crypto.RecipientHash(fmt.Sprintf("recipient %d", d)), benchPerDir
 		if d == 0 {
-			rh = me.hash()
+			rh, n = me.hash(), unread
 		}
 		files := map[string][]byte{}
-		for i := 0; i < benchPerDir; i++ {
+		for i := 0; i < n; i++ {
 			var data []byte
 			var id string
 			if d == 0 {
 				data, id = alice.exportTo(fmt.Sprintf("handoff %d", i), exchange.ExportOptions{Recipients: []crypto.RecipientInfo{me.recipient()}})
 			} else {
-				data = make([]byte, 600)
+				data = make([]byte, size)
 				rand.Read(data)
 				id = fmt.Sprintf("%032x", d*benchPerDir+i)
 			}
@@ -93,7 +95,7 @@ func bigInbox(b *testing.B) (r Remote, me *machine) {
 // the fetch: list my ref, read only its bundles, import each; nothing is
 // removed (NoFetch).
 func BenchmarkReceive(b *testing.B) {
-	r, me := bigInbox(b)
+	r, me := bigInbox(b, benchPerDir, 600)
 	var paths int
 	checkoutHook = func(p []string) { paths += len(p) }
 	defer func() { checkoutHook = nil }()
@@ -122,7 +124,7 @@ func BenchmarkReceive(b *testing.B) {
 // BenchmarkInbox lists my 100 new bundles of 5,000 and verifies them,
 // after the fetch.
 func BenchmarkInbox(b *testing.B) {
-	r, me := bigInbox(b)
+	r, me := bigInbox(b, benchPerDir, 600)
 	o := InboxOptions{Remote: r, DataDir: me.data, Keys: me.keys, Read: me.readOptions(), NoFetch: true}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -142,37 +144,13 @@ func BenchmarkInbox(b *testing.B) {
 const benchUnread = 20
 
 // BenchmarkReceiveFirst is the first receive on a new machine of my 20
-// unread bundles in an inbox of 50 recipients with 100 bundles each:
-// create the clone, fetch my ref, import the 20, remove them from the
-// remote. Each round starts from a new data directory, with my ref put
+// unread bundles in an inbox of 49 other recipients with 100 bundles of
+// 2,300 bytes each: create the clone, fetch my ref, import the 20, remove
+// them from the remote. Each round starts from a new data directory, with my ref put
 // back as it was. It reports the git processes the receive starts, and
 // its CPU time (user and system, git's included).
 func BenchmarkReceiveFirst(b *testing.B) {
-	r := bareRemote(b)
-	alice := newMachine(b, "alice@laptop")
-	me := newMachine(b, "bob@desk")
-	me.trusts(alice)
-	refs := map[string]map[string][]byte{r.markerRef(): {markerFile: []byte(markerV2)}}
-	for d := 0; d < benchRecipients; d++ {
-		files := map[string][]byte{}
-		rh := crypto.RecipientHash(fmt.Sprintf("recipient %d", d))
-		n := benchPerDir
-		if d == 0 {
-			rh, n = me.hash(), benchUnread
-		}
-		for i := 0; i < n; i++ {
-			if d == 0 {
-				data, id := alice.exportTo(fmt.Sprintf("handoff %d", i), exchange.ExportOptions{Recipients: []crypto.RecipientInfo{me.recipient()}})
-				files[id+bundleExt] = data
-				continue
-			}
-			data := make([]byte, 2300)
-			rand.Read(data)
-			files[fmt.Sprintf("%032x", d*benchPerDir+i)+bundleExt] = data
-		}
-		refs[r.recipientRef(rh)] = files
-	}
-	fastImport(b, r, refs)
+	r, me := bigInbox(b, benchUnread, 2300)
 	bare := strings.TrimPrefix(r.URL, "file://")
 	mine := r.recipientRef(me.hash())
 	tip := gitT(b, bare, "rev-parse", mine)
