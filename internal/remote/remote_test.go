@@ -277,3 +277,56 @@ func TestReceiveGitProcesses(t *testing.T) {
 	}
 	receive(1)
 }
+
+// A receive killed after the store placed its records but before it
+// appended them to the index (the batch's marker left, no ledger line,
+// the bundles still on the remote) is finished by the next receive: the
+// index is rebuilt from the records, each bundle is found already
+// imported, recorded and removed; nothing is lost or stored twice.
+func TestReceiveAfterKillInsideTheBatch(t *testing.T) {
+	r := bareRemote(t)
+	alice, bob := newMachine(t, "alice@laptop"), newMachine(t, "bob@desk")
+	bob.trusts(alice)
+	bob.save("mine")
+	for _, title := range []string{"one", "two", "three"} {
+		alice.send(r, alice.save(title), bob)
+	}
+	bare := strings.TrimPrefix(r.URL, "file://")
+	ref := r.recipientRef(bob.hash())
+	tip := gitT(t, bare, "rev-parse", ref)
+	indexPath := filepath.Join(bob.data, "index")
+	before, err := os.ReadFile(indexPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := bob.receive(r); countOutcome(res, OutcomeImported) != 3 {
+		t.Fatalf("first receive: %+v", res.Items)
+	}
+	// Back to the moment of the kill.
+	gitT(t, bare, "update-ref", ref, tip)
+	for _, p := range []string{ledgerPath(bob.data), filepath.Join(bob.data, "search")} {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(indexPath, before, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bob.data, "pending"), []byte("session-handoff-pending 1\nbatch\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := bob.receive(r)
+	if n := countOutcome(res, OutcomeAlready); n != 3 || res.Removed != 3 {
+		t.Fatalf("receive after the kill: %d already imported, %d removed: %+v", n, res.Removed, res.Items)
+	}
+	list, err := bob.s.List(storeFilter())
+	if err != nil || len(list) != 4 {
+		t.Fatalf("the store lists %d handoffs (%v), want 4", len(list), err)
+	}
+	if n := bundlesFor(t, r, bob); n != 0 {
+		t.Fatalf("%d bundles left on the remote", n)
+	}
+	if res := bob.receive(r); len(res.Items) != 0 {
+		t.Fatalf("a third receive: %+v", res.Items)
+	}
+}
