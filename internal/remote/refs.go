@@ -97,8 +97,8 @@ func (c *clone) local(ctx context.Context, patterns ...string) (refState, error)
 }
 
 // sync brings the remote-tracking refs of the given refs up to date and
-// returns them. A clone just made fetches them at once: one git fetch, of
-// refspecs that match nothing when the remote lacks a ref. Otherwise one
+// returns them. A clone just made fetches them at once, in one git fetch
+// (asking first only when the remote lacks one of them). Otherwise one
 // ls-remote, beside a read of the remote-tracking refs, says what changed,
 // and at most one fetch gets that and nothing else. With noFetch it only
 // reads them. An ls-remote of the same refs this command already made
@@ -108,18 +108,20 @@ func (c *clone) sync(ctx context.Context, noFetch bool, patterns ...string) (ref
 		return c.local(ctx, patterns...)
 	}
 	if c.fresh {
+		c.fresh = false
 		var specs []string
 		for _, p := range patterns {
-			// "ref*" matches the ref, and nothing when it is missing
-			// (other refs it matches are fetched, and never read).
-			glob := strings.TrimSuffix(p, "*") + "*"
-			specs = append(specs, "+"+glob+":"+tracking(glob))
+			specs = append(specs, "+"+p+":"+tracking(p))
 		}
-		if err := c.fetch(ctx, specs); err != nil {
+		err := c.fetch(ctx, specs)
+		if err == nil {
+			return c.local(ctx, patterns...)
+		}
+		if !strings.Contains(err.Error(), "couldn't find remote ref") {
 			return nil, err
 		}
-		c.fresh = false
-		return c.local(ctx, patterns...)
+		// A ref the remote lacks (no inbox yet, nothing ever sent to
+		// me): ask which it has.
 	}
 	var have refState
 	var haveErr error
