@@ -330,3 +330,22 @@ func TestReceiveAfterKillInsideTheBatch(t *testing.T) {
 		t.Fatalf("a third receive: %+v", res.Items)
 	}
 }
+
+// The first receive on a new machine fetches the inbox branch and my ref
+// and nothing else, on a remote whose branch is not the default one too
+// (its recipient refs, B-inbox/*, begin with the branch's name).
+func TestFirstReceiveFetchesOnlyMine(t *testing.T) {
+	r := bareRemote(t)
+	r.Branch = "team"
+	alice, bob, carol := newMachine(t, "alice@laptop"), newMachine(t, "bob@desk"), newMachine(t, "carol@lab")
+	bob.trusts(alice)
+	alice.send(r, alice.save("for both"), bob, carol)
+	if res := bob.receive(r); countOutcome(res, OutcomeImported) != 1 {
+		t.Fatalf("receive: %+v", res.Items)
+	}
+	got := gitT(t, clonePath(bob.data, r.Name), "for-each-ref", "--format=%(refname)")
+	want := "refs/remotes/origin/team\nrefs/remotes/origin/team-inbox/" + hexOf(bob.hash())
+	if got != want {
+		t.Fatalf("the new clone holds\n%s\nwant\n%s", got, want)
+	}
+}
