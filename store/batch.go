@@ -61,9 +61,11 @@ func (s *Store) Batch(fn func(*Batch) error) error {
 // stored.
 func (b *Batch) Get(id handoff.ID) (*handoff.Record, error) { return b.s.Get(id) }
 
-// AdoptBlob moves a checked blob from a staging directory into the store,
-// as Store.AdoptBlob, but the blob directory is synced once, before the
-// batch's next record is placed.
+// AdoptBlob moves a checked blob from a staging directory (or a directory
+// Sub named in it) into the store as the blob with the given SHA-256 (the
+// caller vouches for the hash; OpenBlob checks it on every read). The
+// blob directory is synced once, before the batch's next record is
+// placed: a record never points at a blob whose name is not durable.
 func (b *Batch) AdoptBlob(st *Staging, path, sha256hex string) error {
 	if err := b.begin(); err != nil {
 		return err

@@ -112,19 +112,12 @@ func (st *Staging) removeCreated() {
 	}
 }
 
-// AdoptBlob moves a file from a staging directory (or a directory Sub
-// made in it) into the store as the blob with the given SHA-256. The
-// caller vouches for the hash (the bundle reader computed it while the
-// file was written and synced); OpenBlob checks it again on every read,
-// so a wrong one can never be served.
-func (s *Store) AdoptBlob(st *Staging, path, sha256hex string) error {
-	if err := s.adoptBlob(st, path, sha256hex); err != nil {
-		return err
-	}
-	return safefile.SyncDir(s.blobDir())
-}
-
-// adoptBlob is AdoptBlob without syncing the blob directory.
+// adoptBlob moves a file from a staging directory (or a directory Sub
+// named in it) into the store as the blob with the given SHA-256, without
+// syncing the blob directory (Batch.AdoptBlob does). The caller vouches
+// for the hash (the bundle reader computed it while the file was written
+// and synced); OpenBlob checks it again on every read, so a wrong one can
+// never be served.
 func (s *Store) adoptBlob(st *Staging, path, sha256hex string) error {
 	if !validSHA256(sha256hex) {
 		return fmt.Errorf("adopt blob: %q is not a sha256 in hex", sha256hex)

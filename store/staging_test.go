@@ -28,10 +28,13 @@ func TestStagingAdoptAndCleanup(t *testing.T) {
 	if err := os.WriteFile(p, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AdoptBlob(st, filepath.Join(t.TempDir(), "x"), hexSum); err == nil {
-		t.Fatal("adopted a file from outside the staging directory")
-	}
-	if err := s.AdoptBlob(st, p, hexSum); err != nil {
+	err = s.Batch(func(b *Batch) error {
+		if err := b.AdoptBlob(st, filepath.Join(t.TempDir(), "x"), hexSum); err == nil {
+			t.Fatal("adopted a file from outside the staging directory")
+		}
+		return b.AdoptBlob(st, p, hexSum)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil {
