@@ -141,11 +141,13 @@ func mine(read bundle.ReadOptions) ([]string, error) {
 
 // Receive fetches the inbox and imports every new bundle in my
 // directories (and nowhere else: other recipients' bundles are never
-// read). Each bundle is first read completely without storing anything:
-// it must be a bundle encrypted to me, signed for me, named by its own
-// bundle id; only then does exchange.Import check it again against the
-// policy and store it. A bundle that fails is reported in its Item and
-// left where it is; nothing of it is stored.
+// read). When my refs and the ledger are as the last receive that left
+// nothing behind saw them, one ls-remote is all it does. Otherwise the new
+// bundles are imported together by exchange.ImportMany: each read once
+// and checked completely (it must be a bundle encrypted to me, signed for
+// me, named by its own bundle id, then pass the policy) before anything
+// of it is stored, the records stored in one batch. A bundle that fails
+// is reported in its Item and left where it is; nothing of it is stored.
 func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 	dirs, err := mine(opts.Read)
 	if err != nil {
