@@ -93,8 +93,8 @@ kib() { du -sb "$1" | awk '{printf "%.0f", $1 / 1024}'; }
 # gitms FILE: the elapsed times git's trace2 reports, summed, in ms.
 gitms() { awk '/ exit elapsed:/ {sub(/.*elapsed:/, ""); s += $1} END {printf "%.0f", s * 1000}' "$1"; }
 
-printf '\n%-7s %-6s %-5s %8s %9s %10s %8s %9s %9s %8s %8s %8s %9s %9s\n' \
-  bundles layout via "build s" "remote KB" "receive ms" "git ms" "fetch KB" "new0 ms" "git ms" "inbox ms" "send ms" "clone KB" "after KB"
+printf '\n%-7s %-6s %-5s %8s %9s %10s %7s %8s %9s %9s %8s %8s %8s %9s %9s\n' \
+  bundles layout via "build s" "remote KB" "receive ms" "cpu ms" "git ms" "fetch KB" "new0 ms" "git ms" "inbox ms" "send ms" "clone KB" "after KB"
 for n in $sizes; do
   for layout in 1 2; do
     bin=$sh
@@ -117,7 +117,9 @@ for n in $sizes; do
       cp -a "$work/me" "$home"
       as "$home" "$bin" remote add team "$u" >/dev/null 2>>"$log" || fail "remote add"
       rm -f "$work"/*.times
-      GIT_TRACE2="$work/trace" measure "first" as "$home" "$bin" receive
+      TIMEFORMAT='%3U %3S'
+      { time GIT_TRACE2="$work/trace" measure "first" as "$home" "$bin" receive; } 2>"$work/cpu"
+      cpu1=$(awk '{printf "%.0f", ($1 + $2) * 1000}' "$work/cpu")
       git1=$(gitms "$work/trace"); rm -f "$work/trace"
       imported=$(as "$home" "$bin" list --json 2>/dev/null | grep -c '"title": "From bob' || true)
       [ "$imported" = 20 ] || fail "layout $layout, $n bundles via $via: imported $imported of 20"
@@ -136,8 +138,8 @@ for n in $sizes; do
         measure "send" as "$home" "$bin" send latest --to peer@bench
       done
       clone=$(kib "$home/data/remotes/team/.git")
-      printf '%-7s %-6s %-5s %8.1f %9s %10s %8s %9s %9s %8s %8s %8s %9s' "$n" "$layout" "$via" "$(echo "$build" | awk '{print $1/1000}')" \
-        "$remote_kb" "$(ms <"$work/first.times")" "$git1" "$fetched" "$(median_ms "$work/again.times")" "$git0" \
+      printf '%-7s %-6s %-5s %8.1f %9s %10s %7s %8s %9s %9s %8s %8s %8s %9s' "$n" "$layout" "$via" "$(echo "$build" | awk '{print $1/1000}')" \
+        "$remote_kb" "$(ms <"$work/first.times")" "$cpu1" "$git1" "$fetched" "$(median_ms "$work/again.times")" "$git0" \
         "$inbox_ms" "$(median_ms "$work/send.times")" "$clone"
       if [ "$via" = "${transports##* }" ]; then
         # Everyone has received: every recipient ref emptied, as a
@@ -156,6 +158,7 @@ for n in $sizes; do
   done
 done
 echo
-echo "receive: the first, on a new machine, 20 unread; fetch KB: the clone's object files after it; new0: a receive with"
+echo "receive: the first, on a new machine, 20 unread; cpu ms: its user and system time, git's included (the machine's"
+echo "load inflates it less than the wall time); fetch KB: the clone's object files after it; new0: a receive with"
 echo "nothing new (median of $runs); git ms: the git time trace2 reports for one such run (nested processes included)"
 echo "remote KB: as built; after KB: after everyone received and gc --prune=now; load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

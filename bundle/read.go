@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -118,11 +119,13 @@ type ReadOptions struct {
 	// it too (internal/ctxio.Reader).
 	Context context.Context
 	// BlobDir, if set, receives each verified blob as a file named by its
-	// hex hash. A blob is streamed to a temporary file there and renamed
-	// only after its size and hash check. Move them into a store only after
-	// Read succeeds; on failure Read removes what it created, and the
-	// caller should remove the directory. Empty BlobDir hashes the blobs
-	// and discards them (verify, inspect).
+	// hex hash; it is made (mode 0700, in a parent that exists) at the
+	// first blob if it does not exist, so that a bundle without blobs
+	// costs no directory. A blob is streamed to a temporary file there
+	// and renamed only after its size and hash check. Move them into a
+	// store only after Read succeeds; on failure Read removes what it
+	// created, and the caller should remove the directory. Empty BlobDir
+	// hashes the blobs and discards them (verify, inspect).
 	BlobDir string
 }
 
@@ -708,6 +711,9 @@ func (rd *reader) copyBlob(tr *tar.Reader, b Blob, h interface {
 		err error
 	)
 	if rd.opts.BlobDir != "" {
+		if err := os.Mkdir(rd.opts.BlobDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return wrapf(ErrIO, err, "blob dir")
+		}
 		f, err = os.CreateTemp(rd.opts.BlobDir, ".tmp-blob-*")
 		if err != nil {
 			return wrapf(ErrIO, err, "blob dir")

@@ -25,7 +25,14 @@ type readAhead struct {
 
 	cur chunk
 	off int
+	// size bounds the buffers; last is the size of the last one made.
+	size, last int
 }
+
+// firstBuffer is the size of a readAhead's first buffer: each next one
+// made is four times larger, up to its size, so that reading a small
+// bundle allocates little.
+const firstBuffer = 16 << 10
 
 type chunk struct {
 	b   []byte
@@ -43,9 +50,10 @@ func newReadAhead(r io.Reader, to *state, size, depth int) *readAhead {
 		free:   make(chan []byte, depth+1),
 		done:   make(chan struct{}),
 		exited: make(chan struct{}),
+		size:   size,
 	}
 	for range depth + 1 {
-		ra.free <- make([]byte, size)
+		ra.free <- nil // made when first needed
 	}
 	go ra.run(r)
 	return ra
@@ -61,6 +69,10 @@ func (ra *readAhead) run(r io.Reader) {
 		case buf = <-ra.free:
 		case <-ra.done:
 			return
+		}
+		if buf == nil {
+			ra.last = min(max(ra.last*4, firstBuffer), ra.size)
+			buf = make([]byte, ra.last)
 		}
 		n, err := io.ReadFull(r, buf)
 		if err == io.ErrUnexpectedEOF {

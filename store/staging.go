@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
@@ -25,6 +26,9 @@ const stagingLock = ".lock"
 type Staging struct {
 	Dir  string
 	lock *safefile.Lock
+	// subs are the directories Sub made in Dir, by name.
+	mu   sync.Mutex
+	subs map[string]bool
 	// created are the directories NewStaging had to make (the store's
 	// own, the staging parent), removed again by Close when empty, so a
 	// refused import leaves the file system as it found it.
@@ -33,9 +37,7 @@ type Staging struct {
 
 // NewStaging creates a staging directory inside the store, and removes
 // those of imports that died.
-func (s *Store) NewStaging() (*Staging, error) { return s.newStaging(true) }
-
-func (s *Store) newStaging(retry bool) (*Staging, error) {
+func (s *Store) NewStaging() (*Staging, error) {
 	parent := filepath.Join(s.dir, stagingDir)
 	st := &Staging{}
 	for _, d := range []string{s.dir, parent} {
@@ -43,14 +45,13 @@ func (s *Store) newStaging(retry bool) (*Staging, error) {
 			st.created = append(st.created, d)
 		}
 	}
+	// Another import may remove what this one is making (a Close removes
+	// the empty parent; a reaper takes a directory not yet locked for a
+	// dead one's): each time, someone else made progress, and this one
+	// starts again.
 	var err error
-	// A concurrent Close may remove an empty parent between the two
-	// calls; try again once.
-	for range 2 {
-		if err = os.MkdirAll(parent, dirPerm); err != nil {
-			continue
-		}
-		if st.Dir, err = os.MkdirTemp(parent, "import-"); err == nil {
+	for range maxStagingAttempts {
+		if err = st.make(parent); !errors.Is(err, fs.ErrNotExist) {
 			break
 		}
 	}
@@ -58,26 +59,39 @@ func (s *Store) newStaging(retry bool) (*Staging, error) {
 		st.removeCreated()
 		return nil, fmt.Errorf("create staging directory: %w", err)
 	}
-	st.lock, err = safefile.LockFile(filepath.Join(st.Dir, stagingLock))
-	if _, serr := os.Stat(st.Dir); err == nil && serr != nil {
-		st.lock.Unlock()
-		err = serr
-	}
-	if err != nil && retry {
-		// Another import took the directory for a dead one between its
-		// creation and the lock: start again.
-		os.RemoveAll(st.Dir)
-		return s.newStaging(false)
-	}
-	if err != nil {
-		os.RemoveAll(st.Dir)
-		st.removeCreated()
-		return nil, err
-	}
 	// Staging directories of imports that died (killed, the machine
 	// went down) are removed by the next import, not only by Check.
 	reapStaging(parent, st.Dir, true)
 	return st, nil
+}
+
+// maxStagingAttempts bounds the attempts to make a staging directory
+// while other imports remove it from under this one.
+const maxStagingAttempts = 100
+
+// make makes st's directory in parent and locks it. An error wrapping
+// fs.ErrNotExist means another import removed the parent, or took the
+// new directory for a dead one's before it was locked, meanwhile.
+func (st *Staging) make(parent string) error {
+	if err := os.MkdirAll(parent, dirPerm); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp(parent, "import-")
+	if err != nil {
+		return err
+	}
+	lock, err := safefile.LockFile(filepath.Join(dir, stagingLock))
+	if err == nil {
+		if _, err = os.Stat(dir); err != nil {
+			lock.Unlock()
+		}
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return err
+	}
+	st.Dir, st.lock = dir, lock
+	return nil
 }
 
 // Close removes the staging directory and everything still in it.
@@ -98,15 +112,17 @@ func (st *Staging) removeCreated() {
 	}
 }
 
-// AdoptBlob moves a file from a staging directory into the store as the
-// blob with the given SHA-256. The caller vouches for the hash (the bundle
-// reader computed it while the file was written and synced); OpenBlob
-// checks it again on every read, so a wrong one can never be served.
-func (s *Store) AdoptBlob(st *Staging, path, sha256hex string) error {
+// adoptBlob moves a file from a staging directory (or a directory Sub
+// named in it) into the store as the blob with the given SHA-256, without
+// syncing the blob directory (Batch.AdoptBlob does). The caller vouches
+// for the hash (the bundle reader computed it while the file was written
+// and synced); OpenBlob checks it again on every read, so a wrong one can
+// never be served.
+func (s *Store) adoptBlob(st *Staging, path, sha256hex string) error {
 	if !validSHA256(sha256hex) {
 		return fmt.Errorf("adopt blob: %q is not a sha256 in hex", sha256hex)
 	}
-	if filepath.Dir(path) != st.Dir {
+	if !st.holds(filepath.Dir(path)) {
 		return fmt.Errorf("adopt blob: %s is not in the staging directory", path)
 	}
 	dir := s.blobDir()
@@ -116,7 +132,31 @@ func (s *Store) AdoptBlob(st *Staging, path, sha256hex string) error {
 	if err := os.Rename(path, filepath.Join(dir, sha256hex)); err != nil {
 		return fmt.Errorf("adopt blob %s: %w", sha256hex, err)
 	}
-	return safefile.SyncDir(dir)
+	return nil
+}
+
+// holds reports whether dir is the staging directory or one Sub made.
+func (st *Staging) holds(dir string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return dir == st.Dir || filepath.Dir(dir) == st.Dir && st.subs[filepath.Base(dir)]
+}
+
+// Sub names a new directory inside the staging directory, so that
+// imports run at once (exchange.ImportMany's) each stage their blobs
+// apart: a bundle that fails removes what it wrote, never another's blob
+// of the same hash. The directory is not made: whoever writes there makes
+// it (bundle.Read does at a bundle's first blob), so a bundle without
+// blobs costs none.
+func (st *Staging) Sub() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.subs == nil {
+		st.subs = map[string]bool{}
+	}
+	name := fmt.Sprintf("sub-%d", len(st.subs))
+	st.subs[name] = true
+	return filepath.Join(st.Dir, name)
 }
 
 // checkStaging counts staging directories whose import died (their lock
@@ -130,9 +170,10 @@ func (s *Store) checkStaging(rep *CheckReport, repair bool) error {
 
 // reapStaging counts the staging directories under parent whose import
 // died (their lock is free), other than keep, and with remove set removes
-// them. A directory so new that its maker has not locked it yet may be
-// taken for a dead one: its maker checks, once it holds the lock, that the
-// directory is still there, and makes another if not.
+// them. An empty directory without its lock file is one being made (or
+// whose import died before it locked it), never judged. One whose maker made the lock file but has
+// not locked it yet may be taken for a dead one: its maker finds it gone
+// once it holds the lock, and makes another.
 func reapStaging(parent, keep string, remove bool) (found, removed int, err error) {
 	des, err := os.ReadDir(parent)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -147,6 +188,11 @@ func reapStaging(parent, keep string, remove bool) (found, removed int, err erro
 			continue
 		}
 		lockPath := filepath.Join(dir, stagingLock)
+		if _, err := os.Lstat(lockPath); err != nil {
+			if des, _ := os.ReadDir(dir); len(des) == 0 {
+				continue // being made: not ours to judge
+			}
+		}
 		l, err := safefile.TryLockFile(lockPath)
 		if err != nil || l == nil {
 			continue // alive, or not ours to judge

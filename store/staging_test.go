@@ -28,10 +28,13 @@ func TestStagingAdoptAndCleanup(t *testing.T) {
 	if err := os.WriteFile(p, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AdoptBlob(st, filepath.Join(t.TempDir(), "x"), hexSum); err == nil {
-		t.Fatal("adopted a file from outside the staging directory")
-	}
-	if err := s.AdoptBlob(st, p, hexSum); err != nil {
+	err = s.Batch(func(b *Batch) error {
+		if err := b.AdoptBlob(st, filepath.Join(t.TempDir(), "x"), hexSum); err == nil {
+			t.Fatal("adopted a file from outside the staging directory")
+		}
+		return b.AdoptBlob(st, p, hexSum)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil {
@@ -102,5 +105,29 @@ func TestStagingAdoptAndCleanup(t *testing.T) {
 	}
 	if _, err := os.Stat(live.Dir); err != nil {
 		t.Fatalf("the next import removed a live staging directory: %v", err)
+	}
+}
+
+// A staging directory whose import has not locked it yet (no lock file)
+// is being made, not dead: another import's reaper leaves it alone. One
+// with a free lock file is dead, and is removed.
+func TestStagingReaperLeavesDirectoriesBeingMade(t *testing.T) {
+	s := newTestStore(t)
+	parent := filepath.Join(s.Dir(), stagingDir)
+	fresh, dead := filepath.Join(parent, "import-fresh"), filepath.Join(parent, "import-dead")
+	for _, d := range []string{fresh, dead} {
+		testsys.Check(t, os.MkdirAll(d, 0o700))
+	}
+	testsys.Check(t, os.WriteFile(filepath.Join(dead, stagingLock), nil, 0o600))
+	st, err := s.NewStaging()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a directory being made was reaped: %v", err)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("a dead import's directory was left: %v", err)
 	}
 }

@@ -165,38 +165,13 @@ func (s *Store) Put(r *handoff.Record, replace bool) (replaced bool, err error) 
 		return false, err
 	}
 	ie := entryFromRecord(r)
-	if err := os.MkdirAll(filepath.Join(s.dir, recordsDir), dirPerm); err != nil {
-		return false, fmt.Errorf("create store: %w", err)
-	}
-	w, err := s.lockWriter()
+	w, greatest, err := s.lockForPut()
 	if err != nil {
 		return false, err
 	}
 	defer w.unlock()
-	res, err := w.prepare("")
-	if err != nil {
-		return false, err
-	}
-	s.warnRebuilt(res)
 	path := s.recordPath(r.ID)
-	_, err = os.Lstat(path)
-	exists := err == nil
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("save %s: %w", r.ID, err)
-	}
-	if exists && !replace {
-		return false, fmt.Errorf("save %s: %w", r.ID, ErrExists)
-	}
-	greatest, err := w.greatestID()
-	if errors.Is(err, errCorruptIndex) {
-		// The end of the index is damaged: rebuild it, then read again.
-		res, perr := w.prepare(err.Error())
-		if perr != nil {
-			return false, perr
-		}
-		s.warnRebuilt(res)
-		greatest, err = w.greatestID()
-	}
+	exists, err := checkExists(path, r.ID, replace)
 	if err != nil {
 		return false, err
 	}
@@ -230,6 +205,54 @@ func (s *Store) Put(r *handoff.Record, replace bool) (replaced bool, err error) 
 	}
 	if err := w.removePending(); err != nil {
 		return false, err
+	}
+	return exists, nil
+}
+
+// lockForPut takes the write lock, makes the store ready for an append
+// (writer.prepare) and returns the greatest id the index names.
+func (s *Store) lockForPut() (*writer, handoff.ID, error) {
+	if err := os.MkdirAll(filepath.Join(s.dir, recordsDir), dirPerm); err != nil {
+		return nil, "", fmt.Errorf("create store: %w", err)
+	}
+	w, err := s.lockWriter()
+	if err != nil {
+		return nil, "", err
+	}
+	res, err := w.prepare("")
+	if err != nil {
+		w.unlock()
+		return nil, "", err
+	}
+	s.warnRebuilt(res)
+	greatest, err := w.greatestID()
+	if errors.Is(err, errCorruptIndex) {
+		// The end of the index is damaged: rebuild it, then read again.
+		res, perr := w.prepare(err.Error())
+		if perr != nil {
+			w.unlock()
+			return nil, "", perr
+		}
+		s.warnRebuilt(res)
+		greatest, err = w.greatestID()
+	}
+	if err != nil {
+		w.unlock()
+		return nil, "", err
+	}
+	return w, greatest, nil
+}
+
+// checkExists reports whether the record file of id, at path, exists,
+// and refuses one that does unless replace is set.
+func checkExists(path string, id handoff.ID, replace bool) (bool, error) {
+	_, err := os.Lstat(path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("save %s: %w", id, err)
+	}
+	if exists && !replace {
+		return false, fmt.Errorf("save %s: %w", id, ErrExists)
 	}
 	return exists, nil
 }

@@ -15,7 +15,10 @@ import (
 // The pending marker names the one write in progress, or none:
 //
 //	session-handoff-pending 1
-//	put <ID> | remove <ID> | idle
+//	put <ID> | remove <ID> | batch | idle
+//
+// A batch (Store.Batch) names no id: after a crash in one, the index is
+// rebuilt from the records.
 //
 // padded with spaces before the final newline to pendingSize bytes, so
 // that it can be overwritten in place with one small write.
@@ -108,6 +111,9 @@ func (w *writer) prepare(rebuild string) (prepResult, error) {
 	}
 	if reason == "" && perr != nil {
 		reason = perr.Error()
+	}
+	if reason == "" && p != nil && p.op == opBatch {
+		reason = reasonBatch
 	}
 	if reason != "" {
 		scan, data, err := w.rebuild()
@@ -422,6 +428,9 @@ func parsePending(data []byte) (*pendingOp, error) {
 	line := strings.TrimRight(rest, " \n")
 	if line == pendingIdle && strings.HasSuffix(rest, "\n") {
 		return nil, nil
+	}
+	if line == opBatch && strings.HasSuffix(rest, "\n") {
+		return &pendingOp{op: opBatch}, nil
 	}
 	op, id, ok := strings.Cut(line, " ")
 	if !ok || (op != opPut && op != opRemove) || !strings.HasSuffix(rest, "\n") {

@@ -161,24 +161,17 @@ func Import(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions,
 	ropts.BlobDir = staging.Dir
 
 	res, err := bundle.Read(r, ropts)
-	if errors.Is(err, bundle.ErrWrongRecipient) && pol.AllowOtherRecipients && res != nil && res.Manifest != nil {
-		err = nil
-	}
-	if errors.Is(err, bundle.ErrWrongRecipient) {
-		return nil, ErrRefusedRecipient
-	}
-	if err != nil {
+	if err := acceptRead(res, err, pol); err != nil {
 		return nil, err
 	}
-	m := res.Manifest
 	rec, pin, err := judge(res, trust, pol, now)
 	if err != nil {
 		return nil, err
 	}
-	claim := &CheckReport{Manifest: m, Verification: &res.Verification}
-	checkClaim(claim, trust)
-	result := &ImportResult{Record: rec, Bundle: res, ClaimedSigner: claim.ClaimedSigner, ClaimPinnedTo: claim.ClaimPinnedTo}
-	existing, outcome, replace, err := decide(s, rec, pol)
+	result := newResult(rec, res, trust)
+	// Decided once before any lock, so that a bundle already imported
+	// pins nothing; commit decides again under the store's lock.
+	existing, outcome, _, err := decide(s.Get, rec, pol)
 	if err != nil {
 		return nil, err
 	}
@@ -189,42 +182,11 @@ func Import(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions,
 		}
 		return result, nil
 	}
-
-	commit := func() error {
-		// Blobs first: a record never points at a blob that is not there.
-		for i, f := range res.BlobFiles {
-			if err := s.AdoptBlob(staging, f, m.Blobs[i].SHA256); err != nil {
-				return err
-			}
-		}
-		replaced, err := s.Put(rec, replace)
-		if errors.Is(err, store.ErrExists) {
-			// Another process stored this id since we looked (two imports
-			// of one bundle at once): decide again on what it stored.
-			existing, outcome, replace, err = decide(s, rec, pol)
-			if err != nil {
-				return err
-			}
-			if outcome != "" {
-				result.Outcome = outcome
-				if outcome == Already {
-					result.Record = existing
-				}
-				return nil
-			}
-			replaced, err = s.Put(rec, replace)
-		}
-		if err != nil {
-			return err
-		}
-		result.Outcome = Imported
-		if replaced {
-			result.Outcome = Replaced
-		}
-		return nil
+	store1 := func() error {
+		return s.Batch(func(b *store.Batch) error { return commit(b, staging, result, pol) })
 	}
 	if pin == nil {
-		return result, commit()
+		return result, store1()
 	}
 	// Pin and store under the trust store's lock: if the pin is refused
 	// (another key took the name meanwhile) nothing is stored.
@@ -232,13 +194,69 @@ func Import(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions,
 		if err := ts.Pin(pin.principal, pin.key); err != nil {
 			return err
 		}
-		return commit()
+		return store1()
 	})
 	if err != nil {
 		return nil, err
 	}
 	result.PinnedAs = pin.principal
 	return result, nil
+}
+
+// newResult is the result of importing res, whose record is rec, before
+// it is stored: with the signer the bundle claims, and the keys the trust
+// store pins that name to when they are not the signer's.
+func newResult(rec *handoff.Record, res *bundle.Result, trust *crypto.TrustStore) *ImportResult {
+	claim := &CheckReport{Manifest: res.Manifest, Verification: &res.Verification}
+	checkClaim(claim, trust)
+	return &ImportResult{Record: rec, Bundle: res, ClaimedSigner: claim.ClaimedSigner, ClaimPinnedTo: claim.ClaimPinnedTo}
+}
+
+// acceptRead is the import's answer to what bundle.Read returned: its
+// error, except that a bundle signed for other recipients is refused
+// (ErrRefusedRecipient) unless the policy allows it.
+func acceptRead(res *bundle.Result, err error, pol Policy) error {
+	if errors.Is(err, bundle.ErrWrongRecipient) && pol.AllowOtherRecipients && res != nil && res.Manifest != nil {
+		return nil
+	}
+	if errors.Is(err, bundle.ErrWrongRecipient) {
+		return ErrRefusedRecipient
+	}
+	return err
+}
+
+// commit stores the record of a checked bundle (result.Record, with
+// result.Bundle's blobs in st) within the store batch b: it decides on it
+// against what the store holds, under the batch's lock, then moves its
+// blobs in and puts the record (a record never points at a blob that is
+// not there), and sets result.Outcome.
+func commit(b *store.Batch, st *store.Staging, result *ImportResult, pol Policy) error {
+	existing, outcome, replace, err := decide(b.Get, result.Record, pol)
+	if err != nil {
+		return err
+	}
+	if outcome != "" {
+		result.Outcome = outcome
+		if outcome == Already {
+			result.Record = existing
+		}
+		return nil
+	}
+	m := result.Bundle.Manifest
+	for i, f := range result.Bundle.BlobFiles {
+		if err := b.AdoptBlob(st, f, m.Blobs[i].SHA256); err != nil {
+			return err
+		}
+	}
+	replaced, err := b.Put(result.Record, replace)
+	if err != nil {
+		return err
+	}
+	result.Outcome = Imported
+	if replaced {
+		result.Outcome = Replaced
+	}
+	return nil
 }
 
 // Preview says what Import would do with a bundle that has been read and
@@ -256,7 +274,7 @@ func Preview(res *bundle.Result, s *store.Store, keys Keyring, pol Policy, now t
 	if err != nil {
 		return "", err
 	}
-	existing, outcome, replace, err := decide(s, rec, pol)
+	existing, outcome, replace, err := decide(s.Get, rec, pol)
 	switch {
 	case err != nil:
 		return "", err
@@ -312,12 +330,12 @@ func judge(res *bundle.Result, trust *crypto.TrustStore, pol Policy, now time.Ti
 	return &rec, pin, nil
 }
 
-// decide applies the conflict rules to what s holds under rec's id. It
-// returns the stored record (nil when there is none) and either an
-// outcome that ends the import (Already, Skipped), or whether storing rec
-// replaces the stored record, or the conflict.
-func decide(s *store.Store, rec *handoff.Record, pol Policy) (existing *handoff.Record, done Outcome, replace bool, err error) {
-	existing, err = s.Get(rec.ID)
+// decide applies the conflict rules to what the store holds under rec's
+// id (get reads it). It returns the stored record (nil when there is
+// none) and either an outcome that ends the import (Already, Skipped),
+// or whether storing rec replaces the stored record, or the conflict.
+func decide(get func(handoff.ID) (*handoff.Record, error), rec *handoff.Record, pol Policy) (existing *handoff.Record, done Outcome, replace bool, err error) {
+	existing, err = get(rec.ID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, "", false, nil
 	}

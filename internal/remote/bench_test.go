@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/internal/exchange"
@@ -50,9 +52,11 @@ func fastImport(t testing.TB, r Remote, refs map[string]map[string][]byte) {
 	}
 }
 
-// bigInbox writes a layout-2 inbox straight into the bare repository,
-// then gives me a clone with my ref fetched.
-func bigInbox(b *testing.B) (r Remote, me *machine) {
+// bigInbox writes a layout-2 inbox straight into the bare repository:
+// benchRecipients refs of benchPerDir bundles, mine real ones from alice
+// (unread of them), the others' random bytes of the given size. Then it
+// gives me a clone with my ref fetched.
+func bigInbox(b *testing.B, unread, size int) (r Remote, me *machine) {
 	b.Helper()
 	r = bareRemote(b)
 	alice := newMachine(b, "alice@laptop")
@@ -60,18 +64,18 @@ func bigInbox(b *testing.B) (r Remote, me *machine) {
 	me.trusts(alice)
 	refs := map[string]map[string][]byte{r.markerRef(): {markerFile: []byte(markerV2)}}
 	for d := 0; d < benchRecipients; d++ {
-		rh := crypto.RecipientHash(fmt.Sprintf("recipient %d", d))
+		rh, n := crypto.RecipientHash(fmt.Sprintf("recipient %d", d)), benchPerDir
 		if d == 0 {
-			rh = me.hash()
+			rh, n = me.hash(), unread
 		}
 		files := map[string][]byte{}
-		for i := 0; i < benchPerDir; i++ {
+		for i := 0; i < n; i++ {
 			var data []byte
 			var id string
 			if d == 0 {
 				data, id = alice.exportTo(fmt.Sprintf("handoff %d", i), exchange.ExportOptions{Recipients: []crypto.RecipientInfo{me.recipient()}})
 			} else {
-				data = make([]byte, 600)
+				data = make([]byte, size)
 				rand.Read(data)
 				id = fmt.Sprintf("%032x", d*benchPerDir+i)
 			}
@@ -91,7 +95,7 @@ func bigInbox(b *testing.B) (r Remote, me *machine) {
 // the fetch: list my ref, read only its bundles, import each; nothing is
 // removed (NoFetch).
 func BenchmarkReceive(b *testing.B) {
-	r, me := bigInbox(b)
+	r, me := bigInbox(b, benchPerDir, 600)
 	var paths int
 	checkoutHook = func(p []string) { paths += len(p) }
 	defer func() { checkoutHook = nil }()
@@ -120,7 +124,7 @@ func BenchmarkReceive(b *testing.B) {
 // BenchmarkInbox lists my 100 new bundles of 5,000 and verifies them,
 // after the fetch.
 func BenchmarkInbox(b *testing.B) {
-	r, me := bigInbox(b)
+	r, me := bigInbox(b, benchPerDir, 600)
 	o := InboxOptions{Remote: r, DataDir: me.data, Keys: me.keys, Read: me.readOptions(), NoFetch: true}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -131,5 +135,83 @@ func BenchmarkInbox(b *testing.B) {
 		if len(l.Bundles) != benchPerDir || l.Bundles[0].Verification == nil || l.Bundles[0].From == "" {
 			b.Fatalf("inbox: %d bundles, first %+v", len(l.Bundles), l.Bundles[0])
 		}
+	}
+}
+
+// benchUnread is how many bundles the first receive on a new machine
+// finds for me (issue 33's goal: 20 unread at 62,500 team bundles; the
+// large inbox is bench/inbox.sh's).
+const benchUnread = 20
+
+// BenchmarkReceiveFirst is the first receive on a new machine of my 20
+// unread bundles in an inbox of 49 other recipients with 100 bundles of
+// 2,300 bytes each: create the clone, fetch my ref, import the 20, remove
+// them from the remote. Each round starts from a new data directory, with my ref put
+// back as it was. It reports the git processes the receive starts, and
+// its CPU time (user and system, git's included).
+func BenchmarkReceiveFirst(b *testing.B) {
+	r, me := bigInbox(b, benchUnread, 2300)
+	bare := strings.TrimPrefix(r.URL, "file://")
+	mine := r.recipientRef(me.hash())
+	tip := gitT(b, bare, "rev-parse", mine)
+	gits := countGit(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		gitT(b, bare, "update-ref", mine, tip)
+		data := filepath.Join(b.TempDir(), "data")
+		s, err := store.Open(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		o := me.receiveOpts(r)
+		o.Store, o.DataDir = s, data
+		before, cpu := gits(), cpuTime()
+		b.StartTimer()
+		res, err := Receive(context.Background(), o)
+		b.StopTimer()
+		b.ReportMetric(float64(cpuTime()-cpu)/float64(time.Millisecond), "cpu-ms/op")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := countOutcome(res, OutcomeImported); n != benchUnread || res.Removed != benchUnread {
+			b.Fatalf("imported %d, removed %d, want %d", n, res.Removed, benchUnread)
+		}
+		b.ReportMetric(float64(gits()-before), "gits/op")
+		b.StartTimer()
+	}
+}
+
+// cpuTime is the user and system time of this process and of the
+// children it waited for: what a receive costs, which the machine's load
+// inflates less than the time it takes.
+func cpuTime() time.Duration {
+	var t time.Duration
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(who, &ru); err == nil {
+			t += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
+	}
+	return t
+}
+
+// countGit puts a git first on PATH that counts its runs and returns how
+// to read the count.
+func countGit(b testing.TB) func() int {
+	real, err := exec.LookPath("git")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	count := filepath.Join(dir, "count")
+	script := "#!/bin/sh\necho >>'" + count + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	b.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return func() int {
+		data, _ := os.ReadFile(count)
+		return bytes.Count(data, []byte{'\n'})
 	}
 }

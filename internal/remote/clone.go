@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/session-handoff/session-handoff/internal/git"
 	"github.com/session-handoff/session-handoff/internal/safefile"
@@ -39,6 +40,18 @@ type clone struct {
 	git    git.Runner // for local work
 	net    git.Runner // for fetch, ls-remote and push: a longer time limit
 	lock   *safefile.Lock
+	// fresh: the clone was made by this command, and holds nothing yet.
+	fresh bool
+	// seen is what an ls-remote this command made answered, for the next
+	// sync of the same refs (nil: none).
+	seen refState
+	// date is the date of every commit this command makes, so that the
+	// same tree makes the same commit (one bundle sent to two recipients
+	// alone: one commit for both refs), whatever second each is made in.
+	date string
+	// trees are the top-level entries of commits this command listed, by
+	// commit (see remember).
+	trees map[string]map[string]string
 	// hooks is an empty directory used as core.hooksPath, so that no hook
 	// (the user's global ones included) runs in this repository.
 	hooks string
@@ -65,7 +78,7 @@ func openClone(ctx context.Context, dataDir string, r Remote) (*clone, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock remote %s: %w", r.Name, err)
 	}
-	c := &clone{remote: r, dir: clonePath(dataDir, r.Name), lock: lock}
+	c := &clone{remote: r, dir: clonePath(dataDir, r.Name), lock: lock, date: fmt.Sprintf("@%d +0000", time.Now().Unix())}
 	c.git = git.Runner{Dir: c.dir, Env: quietEnv}
 	c.net = git.Runner{Dir: c.dir, Timeout: git.NetworkTimeout, Env: quietEnv}
 	c.hooks = filepath.Join(c.dir, ".git", stateDir, "no-hooks")
@@ -165,7 +178,9 @@ func (c *clone) create(ctx context.Context) error {
 	}
 	defer os.RemoveAll(tmp)
 	g := git.Runner{Dir: tmp}
-	if _, err := g.Run(ctx, "init", "--quiet"); err != nil {
+	// No template: its sample hooks never run here (core.hooksPath is
+	// an empty directory), and each is a file to write.
+	if _, err := g.Run(ctx, "init", "--quiet", "--template="); err != nil {
 		return err
 	}
 	hooks := filepath.Join(tmp, ".git", stateDir, "no-hooks")
@@ -191,15 +206,53 @@ func (c *clone) create(ctx context.Context) error {
 			settings = append(settings, [2]string{"core.sshCommand", "ssh -o BatchMode=yes"})
 		}
 	}
-	for _, s := range settings {
-		if _, err := g.Run(ctx, "config", s[0], s[1]); err != nil {
-			return err
-		}
+	// Written here rather than by one git config each: a new clone costs
+	// two git processes, not thirteen.
+	if err := appendConfig(filepath.Join(tmp, ".git", "config"), settings); err != nil {
+		return fmt.Errorf("create clone: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ".git", stateDir, "url"), []byte(c.remote.URL), 0o600); err != nil {
+		return fmt.Errorf("create clone: %w", err)
 	}
 	if err := os.Rename(tmp, c.dir); err != nil {
 		return fmt.Errorf("create clone: %w", err)
 	}
+	c.fresh = true
 	return safefile.SyncDir(filepath.Dir(c.dir))
+}
+
+// appendConfig appends settings ("section.key" or "section.sub.key", and
+// a value) to the git configuration file at path, each value quoted as
+// git-config(1) reads it back.
+func appendConfig(path string, settings [][2]string) error {
+	var b strings.Builder
+	for _, kv := range settings {
+		section, key, _ := strings.Cut(kv[0], ".")
+		if sub, k, ok := strings.Cut(key, "."); ok {
+			fmt.Fprintf(&b, "[%s %s]\n", section, quoteConfig(sub))
+			key = k
+		} else {
+			fmt.Fprintf(&b, "[%s]\n", section)
+		}
+		fmt.Fprintf(&b, "\t%s = %s\n", key, quoteConfig(kv[1]))
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// quoteConfig quotes a value (or a subsection name) of a git
+// configuration file: in double quotes, with backslash, double quote,
+// newline and tab escaped.
+func quoteConfig(v string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`)
+	return `"` + r.Replace(v) + `"`
 }
 
 // errNotInbox refuses a branch whose marker file is not ours, or of

@@ -82,7 +82,7 @@ func TestLedgerTornLine(t *testing.T) {
 	}
 	now := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
 	a, b := strings.Repeat("a", 32), strings.Repeat("b", 32)
-	if err := l.record(ledgerEntry{Time: now, BundleID: a, Outcome: ledgerRejected, Remote: "team", Detail: "bad\tthing\nhere"}); err != nil {
+	if err := l.recordAll([]ledgerEntry{ledgerEntry{Time: now, BundleID: a, Outcome: ledgerRejected, Remote: "team", Detail: "bad\tthing\nhere"}}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.OpenFile(filepath.Join(dir, LedgerFile), os.O_APPEND|os.O_WRONLY, 0)
@@ -93,7 +93,7 @@ func TestLedgerTornLine(t *testing.T) {
 	if l, err = loadLedger(dir); err != nil || len(l.entries) != 1 || l.entries[a].Detail != "bad thing here" {
 		t.Fatalf("after torn append: %+v %v", l, err)
 	}
-	if err := l.record(ledgerEntry{Time: now, BundleID: b, Outcome: ledgerImported, Remote: "team", Detail: "01M83T4CM0"}); err != nil {
+	if err := l.recordAll([]ledgerEntry{ledgerEntry{Time: now, BundleID: b, Outcome: ledgerImported, Remote: "team", Detail: "01M83T4CM0"}}); err != nil {
 		t.Fatal(err)
 	}
 	l, err = loadLedger(dir)
@@ -107,7 +107,7 @@ func TestLedgerTornLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := l2.record(ledgerEntry{Time: now, BundleID: a, Outcome: ledgerImported, Remote: "t"}); err != nil {
+	if err := l2.recordAll([]ledgerEntry{ledgerEntry{Time: now, BundleID: a, Outcome: ledgerImported, Remote: "t"}}); err != nil {
 		t.Fatal(err)
 	}
 	if l2, err = loadLedger(dir2); err != nil || len(l2.entries) != 1 {
@@ -135,5 +135,23 @@ func TestConfigFileFormat(t *testing.T) {
 		"ci\t/srv/x.git\tinbox/v1\nteam\tgit@host:team/handoffs.git\t" + DefaultBranch + "\n"
 	if string(data) != want {
 		t.Fatalf("remotes file:\n%q\nwant\n%q", data, want)
+	}
+}
+
+// The clone's configuration is written without git: every value reads
+// back as it was, whatever characters it holds.
+func TestAppendConfigReadsBack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(path, []byte("[core]\n\tbare = false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	odd := `file:///a "quoted" \back\slash; # not a comment` + "\ttab"
+	if err := appendConfig(path, [][2]string{{"remote.origin.url", odd}, {"core.hooksPath", "/x y/z"}}); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{"remote.origin.url": odd, "core.hooksPath": "/x y/z", "core.bare": "false"} {
+		if got := gitT(t, "", "config", "--file", path, "--get", key); got != want {
+			t.Errorf("%s = %q, want %q", key, got, want)
+		}
 	}
 }

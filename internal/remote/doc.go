@@ -11,8 +11,8 @@
 // one atomic push, leased on what it built on; a push that lost a race is
 // rebuilt on what the remote then holds and pushed again, and a send that
 // could not push is kept and pushed, never duplicated, by the next send.
-// Receive fetches only my refs, imports, through exchange.Import, every
-// new bundle in them, and never reads anyone else's; a ledger in the data
+// Receive fetches only my refs, imports, through exchange.ImportMany,
+// every new bundle in them, and never reads anyone else's; a ledger in the data
 // directory makes each bundle count once, and what it records is then
 // removed from my refs, by a leased rewrite. Inbox lists what is waiting.
 // An inbox of layout 1 (one branch for everyone) is read as it is and

@@ -80,8 +80,12 @@ func loadLedger(dataDir string) (*ledger, error) {
 	return l, nil
 }
 
-// record appends e under the ledger's lock, synced before it returns.
-func (l *ledger) record(e ledgerEntry) (err error) {
+// recordAll appends es under the ledger's lock, with one write and one
+// fsync, synced before it returns.
+func (l *ledger) recordAll(es []ledgerEntry) (err error) {
+	if len(es) == 0 {
+		return nil
+	}
 	lock, err := safefile.LockFile(l.path + ".lock")
 	if err != nil {
 		return fmt.Errorf("lock ledger: %w", err)
@@ -110,28 +114,39 @@ func (l *ledger) record(e ledgerEntry) (err error) {
 	if size == 0 {
 		b.WriteString(ledgerHeader + "\n")
 	}
-	detail := strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, e.Detail)
-	if len(detail) > maxReason {
-		detail = detail[:maxReason]
-		for len(detail) > 0 && !utf8Start(detail[len(detail)-1]) {
-			detail = detail[:len(detail)-1]
-		}
+	for i, e := range es {
+		es[i].Detail = ledgerDetail(e.Detail)
+		e = es[i]
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\n", e.Time.UTC().Format(timeFormat), e.BundleID, e.Outcome, e.Remote, e.Detail)
 	}
-	fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\n", e.Time.UTC().Format(timeFormat), e.BundleID, e.Outcome, e.Remote, detail)
 	if _, err := f.WriteString(b.String()); err != nil {
 		return fmt.Errorf("write ledger: %w", err)
 	}
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("sync ledger: %w", err)
 	}
-	e.Detail = detail
-	l.entries[e.BundleID] = e
+	for _, e := range es {
+		l.entries[e.BundleID] = e
+	}
 	return nil
+}
+
+// ledgerDetail makes a handoff id or a reason one line of at most
+// maxReason bytes, cut on a character's start.
+func ledgerDetail(s string) string {
+	detail := strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	if len(detail) > maxReason {
+		detail = detail[:maxReason]
+		for len(detail) > 0 && !utf8Start(detail[len(detail)-1]) {
+			detail = detail[:len(detail)-1]
+		}
+	}
+	return detail
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

@@ -18,7 +18,7 @@ func (c *clone) markerCommit(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return c.commitTree(ctx, map[string]string{markerFile: "100644 blob " + strings.TrimSpace(string(out)) + "\t" + markerFile}, 0)
+	return c.commitTree(ctx, map[string]string{markerFile: "100644 blob " + strings.TrimSpace(string(out)) + "\t" + markerFile}, 0, "")
 }
 
 // migrate moves a layout-1 inbox to layout 2 in one atomic push: the
@@ -59,7 +59,7 @@ func (c *clone) migrate(ctx context.Context) error {
 					recs[name] = r
 				}
 			}
-			commit, err := c.commitTree(ctx, recs, len(recs))
+			commit, err := c.commitTree(ctx, recs, len(recs), "")
 			if err != nil {
 				return nil, err
 			}

@@ -141,11 +141,13 @@ func mine(read bundle.ReadOptions) ([]string, error) {
 
 // Receive fetches the inbox and imports every new bundle in my
 // directories (and nowhere else: other recipients' bundles are never
-// read). Each bundle is first read completely without storing anything:
-// it must be a bundle encrypted to me, signed for me, named by its own
-// bundle id; only then does exchange.Import check it again against the
-// policy and store it. A bundle that fails is reported in its Item and
-// left where it is; nothing of it is stored.
+// read). When my refs and the ledger are as the last receive that left
+// nothing behind saw them, one ls-remote is all it does. Otherwise the new
+// bundles are imported together by exchange.ImportMany: each read once
+// and checked completely (it must be a bundle encrypted to me, signed for
+// me, named by its own bundle id, then pass the policy) before anything
+// of it is stored, the records stored in one batch. A bundle that fails
+// is reported in its Item and left where it is; nothing of it is stored.
 func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 	dirs, err := mine(opts.Read)
 	if err != nil {
@@ -161,6 +163,17 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 		return nil, err
 	}
 	defer c.close()
+	// Whether anything is new is answered first, by one ls-remote.
+	checkpoint := !opts.NoFetch && !opts.DryRun && !opts.Retry
+	if checkpoint && !c.fresh {
+		res, same, err := c.nothingNew(ctx, dirs, ledgerPath(opts.DataDir))
+		if err != nil || same {
+			return res, err
+		}
+		if err := c.forgetReceived(); err != nil {
+			return nil, err
+		}
+	}
 	lay, err := c.open(ctx, dirs, opts.NoFetch)
 	if err != nil {
 		return nil, err
@@ -188,53 +201,57 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Each outcome is recorded as soon as it is known, so an interrupted
-	// receive keeps what it did.
-	record := func(it Item) error {
-		e := ledgerEntry{Time: now, BundleID: it.BundleID, Outcome: ledgerImported, Remote: opts.Remote.Name, Detail: string(it.HandoffID)}
-		switch it.Outcome {
-		case OutcomeRejected:
-			e.Outcome, e.Detail = ledgerRejected, it.Reason
-		case OutcomeImported, OutcomeReplaced, OutcomeAlready, OutcomeSkipped:
-		default:
-			return nil
+	if opts.DryRun {
+		for _, it := range cands {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			items = append(items, dryRunOne(it, open, trust, opts, now))
 		}
-		if opts.DryRun {
-			return nil
-		}
-		return led.record(e)
-	}
-	for _, it := range items {
-		if err := record(it); err != nil {
+	} else {
+		imported, err := importAll(ctx, cands, open, opts, now)
+		if err != nil {
 			return nil, err
 		}
-	}
-	for _, it := range cands {
-		if err := ctx.Err(); err != nil {
+		items = append(items, imported...)
+		// The outcomes go to the ledger once the store holds the
+		// records: a crash before leaves them to the next receive, which
+		// finds them already imported.
+		if err := led.recordAll(ledgerEntries(items, opts.Remote.Name, now)); err != nil {
 			return nil, err
 		}
-		if f, err := open(it); err != nil {
-			it.Outcome, it.Reason, it.Err = OutcomeRejected, err.Error(), err
-		} else {
-			it = receiveOne(it, f, trust, opts, now)
-			f.Close()
-		}
-		if err := record(it); err != nil {
-			return nil, err
-		}
-		items = append(items, it)
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].Path < items[j].Path })
 	res.Items = items
+	left := lay.st
 	if lay.version == 2 && !opts.DryRun && !opts.NoFetch {
 		// Delivered bundles leave the remote only now that the ledger
 		// records them: a crash before this point leaves them for the
 		// next receive to remove, never to import again.
-		if res.Removed, err = c.removeDelivered(ctx, lay, led); err != nil {
+		if res.Removed, left, err = c.removeDelivered(ctx, lay, led); err != nil {
 			res.RemoveError = err.Error()
 		}
 	}
+	if checkpoint && res.RemoveError == "" && allRecorded(items) {
+		r := received{ledger: fileSize(led.path), earlier: res.Earlier + len(items) - res.Removed, refs: left}
+		if err := c.saveReceived(r); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
+}
+
+// allRecorded reports whether the ledger records every item: nothing is
+// left to try again.
+func allRecorded(items []Item) bool {
+	for _, it := range items {
+		switch it.Outcome {
+		case OutcomeImported, OutcomeReplaced, OutcomeAlready, OutcomeSkipped, OutcomeRejected:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // candidates sorts the entries of my directories into bundles to read
@@ -277,10 +294,76 @@ func candidates(es []entry, parse func(string) (string, string, bool), led *ledg
 	return cands, items, earlier, nil
 }
 
-// receiveOne reads one bundle of my directory, f, and, unless it is a
-// dry run, imports it.
-func receiveOne(it Item, f io.ReadSeeker, trust *crypto.TrustStore, opts ReceiveOptions, now time.Time) Item {
-	res, err := check(f, it.BundleID, trust, opts.Read)
+// ledgerEntries are the ledger lines of a receive's items: the bundles
+// imported (or found imported or skipped) and those rejected for good.
+func ledgerEntries(items []Item, remote string, now time.Time) []ledgerEntry {
+	var out []ledgerEntry
+	for _, it := range items {
+		e := ledgerEntry{Time: now, BundleID: it.BundleID, Outcome: ledgerImported, Remote: remote, Detail: string(it.HandoffID)}
+		switch it.Outcome {
+		case OutcomeRejected:
+			e.Outcome, e.Detail = ledgerRejected, it.Reason
+		case OutcomeImported, OutcomeReplaced, OutcomeAlready, OutcomeSkipped:
+		default:
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// importAll reads and imports the candidates in one exchange.ImportMany:
+// each is read once, several at a time, checked as check does, and the
+// records are stored in one batch. A bundle that fails its own checks is
+// rejected (refused when reading it failed for want of resources: it is
+// tried again); one the policy or the store stops is refused.
+func importAll(ctx context.Context, cands []Item, open func(Item) (io.ReadSeekCloser, error), opts ReceiveOptions, now time.Time) ([]Item, error) {
+	res, err := exchange.ImportMany(exchange.ManyOptions{
+		N: len(cands),
+		Open: func(i int) (io.ReadCloser, error) {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			return open(cands[i])
+		},
+		Check: func(i int, res *bundle.Result, err error) error { return checkRead(res, err, cands[i].BundleID) },
+		Store: opts.Store, Keys: opts.Keys, Read: opts.Read, Policy: opts.Policy, Now: now,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	items := make([]Item, len(cands))
+	for i, r := range res {
+		it := describe(cands[i], r.Read)
+		switch {
+		case r.ReadErr != nil:
+			it.Outcome, it.Reason, it.Err = OutcomeRejected, r.ReadErr.Error(), r.ReadErr
+			if errors.Is(r.ReadErr, bundle.ErrIO) || errors.Is(r.ReadErr, ctx.Err()) {
+				it.Outcome = OutcomeRefused
+			}
+		case r.Err != nil:
+			// The bundle itself passed: what stopped it is the policy,
+			// or the store; either may change, so it is tried again
+			// next time.
+			it.Outcome, it.Reason, it.Err = OutcomeRefused, r.Err.Error(), r.Err
+		default:
+			ir := r.Result
+			it.Outcome = Outcome(ir.Outcome)
+			it.HandoffID, it.Title, it.PinnedAs = ir.Record.ID, ir.Record.Title, ir.PinnedAs
+			v := ir.Bundle.Verification
+			it.Verification = &v
+		}
+		items[i] = it
+	}
+	return items, nil
+}
+
+// describe fills in what reading a bundle found out about it: how it was
+// signed, and the handoff it holds.
+func describe(it Item, res *bundle.Result) Item {
 	if res != nil && res.Verification.Status != "" {
 		v := res.Verification
 		it.Verification = &v
@@ -288,6 +371,20 @@ func receiveOne(it Item, f io.ReadSeeker, trust *crypto.TrustStore, opts Receive
 			it.HandoffID, it.Title = m.Record.ID, m.Record.Title
 		}
 	}
+	return it
+}
+
+// dryRunOne reads one bundle of my directory and says what its import
+// would do, storing nothing.
+func dryRunOne(it Item, open func(Item) (io.ReadSeekCloser, error), trust *crypto.TrustStore, opts ReceiveOptions, now time.Time) Item {
+	f, err := open(it)
+	if err != nil {
+		it.Outcome, it.Reason, it.Err = OutcomeRejected, err.Error(), err
+		return it
+	}
+	defer f.Close()
+	res, err := check(f, it.BundleID, trust, opts.Read)
+	it = describe(it, res)
 	if err != nil {
 		it.Outcome, it.Reason, it.Err = OutcomeRejected, err.Error(), err
 		if errors.Is(err, bundle.ErrIO) {
@@ -295,35 +392,17 @@ func receiveOne(it Item, f io.ReadSeeker, trust *crypto.TrustStore, opts Receive
 		}
 		return it
 	}
-	if opts.DryRun {
-		// The same decision as the import's: the policy, then the
-		// conflict rules against what the store holds.
-		out, err := exchange.Preview(res, opts.Store, opts.Keys, opts.Policy, now)
-		switch {
-		case err != nil:
-			it.Outcome, it.Reason, it.Err = OutcomeRefused, err.Error(), err
-		case out == exchange.Already || out == exchange.Skipped:
-			it.Outcome = Outcome(out)
-		default:
-			it.Outcome = OutcomeWouldImport
-		}
-		return it
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+	// The same decision as the import's: the policy, then the conflict
+	// rules against what the store holds.
+	out, err := exchange.Preview(res, opts.Store, opts.Keys, opts.Policy, now)
+	switch {
+	case err != nil:
 		it.Outcome, it.Reason, it.Err = OutcomeRefused, err.Error(), err
-		return it
+	case out == exchange.Already || out == exchange.Skipped:
+		it.Outcome = Outcome(out)
+	default:
+		it.Outcome = OutcomeWouldImport
 	}
-	ir, err := exchange.Import(f, opts.Store, opts.Keys, opts.Read, opts.Policy, now)
-	if err != nil {
-		// The bundle itself passed: what stopped it is the policy, or
-		// the store; either may change, so it is tried again next time.
-		it.Outcome, it.Reason, it.Err = OutcomeRefused, err.Error(), err
-		return it
-	}
-	it.Outcome = Outcome(ir.Outcome)
-	it.HandoffID, it.Title, it.PinnedAs = ir.Record.ID, ir.Record.Title, ir.PinnedAs
-	v := ir.Bundle.Verification
-	it.Verification = &v
 	return it
 }
 
@@ -336,18 +415,24 @@ func check(r io.Reader, wantID string, trust *crypto.TrustStore, ropts bundle.Re
 	ropts.Trusted = trust
 	ropts.BlobDir = ""
 	res, err := bundle.Read(r, ropts)
+	return res, checkRead(res, err, wantID)
+}
+
+// checkRead is check's answer to what bundle.Read returned for a bundle
+// named wantID: its error, or nil, or why the inbox refuses the bundle.
+func checkRead(res *bundle.Result, err error, wantID string) error {
 	if errors.Is(err, bundle.ErrWrongRecipient) {
-		return res, exchange.ErrRefusedRecipient
+		return exchange.ErrRefusedRecipient
 	}
 	if err != nil {
-		return res, err
+		return err
 	}
 	m := res.Manifest
 	switch {
 	case res.Encryption != bundle.EncryptRecipients || m.Encryption != bundle.EncryptRecipients:
-		return res, fmt.Errorf("not encrypted to its recipients (%s)", res.Encryption)
+		return fmt.Errorf("not encrypted to its recipients (%s)", res.Encryption)
 	case m.BundleID != wantID:
-		return res, fmt.Errorf("the file holds bundle %s, not %s", m.BundleID, wantID)
+		return fmt.Errorf("the file holds bundle %s, not %s", m.BundleID, wantID)
 	}
-	return res, nil
+	return nil
 }

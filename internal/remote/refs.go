@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 )
@@ -13,13 +14,15 @@ import (
 // quietEnv keeps git's housekeeping off the user's path: no automatic gc
 // or maintenance in the clone (nor in a file:// remote's receive-pack, a
 // child of ours), and no reflogs that would keep removed bundles alive.
-// Compacting is explicit: Maintain.
+// Compacting is explicit: Maintain. What a fetch brings is kept as the
+// pack it came in (two files), not unpacked into a file per object.
 var quietEnv = []string{
-	"GIT_CONFIG_COUNT=4",
+	"GIT_CONFIG_COUNT=5",
 	"GIT_CONFIG_KEY_0=gc.auto", "GIT_CONFIG_VALUE_0=0",
 	"GIT_CONFIG_KEY_1=maintenance.auto", "GIT_CONFIG_VALUE_1=false",
 	"GIT_CONFIG_KEY_2=receive.autogc", "GIT_CONFIG_VALUE_2=false",
 	"GIT_CONFIG_KEY_3=core.logAllRefUpdates", "GIT_CONFIG_VALUE_3=false",
+	"GIT_CONFIG_KEY_4=fetch.unpackLimit", "GIT_CONFIG_VALUE_4=1",
 }
 
 // Bounds of the retries of one push (a send, a removal, a migration).
@@ -93,17 +96,51 @@ func (c *clone) local(ctx context.Context, patterns ...string) (refState, error)
 	return st, nil
 }
 
-// sync brings the remote-tracking refs of the given refs up to date, in
-// one ls-remote and at most one fetch (of the refs that changed, and
-// nothing else), and returns them. With noFetch it only reads them.
+// sync brings the remote-tracking refs of the given refs up to date and
+// returns them. A clone just made fetches them at once, in one git fetch
+// (asking first only when the remote lacks one of them). Otherwise one
+// ls-remote, beside a read of the remote-tracking refs, says what changed,
+// and at most one fetch gets that and nothing else. With noFetch it only
+// reads them. An ls-remote of the same refs this command already made
+// (clone.seen) stands for its own.
 func (c *clone) sync(ctx context.Context, noFetch bool, patterns ...string) (refState, error) {
-	have, err := c.local(ctx, patterns...)
-	if err != nil || noFetch {
-		return have, err
+	if noFetch {
+		return c.local(ctx, patterns...)
 	}
-	want, err := c.lsRemote(ctx, patterns...)
+	if c.fresh {
+		c.fresh = false
+		var specs []string
+		for _, p := range patterns {
+			specs = append(specs, "+"+p+":"+tracking(p))
+		}
+		err := c.fetch(ctx, specs)
+		if err == nil {
+			return c.local(ctx, patterns...)
+		}
+		if !strings.Contains(err.Error(), "couldn't find remote ref") {
+			return nil, err
+		}
+		// A ref the remote lacks (no inbox yet, nothing ever sent to
+		// me): ask which it has.
+	}
+	var have refState
+	var haveErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		have, haveErr = c.local(ctx, patterns...)
+	}()
+	want, err := c.seen, error(nil)
+	if c.seen == nil {
+		want, err = c.lsRemote(ctx, patterns...)
+	}
+	c.seen = nil
+	<-done
 	if err != nil {
 		return nil, err
+	}
+	if haveErr != nil {
+		return nil, haveErr
 	}
 	var specs []string
 	for ref, oid := range want {
@@ -112,10 +149,8 @@ func (c *clone) sync(ctx context.Context, noFetch bool, patterns ...string) (ref
 		}
 	}
 	if len(specs) > 0 {
-		// Only the v2 refs' tips are ever needed, and they have no
-		// parents; the v1 branch is fetched whole, as v1 needs.
-		if _, err := c.net.Run(ctx, append([]string{"fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "origin"}, specs...)...); err != nil {
-			return nil, fmt.Errorf("fetch %s: %w", c.remote.Name, err)
+		if err := c.fetch(ctx, specs); err != nil {
+			return nil, err
 		}
 	}
 	for ref := range have {
@@ -130,6 +165,17 @@ func (c *clone) sync(ctx context.Context, noFetch bool, patterns ...string) (ref
 		return want, nil
 	}
 	return c.local(ctx, patterns...)
+}
+
+// fetch runs one git fetch of the given refspecs. Only the v2 refs' tips
+// are ever needed, and they have no parents; the v1 branch is fetched
+// whole, as v1 needs.
+func (c *clone) fetch(ctx context.Context, specs []string) error {
+	args := append([]string{"fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "origin"}, specs...)
+	if _, err := c.net.Run(ctx, args...); err != nil {
+		return fmt.Errorf("fetch %s: %w", c.remote.Name, err)
+	}
+	return nil
 }
 
 // version reads the layout the inbox branch's commit declares: 0 when
@@ -233,8 +279,12 @@ func backoff(ctx context.Context, round int) {
 }
 
 // treeRecords lists a commit's top-level tree as mktree input records
-// ("MODE TYPE OID\tNAME"), keyed by name.
+// ("MODE TYPE OID\tNAME"), keyed by name: from what this command already
+// listed of it (clone.trees), or with one ls-tree.
 func (c *clone) treeRecords(ctx context.Context, commit string) (map[string]string, error) {
+	if recs, ok := c.trees[commit]; ok {
+		return maps.Clone(recs), nil
+	}
 	recs := map[string]string{}
 	if commit == "" {
 		return recs, nil
@@ -253,24 +303,57 @@ func (c *clone) treeRecords(ctx context.Context, commit string) (map[string]stri
 	return recs, nil
 }
 
+// remember keeps the top-level entries of commit, as list returned them,
+// for treeRecords.
+func (c *clone) remember(commit string, es []entry) {
+	recs := map[string]string{}
+	for _, e := range es {
+		recs[e.path] = e.mode + " " + e.typ + " " + e.object + "\t" + e.path
+	}
+	if c.trees == nil {
+		c.trees = map[string]map[string]string{}
+	}
+	c.trees[commit] = recs
+}
+
 // commitTree writes a tree of the given records and a commit of it with
 // no parent (each ref of a layout-2 inbox is one commit, so nothing
-// removed from it stays reachable), and returns the commit.
-func (c *clone) commitTree(ctx context.Context, recs map[string]string, bundles int) (string, error) {
-	var in bytes.Buffer
-	for _, r := range recs {
-		in.WriteString(r)
-		in.WriteByte(0)
+// removed from it stays reachable), and returns the commit. An empty tree
+// is git's own, written by no process; like is an object id of the
+// repository, which tells its length.
+func (c *clone) commitTree(ctx context.Context, recs map[string]string, bundles int, like string) (string, error) {
+	tree := emptyTree(len(like))
+	if len(recs) > 0 || tree == "" {
+		var in bytes.Buffer
+		for _, r := range recs {
+			in.WriteString(r)
+			in.WriteByte(0)
+		}
+		g := c.git
+		g.Stdin = &in
+		out, err := g.Run(ctx, "mktree", "-z")
+		if err != nil {
+			return "", err
+		}
+		tree = strings.TrimSpace(string(out))
 	}
 	g := c.git
-	g.Stdin = &in
-	tree, err := g.Run(ctx, "mktree", "-z")
-	if err != nil {
-		return "", err
-	}
-	out, err := c.git.Run(ctx, "commit-tree", "--no-gpg-sign", "-m", fmt.Sprintf("%s%d bundle%s", commitPrefix, bundles, plural(bundles)), strings.TrimSpace(string(tree)))
+	g.Env = append(slices.Clone(g.Env), "GIT_AUTHOR_DATE="+c.date, "GIT_COMMITTER_DATE="+c.date)
+	out, err := g.Run(ctx, "commit-tree", "--no-gpg-sign", "-m", fmt.Sprintf("%s%d bundle%s", commitPrefix, bundles, plural(bundles)), tree)
 	if err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// emptyTree is the id of the empty tree in the object format whose ids
+// have n hex digits ("" for another length).
+func emptyTree(n int) string {
+	switch n {
+	case 40:
+		return "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+	case 64:
+		return "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"
+	}
+	return ""
 }

@@ -233,3 +233,119 @@ func TestStaleGitLockIsCleared(t *testing.T) {
 		}
 	}
 }
+
+// The first receive on a new machine starts ten git processes (init,
+// config, one fetch, for-each-ref, two ls-tree, cat-file, commit-tree,
+// push, update-ref; none for the clone's configuration, nor for an empty
+// tree), and a receive with nothing new one: the ls-remote that finds my
+// refs as the last receive left them. Something new, or a change to the
+// ledger, and the receive does its work again.
+func TestReceiveGitProcesses(t *testing.T) {
+	r := bareRemote(t)
+	alice, bob := newMachine(t, "alice@laptop"), newMachine(t, "bob@desk")
+	bob.trusts(alice)
+	alice.send(r, alice.save("one"), bob)
+	alice.send(r, alice.save("two"), bob)
+	gits := countGit(t)
+	receive := func(want int) *ReceiveResult {
+		t.Helper()
+		before := gits()
+		res := bob.receive(r)
+		if n := gits() - before; n != want {
+			t.Errorf("the receive started %d git processes, want %d", n, want)
+		}
+		return res
+	}
+	if res := receive(10); countOutcome(res, OutcomeImported) != 2 || res.Removed != 2 {
+		t.Fatalf("first receive: %+v", res)
+	}
+	if res := receive(1); len(res.Items) != 0 || res.Earlier != 0 {
+		t.Fatalf("nothing new: %+v", res)
+	}
+	alice.send(r, alice.save("three"), bob)
+	if res := receive(10); countOutcome(res, OutcomeImported) != 1 || res.Removed != 1 {
+		t.Fatalf("one new: %+v", res)
+	}
+	receive(1)
+	// Another remote's receive (or anyone) wrote the ledger: my refs are
+	// read again (ls-remote, for-each-ref, two ls-tree).
+	if err := os.Remove(ledgerPath(bob.data)); err != nil {
+		t.Fatal(err)
+	}
+	if res := receive(4); len(res.Items) != 0 || bob.count() != 3 {
+		t.Fatalf("after the ledger changed: %+v", res)
+	}
+	receive(1)
+}
+
+// A receive killed after the store placed its records but before it
+// appended them to the index (the batch's marker left, no ledger line,
+// the bundles still on the remote) is finished by the next receive: the
+// index is rebuilt from the records, each bundle is found already
+// imported, recorded and removed; nothing is lost or stored twice.
+func TestReceiveAfterKillInsideTheBatch(t *testing.T) {
+	r := bareRemote(t)
+	alice, bob := newMachine(t, "alice@laptop"), newMachine(t, "bob@desk")
+	bob.trusts(alice)
+	bob.save("mine")
+	for _, title := range []string{"one", "two", "three"} {
+		alice.send(r, alice.save(title), bob)
+	}
+	bare := strings.TrimPrefix(r.URL, "file://")
+	ref := r.recipientRef(bob.hash())
+	tip := gitT(t, bare, "rev-parse", ref)
+	indexPath := filepath.Join(bob.data, "index")
+	before, err := os.ReadFile(indexPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := bob.receive(r); countOutcome(res, OutcomeImported) != 3 {
+		t.Fatalf("first receive: %+v", res.Items)
+	}
+	// Back to the moment of the kill.
+	gitT(t, bare, "update-ref", ref, tip)
+	for _, p := range []string{ledgerPath(bob.data), filepath.Join(bob.data, "search")} {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(indexPath, before, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bob.data, "pending"), []byte("session-handoff-pending 1\nbatch\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := bob.receive(r)
+	if n := countOutcome(res, OutcomeAlready); n != 3 || res.Removed != 3 {
+		t.Fatalf("receive after the kill: %d already imported, %d removed: %+v", n, res.Removed, res.Items)
+	}
+	list, err := bob.s.List(storeFilter())
+	if err != nil || len(list) != 4 {
+		t.Fatalf("the store lists %d handoffs (%v), want 4", len(list), err)
+	}
+	if n := bundlesFor(t, r, bob); n != 0 {
+		t.Fatalf("%d bundles left on the remote", n)
+	}
+	if res := bob.receive(r); len(res.Items) != 0 {
+		t.Fatalf("a third receive: %+v", res.Items)
+	}
+}
+
+// The first receive on a new machine fetches the inbox branch and my ref
+// and nothing else, on a remote whose branch is not the default one too
+// (its recipient refs, B-inbox/*, begin with the branch's name).
+func TestFirstReceiveFetchesOnlyMine(t *testing.T) {
+	r := bareRemote(t)
+	r.Branch = "team"
+	alice, bob, carol := newMachine(t, "alice@laptop"), newMachine(t, "bob@desk"), newMachine(t, "carol@lab")
+	bob.trusts(alice)
+	alice.send(r, alice.save("for both"), bob, carol)
+	if res := bob.receive(r); countOutcome(res, OutcomeImported) != 1 {
+		t.Fatalf("receive: %+v", res.Items)
+	}
+	got := gitT(t, clonePath(bob.data, r.Name), "for-each-ref", "--format=%(refname)")
+	want := "refs/remotes/origin/team\nrefs/remotes/origin/team-inbox/" + hexOf(bob.hash())
+	if got != want {
+		t.Fatalf("the new clone holds\n%s\nwant\n%s", got, want)
+	}
+}

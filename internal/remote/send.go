@@ -350,7 +350,7 @@ func (c *clone) build(ctx context.Context, st refState, pend pendingList) ([]upd
 		if added == 0 {
 			continue
 		}
-		commit, err := c.commitTree(ctx, recs, len(recs))
+		commit, err := c.commitTree(ctx, recs, len(recs), "")
 		if err != nil {
 			return nil, err
 		}

@@ -120,7 +120,7 @@ func TestOfflineRemoteKeepsSendForLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Send(context.Background(), alice.sendOpts(r, alice.save("offline"), bob))
-	if err == nil || !strings.Contains(err.Error(), "fetch team: git ls-remote:") {
+	if err == nil || !strings.Contains(err.Error(), "fetch team: git fetch: ") {
 		t.Fatalf("offline send: %v", err)
 	}
 	if _, err := Receive(context.Background(), bob.receiveOpts(r)); err == nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 )
 
@@ -70,10 +71,12 @@ func (v *view) entries(ctx context.Context) ([]entry, error) {
 	case 2:
 		var out []entry
 		for _, d := range v.dirs {
-			es, err := v.c.list(ctx, v.st[v.c.remote.recipientRef(d)], false)
+			commit := v.st[v.c.remote.recipientRef(d)]
+			es, err := v.c.list(ctx, commit, false)
 			if err != nil {
 				return nil, err
 			}
+			v.c.remember(commit, es)
 			for _, e := range es {
 				e.path = v.dir(d) + "/" + e.path
 				out = append(out, e)
@@ -188,8 +191,9 @@ func (nopCloser) Close() error { return nil }
 // rewritten as one commit of what is left, leased on the commit read, so
 // that a bundle a sender pushes meanwhile makes the push fail, and the
 // removal is made again on what the remote then holds. It returns how
-// many bundles it removed.
-func (c *clone) removeDelivered(ctx context.Context, v *view, led *ledger) (removed int, err error) {
+// many bundles it removed, and the commits of the inbox branch and my
+// refs it left.
+func (c *clone) removeDelivered(ctx context.Context, v *view, led *ledger) (removed int, left refState, err error) {
 	refs := c.myRefs(v.dirs)[1:]
 	first := refState{}
 	for _, r := range refs {
@@ -197,11 +201,14 @@ func (c *clone) removeDelivered(ctx context.Context, v *view, led *ledger) (remo
 			first[r] = v.st[r]
 		}
 	}
+	left = maps.Clone(v.st)
 	_, err = c.pushRetrying(ctx, refs, first, func(st refState) ([]update, error) {
 		removed = 0
 		var ups []update
 		for _, ref := range refs {
+			left[ref] = st[ref]
 			if st[ref] == "" {
+				delete(left, ref)
 				continue
 			}
 			recs, err := c.treeRecords(ctx, st[ref])
@@ -220,17 +227,18 @@ func (c *clone) removeDelivered(ctx context.Context, v *view, led *ledger) (remo
 			if n == 0 {
 				continue
 			}
-			commit, err := c.commitTree(ctx, recs, len(recs))
+			commit, err := c.commitTree(ctx, recs, len(recs), st[ref])
 			if err != nil {
 				return nil, err
 			}
 			ups = append(ups, update{ref: ref, old: st[ref], new: commit})
+			left[ref] = commit
 			removed += n
 		}
 		return ups, nil
 	})
 	if err != nil {
-		removed = 0
+		return 0, nil, err
 	}
-	return removed, err
+	return removed, left, nil
 }

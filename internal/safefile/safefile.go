@@ -68,7 +68,19 @@ func Write(path string, perm os.FileMode, fill func(io.Writer) error) (err error
 // Create writes a new file at path atomically, failing with an error that
 // wraps fs.ErrExist if path already exists. Unlike Write it never replaces
 // an existing file, so concurrent creators cannot overwrite each other.
-func Create(path string, data []byte, perm os.FileMode) (err error) {
+func Create(path string, data []byte, perm os.FileMode) error {
+	if err := Place(path, data, perm, true); err != nil {
+		return err
+	}
+	return SyncDir(filepath.Dir(path))
+}
+
+// Place writes data to a temporary file beside path, fsyncs it and puts it
+// in place: exclusive fails with an error wrapping fs.ErrExist if path
+// exists (as Create), otherwise it replaces path (as WriteFile). It does
+// not sync the directory: a caller placing many files in one directory
+// calls SyncDir once, before anything depends on their names.
+func Place(path string, data []byte, perm os.FileMode, exclusive bool) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, tempPrefix+filepath.Base(path)+"-*")
 	if err != nil {
@@ -86,6 +98,12 @@ func Create(path string, data []byte, perm os.FileMode) (err error) {
 	if err = f.Sync(); err != nil {
 		return fmt.Errorf("sync %s: %w", filepath.Base(path), err)
 	}
+	if !exclusive {
+		if err = os.Rename(tmp, path); err != nil {
+			return fmt.Errorf("rename into place: %w", err)
+		}
+		return nil
+	}
 	// A hard link fails if path exists, which makes the creation exclusive
 	// while the content is already complete and durable.
 	if err = os.Link(tmp, path); err != nil {
@@ -95,7 +113,7 @@ func Create(path string, data []byte, perm os.FileMode) (err error) {
 		}
 		return fmt.Errorf("link into place: %w", err)
 	}
-	return SyncDir(dir)
+	return nil
 }
 
 // SyncDir fsyncs a directory so that renames and removals in it are durable.

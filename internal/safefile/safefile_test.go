@@ -115,3 +115,23 @@ func TestLocks(t *testing.T) {
 	}
 	l3.Unlock()
 }
+
+func TestPlaceLeavesTheDirectoryToTheCaller(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := Place(p, []byte("one"), 0o600, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := Place(p, []byte("two"), 0o600, true); !errors.Is(err, os.ErrExist) {
+		t.Fatalf("exclusive Place over a file: %v", err)
+	}
+	if err := Place(p, []byte("two"), 0o600, false); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "two" {
+		t.Fatalf("after Place: %q", got)
+	}
+	if des, _ := os.ReadDir(dir); len(des) != 1 {
+		t.Fatalf("Place left %d entries", len(des))
+	}
+}
