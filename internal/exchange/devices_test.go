@@ -3,12 +3,14 @@ package exchange
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/store"
 )
 
 // The versions of one record a device sends as its session goes on arrive
@@ -100,5 +102,44 @@ func TestTOFURefusesADeviceName(t *testing.T) {
 	ts, err := me.keys.TrustStore()
 	if err != nil || len(ts.Entries()) != 0 {
 		t.Fatalf("the trust store holds %v, %v", ts.Entries(), err)
+	}
+}
+
+// Two versions of one record in one receive (ImportMany, one store
+// batch), in either order: the newest is stored, once.
+func TestConflictNewerInOneBatch(t *testing.T) {
+	laptop := newParty(t, "me@laptop")
+	v1 := newRecord(t, "first capture")
+	at1 := time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
+	v1.Session = &handoff.Session{Agent: "codex", ID: "s1", LastActivity: &at1}
+	v2 := *v1
+	at2 := at1.Add(30 * time.Minute)
+	v2.Title, v2.Session = "second capture", &handoff.Session{Agent: "codex", ID: "s1", LastActivity: &at2}
+	for _, order := range [][]*handoff.Record{{v1, &v2}, {&v2, v1}} {
+		desktop := newParty(t, "me@desktop")
+		trustParty(t, desktop, laptop)
+		var inputs [][]byte
+		for i, rec := range order {
+			inputs = append(inputs, sealed(t, laptop, desktop, rec, strings.Repeat(string(rune('a'+i)), 32)))
+		}
+		res, err := ImportMany(ManyOptions{N: len(inputs),
+			Open:  func(i int) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(inputs[i])), nil },
+			Store: desktop.store, Keys: desktop.keys, Read: desktop.readOptions(t),
+			Policy: Policy{OnConflict: ConflictNewer, Signers: []string{laptop.info.Fingerprint}}, Now: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range res {
+			if r.ReadErr != nil || r.Err != nil {
+				t.Fatalf("order %q, bundle %d: %v, %v", order[0].Title, i, r.ReadErr, r.Err)
+			}
+		}
+		got, err := desktop.store.Get(v1.ID)
+		if err != nil || got.Title != "second capture" {
+			t.Fatalf("order %q: stored %v, %v; want the second capture", order[0].Title, got, err)
+		}
+		if list, _ := desktop.store.List(store.Filter{}); len(list) != 1 {
+			t.Fatalf("order %q: the store lists %d records", order[0].Title, len(list))
+		}
 	}
 }
