@@ -5,6 +5,7 @@
 #   --help                       beside a hello-world Go binary built the same way
 #   render latest                beside git status in the same repository
 #   hook claude-code session-start
+#   the same hook with sync on (it also starts the background 'sync pull')
 #   the same hook in a project with no handoff (the whole index is searched)
 #   list --latest --json
 #   list                         (the 20 newest)
@@ -63,11 +64,22 @@ for n in $sizes; do
   printf '{"cwd": "%s", "hook_event_name": "SessionStart", "source": "startup", "session_id": "bench"}' "$dir/app" >"$work/hook.json"
   git init -q "$dir/newapp"
   printf '{"cwd": "%s", "hook_event_name": "SessionStart", "source": "startup", "session_id": "bench"}' "$dir/newapp" >"$work/hook-new.json"
+  # Sync on, in a configuration directory of its own (--keys): keys, a
+  # remote, one paired device; the hook starts 'sync pull' and returns.
+  synckeys=$work/synckeys-$n
+  git init -q --bare "$work/inbox-$n.git"
+  {
+    "$sh" --keys "$synckeys" keygen --no-passphrase --name bench
+    "$sh" --keys "$work/peer-$n" keygen --no-passphrase --name peer
+    "$sh" --keys "$synckeys" devices add "$("$sh" --keys "$work/peer-$n" devices add --name peer --text)"
+    "$sh" --keys "$synckeys" remote add bench "file://$work/inbox-$n.git"
+    "$sh" --keys "$synckeys" sync on --global
+  } >/dev/null 2>>"$log"
   rm -f "$work"/*.times
-  names=(hello help git render hook hooknew latest list query save)
+  names=(hello help git render hook hooksync hooknew latest list query save)
   declare -A label=(
     [hello]="hello world (same build)" [help]="session-handoff --help"
-    [git]="git status" [render]="render latest" [hook]="hook claude-code session-start" [hooknew]="hook, project without handoffs"
+    [git]="git status" [render]="render latest" [hook]="hook claude-code session-start" [hooksync]="the hook, sync on" [hooknew]="hook, project without handoffs"
     [latest]="list --latest --json" [list]="list (20 newest)" [query]="list --query (no match)"
     [save]="save --no-git"
   )
@@ -78,6 +90,7 @@ for n in $sizes; do
       git) echo "git status" ;;
       render) echo "$sh render latest" ;;
       hook | hooknew) echo "$sh hook claude-code session-start" ;;
+      hooksync) echo "$sh --keys $synckeys hook claude-code session-start" ;;
       latest) echo "$sh list --latest --json" ;;
       list) echo "$sh list" ;;
       query) echo "$sh list --query no-such-words" ;;

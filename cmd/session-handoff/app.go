@@ -7,6 +7,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/style"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
 
 	"golang.org/x/term"
@@ -38,6 +39,10 @@ type app struct {
 	stdinTTY, stdoutTTY, stderrTTY bool
 
 	global globalOptions
+
+	// start starts a background process a hook does not wait for (the
+	// sync); nil is exec.Cmd.Start. Benchmarks replace it.
+	start func(*exec.Cmd) error
 }
 
 // globalOptions are the flags declared once, on the root command, that

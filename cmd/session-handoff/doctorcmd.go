@@ -20,7 +20,7 @@ func newDoctorCmd(a *app) *cobra.Command {
 	var opts doctorOptions
 	cmd := &cobra.Command{
 		Use:   "doctor [--project DIR] [--json]",
-		Short: "check the setup (git, store, keys, trust, agents, hooks, PAUSE, handover) and say what to fix",
+		Short: "check the setup (git, store, keys, trust, agents, hooks, PAUSE, sync, handover) and say what to fix",
 		Long: `Checks the whole setup, one line each, ok, warn or fail, with the command
 that fixes what is wrong: git and its version; the store (read and checked
 without repairing); the signing key and age identity (present, readable by
@@ -33,8 +33,9 @@ not trusted in its /hooks screen, which Codex skips without a word, and
 Gemini CLI hooks in a project whose folder Gemini does not trust: a
 warning); each registration of the MCP server (a bare name, which only
 an agent with it on PATH can start: a warning; a path that is gone: a
-failure); PAUSE files; an interrupted
-handover run; a project handover.toml not yet approved.
+failure); PAUSE files; sync with my other devices, once set up (on with
+no device paired, or sends waiting to be pushed: a warning; its remote
+not configured: a failure); an interrupted handover run; a project handover.toml not yet approved.
 
 doctor only reads: it changes nothing. It exits 0 when no check failed and
 1 when any did; warnings alone exit 0. --json prints the checks as a list

@@ -53,7 +53,11 @@ SESSION_HANDOFF_KEY_PASSPHRASE, SESSION_HANDOFF_PASSPHRASE
     the signing key's passphrase for work that must not prompt (handover
     runs, hooks); the first one set is used
 SESSION_HANDOFF_WITH_CHANGES
-    1 makes --with-changes the default of save, capture and export
+    1 makes --with-changes the default of save, capture and export, and
+    of what sync sends
+SESSION_HANDOFF_SYNC_WAIT
+    1 makes the hooks wait for the sync they start (for tests and
+    scripts; by default it runs in the background)
 CLAUDE_CONFIG_DIR
     where Claude Code keeps its sessions and settings (default ~/.claude)
 CODEX_HOME
@@ -80,6 +84,7 @@ $XDG_DATA_HOME/session-handoff; --store names another):
   integrations/   what integrate changed in the agents' settings, so that
                   --remove can restore them
   inbox-ledger    the bundles receive has imported or rejected
+  sync-push.lock, sync-pull.lock   held by a running sync push or pull
   handover/       the state of a handover run, to resume it
 
 The configuration directory ($SESSION_HANDOFF_HOME/config, else
@@ -88,6 +93,8 @@ $XDG_CONFIG_HOME/session-handoff; --keys names another):
   age_identity.txt               the age identity bundles are encrypted to
   allowed_signers                the trust store (trust add)
   people                         the people you send handoffs to
+  devices                        my other machines (devices add)
+  sync                           the projects kept in step with them (sync on)
   remotes                        the git remotes of send and receive
   handover.toml                  your handover configuration
   handover-approved              the project handover.toml files you allowed

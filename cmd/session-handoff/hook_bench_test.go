@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/devsync"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -20,7 +21,15 @@ import (
 // a real git worktree: what an agent waits for when a session starts.
 //
 //	go test -run '^$' -bench HookSessionStart -count 5 ./cmd/session-handoff/
-func BenchmarkHookSessionStart(b *testing.B) {
+func BenchmarkHookSessionStart(b *testing.B) { benchHookSessionStart(b, false) }
+
+// BenchmarkHookSessionStartSyncOn is the same hook with sync on: it also
+// reads the sync setting and makes the command of the background pull
+// (the process itself is not started here: bench/startup.sh measures
+// that in fresh processes).
+func BenchmarkHookSessionStartSyncOn(b *testing.B) { benchHookSessionStart(b, true) }
+
+func benchHookSessionStart(b *testing.B, syncOn bool) {
 	dir := b.TempDir()
 	project := filepath.Join(dir, "app")
 	env := []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@e",
@@ -75,13 +84,25 @@ func BenchmarkHookSessionStart(b *testing.B) {
 		}
 		return os.Getenv(k)
 	}
+	keys := filepath.Join(dir, "home", "config")
+	started := 0
+	if syncOn {
+		if err := devsync.Set(keys, devsync.Setting{Scope: devsync.Global, On: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
 	b.ResetTimer()
 	for b.Loop() {
 		var out, errb bytes.Buffer
 		a := newTestApp(context.Background(), strings.NewReader(input), &out, &errb, nil)
 		a.getenv = getenv
+		a.start = func(*exec.Cmd) error { started++; return nil }
 		if code := a.execute([]string{"hook", "claude-code", "session-start", "--store", storeDir}); code != 0 || !strings.Contains(out.String(), "Do the next thing") {
 			b.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
 		}
+	}
+	b.StopTimer()
+	if syncOn != (started > 0) {
+		b.Fatalf("sync on %v, the pull started %d times", syncOn, started)
 	}
 }

@@ -82,7 +82,7 @@ func runHook(a *app, opts hookOptions) error {
 				_, err := r.Run(ctx, false)
 				return err
 			},
-			StartHandover: a.startHandover})
+			StartHandover: a.startHandover, StartSync: a.startSync})
 	}()
 	if err != nil {
 		hooks.Log(a.stderr, logDir, agent.Name, opts.event, err, time.Now())

@@ -111,6 +111,9 @@ func exchangeInputs() []hostileInput {
 		{"tofu-case-variant", "Alice@test", "looks like a principal already trusted"},
 		{"tofu-zero-width-space", "alice\u200b@test", "invisible"},
 		{"tofu-bidi-override", "alice@\u202etset", "invisible"},
+		// A forged "me": a stranger's key under the name of one of my
+		// devices. Only pairing ('devices add') makes a key mine.
+		{"tofu-forged-me", "me@laptop", "only 'devices add' pairs a device"},
 	})...)
 
 	// A record of the year 9999 would stay "latest" for ever.

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -66,13 +67,24 @@ func Gather(ctx context.Context, s *store.Store, o Options) (render.Briefing, er
 	br.Memory = ReadMemoryFiles(o.Project, o.MemoryDir, o.warn)
 	var err error
 	var match store.ProjectMatch
-	if br.Record, match, err = s.LatestForProject(o.Project, capture.IdentityFunc(ctx, o.Project)); err != nil {
+	var identity func() handoff.Identity
+	if f := capture.IdentityFunc(ctx, o.Project); f != nil {
+		identity = sync.OnceValue(f) // two git calls, made once
+	}
+	if br.Record, match, err = s.LatestForProject(o.Project, identity); err != nil {
 		return br, err
 	}
 	br.MatchedByName, br.MatchedElsewhere = match == store.MatchName, match == store.MatchIdentity
 	if br.Record != nil && !br.Record.HasSubstance() {
-		if earlier := lastWithSubstance(s, br.Record); earlier != nil {
+		if earlier := lastWithSubstance(s, br.Record, o.Project, identity); earlier != nil {
 			br.PassedOver, br.Record = br.Record, earlier
+			switch earlier.Project.Path {
+			case o.Project:
+				br.MatchedByName, br.MatchedElsewhere = false, false
+			case br.PassedOver.Project.Path:
+			default: // imported for the same repository at another path
+				br.MatchedByName, br.MatchedElsewhere = false, true
+			}
 		}
 	}
 	if br.Record == nil {
@@ -109,22 +121,46 @@ func carried(ctx context.Context, s *store.Store, root string, rec *handoff.Reco
 }
 
 // substanceLookback bounds the project's handoffs read, newest first, to
-// find one with substance behind a newest one without.
-const substanceLookback = 20
+// find one with substance behind a newest one without; storeLookback
+// bounds the store's handoffs listed to find them among (those of other
+// projects between them).
+const (
+	substanceLookback = 20
+	storeLookback     = 500
+)
 
-// lastWithSubstance is the newest handoff of newest's project, made before
-// it, that has substance (handoff.Record.HasSubstance); nil when none of
-// the last substanceLookback has, or they cannot be read.
-func lastWithSubstance(s *store.Store, newest *handoff.Record) *handoff.Record {
-	entries, err := s.List(store.Filter{Project: newest.Project.Path, Limit: substanceLookback})
+// lastWithSubstance is the newest handoff of the project, entered before
+// newest, that has substance (handoff.Record.HasSubstance): one made at
+// newest's path or at root, or imported, vouched for, for the same
+// repository (identity, as store.LatestForProject takes it: my other
+// machine's work, which sync brought). nil when none of the project's
+// last substanceLookback has, or they cannot be read.
+func lastWithSubstance(s *store.Store, newest *handoff.Record, root string, identity func() handoff.Identity) *handoff.Record {
+	entries, err := s.List(store.Filter{Limit: storeLookback})
 	if err != nil {
 		return nil
 	}
+	seen := 0
 	for _, e := range entries {
-		if e.ID == newest.ID || e.ProjectPath != newest.Project.Path {
+		if seen >= substanceLookback {
+			break
+		}
+		if e.ID == newest.ID {
 			continue
 		}
-		if rec, err := s.Get(e.ID); err == nil && rec.HasSubstance() {
+		here := e.ProjectPath == newest.Project.Path || e.ProjectPath == root
+		if !here && (e.Source != handoff.SourceImport || identity == nil) {
+			continue
+		}
+		rec, err := s.Get(e.ID)
+		if err != nil {
+			continue
+		}
+		if !here && !(rec.Source.Vouched() && identity().Matches(rec.Project.RootCommit, handoff.RemoteKey(rec.Project.Remote))) {
+			continue
+		}
+		seen++
+		if rec.HasSubstance() {
 			return rec
 		}
 	}

@@ -45,7 +45,8 @@ const (
 // Check is one line of the report.
 type Check struct {
 	// Name identifies the check: version, git, store, keys, trust,
-	// sessions:AGENT, hooks:AGENT, mcp:AGENT, pause, handover, handover-config.
+	// sessions:AGENT, hooks:AGENT, mcp:AGENT, pause, sync, handover,
+	// handover-config.
 	Name   string `json:"name"`
 	Status Status `json:"status"`
 	// Detail says what was found, in one line.
@@ -90,6 +91,9 @@ func Run(ctx context.Context, s Setup) []Check {
 	out = append(out, checkHooks(s, used)...)
 	out = append(out, checkMCP(s)...)
 	out = append(out, checkPause(s))
+	if c, ok := checkSync(s); ok {
+		out = append(out, c)
+	}
 	if s.Project != "" {
 		out = append(out, checkHandover(s))
 		if c, ok := checkOlderCheckpoint(s); ok {

@@ -2,15 +2,20 @@ package exchange
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/devices"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -23,6 +28,13 @@ const (
 	ConflictFail    Conflict = "fail"
 	ConflictSkip    Conflict = "skip"
 	ConflictReplace Conflict = "replace"
+	// ConflictNewer replaces a record from the same signing key when the
+	// bundle's is newer (its session's last activity, else its creation,
+	// is later) and skips an older one: the versions of one record that a
+	// device of mine sends as its session goes on, in whatever order
+	// they arrive. A record from another signer is a conflict, as with
+	// ConflictFail.
+	ConflictNewer Conflict = "newer"
 )
 
 // Policy is what an import accepts beyond a bundle verified by a trusted key.
@@ -35,12 +47,19 @@ type Policy struct {
 	// key for that principal later.
 	TOFU       bool
 	OnConflict Conflict
+	// Signers, when not empty, are the fingerprints of the only keys
+	// whose bundles may be imported (sync takes my devices' alone); any
+	// other bundle is refused, whatever the trust store says of it.
+	Signers []string
 }
 
 // Allows is the policy's decision on a bundle's verification: nil when
 // the import may go on. Import and a receive's dry run both decide
 // through it.
 func (p Policy) Allows(v bundle.Verification) error {
+	if len(p.Signers) > 0 && (v.Status != bundle.StatusVerified || !slices.Contains(p.Signers, v.Fingerprint)) {
+		return fmt.Errorf("%w (%s)", ErrRefusedNotListed, cmp.Or(v.Fingerprint, "unsigned"))
+	}
 	switch v.Status {
 	case bundle.StatusVerified:
 		return nil
@@ -88,6 +107,9 @@ var (
 	ErrRefusedUntrusted = errors.New("signed by a key that is not in the trust store")
 	ErrRefusedUnsigned  = errors.New("the bundle is not signed")
 	ErrRefusedRecipient = errors.New("signed for other recipients")
+	// ErrRefusedNotListed refuses a bundle signed by a key that
+	// Policy.Signers does not list.
+	ErrRefusedNotListed = errors.New("not signed by one of my devices")
 	ErrConflict         = errors.New("a different handoff with this id is already stored")
 	// ErrFuture refuses a record dated, or whose id is dated, after
 	// MaxClockSkew from now: it would stay at the top of the list.
@@ -331,6 +353,11 @@ func decide(get func(handoff.ID) (*handoff.Record, error), rec *handoff.Record, 
 		// (its signer was trusted or pinned since): record the new
 		// provenance.
 		return existing, "", true, nil
+	case pol.OnConflict == ConflictNewer && sameSigner && signerKey(rec) != "unsigned":
+		if activity(rec).After(activity(existing)) {
+			return existing, "", true, nil
+		}
+		return existing, Skipped, false, nil
 	case pol.OnConflict == ConflictSkip:
 		return existing, Skipped, false, nil
 	case pol.OnConflict == ConflictReplace:
@@ -339,6 +366,15 @@ func decide(get func(handoff.ID) (*handoff.Record, error), rec *handoff.Record, 
 		return existing, "", false, fmt.Errorf("%w: %s (%s)", ErrConflict, rec.ID, describeSigner(existing))
 	}
 	return existing, "", false, fmt.Errorf("%w: %s is stored %s; this bundle is %s", ErrConflict, rec.ID, describeSigner(existing), describeSigner(rec))
+}
+
+// activity is when a record was last worked on: its session's last
+// activity, else its creation.
+func activity(r *handoff.Record) time.Time {
+	if r.Session != nil && r.Session.LastActivity != nil {
+		return *r.Session.LastActivity
+	}
+	return r.CreatedAt
 }
 
 // signerKey names who a stored or imported record comes from, for the
@@ -399,6 +435,10 @@ func tofuPrincipal(m *bundle.Manifest, v bundle.Verification, trust *crypto.Trus
 	}
 	if err := crypto.ValidatePrincipal(m.Signer.Name); err != nil {
 		return nil, fmt.Errorf("cannot trust on first use: %w", err)
+	}
+	if strings.HasPrefix(m.Signer.Name, devices.PrincipalPrefix) {
+		// A name of one of my devices: only pairing gives one.
+		return nil, fmt.Errorf("cannot trust on first use: %s names one of my devices, and only 'devices add' pairs a device", untrusted.Quote(m.Signer.Name, 80))
 	}
 	if err := trust.CheckNew(m.Signer.Name); err != nil {
 		return nil, fmt.Errorf("cannot trust on first use: %w", err)

@@ -20,6 +20,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/briefing"
 	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/devsync"
 	"github.com/session-handoff/session-handoff/internal/handover"
 	"github.com/session-handoff/session-handoff/internal/integrate"
 	"github.com/session-handoff/session-handoff/internal/paths"
@@ -95,6 +96,11 @@ type Options struct {
 	// of its own and returns at once; used at session end, where the agent
 	// gives its hooks seconds. nil runs it in this process.
 	StartHandover func(root string) error
+	// StartSync starts, in a process of its own, the sync of root with my
+	// other devices and returns at once: a push of the record id (just
+	// captured), or a pull when id is empty. It is called only when sync
+	// is on for root (devsync); nil never syncs.
+	StartSync func(root string, id handoff.ID) error
 	// Warn is told what the hook worked around.
 	Warn func(format string, args ...any)
 	Now  time.Time
@@ -161,7 +167,13 @@ func Run(ctx context.Context, o Options) error {
 	}
 	pause := handover.PauseFiles(o.ConfigDir, root)
 	if o.Event == "session-start" {
-		return sessionStart(ctx, o, root, pause)
+		// The briefing is made from what has arrived already; the pull
+		// for next time starts after it, and is not waited for.
+		err := sessionStart(ctx, o, root, pause)
+		if handover.CheckPause(pause) == nil {
+			o.startSync(root, "")
+		}
+		return err
 	}
 	if err := handover.CheckPause(pause); err != nil {
 		return err
@@ -184,7 +196,27 @@ func Run(ctx context.Context, o Options) error {
 	case cfgPath != handover.BuiltinConfigName && o.RunHandover != nil:
 		return o.RunHandover(ctx, root, cfg)
 	}
-	return captureSession(ctx, o, root, in)
+	id, err := captureSession(ctx, o, root, in)
+	if err != nil {
+		return err
+	}
+	o.startSync(root, id)
+	return nil
+}
+
+// startSync starts the sync of root, push (id set) or pull, when it is on
+// for root; what goes wrong is a warning, never the hook's failure.
+func (o Options) startSync(root string, id handoff.ID) {
+	if o.StartSync == nil {
+		return
+	}
+	_, on, err := devsync.Enabled(o.ConfigDir, root)
+	if err == nil && on {
+		err = o.StartSync(root, id)
+	}
+	if err != nil {
+		o.warn("sync not started: %v", err)
+	}
 }
 
 // sessionStart writes the briefing as the JSON the agent adds to the
@@ -322,10 +354,10 @@ func geminiWillCompress(o Options, root string, in Input) bool {
 
 // captureSession captures the transcript the input names (else the
 // agent's latest session in root), redacted, into the store.
-func captureSession(ctx context.Context, o Options, root string, in Input) error {
+func captureSession(ctx context.Context, o Options, root string, in Input) (handoff.ID, error) {
 	red, err := redact.LoadUserPatterns(o.ConfigDir)
 	if err != nil {
-		return err
+		return "", err
 	}
 	opts := capture.Options{Agent: capture.Agent(o.Agent.Name), Session: "latest", Project: root, Env: o.Env, Redactor: red}
 	if in.TranscriptPath != "" {
@@ -337,11 +369,11 @@ func captureSession(ctx context.Context, o Options, root string, in Input) error
 	}
 	res, err := capture.Build(ctx, opts, now)
 	if err != nil {
-		return err
+		return "", err
 	}
 	updated, err := o.Store.SaveSessionCapture(res.Record, handoff.Notes{})
 	if err != nil {
-		return err
+		return "", err
 	}
 	verb := "captured"
 	if updated {
@@ -352,7 +384,7 @@ func captureSession(ctx context.Context, o Options, root string, in Input) error
 		sid = rs.ID
 	}
 	fmt.Fprintf(o.Stderr, "session-handoff: %s %s from %s session %s\n", verb, res.Record.ID, o.Agent.Name, untrusted.OneLine(sid, maxQuoted))
-	return nil
+	return res.Record.ID, nil
 }
 
 // Log says a hook's failure on stderr, where agents show hook output to

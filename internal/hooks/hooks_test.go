@@ -264,14 +264,7 @@ func TestSessionStartBriefsAHugeHandoff(t *testing.T) {
 func TestOneHandoffPerSession(t *testing.T) {
 	samples := filepath.Join("..", "..", "testdata", "transcripts", "claude-code")
 	first, second := filepath.Join(samples, "sample_session.jsonl"), filepath.Join(samples, "todowrite_examples.jsonl")
-	project := t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = project
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	project := gitProject(t)
 	s := newStore(t)
 	hook := func(event, transcript string) string {
 		t.Helper()

@@ -29,6 +29,12 @@ func (d ConfigDir) RedactPatterns() string { return d.file("redact-patterns") }
 // People is the address book.
 func (d ConfigDir) People() string { return d.file("people") }
 
+// Devices lists my other machines, paired with 'devices add'.
+func (d ConfigDir) Devices() string { return d.file("devices") }
+
+// Sync says which projects are kept in step with my other machines.
+func (d ConfigDir) Sync() string { return d.file("sync") }
+
 // Remotes lists the configured remotes.
 func (d ConfigDir) Remotes() string { return d.file("remotes") }
 

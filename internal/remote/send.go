@@ -42,6 +42,12 @@ type SendOptions struct {
 	Producer bundle.Producer
 	// Now is the time of the send (time.Now when zero).
 	Now time.Time
+	// Supersede makes a new bundle of Record even when an earlier send of
+	// it is still waiting, and drops every such send, whatever its
+	// recipients: the record has changed since (sync sends each version
+	// of a session's record; the newest is the one to deliver, and only
+	// to the devices paired now).
+	Supersede bool
 }
 
 // Sent describes one bundle a Send pushed.
@@ -115,6 +121,9 @@ func Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 		}
 		sort.Strings(hashes)
 		hashes = slices.Compact(hashes)
+		if opts.Supersede {
+			pend = slices.DeleteFunc(pend, func(p pendingSend) bool { return p.HandoffID == opts.Record.ID && p.Sender == sender })
+		}
 		if i := pend.find(opts.Record.ID, sender, hashes); i < 0 {
 			id, err := c.export(ctx, opts, now)
 			if err != nil {

@@ -168,3 +168,35 @@ func TestForeignBranchRefused(t *testing.T) {
 		t.Fatal("receive read a foreign branch")
 	}
 }
+
+// With Supersede, a changed record whose earlier send is still waiting
+// replaces that send, whatever its recipients: the remote then gets the
+// new version alone, and only for the recipients of the new send.
+func TestSendSupersedeReplacesAWaitingVersion(t *testing.T) {
+	r := bareRemote(t)
+	alice, bob, carol := newMachine(t, "alice@laptop"), newMachine(t, "bob@desk"), newMachine(t, "carol@lab")
+	alice.send(r, alice.save("first"), bob) // the branch exists
+	rec := alice.save("v1")
+
+	allow := rejectPushes(t, r)
+	if _, err := Send(context.Background(), alice.sendOpts(r, rec, bob, carol)); err == nil {
+		t.Fatal("send through a refusing remote succeeded")
+	}
+	allow()
+	rec.Title = "v2"
+	o := alice.sendOpts(r, rec, bob)
+	o.Supersede = true
+	res, err := Send(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Bundles) != 1 || res.Bundles[0].Earlier || len(res.Bundles[0].Recipients) != 1 {
+		t.Fatalf("supersede: %+v", res.Bundles)
+	}
+	if n := bundlesFor(t, r, bob); n != 2 {
+		t.Fatalf("remote holds %d bundles for bob, want 2", n)
+	}
+	if n := bundlesFor(t, r, carol); n != 0 {
+		t.Fatalf("the superseded send reached carol: %d bundles", n)
+	}
+}

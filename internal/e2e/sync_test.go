@@ -1,0 +1,82 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/e2e/fakemodel"
+)
+
+// TestSyncAcrossMachines: my machines in step, with a different agent on
+// each. A Claude Code session ends on the laptop; the desktop, where the
+// project is a clone at another path, runs Codex: its next session's
+// briefing, as sent to the model, carries the laptop's handoff, with no
+// command typed in between. The hooks wait for the sync they start
+// (SESSION_HANDOFF_SYNC_WAIT=1), so the test does not race it.
+func TestSyncAcrossMachines(t *testing.T) {
+	laptop, desktop := newWorld(t, claudeCode), newWorld(t, codex)
+	if err := os.RemoveAll(desktop.project); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "clone", "-q", laptop.project, desktop.project).CombinedOutput(); err != nil {
+		t.Fatalf("git clone: %v\n%s", err, out)
+	}
+	inbox := filepath.Join(t.TempDir(), "handoffs.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", inbox).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v\n%s", err, out)
+	}
+	text := map[*world]string{}
+	for _, w := range []*world{laptop, desktop} {
+		w.env = append(w.env, "SESSION_HANDOFF_SYNC_WAIT=1")
+		w.sh("keygen", "--no-passphrase", "--name", "me-"+w.agent.name)
+		w.sh("remote", "add", "mine", "file://"+inbox)
+		text[w] = strings.TrimSpace(w.sh("devices", "add", "--name", map[*world]string{laptop: "laptop", desktop: "desktop"}[w], "--text"))
+	}
+	desktop.sh("devices", "add", text[laptop])
+	laptop.sh("devices", "add", text[desktop])
+	for _, w := range []*world{laptop, desktop} {
+		w.sh("sync", "on", "--global")
+		w.sh("integrate", w.agent.name)
+		w.agent.trustHooks(w)
+	}
+
+	laptop.session("add a greeting file",
+		fakemodel.Turn{Calls: []fakemodel.Call{laptop.agent.writeFile(laptop, "hello.txt", "hello from the laptop\n")}},
+		fakemodel.Turn{Text: "Wrote hello.txt."})
+	recs := laptop.records()
+	if len(recs) != 1 {
+		t.Fatalf("the laptop's store holds %d records, want 1", len(recs))
+	}
+	id := string(recs[0].ID)
+
+	// The desktop's first session starts the receive; its next session's
+	// briefing carries what arrived.
+	desktop.session("anything new?", fakemodel.Turn{Text: "Nothing yet."})
+	reqs := mainRequests(desktop.session("what next?", fakemodel.Turn{Text: "Nothing to do."}))
+	if len(reqs) == 0 {
+		t.Fatal("the desktop's second session sent the model no request")
+	}
+	if body := string(reqs[0].Body); !strings.Contains(body, id) || !strings.Contains(body, "hello.txt") {
+		t.Errorf("the desktop's briefing does not carry the laptop's handoff %s:\n%s", id, clip(body))
+	}
+	found := false
+	for _, r := range desktop.records() {
+		if string(r.ID) == id {
+			found = r.Source.Import != nil && r.Source.Import.Verification == "verified" && r.Source.Import.Signer == "me@laptop"
+		}
+	}
+	if !found {
+		t.Errorf("the desktop holds no copy of %s verified as me@laptop", id)
+	}
+	if t.Failed() {
+		for _, w := range []*world{laptop, desktop} {
+			log, _ := os.ReadFile(filepath.Join(w.home, ".local", "share", "session-handoff", "hooks.log"))
+			t.Logf("%s's hooks.log:\n%s\nsync status:\n%s\nlist:\n%s", w.agent.name, log, w.sh("sync", "status"), w.sh("list"))
+		}
+	}
+}
