@@ -91,7 +91,7 @@ var profiles = []Profile{
 		Notes: []string{"AGENTS.md is capped at 32 KiB because Codex reads no more; the block is sized to fit."},
 	},
 	{
-		Name:  "claude-code",
+		Name:  agents.ClaudeCode,
 		Agent: "Claude Code",
 		Reads: []string{"CLAUDE.md and .claude/CLAUDE.md in the project and its parent directories",
 			"CLAUDE.local.md (personal, not committed)", "~/.claude/CLAUDE.md (every project)",
@@ -115,7 +115,7 @@ var profiles = []Profile{
 			"render --write puts the handoff in CLAUDE.local.md, which is yours; --shared in CLAUDE.md, which the team shares."},
 	},
 	{
-		Name:  "codex",
+		Name:  agents.Codex,
 		Agent: "Codex CLI",
 		Reads: []string{"~/.codex/AGENTS.md (or AGENTS.override.md), whole",
 			"AGENTS.md (or AGENTS.override.md) in each directory from the git root down to the working directory, joined",
@@ -136,7 +136,7 @@ var profiles = []Profile{
 			"Codex has no personal project file: AGENTS.override.md would hide AGENTS.md and ~/.codex/AGENTS.md briefs every project, so the block goes into AGENTS.md; keep it out of commits, or render a prompt instead."},
 	},
 	{
-		Name:  "gemini",
+		Name:  agents.Gemini,
 		Agent: "Gemini CLI",
 		Reads: []string{"GEMINI.md in the project, its parent directories and the directories below (or the names set in context.fileName)",
 			"~/.gemini/GEMINI.md (every project)", "@file.md imports inside those files"},

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/handover"
 	"github.com/session-handoff/session-handoff/internal/hooks"
 	"github.com/session-handoff/session-handoff/internal/integrate"
@@ -16,14 +18,14 @@ import (
 
 // hookOptions are hook's arguments.
 type hookOptions struct {
-	agent string // claude-code, codex or gemini
+	agent string // an agent that runs hooks (hookAgentNames)
 	event string // session-start, pre-compact or session-end
 }
 
 func newHookCmd(a *app) *cobra.Command {
 	var opts hookOptions
 	return &cobra.Command{
-		Use:   "hook claude-code|codex|gemini session-start|pre-compact|session-end < HOOK-INPUT.json",
+		Use:   "hook " + agents.Choices(hookAgentNames()) + " " + strings.Join(hooks.Events, "|") + " < HOOK-INPUT.json",
 		Short: "what the installed agent hooks run (see integrate)",
 		Long: `Run by the hooks 'integrate' installs; reads the hook's JSON on standard
 input (session id, transcript path, working directory, event).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/integrate"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/safefile"
@@ -81,7 +82,7 @@ overwritten.`
 func newIntegrateCmd(a *app) *cobra.Command {
 	var opts integrateOptions
 	cmd := &cobra.Command{
-		Use: "integrate claude-code|codex|gemini [--mcp] [--project | --local | --user] [--dry-run] [--remove] [--program PATH]\n" +
+		Use: "integrate " + agents.Choices(integrateAgentNames()) + " [--mcp] [--project | --local | --user] [--dry-run] [--remove] [--program PATH]\n" +
 			"  integrate claude-code --plugin DIR | gemini --extension DIR",
 		Short: "install hooks in an agent's settings: brief at session start, capture at the end",
 		Long:  integrateLong,
@@ -92,7 +93,7 @@ func newIntegrateCmd(a *app) *cobra.Command {
   session-handoff integrate claude-code --remove
   session-handoff integrate codex --mcp --user
   session-handoff integrate claude-code --plugin ~/plugins/session-handoff`,
-		Args: exactArgs(1, "one agent: claude-code, codex or gemini"),
+		Args: exactArgs(1, "one agent: "+agents.OrList(integrateAgentNames()...)),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp

@@ -37,8 +37,15 @@ type Agent struct {
 	// InstructionFile is the project file it reads at every start,
 	// relative to the project root.
 	InstructionFile string
-	// Hooks is set when the agent runs hooks at session start and end.
+	// Hooks is set when the agent runs hooks at session start and end
+	// and integrate installs session-handoff's into them.
 	Hooks bool
+	// MCP is set when integrate --mcp registers session-handoff's MCP
+	// server with the agent.
+	MCP bool
+	// SessionsHelp says where the agent keeps its transcripts, for
+	// help texts: the default place and the variable that moves it.
+	SessionsHelp string
 	// HookContextLimit is how many characters (Codex: bytes) of a
 	// session-start hook's additionalContext the agent takes whole; 0
 	// when it states none.
@@ -67,7 +74,8 @@ const (
 var table = []Agent{
 	{
 		Name: ClaudeCode, Display: "Claude Code", Aliases: []string{"claude", "claudecode"},
-		Program: "claude", InstructionFile: "CLAUDE.md", Hooks: true,
+		Program: "claude", InstructionFile: "CLAUDE.md", Hooks: true, MCP: true,
+		SessionsHelp: "~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects",
 		// Claude Code replaces a SessionStart additionalContext over
 		// 10,000 characters with a short preview and a file path
 		// (https://code.claude.com/docs/en/hooks, "SessionStart";
@@ -88,7 +96,8 @@ var table = []Agent{
 	},
 	{
 		Name: Codex, Display: "Codex CLI", Aliases: []string{"codex-cli"},
-		Program: "codex", InstructionFile: "AGENTS.md", Hooks: true,
+		Program: "codex", InstructionFile: "AGENTS.md", Hooks: true, MCP: true,
+		SessionsHelp: "$CODEX_HOME/sessions, default ~/.codex/sessions",
 		// Codex writes a hook's text of more than 2,500 tokens (about 4
 		// bytes each) to a file and gives the model a preview and the path
 		// (HOOK_OUTPUT_TOKEN_LIMIT, openai/codex
@@ -106,7 +115,8 @@ var table = []Agent{
 	},
 	{
 		Name: Gemini, Display: "Gemini CLI", Aliases: []string{"gemini-cli"},
-		Program: "gemini", InstructionFile: "GEMINI.md", Hooks: true,
+		Program: "gemini", InstructionFile: "GEMINI.md", Hooks: true, MCP: true,
+		SessionsHelp: "~/.gemini/tmp, or $GEMINI_CLI_HOME/.gemini/tmp",
 		dirs: func(home string, getenv func(string) string) []string {
 			if h := getenv("GEMINI_CLI_HOME"); h != "" {
 				return []string{filepath.Join(h, ".gemini")}
@@ -132,6 +142,36 @@ func Names() []string {
 		out[i] = a.Name
 	}
 	return out
+}
+
+// HookNames lists the agents that run session hooks.
+func HookNames() []string { return namesWhere(func(a Agent) bool { return a.Hooks }) }
+
+// MCPNames lists the agents integrate --mcp registers the server with.
+func MCPNames() []string { return namesWhere(func(a Agent) bool { return a.MCP }) }
+
+func namesWhere(keep func(Agent) bool) []string {
+	var out []string
+	for _, a := range table {
+		if keep(a) {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+// Choices writes names and then extra as a usage line writes choices:
+// "claude-code|codex|all".
+func Choices(names []string, extra ...string) string {
+	return strings.Join(append(append([]string(nil), names...), extra...), "|")
+}
+
+// OrList writes names as a sentence lists them: "a, b or c".
+func OrList(names ...string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // IsSettingsFile says whether rel, a path relative to a project's root

@@ -78,6 +78,12 @@ func TestTableIsTheOneSource(t *testing.T) {
 			t.Errorf("%s starts %q, %v; want %s", a.Name, st.Program, err, a.Program)
 		}
 		ia, err := integrate.LookupAgent(a.Name)
+		if !a.Hooks && !a.MCP {
+			if err == nil {
+				t.Errorf("%s: integrate knows it, but the table says it has neither hooks nor MCP", a.Name)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,8 +31,24 @@ const (
 	Gemini     Agent = agents.Gemini
 )
 
-// Agents lists the agents whose transcripts can be read.
-var Agents = []Agent{ClaudeCode, Codex, Gemini}
+// Agents lists the agents whose transcripts can be read: every agent of
+// the table (internal/agents), in its order.
+var Agents = func() []Agent {
+	var out []Agent
+	for _, n := range agents.Names() {
+		out = append(out, Agent(n))
+	}
+	return out
+}()
+
+// AgentNames lists the names of Agents.
+func AgentNames() []string {
+	out := make([]string, len(Agents))
+	for i, a := range Agents {
+		out[i] = string(a)
+	}
+	return out
+}
 
 // ParseAgent accepts an agent's name or alias as the agents table
 // (internal/agents) spells them, as every command does.
