@@ -43,6 +43,9 @@ type Agent struct {
 	// MCP is set when integrate --mcp registers session-handoff's MCP
 	// server with the agent.
 	MCP bool
+	// Checked is the agent's version that session-handoff was last
+	// checked against, end to end or on transcripts it wrote.
+	Checked string
 	// SessionsHelp says where the agent keeps its transcripts, for
 	// help texts: the default place and the variable that moves it.
 	SessionsHelp string
@@ -69,13 +72,14 @@ const (
 	ClaudeCode = "claude-code"
 	Codex      = "codex"
 	Gemini     = "gemini"
+	Copilot    = "copilot"
 )
 
 var table = []Agent{
 	{
 		Name: ClaudeCode, Display: "Claude Code", Aliases: []string{"claude", "claudecode"},
 		Program: "claude", InstructionFile: "CLAUDE.md", Hooks: true, MCP: true,
-		SessionsHelp: "~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects",
+		SessionsHelp: "~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects", Checked: "2.1.332",
 		// Claude Code replaces a SessionStart additionalContext over
 		// 10,000 characters with a short preview and a file path
 		// (https://code.claude.com/docs/en/hooks, "SessionStart";
@@ -97,7 +101,7 @@ var table = []Agent{
 	{
 		Name: Codex, Display: "Codex CLI", Aliases: []string{"codex-cli"},
 		Program: "codex", InstructionFile: "AGENTS.md", Hooks: true, MCP: true,
-		SessionsHelp: "$CODEX_HOME/sessions, default ~/.codex/sessions",
+		SessionsHelp: "$CODEX_HOME/sessions, default ~/.codex/sessions", Checked: "0.171.0",
 		// Codex writes a hook's text of more than 2,500 tokens (about 4
 		// bytes each) to a file and gives the model a preview and the path
 		// (HOOK_OUTPUT_TOKEN_LIMIT, openai/codex
@@ -116,7 +120,7 @@ var table = []Agent{
 	{
 		Name: Gemini, Display: "Gemini CLI", Aliases: []string{"gemini-cli"},
 		Program: "gemini", InstructionFile: "GEMINI.md", Hooks: true, MCP: true,
-		SessionsHelp: "~/.gemini/tmp, or $GEMINI_CLI_HOME/.gemini/tmp",
+		SessionsHelp: "~/.gemini/tmp, or $GEMINI_CLI_HOME/.gemini/tmp", Checked: "0.61.0",
 		dirs: func(home string, getenv func(string) string) []string {
 			if h := getenv("GEMINI_CLI_HOME"); h != "" {
 				return []string{filepath.Join(h, ".gemini")}
@@ -125,6 +129,28 @@ var table = []Agent{
 		},
 		sessions:      "tmp",
 		SettingsFiles: []string{".gemini/", ".gemini/settings.json"},
+	},
+	{
+		// GitHub Copilot CLI (@github/copilot 1.0.102). It reads AGENTS.md
+		// too, and .github/instructions/**/*.instructions.md (targets).
+		Name: Copilot, Display: "GitHub Copilot CLI", Aliases: []string{"github-copilot", "copilot-cli"},
+		Program: "copilot", InstructionFile: ".github/copilot-instructions.md",
+		SessionsHelp: "~/.copilot/session-state, or $COPILOT_HOME/session-state", Checked: "1.0.102",
+		// Its directory is $COPILOT_HOME, else ~/.copilot; versions before
+		// the "XDG migration" kept session-state under $XDG_STATE_HOME/.copilot,
+		// which 1.0.102 moves to ~/.copilot when it starts (cli-main.js of
+		// @github/copilot 1.0.102: NJ, VEt, x4n).
+		dirs: func(home string, getenv func(string) string) []string {
+			if d := getenv("COPILOT_HOME"); d != "" {
+				return []string{d}
+			}
+			out := []string{filepath.Join(home, ".copilot")}
+			if st := getenv("XDG_STATE_HOME"); st != "" && filepath.IsAbs(st) {
+				out = append(out, filepath.Join(st, ".copilot"))
+			}
+			return out
+		},
+		sessions: "session-state",
 	},
 }
 

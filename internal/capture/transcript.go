@@ -29,6 +29,7 @@ const (
 	ClaudeCode Agent = agents.ClaudeCode
 	Codex      Agent = agents.Codex
 	Gemini     Agent = agents.Gemini
+	Copilot    Agent = agents.Copilot
 )
 
 // Agents lists the agents whose transcripts can be read: every agent of
@@ -235,6 +236,8 @@ func ReadTranscript(agent Agent, file string, limits Limits) (*Digest, error) {
 			return readCodexFile(r, lim, file)
 		case Gemini:
 			return readGeminiFile(r, lim, file)
+		case Copilot:
+			return readCopilotFile(r, lim, file)
 		}
 		return nil, fmt.Errorf("unknown agent %q", handoff.Clip(string(agent), 40))
 	})
