@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -55,23 +54,7 @@ func TestAgentNamesOnlyInTheTable(t *testing.T) {
 	root := filepath.Join("..", "..")
 	fset := token.NewFileSet()
 	used := map[string]bool{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		rel, err := filepath.Rel(root, path)
-		if err != nil {
-			return err
-		}
+	err := eachGoFile(root, func(path, rel string) error {
 		rel = filepath.ToSlash(rel)
 		if strings.HasPrefix(rel, "internal/agents/") || isReaderFile(rel) {
 			return nil

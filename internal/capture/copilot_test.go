@@ -49,7 +49,7 @@ func TestCopilotRealFields(t *testing.T) {
 	}
 }
 
-func copilotFile(t *testing.T, file string) []byte {
+func copilotFile(t testing.TB, file string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -96,18 +96,18 @@ func TestCopilotTodoSQL(t *testing.T) {
 	type todo struct{ id, text, status string }
 	for q, want := range map[string][]todo{
 		"INSERT INTO todos (id, title, description) VALUES ('a', 'Write it', 'd'), ('b', 'Test it', 'e');": {{"a", "Write it", "pending"}, {"b", "Test it", "pending"}},
-		"insert into todos (id,title,status) values ('x','It''s done','done')":                            {{"x", "It's done", "done"}},
-		"UPDATE todos SET status = 'in_progress' WHERE id = 'a'":                                          {{"a", "", "in_progress"}},
-		"UPDATE todos SET status='done' WHERE id='a'; UPDATE todos SET status='done' WHERE id='b';":       {{"a", "", "done"}, {"b", "", "done"}},
+		"insert into todos (id,title,status) values ('x','It''s done','done')":                             {{"x", "It's done", "done"}},
+		"UPDATE todos SET status = 'in_progress' WHERE id = 'a'":                                           {{"a", "", "in_progress"}},
+		"UPDATE todos SET status='done' WHERE id='a'; UPDATE todos SET status='done' WHERE id='b';":        {{"a", "", "done"}, {"b", "", "done"}},
 		// Not the two forms: nothing.
 		"SELECT * FROM todos":                                     nil,
-		"INSERT INTO notes (id, title) VALUES ('a', 'b')":          nil,
-		"UPDATE todos SET status = 'done' WHERE status = 'x'":      nil,
+		"INSERT INTO notes (id, title) VALUES ('a', 'b')":         nil,
+		"UPDATE todos SET status = 'done' WHERE status = 'x'":     nil,
 		"UPDATE todos SET status = 'done' WHERE id IN ('a', 'b')": nil,
-		"INSERT INTO todos (id, title) VALUES ('a', upper('b'))":   nil,
-		"INSERT INTO todos (id, title) VALUES ('a')":               nil,
-		"INSERT INTO todos (id, title) VALUES ('a', 'unclosed)":    nil,
-		"INSERT INTO todos (id, title) VALUES (1, 2)":              nil,
+		"INSERT INTO todos (id, title) VALUES ('a', upper('b'))":  nil,
+		"INSERT INTO todos (id, title) VALUES ('a')":              nil,
+		"INSERT INTO todos (id, title) VALUES ('a', 'unclosed)":   nil,
+		"INSERT INTO todos (id, title) VALUES (1, 2)":             nil,
 		"": nil,
 	} {
 		var got []todo
@@ -161,7 +161,7 @@ func TestCopilotHostile(t *testing.T) {
 }
 
 func FuzzCopilot(f *testing.F) {
-	f.Add(mustReadF(f, copilotReal))
+	f.Add(copilotFile(f, copilotReal))
 	f.Add([]byte(lines(`{"type":"assistant.message","id":"3","data":{"toolRequests":[{"toolCallId":"c","name":"sql","arguments":{"query":"UPDATE todos SET status = 'done' WHERE id = 'a'"}}]}}`,
 		`{"type":"tool.execution_complete","id":"4","data":{"toolCallId":"c","success":true}}`)))
 	fuzzReader(f, ReadCopilot)
@@ -177,12 +177,4 @@ func FuzzCopilotTodoSQL(f *testing.F) {
 			}
 		}
 	})
-}
-
-func mustReadF(f *testing.F, file string) []byte {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		f.Fatal(err)
-	}
-	return b
 }
