@@ -41,6 +41,10 @@ captures only when the last prompt has reached the compression threshold,
 model.compressionThreshold of its settings). The end-of-session hooks declare the time they may take (Claude
 Code gives SessionEnd hooks 1.5 s unless they declare more; Codex allows
 them 3 s); an approved handover.toml runs in the background at session end.
+GitHub Copilot CLI gets .github/hooks/session-handoff.json (or
+~/.copilot/hooks/session-handoff.json with --user), which it loads in a
+folder you trust, and in prompt mode (-p) only with
+GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true.
 
 The hooks, the MCP server's registration and the plugin or extension run
 this binary by its absolute path, so they do not depend on the agent's

@@ -134,7 +134,7 @@ var table = []Agent{
 		// GitHub Copilot CLI (@github/copilot 1.0.102). It reads AGENTS.md
 		// too, and .github/instructions/**/*.instructions.md (targets).
 		Name: Copilot, Display: "GitHub Copilot CLI", Aliases: []string{"github-copilot", "copilot-cli"},
-		Program: "copilot", InstructionFile: ".github/copilot-instructions.md",
+		Program: "copilot", InstructionFile: ".github/copilot-instructions.md", Hooks: true,
 		SessionsHelp: "~/.copilot/session-state, or $COPILOT_HOME/session-state", Checked: "1.0.102",
 		// Its directory is $COPILOT_HOME, else ~/.copilot; versions before
 		// the "XDG migration" kept session-state under $XDG_STATE_HOME/.copilot,
@@ -150,7 +150,8 @@ var table = []Agent{
 			}
 			return out
 		},
-		sessions: "session-state",
+		sessions:      "session-state",
+		SettingsFiles: []string{".github/hooks/session-handoff.json"},
 	},
 }
 

@@ -77,6 +77,9 @@ var copilotKnown = sync.OnceValue(func() map[string]bool {
 		"session.permissions_changed", "session.custom_agents_updated", "session.background_tasks_changed",
 		"session.usage_info", "session.task_complete", "assistant.usage", "assistant.intent",
 		"assistant.reasoning", "assistant.idle", "tool.shell_output", "user.model_selection",
+		// A hook's run: its input and output (a sessionStart hook's
+		// additionalContext is not a request).
+		"hook.start", "hook.end",
 	} {
 		m[t] = true
 	}

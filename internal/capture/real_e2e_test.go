@@ -77,6 +77,11 @@ var realE2EExpectations = []realExpectation{
 			{prefix: "rm calc.py", count: 1, status: "rejected"}},
 		openFailure: "ls does-not-exist",
 		todos:       []handoff.Todo{{Content: "Write calc.py", Status: "completed"}, {Content: "Test calc.py", Status: "in_progress"}}},
+	// Briefed by the sessionStart hook 'integrate copilot' installs: its
+	// additionalContext is in hook.end, not a request.
+	{file: "copilot/briefed/events.jsonl", agent: Copilot,
+		title: "what next?", requests: []string{"what next?"},
+		files: map[string]realFile{"main.py": {action: "created", edits: 1}}},
 }
 
 func TestRealE2ETranscripts(t *testing.T) {

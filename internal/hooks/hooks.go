@@ -60,6 +60,9 @@ type Input struct {
 	HookEventName  string `json:"hook_event_name"`
 	Source         string `json:"source"`
 	Trigger        string `json:"trigger"`
+	// SessionIDCamel is GitHub Copilot CLI's spelling, whose input names
+	// no transcript: capture finds the session by its id.
+	SessionIDCamel string `json:"sessionId"`
 }
 
 // Output is the JSON the agents read from a session-start hook: the text
@@ -212,9 +215,16 @@ func sessionStart(ctx context.Context, o Options, root string, pause []string) e
 		text += "\nsession-handoff's automated writes (captures at the end of a session, handover runs) are paused until the PAUSE file is removed ('session-handoff unpause'). What it says:\n\n" +
 			render.Fence(untrusted.OneLine(paused.Error(), maxPauseQuote)) + "\n"
 	}
-	var out Output
-	out.HookSpecificOutput.HookEventName = o.Agent.EventName(o.Event)
-	out.HookSpecificOutput.AdditionalContext = openHookContext(text)
+	var out any
+	if o.Agent.Flat {
+		// GitHub Copilot CLI reads additionalContext at the top level.
+		out = map[string]string{"additionalContext": openHookContext(text)}
+	} else {
+		var hs Output
+		hs.HookSpecificOutput.HookEventName = o.Agent.EventName(o.Event)
+		hs.HookSpecificOutput.AdditionalContext = openHookContext(text)
+		out = hs
+	}
 	enc := json.NewEncoder(o.Stdout)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
@@ -328,8 +338,11 @@ func captureSession(ctx context.Context, o Options, root string, in Input) error
 		return err
 	}
 	opts := capture.Options{Agent: capture.Agent(o.Agent.Name), Session: "latest", Project: root, Env: o.Env, Redactor: red}
-	if in.TranscriptPath != "" {
+	switch {
+	case in.TranscriptPath != "":
 		opts.Session = in.TranscriptPath
+	case in.SessionIDCamel != "":
+		opts.Session = in.SessionIDCamel
 	}
 	now := o.Now
 	if now.IsZero() {
