@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +63,10 @@ func runHook(a *app, opts hookOptions) error {
 	if err := hooks.CheckEvent(agent, opts.event); err != nil {
 		return usageError{err}
 	}
+	// In the process startHookLater starts, the size of the transcript
+	// when the agent ran the hook.
+	since, perr := strconv.ParseInt(a.getenv(hookLaterEnv), 10, 64)
+	later := perr == nil && since >= 0
 	logDir := ""
 	err = func() error {
 		s, err := a.openStore()
@@ -84,7 +89,9 @@ func runHook(a *app, opts hookOptions) error {
 				_, err := r.Run(ctx, false)
 				return err
 			},
-			StartHandover: a.startHandover})
+			StartHandover: a.startHandover,
+			StartLater:    func(input []byte, since int64) error { return a.startHookLater(opts, input, since) },
+			Later:         later, Since: since})
 	}()
 	if err != nil {
 		hooks.Log(a.stderr, logDir, agent.Name, opts.event, err, time.Now())
@@ -121,6 +128,52 @@ func integrateAgentNames() []string {
 		names = append(names, ag.Name)
 	}
 	return names
+}
+
+// hookLaterEnv marks the process startHookLater starts, with the size of
+// the transcript when the agent ran the hook.
+const hookLaterEnv = "SESSION_HANDOFF_HOOK_LATER"
+
+// startHookLater runs 'session-handoff hook AGENT EVENT' again in a
+// process of its own, with input on its stdin, and returns without
+// waiting; that process waits for the agent to write its transcript
+// (hooks.Options.Later), then captures. Its errors go to hooks.log.
+func (a *app) startHookLater(opts hookOptions, input []byte, since int64) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("start the capture: %w", err)
+	}
+	args := []string{"hook", opts.agent, opts.event}
+	if a.global.storeDir != "" {
+		args = append(args, "--store", a.global.storeDir)
+	}
+	if a.global.keysDir != "" {
+		args = append(args, "--keys", a.global.keysDir)
+	}
+	// The input goes through a pipe written here before returning: a
+	// reader that is no file would be copied by a goroutine this process
+	// may not outlive.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("start the capture: %w", err)
+	}
+	defer r.Close()
+	cmd := exec.Command(exe, args...)
+	cmd.Stdin = r
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", hookLaterEnv, since))
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return fmt.Errorf("start the capture: %w", err)
+	}
+	_, werr := w.Write(input)
+	if err := w.Close(); werr == nil {
+		werr = err
+	}
+	if werr != nil {
+		return fmt.Errorf("start the capture: %w", werr)
+	}
+	fmt.Fprintf(a.stderr, "session-handoff: capture started in the background, once the agent has written the session (pid %d)\n", cmd.Process.Pid)
+	return cmd.Process.Release()
 }
 
 // startHandover starts 'session-handoff handover run' for root in a

@@ -23,6 +23,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/agents"
+	"github.com/session-handoff/session-handoff/internal/paths"
 )
 
 // copilotEvents is the name of a Copilot session's event log.
@@ -483,4 +484,53 @@ func sqlTokens(s string) []string {
 		}
 	}
 	return out
+}
+
+// CopilotEventsFile is the event log of the GitHub Copilot CLI session id,
+// in the first of the agent's directories that holds it; "" when none
+// does or id is not a plain name (it comes from a hook's input).
+func CopilotEventsFile(id string, env func(string) string) string {
+	if id == "" || id != filepath.Base(id) || id == "." || id == ".." || len(id) > maxID {
+		return ""
+	}
+	if env == nil {
+		env = os.Getenv
+	}
+	home, err := paths.Home(env)
+	if err != nil {
+		return ""
+	}
+	a, _ := agents.Find(agents.Copilot)
+	for _, root := range a.SessionRoots(home, env) {
+		p := filepath.Join(root, id, copilotEvents)
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
+}
+
+// CopilotEnded says whether the event log file has grown past size and
+// now ends with a session.shutdown line: GitHub Copilot CLI 1.0.102 keeps
+// a run's events in memory and writes them when the session shuts down,
+// after its sessionEnd hook has run (seen offline: at sessionEnd and at
+// agentStop the file held session.start and the hook's lines only).
+func CopilotEnded(file string, size int64) bool {
+	f, err := os.Open(file)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= size {
+		return false
+	}
+	const tail = 64 << 10
+	off := max(fi.Size()-tail, 0)
+	buf := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+		return false
+	}
+	lines := strings.Split(strings.TrimRight(string(buf), "\n"), "\n")
+	return strings.Contains(lines[len(lines)-1], `"type":"session.shutdown"`)
 }

@@ -178,3 +178,41 @@ func FuzzCopilotTodoSQL(f *testing.F) {
 		}
 	})
 }
+
+// The session-end hook's wait: the log must have grown and end with the
+// shutdown; the session's file is found by its id, which must be a name.
+func TestCopilotEnded(t *testing.T) {
+	home := t.TempDir()
+	env := func(k string) string { return map[string]string{"HOME": home}[k] }
+	dir := filepath.Join(home, ".copilot", "session-state", "s1")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "events.jsonl")
+	start := `{"type":"session.start","data":{},"id":"1"}` + "\n"
+	if err := os.WriteFile(file, []byte(start), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := CopilotEventsFile("s1", env); got != file {
+		t.Fatalf("CopilotEventsFile = %q, want %s", got, file)
+	}
+	for _, bad := range []string{"", "..", "../s1", "s1/x", "none"} {
+		if got := CopilotEventsFile(bad, env); got != "" {
+			t.Errorf("CopilotEventsFile(%q) = %q", bad, got)
+		}
+	}
+	size := int64(len(start))
+	if CopilotEnded(file, size) {
+		t.Error("ended before anything was written")
+	}
+	all := start + `{"type":"assistant.message","data":{},"id":"2"}` + "\n" + `{"type":"session.shutdown","data":{},"id":"3"}` + "\n"
+	if err := os.WriteFile(file, []byte(all), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !CopilotEnded(file, size) {
+		t.Error("not ended after the shutdown was written")
+	}
+	if CopilotEnded(file, int64(len(all))) {
+		t.Error("an earlier run's shutdown taken for this run's")
+	}
+}

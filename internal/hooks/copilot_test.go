@@ -1,12 +1,18 @@
 package hooks
 
 import (
+	"context"
 	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/store"
 )
 
 // GitHub Copilot CLI reads a sessionStart hook's additionalContext at the
@@ -42,4 +48,71 @@ func TestCopilotInputNamesTheSession(t *testing.T) {
 	if err != nil || in.SessionIDCamel != "8d0459bd-d207" || in.CWD != "/p" || in.TranscriptPath != "" {
 		t.Errorf("input %+v, %v", in, err)
 	}
+}
+
+// Copilot's session end: the hook starts itself again for later, with
+// the input and the log's size; the later process waits for the log to
+// end and captures the whole session.
+func TestCopilotSessionEndLater(t *testing.T) {
+	s := newStore(t)
+	home, project := t.TempDir(), t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = project
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	env := func(k string) string { return map[string]string{"HOME": home}[k] }
+	dir := filepath.Join(home, ".copilot", "session-state", "s1")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "events.jsonl")
+	head := `{"type":"session.start","data":{"sessionId":"s1","context":{"cwd":"` + project + `"}},"id":"1"}` + "\n"
+	if err := os.WriteFile(file, []byte(head), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	input := `{"sessionId":"s1","cwd":"` + project + `","reason":"complete"}`
+	run := func(o Options) error {
+		o.Agent, o.Event, o.Store, o.ConfigDir, o.Env = agent(t, "copilot"), "session-end", s, t.TempDir(), env
+		o.Input, o.Stdout, o.Stderr = strings.NewReader(input), io.Discard, io.Discard
+		return Run(context.Background(), o)
+	}
+	var gotInput string
+	var gotSize int64
+	if err := run(Options{StartLater: func(in []byte, since int64) error { gotInput, gotSize = string(in), since; return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	if gotInput != input || gotSize != int64(len(head)) || len(records(t, s)) != 0 {
+		t.Fatalf("started later with %q, %d; %d records now", gotInput, gotSize, len(records(t, s)))
+	}
+	rest := `{"type":"user.message","data":{"content":"do it"},"id":"2"}` + "\n" + `{"type":"session.shutdown","data":{},"id":"3"}` + "\n"
+	if err := os.WriteFile(file, []byte(head+rest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(Options{Later: true, Since: gotSize}); err != nil {
+		t.Fatal(err)
+	}
+	if recs := records(t, s); len(recs) != 1 || recs[0].Session == nil || len(recs[0].Session.Requests) != 1 {
+		t.Fatalf("records %+v", recs)
+	}
+}
+
+// records are the store's records, newest first.
+func records(t *testing.T, s *store.Store) []*handoff.Record {
+	t.Helper()
+	es, err := s.List(store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*handoff.Record
+	for _, e := range es {
+		r, err := s.Get(e.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
 }

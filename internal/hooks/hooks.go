@@ -6,6 +6,7 @@
 package hooks
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -98,6 +99,15 @@ type Options struct {
 	// of its own and returns at once; used at session end, where the agent
 	// gives its hooks seconds. nil runs it in this process.
 	StartHandover func(root string) error
+	// StartLater runs this hook again in a process of its own, with
+	// input as its stdin and since passed on as Since, and returns at
+	// once; nil does the work now. It serves GitHub Copilot CLI's session
+	// end, whose transcript is written only after its hooks have run.
+	StartLater func(input []byte, since int64) error
+	// Later is set in that process: it first waits (at most LaterWait)
+	// for the transcript to grow past Since and end with its shutdown.
+	Later bool
+	Since int64
 	// Warn is told what the hook worked around.
 	Warn func(format string, args ...any)
 	Now  time.Time
@@ -142,7 +152,11 @@ func Run(ctx context.Context, o Options) error {
 	// A hook lives a moment: the git reader made for the project is made
 	// once (capture.WithReaderCache).
 	ctx = capture.WithReaderCache(ctx)
-	in, err := ReadInput(o.Input)
+	data, err := safefile.ReadAllLimit(o.Input, MaxInput)
+	if err != nil {
+		return fmt.Errorf("read the hook input: %w", err)
+	}
+	in, err := ReadInput(bytes.NewReader(data))
 	if err != nil {
 		return err
 	}
@@ -169,6 +183,20 @@ func Run(ctx context.Context, o Options) error {
 	if err := handover.CheckPause(pause); err != nil {
 		return err
 	}
+	if o.Agent.Flat && o.Event == "session-end" {
+		if file := capture.CopilotEventsFile(in.SessionIDCamel, o.Env); file != "" {
+			switch {
+			case o.Later:
+				waitCopilotEnd(ctx, o, file)
+			case o.StartLater != nil:
+				var size int64
+				if fi, err := os.Stat(file); err == nil {
+					size = fi.Size()
+				}
+				return o.StartLater(data, size)
+			}
+		}
+	}
 	if o.Agent.Name == agents.Gemini && o.Event == "pre-compact" && in.Trigger != "manual" && !geminiWillCompress(o, root, in) {
 		return nil
 	}
@@ -188,6 +216,28 @@ func Run(ctx context.Context, o Options) error {
 		return o.RunHandover(ctx, root, cfg)
 	}
 	return captureSession(ctx, o, root, in)
+}
+
+// LaterWait bounds how long a later session-end hook waits for GitHub
+// Copilot CLI to write the session's events.
+const LaterWait = 2 * time.Minute
+
+// waitCopilotEnd waits until Copilot has written the session's events
+// (capture.CopilotEnded), polling, at most LaterWait; past that it
+// captures what there is, and says so.
+func waitCopilotEnd(ctx context.Context, o Options, file string) {
+	deadline := time.Now().Add(LaterWait)
+	for !capture.CopilotEnded(file, o.Since) {
+		if time.Now().After(deadline) {
+			o.warn("%s: the session's shutdown was not written within %s: capturing what there is", file, LaterWait)
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // sessionStart writes the briefing as the JSON the agent adds to the
