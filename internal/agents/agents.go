@@ -150,8 +150,11 @@ var table = []Agent{
 			}
 			return out
 		},
-		sessions:      "session-state",
-		SettingsFiles: []string{".github/hooks/session-handoff.json"},
+		sessions: "session-state",
+		// .github/ and .github/hooks/ are how git lists the file while
+		// nothing else there is tracked: a .github that is new as a
+		// whole is then taken for integrate's, not the user's work.
+		SettingsFiles: []string{".github/", ".github/hooks/", ".github/hooks/session-handoff.json"},
 	},
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/session-handoff/session-handoff/internal/e2e/fakemodel"
 	"github.com/session-handoff/session-handoff/internal/integrate"
@@ -53,6 +54,10 @@ type agent struct {
 	// shell tools.
 	writeFile func(w *world, rel, content string) fakemodel.Call
 	shell     func(cmd string) fakemodel.Call
+	// afterSession, when set, waits for what the agent's hooks finish
+	// after the session's process has ended, given the number of records
+	// before the session.
+	afterSession func(w *world, before int)
 }
 
 // claudeCode runs Claude Code's native binary
@@ -313,3 +318,56 @@ const geminiSettings = `{
   "telemetry": {"enabled": false}
 }
 `
+
+// copilot runs GitHub Copilot CLI (@github/copilot, a node loader that
+// unpacks its own package on first run) on OpenAI Chat Completions at
+// COPILOT_PROVIDER_BASE_URL, with no GitHub login (COPILOT_OFFLINE). Only
+// the hook scenario runs it (hookAgents): session-handoff has no MCP
+// registration, package or compaction scenario for it yet.
+var copilot = agent{
+	name: "copilot", command: "copilot",
+	env: func(w *world) []string {
+		return []string{
+			"COPILOT_OFFLINE=true",
+			"COPILOT_PROVIDER_BASE_URL=" + w.model.URL + "/v1",
+			"COPILOT_PROVIDER_API_KEY=e2e-fake",
+			"COPILOT_MODEL=gpt-4.1",
+			// The ~235 MB it unpacks on its first run, once for every
+			// world (sea-loader.js of 1.0.102 looks in
+			// $COPILOT_CACHE_HOME/pkg first).
+			"COPILOT_CACHE_HOME=" + filepath.Join(filepath.Dir(filepath.Dir(agentBin)), ".copilot-cache"),
+			// A repository's hooks load in prompt mode (-p) only so, or
+			// in a folder the user trusted interactively (cli-main.js of
+			// 1.0.102, "Loading repo hooks in prompt mode").
+			"GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true",
+		}
+	},
+	setup:      func(w *world) {},
+	trustHooks: func(w *world) {}, // GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS above
+	headless: func(w *world, prompt string) []string {
+		return []string{"copilot", "-p", prompt, "--allow-all-tools", "--disable-client-telemetry", "--no-auto-update"}
+	},
+	// Copilot writes the session when it shuts down, after its
+	// sessionEnd hook, whose capture therefore runs in a later process
+	// (internal/hooks, StartLater): wait for that record.
+	afterSession: waitForCapture,
+	writeFile: func(w *world, rel, content string) fakemodel.Call {
+		return fakemodel.Call{Name: "create", Args: map[string]any{"path": filepath.Join(w.project, rel), "file_text": content}}
+	},
+	shell: func(cmd string) fakemodel.Call {
+		return fakemodel.Call{Name: "bash", Args: map[string]any{"command": cmd, "description": "run " + cmd}}
+	},
+}
+
+// waitForCapture waits, at most a minute, until the store holds a record
+// of the session that just ran (a capture made in the background).
+func waitForCapture(w *world, before int) {
+	w.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for len(w.records()) <= before {
+		if time.Now().After(deadline) {
+			w.t.Fatalf("no capture of the %s session in the store after a minute; hooks.log:\n%s", w.agent.name, w.hooksLog())
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}

@@ -13,6 +13,10 @@ import (
 // agentsUnderTest are the agents every scenario runs for.
 var agentsUnderTest = []agent{claudeCode, codex, gemini}
 
+// hookAgents are the agents the hook scenario runs for: every agent
+// whose hooks integrate installs.
+var hookAgents = append(append([]agent(nil), agentsUnderTest...), copilot)
+
 // forEachAgent runs scenario once per agent, each in a fresh world.
 func forEachAgent(t *testing.T, scenario func(t *testing.T, w *world)) {
 	for _, a := range agentsUnderTest {
@@ -26,11 +30,14 @@ func forEachAgent(t *testing.T, scenario func(t *testing.T, w *world)) {
 // model writes a file and runs a command is captured at its end, and the
 // next session's request to the model carries the briefing.
 func TestCaptureAndBrief(t *testing.T) {
-	forEachAgent(t, func(t *testing.T, w *world) {
-		w.sh("integrate", w.agent.name)
-		w.agent.trustHooks(w)
-		captureAndBrief(t, w)
-	})
+	for _, a := range hookAgents {
+		t.Run(a.name, func(t *testing.T) {
+			w := newWorld(t, a)
+			w.sh("integrate", w.agent.name)
+			w.agent.trustHooks(w)
+			captureAndBrief(t, w)
+		})
+	}
 }
 
 // TestPackage: the Claude Code plugin and the Gemini CLI extension that
@@ -57,6 +64,9 @@ func captureAndBrief(t *testing.T, w *world) {
 		fakemodel.Turn{Calls: []fakemodel.Call{w.agent.writeFile(w, "hello.txt", "hello from e2e\n")}},
 		fakemodel.Turn{Calls: []fakemodel.Call{w.agent.shell("git status --short")}},
 		fakemodel.Turn{Text: "Wrote hello.txt and checked git status."})
+	if w.agent.afterSession != nil {
+		w.agent.afterSession(w, 0)
+	}
 	recs := w.records()
 	if len(recs) != 1 {
 		t.Fatalf("the store holds %d records after the first session, want 1", len(recs))
@@ -72,6 +82,10 @@ func captureAndBrief(t *testing.T, w *world) {
 		t.Errorf("record %s lists commands %+v, want git status --short", r.ID, r.Session.Commands)
 	}
 	reqs := mainRequests(w.session("what next?", fakemodel.Turn{Text: "Nothing to do."}))
+	if w.agent.afterSession != nil {
+		// Its capture too, before the world is removed under it.
+		w.agent.afterSession(w, len(recs))
+	}
 	if len(reqs) == 0 {
 		t.Fatal("the second session sent the model no request")
 	}
