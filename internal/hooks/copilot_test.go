@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,13 +55,7 @@ func TestCopilotInputNamesTheSession(t *testing.T) {
 func TestCopilotSessionEndLater(t *testing.T) {
 	s := newStore(t)
 	home, project := t.TempDir(), t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = project
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gitInit(t, project)
 	env := func(k string) string { return map[string]string{"HOME": home}[k] }
 	dir := filepath.Join(home, ".copilot", "session-state", "s1")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

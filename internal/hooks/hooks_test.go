@@ -265,13 +265,7 @@ func TestOneHandoffPerSession(t *testing.T) {
 	samples := filepath.Join("..", "..", "testdata", "transcripts", "claude-code")
 	first, second := filepath.Join(samples, "sample_session.jsonl"), filepath.Join(samples, "todowrite_examples.jsonl")
 	project := t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = project
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gitInit(t, project)
 	s := newStore(t)
 	hook := func(event, transcript string) string {
 		t.Helper()
@@ -371,13 +365,7 @@ func TestSessionStartNeverClosesTheHookContext(t *testing.T) {
 func TestGeminiPreCompressCapturesOnlyBeforeACompression(t *testing.T) {
 	transcript := filepath.Join("..", "capture", "testdata", "real-e2e", "gemini", "work", "session-2026-11-27T09-10-505c8add.jsonl")
 	project, home := t.TempDir(), t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = project
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gitInit(t, project)
 	env := func(k string) string {
 		if k == "HOME" {
 			return home
@@ -422,5 +410,17 @@ func TestGeminiPreCompressCapturesOnlyBeforeACompression(t *testing.T) {
 	}
 	if hook(s, "auto"); count(s) != 1 {
 		t.Fatalf("an automatic PreCompress past the user's threshold: %d handoffs, want 1", count(s))
+	}
+}
+
+// gitInit makes dir a git worktree with one empty commit.
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
 	}
 }
