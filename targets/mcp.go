@@ -45,6 +45,17 @@ var mcpRegistrations = map[string]*MCPRegistration{
 	agents.Gemini: {ProjectFile: ".gemini/settings.json", UserFile: "~/.gemini/settings.json", Format: "json", Key: "mcpServers",
 		Register: "session-handoff integrate gemini --mcp",
 		Docs:     "https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md"},
+	// GitHub Copilot CLI 1.0.102 ('copilot mcp --help'): user servers in
+	// ~/.copilot/mcp-config.json ($COPILOT_HOME), workspace servers in
+	// .mcp.json or .github/mcp.json, {"mcpServers": {NAME: {"command",
+	// "args"}}} (type local by default). .github/mcp.json, not .mcp.json,
+	// which Claude Code's registration names itself in. A workspace's
+	// servers load in a folder the user trusts; in prompt mode (-p) with
+	// GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP=true too. Checked offline:
+	// the tools reached the model as session-handoff-handoff_list….
+	agents.Copilot: {ProjectFile: ".github/mcp.json", UserFile: "~/.copilot/mcp-config.json", Format: "json", Key: "mcpServers",
+		Register: "session-handoff integrate copilot --mcp",
+		Docs:     "copilot mcp --help (@github/copilot 1.0.102)"},
 }
 
 func init() {

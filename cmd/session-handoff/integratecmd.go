@@ -71,8 +71,9 @@ what was inserted and keeps your later edits. --dry-run prints the change.
 --mcp registers the MCP server ('session-handoff mcp --agent AGENT')
 instead, by the same insertion-only edit: in .mcp.json for Claude Code,
 .codex/config.toml ([mcp_servers.session-handoff]) for Codex, and
-.gemini/settings.json (mcpServers) for Gemini CLI; with --user in
-~/.codex/config.toml or ~/.gemini/settings.json. Claude Code keeps
+.gemini/settings.json (mcpServers) for Gemini CLI, .github/mcp.json for
+GitHub Copilot CLI; with --user in ~/.codex/config.toml,
+~/.gemini/settings.json or ~/.copilot/mcp-config.json. Claude Code keeps
 user-wide servers in ~/.claude.json, which it rewrites itself: for that
 one, integrate prints the 'claude mcp add --scope user' command to run.
 

@@ -134,7 +134,7 @@ var table = []Agent{
 		// GitHub Copilot CLI (@github/copilot 1.0.102). It reads AGENTS.md
 		// too, and .github/instructions/**/*.instructions.md (targets).
 		Name: Copilot, Display: "GitHub Copilot CLI", Aliases: []string{"github-copilot", "copilot-cli"},
-		Program: "copilot", InstructionFile: ".github/copilot-instructions.md", Hooks: true,
+		Program: "copilot", InstructionFile: ".github/copilot-instructions.md", Hooks: true, MCP: true,
 		SessionsHelp: "~/.copilot/session-state, or $COPILOT_HOME/session-state", Checked: "1.0.102",
 		// Its directory is $COPILOT_HOME, else ~/.copilot; versions before
 		// the "XDG migration" kept session-state under $XDG_STATE_HOME/.copilot,
@@ -154,7 +154,7 @@ var table = []Agent{
 		// .github/ and .github/hooks/ are how git lists the file while
 		// nothing else there is tracked: a .github that is new as a
 		// whole is then taken for integrate's, not the user's work.
-		SettingsFiles: []string{".github/", ".github/hooks/", ".github/hooks/session-handoff.json"},
+		SettingsFiles: []string{".github/", ".github/hooks/", ".github/hooks/session-handoff.json", ".github/mcp.json"},
 	},
 }
 

@@ -30,6 +30,9 @@ type agent struct {
 	// mcpConnected says whether `mcp list` shows session-handoff usable.
 	approveMCP   func(w *world)
 	mcpConnected func(out string) bool
+	// mcpShow is the agent's command that shows session-handoff's
+	// registration with its command line; nil: "mcp list".
+	mcpShow []string
 	// toolSearch, when the agent offers MCP tools only through a search,
 	// is the call that brings session-handoff's; mcpTool is the name the
 	// agent gives an MCP tool of session-handoff.
@@ -322,8 +325,8 @@ const geminiSettings = `{
 // copilot runs GitHub Copilot CLI (@github/copilot, a node loader that
 // unpacks its own package on first run) on OpenAI Chat Completions at
 // COPILOT_PROVIDER_BASE_URL, with no GitHub login (COPILOT_OFFLINE). Only
-// the hook scenario runs it (hookAgents): session-handoff has no MCP
-// registration, package or compaction scenario for it yet.
+// the hook and MCP scenarios run it (hookAgents, mcpAgents): there is no
+// package or compaction scenario for it yet.
 var copilot = agent{
 	name: "copilot", command: "copilot",
 	env: func(w *world) []string {
@@ -340,8 +343,22 @@ var copilot = agent{
 			// in a folder the user trusted interactively (cli-main.js of
 			// 1.0.102, "Loading repo hooks in prompt mode").
 			"GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true",
+			// And a workspace's MCP servers (.github/mcp.json).
+			"GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP=true",
 		}
 	},
+	// A workspace's MCP servers load in a folder the user trusts: the
+	// trust the CLI asks for at its first start in a folder, kept in its
+	// config.json (trustedFolders, cli-main.js of 1.0.102).
+	approveMCP: func(w *world) {
+		w.writeHome(".copilot/config.json", fmt.Sprintf(`{"trustedFolders": [%q]}`, w.project)+"\n")
+	},
+	mcpShow: []string{"mcp", "get", "session-handoff"},
+	mcpConnected: func(out string) bool {
+		return strings.Contains(out, "Status: Enabled") && strings.Contains(out, "Source: Workspace")
+	},
+	// MCP tools are offered at once, as SERVER-TOOL.
+	mcpTool:    func(name string) string { return "session-handoff-" + name },
 	setup:      func(w *world) {},
 	trustHooks: func(w *world) {}, // GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS above
 	headless: func(w *world, prompt string) []string {

@@ -13,31 +13,37 @@ import (
 // agentsUnderTest are the agents every scenario runs for.
 var agentsUnderTest = []agent{claudeCode, codex, gemini}
 
-// hookAgents are the agents the hook scenario runs for: every agent
-// whose hooks integrate installs.
-var hookAgents = append(append([]agent(nil), agentsUnderTest...), copilot)
+// hookAgents and mcpAgents are the agents the hook and MCP scenarios
+// run for: every agent whose hooks, or MCP registration, integrate
+// installs.
+var (
+	hookAgents = append(append([]agent(nil), agentsUnderTest...), copilot)
+	mcpAgents  = hookAgents
+)
 
-// forEachAgent runs scenario once per agent, each in a fresh world.
-func forEachAgent(t *testing.T, scenario func(t *testing.T, w *world)) {
-	for _, a := range agentsUnderTest {
+// forAgents runs scenario once for each of agents, each in a fresh world.
+func forAgents(t *testing.T, agents []agent, scenario func(t *testing.T, w *world)) {
+	for _, a := range agents {
 		t.Run(a.name, func(t *testing.T) {
 			scenario(t, newWorld(t, a))
 		})
 	}
 }
 
+// forEachAgent runs scenario once per agent, each in a fresh world.
+func forEachAgent(t *testing.T, scenario func(t *testing.T, w *world)) {
+	forAgents(t, agentsUnderTest, scenario)
+}
+
 // TestCaptureAndBrief: with the hooks installed, a session in which the
 // model writes a file and runs a command is captured at its end, and the
 // next session's request to the model carries the briefing.
 func TestCaptureAndBrief(t *testing.T) {
-	for _, a := range hookAgents {
-		t.Run(a.name, func(t *testing.T) {
-			w := newWorld(t, a)
-			w.sh("integrate", w.agent.name)
-			w.agent.trustHooks(w)
-			captureAndBrief(t, w)
-		})
-	}
+	forAgents(t, hookAgents, func(t *testing.T, w *world) {
+		w.sh("integrate", w.agent.name)
+		w.agent.trustHooks(w)
+		captureAndBrief(t, w)
+	})
 }
 
 // TestPackage: the Claude Code plugin and the Gemini CLI extension that
@@ -113,12 +119,16 @@ func captureAndBrief(t *testing.T, w *world) {
 // handoff_resume through it (behind the agent's tool search where it has
 // one).
 func TestMCP(t *testing.T) {
-	forEachAgent(t, func(t *testing.T, w *world) {
+	forAgents(t, mcpAgents, func(t *testing.T, w *world) {
 		w.sh("integrate", w.agent.name, "--mcp")
 		w.agent.approveMCP(w)
 		// session-handoff is not on the agents' PATH: the registration
 		// must name it by its absolute path, as the hooks do.
-		if out := w.combined(w.agent.command, "mcp", "list"); !w.agent.mcpConnected(out) || !strings.Contains(out, program) {
+		show := []string{"mcp", "list"}
+		if w.agent.mcpShow != nil {
+			show = w.agent.mcpShow
+		}
+		if out := w.combined(w.agent.command, show...); !w.agent.mcpConnected(out) || !strings.Contains(out, program) {
 			t.Fatalf("%s mcp list does not show session-handoff (%s) connected:\n%s", w.agent.command, program, out)
 		}
 		if c := w.doctorCheck("mcp:" + w.agent.name); c.Status != "ok" {
