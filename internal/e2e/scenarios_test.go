@@ -220,7 +220,7 @@ func compacting(marker, summary string, turns ...fakemodel.Turn) fakemodel.Scrip
 // untrusted hooks (which it skips without a word) are a warning until
 // they are trusted.
 func TestDoctor(t *testing.T) {
-	forEachAgent(t, func(t *testing.T, w *world) {
+	forAgents(t, hookAgents, func(t *testing.T, w *world) {
 		w.sh("integrate", w.agent.name)
 		switch w.agent.name {
 		case "codex":
