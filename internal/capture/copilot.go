@@ -81,6 +81,11 @@ var copilotKnown = sync.OnceValue(func() map[string]bool {
 		// A hook's run: its input and output (a sessionStart hook's
 		// additionalContext is not a request).
 		"hook.start", "hook.end",
+		// The trace of a model call made outside a turn (a compaction's:
+		// its answer is also in session.compaction_complete), and the
+		// usage totals written after it.
+		"model.turn_started", "model.model_call_started", "model.model_call_success", "model.message",
+		"model.response", "model.turn_ended", "model.messages_snapshot", "session.usage_checkpoint",
 	} {
 		m[t] = true
 	}

@@ -82,6 +82,11 @@ var realE2EExpectations = []realExpectation{
 	{file: "copilot/briefed/events.jsonl", agent: Copilot,
 		title: "what next?", requests: []string{"what next?"},
 		files: map[string]realFile{"main.py": {action: "created", edits: 1}}},
+	// A session, then 'copilot --continue -p /compact': /compact is no
+	// request; the summary is the model's answer to the compaction prompt.
+	{file: "copilot/compaction/events.jsonl", agent: Copilot,
+		title: "say something", requests: []string{"say something"},
+		compaction: "E2E-SUMMARY: compacted."},
 }
 
 func TestRealE2ETranscripts(t *testing.T) {
