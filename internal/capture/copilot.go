@@ -495,7 +495,7 @@ func sqlTokens(s string) []string {
 // in the first of the agent's directories that holds it; "" when none
 // does or id is not a plain name (it comes from a hook's input).
 func CopilotEventsFile(id string, env func(string) string) string {
-	if id == "" || id != filepath.Base(id) || id == "." || id == ".." || len(id) > maxID {
+	if !IsCopilotSessionID(id) {
 		return ""
 	}
 	if env == nil {
@@ -513,6 +513,12 @@ func CopilotEventsFile(id string, env func(string) string) string {
 		}
 	}
 	return ""
+}
+
+// IsCopilotSessionID says whether id can name a session directory: one
+// plain path element, bounded.
+func IsCopilotSessionID(id string) bool {
+	return id != "" && id == filepath.Base(id) && id != "." && id != ".." && len(id) <= maxID && !strings.ContainsRune(id, '\\')
 }
 
 // CopilotEnded says whether the event log file has grown past size and

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/e2e/fakemodel"
 )
 
@@ -19,6 +20,8 @@ var agentsUnderTest = []agent{claudeCode, codex, gemini}
 var (
 	hookAgents = append(append([]agent(nil), agentsUnderTest...), copilot)
 	mcpAgents  = hookAgents
+	// compactAgents are the agents the compaction scenario runs for.
+	compactAgents = hookAgents
 )
 
 // forAgents runs scenario once for each of agents, each in a fresh world.
@@ -171,12 +174,15 @@ func TestMCP(t *testing.T) {
 // leaves the store a record of that session that holds the compaction
 // summary the model wrote.
 func TestCompaction(t *testing.T) {
-	forEachAgent(t, func(t *testing.T, w *world) {
+	forAgents(t, compactAgents, func(t *testing.T, w *world) {
 		w.sh("integrate", w.agent.name)
 		w.agent.trustHooks(w)
 		w.session("add a greeting file",
 			fakemodel.Turn{Calls: []fakemodel.Call{w.agent.writeFile(w, "hello.txt", "hello from e2e\n")}},
 			fakemodel.Turn{Text: "Wrote hello.txt."})
+		if w.agent.afterSession != nil {
+			w.agent.afterSession(w, 0)
+		}
 		summary := "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."
 		if w.agent.summaryAs != nil {
 			summary = w.agent.summaryAs(summary)
@@ -194,11 +200,18 @@ func TestCompaction(t *testing.T) {
 		if !compacted {
 			t.Fatal("the agent sent the model no compaction request")
 		}
-		found := false
-		for _, r := range w.records() {
-			found = found || r.Session != nil && strings.Contains(r.Session.CompactionSummary, "E2E-SUMMARY")
+		hasSummary := func(recs []handoff.Record) bool {
+			for _, r := range recs {
+				if r.Session != nil && strings.Contains(r.Session.CompactionSummary, "E2E-SUMMARY") {
+					return true
+				}
+			}
+			return false
 		}
-		if !found {
+		if w.agent.afterSession != nil {
+			waitRecords(w, "record with the compaction summary", hasSummary)
+		}
+		if !hasSummary(w.records()) {
 			t.Errorf("no record in the store holds the compaction summary")
 		}
 	})

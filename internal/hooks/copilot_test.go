@@ -80,6 +80,15 @@ func TestCopilotSessionEndLater(t *testing.T) {
 	if gotInput != input || gotSize != int64(len(head)) || len(records(t, s)) != 0 {
 		t.Fatalf("started later with %q, %d; %d records now", gotInput, gotSize, len(records(t, s)))
 	}
+	// A new session's log does not exist yet when its hook runs: later
+	// still, from nothing.
+	input2 := strings.Replace(input, `"s1"`, `"s2"`, 1)
+	o2 := Options{StartLater: func(in []byte, since int64) error { gotInput, gotSize = string(in), since; return nil },
+		Agent: agent(t, "copilot"), Event: "session-end", Store: s, ConfigDir: t.TempDir(), Env: env,
+		Input: strings.NewReader(input2), Stdout: io.Discard, Stderr: io.Discard}
+	if err := Run(context.Background(), o2); err != nil || gotInput != input2 || gotSize != 0 {
+		t.Fatalf("no log yet: started later with %q, %d, %v", gotInput, gotSize, err)
+	}
 	rest := `{"type":"user.message","data":{"content":"do it"},"id":"2"}` + "\n" + `{"type":"session.shutdown","data":{},"id":"3"}` + "\n"
 	if err := os.WriteFile(file, []byte(head+rest), 0o644); err != nil {
 		t.Fatal(err)

@@ -183,18 +183,21 @@ func Run(ctx context.Context, o Options) error {
 	if err := handover.CheckPause(pause); err != nil {
 		return err
 	}
-	if o.Agent.Flat && o.Event == "session-end" {
-		if file := capture.CopilotEventsFile(in.SessionIDCamel, o.Env); file != "" {
-			switch {
-			case o.Later:
-				waitCopilotEnd(ctx, o, file)
-			case o.StartLater != nil:
-				var size int64
-				if fi, err := os.Stat(file); err == nil {
-					size = fi.Size()
-				}
-				return o.StartLater(data, size)
+	// Copilot's log is written when the session shuts down: after the
+	// sessionEnd hook, and after the preCompact hook of a /compact run
+	// (which fires no sessionEnd).
+	if id := in.SessionIDCamel; o.Agent.Flat && o.Event != "session-start" && capture.IsCopilotSessionID(id) {
+		switch {
+		case o.Later:
+			waitCopilotEnd(ctx, o, id)
+		case o.StartLater != nil:
+			// The log may not exist yet: a new session's is written,
+			// whole, when it shuts down.
+			var size int64
+			if fi, err := os.Stat(capture.CopilotEventsFile(id, o.Env)); err == nil {
+				size = fi.Size()
 			}
+			return o.StartLater(data, size)
 		}
 	}
 	if o.Agent.Name == agents.Gemini && o.Event == "pre-compact" && in.Trigger != "manual" && !geminiWillCompress(o, root, in) {
@@ -222,14 +225,17 @@ func Run(ctx context.Context, o Options) error {
 // Copilot CLI to write the session's events.
 const LaterWait = 2 * time.Minute
 
-// waitCopilotEnd waits until Copilot has written the session's events
-// (capture.CopilotEnded), polling, at most LaterWait; past that it
+// waitCopilotEnd waits until Copilot has written the events of session
+// id (capture.CopilotEnded), polling, at most LaterWait; past that it
 // captures what there is, and says so.
-func waitCopilotEnd(ctx context.Context, o Options, file string) {
+func waitCopilotEnd(ctx context.Context, o Options, id string) {
 	deadline := time.Now().Add(LaterWait)
-	for !capture.CopilotEnded(file, o.Since) {
+	for {
+		if file := capture.CopilotEventsFile(id, o.Env); file != "" && capture.CopilotEnded(file, o.Since) {
+			return
+		}
 		if time.Now().After(deadline) {
-			o.warn("%s: the session's shutdown was not written within %s: capturing what there is", file, LaterWait)
+			o.warn("session %s: its shutdown was not written within %s: capturing what there is", untrusted.OneLine(id, maxQuoted), LaterWait)
 			return
 		}
 		select {
