@@ -161,6 +161,7 @@ func (a *app) startHookLater(opts hookOptions, input []byte, since int64) error 
 	cmd := exec.Command(exe, args...)
 	cmd.Stdin = r
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", hookLaterEnv, since))
+	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		w.Close()
 		return fmt.Errorf("start the capture: %w", err)

@@ -327,9 +327,7 @@ const geminiSettings = `{
 // unpacks its own package on first run) on OpenAI Chat Completions at
 // COPILOT_PROVIDER_BASE_URL, with no GitHub login (COPILOT_OFFLINE). Only
 // the hook, MCP and compaction scenarios run it (hookAgents, mcpAgents,
-// compactAgents); it has no package of session-handoff's. Its /compact
-// run takes about a minute in the suite (2.6 s by hand): not yet known
-// why.
+// compactAgents); it has no package of session-handoff's.
 var copilot = agent{
 	name: "copilot", command: "copilot",
 	env: func(w *world) []string {
