@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The end-to-end suite: session-handoff against the real agents (Claude
-# Code, Codex CLI, Gemini CLI), headless and offline (internal/e2e).
+# Code, Codex CLI, Gemini CLI; GitHub Copilot CLI in the hook, MCP,
+# compaction and doctor scenarios), headless and offline (internal/e2e).
 #
 #   scripts/e2e.sh [go test flags, e.g. -run TestCaptureAndBrief/codex]
 #
@@ -32,7 +33,7 @@ if [ "$node_major" -lt 20 ]; then
   echo "e2e: Node $node_major is too old: Gemini CLI needs Node 20 or later" >&2; exit 1
 fi
 
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/session-handoff-e2e/claude-${CLAUDE_CODE_VERSION}_codex-${CODEX_VERSION}_gemini-${GEMINI_CLI_VERSION}"
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/session-handoff-e2e/claude-${CLAUDE_CODE_VERSION}_codex-${CODEX_VERSION}_gemini-${GEMINI_CLI_VERSION}_copilot-${COPILOT_VERSION}"
 if [ ! -f "$cache/.complete" ]; then
   echo "installing the agents into $cache"
   rm -rf "$cache"; mkdir -p "$cache"
@@ -43,7 +44,8 @@ if [ ! -f "$cache/.complete" ]; then
   npm install --prefix "$cache" --no-audit --no-fund --ignore-scripts --loglevel=error \
     "@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}" \
     "@openai/codex@${CODEX_VERSION}" \
-    "@google/gemini-cli@${GEMINI_CLI_VERSION}" >/dev/null
+    "@google/gemini-cli@${GEMINI_CLI_VERSION}" \
+    "@github/copilot@${COPILOT_VERSION}" >/dev/null
   # Claude Code's bin/claude.exe is a stub until its postinstall links the
   # platform package's binary in its place (install.cjs of
   # @anthropic-ai/claude-code@2.1.328, which picks glibc or musl, x64 or arm64).
@@ -51,8 +53,12 @@ if [ ! -f "$cache/.complete" ]; then
   touch "$cache/.complete"
 fi
 bin="$cache/node_modules/.bin"
+# Copilot CLI unpacks its package (~235 MB) on its first run into
+# $COPILOT_CACHE_HOME/pkg: once, here, for every world of the suite
+# (internal/e2e gives each the same directory).
+export COPILOT_CACHE_HOME="$cache/.copilot-cache"
 # Each agent runs, at the pinned version, before any test.
-for pin in "claude:${CLAUDE_CODE_VERSION}" "codex:${CODEX_VERSION}" "gemini:${GEMINI_CLI_VERSION}"; do
+for pin in "claude:${CLAUDE_CODE_VERSION}" "codex:${CODEX_VERSION}" "gemini:${GEMINI_CLI_VERSION}" "copilot:${COPILOT_VERSION}"; do
   a=${pin%%:*} want=${pin#*:}
   got=$("$bin/$a" --version 2>&1 | head -1) || { echo "e2e: $a does not run: $got" >&2; exit 1; }
   case "$got" in *"$want"*) ;; *) echo "e2e: $a --version says '$got', want $want" >&2; exit 1 ;; esac
@@ -79,5 +85,5 @@ if [ "$status" -eq 0 ] && [ -z "${E2E_VERBOSE:-}" ]; then
 else
   cat "$work/log"
 fi
-echo "e2e: claude-code ${CLAUDE_CODE_VERSION}, codex ${CODEX_VERSION}, gemini ${GEMINI_CLI_VERSION}: took $(( $(date +%s) - start )) s"
+echo "e2e: claude-code ${CLAUDE_CODE_VERSION}, codex ${CODEX_VERSION}, gemini ${GEMINI_CLI_VERSION}, copilot ${COPILOT_VERSION}: took $(( $(date +%s) - start )) s"
 exit "$status"

@@ -1,5 +1,7 @@
 package targets
 
+import "github.com/session-handoff/session-handoff/internal/agents"
+
 // MCPRegistration says where an agent registers MCP servers, and how
 // 'session-handoff integrate AGENT --mcp' registers ours there (the
 // server is 'session-handoff mcp --agent AGENT', over stdio).
@@ -28,21 +30,32 @@ var mcpRegistrations = map[string]*MCPRegistration{
 	// Project scope is .mcp.json at the root, {"mcpServers": {NAME:
 	// {"command", "args", "env"}}}; user scope lives in ~/.claude.json and
 	// is written by 'claude mcp add --scope user NAME -- COMMAND ARGS'.
-	"claude-code": {ProjectFile: ".mcp.json", UserFile: "~/.claude.json", Format: "json", Key: "mcpServers",
+	agents.ClaudeCode: {ProjectFile: ".mcp.json", UserFile: "~/.claude.json", Format: "json", Key: "mcpServers",
 		Register:     "session-handoff integrate claude-code --mcp",
 		RegisterUser: "claude mcp add --scope user session-handoff -- session-handoff mcp --agent claude-code",
 		Docs:         "https://code.claude.com/docs/en/mcp (installation scopes)"},
 	// [mcp_servers.NAME] with command and args, in $CODEX_HOME/config.toml
 	// or, for a project Codex trusts, .codex/config.toml (older Codex
 	// versions read only the user's file).
-	"codex": {ProjectFile: ".codex/config.toml", UserFile: "~/.codex/config.toml", Format: "toml", Key: "mcp_servers",
+	agents.Codex: {ProjectFile: ".codex/config.toml", UserFile: "~/.codex/config.toml", Format: "toml", Key: "mcp_servers",
 		Register: "session-handoff integrate codex --mcp",
 		Docs:     "https://developers.openai.com/codex/config-reference (mcp_servers), https://developers.openai.com/codex/mcp"},
 	// "mcpServers": {NAME: {"command", "args"}} in settings.json, the
 	// project's .gemini/settings.json or ~/.gemini/settings.json.
-	"gemini": {ProjectFile: ".gemini/settings.json", UserFile: "~/.gemini/settings.json", Format: "json", Key: "mcpServers",
+	agents.Gemini: {ProjectFile: ".gemini/settings.json", UserFile: "~/.gemini/settings.json", Format: "json", Key: "mcpServers",
 		Register: "session-handoff integrate gemini --mcp",
 		Docs:     "https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md"},
+	// GitHub Copilot CLI 1.0.102 ('copilot mcp --help'): user servers in
+	// ~/.copilot/mcp-config.json ($COPILOT_HOME), workspace servers in
+	// .mcp.json or .github/mcp.json, {"mcpServers": {NAME: {"command",
+	// "args"}}} (type local by default). .github/mcp.json, not .mcp.json,
+	// which Claude Code's registration names itself in. A workspace's
+	// servers load in a folder the user trusts; in prompt mode (-p) with
+	// GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP=true too. Checked offline:
+	// the tools reached the model as session-handoff-handoff_list….
+	agents.Copilot: {ProjectFile: ".github/mcp.json", UserFile: "~/.copilot/mcp-config.json", Format: "json", Key: "mcpServers",
+		Register: "session-handoff integrate copilot --mcp",
+		Docs:     "copilot mcp --help (@github/copilot 1.0.102)"},
 }
 
 func init() {

@@ -55,12 +55,16 @@ type starter struct {
 //     interactive. Its file tools refuse paths outside the workspace, so
 //     the prompt file's directory is added with --include-directories
 //     (which takes values until the next flag, hence before -i).
+//   - GitHub Copilot CLI: 'copilot -i "prompt"' starts interactive mode
+//     and runs the prompt; --add-dir lets its tools read the prompt
+//     file's directory (copilot --help, 1.0.102).
 //
 // The program comes from the agents table (internal/agents).
 var starters = map[string]starter{
 	agents.ClaudeCode: {program(agents.ClaudeCode), func(dir, msg string) []string { return []string{msg} }},
 	agents.Codex:      {program(agents.Codex), func(dir, msg string) []string { return []string{msg} }},
 	agents.Gemini:     {program(agents.Gemini), func(dir, msg string) []string { return []string{"--include-directories", dir, "-i", msg} }},
+	agents.Copilot:    {program(agents.Copilot), func(dir, msg string) []string { return []string{"--add-dir", dir, "-i", msg} }},
 }
 
 func program(name string) string {

@@ -23,6 +23,7 @@ func TestStartCommand(t *testing.T) {
 		{"codex-cli", []string{"-m", "o3"}, []string{"codex", "-m", "o3", msg}},
 		{"gemini", nil, []string{"gemini", "--include-directories", "/tmp/session-handoff-launch-1", "-i", msg}},
 		{"gemini", []string{"-y"}, []string{"gemini", "-y", "--include-directories", "/tmp/session-handoff-launch-1", "-i", msg}},
+		{"copilot", nil, []string{"copilot", "--add-dir", "/tmp/session-handoff-launch-1", "-i", msg}},
 	}
 	for _, tc := range tests {
 		p, err := Lookup(tc.target)
@@ -40,15 +41,15 @@ func TestStartCommand(t *testing.T) {
 	if !strings.Contains(msg, file) {
 		t.Errorf("message %q does not name the file", msg)
 	}
-	if got := StartNames(); !slices.Equal(got, []string{"claude-code", "codex", "gemini"}) {
+	if got := StartNames(); !slices.Equal(got, []string{"claude-code", "codex", "gemini", "copilot"}) {
 		t.Errorf("StartNames() = %q", got)
 	}
 }
 
 func TestStartCommandRefuses(t *testing.T) {
-	for _, name := range []string{"generic", "cursor", "copilot"} {
+	for _, name := range []string{"generic", "cursor"} {
 		p, _ := Lookup(name)
-		if _, err := p.StartCommand("/tmp/h.md", nil); err == nil || !strings.Contains(err.Error(), "want one of claude-code, codex, gemini") {
+		if _, err := p.StartCommand("/tmp/h.md", nil); err == nil || !strings.Contains(err.Error(), "want one of claude-code, codex, gemini, copilot") {
 			t.Errorf("%s: err = %v", name, err)
 		}
 	}

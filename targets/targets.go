@@ -60,6 +60,10 @@ type Profile struct {
 	// MCP says where the agent registers MCP servers; nil for an agent
 	// integrate does not register the server with.
 	MCP *MCPRegistration `json:"mcp,omitempty"`
+	// Capture and Checked come from the agents table: capture reads the
+	// agent's transcripts; the agent's version last checked.
+	Capture bool   `json:"capture"`
+	Checked string `json:"version_checked,omitempty"`
 }
 
 // Launch is one way to start the agent with a handoff.
@@ -91,7 +95,7 @@ var profiles = []Profile{
 		Notes: []string{"AGENTS.md is capped at 32 KiB because Codex reads no more; the block is sized to fit."},
 	},
 	{
-		Name:  "claude-code",
+		Name:  agents.ClaudeCode,
 		Agent: "Claude Code",
 		Reads: []string{"CLAUDE.md and .claude/CLAUDE.md in the project and its parent directories",
 			"CLAUDE.local.md (personal, not committed)", "~/.claude/CLAUDE.md (every project)",
@@ -115,7 +119,7 @@ var profiles = []Profile{
 			"render --write puts the handoff in CLAUDE.local.md, which is yours; --shared in CLAUDE.md, which the team shares."},
 	},
 	{
-		Name:  "codex",
+		Name:  agents.Codex,
 		Agent: "Codex CLI",
 		Reads: []string{"~/.codex/AGENTS.md (or AGENTS.override.md), whole",
 			"AGENTS.md (or AGENTS.override.md) in each directory from the git root down to the working directory, joined",
@@ -136,7 +140,7 @@ var profiles = []Profile{
 			"Codex has no personal project file: AGENTS.override.md would hide AGENTS.md and ~/.codex/AGENTS.md briefs every project, so the block goes into AGENTS.md; keep it out of commits, or render a prompt instead."},
 	},
 	{
-		Name:  "gemini",
+		Name:  agents.Gemini,
 		Agent: "Gemini CLI",
 		Reads: []string{"GEMINI.md in the project, its parent directories and the directories below (or the names set in context.fileName)",
 			"~/.gemini/GEMINI.md (every project)", "@file.md imports inside those files"},
@@ -167,10 +171,10 @@ var profiles = []Profile{
 		Notes: []string{"The rule is written with alwaysApply: true so every chat in the project sees it; remove it with --remove when the work is done."},
 	},
 	{
-		Name:            "copilot",
-		Agent:           "GitHub Copilot",
+		Name:            agents.Copilot,
+		Agent:           "GitHub Copilot CLI",
 		Aliases:         []string{"github-copilot"},
-		Reads:           []string{".github/copilot-instructions.md", ".github/instructions/*.instructions.md (frontmatter applyTo)", "AGENTS.md"},
+		Reads:           []string{".github/copilot-instructions.md", ".github/instructions/**/*.instructions.md (frontmatter applyTo)", "AGENTS.md (also CLAUDE.md, GEMINI.md)"},
 		InstructionFile: ".github/copilot-instructions.md",
 		// A path-specific instructions file whose applyTo matches every
 		// file applies to every request; it is a file of its own, so the
@@ -194,6 +198,8 @@ func init() {
 		if a, ok := agents.Find(profiles[i].Name); ok && a.Name == profiles[i].Name {
 			profiles[i].Aliases = append([]string(nil), a.Aliases...)
 			profiles[i].InstructionFile = a.InstructionFile
+			profiles[i].Agent = a.Display
+			profiles[i].Capture, profiles[i].Checked = true, a.Checked
 		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -63,7 +64,7 @@ func run() error {
 	}
 	start := time.Now().Add(-time.Duration(n) * time.Minute)
 	for i := range n {
-		rec, err := handoff.New(start.Add(time.Duration(i)*time.Minute), "codex", "Handoff number "+strconv.Itoa(i))
+		rec, err := handoff.New(start.Add(time.Duration(i)*time.Minute), agents.Codex, "Handoff number "+strconv.Itoa(i))
 		if err != nil {
 			return err
 		}

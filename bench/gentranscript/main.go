@@ -22,14 +22,14 @@ import (
 )
 
 func main() {
-	agent := flag.String("agent", "claude-code", "the agent: "+strings.Join(transcriptgen.Agents, ", "))
+	agent := flag.String("agent", transcriptgen.Agents[0], "the agent: "+strings.Join(transcriptgen.Agents, ", "))
 	mb := flag.Int("mb", 100, "size in MiB (the transcript stops after the turn that reaches it)")
 	out := flag.String("o", "", "write the transcript to this file (required)")
 	seed := flag.Uint64("seed", 0, "random seed (0: the size in bytes, as the capture benchmarks do)")
 	cwd := flag.String("cwd", "/home/dev/src/app", "the project directory the transcript names")
 	flag.Parse()
 	if *out == "" || *mb <= 0 || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: gentranscript [-agent claude-code|codex|gemini] [-mb N] [-seed S] [-cwd DIR] -o FILE")
+		fmt.Fprintln(os.Stderr, "usage: gentranscript [-agent "+strings.Join(transcriptgen.Agents, "|")+"] [-mb N] [-seed S] [-cwd DIR] -o FILE")
 		os.Exit(2)
 	}
 	if err := run(*agent, *mb<<20, *seed, *cwd, *out); err != nil {

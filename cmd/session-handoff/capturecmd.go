@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/changes"
 	"github.com/session-handoff/session-handoff/internal/redact"
@@ -35,7 +36,7 @@ type captureOptions struct {
 func newCaptureCmd(a *app) *cobra.Command {
 	var opts captureOptions
 	cmd := &cobra.Command{
-		Use:   "capture --from claude-code|codex|gemini|auto [--session latest|ID|FILE] [--project DIR] [--title …] [--next …] [--attach-transcript] [--dry-run] [--json]",
+		Use:   "capture --from " + agents.Choices(capture.AgentNames(), "auto") + " [--session latest|ID|FILE] [--project DIR] [--title …] [--next …] [--attach-transcript] [--dry-run] [--json]",
 		Short: "build a handoff from an agent's transcript and the git worktree",
 		Long: `Reads what the machine already knows: the agent's own transcript (the
 user's requests, the last in full; the agent's last message; files edited
@@ -60,7 +61,7 @@ attaches the worktree's uncommitted changes as changes.patch, as save
 		RunE: func(*cobra.Command, []string) error { return runCapture(a, &opts) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.from, "from", "auto", "the agent: claude-code, codex, gemini, or auto (the newest session of any)")
+	f.StringVar(&opts.from, "from", "auto", "the agent: "+strings.Join(capture.AgentNames(), ", ")+", or auto (the newest session of any)")
 	f.StringVar(&opts.session, "session", "latest", "latest, a session id (or prefix), or a transcript file")
 	f.StringVar(&opts.project, "project", ".", "the project directory")
 	opts.notes.bind(f, "title (default: the session's own)")
@@ -71,7 +72,7 @@ attaches the worktree's uncommitted changes as changes.patch, as save
 	f.BoolVar(&opts.quiet, "quiet", false, "do not print the score and what to add")
 	f.BoolVar(&opts.json, "json", false, "print the record and the redaction report as JSON")
 	opts.changes.bind(f, a)
-	cmd.RegisterFlagCompletionFunc("from", fixedCompletion("auto", "claude-code", "codex", "gemini"))
+	cmd.RegisterFlagCompletionFunc("from", fixedCompletion(append([]string{"auto"}, capture.AgentNames()...)...))
 	return cmd
 }
 
@@ -148,7 +149,7 @@ func (a *app) captureOptions(opts *captureOptions) (capture.Options, error) {
 	if opts.from != "auto" {
 		ag, err := capture.ParseAgent(opts.from)
 		if err != nil {
-			return capture.Options{}, usagef("--from %q: want claude-code, codex, gemini or auto", handoff.Shorten(opts.from, 40))
+			return capture.Options{}, usagef("--from %q: want %s", handoff.Shorten(opts.from, 40), agents.OrList(append(capture.AgentNames(), "auto")...))
 		}
 		agent = ag
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
@@ -99,7 +100,7 @@ func (a *app) demo(dir string) error {
 	steps := []step{
 		{"alice", alice, []string{"keygen", "--name", "alice@laptop", "--no-passphrase"}},
 		{"bob", bob, []string{"keygen", "--name", "bob@desk", "--no-passphrase"}},
-		{"alice", alice, []string{"save", "--tool", "codex", "--project", repo, "--title", "Refactor auth middleware",
+		{"alice", alice, []string{"save", "--tool", agents.Codex, "--project", repo, "--title", "Refactor auth middleware",
 			"--summary", "Extracted token parser; refresh tests still failing",
 			"--next", "Fix refresh test matrix", "--next", "Run race tests",
 			"--decision", "Keep JWT, drop sessions table", "--tag", "auth"}},
@@ -109,7 +110,7 @@ func (a *app) demo(dir string) error {
 		{"bob", bob, []string{"verify", bundlePath}},
 		{"bob", bob, []string{"import", bundlePath}},
 		{"bob", bob, []string{"show", "latest"}},
-		{"bob", bob, []string{"render", "latest", "--target", "claude-code", "--sections", "task,decisions,next"}},
+		{"bob", bob, []string{"render", "latest", "--target", agents.ClaudeCode, "--sections", "task,decisions,next"}},
 		{"bob", bob, []string{"store", "check"}},
 	}
 	fmt.Fprintf(a.stdout, "# alice and bob each have a SESSION_HANDOFF_HOME under %s\n", dir)

@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/handover"
 	"github.com/session-handoff/session-handoff/internal/hooks"
 	"github.com/session-handoff/session-handoff/internal/integrate"
@@ -16,14 +20,14 @@ import (
 
 // hookOptions are hook's arguments.
 type hookOptions struct {
-	agent string // claude-code, codex or gemini
+	agent string // an agent that runs hooks (hookAgentNames)
 	event string // session-start, pre-compact or session-end
 }
 
 func newHookCmd(a *app) *cobra.Command {
 	var opts hookOptions
 	return &cobra.Command{
-		Use:   "hook claude-code|codex|gemini session-start|pre-compact|session-end < HOOK-INPUT.json",
+		Use:   "hook " + agents.Choices(hookAgentNames()) + " " + strings.Join(hooks.Events, "|") + " < HOOK-INPUT.json",
 		Short: "what the installed agent hooks run (see integrate)",
 		Long: `Run by the hooks 'integrate' installs; reads the hook's JSON on standard
 input (session id, transcript path, working directory, event).
@@ -60,6 +64,10 @@ func runHook(a *app, opts hookOptions) error {
 	if err := hooks.CheckEvent(agent, opts.event); err != nil {
 		return usageError{err}
 	}
+	// In the process startHookLater starts, the size of the transcript
+	// when the agent ran the hook.
+	since, perr := strconv.ParseInt(a.getenv(hookLaterEnv), 10, 64)
+	later := perr == nil && since >= 0
 	logDir := ""
 	err = func() error {
 		s, err := a.openStore()
@@ -82,7 +90,9 @@ func runHook(a *app, opts hookOptions) error {
 				_, err := r.Run(ctx, false)
 				return err
 			},
-			StartHandover: a.startHandover, StartSync: a.startSync})
+			StartHandover: a.startHandover, StartSync: a.startSync,
+			StartLater: func(input []byte, since int64) error { return a.startHookLater(opts, input, since) },
+			Later:      later, Since: since})
 	}()
 	if err != nil {
 		hooks.Log(a.stderr, logDir, agent.Name, opts.event, err, time.Now())
@@ -121,6 +131,66 @@ func integrateAgentNames() []string {
 	return names
 }
 
+// hookLaterEnv marks the process startHookLater starts, with the size of
+// the transcript when the agent ran the hook.
+const hookLaterEnv = "SESSION_HANDOFF_HOOK_LATER"
+
+// startHookLater runs 'session-handoff hook AGENT EVENT' again in a
+// process of its own, with input on its stdin, and returns without
+// waiting; that process waits for the agent to write its transcript
+// (hooks.Options.Later), then captures. Its errors go to hooks.log.
+func (a *app) startHookLater(opts hookOptions, input []byte, since int64) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("start the capture: %w", err)
+	}
+	args, err := a.childArgs("hook", opts.agent, opts.event)
+	if err != nil {
+		return fmt.Errorf("start the capture: %w", err)
+	}
+	// The input goes through a pipe written here before returning: a
+	// reader that is no file would be copied by a goroutine this process
+	// may not outlive.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("start the capture: %w", err)
+	}
+	defer r.Close()
+	cmd := exec.Command(exe, args...)
+	cmd.Stdin = r
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", hookLaterEnv, since))
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return fmt.Errorf("start the capture: %w", err)
+	}
+	_, werr := w.Write(input)
+	if err := w.Close(); werr == nil {
+		werr = err
+	}
+	if werr != nil {
+		return fmt.Errorf("start the capture: %w", werr)
+	}
+	fmt.Fprintf(a.stderr, "session-handoff: capture started in the background, once the agent has written the session (pid %d)\n", cmd.Process.Pid)
+	return cmd.Process.Release()
+}
+
+// childArgs are args followed by this process's --store and --keys, made
+// absolute: the processes the hooks start run in another directory.
+func (a *app) childArgs(args ...string) ([]string, error) {
+	for _, d := range []struct{ flag, dir string }{{"--store", a.global.storeDir}, {"--keys", a.global.keysDir}} {
+		if d.dir == "" {
+			continue
+		}
+		abs, err := filepath.Abs(d.dir)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, d.flag, abs)
+	}
+	return args, nil
+}
+
 // startHandover starts 'session-handoff handover run' for root in a
 // process of its own, with this one's store and keys, and returns without
 // waiting: its output goes nowhere (the run keeps its own state, which
@@ -130,12 +200,9 @@ func (a *app) startHandover(root string) error {
 	if err != nil {
 		return fmt.Errorf("start the handover run: %w", err)
 	}
-	args := []string{"handover", "run", "--project", root}
-	if a.global.storeDir != "" {
-		args = append(args, "--store", a.global.storeDir)
-	}
-	if a.global.keysDir != "" {
-		args = append(args, "--keys", a.global.keysDir)
+	args, err := a.childArgs("handover", "run", "--project", root)
+	if err != nil {
+		return fmt.Errorf("start the handover run: %w", err)
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Dir = root

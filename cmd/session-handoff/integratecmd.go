@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/integrate"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/safefile"
@@ -40,6 +41,10 @@ captures only when the last prompt has reached the compression threshold,
 model.compressionThreshold of its settings). The end-of-session hooks declare the time they may take (Claude
 Code gives SessionEnd hooks 1.5 s unless they declare more; Codex allows
 them 3 s); an approved handover.toml runs in the background at session end.
+GitHub Copilot CLI gets .github/hooks/session-handoff.json (or
+~/.copilot/hooks/session-handoff.json with --user), which it loads in a
+folder you trust, and in prompt mode (-p) only with
+GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true.
 
 The hooks, the MCP server's registration and the plugin or extension run
 this binary by its absolute path, so they do not depend on the agent's
@@ -66,8 +71,9 @@ what was inserted and keeps your later edits. --dry-run prints the change.
 --mcp registers the MCP server ('session-handoff mcp --agent AGENT')
 instead, by the same insertion-only edit: in .mcp.json for Claude Code,
 .codex/config.toml ([mcp_servers.session-handoff]) for Codex, and
-.gemini/settings.json (mcpServers) for Gemini CLI; with --user in
-~/.codex/config.toml or ~/.gemini/settings.json. Claude Code keeps
+.gemini/settings.json (mcpServers) for Gemini CLI, .github/mcp.json for
+GitHub Copilot CLI; with --user in ~/.codex/config.toml,
+~/.gemini/settings.json or ~/.copilot/mcp-config.json. Claude Code keeps
 user-wide servers in ~/.claude.json, which it rewrites itself: for that
 one, integrate prints the 'claude mcp add --scope user' command to run.
 
@@ -81,7 +87,7 @@ overwritten.`
 func newIntegrateCmd(a *app) *cobra.Command {
 	var opts integrateOptions
 	cmd := &cobra.Command{
-		Use: "integrate claude-code|codex|gemini [--mcp] [--project | --local | --user] [--dry-run] [--remove] [--program PATH]\n" +
+		Use: "integrate " + agents.Choices(integrateAgentNames()) + " [--mcp] [--project | --local | --user] [--dry-run] [--remove] [--program PATH]\n" +
 			"  integrate claude-code --plugin DIR | gemini --extension DIR",
 		Short: "install hooks in an agent's settings: brief at session start, capture at the end",
 		Long:  integrateLong,
@@ -92,7 +98,7 @@ func newIntegrateCmd(a *app) *cobra.Command {
   session-handoff integrate claude-code --remove
   session-handoff integrate codex --mcp --user
   session-handoff integrate claude-code --plugin ~/plugins/session-handoff`,
-		Args: exactArgs(1, "one agent: claude-code, codex or gemini"),
+		Args: exactArgs(1, "one agent: "+agents.OrList(integrateAgentNames()...)),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp

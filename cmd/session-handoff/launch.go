@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/targets"
 )
@@ -26,7 +27,7 @@ type launchOptions struct {
 func newLaunchCmd(a *app) *cobra.Command {
 	var opts launchOptions
 	cmd := &cobra.Command{
-		Use:   "launch --target claude-code|codex|gemini [ID|latest] [--budget N] [--dry-run] [-- AGENT-ARGS…]",
+		Use:   "launch --target " + agents.Choices(targets.StartNames()) + " [ID|latest] [--budget N] [--dry-run] [-- AGENT-ARGS…]",
 		Short: "start an agent on a handoff (Claude Code, Codex CLI, Gemini CLI)",
 		Long: `Renders the handoff as a prompt for the target, writes it to a private
 file (mode 0600, in a new mode-0700 directory under $TMPDIR), and starts

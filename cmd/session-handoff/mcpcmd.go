@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -23,7 +24,7 @@ type mcpOptions struct {
 func newMCPCmd(a *app) *cobra.Command {
 	var opts mcpOptions
 	cmd := &cobra.Command{
-		Use:   "mcp [--agent claude-code|codex|gemini] [--project DIR] [--memory-dir DIR]",
+		Use:   "mcp [--agent " + agents.Choices(agents.Names()) + "] [--project DIR] [--memory-dir DIR]",
 		Short: "serve handoffs to an agent over the Model Context Protocol (stdio)",
 		Long: `Serves the Model Context Protocol on standard input and output, one
 JSON-RPC message per line, for the agent that starts it ('integrate AGENT
@@ -51,10 +52,10 @@ standard output only; warnings go to standard error.`,
 		RunE: func(*cobra.Command, []string) error { return runMCP(a, opts) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.agent, "agent", "", "the agent that runs the server (claude-code, codex, gemini): capture's and render's default")
+	f.StringVar(&opts.agent, "agent", "", "the agent that runs the server ("+strings.Join(agents.Names(), ", ")+"): capture's and render's default")
 	f.StringVar(&opts.project, "project", ".", "the project directory")
 	f.StringVar(&opts.memDir, "memory-dir", "memory", "the memory directory, relative to the project root")
-	cmd.RegisterFlagCompletionFunc("agent", fixedCompletion("claude-code", "codex", "gemini"))
+	cmd.RegisterFlagCompletionFunc("agent", fixedCompletion(agents.Names()...))
 	return cmd
 }
 

@@ -3,14 +3,17 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/changes"
 	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/targets"
 )
 
 // saveOptions are save's flags.
@@ -51,7 +54,7 @@ Without it, save says how many uncommitted files stay on this machine.`,
 		RunE: func(*cobra.Command, []string) error { return runSave(a, &opts) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.tool, "tool", "generic", "the agent that produced the session (claude-code, codex, gemini, cursor, copilot, generic…)")
+	f.StringVar(&opts.tool, "tool", "generic", "the agent that produced the session ("+strings.Join(targets.Names()[1:], ", ")+", generic…)")
 	f.StringVar(&opts.project, "project", ".", "project directory")
 	opts.notes.bind(f, "one-line title (required)")
 	f.BoolVar(&opts.noGit, "no-git", false, "save without git state (for a directory that is not a git worktree)")
@@ -69,7 +72,7 @@ func runSave(a *app, opts *saveOptions) error {
 		return err
 	}
 	if !handoff.ValidTool(opts.tool) {
-		return usagef("--tool %q: want a lower-case name such as claude-code, codex or gemini", handoff.Shorten(opts.tool, 40))
+		return usagef("--tool %q: want a lower-case name such as %s", handoff.Shorten(opts.tool, 40), agents.OrList(agents.Names()...))
 	}
 	rec, err := handoff.New(time.Now(), opts.tool, opts.notes.title)
 	if err != nil {

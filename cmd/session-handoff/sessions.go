@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/render"
 )
@@ -22,11 +23,9 @@ type sessionsOptions struct {
 func newSessionsCmd(a *app) *cobra.Command {
 	var opts sessionsOptions
 	cmd := &cobra.Command{
-		Use:   "sessions [--from claude-code|codex|gemini|all] [--project DIR] [--json]",
+		Use:   "sessions [--from " + agents.Choices(capture.AgentNames(), "all") + "] [--project DIR] [--json]",
 		Short: "list the agent sessions capture can see",
-		Long: `Lists the transcripts of Claude Code (~/.claude/projects, or
-$CLAUDE_CONFIG_DIR), Codex CLI ($CODEX_HOME/sessions, default ~/.codex) and
-Gemini CLI (~/.gemini/tmp), newest first, with the working directory each
+		Long: `Lists the transcripts of ` + sessionPlaces() + `, newest first, with the working directory each
 session ran in, and its title (or first request), its secrets redacted as
 capture redacts them. --project keeps the sessions that ran in that directory or
 under it; --project '' shows all. A Claude Code subagent's transcript is part of
@@ -38,11 +37,23 @@ and nests its subagents' transcripts under it.`,
 		RunE: func(*cobra.Command, []string) error { return runSessions(a, opts) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.from, "from", "all", "the agent: claude-code, codex, gemini or all")
+	f.StringVar(&opts.from, "from", "all", "the agent: "+agents.OrList(append(capture.AgentNames(), "all")...))
 	f.StringVar(&opts.project, "project", ".", "only sessions that ran in this directory or under it ('' for all)")
 	f.BoolVar(&opts.json, "json", false, "print as JSON")
-	cmd.RegisterFlagCompletionFunc("from", fixedCompletion("all", "claude-code", "codex", "gemini"))
+	cmd.RegisterFlagCompletionFunc("from", fixedCompletion(append([]string{"all"}, capture.AgentNames()...)...))
 	return cmd
+}
+
+// sessionPlaces names each agent capture reads and where it keeps its
+// transcripts, from the agents table: "Claude Code (~/.claude/projects,
+// …) and Codex CLI (…)".
+func sessionPlaces() string {
+	var out []string
+	for _, name := range capture.AgentNames() {
+		a, _ := agents.Find(name)
+		out = append(out, a.Display+" ("+a.SessionsHelp+")")
+	}
+	return agents.OrList(out...)
 }
 
 // sessionRow is one session as sessions --json prints it.
@@ -123,7 +134,7 @@ func parseAgents(from string) ([]capture.Agent, error) {
 	}
 	ag, err := capture.ParseAgent(from)
 	if err != nil {
-		return nil, usagef("--from %q: want claude-code, codex, gemini or all", handoff.Shorten(from, 40))
+		return nil, usagef("--from %q: want %s", handoff.Shorten(from, 40), agents.OrList(append(capture.AgentNames(), "all")...))
 	}
 	return []capture.Agent{ag}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/handover"
 	"github.com/session-handoff/session-handoff/internal/memory"
@@ -67,7 +68,7 @@ func runSnapshot(a *app, opts snapshotOptions) error {
 		tags = append(tags, t)
 	}
 	if !handoff.ValidTool(opts.tool) {
-		return usagef("--tool %q: want a lower-case name such as claude-code, codex or gemini", handoff.Shorten(opts.tool, 40))
+		return usagef("--tool %q: want a lower-case name such as %s", handoff.Shorten(opts.tool, 40), agents.OrList(agents.Names()...))
 	}
 	title := opts.title
 	if title == "" {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"text/tabwriter"
 	"time"
@@ -454,15 +453,9 @@ func (a *app) startSync(root string, id handoff.ID) error {
 	}
 	// The child runs in root: a relative --store or --keys is made
 	// absolute first.
-	for flag, dir := range map[string]string{"--store": a.global.storeDir, "--keys": a.global.keysDir} {
-		if dir == "" {
-			continue
-		}
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return fmt.Errorf("start the sync: %w", err)
-		}
-		args = append(args, flag, abs)
+	args, err = a.childArgs(args...)
+	if err != nil {
+		return fmt.Errorf("start the sync: %w", err)
 	}
 	cmd := exec.Command(exe, args...)
 	// Named as the program is, whatever the file: the test binary

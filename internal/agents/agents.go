@@ -37,8 +37,18 @@ type Agent struct {
 	// InstructionFile is the project file it reads at every start,
 	// relative to the project root.
 	InstructionFile string
-	// Hooks is set when the agent runs hooks at session start and end.
+	// Hooks is set when the agent runs hooks at session start and end
+	// and integrate installs session-handoff's into them.
 	Hooks bool
+	// MCP is set when integrate --mcp registers session-handoff's MCP
+	// server with the agent.
+	MCP bool
+	// Checked is the agent's version that session-handoff was last
+	// checked against, end to end or on transcripts it wrote.
+	Checked string
+	// SessionsHelp says where the agent keeps its transcripts, for
+	// help texts: the default place and the variable that moves it.
+	SessionsHelp string
 	// HookContextLimit is how many characters (Codex: bytes) of a
 	// session-start hook's additionalContext the agent takes whole; 0
 	// when it states none.
@@ -62,12 +72,14 @@ const (
 	ClaudeCode = "claude-code"
 	Codex      = "codex"
 	Gemini     = "gemini"
+	Copilot    = "copilot"
 )
 
 var table = []Agent{
 	{
 		Name: ClaudeCode, Display: "Claude Code", Aliases: []string{"claude", "claudecode"},
-		Program: "claude", InstructionFile: "CLAUDE.md", Hooks: true,
+		Program: "claude", InstructionFile: "CLAUDE.md", Hooks: true, MCP: true,
+		SessionsHelp: "~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects", Checked: "2.1.332",
 		// Claude Code replaces a SessionStart additionalContext over
 		// 10,000 characters with a short preview and a file path
 		// (https://code.claude.com/docs/en/hooks, "SessionStart";
@@ -88,7 +100,8 @@ var table = []Agent{
 	},
 	{
 		Name: Codex, Display: "Codex CLI", Aliases: []string{"codex-cli"},
-		Program: "codex", InstructionFile: "AGENTS.md", Hooks: true,
+		Program: "codex", InstructionFile: "AGENTS.md", Hooks: true, MCP: true,
+		SessionsHelp: "$CODEX_HOME/sessions, default ~/.codex/sessions", Checked: "0.171.0",
 		// Codex writes a hook's text of more than 2,500 tokens (about 4
 		// bytes each) to a file and gives the model a preview and the path
 		// (HOOK_OUTPUT_TOKEN_LIMIT, openai/codex
@@ -106,7 +119,8 @@ var table = []Agent{
 	},
 	{
 		Name: Gemini, Display: "Gemini CLI", Aliases: []string{"gemini-cli"},
-		Program: "gemini", InstructionFile: "GEMINI.md", Hooks: true,
+		Program: "gemini", InstructionFile: "GEMINI.md", Hooks: true, MCP: true,
+		SessionsHelp: "~/.gemini/tmp, or $GEMINI_CLI_HOME/.gemini/tmp", Checked: "0.61.0",
 		dirs: func(home string, getenv func(string) string) []string {
 			if h := getenv("GEMINI_CLI_HOME"); h != "" {
 				return []string{filepath.Join(h, ".gemini")}
@@ -115,6 +129,32 @@ var table = []Agent{
 		},
 		sessions:      "tmp",
 		SettingsFiles: []string{".gemini/", ".gemini/settings.json"},
+	},
+	{
+		// GitHub Copilot CLI (@github/copilot 1.0.102). It reads AGENTS.md
+		// too, and .github/instructions/**/*.instructions.md (targets).
+		Name: Copilot, Display: "GitHub Copilot CLI", Aliases: []string{"github-copilot", "copilot-cli"},
+		Program: "copilot", InstructionFile: ".github/copilot-instructions.md", Hooks: true, MCP: true,
+		SessionsHelp: "~/.copilot/session-state, or $COPILOT_HOME/session-state", Checked: "1.0.102",
+		// Its directory is $COPILOT_HOME, else ~/.copilot; versions before
+		// the "XDG migration" kept session-state under $XDG_STATE_HOME/.copilot,
+		// which 1.0.102 moves to ~/.copilot when it starts (cli-main.js of
+		// @github/copilot 1.0.102: NJ, VEt, x4n).
+		dirs: func(home string, getenv func(string) string) []string {
+			if d := getenv("COPILOT_HOME"); d != "" {
+				return []string{d}
+			}
+			out := []string{filepath.Join(home, ".copilot")}
+			if st := getenv("XDG_STATE_HOME"); st != "" && filepath.IsAbs(st) {
+				out = append(out, filepath.Join(st, ".copilot"))
+			}
+			return out
+		},
+		sessions: "session-state",
+		// .github/ and .github/hooks/ are how git lists the file while
+		// nothing else there is tracked: a .github that is new as a
+		// whole is then taken for integrate's, not the user's work.
+		SettingsFiles: []string{".github/", ".github/hooks/", ".github/hooks/session-handoff.json", ".github/mcp.json"},
 	},
 }
 
@@ -132,6 +172,36 @@ func Names() []string {
 		out[i] = a.Name
 	}
 	return out
+}
+
+// HookNames lists the agents that run session hooks.
+func HookNames() []string { return namesWhere(func(a Agent) bool { return a.Hooks }) }
+
+// MCPNames lists the agents integrate --mcp registers the server with.
+func MCPNames() []string { return namesWhere(func(a Agent) bool { return a.MCP }) }
+
+func namesWhere(keep func(Agent) bool) []string {
+	var out []string
+	for _, a := range table {
+		if keep(a) {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+// Choices writes names and then extra as a usage line writes choices:
+// "claude-code|codex|all".
+func Choices(names []string, extra ...string) string {
+	return strings.Join(append(append([]string(nil), names...), extra...), "|")
+}
+
+// OrList writes names as a sentence lists them: "a, b or c".
+func OrList(names ...string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // IsSettingsFile says whether rel, a path relative to a project's root

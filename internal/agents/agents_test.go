@@ -18,6 +18,7 @@ var spellings = map[string][]string{
 	agents.ClaudeCode: {"claude-code", "claude", "claudecode", "claude_code", " Claude-Code ", "CLAUDE"},
 	agents.Codex:      {"codex", "codex-cli", "codex_cli", "Codex"},
 	agents.Gemini:     {"gemini", "gemini-cli", "gemini_cli", "GEMINI-CLI"},
+	agents.Copilot:    {"copilot", "github-copilot", "copilot-cli", "GitHub_Copilot"},
 }
 
 func TestEveryParserAgrees(t *testing.T) {
@@ -36,6 +37,12 @@ func TestEveryParserAgrees(t *testing.T) {
 				t.Errorf("targets.Lookup(%q) = %q, %v; want %s", n, p.Name, err, want)
 			}
 			i, err := integrate.LookupAgent(n)
+			if info, _ := agents.Find(want); !info.Hooks && !info.MCP {
+				if err == nil || !strings.Contains(err.Error(), "no integration") {
+					t.Errorf("integrate.LookupAgent(%q) = %q, %v; want no integration", n, i.Name, err)
+				}
+				continue
+			}
 			if err != nil || i.Name != want {
 				t.Errorf("integrate.LookupAgent(%q) = %q, %v; want %s", n, i.Name, err, want)
 			}
@@ -70,6 +77,9 @@ func TestTableIsTheOneSource(t *testing.T) {
 		if strings.Join(p.Aliases, ",") != strings.Join(a.Aliases, ",") || p.InstructionFile != a.InstructionFile || p.Agent != a.Display {
 			t.Errorf("target %s: aliases %v, file %s, agent %s; table %v, %s, %s", a.Name, p.Aliases, p.InstructionFile, p.Agent, a.Aliases, a.InstructionFile, a.Display)
 		}
+		if !p.Capture || p.Checked != a.Checked || a.Checked == "" {
+			t.Errorf("target %s: capture %v, checked %q; table %q", a.Name, p.Capture, p.Checked, a.Checked)
+		}
 		if !strings.Contains(starts, a.Name) {
 			t.Errorf("%s has no start command", a.Name)
 		}
@@ -78,6 +88,12 @@ func TestTableIsTheOneSource(t *testing.T) {
 			t.Errorf("%s starts %q, %v; want %s", a.Name, st.Program, err, a.Program)
 		}
 		ia, err := integrate.LookupAgent(a.Name)
+		if !a.Hooks && !a.MCP {
+			if err == nil {
+				t.Errorf("%s: integrate knows it, but the table says it has neither hooks nor MCP", a.Name)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,6 +118,9 @@ func TestDirs(t *testing.T) {
 		{agents.Codex, nil, []string{"/h/.codex/sessions"}},
 		{agents.Codex, map[string]string{"CODEX_HOME": "/x"}, []string{"/x/sessions"}},
 		{agents.Gemini, map[string]string{"GEMINI_CLI_HOME": "/g"}, []string{"/g/.gemini/tmp"}},
+		{agents.Copilot, nil, []string{"/h/.copilot/session-state"}},
+		{agents.Copilot, map[string]string{"XDG_STATE_HOME": "/s"}, []string{"/h/.copilot/session-state", "/s/.copilot/session-state"}},
+		{agents.Copilot, map[string]string{"COPILOT_HOME": "/c", "XDG_STATE_HOME": "/s"}, []string{"/c/session-state"}},
 	}
 	for _, tc := range cases {
 		a, _ := agents.Find(tc.name)

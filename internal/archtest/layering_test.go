@@ -16,16 +16,11 @@ const module = "github.com/session-handoff/session-handoff"
 // internal/ (or is a command).
 var public = []string{"bundle", "crypto", "handoff", "render", "schema", "store", "targets"}
 
-// deps lists each package of the module with the module's packages it
-// depends on, directly or not, by path relative to the module. It reads
-// the import lines itself (test files left out, as go list does) rather
-// than run go list, so that go's test cache notices a changed import.
-func deps(t *testing.T) map[string][]string {
-	t.Helper()
-	root := filepath.Join("..", "..")
-	direct := map[string]map[string]bool{}
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+// eachGoFile calls fn for every non-test Go file under root, with its
+// path and its path relative to root, skipping testdata and hidden or
+// underscored directories, as go list does.
+func eachGoFile(root string, fn func(path, rel string) error) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -38,11 +33,25 @@ func deps(t *testing.T) map[string][]string {
 		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
-		rel, err := filepath.Rel(root, filepath.Dir(path))
+		rel, err := filepath.Rel(root, path)
 		if err != nil {
 			return err
 		}
-		pkg := filepath.ToSlash(rel)
+		return fn(path, rel)
+	})
+}
+
+// deps lists each package of the module with the module's packages it
+// depends on, directly or not, by path relative to the module. It reads
+// the import lines itself (test files left out, as go list does) rather
+// than run go list, so that go's test cache notices a changed import.
+func deps(t *testing.T) map[string][]string {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	direct := map[string]map[string]bool{}
+	fset := token.NewFileSet()
+	err := eachGoFile(root, func(path, rel string) error {
+		pkg := filepath.ToSlash(filepath.Dir(rel))
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
 		if err != nil {
 			return err

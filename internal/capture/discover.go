@@ -84,6 +84,8 @@ func FindSessions(agent Agent, env func(string) string) ([]SessionInfo, error) {
 		files = codexFiles(home, env)
 	case Gemini:
 		files = geminiFiles(home, env)
+	case Copilot:
+		files = copilotFiles(home, env)
 	default:
 		return nil, fmt.Errorf("unknown agent %q", handoff.Clip(string(agent), 40))
 	}
@@ -314,8 +316,11 @@ func probe(s *SessionInfo) {
 		scan(io.NewSectionReader(f, 0, size), false, sh, p.both)
 	}
 	p.fill(s)
-	if s.Agent == ClaudeCode {
+	switch s.Agent {
+	case ClaudeCode:
 		claudeSubagents(s)
+	case Copilot:
+		copilotProbeTitle(s)
 	}
 }
 
@@ -445,6 +450,8 @@ func (p *prober) line(m map[string]any, head bool) {
 		p.codexLine(m, head)
 	case Gemini:
 		p.geminiLine(m, head)
+	case Copilot:
+		p.copilotLine(m, head)
 	}
 }
 

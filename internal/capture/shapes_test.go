@@ -20,7 +20,12 @@ func shapeCorpus(t *testing.T, agent Agent) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	var files []string
-	for _, pat := range []string{filepath.Join(samplesDir, agentDir(agent), "*"), filepath.Join("testdata", "hostile", "*")} {
+	samples := filepath.Join(samplesDir, agentDir(agent), "*")
+	if agent == Copilot {
+		// No sample of others' yet: the sessions it wrote itself.
+		samples = filepath.Join(realE2EDir, "copilot", "*", "*.jsonl")
+	}
+	for _, pat := range []string{samples, filepath.Join("testdata", "hostile", "*")} {
 		fs, _ := filepath.Glob(pat)
 		if len(fs) == 0 {
 			t.Fatalf("no files match %s", pat)
@@ -33,6 +38,9 @@ func shapeCorpus(t *testing.T, agent Agent) map[string][]byte {
 			t.Fatal(err)
 		}
 		out[f] = data
+	}
+	if !slices.Contains(transcriptgen.Agents, string(agent)) {
+		return out
 	}
 	for seed := range 6 {
 		var b bytes.Buffer
@@ -66,6 +74,8 @@ func readerShape(a Agent) *shape {
 		return lineShapes().claude
 	case Codex:
 		return lineShapes().codex
+	case Copilot:
+		return copilotShape()
 	}
 	return lineShapes().gemini
 }
@@ -80,6 +90,9 @@ func TestShapesChangeNothing(t *testing.T) {
 		},
 		Gemini: func(b []byte, sh *shape) (*Digest, error) {
 			return readGeminiShaped(testReader(b), Limits{MaxLine: 256 << 10}.withDefaults(), "", sh)
+		},
+		Copilot: func(b []byte, sh *shape) (*Digest, error) {
+			return readCopilot(testReader(b), Limits{MaxLine: 256 << 10}, sh)
 		},
 	}
 	for _, agent := range Agents {
@@ -133,6 +146,8 @@ func TestMalformedLines(t *testing.T) {
 			d, err = ReadCodex(strings.NewReader(in), Limits{})
 		case Gemini:
 			d, err = ReadGemini(strings.NewReader(in), Limits{})
+		case Copilot:
+			d, err = ReadCopilot(strings.NewReader(in), Limits{})
 		}
 		if err != nil {
 			t.Fatalf("%s: %v", agent, err)

@@ -29,10 +29,27 @@ const (
 	ClaudeCode Agent = agents.ClaudeCode
 	Codex      Agent = agents.Codex
 	Gemini     Agent = agents.Gemini
+	Copilot    Agent = agents.Copilot
 )
 
-// Agents lists the agents whose transcripts can be read.
-var Agents = []Agent{ClaudeCode, Codex, Gemini}
+// Agents lists the agents whose transcripts can be read: every agent of
+// the table (internal/agents), in its order.
+var Agents = func() []Agent {
+	var out []Agent
+	for _, n := range agents.Names() {
+		out = append(out, Agent(n))
+	}
+	return out
+}()
+
+// AgentNames lists the names of Agents.
+func AgentNames() []string {
+	out := make([]string, len(Agents))
+	for i, a := range Agents {
+		out[i] = string(a)
+	}
+	return out
+}
 
 // ParseAgent accepts an agent's name or alias as the agents table
 // (internal/agents) spells them, as every command does.
@@ -219,6 +236,8 @@ func ReadTranscript(agent Agent, file string, limits Limits) (*Digest, error) {
 			return readCodexFile(r, lim, file)
 		case Gemini:
 			return readGeminiFile(r, lim, file)
+		case Copilot:
+			return readCopilotFile(r, lim, file)
 		}
 		return nil, fmt.Errorf("unknown agent %q", handoff.Clip(string(agent), 40))
 	})

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/e2e/fakemodel"
 	"github.com/session-handoff/session-handoff/internal/integrate"
 )
@@ -29,6 +31,9 @@ type agent struct {
 	// mcpConnected says whether `mcp list` shows session-handoff usable.
 	approveMCP   func(w *world)
 	mcpConnected func(out string) bool
+	// mcpShow is the agent's command that shows session-handoff's
+	// registration with its command line; nil: "mcp list".
+	mcpShow []string
 	// toolSearch, when the agent offers MCP tools only through a search,
 	// is the call that brings session-handoff's; mcpTool is the name the
 	// agent gives an MCP tool of session-handoff.
@@ -53,6 +58,10 @@ type agent struct {
 	// shell tools.
 	writeFile func(w *world, rel, content string) fakemodel.Call
 	shell     func(cmd string) fakemodel.Call
+	// afterSession, when set, waits for what the agent's hooks finish
+	// after the session's process has ended, given the number of records
+	// before the session.
+	afterSession func(w *world, before int)
 }
 
 // claudeCode runs Claude Code's native binary
@@ -313,3 +322,84 @@ const geminiSettings = `{
   "telemetry": {"enabled": false}
 }
 `
+
+// copilot runs GitHub Copilot CLI (@github/copilot, a node loader that
+// unpacks its own package on first run) on OpenAI Chat Completions at
+// COPILOT_PROVIDER_BASE_URL, with no GitHub login (COPILOT_OFFLINE). Only
+// the hook, MCP and compaction scenarios run it (hookAgents, mcpAgents,
+// compactAgents); it has no package of session-handoff's.
+var copilot = agent{
+	name: "copilot", command: "copilot",
+	env: func(w *world) []string {
+		return []string{
+			"COPILOT_OFFLINE=true",
+			"COPILOT_PROVIDER_BASE_URL=" + w.model.URL + "/v1",
+			"COPILOT_PROVIDER_API_KEY=e2e-fake",
+			"COPILOT_MODEL=gpt-4.1",
+			// The ~235 MB it unpacks on its first run, once for every
+			// world (sea-loader.js of 1.0.102 looks in
+			// $COPILOT_CACHE_HOME/pkg first).
+			"COPILOT_CACHE_HOME=" + filepath.Join(filepath.Dir(filepath.Dir(agentBin)), ".copilot-cache"),
+			// A repository's hooks load in prompt mode (-p) only so, or
+			// in a folder the user trusted interactively (cli-main.js of
+			// 1.0.102, "Loading repo hooks in prompt mode").
+			"GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true",
+			// And a workspace's MCP servers (.github/mcp.json).
+			"GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP=true",
+		}
+	},
+	// A workspace's MCP servers load in a folder the user trusts: the
+	// trust the CLI asks for at its first start in a folder, kept in its
+	// config.json (trustedFolders, cli-main.js of 1.0.102).
+	approveMCP: func(w *world) {
+		w.writeHome(".copilot/config.json", fmt.Sprintf(`{"trustedFolders": [%q]}`, w.project)+"\n")
+	},
+	mcpShow: []string{"mcp", "get", "session-handoff"},
+	mcpConnected: func(out string) bool {
+		return strings.Contains(out, "Status: Enabled") && strings.Contains(out, "Source: Workspace")
+	},
+	// MCP tools are offered at once, as SERVER-TOOL.
+	mcpTool:    func(name string) string { return "session-handoff-" + name },
+	setup:      func(w *world) {},
+	trustHooks: func(w *world) {}, // GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS above
+	headless: func(w *world, prompt string) []string {
+		return []string{"copilot", "-p", prompt, "--allow-all-tools", "--disable-client-telemetry", "--no-auto-update"}
+	},
+	// Copilot writes the session when it shuts down, after its
+	// sessionEnd hook, whose capture therefore runs in a later process
+	// (internal/hooks, StartLater): wait for that record.
+	afterSession: waitForCapture,
+	// /compact in prompt mode, continuing the last session; its prompt
+	// (1.0.102) starts so.
+	compact: func(w *world, prompt string) []string {
+		return []string{"copilot", "--continue", "-p", "/compact", "--allow-all-tools", "--disable-client-telemetry", "--no-auto-update"}
+	},
+	compactMarker: "Please create a detailed summary of the conversation so far",
+	writeFile: func(w *world, rel, content string) fakemodel.Call {
+		return fakemodel.Call{Name: "create", Args: map[string]any{"path": filepath.Join(w.project, rel), "file_text": content}}
+	},
+	shell: func(cmd string) fakemodel.Call {
+		return fakemodel.Call{Name: "bash", Args: map[string]any{"command": cmd, "description": "run " + cmd}}
+	},
+}
+
+// waitForCapture waits, at most a minute, until the store holds a record
+// of the session that just ran (a capture made in the background).
+func waitForCapture(w *world, before int) {
+	w.t.Helper()
+	waitRecords(w, "a capture of the session", func(recs []handoff.Record) bool { return len(recs) > before })
+}
+
+// waitRecords waits, at most a minute, until the store's records satisfy
+// ok: a real agent's hook that finishes in the background leaves nothing
+// else to wait on.
+func waitRecords(w *world, what string, ok func([]handoff.Record) bool) {
+	w.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !ok(w.records()) {
+		if time.Now().After(deadline) {
+			w.t.Fatalf("no %s of %s in the store after a minute; hooks.log:\n%s", what, w.agent.name, w.hooksLog())
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}

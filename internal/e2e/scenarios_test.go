@@ -7,26 +7,42 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/e2e/fakemodel"
 )
 
 // agentsUnderTest are the agents every scenario runs for.
 var agentsUnderTest = []agent{claudeCode, codex, gemini}
 
-// forEachAgent runs scenario once per agent, each in a fresh world.
-func forEachAgent(t *testing.T, scenario func(t *testing.T, w *world)) {
-	for _, a := range agentsUnderTest {
+// hookAgents and mcpAgents are the agents the hook and MCP scenarios
+// run for: every agent whose hooks, or MCP registration, integrate
+// installs.
+var (
+	hookAgents = append(append([]agent(nil), agentsUnderTest...), copilot)
+	mcpAgents  = hookAgents
+	// compactAgents are the agents the compaction scenario runs for.
+	compactAgents = hookAgents
+)
+
+// forAgents runs scenario once for each of agents, each in a fresh world.
+func forAgents(t *testing.T, agents []agent, scenario func(t *testing.T, w *world)) {
+	for _, a := range agents {
 		t.Run(a.name, func(t *testing.T) {
 			scenario(t, newWorld(t, a))
 		})
 	}
 }
 
+// forEachAgent runs scenario once per agent, each in a fresh world.
+func forEachAgent(t *testing.T, scenario func(t *testing.T, w *world)) {
+	forAgents(t, agentsUnderTest, scenario)
+}
+
 // TestCaptureAndBrief: with the hooks installed, a session in which the
 // model writes a file and runs a command is captured at its end, and the
 // next session's request to the model carries the briefing.
 func TestCaptureAndBrief(t *testing.T) {
-	forEachAgent(t, func(t *testing.T, w *world) {
+	forAgents(t, hookAgents, func(t *testing.T, w *world) {
 		w.sh("integrate", w.agent.name)
 		w.agent.trustHooks(w)
 		captureAndBrief(t, w)
@@ -57,6 +73,9 @@ func captureAndBrief(t *testing.T, w *world) {
 		fakemodel.Turn{Calls: []fakemodel.Call{w.agent.writeFile(w, "hello.txt", "hello from e2e\n")}},
 		fakemodel.Turn{Calls: []fakemodel.Call{w.agent.shell("git status --short")}},
 		fakemodel.Turn{Text: "Wrote hello.txt and checked git status."})
+	if w.agent.afterSession != nil {
+		w.agent.afterSession(w, 0)
+	}
 	recs := w.records()
 	if len(recs) != 1 {
 		t.Fatalf("the store holds %d records after the first session, want 1", len(recs))
@@ -72,6 +91,10 @@ func captureAndBrief(t *testing.T, w *world) {
 		t.Errorf("record %s lists commands %+v, want git status --short", r.ID, r.Session.Commands)
 	}
 	reqs := mainRequests(w.session("what next?", fakemodel.Turn{Text: "Nothing to do."}))
+	if w.agent.afterSession != nil {
+		// Its capture too, before the world is removed under it.
+		w.agent.afterSession(w, len(recs))
+	}
 	if len(reqs) == 0 {
 		t.Fatal("the second session sent the model no request")
 	}
@@ -99,12 +122,16 @@ func captureAndBrief(t *testing.T, w *world) {
 // handoff_resume through it (behind the agent's tool search where it has
 // one).
 func TestMCP(t *testing.T) {
-	forEachAgent(t, func(t *testing.T, w *world) {
+	forAgents(t, mcpAgents, func(t *testing.T, w *world) {
 		w.sh("integrate", w.agent.name, "--mcp")
 		w.agent.approveMCP(w)
 		// session-handoff is not on the agents' PATH: the registration
 		// must name it by its absolute path, as the hooks do.
-		if out := w.combined(w.agent.command, "mcp", "list"); !w.agent.mcpConnected(out) || !strings.Contains(out, program) {
+		show := []string{"mcp", "list"}
+		if w.agent.mcpShow != nil {
+			show = w.agent.mcpShow
+		}
+		if out := w.combined(w.agent.command, show...); !w.agent.mcpConnected(out) || !strings.Contains(out, program) {
 			t.Fatalf("%s mcp list does not show session-handoff (%s) connected:\n%s", w.agent.command, program, out)
 		}
 		if c := w.doctorCheck("mcp:" + w.agent.name); c.Status != "ok" {
@@ -147,12 +174,15 @@ func TestMCP(t *testing.T) {
 // leaves the store a record of that session that holds the compaction
 // summary the model wrote.
 func TestCompaction(t *testing.T) {
-	forEachAgent(t, func(t *testing.T, w *world) {
+	forAgents(t, compactAgents, func(t *testing.T, w *world) {
 		w.sh("integrate", w.agent.name)
 		w.agent.trustHooks(w)
 		w.session("add a greeting file",
 			fakemodel.Turn{Calls: []fakemodel.Call{w.agent.writeFile(w, "hello.txt", "hello from e2e\n")}},
 			fakemodel.Turn{Text: "Wrote hello.txt."})
+		if w.agent.afterSession != nil {
+			w.agent.afterSession(w, 0)
+		}
 		summary := "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."
 		if w.agent.summaryAs != nil {
 			summary = w.agent.summaryAs(summary)
@@ -170,11 +200,18 @@ func TestCompaction(t *testing.T) {
 		if !compacted {
 			t.Fatal("the agent sent the model no compaction request")
 		}
-		found := false
-		for _, r := range w.records() {
-			found = found || r.Session != nil && strings.Contains(r.Session.CompactionSummary, "E2E-SUMMARY")
+		hasSummary := func(recs []handoff.Record) bool {
+			for _, r := range recs {
+				if r.Session != nil && strings.Contains(r.Session.CompactionSummary, "E2E-SUMMARY") {
+					return true
+				}
+			}
+			return false
 		}
-		if !found {
+		if w.agent.afterSession != nil {
+			waitRecords(w, "record with the compaction summary", hasSummary)
+		}
+		if !hasSummary(w.records()) {
 			t.Errorf("no record in the store holds the compaction summary")
 		}
 	})
@@ -196,7 +233,7 @@ func compacting(marker, summary string, turns ...fakemodel.Turn) fakemodel.Scrip
 // untrusted hooks (which it skips without a word) are a warning until
 // they are trusted.
 func TestDoctor(t *testing.T) {
-	forEachAgent(t, func(t *testing.T, w *world) {
+	forAgents(t, hookAgents, func(t *testing.T, w *world) {
 		w.sh("integrate", w.agent.name)
 		switch w.agent.name {
 		case "codex":

@@ -265,7 +265,8 @@ func dumpRequests(t *testing.T, m *fakemodel.Server) {
 }
 
 // keepTranscripts copies the transcripts the agents wrote under home
-// (Claude Code's projects/, Codex's sessions/, Gemini CLI's chats/) into
+// (Claude Code's projects/, Codex's sessions/, Gemini CLI's chats/,
+// Copilot CLI's session-state/*/events.jsonl) into
 // fixturesOut/TEST/, keeping their paths below home.
 func keepTranscripts(t *testing.T, home string) {
 	if fixturesOut == "" {
@@ -279,7 +280,8 @@ func keepTranscripts(t *testing.T, home string) {
 		rel, _ := filepath.Rel(home, p)
 		slash := filepath.ToSlash(rel)
 		if !(strings.HasPrefix(slash, ".claude/projects/") || strings.HasPrefix(slash, ".codex/sessions/") ||
-			strings.HasPrefix(slash, ".gemini/tmp/") && strings.Contains(slash, "/chats/")) {
+			strings.HasPrefix(slash, ".gemini/tmp/") && strings.Contains(slash, "/chats/") ||
+			strings.HasPrefix(slash, ".copilot/session-state/") && strings.HasSuffix(slash, "/events.jsonl")) {
 			return nil
 		}
 		data, err := os.ReadFile(p)
@@ -312,4 +314,19 @@ func (w *world) doctorCheck(name string) doctor.Check {
 	}
 	w.t.Fatalf("doctor --json has no check %s:\n%s", name, out)
 	return doctor.Check{}
+}
+
+// hooksLog is the hooks' log in the world's data directory, "" when
+// there is none.
+func (w *world) hooksLog() string {
+	var out string
+	_ = filepath.WalkDir(w.home, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == "hooks.log" {
+			if b, err := os.ReadFile(p); err == nil {
+				out = string(b)
+			}
+		}
+		return nil
+	})
+	return out
 }

@@ -6,6 +6,7 @@
 package hooks
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -61,6 +62,9 @@ type Input struct {
 	HookEventName  string `json:"hook_event_name"`
 	Source         string `json:"source"`
 	Trigger        string `json:"trigger"`
+	// SessionIDCamel is GitHub Copilot CLI's spelling, whose input names
+	// no transcript: capture finds the session by its id.
+	SessionIDCamel string `json:"sessionId"`
 }
 
 // Output is the JSON the agents read from a session-start hook: the text
@@ -101,6 +105,15 @@ type Options struct {
 	// captured), or a pull when id is empty. It is called only when sync
 	// is on for root (devsync); nil never syncs.
 	StartSync func(root string, id handoff.ID) error
+	// StartLater runs this hook again in a process of its own, with
+	// input as its stdin and since passed on as Since, and returns at
+	// once; nil does the work now. It serves GitHub Copilot CLI's session
+	// end, whose transcript is written only after its hooks have run.
+	StartLater func(input []byte, since int64) error
+	// Later is set in that process: it first waits (at most LaterWait)
+	// for the transcript to grow past Since and end with its shutdown.
+	Later bool
+	Since int64
 	// Warn is told what the hook worked around.
 	Warn func(format string, args ...any)
 	Now  time.Time
@@ -145,7 +158,11 @@ func Run(ctx context.Context, o Options) error {
 	// A hook lives a moment: the git reader made for the project is made
 	// once (capture.WithReaderCache).
 	ctx = capture.WithReaderCache(ctx)
-	in, err := ReadInput(o.Input)
+	data, err := safefile.ReadAllLimit(o.Input, MaxInput)
+	if err != nil {
+		return fmt.Errorf("read the hook input: %w", err)
+	}
+	in, err := ReadInput(bytes.NewReader(data))
 	if err != nil {
 		return err
 	}
@@ -177,6 +194,23 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if err := handover.CheckPause(pause); err != nil {
 		return err
+	}
+	// Copilot's log is written when the session shuts down: after the
+	// sessionEnd hook, and after the preCompact hook of a /compact run
+	// (which fires no sessionEnd).
+	if id := in.SessionIDCamel; o.Agent.Flat && o.Event != "session-start" && capture.IsCopilotSessionID(id) {
+		switch {
+		case o.Later:
+			waitCopilotEnd(ctx, o, id)
+		case o.StartLater != nil:
+			// The log may not exist yet: a new session's is written,
+			// whole, when it shuts down.
+			var size int64
+			if fi, err := os.Stat(capture.CopilotEventsFile(id, o.Env)); err == nil {
+				size = fi.Size()
+			}
+			return o.StartLater(data, size)
+		}
 	}
 	if o.Agent.Name == agents.Gemini && o.Event == "pre-compact" && in.Trigger != "manual" && !geminiWillCompress(o, root, in) {
 		return nil
@@ -219,6 +253,31 @@ func (o Options) startSync(root string, id handoff.ID) {
 	}
 }
 
+// LaterWait bounds how long a later session-end hook waits for GitHub
+// Copilot CLI to write the session's events.
+const LaterWait = 2 * time.Minute
+
+// waitCopilotEnd waits until Copilot has written the events of session
+// id (capture.CopilotEnded), polling, at most LaterWait; past that it
+// captures what there is, and says so.
+func waitCopilotEnd(ctx context.Context, o Options, id string) {
+	deadline := time.Now().Add(LaterWait)
+	for {
+		if file := capture.CopilotEventsFile(id, o.Env); file != "" && capture.CopilotEnded(file, o.Since) {
+			return
+		}
+		if time.Now().After(deadline) {
+			o.warn("session %s: its shutdown was not written within %s: capturing what there is", untrusted.OneLine(id, maxQuoted), LaterWait)
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
 // sessionStart writes the briefing as the JSON the agent adds to the
 // session's context.
 func sessionStart(ctx context.Context, o Options, root string, pause []string) error {
@@ -244,9 +303,16 @@ func sessionStart(ctx context.Context, o Options, root string, pause []string) e
 		text += "\nsession-handoff's automated writes (captures at the end of a session, handover runs) are paused until the PAUSE file is removed ('session-handoff unpause'). What it says:\n\n" +
 			render.Fence(untrusted.OneLine(paused.Error(), maxPauseQuote)) + "\n"
 	}
-	var out Output
-	out.HookSpecificOutput.HookEventName = o.Agent.EventName(o.Event)
-	out.HookSpecificOutput.AdditionalContext = openHookContext(text)
+	var out any
+	if o.Agent.Flat {
+		// GitHub Copilot CLI reads additionalContext at the top level.
+		out = map[string]string{"additionalContext": openHookContext(text)}
+	} else {
+		var hs Output
+		hs.HookSpecificOutput.HookEventName = o.Agent.EventName(o.Event)
+		hs.HookSpecificOutput.AdditionalContext = openHookContext(text)
+		out = hs
+	}
 	enc := json.NewEncoder(o.Stdout)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
@@ -360,8 +426,11 @@ func captureSession(ctx context.Context, o Options, root string, in Input) (hand
 		return "", err
 	}
 	opts := capture.Options{Agent: capture.Agent(o.Agent.Name), Session: "latest", Project: root, Env: o.Env, Redactor: red}
-	if in.TranscriptPath != "" {
+	switch {
+	case in.TranscriptPath != "":
 		opts.Session = in.TranscriptPath
+	case in.SessionIDCamel != "":
+		opts.Session = in.SessionIDCamel
 	}
 	now := o.Now
 	if now.IsZero() {

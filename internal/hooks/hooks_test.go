@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -363,14 +362,7 @@ func TestSessionStartNeverClosesTheHookContext(t *testing.T) {
 // of the model's window. A manual one (/compress) always captures.
 func TestGeminiPreCompressCapturesOnlyBeforeACompression(t *testing.T) {
 	transcript := filepath.Join("..", "capture", "testdata", "real-e2e", "gemini", "work", "session-2026-11-27T09-10-505c8add.jsonl")
-	project, home := t.TempDir(), t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = project
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	project, home := gitProject(t), t.TempDir()
 	env := func(k string) string {
 		if k == "HOME" {
 			return home

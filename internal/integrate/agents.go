@@ -3,7 +3,6 @@ package integrate
 import (
 	"context"
 	"fmt"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -41,6 +40,10 @@ type Agent struct {
 	Events []Event
 	// Named is set when the agent's hook entries carry a name.
 	Named bool
+	// Flat is set for GitHub Copilot CLI: flat hook entries (Hook.Flat),
+	// camelCase input ({"sessionId", "cwd", …}, no transcript path) and
+	// a session-start output of {"additionalContext"} at the top level.
+	Flat bool
 	// Trust says how the agent asks the user to trust newly installed
 	// hooks, in one sentence; "" when it runs them as they are.
 	Trust string
@@ -92,6 +95,21 @@ var Agents = []Agent{
 		// (codex-rs/hooks/src/engine/discovery.rs, hook_trust_status).
 		Trust: "Codex runs a new hook only after you review and trust it: start codex, type /hooks and trust the three session-handoff hooks (again after each change to them); a project's .codex/hooks.json loads only in a project Codex trusts.",
 		Docs:  "https://developers.openai.com/codex/hooks"},
+	// GitHub Copilot CLI loads every .github/hooks/*.json of the project
+	// (and of its hooks directory, ~/.copilot/hooks), {"version": 1,
+	// "hooks": {EVENT: [{"type": "command", "bash", "timeoutSec"}]}}; a
+	// hook's input is camelCase JSON ({"sessionId", "timestamp", "cwd",
+	// "source"|"reason"}), and a sessionStart hook's {"additionalContext"}
+	// reaches the model as a message of its own before the prompt
+	// (checked with @github/copilot 1.0.102, offline; docs.github.com,
+	// "GitHub Copilot CLI hooks reference"). The default timeout is 30 s.
+	{Name: agents.Copilot, ProjectSettings: ".github/hooks/session-handoff.json", UserSettings: ".copilot/hooks/session-handoff.json",
+		Events: []Event{{"session-start", "sessionStart", 0}, {"pre-compact", "preCompact", 60}, {"session-end", "sessionEnd", 60}}, Flat: true,
+		// cli-main.js of 1.0.102: repo hooks load in prompt mode when the
+		// folder is trusted, GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS is
+		// "true" or all is allowed ("Loading repo hooks in prompt mode").
+		Trust: "GitHub Copilot CLI runs a repository's hooks (.github/hooks) in a folder you have trusted; in prompt mode (-p) only with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true or COPILOT_ALLOW_ALL set.",
+		Docs:  "https://docs.github.com/en/copilot/reference/copilot-cli-reference/cli-hooks-reference"},
 }
 
 // LookupAgent finds an agent by any name or alias the agents table
@@ -118,6 +136,7 @@ func (a Agent) Hooks(program string) []Hook {
 		if a.Named {
 			h.Name = "session-handoff-" + e.Ours
 		}
+		h.Flat = a.Flat
 		out = append(out, h)
 	}
 	return out
@@ -161,7 +180,10 @@ func (a Agent) ScopePath(s Scope, projectRoot, home string, getenv func(string) 
 	case ScopeUser:
 		if info, ok := agents.Find(a.Name); ok {
 			if dirs := info.Dirs(home, getenv); len(dirs) > 0 {
-				return filepath.Join(dirs[0], path.Base(a.UserSettings)), nil
+				// UserSettings less its first element, the agent's
+				// directory: ".copilot/hooks/x.json" is hooks/x.json there.
+				_, rest, _ := strings.Cut(a.UserSettings, "/")
+				return filepath.Join(dirs[0], filepath.FromSlash(rest)), nil
 			}
 		}
 		return filepath.Join(home, filepath.FromSlash(a.UserSettings)), nil

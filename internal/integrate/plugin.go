@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
@@ -42,7 +43,7 @@ func packageVersion(version string) string {
 // [...]}}, the settings files' format), MCP servers in .mcp.json at the
 // plugin's root ({"mcpServers": {...}}).
 func ClaudePlugin(program, version string) (map[string][]byte, error) {
-	agent, err := LookupAgent("claude-code")
+	agent, err := LookupAgent(agents.ClaudeCode)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +92,7 @@ the user's decisions, made with the session-handoff command.
 // as in the settings files (@google/gemini-cli@0.61.0, bundle/chunk-*.js,
 // loadExtensionHooks).
 func GeminiExtension(program, version string) (map[string][]byte, error) {
-	agent, err := LookupAgent("gemini")
+	agent, err := LookupAgent(agents.Gemini)
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,10 @@ type Hook struct {
 	// Timeout is the hook's declared timeout in the agent's unit; 0
 	// declares none.
 	Timeout int
+	// Flat is set for GitHub Copilot CLI's format: each hook is an entry
+	// of its own, {"type": "command", "bash", "timeoutSec"}, in a file
+	// that starts {"version": 1}.
+	Flat bool
 }
 
 // ErrNotObject is wrapped when the settings are not a JSON object, or
@@ -45,6 +49,9 @@ type insertion struct {
 func Insert(text []byte, hooks []Hook) ([]byte, []string, error) {
 	if len(bytes.TrimSpace(text)) == 0 {
 		text = []byte("{}\n")
+		if len(hooks) > 0 && hooks[0].Flat {
+			text = []byte("{\n  \"version\": 1\n}\n")
+		}
 	}
 	members, open, err := topObject(text)
 	if err != nil {
@@ -176,6 +183,9 @@ func groupByEvent(hooks []Hook) []eventHooks {
 
 // groups renders one hook group (the agents' shared shape) as JSON.
 func groups(hooks []Hook) string {
+	if len(hooks) > 0 && hooks[0].Flat {
+		return flatEntries(hooks)
+	}
 	type command struct {
 		Name    string `json:"name,omitempty"`
 		Type    string `json:"type"`
@@ -197,4 +207,25 @@ func groups(hooks []Hook) string {
 		panic(err)
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// flatEntries renders hooks in GitHub Copilot CLI's shape: one entry a
+// hook, {"type": "command", "bash", "timeoutSec"} (docs.github.com,
+// "GitHub Copilot CLI hooks reference"; checked with @github/copilot
+// 1.0.102).
+func flatEntries(hooks []Hook) string {
+	type entry struct {
+		Type    string `json:"type"`
+		Bash    string `json:"bash"`
+		Timeout int    `json:"timeoutSec,omitempty"`
+	}
+	var parts []string
+	for _, h := range hooks {
+		b, err := json.Marshal(entry{Type: "command", Bash: h.Command, Timeout: h.Timeout})
+		if err != nil {
+			panic(err) // encoding strings cannot fail
+		}
+		parts = append(parts, string(b))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents"
 )
 
 // bound is a size limit on one property of a tool's input, written into
@@ -18,7 +20,13 @@ type bound struct {
 	maxLength int // of a string, or of each string of an array
 	maxItems  int // of an array
 	enum      []any
+	// names replace {names} in the property's description, as a list
+	// ("a, b or c"): the agents and targets come from their tables.
+	names []string
 }
+
+// namesMark stands in a jsonschema tag for a list that is computed.
+const namesMark = "{names}"
 
 // Bounds shared by the tools: the record's own limits (handoff.MaxTitle…),
 // and short ones for references and names.
@@ -58,6 +66,14 @@ func inputSchema[In any](bounds map[string]bound) *jsonschema.Schema {
 		}
 		if b.enum != nil {
 			target.Enum = b.enum
+		}
+		if b.names != nil {
+			p.Description = strings.ReplaceAll(p.Description, namesMark, agents.OrList(b.names...))
+		}
+	}
+	for name, p := range s.Properties {
+		if strings.Contains(p.Description, namesMark) {
+			panic(fmt.Sprintf("mcpserver: property %q: %s without names", name, namesMark))
 		}
 	}
 	return s

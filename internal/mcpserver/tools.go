@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/briefing"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/redact"
@@ -45,9 +46,11 @@ const (
 )
 
 func (s *server) addTools(srv *mcp.Server) {
+	target := bound{maxLength: boundName.maxLength, names: targets.Names()}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)}
 	writes := &mcp.ToolAnnotations{DestructiveHint: new(false), OpenWorldHint: new(false)}
-	filters := map[string]bound{"tool": boundName, "project": boundQuery, "query": boundQuery, "id": boundRef, "since": boundBudget}
+	toolName := bound{maxLength: boundName.maxLength, names: agents.Names()}
+	filters := map[string]bound{"tool": toolName, "project": boundQuery, "query": boundQuery, "id": boundRef, "since": boundBudget}
 	addTool(srv, s.gate, &mcp.Tool{Name: ToolList, Title: "List handoffs", Annotations: readOnly,
 		Description: "Lists stored handoffs, newest first, with the filters of 'session-handoff list': tool, project (a name, or a directory and everything under it), query, id prefix, since (90m, 6h, 2d, 1w or a date), latest, limit (default 20, at most 200)."},
 		filters, s.list)
@@ -59,14 +62,15 @@ func (s *server) addTools(srv *mcp.Server) {
 		Description: "Shows one handoff in full: its task, state, decisions, next steps, questions, files, commands, git state and where it came from. id is an id, a unique prefix or latest (the default: the newest handoff of this project)."},
 		ref, s.show)
 	notes := map[string]bound{"title": boundTitle, "summary": boundSummary, "next_steps": boundItems, "decisions": boundItems, "questions": boundItems, "tags": boundTags}
-	saveBounds := map[string]bound{"tool": boundName}
+	saveBounds := map[string]bound{"tool": toolName}
 	for k, v := range notes {
 		saveBounds[k] = v
 	}
 	addTool(srv, s.gate, &mcp.Tool{Name: ToolSave, Title: "Save a handoff", Annotations: writes,
 		Description: "Saves a handoff of this project: title, summary, next steps in order, decisions with their reasons, open questions, tags. The git state (branch, HEAD, upstream, staged, unstaged and untracked files, recent commits) is recorded with it, as 'session-handoff save' does. Returns its id and what would make it more complete."},
 		saveBounds, s.save)
-	captureBounds := map[string]bound{"from": {maxLength: 16, enum: []any{"auto", "claude-code", "codex", "gemini"}}, "session": boundRef}
+	from := append(capture.AgentNames(), "auto")
+	captureBounds := map[string]bound{"from": {maxLength: 16, enum: anys(from), names: from}, "session": boundRef}
 	for k, v := range notes {
 		captureBounds[k] = v
 	}
@@ -75,19 +79,28 @@ func (s *server) addTools(srv *mcp.Server) {
 		captureBounds, s.capture)
 	addTool(srv, s.gate, &mcp.Tool{Name: ToolResume, Title: "Brief this session", Annotations: readOnly,
 		Description: "The start-of-session briefing for this project: its identity and memory files (SOUL.md, MEMORY.md), the latest handoff, and how the git worktree moved since. budget caps its size: tokens (8000) or bytes (32KiB)."},
-		map[string]bound{"target": boundName, "budget": boundBudget}, s.resume)
+		map[string]bound{"target": target, "budget": boundBudget}, s.resume)
 	addTool(srv, s.gate, &mcp.Tool{Name: ToolRender, Title: "Render a handoff", Annotations: readOnly,
-		Description: "Renders a handoff as a prompt (or an instruction-file section) for an agent: target is generic, claude-code, codex, gemini, cursor or copilot; budget caps the size (low-value sections give way first; provenance, decisions and next steps never); sections picks sections by id. Nothing is written to any file."},
-		map[string]bound{"id": boundRef, "target": boundName, "budget": boundBudget, "as": {maxLength: 16, enum: []any{"prompt", "instructions"}},
+		Description: "Renders a handoff as a prompt (or an instruction-file section) for an agent: target is " + agents.OrList(targets.Names()...) + "; budget caps the size (low-value sections give way first; provenance, decisions and next steps never); sections picks sections by id. Nothing is written to any file."},
+		map[string]bound{"id": boundRef, "target": target, "budget": boundBudget, "as": {maxLength: 16, enum: []any{"prompt", "instructions"}},
 			"sections": {maxLength: 32, maxItems: len(render.SectionIDs)}}, s.render)
 	addTool(srv, s.gate, &mcp.Tool{Name: ToolScore, Title: "Score a handoff", Annotations: readOnly,
 		Description: "Rates how complete a handoff is (0-100) against the rubric of 'session-handoff score', and says what to add."},
 		ref, s.score)
 }
 
+// anys converts names for a schema's enum.
+func anys(names []string) []any {
+	out := make([]any, len(names))
+	for i, n := range names {
+		out[i] = n
+	}
+	return out
+}
+
 // listInput are handoff_list's arguments: list's filters.
 type listInput struct {
-	Tool    string `json:"tool,omitempty" jsonschema:"only handoffs from this agent (claude-code, codex, gemini…)"`
+	Tool    string `json:"tool,omitempty" jsonschema:"only handoffs from this agent ({names}…)"`
 	Project string `json:"project,omitempty" jsonschema:"only handoffs for this project name, or this directory and everything under it"`
 	Query   string `json:"query,omitempty" jsonschema:"only handoffs with this in any text field, ignoring case"`
 	ID      string `json:"id,omitempty" jsonschema:"only ids starting with this prefix"`
@@ -290,7 +303,7 @@ type saveInput struct {
 	Decisions []string `json:"decisions,omitempty" jsonschema:"settled decisions, each with its reason"`
 	Questions []string `json:"questions,omitempty" jsonschema:"open questions"`
 	Tags      []string `json:"tags,omitempty" jsonschema:"tags: letters, digits and . _ : / + -"`
-	Tool      string   `json:"tool,omitempty" jsonschema:"the agent that did the work (claude-code, codex, gemini…); default: the agent the server was set up for"`
+	Tool      string   `json:"tool,omitempty" jsonschema:"the agent that did the work ({names}…); default: the agent the server was set up for"`
 	NoGit     bool     `json:"no_git,omitempty" jsonschema:"save without git state, for a project that is not a git worktree"`
 }
 
@@ -316,7 +329,7 @@ func (s *server) save(ctx context.Context, in saveInput) (*mcp.CallToolResult, s
 		tool = s.defaultTool()
 	}
 	if !handoff.ValidTool(tool) {
-		return nil, savedOutput{}, fmt.Errorf("tool %q: want a lower-case name such as claude-code, codex or gemini", handoff.Shorten(handoff.CleanText(tool), 40))
+		return nil, savedOutput{}, fmt.Errorf("tool %q: want a lower-case name such as %s", handoff.Shorten(handoff.CleanText(tool), 40), agents.OrList(agents.Names()...))
 	}
 	rec, err := handoff.New(s.now(), tool, in.Title)
 	if err != nil {
@@ -369,7 +382,7 @@ func (s *server) defaultTool() string {
 
 // captureInput are handoff_capture's arguments.
 type captureInput struct {
-	From      string   `json:"from,omitempty" jsonschema:"the agent whose transcript to read: claude-code, codex, gemini or auto (default: the agent the server was set up for, else auto)"`
+	From      string   `json:"from,omitempty" jsonschema:"the agent whose transcript to read: {names} (default: the agent the server was set up for, else auto)"`
 	Session   string   `json:"session,omitempty" jsonschema:"latest (the default: the newest session of this project) or a session id or unique prefix of one; never a file"`
 	Title     string   `json:"title,omitempty" jsonschema:"one line that says what the work is (default: the session's own)"`
 	Summary   string   `json:"summary,omitempty" jsonschema:"where things stand"`
@@ -454,7 +467,7 @@ func redactions(r []handoff.Redaction) string {
 
 // resumeInput are handoff_resume's arguments.
 type resumeInput struct {
-	Target string `json:"target,omitempty" jsonschema:"the agent to write for: generic, claude-code, codex, gemini, cursor or copilot (default: the agent the server was set up for)"`
+	Target string `json:"target,omitempty" jsonschema:"the agent to write for: {names} (default: the agent the server was set up for)"`
 	Budget string `json:"budget,omitempty" jsonschema:"size limit: tokens (8000) or bytes (32KiB); default none"`
 }
 
@@ -514,7 +527,7 @@ func (s *server) target(name string) (targets.Profile, error) {
 type renderInput struct {
 	ID          string   `json:"id,omitempty" jsonschema:"a handoff id, a unique prefix of one, or latest (the default: the newest handoff of this project)"`
 	AllProjects bool     `json:"all_projects,omitempty" jsonschema:"latest means the newest handoff in the whole store, not this project's"`
-	Target      string   `json:"target,omitempty" jsonschema:"the agent to write for: generic, claude-code, codex, gemini, cursor or copilot (default: the agent the server was set up for)"`
+	Target      string   `json:"target,omitempty" jsonschema:"the agent to write for: {names} (default: the agent the server was set up for)"`
 	As          string   `json:"as,omitempty" jsonschema:"prompt (the default: a message that starts a session) or instructions (a section of an instruction file)"`
 	Budget      string   `json:"budget,omitempty" jsonschema:"size limit: tokens (8000) or bytes (32KiB); default none for a prompt, the target's for instructions"`
 	Sections    []string `json:"sections,omitempty" jsonschema:"only these sections, by id (provenance is always included)"`

@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/session-handoff/session-handoff/internal/agents"
 )
 
 // Gen writes plausible transcripts: requests, replies, tool calls with
@@ -59,21 +61,21 @@ func New(seed uint64, cwd string) *Gen {
 	return g
 }
 
-// Agents are the names Write takes, as the capture package spells them.
-var Agents = []string{"claude-code", "codex", "gemini"}
+// Agents are the names Write takes, as the agents table spells them.
+var Agents = []string{agents.ClaudeCode, agents.Codex, agents.Gemini}
 
-// Write writes a transcript of agent ("claude-code", "codex" or "gemini")
-// of about size bytes: it stops after the turn that reaches size.
+// Write writes a transcript of agent (one of Agents) of about size bytes:
+// it stops after the turn that reaches size.
 func (g *Gen) Write(agent string, w io.Writer, size int) error {
 	switch agent {
-	case "claude-code":
+	case agents.ClaudeCode:
 		return g.Claude(w, size)
-	case "codex":
+	case agents.Codex:
 		return g.Codex(w, size)
-	case "gemini":
+	case agents.Gemini:
 		return g.Gemini(w, size)
 	}
-	return fmt.Errorf("transcriptgen: unknown agent %q (want claude-code, codex or gemini)", agent)
+	return fmt.Errorf("transcriptgen: unknown agent %q (want %s)", agent, agents.OrList(Agents...))
 }
 
 var (

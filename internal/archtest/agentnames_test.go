@@ -1,0 +1,125 @@
+package archtest
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/agents"
+)
+
+// readerDir holds the files that read one agent's own formats, named
+// after the agent (internal/capture/codexexec.go is Codex's): they spell
+// the agent's name where its format does.
+const readerDir = "internal/capture"
+
+// allowedLiterals are the string literals, by file and by how they start,
+// that name agents but are no list of agents to derive from the table.
+var allowedLiterals = map[string][]string{
+	// Wire formats: the word is the agent's format or API, not our name
+	// for the agent (Gemini CLI's message type "gemini", the Gemini API,
+	// the JSON keys the fast parser interns).
+	"internal/capture/jsonfast.go":            {"gemini"},
+	"internal/e2e/fakemodel/fakemodel.go":     {"gemini"},
+	"internal/transcriptgen/transcriptgen.go": {"gemini"},
+	// A word that marks a provider's key in an assignment (GEMINI_KEY=),
+	// whatever agent is running.
+	"internal/redact/assign.go": {"gemini"},
+	// Examples (command lines to copy, one agent each) and prose about
+	// each agent's own files, commands and variables: the agents' own
+	// facts, until each agent's knowledge moves into its folder.
+	"cmd/session-handoff/capturecmd.go": {"  session-handoff capture --from "},
+	"cmd/session-handoff/helptopics.go": {"SESSION_HANDOFF_HOME\n"},
+	"cmd/session-handoff/integratecmd.go": {"Adds session-handoff's hooks to the agent's own settings file",
+		"  session-handoff integrate ", "  integrate claude-code --plugin DIR | gemini --extension DIR"},
+	"cmd/session-handoff/launch.go":    {"Renders the handoff as a prompt for the target", "  session-handoff launch --target "},
+	"cmd/session-handoff/rendercmd.go": {"  session-handoff render latest --target "},
+}
+
+// TestAgentNamesOnlyInTheTable fails when an agent's name is spelled out
+// as a Go string literal outside internal/agents, the agent's reader files
+// in internal/capture and tests: every list, help text, completion and
+// schema enumeration of agents must derive from the table (issue 36).
+func TestAgentNamesOnlyInTheTable(t *testing.T) {
+	var names []string
+	for _, a := range agents.All() {
+		names = append(names, regexp.QuoteMeta(a.Name))
+	}
+	word := regexp.MustCompile(`(^|[^a-z0-9_-])(` + strings.Join(names, "|") + `)($|[^a-z0-9_-])`)
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	used := map[string]bool{}
+	err := eachGoFile(root, func(path, rel string) error {
+		rel = filepath.ToSlash(rel)
+		if strings.HasPrefix(rel, "internal/agents/") || isReaderFile(rel) {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(lit.Value)
+			if err != nil || !namesAgents(word, s) {
+				return true
+			}
+			for _, a := range allowedLiterals[rel] {
+				if a == s || len(a) > 16 && strings.HasPrefix(s, a) {
+					used[rel+"\x00"+a] = true
+					return true
+				}
+			}
+			t.Errorf("%s: %q names an agent: take it from internal/agents", fset.Position(lit.Pos()), s)
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, lits := range allowedLiterals {
+		for _, s := range lits {
+			if !used[file+"\x00"+s] {
+				t.Errorf("allowedLiterals: %s no longer holds %q: drop it from the list", file, s)
+			}
+		}
+	}
+}
+
+// isReaderFile says whether rel is one agent's reader in internal/capture:
+// its name starts with the agent's name (claude.go, codexexec.go).
+func isReaderFile(rel string) bool {
+	dir, base := filepath.ToSlash(filepath.Dir(rel)), filepath.Base(rel)
+	if dir != readerDir {
+		return false
+	}
+	for _, a := range agents.All() {
+		if strings.HasPrefix(base, strings.SplitN(a.Name, "-", 2)[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesAgents says whether s is an agent's name, or a list that names two
+// agents or more: a single mention in a sentence, a path or an example
+// command line is the agent's own text, not a list of agents.
+func namesAgents(word *regexp.Regexp, s string) bool {
+	found := map[string]bool{}
+	for _, m := range word.FindAllStringSubmatch(s, -1) {
+		found[m[2]] = true
+	}
+	if len(found) == 0 {
+		return false
+	}
+	return len(found) > 1 || word.FindStringSubmatch(s)[2] == strings.TrimSpace(s)
+}
