@@ -119,7 +119,11 @@ func (s *Store) Check(repair bool) (*CheckReport, error) {
 		if err := s.writeSearch(scan); err != nil {
 			return nil, err
 		}
-		if err := safefile.WriteFile(s.path(indexFile), scan.indexBytes(), filePerm); err != nil {
+		data := scan.indexBytes()
+		if err := s.markIdentities(data); err != nil {
+			return nil, err
+		}
+		if err := safefile.WriteFile(s.path(indexFile), data, filePerm); err != nil {
 			return nil, fmt.Errorf("write index: %w", err)
 		}
 		rep.IndexRebuilt = problem != ""

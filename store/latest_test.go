@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -311,5 +312,39 @@ func TestLatestForProjectByIdentityPastTheTail(t *testing.T) {
 		if err != nil || got != c.want || reads != 1 || (c.want != "" && how != MatchIdentity) {
 			t.Errorf("root %s: %s (%v) %v, identity read %d times; want %s", c.root[:4], got, how, err, reads, c.want)
 		}
+	}
+}
+
+// TestIdentitiesMarker: the identities file, which lets a project with no
+// handoff skip the search for imported ones, is there once an imported
+// record carrying a project identity is listed, by a save or by a
+// rebuild of the index from the records, and never before: a store of
+// its own handoffs and identity-less imports reads no identity.
+func TestIdentitiesMarker(t *testing.T) {
+	s := newTestStore(t)
+	t0 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	mustSave(t, s, mkRecord(t, t0, "codex", "app", "made here"))
+	mustSave(t, s, imported(mkRecord(t, t0.Add(time.Minute), "codex", "old", "an import without identity"), t0))
+	if may, err := s.mayHoldIdentities(); err != nil || may {
+		t.Fatalf("before any import with an identity: %v %v", may, err)
+	}
+	laptop := fromMachine(mkRecord(t, t0.Add(time.Hour), "codex", "x", "made on the laptop"), "/Users/me/app", strings.Repeat("e", 40), "")
+	mustSave(t, s, laptop)
+	if may, err := s.mayHoldIdentities(); err != nil || !may {
+		t.Fatalf("after one: %v %v", may, err)
+	}
+	// Gone (a store copied without it): the rebuild makes it again.
+	if err := os.Remove(s.path(identitiesFile)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Check(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(s.path(indexFile)); err != nil {
+		t.Fatal(err)
+	}
+	mustSave(t, s, mkRecord(t, t0.Add(2*time.Hour), "codex", "app", "again"))
+	if may, err := s.mayHoldIdentities(); err != nil || !may {
+		t.Fatalf("after a rebuild from the records: %v %v", may, err)
 	}
 }

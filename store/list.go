@@ -765,13 +765,14 @@ func (s *Store) LatestForProject(root string, identity func() handoff.Identity) 
 }
 
 // indexLacksIdentity reports whether no handoff imported from another
-// machine can be of the repository id describes: the index has no
-// imported handoff at all, or none holds its root commit or a remote key
-// of its. The identity is read only in the second case.
+// machine can be of the repository id describes: the store has never
+// listed an imported handoff with a project identity (the identities
+// file, one stat), or no line holds its root commit or a remote key of
+// its. The identity is read only in the second case.
 func (s *Store) indexLacksIdentity(id *lazyIdentity) (bool, error) {
-	absent, err := s.indexLacksFields(handoff.SourceImport)
-	if err != nil || absent {
-		return absent, err
+	may, err := s.mayHoldIdentities()
+	if err != nil || !may {
+		return !may, err
 	}
 	here := id.get()
 	if !here.Known() {

@@ -67,8 +67,11 @@ const (
 	indexFile   = "index"
 	lockFile    = "lock"
 	pendingFile = "pending"
-	blobsDir    = "blobs/sha256"
-	recordExt   = ".json"
+	// identitiesFile exists once the index may list an imported record
+	// that carries its project's identity (identity.go).
+	identitiesFile = "identities"
+	blobsDir       = "blobs/sha256"
+	recordExt      = ".json"
 )
 
 // Permissions of what the store creates: records may hold private notes.

@@ -247,6 +247,9 @@ func cutTorn(f *os.File, path string, size int64) (bool, error) {
 // appendIndex appends one event line with a single write and fsyncs it. A
 // failed write is cut back off, so it does not leave a torn line.
 func (w *writer) appendIndex(line []byte) error {
+	if err := w.s.markIdentities(line); err != nil {
+		return err
+	}
 	return appendSynced(w.s.path(indexFile), "index", line, false)
 }
 
@@ -304,6 +307,9 @@ func (w *writer) rebuild() (*scanResult, []byte, error) {
 	// The search cache first: an index that is whole says the cache is
 	// too (an interrupted rebuild is redone, the index being damaged).
 	if err := w.s.writeSearch(scan); err != nil {
+		return nil, nil, err
+	}
+	if err := w.s.markIdentities(data); err != nil {
 		return nil, nil, err
 	}
 	if err := safefile.WriteFile(w.s.path(indexFile), data, filePerm); err != nil {
