@@ -105,6 +105,11 @@ type Options struct {
 	// captured), or a pull when id is empty. It is called only when sync
 	// is on for root (devsync); nil never syncs.
 	StartSync func(root string, id handoff.ID) error
+	// SyncBeside starts the session-start pull beside the briefing, not
+	// after it: the pull's start (a process, about a millisecond) then
+	// costs the hook nothing. Off when the hook waits for the sync it
+	// starts (tests), which must not import while the briefing is read.
+	SyncBeside bool
 	// StartLater runs this hook again in a process of its own, with
 	// input as its stdin and since passed on as Since, and returns at
 	// once; nil does the work now. It serves GitHub Copilot CLI's session
@@ -185,9 +190,21 @@ func Run(ctx context.Context, o Options) error {
 	pause := handover.PauseFiles(o.ConfigDir, root)
 	if o.Event == "session-start" {
 		// The briefing is made from what has arrived already; the pull
-		// for next time starts after it, and is not waited for.
+		// for next time is started beside it (or after it), and is not
+		// waited for.
+		syncing := handover.CheckPause(pause) == nil
+		var started chan error
+		if syncing && o.SyncBeside {
+			started = make(chan error, 1)
+			go func() { started <- o.syncStart(root, "") }()
+		}
 		err := sessionStart(ctx, o, root, pause)
-		if handover.CheckPause(pause) == nil {
+		switch {
+		case started != nil:
+			if serr := <-started; serr != nil {
+				o.warn("sync not started: %v", serr)
+			}
+		case syncing:
 			o.startSync(root, "")
 		}
 		return err
@@ -241,16 +258,21 @@ func Run(ctx context.Context, o Options) error {
 // startSync starts the sync of root, push (id set) or pull, when it is on
 // for root; what goes wrong is a warning, never the hook's failure.
 func (o Options) startSync(root string, id handoff.ID) {
+	if err := o.syncStart(root, id); err != nil {
+		o.warn("sync not started: %v", err)
+	}
+}
+
+// syncStart is startSync returning what went wrong instead of warning.
+func (o Options) syncStart(root string, id handoff.ID) error {
 	if o.StartSync == nil {
-		return
+		return nil
 	}
 	_, on, err := devsync.Enabled(o.ConfigDir, root)
 	if err == nil && on {
 		err = o.StartSync(root, id)
 	}
-	if err != nil {
-		o.warn("sync not started: %v", err)
-	}
+	return err
 }
 
 // LaterWait bounds how long a later session-end hook waits for GitHub
