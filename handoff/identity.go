@@ -33,6 +33,15 @@ func (id Identity) Matches(root, remote string) bool {
 	return remote != "" && slices.Contains(id.RemoteKeys, remote)
 }
 
+// Takes reports whether r may be taken for the project of the repository
+// id describes though it was made at another path: imported from another
+// machine (source.kind import), for the same repository (Matches), and
+// signed by a key the trust store holds (Source.Vouched), so that a
+// stranger's bundle naming a repository never becomes its latest.
+func (id Identity) Takes(r *Record) bool {
+	return r.Source.Kind == SourceImport && r.Source.Vouched() && id.Matches(r.Project.RootCommit, RemoteKey(r.Project.Remote))
+}
+
 // RemoteKey is the part of a remote URL that names the repository the same
 // way from every machine: host and path, lower-cased, without the scheme,
 // the user, the port, a trailing slash or ".git", so

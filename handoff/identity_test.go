@@ -66,3 +66,29 @@ func TestValidCommit(t *testing.T) {
 		}
 	}
 }
+
+func TestIdentityTakes(t *testing.T) {
+	a := strings.Repeat("a", 40)
+	id := Identity{RootCommit: a}
+	rec := func(kind, verification, root string) *Record {
+		r := &Record{Project: Project{RootCommit: root}, Source: Source{Kind: kind}}
+		if kind == SourceImport {
+			r.Source.Import = &Provenance{Verification: verification}
+		}
+		return r
+	}
+	for _, c := range []struct {
+		r    *Record
+		want bool
+	}{
+		{rec(SourceImport, "verified", a), true},
+		{rec(SourceImport, "untrusted", a), false}, // a stranger's bundle
+		{rec(SourceImport, "pinned", a), false},
+		{rec(SourceHand, "", a), false}, // made on this machine
+		{rec(SourceImport, "verified", strings.Repeat("b", 40)), false},
+	} {
+		if got := id.Takes(c.r); got != c.want {
+			t.Errorf("Takes(%s, %+v) = %v", c.r.Source.Kind, c.r.Source.Import, got)
+		}
+	}
+}

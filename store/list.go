@@ -699,10 +699,7 @@ func (s *Store) LatestForProject(root string, identity func() handoff.Identity) 
 	}
 	m.exactPath = true
 	if identity != nil {
-		m.elsewhere = &lazyIdentity{read: identity, vouched: func(id handoff.ID) bool {
-			rec, err := s.Get(id)
-			return err == nil && rec.Source.Vouched()
-		}}
+		m.elsewhere = &lazyIdentity{read: identity, get: s.Get}
 	}
 	name := filepath.Base(root)
 	byName := name != "/" && name != "." && !strings.ContainsRune(name, filepath.Separator)
@@ -774,7 +771,7 @@ func (s *Store) indexLacksIdentity(id *lazyIdentity) (bool, error) {
 	if err != nil || !may {
 		return !may, err
 	}
-	here := id.get()
+	here := id.identity()
 	if !here.Known() {
 		return true, nil
 	}
@@ -789,15 +786,14 @@ func (s *Store) indexLacksIdentity(id *lazyIdentity) (bool, error) {
 // decides whether an imported handoff may be taken for the project.
 type lazyIdentity struct {
 	read func() handoff.Identity
-	// vouched reports whether the handoff id was signed by a key the
-	// trust store holds (handoff.Source.Vouched): a stranger's bundle
-	// naming this repository must not become its latest.
-	vouched func(id handoff.ID) bool
-	done    bool
-	id      handoff.Identity
+	// get reads a record whose index line matches, for the identity to
+	// decide on it whole (handoff.Identity.Takes).
+	get  func(id handoff.ID) (*handoff.Record, error)
+	done bool
+	id   handoff.Identity
 }
 
-func (l *lazyIdentity) get() handoff.Identity {
+func (l *lazyIdentity) identity() handoff.Identity {
 	if !l.done {
 		l.id, l.done = l.read(), true
 	}
@@ -823,10 +819,12 @@ func (l *lazyIdentity) matches(f [indexFields][]byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if !l.get().Matches(string(root), string(remote)) {
+	here := l.identity()
+	if !here.Matches(string(root), string(remote)) {
 		return false, nil
 	}
-	return l.vouched(handoff.ID(f[fID])), nil
+	rec, err := l.get(handoff.ID(f[fID]))
+	return err == nil && here.Takes(rec), nil
 }
 
 // Matches reports whether query, ignoring case, occurs in the entry's id,

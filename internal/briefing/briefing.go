@@ -156,7 +156,7 @@ func lastWithSubstance(s *store.Store, newest *handoff.Record, root string, iden
 		if err != nil {
 			continue
 		}
-		if !here && !(rec.Source.Vouched() && identity().Matches(rec.Project.RootCommit, handoff.RemoteKey(rec.Project.Remote))) {
+		if !here && !identity().Takes(rec) {
 			continue
 		}
 		seen++
