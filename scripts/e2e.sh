@@ -33,39 +33,51 @@ if [ "$node_major" -lt 20 ]; then
   echo "e2e: Node $node_major is too old: Gemini CLI needs Node 20 or later" >&2; exit 1
 fi
 
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/session-handoff-e2e/claude-${CLAUDE_CODE_VERSION}_codex-${CODEX_VERSION}_gemini-${GEMINI_CLI_VERSION}_copilot-${COPILOT_VERSION}"
-if [ ! -f "$cache/.complete" ]; then
-  echo "installing the agents into $cache"
-  rm -rf "$cache"; mkdir -p "$cache"
-  # The native binaries come inside the platform packages
-  # (@anthropic-ai/claude-code-linux-x64, @openai/codex-linux-x64).
-  # --ignore-scripts: no package's install script runs (node-pty's would
-  # build with node-gyp) but Claude Code's own, below.
-  npm install --prefix "$cache" --no-audit --no-fund --ignore-scripts --loglevel=error \
-    "@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}" \
-    "@openai/codex@${CODEX_VERSION}" \
-    "@google/gemini-cli@${GEMINI_CLI_VERSION}" \
-    "@github/copilot@${COPILOT_VERSION}" >/dev/null
-  # Claude Code's bin/claude.exe is a stub until its postinstall links the
-  # platform package's binary in its place (install.cjs of
-  # @anthropic-ai/claude-code@2.1.328, which picks glibc or musl, x64 or arm64).
-  (cd "$cache/node_modules/@anthropic-ai/claude-code" && node install.cjs >/dev/null)
-  touch "$cache/.complete"
-fi
-bin="$cache/node_modules/.bin"
-# Copilot CLI unpacks its package (~235 MB) on its first run into
-# $COPILOT_CACHE_HOME/pkg: once, here, for every world of the suite
-# (internal/e2e gives each the same directory).
-export COPILOT_CACHE_HOME="$cache/.copilot-cache"
-# Each agent runs, at the pinned version, before any test.
-for pin in "claude:${CLAUDE_CODE_VERSION}" "codex:${CODEX_VERSION}" "gemini:${GEMINI_CLI_VERSION}" "copilot:${COPILOT_VERSION}"; do
-  a=${pin%%:*} want=${pin#*:}
-  got=$("$bin/$a" --version 2>&1 | head -1) || { echo "e2e: $a does not run: $got" >&2; exit 1; }
-  case "$got" in *"$want"*) ;; *) echo "e2e: $a --version says '$got', want $want" >&2; exit 1 ;; esac
-done
-
+# The agents: program, npm package, version (versions.env). Each installs
+# into a cache of its own, kept between runs, so that a new pin installs
+# that agent alone.
+agents=(
+  "claude @anthropic-ai/claude-code ${CLAUDE_CODE_VERSION}"
+  "codex @openai/codex ${CODEX_VERSION}"
+  "gemini @google/gemini-cli ${GEMINI_CLI_VERSION}"
+  "copilot @github/copilot ${COPILOT_VERSION}"
+)
+cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/session-handoff-e2e"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+bin="$work/bin"
+mkdir -p "$bin"
+pins=""
+for entry in "${agents[@]}"; do
+  read -r program package version <<<"$entry"
+  cache="$cache_root/$program-$version"
+  if [ ! -f "$cache/.complete" ]; then
+    echo "installing $package@$version into $cache"
+    rm -rf "$cache"; mkdir -p "$cache"
+    # --ignore-scripts: no package's install script runs (node-pty's would
+    # build with node-gyp); the native binaries come inside the platform
+    # packages (@anthropic-ai/claude-code-linux-x64, @openai/codex-linux-x64).
+    npm install --prefix "$cache" --no-audit --no-fund --ignore-scripts --loglevel=error "$package@$version" >/dev/null
+    if [ "$program" = claude ]; then
+      # Claude Code's bin/claude.exe is a stub until its postinstall links
+      # the platform package's binary in its place (install.cjs of
+      # @anthropic-ai/claude-code@2.1.328, which picks glibc or musl, x64
+      # or arm64).
+      (cd "$cache/node_modules/@anthropic-ai/claude-code" && node install.cjs >/dev/null)
+    fi
+    touch "$cache/.complete"
+  fi
+  ln -s "$cache/node_modules/.bin/$program" "$bin/$program"
+  # Each agent runs, at the pinned version, before any test.
+  got=$("$bin/$program" --version 2>&1 | head -1) || { echo "e2e: $program does not run: $got" >&2; exit 1; }
+  case "$got" in *"$version"*) ;; *) echo "e2e: $program --version says '$got', want $version" >&2; exit 1 ;; esac
+  pins="$pins $program $version,"
+done
+# Copilot CLI unpacks its package (~235 MB) on its first run into
+# $COPILOT_CACHE_HOME/pkg: once, for every world of the suite
+# (internal/e2e gives each E2E_COPILOT_CACHE).
+export E2E_COPILOT_CACHE="$cache_root/copilot-${COPILOT_VERSION}/.copilot-cache"
+
 go build -o "$work/session-handoff" ./cmd/session-handoff
 go test -c -tags e2e -o "$work/e2e.test" ./internal/e2e
 
@@ -85,5 +97,5 @@ if [ "$status" -eq 0 ] && [ -z "${E2E_VERBOSE:-}" ]; then
 else
   cat "$work/log"
 fi
-echo "e2e: claude-code ${CLAUDE_CODE_VERSION}, codex ${CODEX_VERSION}, gemini ${GEMINI_CLI_VERSION}, copilot ${COPILOT_VERSION}: took $(( $(date +%s) - start )) s"
+echo "e2e:${pins%,}: took $(( $(date +%s) - start )) s"
 exit "$status"

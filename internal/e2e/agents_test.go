@@ -338,8 +338,8 @@ var copilot = agent{
 			"COPILOT_MODEL=gpt-4.1",
 			// The ~235 MB it unpacks on its first run, once for every
 			// world (sea-loader.js of 1.0.102 looks in
-			// $COPILOT_CACHE_HOME/pkg first).
-			"COPILOT_CACHE_HOME=" + filepath.Join(filepath.Dir(filepath.Dir(agentBin)), ".copilot-cache"),
+			// $COPILOT_CACHE_HOME/pkg first; scripts/e2e.sh names it).
+			"COPILOT_CACHE_HOME=" + os.Getenv("E2E_COPILOT_CACHE"),
 			// A repository's hooks load in prompt mode (-p) only so, or
 			// in a folder the user trusted interactively (cli-main.js of
 			// 1.0.102, "Loading repo hooks in prompt mode").
