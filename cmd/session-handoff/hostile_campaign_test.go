@@ -32,7 +32,7 @@ import (
 //	scripts/hostile.sh
 //	go test ./cmd/session-handoff/ -run '^TestHostileCampaign$' -hostile -v
 //
-// The corpora: testdata/bundles/bad (bundles), internal/capture/testdata/hostile and
+// The corpora: testdata/bundles/bad (bundles), internal/transcript/testdata/hostile and
 // testdata/hostile/transcripts (transcripts), testdata/hostile/keys,
 // testdata/hostile/trust and testdata/hostile/configs/{handover,redact,
 // settings,memory}. Inputs that cannot be files in git (a directory, a
@@ -487,7 +487,7 @@ func checkCorpusCovered(t *testing.T, inputs []hostileInput) {
 		}
 	}
 	var missing []string
-	for _, dir := range []string{hostileCorpus, filepath.Join("..", "..", "internal", "capture", "testdata", "hostile")} {
+	for _, dir := range []string{hostileCorpus, filepath.Join("..", "..", "internal", "transcript", "testdata", "hostile")} {
 		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || d.Name() == "README.md" {
 				return nil
@@ -623,7 +623,7 @@ func lastOf(list []string) string {
 // captureAgents are the --from values, in the order of the tables.
 var captureAgents = []string{"claude-code", "codex", "gemini"}
 
-// captureHostileWant: internal/capture/testdata/hostile, by file, for claude-code,
+// captureHostileWant: internal/transcript/testdata/hostile, by file, for claude-code,
 // codex and gemini.
 var captureHostileWant = map[string][3]transcriptWant{
 	"blank.jsonl":       {{refused: true}, {refused: true}, {refused: true}},
@@ -753,7 +753,7 @@ var secretTranscripts = map[string]struct {
 
 func transcriptInputs(t *testing.T) []hostileInput {
 	var out []hostileInput
-	dir := filepath.Join("..", "..", "internal", "capture", "testdata", "hostile")
+	dir := filepath.Join("..", "..", "internal", "transcript", "testdata", "hostile")
 	names := make([]string, 0, len(captureHostileWant))
 	for n := range captureHostileWant {
 		names = append(names, n)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/transcriptgen"
 )
 
@@ -256,7 +257,7 @@ func makeBenchHome(home string) error {
 		agent := Agents[i%3]
 		switch agent {
 		case ClaudeCode:
-			file = filepath.Join(home, ".claude", "projects", claudeProjectName(proj), id+".jsonl")
+			file = filepath.Join(home, ".claude", "projects", transcript.ClaudeProjectName(proj), id+".jsonl")
 		case Codex:
 			day := g.Start
 			file = filepath.Join(home, ".codex", "sessions", day.Format("2006"), day.Format("01"), day.Format("02"),
@@ -300,7 +301,7 @@ func writeIfMissing(path, content string) error {
 // corpus (a 2.6 MB Claude Code 2.1 session with subagents, compaction and
 // queued prompts): issue 17 wants a 3 MB real session in under 0.1 s.
 func BenchmarkCaptureRealSession(b *testing.B) {
-	path := filepath.Join(realDir, "claude-code/codemie/session-624a4a58.jsonl")
+	path := filepath.Join("..", "..", "testdata", "transcripts", "real", "claude-code/codemie/session-624a4a58.jsonl")
 	fi, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/redact"
+	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
 // ErrNoSession is wrapped when no transcript matches what was asked for.
@@ -84,7 +86,7 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 		// An empty handoff stored with exit 0 would hide the mistake.
 		d, _ := DetectFile(sess.Path)
 		return nil, fmt.Errorf("%s: %w: %d lines, %d records of no known type, nothing of a %s session (it looks like %s)",
-			sess.Path, ErrNothingToCapture, dig.Stats.Lines, dig.Stats.Unknown, sess.Agent, firstNonEmpty(d.What, "nothing known"))
+			sess.Path, ErrNothingToCapture, dig.Stats.Lines, dig.Stats.Unknown, sess.Agent, cmp.Or(d.What, "nothing known"))
 	}
 	res := &Result{Digest: dig, Session: sess, Report: &redact.Report{}}
 
@@ -104,7 +106,7 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 			rec.Decisions = append(rec.Decisions, q)
 		}
 	}
-	digestNotes(rec, dig)
+	dig.NoteInto(rec)
 	rec.Source = handoff.Source{Kind: handoff.SourceTranscript, Transcript: sess.Path}
 	rec.Source.Machine = paths.Hostname()
 	if err := FromWorktree(ctx, rec, project, opts.NoGit); err != nil {
@@ -122,7 +124,7 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 		}
 	}
 	if st := rec.Git; st != nil {
-		files, err := ReconcileWithGit(ctx, rec.Files, st, dig.CWD, sessionStart(s))
+		files, err := ReconcileWithGit(ctx, rec.Files, st, dig.CWD, transcript.SessionStart(s))
 		if err != nil {
 			return nil, err
 		}
@@ -158,15 +160,6 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 // message, command, edit, todo or summary.
 var ErrNothingToCapture = errors.New("nothing to capture")
 
-// Empty says whether d holds nothing a handoff could carry: no request,
-// message, command, edit, todo, compaction summary, plan, pull request or
-// decision.
-func (d *Digest) Empty() bool {
-	s := d.Session
-	return len(s.Requests) == 0 && s.LastAgentMessage == "" && len(s.Commands) == 0 && len(d.Files) == 0 &&
-		len(s.Todos) == 0 && s.CompactionSummary == "" && s.Plan == "" && len(s.PullRequests) == 0 && len(d.Decisions) == 0
-}
-
 // sameTree reports whether the session's directory cwd is root or under it.
 func sameTree(cwd, root string) bool {
 	if cwd == "" || root == "" {
@@ -192,13 +185,6 @@ func dropVanished(files []handoff.FileTouched, root string) []handoff.FileTouche
 		out = append(out, f)
 	}
 	return out
-}
-
-func sessionStart(s handoff.Session) time.Time {
-	if s.StartedAt != nil {
-		return *s.StartedAt
-	}
-	return time.Time{}
 }
 
 // chooseSession finds the transcript named by opts.Session.
@@ -236,7 +222,7 @@ func chooseSession(opts Options, project string) (SessionInfo, error) {
 	}
 	var matches []SessionInfo
 	if ref == "" || ref == "latest" {
-		matches = MatchProject(all, project)
+		matches = transcript.MatchProject(all, project)
 	} else {
 		for _, s := range all {
 			if strings.HasPrefix(strings.ToLower(s.ID), strings.ToLower(ref)) {
@@ -359,13 +345,13 @@ func withoutAgentFiles(files []handoff.FileTouched, agent Agent, project string,
 	if err != nil {
 		return files
 	}
-	info, err := agent.info()
+	info, err := entry(agent)
 	if err != nil {
 		return files
 	}
 	var own []string
 	for _, d := range info.Dirs(home, env) {
-		if !underDir(project, d) {
+		if !transcript.UnderDir(project, d) {
 			own = append(own, d)
 		}
 	}
@@ -373,6 +359,6 @@ func withoutAgentFiles(files []handoff.FileTouched, agent Agent, project string,
 		return files
 	}
 	return slices.DeleteFunc(slices.Clone(files), func(f handoff.FileTouched) bool {
-		return filepath.IsAbs(f.Path) && slices.ContainsFunc(own, func(d string) bool { return underDir(f.Path, d) })
+		return filepath.IsAbs(f.Path) && slices.ContainsFunc(own, func(d string) bool { return transcript.UnderDir(f.Path, d) })
 	})
 }

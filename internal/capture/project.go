@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
 // Project detection: what kind of project a directory holds and which
@@ -569,7 +570,7 @@ func readJSONObject(p *projectDir, name string) (map[string]any, bool) {
 	if !ok || len(data) >= maxMarkerRead {
 		return nil, false
 	}
-	return parseObject(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), nil)
+	return transcript.DecodeObject(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
 }
 
 // jsonScripts returns the names of the scripts in a package.json-like

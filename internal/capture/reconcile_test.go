@@ -171,3 +171,28 @@ func TestReconcilePaths(t *testing.T) {
 		t.Errorf("no git state: %+v", got)
 	}
 }
+
+// A file the session created and that is gone (git knows nothing of it,
+// and the worktree has no such file) is not reported; one that exists but
+// git ignores stays, and so does a deletion.
+func TestDropVanished(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "ignored.log"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	files := []handoff.FileTouched{
+		{Path: "gone.tmp", Action: "created", Edits: 1},
+		{Path: "ignored.log", Action: "created", Edits: 1},
+		{Path: "new.go", Action: "created", Edits: 1, Git: GitUntracked},
+		{Path: "old.go", Action: "deleted"},
+		{Path: "../outside.txt", Action: "created", Edits: 1},
+	}
+	got := dropVanished(files, root)
+	var paths []string
+	for _, f := range got {
+		paths = append(paths, f.Path)
+	}
+	if want := []string{"ignored.log", "new.go", "old.go", "../outside.txt"}; !slices.Equal(paths, want) {
+		t.Errorf("kept %q, want %q", paths, want)
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/legacy"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"github.com/session-handoff/session-handoff/store"
 	"github.com/session-handoff/session-handoff/targets"
@@ -325,7 +326,7 @@ func checkSessions(s Setup) ([]Check, map[capture.Agent]bool) {
 		c.Status = OK
 		c.Detail = fmt.Sprintf("%s in %s", count(len(sessions), "session"), strings.Join(found, " and "))
 		if s.Project != "" {
-			c.Detail += fmt.Sprintf(", %d for this project", len(capture.MatchProject(sessions, s.Project)))
+			c.Detail += fmt.Sprintf(", %d for this project", len(transcript.MatchProject(sessions, s.Project)))
 		}
 		out = append(out, c)
 	}

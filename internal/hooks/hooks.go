@@ -27,6 +27,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
@@ -215,7 +216,7 @@ func Run(ctx context.Context, o Options) error {
 	// Copilot's log is written when the session shuts down: after the
 	// sessionEnd hook, and after the preCompact hook of a /compact run
 	// (which fires no sessionEnd).
-	if id := in.SessionIDCamel; o.Agent.Flat && o.Event != "session-start" && capture.IsCopilotSessionID(id) {
+	if id := in.SessionIDCamel; o.Agent.Flat && o.Event != "session-start" && transcript.IsCopilotSessionID(id) {
 		switch {
 		case o.Later:
 			waitCopilotEnd(ctx, o, id)
@@ -280,12 +281,12 @@ func (o Options) syncStart(root string, id handoff.ID) error {
 const LaterWait = 2 * time.Minute
 
 // waitCopilotEnd waits until Copilot has written the events of session
-// id (capture.CopilotEnded), polling, at most LaterWait; past that it
+// id (transcript.CopilotEnded), polling, at most LaterWait; past that it
 // captures what there is, and says so.
 func waitCopilotEnd(ctx context.Context, o Options, id string) {
 	deadline := time.Now().Add(LaterWait)
 	for {
-		if file := capture.CopilotEventsFile(id, o.Env); file != "" && capture.CopilotEnded(file, o.Since) {
+		if file := capture.CopilotEventsFile(id, o.Env); file != "" && transcript.CopilotEnded(file, o.Since) {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -410,7 +411,7 @@ func geminiWillCompress(o Options, root string, in Input) bool {
 	if in.TranscriptPath == "" {
 		return true
 	}
-	tokens, model, err := capture.GeminiLastPrompt(in.TranscriptPath)
+	tokens, model, err := transcript.GeminiLastPrompt(in.TranscriptPath)
 	if err != nil {
 		return true
 	}

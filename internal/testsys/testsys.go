@@ -6,7 +6,12 @@
 // Only tests import it.
 package testsys
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
 
 // Mkfifo makes a named pipe at path, or skips the test where the platform
 // has none. Any other failure fails the test.
@@ -29,3 +34,20 @@ func SyncAll() { syncAll() }
 // where the platform has none. Tables of hostile files use it as one of
 // their constructors.
 func MkfifoFile(path string) error { return mkfifo(path) }
+
+// WriteFile writes content to path, making its directories, and sets its
+// modification time to mtime unless that is zero; any error fails t.
+func WriteFile(t testing.TB, path, content string, mtime time.Time) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !mtime.IsZero() {
+		if err := os.Chtimes(path, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

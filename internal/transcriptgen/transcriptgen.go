@@ -16,8 +16,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/session-handoff/session-handoff/internal/agents"
 )
 
 // Gen writes plausible transcripts: requests, replies, tool calls with
@@ -62,20 +60,29 @@ func New(seed uint64, cwd string) *Gen {
 }
 
 // Agents are the names Write takes, as the agents table spells them.
-var Agents = []string{agents.ClaudeCode, agents.Codex, agents.Gemini}
+var Agents = []string{claudeCode, codex, gemini}
+
+// The agents' names as the agents table spells them (it cannot be
+// imported here: internal/transcript's tests use this package, and the
+// table imports the readers).
+const (
+	claudeCode = "claude-code"
+	codex      = "codex"
+	gemini     = "gemini"
+)
 
 // Write writes a transcript of agent (one of Agents) of about size bytes:
 // it stops after the turn that reaches size.
 func (g *Gen) Write(agent string, w io.Writer, size int) error {
 	switch agent {
-	case agents.ClaudeCode:
+	case claudeCode:
 		return g.Claude(w, size)
-	case agents.Codex:
+	case codex:
 		return g.Codex(w, size)
-	case agents.Gemini:
+	case gemini:
 		return g.Gemini(w, size)
 	}
-	return fmt.Errorf("transcriptgen: unknown agent %q (want %s)", agent, agents.OrList(Agents...))
+	return fmt.Errorf("transcriptgen: unknown agent %q (want %s)", agent, strings.Join(Agents, ", "))
 }
 
 var (

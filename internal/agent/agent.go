@@ -1,0 +1,97 @@
+// Package agent says what session-handoff knows of one coding agent: the
+// Agent every folder under internal/agents returns, and the Transcripts
+// interface through which its sessions are found, recognised and read.
+// The table of agents is internal/agents; each agent's knowledge lives in
+// its own folder there (internal/agents/<name>), so that adding an agent
+// touches its folder and one line of the table.
+package agent
+
+import (
+	"path/filepath"
+
+	"github.com/session-handoff/session-handoff/internal/transcript"
+)
+
+// Agent describes one coding agent.
+type Agent struct {
+	// Name is the agent's id on the command line and in records.
+	Name string
+	// Display is the agent's name as people write it.
+	Display string
+	// Aliases are other names accepted for it, in the normal form
+	// internal/agents compares (lower case, '-' for '_').
+	Aliases []string
+	// Program is the executable that starts it, looked up on PATH.
+	Program string
+	// InstructionFile is the project file it reads at every start,
+	// relative to the project root.
+	InstructionFile string
+	// Hooks is set when the agent runs hooks at session start and end
+	// and integrate installs session-handoff's into them.
+	Hooks bool
+	// MCP is set when integrate --mcp registers session-handoff's MCP
+	// server with the agent.
+	MCP bool
+	// Checked is the agent's version that session-handoff was last
+	// checked against, end to end or on transcripts it wrote.
+	Checked string
+	// SessionsHelp says where the agent keeps its transcripts, for
+	// help texts: the default place and the variable that moves it.
+	SessionsHelp string
+	// HookContextLimit is how many characters (Codex: bytes) of a
+	// session-start hook's additionalContext the agent takes whole; 0
+	// when it states none.
+	HookContextLimit int
+	// SettingsFiles are the files in a project that hold the agent's own
+	// settings, where integrate installs hooks and MCP servers, relative
+	// to the root; a name ending in / is the agent's directory as git
+	// lists it when nothing in it is tracked.
+	SettingsFiles []string
+	// OwnDirs are the agent's own directories, most preferred first:
+	// where it keeps its settings and transcripts, under home unless one
+	// of the agent's environment variables moves them; getenv is the
+	// commands' own lookup.
+	OwnDirs func(home string, getenv func(string) string) []string
+	// SessionsDir is the directory under each of OwnDirs that holds its
+	// transcripts.
+	SessionsDir string
+	// Transcripts finds, recognises and reads its sessions.
+	Transcripts Transcripts
+}
+
+// Transcripts is how an agent's sessions are found, recognised and read.
+// Every method treats what it reads as hostile: bounded, never fatal for
+// one bad line, errors naming the file.
+type Transcripts interface {
+	// Find lists the sessions under roots (Agent.SessionRoots; a missing
+	// one is no error), newest activity first, from the little of each
+	// that discovery reads: no subagent's and no empty session.
+	Find(roots []string) ([]transcript.SessionInfo, error)
+	// Detect says whether head, the first bytes of a file (at most
+	// transcript.DetectBytes), is one of the agent's transcripts, or
+	// another output of the agent that is none (Detected.Foreign).
+	Detect(head []byte) (transcript.Detected, bool)
+	// Read reads the session at path (id picks one where a file holds
+	// many; "" otherwise) into a digest, its subagents folded in, within
+	// lim.
+	Read(path, id string, lim transcript.Limits) (*transcript.Digest, error)
+}
+
+// Dirs are the agent's own directories (settings and transcripts), most
+// preferred first.
+func (a Agent) Dirs(home string, getenv func(string) string) []string {
+	if a.OwnDirs == nil {
+		return nil
+	}
+	return a.OwnDirs(home, getenv)
+}
+
+// SessionRoots are the directories that hold the agent's transcripts,
+// whether they exist or not.
+func (a Agent) SessionRoots(home string, getenv func(string) string) []string {
+	var out []string
+	for _, d := range a.Dirs(home, getenv) {
+		out = append(out, filepath.Join(d, a.SessionsDir))
+	}
+	return out
+}

@@ -1,0 +1,11 @@
+package capture
+
+import "github.com/session-handoff/session-handoff/internal/transcript"
+
+// The agents whose readers the tests of capture go through.
+const (
+	ClaudeCode = transcript.ClaudeCode
+	Codex      = transcript.Codex
+	Gemini     = transcript.Gemini
+	Copilot    = transcript.Copilot
+)

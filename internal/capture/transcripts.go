@@ -1,0 +1,151 @@
+package capture
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents"
+	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/transcript"
+)
+
+// The session model of internal/transcript, under the names capture's
+// callers know.
+type (
+	// Agent names a coding agent of the table (internal/agents).
+	Agent = transcript.Agent
+	// Digest is what one transcript tells the next agent.
+	Digest = transcript.Digest
+	// Limits bound what is read from one transcript.
+	Limits = transcript.Limits
+	// SessionInfo describes one session found on this machine.
+	SessionInfo = transcript.SessionInfo
+	// Detected is what a file looks like.
+	Detected = transcript.Detected
+)
+
+// DefaultMaxFile is the largest transcript read by default.
+const DefaultMaxFile = transcript.DefaultMaxFile
+
+// Agents lists the agents whose transcripts can be read: every agent of
+// the table (internal/agents), in its order.
+var Agents = func() []Agent {
+	var out []Agent
+	for _, n := range agents.Names() {
+		out = append(out, Agent(n))
+	}
+	return out
+}()
+
+// AgentNames lists the names of Agents.
+func AgentNames() []string { return agents.Names() }
+
+// ParseAgent accepts an agent's name or alias as the agents table spells
+// them, as every command does.
+func ParseAgent(s string) (Agent, error) {
+	a, err := agents.Lookup(s)
+	if err != nil {
+		return "", err
+	}
+	return Agent(a.Name), nil
+}
+
+// entry is the agents table's entry for a, with a transcript reader.
+func entry(a Agent) (agents.Agent, error) {
+	e, ok := agents.Find(string(a))
+	if !ok || e.Name != string(a) || e.Transcripts == nil {
+		return agents.Agent{}, fmt.Errorf("unknown agent %q", handoff.Clip(string(a), 40))
+	}
+	return e, nil
+}
+
+// SessionRoots lists the directories FindSessions looks in for agent's
+// transcripts, whether they exist or not. env looks up environment
+// variables (os.Getenv when nil): HOME, and those by which the agents let
+// their directories be moved.
+func SessionRoots(agent Agent, env func(string) string) ([]string, error) {
+	if env == nil {
+		env = os.Getenv
+	}
+	home, err := paths.Home(env)
+	if err != nil {
+		return nil, err
+	}
+	e, err := entry(agent)
+	if err != nil {
+		return nil, err
+	}
+	return e.SessionRoots(home, env), nil
+}
+
+// FindSessions lists the sessions agent keeps on this machine, newest
+// first; env is as for SessionRoots. A missing directory is no error.
+func FindSessions(agent Agent, env func(string) string) ([]SessionInfo, error) {
+	roots, err := SessionRoots(agent, env)
+	if err != nil {
+		return nil, err
+	}
+	e, _ := entry(agent)
+	return e.Transcripts.Find(roots)
+}
+
+// ReadTranscript reads agent's transcript at file, its subagents folded
+// in, within limits.
+func ReadTranscript(agent Agent, file string, limits Limits) (*Digest, error) {
+	return ReadSession(SessionInfo{Agent: agent, Path: file}, limits)
+}
+
+// ReadSession reads the session s, as FindSessions found it.
+func ReadSession(s SessionInfo, limits Limits) (*Digest, error) {
+	e, err := entry(s.Agent)
+	if err != nil {
+		return nil, err
+	}
+	return e.Transcripts.Read(s.Path, s.ID, limits)
+}
+
+// DetectFile reads the start of a file and says what it is: the session
+// transcript of an agent of the table (the first, in its order, that takes
+// it), another output of one, or what else it looks like.
+func DetectFile(path string) (Detected, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Detected{}, err
+	}
+	defer f.Close()
+	head, err := io.ReadAll(io.LimitReader(f, transcript.DetectBytes))
+	if err != nil {
+		return Detected{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return Detect(head), nil
+}
+
+// Detect says what a file whose first bytes are head looks like.
+func Detect(head []byte) Detected {
+	head = bytes.Clone(head)
+	for _, a := range agents.All() {
+		if a.Transcripts == nil {
+			continue
+		}
+		if d, ok := a.Transcripts.Detect(head); ok {
+			return d
+		}
+	}
+	d := transcript.Detect(head)
+	d.Agent = ""
+	return d
+}
+
+// CopilotEventsFile is the event log of the GitHub Copilot CLI session id
+// (from a hook's input), in the first of its session directories that
+// holds it; "" when none does or id is no plain name.
+func CopilotEventsFile(id string, env func(string) string) string {
+	roots, err := SessionRoots(transcript.Copilot, env)
+	if err != nil {
+		return ""
+	}
+	return transcript.CopilotEventsFile(id, roots)
+}

@@ -1,0 +1,169 @@
+package transcript
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/session-handoff/session-handoff/handoff"
+)
+
+// Builder builds a Digest from what an agent's reader finds, in the
+// session's order: the one way a reader in an agent's folder
+// (internal/agents/<name>) makes a digest. Every text it is given is
+// cleaned and bounded as the record allows; paths are normalised against
+// the session's directory (SetCWD).
+type Builder struct {
+	d    *Digest
+	f    *folder
+	span timeSpan
+}
+
+// NewBuilder starts an empty digest.
+func NewBuilder() *Builder { return &Builder{d: &Digest{}, f: newFolder()} }
+
+// Digest is the digest being built, for the fields a reader sets itself:
+// Session.ID, Session.AgentVersion, Session.Model, Title, GitBranch,
+// Stats, Subagent, Parent, Cancelled.
+func (b *Builder) Digest() *Digest { return b.d }
+
+// SetCWD sets the session's working directory: later paths are made
+// relative to it when they lie under it.
+func (b *Builder) SetCWD(cwd string) { b.d.CWD = cwd }
+
+// Time notes a record's time; the earliest and latest are the session's
+// start and last activity.
+func (b *Builder) Time(t time.Time) { b.span.add(t, !t.IsZero()) }
+
+// Request adds what the user asked.
+func (b *Builder) Request(text string) { b.f.add(evReq(text)) }
+
+// AgentMessage adds what the agent said; parts with one id are one
+// message.
+func (b *Builder) AgentMessage(id, text string) { b.f.add(evAgent(id, text)) }
+
+// Command adds a shell command the agent ran by the tool call id.
+func (b *Builder) Command(id, cmd string) { b.f.add(evCmd(id, cmd)) }
+
+// FileOp is what a tool call did to a file.
+type FileOp uint8
+
+// The file operations.
+const (
+	Read   = FileOp(opRead)   // the agent read it: it existed
+	Create = FileOp(opCreate) // a new file
+	Edit   = FileOp(opEdit)   // an edit of an existing file
+	Write  = FileOp(opWrite)  // the whole file written: new unless seen before
+	Delete = FileOp(opDelete) // the file removed
+)
+
+// File adds the tool call id's operation on path; edits counts the edits
+// it makes (0 counts as 1).
+func (b *Builder) File(id, path string, op FileOp, edits int) {
+	foldEvent(b.f, b.d.CWD, evOps(id, fileOp{path: path, op: opKind(op), n: edits}))
+}
+
+// Outcome adds how the tool call id ended: its exit code when known,
+// whether it failed, and its output (kept only for a failure).
+func (b *Builder) Outcome(id string, exit *int, failed bool, output string) {
+	b.f.add(evOut(id, exit, failed, true, output))
+}
+
+// Status adds an outcome with a status of its own (handoff.StatusRejected,
+// StatusInterrupted, StatusBlocked, StatusBackground).
+func (b *Builder) Status(id, status, output string) { b.f.add(evStatus(id, status, output)) }
+
+// Todos sets the todo list as it now stands.
+func (b *Builder) Todos(items []handoff.Todo) { b.f.add(evTodoList(items)) }
+
+// Compaction adds a compaction summary: the agent's own account of the
+// session so far.
+func (b *Builder) Compaction(text string) { b.f.add(evCompact(text)) }
+
+// Plan adds the plan the agent put to the user, with its status (a
+// handoff.Plan* status, "" while the user has not answered).
+func (b *Builder) Plan(text, status string) {
+	b.f.add(event{kind: evPlan, text: shortenMiddle(strings.TrimSpace(text), MaxCompaction), status: status})
+}
+
+// Cancel notes that the user stopped the turn; a later request starts a
+// new one.
+func (b *Builder) Cancel() { b.f.add(event{kind: evCancel}) }
+
+// Tokens adds a model call's token use; calls with one id are counted
+// once.
+func (b *Builder) Tokens(id string, t handoff.Tokens) {
+	b.f.add(event{kind: evTokens, id: id, tokens: t})
+}
+
+// Finish completes the digest as agent's: the fold, the session's times,
+// and the fields every reader sets the same way. It fails with
+// ErrNoRecords when no record was read.
+func (b *Builder) Finish(agent Agent) (*Digest, error) {
+	b.f.finish(b.d)
+	s := &b.d.Session
+	if s.StartedAt == nil {
+		s.StartedAt = timePtr(b.span.first)
+	}
+	if s.LastActivity == nil {
+		s.LastActivity = timePtr(b.span.last)
+	}
+	if err := finishCommon(b.d, agent); err != nil {
+		return nil, err
+	}
+	return b.d, nil
+}
+
+// EachLine calls decode for every non-blank line of r, at most lim.MaxLine
+// bytes, and counts the lines in st: a longer one as too long, one decode
+// refuses (not a JSON object of the agent's) as malformed, the rest as
+// records. The line is valid only during the call.
+func EachLine(r io.Reader, lim Limits, st *Stats, decode func(line []byte) error) error {
+	lim = lim.withDefaults()
+	lr := newLineReader(r, lim.MaxLine)
+	for {
+		line, tooLong, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !tooLong && len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		st.Lines++
+		switch {
+		case tooLong:
+			st.TooLong++
+		case decode(line) != nil:
+			st.Malformed++
+			if len(st.MalformedLines) < MaxMalformedLines {
+				st.MalformedLines = append(st.MalformedLines, lr.n)
+			}
+		default:
+			st.Records++
+		}
+	}
+}
+
+// UnknownType counts a record of a type the reader does not know, by
+// name (cleaned and bounded).
+func (st *Stats) UnknownType(name string) { st.unknownType(name) }
+
+// WithDefaults is l with the default for every zero field.
+func (l Limits) WithDefaults() Limits { return l.withDefaults() }
+
+// ParseTime reads an RFC 3339 time, as agents write them; false when s is
+// none or out of range.
+func ParseTime(s string) (time.Time, bool) { return parseTime(s) }
+
+// Clean makes s valid UTF-8 without NUL characters.
+func Clean(s string) string { return clean(s) }
+
+// ShortenHead keeps the start of s, at most n bytes with an ellipsis.
+func ShortenHead(s string, n int) string { return shortenHead(s, n) }
+
+// ShortenMiddle keeps the start and the end of s, at most n bytes.
+func ShortenMiddle(s string, n int) string { return shortenMiddle(s, n) }

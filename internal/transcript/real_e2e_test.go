@@ -1,0 +1,161 @@
+package transcript
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/session-handoff/session-handoff/handoff"
+)
+
+// realE2EDir holds transcripts the real agents wrote in the end-to-end
+// suite against a scripted model (see its SOURCES.md), so that what the
+// model did, and so what each digest must hold, is known exactly.
+const realE2EDir = "testdata/real-e2e"
+
+// realE2EExpectations are established from the scripts that made the
+// files, not from the reader's output.
+var realE2EExpectations = []realExpectation{
+	{file: "claude-code/work/d1a90aa1-626e-41aa-a247-005d367c10ca.jsonl", agent: ClaudeCode,
+		title: "add a greeting file and check the tree", requests: []string{"add a greeting file and check the tree"},
+		files:       map[string]realFile{"hello.txt": {action: "created", edits: 1}},
+		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}}},
+	{file: "claude-code/briefed/6b2b0fbf-65d6-4744-87ba-e654d77a90a2.jsonl", agent: ClaudeCode,
+		title: "what next?", requests: []string{"what next?"}},
+	// /compact is a command, not a request; the session before it wrote
+	// hello.txt.
+	{file: "claude-code/compaction/fb266796-aa3e-42e5-a236-1283d3ae461d.jsonl", agent: ClaudeCode,
+		title: "add a greeting file", requests: []string{"add a greeting file"},
+		files:      map[string]realFile{"hello.txt": {action: "created", edits: 1}},
+		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."},
+	{file: "codex/work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl", agent: Codex,
+		title: "add a greeting file and check the tree", requests: []string{"add a greeting file and check the tree"},
+		files:       map[string]realFile{"hello.txt": {action: "created", edits: 1}},
+		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}}},
+	{file: "codex/briefed/rollout-2026-11-27T11-55-40-01a21cdc-7820-7723-83e6-fe4a315b8db7.jsonl", agent: Codex,
+		title: "what next?", requests: []string{"what next?"}},
+	// MCP tool calls are neither commands nor file edits.
+	{file: "codex/mcp/rollout-2026-11-27T11-55-47-01a21cdc-94e1-7913-b74e-2c5d62e45b67.jsonl", agent: Codex,
+		title: "save a handoff, list them, then resume", requests: []string{"save a handoff, list them, then resume"}},
+	{file: "codex/compaction/rollout-2026-11-27T11-55-51-01a21cdc-a4fd-71f0-85a3-71504a0238c3.jsonl", agent: Codex,
+		title: "check the tree", requests: []string{"check the tree"},
+		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}},
+		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."},
+	// Gemini CLI records the absolute path the model gave write_file.
+	{file: "gemini/work/session-2026-11-27T09-10-505c8add.jsonl", agent: Gemini,
+		title: "add a greeting file and check the tree", requests: []string{"add a greeting file and check the tree"},
+		files:       map[string]realFile{"/tmp/TestCaptureAndBriefgemini1023584904/001/project/hello.txt": {action: "created", edits: 1}},
+		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}}},
+	{file: "gemini/mcp/session-2026-11-27T09-11-1d9f848a.jsonl", agent: Gemini,
+		title: "save a handoff, list them, then resume", requests: []string{"save a handoff, list them, then resume"}},
+	// The briefing and the prompt are one text (<hook_context>…</hook_context>
+	// and "what next?"): the prompt is the request and the title.
+	{file: "gemini/briefed/session-2026-11-27T09-10-17168af1.jsonl", agent: Gemini,
+		title: "what next?", requests: []string{"what next?"}},
+	// Resumed ($set.messages puts the first run's messages back), then
+	// compressed ($set.messages drops them again): each request once; the
+	// briefed prompt kept. The scripted model answered "check the tree"
+	// with the snapshot text, so that is the last message too.
+	{file: "gemini/compaction/session-2026-11-27T09-12-434dc8a2.jsonl", agent: Gemini,
+		title: "add a greeting file", requests: []string{"add a greeting file", "check the tree"},
+		files:      map[string]realFile{"/tmp/TestCompactiongemini3573133766/001/project/hello.txt": {action: "created", edits: 1}},
+		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."},
+	// Two runs of one session (copilot -p, then --continue -p with
+	// --deny-tool 'shell(rm)'): the scripts are in SOURCES.md. create then
+	// edit of calc.py; the assert fails (exit 1) and ls fails (exit 2),
+	// both with success: true; the rm is denied; the todos come from the
+	// sql tool's INSERT and UPDATEs.
+	{file: "copilot/work/events.jsonl", agent: Copilot,
+		title: "Write calc.py with an add function and test it", requests: []string{"Write calc.py with an add function and test it", "Now remove calc.py"},
+		files:       map[string]realFile{"calc.py": {action: "created", edits: 2}},
+		numCommands: 4, commands: []realCommand{
+			{prefix: "python3 -c 'import calc; assert", exit: exit(1), count: 1, status: "failed"},
+			{prefix: "python3 -c 'import calc; print", exit: exit(0), count: 1, status: "ok"},
+			{prefix: "ls does-not-exist", exit: exit(2), count: 1, status: "failed"},
+			{prefix: "rm calc.py", count: 1, status: "rejected"}},
+		openFailure: "ls does-not-exist",
+		todos:       []handoff.Todo{{Content: "Write calc.py", Status: "completed"}, {Content: "Test calc.py", Status: "in_progress"}}},
+	// Briefed by the sessionStart hook 'integrate copilot' installs: its
+	// additionalContext is in hook.end, not a request.
+	{file: "copilot/briefed/events.jsonl", agent: Copilot,
+		title: "what next?", requests: []string{"what next?"},
+		files: map[string]realFile{"main.py": {action: "created", edits: 1}}},
+	// A session, then 'copilot --continue -p /compact': /compact is no
+	// request; the summary is the model's answer to the compaction prompt.
+	{file: "copilot/compaction/events.jsonl", agent: Copilot,
+		title: "say something", requests: []string{"say something"},
+		compaction: "E2E-SUMMARY: compacted."},
+}
+
+func TestRealE2ETranscripts(t *testing.T) {
+	for _, want := range realE2EExpectations {
+		t.Run(want.file, func(t *testing.T) {
+			d, err := ReadTranscript(want.agent, filepath.Join(realE2EDir, want.file), Limits{})
+			if err != nil {
+				t.Fatalf("ReadTranscript: %v", err)
+			}
+			checkReal(t, d, want)
+		})
+	}
+}
+
+// TestRealE2ETranscriptsCovered: every transcript kept has an expectation
+// or is named as waiting for one.
+func TestRealE2ETranscriptsCovered(t *testing.T) {
+	pending := map[string]bool{}
+	have := map[string]bool{}
+	for _, e := range realE2EExpectations {
+		have[e.file] = true
+	}
+	files, err := filepath.Glob(filepath.Join(realE2EDir, "*", "*", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no transcripts under %s: %v", realE2EDir, err)
+	}
+	for _, f := range files {
+		rel, _ := filepath.Rel(realE2EDir, f)
+		rel = filepath.ToSlash(rel)
+		if !have[rel] && !pending[rel] {
+			t.Errorf("%s has no expectation", rel)
+		}
+	}
+	for f := range have {
+		if _, err := os.Stat(filepath.Join(realE2EDir, f)); err != nil {
+			t.Errorf("expectation for a missing file: %v", err)
+		}
+	}
+}
+
+// A rollout whose history is paginated (an app-server thread) holds no
+// response items for its calls, only their completed items: the same
+// Codex 0.171.0 session with every response item taken out still yields its
+// file and its command.
+func TestCodexCompletedItemsAlone(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(realE2EDir, "codex/work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if !strings.Contains(line, `"type":"response_item"`) {
+			kept = append(kept, line)
+		}
+	}
+	if len(kept) == strings.Count(string(data), "\n") {
+		t.Fatal("the fixture holds no response items to take out")
+	}
+	for name, read := range map[string]func(string) (*Digest, error){
+		"streamed":  func(s string) (*Digest, error) { return ReadCodex(struct{ io.Reader }{strings.NewReader(s)}, Limits{}) },
+		"in passes": func(s string) (*Digest, error) { return ReadCodex(strings.NewReader(s), Limits{}) },
+	} {
+		d, err := read(strings.Join(kept, "\n") + "\n")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		checkReal(t, d, realExpectation{agent: Codex, title: "add a greeting file and check the tree",
+			requests:    []string{"add a greeting file and check the tree"},
+			files:       map[string]realFile{"hello.txt": {action: "created", edits: 1}},
+			numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}}})
+	}
+}

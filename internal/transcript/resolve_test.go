@@ -1,0 +1,70 @@
+package transcript
+
+import "testing"
+
+func TestResolves(t *testing.T) {
+	for _, c := range []struct {
+		ok, failed string
+		want       bool
+	}{
+		{"git push", "git push", true},
+		{"git push --set-upstream origin feature", "git push", true},
+		{"cd app && go test ./...", "go vet ./... && gofmt -l .", true}, // a passing test run
+		{"npm run build", "node scripts/gen.js", true},
+		{"FOO=1 sudo make", "cc -o x x.c", true},
+		{"git status", "git push", false},
+		{"ls", "cat missing.txt", false},
+		{"grep -r foo . | head", "grep -q bar file", false}, // two searches, not one action
+	} {
+		if got := resolves(c.ok, c.failed); got != c.want {
+			t.Errorf("resolves(%q, %q) = %v, want %v", c.ok, c.failed, got, c.want)
+		}
+	}
+}
+
+// A solved failure does not stay the open failure: git push fails, then
+// git push --set-upstream succeeds.
+func TestSolvedFailureIsNotOpen(t *testing.T) {
+	d := mustRead(t, claude, lines(
+		`{"type":"user","uuid":"u1","message":{"role":"user","content":"push it"}}`,
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"git push"}}]}}`,
+		`{"type":"user","uuid":"u2","parentUuid":"a1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"fatal: The current branch has no upstream branch."}]},"toolUseResult":{"exitCode":128,"stderr":"fatal: no upstream"}}`,
+		`{"type":"assistant","uuid":"a2","parentUuid":"u2","message":{"id":"m2","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"git push --set-upstream origin feature"}}]}}`,
+		`{"type":"user","uuid":"u3","parentUuid":"a2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"branch set up"}]},"toolUseResult":{"exitCode":0}}`,
+	))
+	if f := d.Session.LastFailure; f != nil {
+		t.Errorf("open failure %+v, want none: the later push succeeded", f)
+	}
+}
+
+func TestResolvesByShellWords(t *testing.T) {
+	for _, c := range []struct {
+		ok, failed string
+		want       bool
+	}{
+		// ls of other files: the same action (a glob is an operand, not
+		// a subcommand); seen in session-196820da.
+		{`ls -lh ~/p/6f1*.jsonl 2>/dev/null`, `ls -lh ~/p/ae6*.jsonl 2>/dev/null`, true},
+		{`stat -f "%Sc %Sm %N" ~/p/6f1*.jsonl`, `stat -f "%Sm %N" -t "%Y" ~/p/ae6*.jsonl`, true},
+		// The same target file through another program.
+		{"ls notes/a.md", "cat notes/a.md", true},
+		{"ls notes/b.md", "cat notes/a.md", false},
+		// An interpreter's action is its script.
+		{"python3 -c 'print(1)'", "python3 tools/gen.py", false},
+		{"python3 tools/gen.py --fast", "python3 tools/gen.py", true},
+		// Quoted && is not a chain; the action of a chain is its last step.
+		{`git commit -m "a && b"`, "git commit", true},
+		{"cd web && npm ci", "npm ci", true},
+		{"go test ./... 2>&1 | tail -5", "git push", true}, // a test run settles everything before it
+		{"grep -rn x . | head", "git push", false},
+		// A failure without a subcommand, settled by the same program
+		// with other options (session-3fe1b6bc).
+		{`codemie-codex --profile ollama --task "5!"`, `codemie-codex --task "Calculate 5!"`, true},
+		// The same file read another way after a pipeline failed on it.
+		{"cat ~/s/r.jsonl | jq -c .type", `grep -r "token" ~/s/r.jsonl | jq -c 'select(.)'`, true},
+	} {
+		if got := resolves(c.ok, c.failed); got != c.want {
+			t.Errorf("resolves(%q, %q) = %v, want %v", c.ok, c.failed, got, c.want)
+		}
+	}
+}
