@@ -70,12 +70,23 @@ func (b *Builder) Outcome(id string, exit *int, failed bool, output string) {
 	b.f.add(evOut(id, exit, failed, true, output))
 }
 
+// Done adds the end of the tool call id when the transcript does not say
+// whether it succeeded.
+func (b *Builder) Done(id, output string) { b.f.add(evOut(id, nil, false, false, output)) }
+
 // Status adds an outcome with a status of its own (handoff.StatusRejected,
 // StatusInterrupted, StatusBlocked, StatusBackground).
 func (b *Builder) Status(id, status, output string) { b.f.add(evStatus(id, status, output)) }
 
 // Todos sets the todo list as it now stands.
 func (b *Builder) Todos(items []handoff.Todo) { b.f.add(evTodoList(items)) }
+
+// Task adds or changes one task of a task list the agent keeps by id:
+// text is its subject ("" keeps the one it has), status its status
+// ("deleted" removes it). A todo list set by Todos starts afresh.
+func (b *Builder) Task(id, text, status string) {
+	b.f.add(event{kind: evTask, id: id, text: text, status: status})
+}
 
 // Compaction adds a compaction summary: the agent's own account of the
 // session so far.

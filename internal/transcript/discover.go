@@ -246,10 +246,15 @@ func geminiRegistry(file string) map[string]string {
 
 // probeAll probes the sessions, a few files at a time.
 func probeAll(ss []SessionInfo) {
-	workers := min(runtime.GOMAXPROCS(0), 8, len(ss))
+	eachParallel(len(ss), func(i int) { probe(&ss[i]) })
+}
+
+// eachParallel calls fn for 0 to n-1 on a few goroutines.
+func eachParallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), 8, n)
 	if workers <= 1 {
-		for i := range ss {
-			probe(&ss[i])
+		for i := range n {
+			fn(i)
 		}
 		return
 	}
@@ -259,10 +264,10 @@ func probeAll(ss []SessionInfo) {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= len(ss) {
+				if i >= n {
 					return
 				}
-				probe(&ss[i])
+				fn(i)
 			}
 		})
 	}
@@ -326,6 +331,18 @@ func fromDigest(s *SessionInfo, d *Digest) {
 // partial, the first line is assumed cut and skipped.
 func scan(r io.Reader, partial bool, sh *shape, fn func(map[string]any)) {
 	sc := scanners.Get().(*scanner)
+	defer scanners.Put(sc)
+	scanLines(r, partial, func(line []byte) {
+		if m, ok := sc.p.parse(line, sh); ok {
+			fn(m)
+		}
+	})
+}
+
+// scanLines calls fn for each line of r of at most headBytes; when
+// partial, the first line is assumed cut and skipped.
+func scanLines(r io.Reader, partial bool, fn func(line []byte)) {
+	sc := scanners.Get().(*scanner)
 	defer func() {
 		sc.br.Reset(nil) // keep no file
 		scanners.Put(sc)
@@ -333,7 +350,6 @@ func scan(r io.Reader, partial bool, sh *shape, fn func(map[string]any)) {
 	sc.br.Reset(r)
 	lr := &sc.lr
 	*lr = lineReader{br: sc.br, max: headBytes, buf: lr.buf[:0], first: true}
-	p := &sc.p
 	first := true
 	for {
 		line, tooLong, err := lr.next()
@@ -345,11 +361,8 @@ func scan(r io.Reader, partial bool, sh *shape, fn func(map[string]any)) {
 			continue
 		}
 		first = false
-		if tooLong {
-			continue
-		}
-		if m, ok := p.parse(line, sh); ok {
-			fn(m)
+		if !tooLong {
+			fn(line)
 		}
 	}
 }
