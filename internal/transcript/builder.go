@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // Builder builds a Digest from what an agent's reader finds, in the
@@ -178,3 +179,32 @@ func ShortenHead(s string, n int) string { return shortenHead(s, n) }
 
 // ShortenMiddle keeps the start and the end of s, at most n bytes.
 func ShortenMiddle(s string, n int) string { return shortenMiddle(s, n) }
+
+// TitleFrom makes a title from text, as a digest's title is made: its
+// first paragraph on one line, cut at a word.
+func TitleFrom(text string) string { return titleFrom(text) }
+
+// Probed is what a Prober saw of one session.
+type Probed struct {
+	ID, CWD, Version string
+	// Titles are the session's possible titles, best first: the first
+	// that is not empty is taken.
+	Titles        []string
+	Started, Last time.Time
+}
+
+// Fill puts p into s, cleaned and bounded as discovery shows it.
+func (p Probed) Fill(s *SessionInfo) {
+	s.ID = shortenHead(firstNonEmpty(p.ID, s.ID), maxID)
+	if p.CWD != "" && len(p.CWD) <= maxPath {
+		s.CWD = clean(p.CWD)
+	}
+	s.AgentVersion = untrusted.OneLine(p.Version, maxVersion)
+	s.Title = titleFrom(firstNonEmpty(p.Titles...))
+	if !p.Started.IsZero() {
+		s.Started = p.Started
+	}
+	if !p.Last.IsZero() {
+		s.LastActivity = p.Last
+	}
+}

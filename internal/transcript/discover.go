@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // SessionInfo describes one session transcript found on disk, from the
@@ -72,8 +71,6 @@ func FindSessions(agent Agent, roots []string) ([]SessionInfo, error) {
 		files = codexFiles(roots)
 	case Gemini:
 		files = geminiFiles(roots)
-	case Copilot:
-		files = copilotFiles(roots)
 	default:
 		return nil, fmt.Errorf("unknown agent %q", handoff.Clip(string(agent), 40))
 	}
@@ -309,8 +306,6 @@ func probe(s *SessionInfo) {
 	switch s.Agent {
 	case ClaudeCode:
 		claudeSubagents(s)
-	case Copilot:
-		copilotProbeTitle(s)
 	}
 }
 
@@ -448,27 +443,17 @@ func (p *prober) line(m map[string]any, head bool) {
 		p.codexLine(m, head)
 	case Gemini:
 		p.geminiLine(m, head)
-	case Copilot:
-		p.copilotLine(m, head)
 	}
 }
 
 func (p *prober) fill(s *SessionInfo) {
-	s.ID = shortenHead(firstNonEmpty(p.id, s.ID), maxID)
-	if p.cwd != "" && len(p.cwd) <= maxPath {
-		s.CWD = clean(p.cwd)
-	}
+	Probed{ID: p.id, CWD: p.cwd, Version: p.version, Started: p.started, Last: p.last,
+		Titles: []string{p.custom, p.thread, p.topic, p.ai, p.summary, p.firstReq}}.Fill(s)
 	s.projectHash = p.hash
 	s.subagent = p.subagent
 	// A Codex rollout of session_meta alone is a TUI session in which
 	// nothing was asked (one opened for /hooks): nothing to capture.
 	s.empty = p.agent == Codex && p.metaSeen && !p.content
-	s.AgentVersion = untrusted.OneLine(p.version, maxVersion)
-	s.Title = titleFrom(firstNonEmpty(p.custom, p.thread, p.topic, p.ai, p.summary, p.firstReq))
-	s.Started = p.started
-	if !p.last.IsZero() {
-		s.LastActivity = p.last
-	}
 }
 
 // MatchProject keeps the sessions whose working directory is projectDir
