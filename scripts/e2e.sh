@@ -41,6 +41,7 @@ agents=(
   "codex @openai/codex ${CODEX_VERSION}"
   "gemini @google/gemini-cli ${GEMINI_CLI_VERSION}"
   "copilot @github/copilot ${COPILOT_VERSION}"
+  "pi @mariozechner/pi-coding-agent ${PI_VERSION}"
 )
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/session-handoff-e2e"
 work=$(mktemp -d)
