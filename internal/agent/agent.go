@@ -91,6 +91,13 @@ type HookSpec struct {
 	// input ({"sessionId", "cwd", …}, no transcript path) and a
 	// session-start output of {"additionalContext"} at the top level.
 	Flat bool
+	// Script is set for an agent that runs no hook commands but loads
+	// code of ours (pi's extensions): given the hooks as a JSON array of
+	// {"event", "command", "timeout"} (the agent's event, the hook's
+	// command line, seconds), it writes that code, which runs them.
+	// integrate writes it as the whole settings file, and removes it
+	// whole.
+	Script func(hooks []byte) []byte
 	// Trust says how the agent asks the user to trust newly installed
 	// hooks, in one sentence; "" when it runs them as they are.
 	Trust string

@@ -152,26 +152,3 @@ func TestPiBranch(t *testing.T) {
 		t.Logf("pi: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
 	})
 }
-
-// TestPiCompaction: pi compacts a continued session (without the hooks,
-// for its transcript: TestCompaction runs it with them).
-func TestPiCompaction(t *testing.T) {
-	forAgents(t, []agent{pi}, func(t *testing.T, w *world) {
-		w.session("add a greeting file",
-			fakemodel.Turn{Calls: []fakemodel.Call{w.agent.writeFile(w, "hello.txt", "hello from e2e\n")}},
-			fakemodel.Turn{Text: "Wrote hello.txt."})
-		w.model.Reset()
-		w.model.SetScript(compacting(w.agent.compactMarker, "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go.",
-			fakemodel.Turn{Calls: []fakemodel.Call{w.agent.shell("git status --short")}},
-			fakemodel.Turn{Text: "Checked the tree."}))
-		args := w.agent.compact(w, "check the tree")
-		w.run(nil, args[0], args[1:]...)
-		compacted := false
-		for _, r := range w.model.Requests() {
-			compacted = compacted || strings.Contains(string(r.Body), w.agent.compactMarker)
-		}
-		if !compacted {
-			t.Fatal("pi sent the model no compaction request")
-		}
-	})
-}

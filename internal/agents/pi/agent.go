@@ -22,7 +22,7 @@ const Name = "pi"
 func Agent() agent.Agent {
 	return agent.Agent{
 		Name: Name, Display: "pi", Aliases: []string{"pi-coding-agent"},
-		Program: "pi",
+		Program: "pi", Hooks: true,
 		// pi reads AGENTS.md, else CLAUDE.md, in ~/.pi/agent and in the
 		// working directory and each of its parents
 		// (dist/core/resource-loader.js of 0.73.1, loadContextFileFromDir).
@@ -57,8 +57,22 @@ func Agent() agent.Agent {
 		// read tool reads any path (dist/cli/args.js, core/tools/read.js of
 		// 0.73.1).
 		StartArgs: func(dir, message string) []string { return []string{message} },
+		// .pi/ and .pi/extensions/ are how git lists the extension while
+		// nothing else there is tracked.
+		SettingsFiles: []string{".pi/", ".pi/extensions/", projectExtension},
+		// Its hooks are an extension of ours (extension.go).
+		HookSpec: &agent.HookSpec{ProjectSettings: projectExtension, UserSettings: ".pi/agent/extensions/session-handoff.ts",
+			Events: []agent.HookEvent{{Ours: "session-start", Theirs: eventStart, Timeout: 60},
+				{Ours: "pre-compact", Theirs: eventCompact, Timeout: 60}, {Ours: "session-end", Theirs: eventEnd, Timeout: 60}},
+			Script: extension,
+			Docs:   "docs/extensions.md of @mariozechner/pi-coding-agent 0.73.1"},
 	}
 }
+
+// projectExtension is the extension integrate writes in a project: pi
+// loads .pi/extensions/*.ts of its working directory, without asking
+// (dist/core/extensions/loader.js of 0.73.1, discoverAndLoadExtensions).
+const projectExtension = ".pi/extensions/session-handoff.ts"
 
 // dirs is pi's own directory: $PI_CODING_AGENT_DIR (a leading ~/ is the
 // home directory), else ~/.pi/agent (dist/config.js of 0.73.1,

@@ -72,8 +72,9 @@ var realExpectations = []realExpectation{
 		// the first branch's three are not the session's.
 		tokens: handoff.Tokens{Input: 2000, Output: 40}},
 	// Compacted before the second request and after it, with the same
-	// summary.
-	{file: "compaction/2026-11-27T14-26-11-840Z_01a21d66-46ff-77cc-b791-0ab0b00d0470.jsonl", id: "01a21d66-46ff-77cc-b791-0ab0b00d0470",
+	// summary; the continued session was briefed (a custom_message, no
+	// request).
+	{file: "compaction/2026-11-27T14-48-59-179Z_01a21d7b-242a-709c-a1b8-2c3e714e283c.jsonl", id: "01a21d7b-242a-709c-a1b8-2c3e714e283c",
 		title:       "add a greeting file",
 		requests:    []string{"add a greeting file", "check the tree"},
 		lastMessage: "Checked the tree.",
@@ -81,6 +82,13 @@ var realExpectations = []realExpectation{
 		commands:    []realCommand{{"git status --short", exit(0), handoff.StatusOK}},
 		compaction:  compactionSummary,
 		tokens:      handoff.Tokens{Input: 4000, Output: 80}},
+	// Briefed by session-handoff's extension: the briefing is a
+	// custom_message beside the request, not one.
+	{file: "briefed/2026-11-27T14-48-53-772Z_01a21d7b-0f0b-754d-b4c2-061853909a8e.jsonl", id: "01a21d7b-0f0b-754d-b4c2-061853909a8e",
+		title:       "what next?",
+		requests:    []string{"what next?"},
+		lastMessage: "Nothing to do.",
+		tokens:      handoff.Tokens{Input: 1000, Output: 20}},
 }
 
 // TestRealTranscripts checks the digest of each transcript pi wrote,
