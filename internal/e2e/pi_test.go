@@ -13,7 +13,9 @@ import (
 
 // pi runs pi (@mariozechner/pi-coding-agent, a node program: dist/cli.js)
 // on OpenAI Chat Completions, a provider of its own in
-// ~/.pi/agent/models.json ("api": "openai-completions").
+// ~/.pi/agent/models.json ("api": "openai-completions"). It runs no hook
+// commands: integrate pi writes an extension of ours into
+// .pi/extensions, which pi loads without asking. It has no MCP.
 var pi = agent{
 	name: "pi", command: "pi",
 	env: func(w *world) []string {
