@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -109,6 +110,22 @@ func TestPiWork(t *testing.T) {
 		if err != nil || len(sessions) != 1 {
 			t.Fatalf("pi wrote sessions %v (%v), want one continued session", sessions, err)
 		}
+		// sessions finds it, and capture --from pi reads it.
+		var listed []struct {
+			Agent, Title, Path string
+		}
+		if err := json.Unmarshal([]byte(w.sh("sessions", "--from", "pi", "--json")), &listed); err != nil {
+			t.Fatal(err)
+		}
+		if len(listed) != 1 || listed[0].Path != sessions[0] || listed[0].Title != "Write calc.py with an add function and test it" {
+			t.Errorf("sessions --from pi: %+v", listed)
+		}
+		w.sh("capture", "--from", "pi")
+		recs := w.records()
+		if len(recs) != 1 || recs[0].Tool != "pi" || !hasFile(recs[0], "calc.py") || !hasCommand(recs[0], "ls does-not-exist") ||
+			recs[0].Session.LastFailure == nil || recs[0].Session.LastFailure.Command != "ls does-not-exist" {
+			t.Errorf("capture --from pi stored %+v", recs)
+		}
 	})
 }
 
@@ -152,5 +169,12 @@ func TestPiBranch(t *testing.T) {
 		// pi -p exits 1 when the last answer was aborted.
 		out, errOut, err := w.try(nil, "pi", "-c", "-e", ext, "-p", "--provider", "fake", "--model", "fake-model", "/e2e-branch", "Write notes.md instead")
 		t.Logf("pi: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+		// The session is the branch it ended on.
+		w.sh("capture", "--from", "pi")
+		recs := w.records()
+		if len(recs) != 1 || !hasFile(recs[0], "notes.md") || hasFile(recs[0], "calc.py") || hasCommand(recs[0], "python3 -c 'import calc'") ||
+			recs[0].Title != "Write notes.md instead" {
+			t.Errorf("capture --from pi stored %+v", recs)
+		}
 	})
 }
