@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/transcript"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // jsonl joins lines into a file.
@@ -127,7 +127,7 @@ func TestShapes(t *testing.T) {
 		want := []struct {
 			status string
 			exit   *int
-		}{{handoff.StatusFailed, exit(1)}, {handoff.StatusOK, exit(0)}, {handoff.StatusFailed, nil}, {handoff.StatusOK, exit(0)}}
+		}{{handoff.StatusFailed, expect.Exit(1)}, {handoff.StatusOK, expect.Exit(0)}, {handoff.StatusFailed, nil}, {handoff.StatusOK, expect.Exit(0)}}
 		c := d.Session.Commands
 		if len(c) != len(want) {
 			t.Fatalf("commands %+v", c)
@@ -276,28 +276,10 @@ func FuzzReadPi(f *testing.F) {
 			}
 			return
 		}
-		s := d.Session
-		check := func(what, v string, n int) {
-			if len(v) > n || !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
-				t.Fatalf("%s: %d bytes, valid %v", what, len(v), utf8.ValidString(v))
-			}
+		if err := transcript.CheckDigest(d); err != nil {
+			t.Fatal(err)
 		}
-		check("title", d.Title, transcript.MaxTitle)
-		check("last message", s.LastAgentMessage, transcript.MaxAgentMessage)
-		check("compaction", s.CompactionSummary, transcript.MaxCompaction)
-		for _, r := range s.Requests {
-			check("request", r, transcript.MaxLastRequest)
-		}
-		for _, c := range s.Commands {
-			check("command", c.Command, transcript.MaxCommandText)
-			if c.Command == "" || c.Count < 1 {
-				t.Fatalf("command %+v", c)
-			}
-		}
-		for _, f := range d.Files {
-			check("file", f.Path, 8<<10)
-		}
-		if tok := s.Tokens; tok != nil && (tok.Input < 0 || tok.Output < 0 || tok.CacheRead < 0 || tok.CacheWrite < 0) {
+		if tok := d.Session.Tokens; tok != nil && (tok.Input < 0 || tok.Output < 0 || tok.CacheRead < 0 || tok.CacheWrite < 0) {
 			t.Fatalf("tokens %+v", tok)
 		}
 	})

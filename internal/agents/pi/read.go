@@ -10,7 +10,6 @@ package pi
 // an abandoned branch is not the session's.
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -89,20 +88,16 @@ func read(r io.Reader, lim transcript.Limits) (*transcript.Digest, error) {
 // errNotPi says a file is no pi session: its first line is no header.
 var errNotPi = errors.New("not a pi session file: its first line is no session header")
 
-// decode decodes a line; a field of another type than pi writes loses
-// that field, not the line.
+// decode decodes a line (transcript.Decode: a field of another type than
+// pi writes loses that field, not the line).
 func decode(raw []byte, l *line) error {
-	if !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
-		return errors.New("not a JSON object")
+	if err := transcript.Decode(raw, l); err != nil {
+		return err
 	}
-	err := json.Unmarshal(raw, l)
-	if isTypeError(err) {
-		err = nil
+	if l.Type == "" {
+		return errors.New("no type")
 	}
-	if err == nil && l.Type == "" {
-		err = errors.New("no type")
-	}
-	return err
+	return nil
 }
 
 // isTypeError says err is only a value of another type than the field's:

@@ -2,155 +2,118 @@ package pi
 
 import (
 	"path/filepath"
-	"slices"
+	"strings"
 	"testing"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/transcript"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
-// realFile and realCommand are what a digest must say of a file and a
-// command.
-type realFile struct {
-	action string
-	edits  int
-}
+const realDir = "testdata/real-e2e"
 
-type realCommand struct {
-	command string
-	exit    *int
-	status  string
-}
-
-func exit(n int) *int { return &n }
-
-// realExpectation is what the digest of one real transcript must hold,
-// written from the script that made it (testdata/real-e2e/SOURCES.md),
-// not from the reader's output.
-type realExpectation struct {
-	file        string
+// real is what one real transcript holds: the fields every reader's
+// expectations share, and pi's session id, last message and tokens.
+type real struct {
+	want        expect.Want
 	id          string
-	title       string
-	requests    []string
 	lastMessage string
-	files       map[string]realFile
-	commands    []realCommand
-	lastFailure string
-	compaction  string
-	cancelled   bool
 	tokens      handoff.Tokens
 }
 
 const compactionSummary = "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."
 
-var realExpectations = []realExpectation{
+// realExpectations are written from the scripts that made the files
+// (testdata/real-e2e/SOURCES.md), not from the reader's output. Every
+// answer of the fake model claimed 1,000 input and 20 output tokens.
+var realExpectations = map[string]real{
 	// Two runs of one session (pi -p, then pi -c -p): write, a failing
 	// test (exit 1), edit, the test passing, ls failing (exit 2); then a
 	// read. pi keeps no todo list.
-	{file: "work/2026-11-27T14-26-48-028Z_01a21d66-d45b-7483-89e9-bc95acc19330.jsonl", id: "01a21d66-d45b-7483-89e9-bc95acc19330",
-		title:       "Write calc.py with an add function and test it",
-		requests:    []string{"Write calc.py with an add function and test it", "Now show calc.py"},
-		lastMessage: "calc.py holds add.",
-		files:       map[string]realFile{"calc.py": {"created", 2}},
-		commands: []realCommand{
-			{"python3 -B -c 'import calc; assert calc.add(2, 3) == 5'", exit(1), handoff.StatusFailed},
-			{"python3 -B -c 'import calc; print(calc.add(2, 3))'", exit(0), handoff.StatusOK},
-			{"ls does-not-exist", exit(2), handoff.StatusFailed},
-		},
-		lastFailure: "ls does-not-exist",
-		tokens:      handoff.Tokens{Input: 8000, Output: 160}},
+	"work/2026-11-27T14-26-48-028Z_01a21d66-d45b-7483-89e9-bc95acc19330.jsonl": {
+		want: expect.Want{Title: "Write calc.py with an add function and test it",
+			Requests: []string{"Write calc.py with an add function and test it", "Now show calc.py"},
+			Files:    map[string]expect.File{"calc.py": {Action: "created", Edits: 2}},
+			Commands: []expect.Command{
+				{Prefix: "python3 -B -c 'import calc; assert calc.add(2, 3) == 5'", Exit: expect.Exit(1), Count: 1, Status: handoff.StatusFailed},
+				{Prefix: "python3 -B -c 'import calc; print(calc.add(2, 3))'", Exit: expect.Exit(0), Count: 1, Status: handoff.StatusOK},
+				{Prefix: "ls does-not-exist", Exit: expect.Exit(2), Count: 1, Status: handoff.StatusFailed}},
+			NumCommands: 3, OpenFailure: "ls does-not-exist"},
+		id: "01a21d66-d45b-7483-89e9-bc95acc19330", lastMessage: "calc.py holds add.", tokens: handoff.Tokens{Input: 8000, Output: 160}},
 	// The second run went back to before the first request (a branch
 	// summary) and was cancelled while sleep 30 ran: the first branch's
-	// calc.py and its command are not the session's.
-	{file: "branch/2026-11-27T14-26-01-387Z_01a21d66-1e2a-721b-a576-fc20037b65d1.jsonl", id: "01a21d66-1e2a-721b-a576-fc20037b65d1",
-		title:     "Write notes.md instead",
-		requests:  []string{"Write notes.md instead"},
-		files:     map[string]realFile{"notes.md": {"created", 1}},
-		commands:  []realCommand{{"sleep 30", nil, handoff.StatusInterrupted}},
-		cancelled: true,
-		// Two answers on the path claim tokens; the aborted one none, and
-		// the first branch's three are not the session's.
-		tokens: handoff.Tokens{Input: 2000, Output: 40}},
+	// calc.py, its command and its three answers are not the session's;
+	// the aborted answer is empty and claims no tokens.
+	"branch/2026-11-27T14-26-01-387Z_01a21d66-1e2a-721b-a576-fc20037b65d1.jsonl": {
+		want: expect.Want{Title: "Write notes.md instead", Requests: []string{"Write notes.md instead"},
+			Files:       map[string]expect.File{"notes.md": {Action: "created", Edits: 1}},
+			Commands:    []expect.Command{{Prefix: "sleep 30", Count: 1, Status: handoff.StatusInterrupted}},
+			NumCommands: 1, Cancelled: true},
+		id: "01a21d66-1e2a-721b-a576-fc20037b65d1", tokens: handoff.Tokens{Input: 2000, Output: 40}},
 	// Compacted before the second request and after it, with the same
 	// summary; the continued session was briefed (a custom_message, no
 	// request).
-	{file: "compaction/2026-11-27T14-48-59-179Z_01a21d7b-242a-709c-a1b8-2c3e714e283c.jsonl", id: "01a21d7b-242a-709c-a1b8-2c3e714e283c",
-		title:       "add a greeting file",
-		requests:    []string{"add a greeting file", "check the tree"},
-		lastMessage: "Checked the tree.",
-		files:       map[string]realFile{"hello.txt": {"created", 1}},
-		commands:    []realCommand{{"git status --short", exit(0), handoff.StatusOK}},
-		compaction:  compactionSummary,
-		tokens:      handoff.Tokens{Input: 4000, Output: 80}},
+	"compaction/2026-11-27T14-48-59-179Z_01a21d7b-242a-709c-a1b8-2c3e714e283c.jsonl": {
+		want: expect.Want{Title: "add a greeting file", Requests: []string{"add a greeting file", "check the tree"},
+			Files:       map[string]expect.File{"hello.txt": {Action: "created", Edits: 1}},
+			Commands:    []expect.Command{{Prefix: "git status --short", Exit: expect.Exit(0), Count: 1, Status: handoff.StatusOK}},
+			NumCommands: 1, Compaction: compactionSummary},
+		id: "01a21d7b-242a-709c-a1b8-2c3e714e283c", lastMessage: "Checked the tree.", tokens: handoff.Tokens{Input: 4000, Output: 80}},
 	// Briefed by session-handoff's extension: the briefing is a
 	// custom_message beside the request, not one.
-	{file: "briefed/2026-11-27T14-48-53-772Z_01a21d7b-0f0b-754d-b4c2-061853909a8e.jsonl", id: "01a21d7b-0f0b-754d-b4c2-061853909a8e",
-		title:       "what next?",
-		requests:    []string{"what next?"},
-		lastMessage: "Nothing to do.",
-		tokens:      handoff.Tokens{Input: 1000, Output: 20}},
+	"briefed/2026-11-27T14-48-53-772Z_01a21d7b-0f0b-754d-b4c2-061853909a8e.jsonl": {
+		want: expect.Want{Title: "what next?", Requests: []string{"what next?"}},
+		id:   "01a21d7b-0f0b-754d-b4c2-061853909a8e", lastMessage: "Nothing to do.", tokens: handoff.Tokens{Input: 1000, Output: 20}},
 }
+
+// briefing is how session-handoff's briefing starts: no request may hold
+// it.
+func briefing(request string) bool { return strings.Contains(request, "# Session briefing") }
 
 // TestRealTranscripts checks the digest of each transcript pi wrote,
 // field by field.
 func TestRealTranscripts(t *testing.T) {
-	for _, want := range realExpectations {
-		t.Run(filepath.Dir(want.file), func(t *testing.T) {
-			d, err := transcripts{}.Read(filepath.Join("testdata", "real-e2e", want.file), "", transcript.Limits{})
+	for file, w := range realExpectations {
+		t.Run(filepath.Dir(file), func(t *testing.T) {
+			d, err := transcripts{}.Read(filepath.Join(realDir, file), "", transcript.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
+			expect.Check(t, expect.Got{Title: d.Title, Session: d.Session, Files: d.Files, Cancelled: d.Cancelled}, w.want, expect.Marks{Injected: briefing})
+			if err := transcript.CheckDigest(d); err != nil {
+				t.Error(err)
+			}
 			s := d.Session
-			if s.Agent != Name || s.ID != want.id || s.AgentVersion != "" || s.AgentVersionSource != handoff.VersionUnknown {
+			// pi records no version of its own.
+			if s.Agent != Name || s.ID != w.id || s.AgentVersion != "" || s.AgentVersionSource != handoff.VersionUnknown {
 				t.Errorf("agent %q, id %q, version %q (%s)", s.Agent, s.ID, s.AgentVersion, s.AgentVersionSource)
 			}
-			if d.Title != want.title {
-				t.Errorf("title %q, want %q", d.Title, want.title)
+			if s.LastAgentMessage != w.lastMessage {
+				t.Errorf("last message %q, want %q", s.LastAgentMessage, w.lastMessage)
 			}
-			if !slices.Equal(s.Requests, want.requests) {
-				t.Errorf("requests %q, want %q", s.Requests, want.requests)
+			if s.Tokens == nil || *s.Tokens != w.tokens {
+				t.Errorf("tokens %+v, want %+v", s.Tokens, w.tokens)
 			}
-			if s.LastAgentMessage != want.lastMessage {
-				t.Errorf("last message %q, want %q", s.LastAgentMessage, want.lastMessage)
-			}
-			if len(d.Files) != len(want.files) {
-				t.Errorf("files %+v, want %v", d.Files, want.files)
-			}
-			for _, f := range d.Files {
-				if w, ok := want.files[f.Path]; !ok || f.Action != w.action || f.Edits != w.edits {
-					t.Errorf("file %+v, want %+v", f, w)
-				}
-			}
-			if len(s.Commands) != len(want.commands) {
-				t.Fatalf("commands %+v, want %d", s.Commands, len(want.commands))
-			}
-			for i, c := range s.Commands {
-				w := want.commands[i]
-				if c.Command != w.command || c.Status != w.status || c.Count != 1 || (c.ExitCode == nil) != (w.exit == nil) || c.ExitCode != nil && *c.ExitCode != *w.exit {
-					t.Errorf("command %d: %q exit %v status %s count %d; want %q exit %v status %s", i, c.Command, c.ExitCode, c.Status, c.Count, w.command, w.exit, w.status)
-				}
-			}
-			switch {
-			case want.lastFailure == "" && s.LastFailure != nil:
-				t.Errorf("last failure %+v, want none", s.LastFailure)
-			case want.lastFailure != "" && (s.LastFailure == nil || s.LastFailure.Command != want.lastFailure):
-				t.Errorf("last failure %+v, want %q", s.LastFailure, want.lastFailure)
-			}
-			if len(s.Todos) != 0 || s.Plan != "" {
-				t.Errorf("todos %v, plan %q: pi has neither", s.Todos, s.Plan)
-			}
-			if s.CompactionSummary != want.compaction {
-				t.Errorf("compaction %q, want %q", s.CompactionSummary, want.compaction)
-			}
-			if d.Cancelled != want.cancelled {
-				t.Errorf("cancelled %v, want %v", d.Cancelled, want.cancelled)
-			}
-			if s.Tokens == nil || *s.Tokens != want.tokens {
-				t.Errorf("tokens %+v, want %+v", s.Tokens, want.tokens)
+			if s.StartedAt == nil || s.LastActivity == nil || !s.LastActivity.After(*s.StartedAt) {
+				t.Errorf("started %v, last activity %v", s.StartedAt, s.LastActivity)
 			}
 			if d.Stats.Unknown+d.Stats.Malformed+d.Stats.TooLong != 0 {
 				t.Errorf("stats %+v: pi's own lines are all known", d.Stats)
 			}
 		})
+	}
+}
+
+// Every session kept has its expectation.
+func TestRealTranscriptsCovered(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(realDir, "*", "*.jsonl"))
+	if len(files) != len(realExpectations) {
+		t.Errorf("%d sessions, %d expectations", len(files), len(realExpectations))
+	}
+	for _, f := range files {
+		rel, _ := filepath.Rel(realDir, f)
+		if _, ok := realExpectations[filepath.ToSlash(rel)]; !ok {
+			t.Errorf("%s has no expectation", rel)
+		}
 	}
 }
