@@ -7,128 +7,88 @@ package pi
 // (_persist): a file holds at least the header and one entry.
 
 import (
-	"bufio"
 	"bytes"
-	"io"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
+	"time"
 
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
-// Bounds on discovery.
-const (
-	// maxListed caps the session files considered.
-	maxListed = 100_000
-	// maxProbed caps the files whose head is read; older ones are listed
-	// from their names and times.
-	maxProbed = 1000
-	// probeBytes is the most of a file's head read for its header and
-	// first request.
-	probeBytes = 256 << 10
-)
-
-// Find lists the sessions in the project directories under roots, newest
-// first.
+// Find lists the session files in the project directories under roots,
+// newest first.
 func (transcripts) Find(roots []string) ([]transcript.SessionInfo, error) {
-	var out []transcript.SessionInfo
+	var files []transcript.Candidate
 	for _, root := range roots {
-		projects, err := os.ReadDir(root)
-		if err != nil {
-			continue // a missing directory is no error
-		}
-		for _, p := range projects {
-			if !p.IsDir() {
-				continue
-			}
-			files, err := os.ReadDir(filepath.Join(root, p.Name()))
-			if err != nil {
-				continue
-			}
-			for _, f := range files {
-				if len(out) >= maxListed {
-					break
-				}
-				if !f.Type().IsRegular() || !strings.HasSuffix(f.Name(), ".jsonl") {
-					continue
-				}
-				fi, err := f.Info()
-				if err != nil {
-					continue
-				}
-				out = append(out, transcript.SessionInfo{Agent: transcript.Agent(Name),
-					Path: filepath.Join(root, p.Name(), f.Name()), ID: idFromName(f.Name()), LastActivity: fi.ModTime()})
+		for _, dir := range transcript.Subdirs(root) {
+			n := len(files)
+			transcript.ListFiles(dir, func(name string) bool { return strings.HasSuffix(name, ".jsonl") }, &files)
+			for i := n; i < len(files); i++ {
+				files[i].ID = idFromName(files[i].Path)
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b transcript.SessionInfo) int {
-		if c := b.LastActivity.Compare(a.LastActivity); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Path, b.Path)
-	})
-	keep := out[:0]
-	for i, s := range out {
-		if i < maxProbed && !probe(&s) {
-			continue // no pi session, or one with nothing in it
-		}
-		keep = append(keep, s)
-	}
-	return keep, nil
+	return transcript.ProbeSessions(transcript.Agent(Name), files, func() transcript.Prober { return &prober{} }), nil
 }
 
 // idFromName is the session id in a file's name, <time>_<id>.jsonl.
-func idFromName(name string) string {
-	stem := strings.TrimSuffix(name, ".jsonl")
+func idFromName(path string) string {
+	stem := strings.TrimSuffix(path[strings.LastIndexAny(path, `/\`)+1:], ".jsonl")
 	if _, id, ok := strings.Cut(stem, "_"); ok && id != "" {
 		return id
 	}
 	return stem
 }
 
-// probe fills s from the head of its file: the header's id, directory
-// and time, and the first request for a title. It is false for a file
-// that is no pi session or holds no entry.
-func probe(s *transcript.SessionInfo) bool {
-	f, err := os.Open(s.Path)
-	if err != nil {
+// prober reads what discovery shows from the head and the tail of a
+// session file: the header's id, directory and time, the session's name
+// or first request, and its last entry's time.
+type prober struct {
+	// header is set once the first line was the header; notPi when it
+	// was something else.
+	header, notPi          bool
+	entries                int
+	id, cwd, name, request string
+	started, last          time.Time
+}
+
+func (p *prober) Line(raw []byte, head, tail bool) {
+	var l line
+	if p.notPi || decode(raw, &l) != nil {
+		return
+	}
+	if head && !p.header {
+		if l.Type != "session" || l.ID == "" {
+			p.notPi = true
+			return
+		}
+		p.header, p.id, p.cwd = true, l.ID, l.CWD
+		p.started, _ = transcript.ParseTime(l.Timestamp)
+		return
+	}
+	if l.Type == "session" {
+		return
+	}
+	p.entries++
+	if t, ok := transcript.ParseTime(l.Timestamp); ok && tail && t.After(p.last) {
+		p.last = t
+	}
+	switch {
+	case l.Type == "session_info":
+		// The latest name, "" clearing it; the tail's come after the head's.
+		p.name = strings.TrimSpace(l.Name)
+	case head && p.request == "" && l.Type == "message" && l.Message != nil && l.Message.Role == "user":
+		p.request = firstLine(contentText(l.Message.Content))
+	}
+}
+
+// Fill lists a file whose first line is pi's header and that holds an
+// entry.
+func (p *prober) Fill(s *transcript.SessionInfo) bool {
+	if p.notPi || !p.header || p.entries == 0 {
 		return false
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(io.LimitReader(f, probeBytes))
-	sc.Buffer(nil, probeBytes)
-	first, entries := true, 0
-	for sc.Scan() {
-		raw := sc.Bytes()
-		if len(bytes.TrimSpace(raw)) == 0 {
-			continue
-		}
-		var l line
-		if decode(raw, &l) != nil {
-			continue
-		}
-		if first {
-			if l.Type != "session" || l.ID == "" {
-				return false
-			}
-			first = false
-			s.ID, s.CWD = transcript.ShortenHead(l.ID, 128), l.CWD
-			if t, ok := transcript.ParseTime(l.Timestamp); ok {
-				s.Started = t
-			}
-			continue
-		}
-		entries++
-		if l.Type == "session_info" {
-			s.Title = transcript.ShortenHead(strings.TrimSpace(l.Name), transcript.MaxTitle)
-		}
-		if s.Title == "" && l.Type == "message" && l.Message != nil && l.Message.Role == "user" {
-			s.Title = transcript.ShortenHead(firstLine(contentText(l.Message.Content)), transcript.MaxTitle)
-		}
-	}
-	return !first && entries > 0
+	transcript.Probed{ID: p.id, CWD: p.cwd, Titles: []string{p.name, p.request}, Started: p.started, Last: p.last}.Fill(s)
+	return true
 }
 
 // firstLine is s up to its first line break, trimmed.
