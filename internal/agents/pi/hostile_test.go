@@ -235,7 +235,7 @@ func TestFind(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("2026-01-01T00-00-00-000Z_old.jsonl", jsonl(header3, `{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"fix the build\nplease"}}`), time.Hour)
+	write("2026-01-01T00-00-00-000Z_old.jsonl", jsonl(header3, `{"type":"message","id":"a","parentId":null,"timestamp":"2026-11-27T10:05:00.000Z","message":{"role":"user","content":"fix the build\nplease"}}`), time.Hour)
 	write("2026-01-02T00-00-00-000Z_new.jsonl", jsonl(`{"type":"session","version":3,"id":"s2","cwd":"/q"}`,
 		`{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}`, `{"type":"session_info","id":"b","parentId":"a","name":"Named"}`), time.Minute)
 	write("2026-01-03T00-00-00-000Z_empty.jsonl", jsonl(header3), 0)
@@ -246,7 +246,8 @@ func TestFind(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(got) != 2 || got[0].ID != "s2" || got[0].Title != "Named" || got[0].CWD != "/q" ||
-		got[1].ID != "s1" || got[1].Title != "fix the build" || got[1].CWD != "/p" || got[1].Started.IsZero() {
+		got[1].ID != "s1" || got[1].Title != "fix the build" || got[1].CWD != "/p" ||
+		got[1].Started != time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC) || got[1].LastActivity != time.Date(2026, 11, 27, 10, 5, 0, 0, time.UTC) {
 		t.Errorf("found %+v", got)
 	}
 }
