@@ -64,8 +64,8 @@ func Agent() agent.Agent {
 		HookSpec: &agent.HookSpec{ProjectSettings: projectExtension, UserSettings: ".pi/agent/extensions/session-handoff.ts",
 			Events: []agent.HookEvent{{Ours: "session-start", Theirs: eventStart, Timeout: 60},
 				{Ours: "pre-compact", Theirs: eventCompact, Timeout: 60}, {Ours: "session-end", Theirs: eventEnd, Timeout: 60}},
-			Script: extension,
-			Docs:   "docs/extensions.md of @mariozechner/pi-coding-agent 0.73.1"},
+			Whole: extension,
+			Docs:  "docs/extensions.md of @mariozechner/pi-coding-agent 0.73.1"},
 	}
 }
 

@@ -1,6 +1,11 @@
 package pi
 
-import "strings"
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/session-handoff/session-handoff/internal/agent"
+)
 
 // pi runs no hook commands: an extension, a TypeScript module in
 // .pi/extensions/ (or ~/.pi/agent/extensions/) that pi loads at start
@@ -27,10 +32,15 @@ const (
 	eventEnd     = "session_shutdown"
 )
 
-// extension is the extension's text around hooks, the JSON array of
-// {"event", "command", "timeout"} integrate makes.
-func extension(hooks []byte) []byte {
-	return []byte(strings.Replace(extensionText, "HOOKS_JSON", string(hooks), 1))
+// extension is the extension's text around hooks, written into it as a
+// JSON array of {"ours", "event", "command", "timeout"} (each command a
+// JSON member "command", where integrate and doctor find it).
+func extension(hooks []agent.WholeHook) []byte {
+	list, err := json.MarshalIndent(hooks, "", "  ")
+	if err != nil {
+		list = []byte("[]") // strings and ints: never
+	}
+	return []byte(strings.Replace(extensionText, "HOOKS_JSON", string(list), 1))
 }
 
 const extensionText = `// session-handoff's extension for pi, written by 'session-handoff integrate
