@@ -10,6 +10,7 @@ package pi
 // an abandoned branch is not the session's.
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -144,7 +145,9 @@ func (rd *reader) line(b *transcript.Builder, l *line) error {
 	switch l.Type {
 	case "message":
 		if l.Message != nil {
-			if add := rd.message(l.ID, l.Message); add != nil {
+			// An entry of format 1 has no id: its place is its key.
+			key := cmp.Or(l.ID, "#"+strconv.Itoa(len(rd.entries)))
+			if add := rd.message(key, l.Message); add != nil {
 				e.add = func(s *session) { note(s); add(s) }
 			}
 		}

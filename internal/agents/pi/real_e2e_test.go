@@ -59,6 +59,16 @@ var realExpectations = map[string]real{
 			Commands:    []expect.Command{{Prefix: "git status --short", Exit: expect.Exit(0), Count: 1, Status: handoff.StatusOK}},
 			NumCommands: 1, Compaction: compactionSummary},
 		id: "01a21d7b-242a-709c-a1b8-2c3e714e283c", lastMessage: "Checked the tree.", tokens: handoff.Tokens{Input: 4000, Output: 80}},
+	// Format 1, written by pi 0.30.2 (before the tree of 0.31.0): no
+	// version, no ids, edit's single oldText; two runs (pi -p, pi -c -p)
+	// whose call ids repeat.
+	"format1/2026-11-27T15-12-15-783Z_8388295c-2738-4052-ae48-6f21d0659907.jsonl": {
+		want: expect.Want{Title: "Write calc.py and run it", Requests: []string{"Write calc.py and run it", "Fix calc.py"},
+			Files:       map[string]expect.File{"calc.py": {Action: "created", Edits: 2}},
+			Commands:    []expect.Command{{Prefix: "python3 calc.py && ls nope", Exit: expect.Exit(2), Count: 1, Status: handoff.StatusFailed}},
+			NumCommands: 1, OpenFailure: "python3 calc.py && ls nope"},
+		// The file's name holds another id than its header (0.30.2).
+		id: "81aadf02-326d-4888-acb2-4bc34f997bba", lastMessage: "Fixed.", tokens: handoff.Tokens{Input: 5000, Output: 100}},
 	// Briefed by session-handoff's extension: the briefing is a
 	// custom_message beside the request, not one.
 	"briefed/2026-11-27T14-48-53-772Z_01a21d7b-0f0b-754d-b4c2-061853909a8e.jsonl": {
