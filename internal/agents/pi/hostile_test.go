@@ -42,6 +42,17 @@ func TestShapes(t *testing.T) {
 			t.Errorf("requests %q, files %+v", d.Session.Requests, d.Files)
 		}
 	})
+	t.Run("version 1: a call id used again in a later run is another call", func(t *testing.T) {
+		d := readString(t, jsonl(`{"type":"session","id":"s0","cwd":"/p"}`,
+			`{"type":"message","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"make"}}]}}`,
+			`{"type":"message","message":{"role":"user","content":"again"}}`,
+			`{"type":"message","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"go test"}}]}}`,
+			`{"type":"message","message":{"role":"toolResult","toolCallId":"c1","content":[{"type":"text","text":"FAIL\n\nCommand exited with code 1"}],"isError":true}}`))
+		c := d.Session.Commands
+		if len(c) != 2 || c[0].Command != "make" || c[0].Status != handoff.StatusUnknown || c[1].Command != "go test" || c[1].Status != handoff.StatusFailed {
+			t.Errorf("commands %+v", c)
+		}
+	})
 	t.Run("version 2's hookMessage is an extension's message, no request", func(t *testing.T) {
 		d := readString(t, jsonl(`{"type":"session","version":2,"id":"s","cwd":"/p"}`,
 			`{"type":"message","id":"a","parentId":null,"message":{"role":"hookMessage","customType":"x","content":"injected","display":true}}`,
