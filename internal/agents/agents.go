@@ -24,6 +24,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents/codex"
 	"github.com/session-handoff/session-handoff/internal/agents/copilot"
 	"github.com/session-handoff/session-handoff/internal/agents/gemini"
+	"github.com/session-handoff/session-handoff/internal/agents/pi"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
@@ -36,6 +37,7 @@ const (
 	Codex      = string(transcript.Codex)
 	Gemini     = string(transcript.Gemini)
 	Copilot    = copilot.Name
+	Pi         = pi.Name
 )
 
 var table = []Agent{
@@ -43,6 +45,7 @@ var table = []Agent{
 	codex.Agent(),
 	gemini.Agent(),
 	copilot.Agent(),
+	pi.Agent(),
 }
 
 // All returns every agent, in a fixed order.

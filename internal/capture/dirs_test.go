@@ -22,7 +22,12 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 		Codex:      filepath.Join("2026", "01", "02", "rollout-2026-01-02T03-04-05-0b9e2a41-1c2d-4e5f-8a9b-0c1d2e3f4a5b.jsonl"),
 		Gemini:     filepath.Join("app", "chats", "session-2026-01-02T03-04-0b9e.jsonl"),
 		Copilot:    filepath.Join("0b9e2a41-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "events.jsonl"),
+		"pi":       filepath.Join("--src-app--", "2026-01-02T03-04-05-000Z_0b9e.jsonl"),
 	}
+	// pi lists a file only when it starts with its header and holds an
+	// entry.
+	content := map[Agent]string{"pi": `{"type":"session","version":3,"id":"0b9e","cwd":"/src/app"}` + "\n" +
+		`{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}` + "\n"}
 	for _, agent := range Agents {
 		roots, err := SessionRoots(agent, env)
 		if err != nil {
@@ -35,7 +40,11 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+		text := "{}\n"
+		if c, ok := content[agent]; ok {
+			text = c
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		found, err := FindSessions(agent, env)
