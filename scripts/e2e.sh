@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The end-to-end suite: session-handoff against the real agents (Claude
-# Code, Codex CLI, Gemini CLI; GitHub Copilot CLI in the hook, MCP,
-# compaction and doctor scenarios), headless and offline (internal/e2e).
+# Code, Codex CLI, Gemini CLI; GitHub Copilot CLI and Qwen Code in the
+# hook, MCP, compaction and doctor scenarios), headless and offline (internal/e2e).
 #
 #   scripts/e2e.sh [go test flags, e.g. -run TestCaptureAndBrief/codex]
 #
@@ -21,8 +21,8 @@ start=$(date +%s)
 # shellcheck source=../internal/e2e/versions.env
 . internal/e2e/versions.env
 
-# Gemini CLI needs Node 20 or later (its package.json engines); the others
-# ship native binaries inside their npm packages.
+# Gemini CLI and Qwen Code need Node 20 or later (their package.json
+# engines); the others ship native binaries inside their npm packages.
 if ! command -v npm >/dev/null 2>&1; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
@@ -41,6 +41,7 @@ agents=(
   "codex @openai/codex ${CODEX_VERSION}"
   "gemini @google/gemini-cli ${GEMINI_CLI_VERSION}"
   "copilot @github/copilot ${COPILOT_VERSION}"
+  "qwen @qwen-code/qwen-code ${QWEN_CODE_VERSION}"
 )
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/session-handoff-e2e"
 work=$(mktemp -d)
