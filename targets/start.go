@@ -58,6 +58,8 @@ type starter struct {
 //   - GitHub Copilot CLI: 'copilot -i "prompt"' starts interactive mode
 //     and runs the prompt; --add-dir lets its tools read the prompt
 //     file's directory (copilot --help, 1.0.102).
+//   - Qwen Code: 'qwen -i "prompt"' as Gemini CLI, whose fork it is
+//     (qwen --help, 0.24.4).
 //
 // The program comes from the agents table (internal/agents).
 var starters = map[string]starter{
@@ -65,6 +67,7 @@ var starters = map[string]starter{
 	agents.Codex:      {program(agents.Codex), func(dir, msg string) []string { return []string{msg} }},
 	agents.Gemini:     {program(agents.Gemini), func(dir, msg string) []string { return []string{"--include-directories", dir, "-i", msg} }},
 	agents.Copilot:    {program(agents.Copilot), func(dir, msg string) []string { return []string{"--add-dir", dir, "-i", msg} }},
+	agents.QwenCode:   {program(agents.QwenCode), func(dir, msg string) []string { return []string{"--include-directories", dir, "-i", msg} }},
 }
 
 func program(name string) string {

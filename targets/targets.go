@@ -189,6 +189,29 @@ var profiles = []Profile{
 		Style: render.Style{Agent: "GitHub Copilot", Guidance: []string{"Work through the next steps in order. " + checkGuidance}},
 		Notes: []string{"GitHub asks for repository instructions of no more than about two pages; keep the budget small."},
 	},
+	{
+		// Qwen Code 0.24.4 reads QWEN.md and AGENTS.md (context.fileName
+		// changes the names) from the project and its parents, ~/.qwen,
+		// <root>/.qwen/QWEN.local.md, and the rules in ~/.qwen/rules and
+		// <root>/.qwen/rules (loadServerHierarchicalMemory, loadRules in
+		// packages/core/src/utils/memoryDiscovery.ts and rules), the
+		// project's only in a trusted folder.
+		Name:  agents.QwenCode,
+		Agent: "Qwen Code",
+		Reads: []string{"QWEN.md and AGENTS.md in the project and its parent directories (or the names set in context.fileName)",
+			".qwen/QWEN.local.md in the project (personal)", ".qwen/rules/*.md (frontmatter paths for conditional rules)",
+			"~/.qwen/QWEN.md and ~/.qwen/rules (every project)", "@file.md imports inside those files"},
+		InstructionFile:   "QWEN.md",
+		PersonalFile:      ".qwen/QWEN.local.md",
+		InstructionBudget: 24 << 10,
+		Launch: []Launch{
+			{How: "interactive, briefed: session-handoff writes the prompt to a private file and starts the agent on it", Command: "session-handoff launch --target qwen-code"},
+			{How: "one-shot: the prompt is appended to what arrives on stdin", Command: `qwen "Continue the work in the handoff above." < FILE`},
+			{How: "interactive: write the block into .qwen/QWEN.local.md, then start", Command: "session-handoff render --as instructions --target qwen-code --write && qwen"},
+		},
+		Style: render.Style{Agent: "Qwen Code", Guidance: []string{"Work through the next steps in order. " + checkGuidance}},
+		Notes: []string{"Qwen Code reads a project's .qwen/QWEN.local.md and .qwen/rules only in a folder it trusts (when folder trust is on)."},
+	},
 }
 
 // The profiles of the agents in the agents table take their aliases and

@@ -24,6 +24,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents/codex"
 	"github.com/session-handoff/session-handoff/internal/agents/copilot"
 	"github.com/session-handoff/session-handoff/internal/agents/gemini"
+	"github.com/session-handoff/session-handoff/internal/agents/qwen"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
@@ -36,6 +37,7 @@ const (
 	Codex      = string(transcript.Codex)
 	Gemini     = string(transcript.Gemini)
 	Copilot    = string(transcript.Copilot)
+	QwenCode   = qwen.Name
 )
 
 var table = []Agent{
@@ -43,6 +45,7 @@ var table = []Agent{
 	codex.Agent(),
 	gemini.Agent(),
 	copilot.Agent(),
+	qwen.Agent(),
 }
 
 // All returns every agent, in a fixed order.
