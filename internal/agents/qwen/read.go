@@ -3,6 +3,7 @@ package qwen
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 
@@ -227,6 +228,9 @@ type reader struct {
 	customTitle string
 	firstReq    string
 	cwdSet      bool
+	// qwen counts the records of Qwen Code's shape: none, and the file
+	// is another's.
+	qwen int
 }
 
 func newReader(live map[string]bool) *reader {
@@ -246,6 +250,9 @@ func (rd *reader) line(line []byte) error {
 		return err
 	}
 	d := rd.b.Digest()
+	if (&probe{UUID: rec.UUID, SessionID: rec.SessionID, Type: rec.Type, Message: rec.Message, SystemPayload: rec.SystemPayload}).qwenLine() {
+		rd.qwen++
+	}
 	if rec.Type == "system" && rec.Subtype == "custom_title" {
 		// Titles are re-appended off the chain to stay near the end.
 		var p titlePayload
@@ -473,8 +480,15 @@ func (rd *reader) system(rec *record) {
 	}
 }
 
+// errNotQwen is the error for a file of JSON objects none of which is
+// Qwen Code's.
+var errNotQwen = fmt.Errorf("%w of Qwen Code (uuid, sessionId, and a message of parts or a systemPayload)", transcript.ErrNoRecords)
+
 func (rd *reader) finish() (*transcript.Digest, error) {
 	d := rd.b.Digest()
+	if rd.qwen == 0 {
+		return nil, errNotQwen
+	}
 	d.Title = rd.firstReq
 	if rd.customTitle != "" {
 		d.Title = rd.customTitle
