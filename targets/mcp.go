@@ -56,6 +56,15 @@ var mcpRegistrations = map[string]*MCPRegistration{
 	agents.Copilot: {ProjectFile: ".github/mcp.json", UserFile: "~/.copilot/mcp-config.json", Format: "json", Key: "mcpServers",
 		Register: "session-handoff integrate copilot --mcp",
 		Docs:     "copilot mcp --help (@github/copilot 1.0.102)"},
+	// Qwen Code 0.24.4: "mcpServers": {NAME: {"command", "args"}} in
+	// settings.json, the project's .qwen/settings.json or the user's
+	// (~/.qwen, $QWEN_HOME). A project's server waits for the user's
+	// 'qwen mcp approve NAME', bound to a hash of its configuration
+	// (~/.qwen/mcpApprovals.json). Its tools are deferred: the model
+	// finds them with tool_search, as mcp__session-handoff__TOOL.
+	agents.QwenCode: {ProjectFile: ".qwen/settings.json", UserFile: "~/.qwen/settings.json", Format: "json", Key: "mcpServers",
+		Register: "session-handoff integrate qwen-code --mcp && qwen mcp approve session-handoff",
+		Docs:     "qwen mcp --help (@qwen-code/qwen-code 0.24.4)"},
 }
 
 func init() {

@@ -110,6 +110,24 @@ var Agents = []Agent{
 		// "true" or all is allowed ("Loading repo hooks in prompt mode").
 		Trust: "GitHub Copilot CLI runs a repository's hooks (.github/hooks) in a folder you have trusted; in prompt mode (-p) only with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true or COPILOT_ALLOW_ALL set.",
 		Docs:  "https://docs.github.com/en/copilot/reference/copilot-cli-reference/cli-hooks-reference"},
+	// Qwen Code reads Claude Code's shape from the hooks of its
+	// settings.json (the project's .qwen/settings.json, ~/.qwen/settings.json
+	// or $QWEN_HOME/settings.json): {"hooks": {EVENT: [{"matcher"?,
+	// "hooks": [{"type": "command", "command", "timeout" (seconds, 60 by
+	// default)}]}]}}, with Claude Code's input ({"session_id",
+	// "transcript_path", "cwd", "hook_event_name", "source"|"reason"|
+	// "trigger"}) and a SessionStart output of
+	// {"hookSpecificOutput": {"additionalContext"}}, which reaches the
+	// model in <qwen:session-start-context> with < and > escaped
+	// (packages/core/src/hooks/hookEventHandler.ts, types.ts and
+	// hook-timeout.ts in the bundle of 0.24.4). It fires SessionEnd only
+	// when an interactive session ends or is cleared, never after a
+	// prompt run (qwen -p): the session-end capture runs at Stop too, at
+	// the end of every turn, each capture of a session updating the last.
+	{Name: agents.QwenCode, ProjectSettings: ".qwen/settings.json", UserSettings: ".qwen/settings.json",
+		Events: []Event{{"session-start", "SessionStart", 0}, {"pre-compact", "PreCompact", 60}, {"session-end", "SessionEnd", 60}, {"session-end", "Stop", 60}},
+		Trust:  "Qwen Code runs a project's hooks only in a folder it trusts when folder trust is on (security.folderTrust.enabled; ~/.qwen/trustedFolders.json).",
+		Docs:   "packages/core/src/hooks (github.com/QwenLM/qwen-code, @qwen-code/qwen-code 0.24.4)"},
 }
 
 // LookupAgent finds an agent by any name or alias the agents table

@@ -23,7 +23,7 @@ const agentName = transcript.Agent(Name)
 func Agent() agent.Agent {
 	return agent.Agent{
 		Name: Name, Display: "Qwen Code", Aliases: []string{"qwen"},
-		Program: "qwen", InstructionFile: "QWEN.md",
+		Program: "qwen", InstructionFile: "QWEN.md", Hooks: true, MCP: true,
 		SessionsHelp: "~/.qwen/projects/*/chats, or under $QWEN_RUNTIME_DIR or $QWEN_HOME",
 		Checked:      "0.24.4",
 		OwnDirs:      Dirs,
@@ -35,20 +35,21 @@ func Agent() agent.Agent {
 	}
 }
 
-// Dirs are the directories Qwen Code keeps its sessions under, most
-// preferred first: its runtime directory is $QWEN_RUNTIME_DIR, else its
-// own directory, $QWEN_HOME or ~/.qwen (Storage.getRuntimeBaseDir and
-// getGlobalQwenDir, packages/core/src/config/storage.ts). The settings'
-// advanced.runtimeOutputDir moves it too; it is not read here.
+// Dirs are Qwen Code's own directories: first the one that holds its
+// settings, $QWEN_HOME or ~/.qwen (Storage.getGlobalQwenDir,
+// packages/core/src/config/storage.ts), then $QWEN_RUNTIME_DIR, which
+// moves its sessions, todos and temporary files out of it
+// (Storage.getRuntimeBaseDir). The settings' advanced.runtimeOutputDir
+// moves them too; it is not read here.
 func Dirs(home string, getenv func(string) string) []string {
 	var out []string
-	for _, v := range []string{"QWEN_RUNTIME_DIR", "QWEN_HOME"} {
-		if d := getenv(v); d != "" && filepath.IsAbs(d) {
-			out = append(out, filepath.Clean(d))
-		}
-	}
-	if home != "" {
+	if d := getenv("QWEN_HOME"); d != "" && filepath.IsAbs(d) {
+		out = append(out, filepath.Clean(d))
+	} else if home != "" {
 		out = append(out, filepath.Join(home, ".qwen"))
+	}
+	if d := getenv("QWEN_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) && (len(out) == 0 || filepath.Clean(d) != out[0]) {
+		out = append(out, filepath.Clean(d))
 	}
 	return out
 }

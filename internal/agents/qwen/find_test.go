@@ -48,11 +48,12 @@ func TestFind(t *testing.T) {
 	}
 }
 
-// TestDirs: $QWEN_RUNTIME_DIR holds the sessions before $QWEN_HOME, and
-// both before ~/.qwen; a relative path is not taken.
+// TestDirs: the settings' directory first ($QWEN_HOME, else ~/.qwen),
+// then $QWEN_RUNTIME_DIR, which holds the sessions; a relative path is
+// not taken.
 func TestDirs(t *testing.T) {
 	env := map[string]string{"QWEN_RUNTIME_DIR": "/run/q", "QWEN_HOME": "/q"}
-	if got, want := Dirs("/h", func(k string) string { return env[k] }), []string{"/run/q", "/q", "/h/.qwen"}; !reflect.DeepEqual(got, want) {
+	if got, want := Dirs("/h", func(k string) string { return env[k] }), []string{"/q", "/run/q"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Dirs = %q, want %q", got, want)
 	}
 	env = map[string]string{"QWEN_HOME": "rel"}
