@@ -53,13 +53,18 @@ var qwenCode = agent{
 	mcpConnected: func(out string) bool {
 		return strings.Contains(out, "session-handoff") && strings.Contains(out, "Connected") && !strings.Contains(out, "Disconnected")
 	},
-	// MCP tools are deferred: tool_search with "select:NAME,…" shows them,
-	// after which the model calls them by name.
+	// MCP tools are deferred: tool_search with "select:NAME,…" shows their
+	// declarations, and the model calls them through tool_call, the tools
+	// offered staying as they were (tool_search's description, 0.24.4).
 	toolSearch: &fakemodel.Call{Name: "tool_search", Args: map[string]any{
 		"query": "select:mcp__session-handoff__handoff_save,mcp__session-handoff__handoff_list,mcp__session-handoff__handoff_resume"}},
 	mcpTool: func(name string) string { return "mcp__session-handoff__" + name },
+	mcpCall: func(name string, args map[string]any) fakemodel.Call {
+		return fakemodel.Call{Name: "tool_call", Args: map[string]any{"name": "mcp__session-handoff__" + name, "arguments": args}}
+	},
+	// The prompt is positional: -p is deprecated in 0.24.4.
 	headless: func(w *world, prompt string) []string {
-		return []string{"qwen", "-p", prompt, "--yolo"}
+		return []string{"qwen", "--yolo", prompt}
 	},
 	// Auto-compaction: a context window of 100,000 tokens and a threshold
 	// of 1% of it, which the fake model's 1,000 prompt tokens pass, so the
@@ -75,7 +80,7 @@ var qwenCode = agent{
 		w.writeHome(".qwen/settings.json", strings.Replace(qwenSettings, `"general"`, `"model": {"generationConfig": {"contextWindowSize": 100000}},
   "context": {"autoCompactThreshold": 0.01},
   "general"`, 1))
-		return []string{"qwen", "--continue", "-p", prompt, "--yolo"}
+		return []string{"qwen", "--continue", "--yolo", prompt}
 	},
 	// COMPRESSION_REQUEST_DIRECTIVE's last sentence, in both the shared
 	// and the cold compression request.

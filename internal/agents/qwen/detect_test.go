@@ -30,8 +30,9 @@ const (
 // takes neither.
 func TestDetectTellsQwenCodeApart(t *testing.T) {
 	real, err := filepath.Glob(filepath.Join("testdata", "real-e2e", "*", "*.jsonl"))
-	if err != nil || len(real) == 0 {
-		t.Fatalf("no real transcripts: %v", err)
+	suite, err2 := filepath.Glob(filepath.Join("testdata", "real-e2e", "suite", "*", "*.jsonl"))
+	if real = append(real, suite...); err != nil || err2 != nil || len(real) < 6 {
+		t.Fatalf("real transcripts %q: %v %v", real, err, err2)
 	}
 	cases := map[string]string{"user line": qwenUserLine, "system line first": qwenSystemLine + qwenUserLine}
 	for _, f := range real {

@@ -64,6 +64,33 @@ var realExpectations = []struct {
 		commands:   []handoff.Command{{Command: "git status --short", ExitCode: exit(0), Count: 1, Status: handoff.StatusOK}},
 		compaction: "<state_snapshot>\nE2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go.\n</state_snapshot>",
 		tokens:     handoff.Tokens{Input: 4000, Output: 80}},
+	// The suite's sessions (scripts/e2e.sh, internal/e2e): hooks
+	// installed by integrate qwen-code, so .qwen/ is untracked.
+	{file: "suite/work/702c0321-7e16-450a-9874-a28497b751e8.jsonl", id: "702c0321-7e16-450a-9874-a28497b751e8", cwd: "/tmp/TestCaptureAndBriefqwen-code1745764760/001/project",
+		title: "add a greeting file and check the tree", requests: []string{"add a greeting file and check the tree"},
+		last:     "Wrote hello.txt and checked git status.",
+		files:    map[string]realFile{"hello.txt": {"created", 1}},
+		commands: []handoff.Command{{Command: "git status --short", ExitCode: exit(0), Count: 1, Status: handoff.StatusOK}},
+		tokens:   handoff.Tokens{Input: 3000, Output: 60}},
+	// Briefed at its start: the SessionStart hook's context reaches the
+	// model, not the transcript.
+	{file: "suite/briefed/3d6964c6-c4e8-4601-8782-18b735259c6c.jsonl", id: "3d6964c6-c4e8-4601-8782-18b735259c6c", cwd: "/tmp/TestCaptureAndBriefqwen-code1745764760/001/project",
+		title: "what next?", requests: []string{"what next?"}, last: "Nothing to do.", files: map[string]realFile{},
+		tokens: handoff.Tokens{Input: 1000, Output: 20}},
+	// tool_search, then the three MCP tools through tool_call: neither
+	// commands nor file edits.
+	{file: "suite/mcp/de8fd316-332b-4551-a30f-6372976754ce.jsonl", id: "de8fd316-332b-4551-a30f-6372976754ce", cwd: "/tmp/TestMCPqwen-code3146548402/001/project",
+		title: "save a handoff, list them, then resume", requests: []string{"save a handoff, list them, then resume"},
+		last: "Saved, listed and resumed.", files: map[string]realFile{}, tokens: handoff.Tokens{Input: 5000, Output: 100}},
+	// Compressed before both model calls of the continued run; the
+	// compression requests are no turns of the session.
+	{file: "suite/compaction/c70f5249-1b8d-4539-8894-4b04229f69f1.jsonl", id: "c70f5249-1b8d-4539-8894-4b04229f69f1", cwd: "/tmp/TestCompactionqwen-code4175115294/001/project",
+		title: "add a greeting file", requests: []string{"add a greeting file", "check the tree"},
+		last:       "Checked the tree.",
+		files:      map[string]realFile{"hello.txt": {"created", 1}},
+		commands:   []handoff.Command{{Command: "git status --short", ExitCode: exit(0), Count: 1, Status: handoff.StatusOK}},
+		compaction: "<state_snapshot>\nE2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go.\n</state_snapshot>",
+		tokens:     handoff.Tokens{Input: 4000, Output: 80}},
 }
 
 // TestReadReal reads each real transcript and checks every field the
