@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agent"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
@@ -22,15 +23,9 @@ const (
 	Instructions
 )
 
-// Style is how one agent likes its handoff written. Package targets keeps
-// one per agent.
-type Style struct {
-	// Agent is the agent's name as people write it ("Claude Code").
-	Agent string
-	// Guidance is our own advice for this agent, one sentence each: which
-	// of its tools keeps a task list, how it should check its work.
-	Guidance []string
-}
+// Style is how a handoff is written for one agent: its name and our
+// advice for it (internal/agent keeps it with the agent's profile).
+type Style = agent.Style
 
 // Options control a rendering.
 type Options struct {

@@ -31,55 +31,24 @@ func (s Start) Argv() []string { return append([]string{s.Program}, s.Args...) }
 // String is the command as a POSIX shell line a user can paste.
 func (s Start) String() string { return ShellJoin(s.Argv()) }
 
-// starter says how one agent is started with a first message.
-type starter struct {
-	program string
-	// args are the agent's own arguments, after any the user passes
-	// through; dir is the directory of the prompt file.
-	args func(dir, message string) []string
-}
-
-// starters hold the interactive start of each agent that has one. The
-// first message only names the prompt file: the agent reads the file with
-// its own tools, so the handoff stays out of argv and out of the system
-// prompt (imported text is data, not instructions of ours).
-//
-//   - Claude Code: 'claude "query"' starts an interactive session with an
-//     initial prompt. Reading a file outside the project asks the user
-//     once. (--append-system-prompt-file would lift an imported handoff
-//     into the system prompt, and some versions take it in print mode
-//     only.)
-//   - Codex CLI: 'codex "prompt"' starts the TUI with an initial prompt;
-//     its sandboxes let it read files anywhere.
-//   - Gemini CLI: 'gemini -i "prompt"' runs the prompt and stays
-//     interactive. Its file tools refuse paths outside the workspace, so
-//     the prompt file's directory is added with --include-directories
-//     (which takes values until the next flag, hence before -i).
-//   - GitHub Copilot CLI: 'copilot -i "prompt"' starts interactive mode
-//     and runs the prompt; --add-dir lets its tools read the prompt
-//     file's directory (copilot --help, 1.0.102).
-//   - Qwen Code: 'qwen -i "prompt"' as Gemini CLI, whose fork it is
-//     (qwen --help, 0.24.4).
-//
-// The program comes from the agents table (internal/agents).
-var starters = map[string]starter{
-	agents.ClaudeCode: {program(agents.ClaudeCode), func(dir, msg string) []string { return []string{msg} }},
-	agents.Codex:      {program(agents.Codex), func(dir, msg string) []string { return []string{msg} }},
-	agents.Gemini:     {program(agents.Gemini), func(dir, msg string) []string { return []string{"--include-directories", dir, "-i", msg} }},
-	agents.Copilot:    {program(agents.Copilot), func(dir, msg string) []string { return []string{"--add-dir", dir, "-i", msg} }},
-	agents.QwenCode:   {program(agents.QwenCode), func(dir, msg string) []string { return []string{"--include-directories", dir, "-i", msg} }},
-}
-
-func program(name string) string {
-	a, _ := agents.Find(name)
-	return a.Program
+// start is how the agent of the table named name is started with a first
+// message: its program, and the arguments its folder gives (StartArgs).
+// The first message only names the prompt file: the agent reads the file
+// with its own tools, so the handoff stays out of argv and out of the
+// system prompt (imported text is data, not instructions of ours).
+func start(name string) (program string, args func(dir, message string) []string, ok bool) {
+	a, found := agents.Find(name)
+	if !found || a.Name != name || a.StartArgs == nil {
+		return "", nil, false
+	}
+	return a.Program, a.StartArgs, true
 }
 
 // StartNames lists the targets that have a start command.
 func StartNames() []string {
 	var out []string
-	for _, p := range profiles {
-		if _, ok := starters[p.Name]; ok {
+	for _, p := range profiles() {
+		if _, _, ok := start(p.Name); ok {
 			out = append(out, p.Name)
 		}
 	}
@@ -98,15 +67,15 @@ func StartMessage(promptFile string) string {
 // end the command line. It fails for a target without a start command and
 // when an argument breaks CheckArgv.
 func (p Profile) StartCommand(promptFile string, extra []string) (Start, error) {
-	st, ok := starters[p.Name]
+	prog, startArgs, ok := start(p.Name)
 	if !ok {
 		return Start{}, fmt.Errorf("%s cannot be started with a handoff: want one of %s", p.Agent, strings.Join(StartNames(), ", "))
 	}
 	if !filepath.IsAbs(promptFile) {
 		return Start{}, fmt.Errorf("prompt file %q is not an absolute path", promptFile)
 	}
-	args := append(append([]string{}, extra...), st.args(filepath.Dir(promptFile), StartMessage(promptFile))...)
-	s := Start{Program: st.program, Args: args}
+	args := append(append([]string{}, extra...), startArgs(filepath.Dir(promptFile), StartMessage(promptFile))...)
+	s := Start{Program: prog, Args: args}
 	if err := CheckArgv(s.Argv()); err != nil {
 		return Start{}, err
 	}

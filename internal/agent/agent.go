@@ -57,6 +57,56 @@ type Agent struct {
 	SessionsDir string
 	// Transcripts finds, recognises and reads its sessions.
 	Transcripts Transcripts
+	// Profile is its render target (targets): the files it reads, how to
+	// hand it a prompt, its limits, its render style, where it registers
+	// MCP servers. Name, Agent, Aliases, InstructionFile, Capture and
+	// Checked are filled from the fields above.
+	Profile Profile
+	// StartArgs are its arguments that start an interactive session on
+	// message, the prompt file being in dir (launch); nil when
+	// session-handoff does not start it.
+	StartArgs func(dir, message string) []string
+	// HookSpec says where integrate installs session-handoff's hooks, and
+	// which; nil when the agent has none.
+	HookSpec *HookSpec
+}
+
+// HookSpec says where an agent keeps its hook settings and which hooks
+// session-handoff installs there (internal/integrate).
+type HookSpec struct {
+	// ProjectSettings is the settings file in a project, relative to its
+	// root; UserSettings the user's own, relative to the home directory
+	// when the agent's own directory has not moved.
+	ProjectSettings string
+	UserSettings    string
+	// LocalSettings is the project's settings file that is not shared
+	// with the team (not committed), relative to the root; "" when the
+	// agent has none.
+	LocalSettings string
+	// Events are the hooks installed, in order.
+	Events []HookEvent
+	// Named is set when the agent's hook entries carry a name.
+	Named bool
+	// Flat is set for flat hook entries (GitHub Copilot CLI's), camelCase
+	// input ({"sessionId", "cwd", …}, no transcript path) and a
+	// session-start output of {"additionalContext"} at the top level.
+	Flat bool
+	// Trust says how the agent asks the user to trust newly installed
+	// hooks, in one sentence; "" when it runs them as they are.
+	Trust string
+	// Docs is where the hook format was checked.
+	Docs string
+}
+
+// HookEvent is one of our hooks as an agent knows it.
+type HookEvent struct {
+	// Ours is our name for it: session-start, pre-compact, session-end.
+	Ours string
+	// Theirs is the agent's event name.
+	Theirs string
+	// Timeout is the timeout the installed hook declares, in the agent's
+	// unit; 0 declares none.
+	Timeout int
 }
 
 // Transcripts is how an agent's sessions are found, recognised and read.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/internal/agents"
+	"github.com/session-handoff/session-handoff/internal/agents/qwen"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
@@ -43,7 +44,7 @@ func TestLinkedAgentDirectoryIsRefused(t *testing.T) {
 			t.Errorf("%s user scope: %v", a.Name, err)
 		}
 	}
-	for _, agent := range []string{agents.Codex, agents.Gemini, agents.QwenCode} { // Claude Code's is .mcp.json, at the root
+	for _, agent := range []string{agents.Codex, agents.Gemini, qwen.Name} { // Claude Code's is .mcp.json, at the root
 		if p, _, err := MCPPath(agent, root, home, false, getenv); !errors.Is(err, safefile.ErrOutside) {
 			t.Errorf("MCP %s: %q, %v; want ErrOutside", agent, p, err)
 		}

@@ -10,7 +10,7 @@ import (
 
 // TestFind lists every projects/*/chats/*.jsonl under the roots, newest
 // first, with what its head says; not a subagent's transcript, an empty
-// file, a runtime sidecar or a file of another agent.
+// file or a runtime sidecar.
 func TestFind(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "projects")
 	write := func(rel, text string, age time.Duration) {
@@ -30,7 +30,6 @@ func TestFind(t *testing.T) {
 	write("-w/chats/new.jsonl", rec("x", "", "system", `,"subtype":"session_source","systemPayload":{}`)+userRec("u1", "x", "new work"), time.Hour)
 	write("-w/chats/empty.jsonl", "", 0)
 	write("-w/chats/new.runtime.json", "{}", 0)
-	write("-w/chats/claude.jsonl", `{"type":"user","uuid":"u","sessionId":"c","message":{"content":"hi"}}`+"\n", 0)
 	write("-w/subagents/new/agent-a1.jsonl", userRec("u1", "", "sub"), 0)
 	got, err := Transcripts{}.Find([]string{root, filepath.Join(t.TempDir(), "missing")})
 	if err != nil {

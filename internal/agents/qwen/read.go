@@ -3,7 +3,6 @@ package qwen
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
 
@@ -151,14 +150,17 @@ const resumeTrailer = "Resume the prior task using the summary above."
 // context (packages/core/src/hooks/user-prompt-submit-context.ts).
 const hookContextTag = "<qwen:"
 
-// knownSystem are the system subtypes 0.24.4 writes that the digest does
-// not use (chatRecordingService.ts).
-var knownSystem = map[string]bool{
-	"ui_telemetry": true, "attribution_snapshot": true, "file_history_snapshot": true, "slash_command": true,
-	"at_command": true, "session_source": true, "session_model": true, "parent_session": true, "rewind": true,
-	"omni_recall": true, "user_text_elements": true, "session_artifact_event": true,
-	"session_artifact_snapshot": true, "session_sources_snapshot": true, "branch_checkpoint": true,
-	"goal_state": true, "goal_turn_end": true, "background_task_completed": true,
+// knownSystem says whether subtype is one of the system records 0.24.4
+// writes that the digest does not use (chatRecordingService.ts).
+func knownSystem(subtype string) bool {
+	switch subtype {
+	case "ui_telemetry", "attribution_snapshot", "file_history_snapshot", "slash_command", "at_command",
+		"session_source", "session_model", "parent_session", "rewind", "omni_recall", "user_text_elements",
+		"session_artifact_event", "session_artifact_snapshot", "session_sources_snapshot", "branch_checkpoint",
+		"goal_state", "goal_turn_end", "background_task_completed":
+		return true
+	}
+	return false
 }
 
 // Read reads the Qwen Code session at path; id is unused: a file holds one
@@ -474,20 +476,26 @@ func (rd *reader) system(rec *record) {
 			rd.b.Cancel()
 		}
 	default:
-		if !knownSystem[rec.Subtype] {
+		if !knownSystem(rec.Subtype) {
 			rd.b.Digest().Stats.UnknownType("system/" + rec.Subtype)
 		}
 	}
 }
 
-// errNotQwen is the error for a file of JSON objects none of which is
-// Qwen Code's.
-var errNotQwen = fmt.Errorf("%w of Qwen Code (uuid, sessionId, and a message of parts or a systemPayload)", transcript.ErrNoRecords)
+// notQwen is the error for a file of JSON objects none of which is Qwen
+// Code's.
+type notQwen struct{}
+
+func (notQwen) Error() string {
+	return transcript.ErrNoRecords.Error() + " of Qwen Code (uuid, sessionId, and a message of parts or a systemPayload)"
+}
+
+func (notQwen) Unwrap() error { return transcript.ErrNoRecords }
 
 func (rd *reader) finish() (*transcript.Digest, error) {
 	d := rd.b.Digest()
 	if rd.qwen == 0 {
-		return nil, errNotQwen
+		return nil, notQwen{}
 	}
 	d.Title = rd.firstReq
 	if rd.customTitle != "" {

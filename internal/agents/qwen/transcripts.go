@@ -3,13 +3,11 @@ package qwen
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
@@ -17,7 +15,12 @@ import (
 // Transcripts finds, recognises and reads Qwen Code's sessions.
 type Transcripts struct{}
 
-var errNotObject = errors.New("not a JSON object")
+// errNotObject refuses a line that is no JSON object.
+type errNotObjectT struct{}
+
+func (errNotObjectT) Error() string { return "not a JSON object" }
+
+var errNotObject error = errNotObjectT{}
 
 // probe is what recognition and discovery decode of a line.
 type probe struct {
@@ -84,8 +87,8 @@ const (
 
 // Find lists the sessions under roots (each a projects directory): every
 // projects/*/chats/*.jsonl, newest first. A subagent's transcript is
-// under projects/*/subagents, never listed; a file with no record is no
-// session.
+// under projects/*/subagents, never listed; an empty file (the CLI
+// creates the file before its first record) is no session.
 func (Transcripts) Find(roots []string) ([]transcript.SessionInfo, error) {
 	var out []transcript.SessionInfo
 	for _, root := range roots {
@@ -122,28 +125,23 @@ func (Transcripts) Find(roots []string) ([]transcript.SessionInfo, error) {
 		}
 		return strings.Compare(a.Path, b.Path)
 	})
-	keep := out[:0]
-	for i, s := range out {
-		if i < maxProbed && !probeSession(&s) {
-			continue
-		}
-		keep = append(keep, s)
+	for i := range out[:min(len(out), maxProbed)] {
+		probeSession(&out[i])
 	}
-	return keep, nil
+	return out, nil
 }
 
 // probeSession reads the head of s's file for its id, directory, start,
-// version and first request; false when the head holds no Qwen Code
-// record.
-func probeSession(s *transcript.SessionInfo) bool {
+// version and first request, where its Qwen Code records say them.
+func probeSession(s *transcript.SessionInfo) {
 	f, err := os.Open(s.Path)
 	if err != nil {
-		return false
+		return
 	}
 	defer f.Close()
 	head, err := io.ReadAll(io.LimitReader(f, headBytes))
 	if err != nil {
-		return false
+		return
 	}
 	found := false
 	for _, line := range bytes.Split(head, []byte{'\n'}) {
@@ -166,8 +164,4 @@ func probeSession(s *transcript.SessionInfo) bool {
 			s.Title = transcript.ShortenHead(strings.TrimSpace(transcript.Clean(requestText(p.Message, p.SystemPayload))), 200)
 		}
 	}
-	if s.LastActivity.IsZero() {
-		s.LastActivity = time.Now()
-	}
-	return found
 }
