@@ -3,10 +3,12 @@ package qwen
 import (
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/transcript"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // realDir holds the transcripts Qwen Code 0.24.4 wrote against a scripted
@@ -137,6 +139,33 @@ func TestReadReal(t *testing.T) {
 			if d.Stats.Malformed+d.Stats.TooLong+d.Stats.Unknown != 0 || d.Stats.Records != d.Stats.Lines {
 				t.Errorf("stats %+v: every line is a record of a known type", d.Stats)
 			}
+		})
+	}
+}
+
+// TestReadRealExpect checks the real transcripts as every reader's are
+// checked (internal/transcript/expect), with Qwen Code's own marks: the
+// hook context part of a prompt and the resume sentence after a summary.
+func TestReadRealExpect(t *testing.T) {
+	marks := expect.Marks{Injected: func(r string) bool { return strings.Contains(r, hookContextTag) }, Wrappers: []string{resumeTrailer}}
+	for _, e := range realExpectations {
+		t.Run(e.file, func(t *testing.T) {
+			d, err := Transcripts{}.Read(filepath.Join(realDir, e.file), "", transcript.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := expect.Want{Title: e.title, Requests: e.requests, Files: map[string]expect.File{}, NumCommands: len(e.commands),
+				Todos: e.todos, Compaction: e.compaction}
+			for p, f := range e.files {
+				want.Files[p] = expect.File{Action: f.action, Edits: f.edits}
+			}
+			for _, c := range e.commands {
+				want.Commands = append(want.Commands, expect.Command{Prefix: c.Command, Exit: c.ExitCode, Count: c.Count, Status: c.Status})
+			}
+			if e.lastFailure != nil {
+				want.OpenFailure = e.lastFailure.Command
+			}
+			expect.Check(t, expect.Got{Title: d.Title, Session: d.Session, Files: d.Files, Cancelled: d.Cancelled}, want, marks)
 		})
 	}
 }
