@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/e2e/fakemodel"
 )
 
@@ -120,7 +121,9 @@ const qwenSettings = `{
 // the reader looks for it, ~/.qwen/projects/<cwd with every character
 // but [A-Za-z0-9] made "-">/chats/<session id>.jsonl
 // (packages/core/src/config/storage.ts, getProjectDir; sanitizeCwd), one
-// JSON record a line, each naming the session and the CLI's version.
+// JSON record a line, each naming the session and the CLI's version;
+// `sessions` lists it, and `capture` of the file, with no agent named,
+// recognises and reads it.
 func TestQwenCodeTranscript(t *testing.T) {
 	w := newWorld(t, qwenCode)
 	w.session("add a greeting file",
@@ -147,5 +150,26 @@ func TestQwenCodeTranscript(t *testing.T) {
 		if rec.SessionID+".jsonl" != filepath.Base(files[0]) || rec.Version != version {
 			t.Errorf("%s line %d: sessionId %q, version %q (want %s)", files[0], i+1, rec.SessionID, rec.Version, version)
 		}
+	}
+	var listed []struct {
+		Agent, ID, Path, CWD, Title string
+		Version                     string `json:"agent_version"`
+	}
+	if err := json.Unmarshal([]byte(w.sh("sessions", "--from", w.agent.name, "--json")), &listed); err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) != 1 || listed[0].Path != files[0] || listed[0].CWD != w.project || listed[0].Title != "add a greeting file" || listed[0].Version != version {
+		t.Errorf("sessions --json: %+v", listed)
+	}
+	var captured struct {
+		Record handoff.Record `json:"record"`
+	}
+	if err := json.Unmarshal([]byte(w.sh("capture", "--session", files[0], "--dry-run", "--json")), &captured); err != nil {
+		t.Fatal(err)
+	}
+	r := captured.Record
+	if r.Tool != w.agent.name || r.Session == nil || r.Session.AgentVersion != version || !hasFile(r, "hello.txt") ||
+		len(r.Session.Requests) != 1 || r.Session.LastAgentMessage != "Wrote hello.txt." {
+		t.Errorf("capture --session %s: %+v", files[0], r)
 	}
 }
