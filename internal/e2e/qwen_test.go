@@ -17,7 +17,9 @@ import (
 
 // qwenCode runs Qwen Code (@qwen-code/qwen-code, a node program:
 // cli-entry.js) on OpenAI Chat Completions at OPENAI_BASE_URL, with
-// security.auth.selectedType "openai" in its settings. What is cited is
+// security.auth.selectedType "openai" in its settings. The hook, MCP,
+// compaction and doctor scenarios run it (hookAgents), and
+// TestQwenCodeTranscript; it has no package of session-handoff's. What is cited is
 // the installed bundle of 0.24.4 (chunks/*.js, which name their
 // packages/core/src sources).
 var qwenCode = agent{
