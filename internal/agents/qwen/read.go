@@ -1,7 +1,6 @@
 package qwen
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"strings"
@@ -199,7 +198,7 @@ func chain(r io.Reader, lim transcript.Limits) (map[string]bool, error) {
 	var st transcript.Stats
 	err := transcript.EachLine(r, lim, &st, func(line []byte) error {
 		var l link
-		if err := json.Unmarshal(line, &l); err != nil {
+		if err := transcript.Decode(line, &l); err != nil {
 			return err
 		}
 		if l.UUID != "" {
@@ -244,11 +243,8 @@ func newReader(live map[string]bool) *reader {
 const maxOpenCalls = 4096
 
 func (rd *reader) line(line []byte) error {
-	if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("{")) {
-		return errNotObject
-	}
 	var rec record
-	if err := json.Unmarshal(line, &rec); err != nil {
+	if err := transcript.Decode(line, &rec); err != nil {
 		return err
 	}
 	d := rd.b.Digest()
@@ -258,7 +254,7 @@ func (rd *reader) line(line []byte) error {
 	if rec.Type == "system" && rec.Subtype == "custom_title" {
 		// Titles are re-appended off the chain to stay near the end.
 		var p titlePayload
-		if json.Unmarshal(rec.SystemPayload, &p) == nil && strings.TrimSpace(p.CustomTitle) != "" {
+		if transcript.Decode(rec.SystemPayload, &p) == nil && strings.TrimSpace(p.CustomTitle) != "" {
 			rd.customTitle = p.CustomTitle
 		}
 		return nil
@@ -321,7 +317,7 @@ func (rd *reader) user(rec *record) {
 // parts but those of the CLI's own context.
 func requestText(msg *content, payload json.RawMessage) string {
 	var p userPayload
-	if len(payload) > 0 && json.Unmarshal(payload, &p) == nil && p.DisplayText != nil {
+	if len(payload) > 0 && transcript.Decode(payload, &p) == nil && p.DisplayText != nil {
 		return *p.DisplayText
 	}
 	if msg == nil {
@@ -362,7 +358,7 @@ func (rd *reader) call(id, name string, raw json.RawMessage, depth int) {
 		return
 	}
 	var a toolArgs
-	if len(raw) > 0 && json.Unmarshal(raw, &a) != nil {
+	if len(raw) > 0 && transcript.Decode(raw, &a) != nil {
 		return
 	}
 	switch name {
@@ -401,9 +397,8 @@ func (rd *reader) toolResult(rec *record) {
 	}
 	delete(rd.calls, res.CallID)
 	var disp display
-	if raw := bytes.TrimSpace(res.ResultDisplay); len(raw) > 0 && raw[0] == '{' {
-		_ = json.Unmarshal(raw, &disp) // a display of another shape says nothing read here
-	}
+	// A display of another shape (text) says nothing read here.
+	_ = transcript.Decode(res.ResultDisplay, &disp)
 	output := disp.Output
 	if output == "" {
 		output = responseText(rec, res.CallID)
@@ -457,7 +452,7 @@ func (rd *reader) system(rec *record) {
 	switch rec.Subtype {
 	case "chat_compression":
 		var p compressionPayload
-		if json.Unmarshal(rec.SystemPayload, &p) != nil || len(p.CompressedHistory) == 0 {
+		if transcript.Decode(rec.SystemPayload, &p) != nil || len(p.CompressedHistory) == 0 {
 			return
 		}
 		first := p.CompressedHistory[0]
@@ -472,7 +467,7 @@ func (rd *reader) system(rec *record) {
 		}
 	case "turn_result":
 		var p turnResultPayload
-		if json.Unmarshal(rec.SystemPayload, &p) == nil && p.State == "cancelled" {
+		if transcript.Decode(rec.SystemPayload, &p) == nil && p.State == "cancelled" {
 			rd.b.Cancel()
 		}
 	default:

@@ -111,8 +111,9 @@ func TestReadToolsAndStates(t *testing.T) {
 	}
 }
 
-// TestReadHostile: bad lines are counted, never fatal; a cycle in the
-// records' links ends; a line over the limit is skipped.
+// TestReadHostile: bad lines are counted, never fatal; a field of the
+// wrong type is read as absent (transcript.Decode), its line kept; a cycle
+// in the records' links ends; a line over the limit is skipped.
 func TestReadHostile(t *testing.T) {
 	text := userRec("u1", "u2", "asked") + textRec("u2", "u1", "answered") +
 		`{"uuid":5,"type":"user"}` + "\n" +
@@ -123,7 +124,7 @@ func TestReadHostile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Stats.Malformed != 4 || d.Stats.TooLong != 1 || !reflect.DeepEqual(d.Session.Requests, []string{"asked"}) {
+	if d.Stats.Malformed != 2 || d.Stats.Records != 4 || d.Stats.TooLong != 1 || !reflect.DeepEqual(d.Session.Requests, []string{"asked"}) {
 		t.Errorf("stats %+v, requests %q", d.Stats, d.Session.Requests)
 	}
 }

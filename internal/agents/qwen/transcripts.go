@@ -15,13 +15,6 @@ import (
 // Transcripts finds, recognises and reads Qwen Code's sessions.
 type Transcripts struct{}
 
-// errNotObject refuses a line that is no JSON object.
-type errNotObjectT struct{}
-
-func (errNotObjectT) Error() string { return "not a JSON object" }
-
-var errNotObject error = errNotObjectT{}
-
 // probe is what recognition and discovery decode of a line.
 type probe struct {
 	UUID          string          `json:"uuid"`
@@ -65,7 +58,7 @@ func (Transcripts) Detect(head []byte) (transcript.Detected, bool) {
 			continue
 		}
 		var p probe
-		if json.Unmarshal(line, &p) != nil {
+		if transcript.Decode(line, &p) != nil {
 			continue
 		}
 		if p.qwenLine() {
@@ -146,7 +139,7 @@ func probeSession(s *transcript.SessionInfo) {
 	found := false
 	for _, line := range bytes.Split(head, []byte{'\n'}) {
 		var p probe
-		if json.Unmarshal(bytes.TrimSpace(line), &p) != nil || !p.qwenLine() {
+		if transcript.Decode(line, &p) != nil || !p.qwenLine() {
 			continue
 		}
 		if !found {
