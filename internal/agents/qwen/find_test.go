@@ -9,8 +9,8 @@ import (
 )
 
 // TestFind lists every projects/*/chats/*.jsonl under the roots, newest
-// first, with what its head says; not a subagent's transcript, an empty
-// file or a runtime sidecar.
+// first, with what its head and tail say (a title given the session at its
+// end); not a subagent's transcript, an empty file or a runtime sidecar.
 func TestFind(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "projects")
 	write := func(rel, text string, age time.Duration) {
@@ -27,7 +27,8 @@ func TestFind(t *testing.T) {
 		}
 	}
 	write("-w/chats/old.jsonl", userRec("u1", "", "old work"), 2*time.Hour)
-	write("-w/chats/new.jsonl", rec("x", "", "system", `,"subtype":"session_source","systemPayload":{}`)+userRec("u1", "x", "new work"), time.Hour)
+	write("-w/chats/new.jsonl", rec("x", "", "system", `,"subtype":"session_source","systemPayload":{}`)+userRec("u1", "x", "new work")+
+		rec("t", "u1", "system", `,"subtype":"custom_title","systemPayload":{"customTitle":"Named by the user"}`), time.Hour)
 	write("-w/chats/empty.jsonl", "", 0)
 	write("-w/chats/new.runtime.json", "{}", 0)
 	write("-w/subagents/new/agent-a1.jsonl", userRec("u1", "", "sub"), 0)
@@ -38,11 +39,13 @@ func TestFind(t *testing.T) {
 	var titles []string
 	for _, s := range got {
 		titles = append(titles, s.Title)
-		if s.Agent != agentName || s.ID != "s" || s.CWD != "/w" || s.AgentVersion != "0.24.4" || s.Started.IsZero() {
+		if s.Agent != agentName || s.ID != "s" || s.CWD != "/w" || s.AgentVersion != "0.24.4" || s.Started.IsZero() ||
+			!s.LastActivity.Equal(s.Started) { // the records' time, not the file's
+
 			t.Errorf("%+v", s)
 		}
 	}
-	if want := []string{"new work", "old work"}; !reflect.DeepEqual(titles, want) {
+	if want := []string{"Named by the user", "old work"}; !reflect.DeepEqual(titles, want) {
 		t.Errorf("found %q, want %q", titles, want)
 	}
 }

@@ -3,11 +3,9 @@ package qwen
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
+	"time"
 
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
@@ -68,93 +66,81 @@ func (Transcripts) Detect(head []byte) (transcript.Detected, bool) {
 	return transcript.Detected{}, false
 }
 
-// Bounds on discovery.
-const (
-	// maxListed caps the transcript files considered.
-	maxListed = 100_000
-	// maxProbed caps the files whose head is read; older ones are listed
-	// from their names and times only.
-	maxProbed = 1000
-	headBytes = 64 << 10
-)
-
 // Find lists the sessions under roots (each a projects directory): every
 // projects/*/chats/*.jsonl, newest first. A subagent's transcript is
-// under projects/*/subagents, never listed; an empty file (the CLI
+// under projects/*/subagents, never listed; a file with no line (the CLI
 // creates the file before its first record) is no session.
 func (Transcripts) Find(roots []string) ([]transcript.SessionInfo, error) {
-	var out []transcript.SessionInfo
+	var files []transcript.Candidate
 	for _, root := range roots {
-		projects, err := os.ReadDir(root)
-		if err != nil {
-			continue // a missing root has no sessions
-		}
-		for _, p := range projects {
-			if !p.IsDir() {
-				continue
-			}
-			chats := filepath.Join(root, p.Name(), "chats")
-			files, err := os.ReadDir(chats)
-			if err != nil {
-				continue
-			}
-			for _, f := range files {
-				name := f.Name()
-				if !f.Type().IsRegular() || !strings.HasSuffix(name, ".jsonl") || len(out) >= maxListed {
-					continue
-				}
-				fi, err := f.Info()
-				if err != nil || fi.Size() == 0 {
-					continue
-				}
-				out = append(out, transcript.SessionInfo{Agent: agentName, ID: strings.TrimSuffix(name, ".jsonl"),
-					Path: filepath.Join(chats, name), LastActivity: fi.ModTime()})
+		for _, project := range transcript.Subdirs(root) {
+			n := len(files)
+			transcript.ListFiles(filepath.Join(project, "chats"), func(name string) bool { return strings.HasSuffix(name, ".jsonl") }, &files)
+			for i := n; i < len(files); i++ {
+				files[i].ID = strings.TrimSuffix(filepath.Base(files[i].Path), ".jsonl")
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b transcript.SessionInfo) int {
-		if c := b.LastActivity.Compare(a.LastActivity); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Path, b.Path)
-	})
-	for i := range out[:min(len(out), maxProbed)] {
-		probeSession(&out[i])
-	}
-	return out, nil
+	return transcript.ProbeSessions(agentName, files, func() transcript.Prober { return &prober{} }), nil
 }
 
-// probeSession reads the head of s's file for its id, directory, start,
-// version and first request, where its Qwen Code records say them.
-func probeSession(s *transcript.SessionInfo) {
-	f, err := os.Open(s.Path)
-	if err != nil {
+// prober reads what discovery shows of a session: from the head its id,
+// directory, start and first request; from the tail the title the user
+// or the CLI gave it (re-appended there to stay near the end) and its
+// last activity; the version from both.
+type prober struct {
+	lines                         int
+	id, cwd, request, title, vers string
+	started, last                 time.Time
+}
+
+func (p *prober) Line(line []byte, head, tail bool) {
+	p.lines++
+	var l probe
+	if transcript.Decode(line, &l) != nil || !l.qwenLine() {
 		return
 	}
-	defer f.Close()
-	head, err := io.ReadAll(io.LimitReader(f, headBytes))
-	if err != nil {
-		return
-	}
-	found := false
-	for _, line := range bytes.Split(head, []byte{'\n'}) {
-		var p probe
-		if transcript.Decode(line, &p) != nil || !p.qwenLine() {
-			continue
-		}
-		if !found {
-			found = true
-			s.ID = transcript.ShortenHead(transcript.Clean(p.SessionID), 200)
-			s.CWD = transcript.Clean(p.CWD)
-			if t, ok := transcript.ParseTime(p.Timestamp); ok {
-				s.Started = t
-			}
-		}
-		if p.Version != "" && p.Version != "unknown" {
-			s.AgentVersion = transcript.ShortenHead(transcript.Clean(p.Version), 64)
-		}
-		if s.Title == "" && p.Type == "user" && p.Subtype == "" {
-			s.Title = transcript.ShortenHead(strings.TrimSpace(transcript.Clean(requestText(p.Message, p.SystemPayload))), 200)
+	t, hasTime := transcript.ParseTime(l.Timestamp)
+	if head && p.id == "" {
+		p.id, p.cwd = l.SessionID, l.CWD
+		if hasTime {
+			p.started = t
 		}
 	}
+	if head && p.request == "" && l.Type == "user" && l.Subtype == "" {
+		p.request = requestText(l.Message, l.SystemPayload)
+	}
+	if tail && hasTime {
+		p.last = t
+	}
+	if tail && l.Type == "system" && l.Subtype == "custom_title" {
+		var tp titlePayload
+		if transcript.Decode(l.SystemPayload, &tp) == nil && strings.TrimSpace(tp.CustomTitle) != "" {
+			p.title = tp.CustomTitle
+		}
+	}
+	if l.Version != "" && l.Version != "unknown" {
+		p.vers = l.Version
+	}
+}
+
+func (p *prober) Fill(s *transcript.SessionInfo) bool {
+	if p.lines == 0 {
+		return false
+	}
+	if p.id != "" {
+		s.ID = transcript.ShortenHead(transcript.Clean(p.id), 200)
+	}
+	s.CWD = transcript.Clean(p.cwd)
+	s.Title = p.title
+	if s.Title == "" {
+		s.Title = p.request
+	}
+	s.Title = transcript.ShortenHead(strings.TrimSpace(transcript.Clean(s.Title)), 200)
+	s.Started = p.started
+	if !p.last.IsZero() {
+		s.LastActivity = p.last
+	}
+	s.AgentVersion = transcript.ShortenHead(transcript.Clean(p.vers), 64)
+	return true
 }
