@@ -25,6 +25,7 @@ func TestStartCommand(t *testing.T) {
 		{"gemini", []string{"-y"}, []string{"gemini", "-y", "--include-directories", "/tmp/session-handoff-launch-1", "-i", msg}},
 		{"copilot", nil, []string{"copilot", "--add-dir", "/tmp/session-handoff-launch-1", "-i", msg}},
 		{"pi", nil, []string{"pi", msg}},
+		{"qwen", nil, []string{"qwen", "--include-directories", "/tmp/session-handoff-launch-1", "-i", msg}},
 	}
 	for _, tc := range tests {
 		p, err := Lookup(tc.target)
@@ -42,7 +43,7 @@ func TestStartCommand(t *testing.T) {
 	if !strings.Contains(msg, file) {
 		t.Errorf("message %q does not name the file", msg)
 	}
-	if got := StartNames(); !slices.Equal(got, []string{"claude-code", "codex", "gemini", "copilot", "pi"}) {
+	if got := StartNames(); !slices.Equal(got, []string{"claude-code", "codex", "gemini", "copilot", "pi", "qwen-code"}) {
 		t.Errorf("StartNames() = %q", got)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents/copilot"
 	"github.com/session-handoff/session-handoff/internal/agents/gemini"
 	"github.com/session-handoff/session-handoff/internal/agents/pi"
+	"github.com/session-handoff/session-handoff/internal/agents/qwen"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
@@ -46,6 +47,7 @@ var table = []Agent{
 	gemini.Agent(),
 	copilot.Agent(),
 	pi.Agent(),
+	qwen.Agent(),
 }
 
 // All returns every agent, in a fixed order.

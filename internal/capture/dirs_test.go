@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/agents/qwen"
 )
 
 // SessionRoots names the directories FindSessions reads: a transcript
@@ -23,6 +25,7 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 		Gemini:     filepath.Join("app", "chats", "session-2026-01-02T03-04-0b9e.jsonl"),
 		Copilot:    filepath.Join("0b9e2a41-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "events.jsonl"),
 		"pi":       filepath.Join("--src-app--", "2026-01-02T03-04-05-000Z_0b9e.jsonl"),
+		qwen.Name:  filepath.Join("-src-app", "chats", "0b9e.jsonl"),
 	}
 	// pi lists a file only when it starts with its header and holds an
 	// entry.
