@@ -118,9 +118,16 @@ type WholeHook struct {
 	Timeout int `json:"timeout,omitempty"`
 }
 
+// HookEvents are our hooks' events, by our names: session-start briefs;
+// pre-compact and session-end capture, or run an approved handover;
+// turn-end, for an agent that fires no session end after every session
+// (Qwen Code's Stop, at the end of each turn), captures and never runs a
+// handover, which may export or publish and is for a session's end.
+var HookEvents = []string{"session-start", "pre-compact", "session-end", "turn-end"}
+
 // HookEvent is one of our hooks as an agent knows it.
 type HookEvent struct {
-	// Ours is our name for it: session-start, pre-compact, session-end.
+	// Ours is our name for it, one of HookEvents.
 	Ours string
 	// Theirs is the agent's event name.
 	Theirs string

@@ -67,7 +67,7 @@ func TestCopilotSessionEndLater(t *testing.T) {
 	}
 	input := `{"sessionId":"s1","cwd":"` + project + `","reason":"complete"}`
 	run := func(o Options) error {
-		o.Agent, o.Event, o.Store, o.ConfigDir, o.Env = agent(t, "copilot"), "session-end", s, t.TempDir(), env
+		o.Agent, o.Event, o.Store, o.ConfigDir, o.Env = hookAgent(t, "copilot"), "session-end", s, t.TempDir(), env
 		o.Input, o.Stdout, o.Stderr = strings.NewReader(input), io.Discard, io.Discard
 		return Run(context.Background(), o)
 	}
@@ -83,7 +83,7 @@ func TestCopilotSessionEndLater(t *testing.T) {
 	// still, from nothing.
 	input2 := strings.Replace(input, `"s1"`, `"s2"`, 1)
 	o2 := Options{StartLater: func(in []byte, since int64) error { gotInput, gotSize = string(in), since; return nil },
-		Agent: agent(t, "copilot"), Event: "session-end", Store: s, ConfigDir: t.TempDir(), Env: env,
+		Agent: hookAgent(t, "copilot"), Event: "session-end", Store: s, ConfigDir: t.TempDir(), Env: env,
 		Input: strings.NewReader(input2), Stdout: io.Discard, Stderr: io.Discard}
 	if err := Run(context.Background(), o2); err != nil || gotInput != input2 || gotSize != 0 {
 		t.Fatalf("no log yet: started later with %q, %d, %v", gotInput, gotSize, err)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agent"
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/agents/copilot"
 	"github.com/session-handoff/session-handoff/internal/briefing"
@@ -49,8 +50,8 @@ const (
 	LogName = "hooks.log"
 )
 
-// Events are the events a hook handles, by our names.
-var Events = []string{"session-start", "pre-compact", "session-end"}
+// Events are the events a hook handles, by our names (agent.HookEvents).
+var Events = agent.HookEvents
 
 // Input is what Claude Code, Codex and Gemini CLI send a command hook on
 // standard input; fields we do not use are ignored. The three agents name
@@ -240,6 +241,8 @@ func Run(ctx context.Context, o Options) error {
 		// An unapproved or broken handover.toml must not cost the user
 		// the capture: say so, and capture as if there were none.
 		o.warn("handover configuration not used: %v", err)
+	case o.Event == "turn-end":
+		// A turn's end captures; the handover waits for the session's.
 	case cfgPath != handover.BuiltinConfigName && o.Event == "session-end" && o.StartHandover != nil:
 		// The agent stops waiting within seconds (Claude Code: the
 		// declared timeout; Codex: 3 s): the run, checkpointed, goes on

@@ -21,7 +21,7 @@ import (
 	"github.com/session-handoff/session-handoff/store"
 )
 
-func agent(t *testing.T, name string) integrate.Agent {
+func hookAgent(t *testing.T, name string) integrate.Agent {
 	t.Helper()
 	a, err := integrate.LookupAgent(name)
 	if err != nil {
@@ -53,7 +53,7 @@ func TestRunSessionStartBriefsTheProject(t *testing.T) {
 	}
 	in, _ := json.Marshal(Input{CWD: project})
 	var stdout, stderr bytes.Buffer
-	err = Run(context.Background(), Options{Agent: agent(t, "claude-code"), Event: "session-start",
+	err = Run(context.Background(), Options{Agent: hookAgent(t, "claude-code"), Event: "session-start",
 		Input: bytes.NewReader(in), Stdout: &stdout, Stderr: &stderr, Store: s, ConfigDir: t.TempDir(),
 		Env: func(string) string { return "" }})
 	if err != nil {
@@ -83,7 +83,7 @@ func TestRunRefusesBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout bytes.Buffer
-			err := Run(context.Background(), Options{Agent: agent(t, "claude-code"), Event: tc.event,
+			err := Run(context.Background(), Options{Agent: hookAgent(t, "claude-code"), Event: tc.event,
 				Input: strings.NewReader(tc.input), Stdout: &stdout, Stderr: &stdout, Store: newStore(t), ConfigDir: t.TempDir()})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Run = %v, want an error containing %q", err, tc.want)
@@ -103,7 +103,7 @@ func TestRunPausedWritesNothing(t *testing.T) {
 	}
 	in, _ := json.Marshal(Input{CWD: project})
 	var out bytes.Buffer
-	err := Run(context.Background(), Options{Agent: agent(t, "claude-code"), Event: "session-end",
+	err := Run(context.Background(), Options{Agent: hookAgent(t, "claude-code"), Event: "session-end",
 		Input: bytes.NewReader(in), Stdout: &out, Stderr: &out, Store: s, ConfigDir: config})
 	if !errors.Is(err, handover.ErrPaused) {
 		t.Fatalf("Run = %v, want ErrPaused", err)
@@ -151,7 +151,7 @@ func sessionStartOutput(t *testing.T, s *store.Store, agentName, project string)
 	t.Helper()
 	in, _ := json.Marshal(Input{CWD: project})
 	var stdout, stderr bytes.Buffer
-	err := Run(context.Background(), Options{Agent: agent(t, agentName), Event: "session-start",
+	err := Run(context.Background(), Options{Agent: hookAgent(t, agentName), Event: "session-start",
 		Input: bytes.NewReader(in), Stdout: &stdout, Stderr: &stderr, Store: s, ConfigDir: t.TempDir(),
 		Env: func(string) string { return "" }})
 	if err != nil {
@@ -269,7 +269,7 @@ func TestOneHandoffPerSession(t *testing.T) {
 		t.Helper()
 		in, _ := json.Marshal(Input{CWD: project, TranscriptPath: transcript, HookEventName: event})
 		var stderr bytes.Buffer
-		err := Run(context.Background(), Options{Agent: agent(t, "claude-code"), Event: event,
+		err := Run(context.Background(), Options{Agent: hookAgent(t, "claude-code"), Event: event,
 			Input: bytes.NewReader(in), Stdout: io.Discard, Stderr: &stderr, Store: s, ConfigDir: t.TempDir(),
 			Env: func(string) string { return "" }})
 		if err != nil {
@@ -308,7 +308,7 @@ func TestSessionEndStartsTheHandoverInTheBackground(t *testing.T) {
 	for _, tc := range []struct{ event, want string }{{"session-end", "started"}, {"pre-compact", "ran"}} {
 		var got []string
 		var out bytes.Buffer
-		err := Run(context.Background(), Options{Agent: agent(t, "codex"), Event: tc.event,
+		err := Run(context.Background(), Options{Agent: hookAgent(t, "codex"), Event: tc.event,
 			Input: bytes.NewReader(in), Stdout: &out, Stderr: &out, Store: newStore(t), ConfigDir: config,
 			RunHandover: func(_ context.Context, root string, _ *handover.Config) error {
 				got = append(got, "ran")
@@ -373,7 +373,7 @@ func TestGeminiPreCompressCapturesOnlyBeforeACompression(t *testing.T) {
 		t.Helper()
 		in, _ := json.Marshal(Input{CWD: project, TranscriptPath: transcript, HookEventName: "PreCompress", Trigger: trigger})
 		var stderr bytes.Buffer
-		if err := Run(context.Background(), Options{Agent: agent(t, "gemini"), Event: "pre-compact",
+		if err := Run(context.Background(), Options{Agent: hookAgent(t, "gemini"), Event: "pre-compact",
 			Input: bytes.NewReader(in), Stdout: io.Discard, Stderr: &stderr, Store: s, ConfigDir: t.TempDir(), Env: env}); err != nil {
 			t.Fatalf("pre-compact %s: %v", trigger, err)
 		}

@@ -35,7 +35,7 @@ func TestHooksStartSyncWhereOn(t *testing.T) {
 		t.Helper()
 		in, _ := json.Marshal(Input{CWD: dir, TranscriptPath: transcript})
 		var stderr bytes.Buffer
-		err := Run(context.Background(), Options{Agent: agent(t, "claude-code"), Event: event,
+		err := Run(context.Background(), Options{Agent: hookAgent(t, "claude-code"), Event: event,
 			Input: bytes.NewReader(in), Stdout: io.Discard, Stderr: &stderr, Store: s, ConfigDir: config,
 			Env: func(string) string { return "" },
 			StartSync: func(root string, id handoff.ID) error {

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/session-handoff/session-handoff/internal/agent"
 )
 
 // ProgramName is the name the hooks find session-handoff by on PATH.
@@ -85,15 +87,15 @@ var commandField = sync.OnceValue(func() *regexp.Regexp {
 
 // InstalledPrograms are the programs our hooks for agent in settings text
 // run, as written (a path or a name on PATH), each once.
-func InstalledPrograms(text []byte, agent string) []string {
+func InstalledPrograms(text []byte, name string) []string {
 	var out []string
 	for _, m := range commandField().FindAllSubmatch(text, -1) {
 		var cmd string
 		if json.Unmarshal(m[1], &cmd) != nil {
 			continue
 		}
-		for _, ev := range []string{"session-start", "pre-compact", "session-end"} {
-			prog, ok := strings.CutSuffix(cmd, " hook "+agent+" "+ev)
+		for _, ev := range agent.HookEvents {
+			prog, ok := strings.CutSuffix(cmd, " hook "+name+" "+ev)
 			if !ok {
 				continue
 			}

@@ -80,11 +80,11 @@ func Agent() agent.Agent {
 		// transcript (packages/core/src/hooks/hookEventHandler.ts,
 		// types.ts, hook-timeout.ts). It fires SessionEnd only when an
 		// interactive session ends or is cleared, never after a prompt run:
-		// the session-end capture runs at Stop too, at the end of every
-		// turn, each capture of a session updating the last.
+		// at Stop, the end of every turn, the turn-end hook captures (each
+		// capture of a session updating the last) and runs no handover.
 		HookSpec: &agent.HookSpec{ProjectSettings: ".qwen/settings.json", UserSettings: ".qwen/settings.json",
 			Events: []agent.HookEvent{{Ours: "session-start", Theirs: "SessionStart"}, {Ours: "pre-compact", Theirs: "PreCompact", Timeout: 60},
-				{Ours: "session-end", Theirs: "SessionEnd", Timeout: 60}, {Ours: "session-end", Theirs: "Stop", Timeout: 60}},
+				{Ours: "session-end", Theirs: "SessionEnd", Timeout: 60}, {Ours: "turn-end", Theirs: "Stop", Timeout: 60}},
 			Trust: "Qwen Code runs a project's hooks only in a folder it trusts when folder trust is on (security.folderTrust.enabled; ~/.qwen/trustedFolders.json).",
 			Docs:  "packages/core/src/hooks (github.com/QwenLM/qwen-code, @qwen-code/qwen-code 0.24.4)"},
 	}
