@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The end-to-end suite: session-handoff against the real agents (Claude
 # Code, Codex CLI, Gemini CLI; GitHub Copilot CLI in the hook, MCP,
-# compaction and doctor scenarios), headless and offline (internal/e2e).
+# compaction and doctor scenarios; Cline CLI in its own), headless and
+# offline (internal/e2e).
 #
 #   scripts/e2e.sh [go test flags, e.g. -run TestCaptureAndBrief/codex]
 #
@@ -41,6 +42,7 @@ agents=(
   "codex @openai/codex ${CODEX_VERSION}"
   "gemini @google/gemini-cli ${GEMINI_CLI_VERSION}"
   "copilot @github/copilot ${COPILOT_VERSION}"
+  "cline cline ${CLINE_VERSION}"
 )
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/session-handoff-e2e"
 work=$(mktemp -d)

@@ -89,6 +89,9 @@ func newWorld(t *testing.T, a agent) *world {
 		t.Fatal(err)
 	}
 	t.Logf("fake model for %s on port %d", a.name, model.Port)
+	if a.finish != nil {
+		model.SetFinish(a.finish)
+	}
 	t.Cleanup(func() {
 		keepTranscripts(t, home)
 		dumpRequests(t, model)
@@ -266,7 +269,7 @@ func dumpRequests(t *testing.T, m *fakemodel.Server) {
 
 // keepTranscripts copies the transcripts the agents wrote under home
 // (Claude Code's projects/, Codex's sessions/, Gemini CLI's chats/,
-// Copilot CLI's session-state/*/events.jsonl) into
+// Copilot CLI's session-state/*/events.jsonl, Cline's data/sessions/) into
 // fixturesOut/TEST/, keeping their paths below home.
 func keepTranscripts(t *testing.T, home string) {
 	if fixturesOut == "" {
@@ -281,7 +284,8 @@ func keepTranscripts(t *testing.T, home string) {
 		slash := filepath.ToSlash(rel)
 		if !(strings.HasPrefix(slash, ".claude/projects/") || strings.HasPrefix(slash, ".codex/sessions/") ||
 			strings.HasPrefix(slash, ".gemini/tmp/") && strings.Contains(slash, "/chats/") ||
-			strings.HasPrefix(slash, ".copilot/session-state/") && strings.HasSuffix(slash, "/events.jsonl")) {
+			strings.HasPrefix(slash, ".copilot/session-state/") && strings.HasSuffix(slash, "/events.jsonl") ||
+			strings.HasPrefix(slash, ".cline/data/sessions/")) {
 			return nil
 		}
 		data, err := os.ReadFile(p)
