@@ -1,0 +1,79 @@
+// Package cline is Cline CLI as session-handoff knows it: its entry in
+// the agents table (internal/agents) and the reader of the sessions it
+// keeps, ~/.cline/data/sessions/<id>/ (Cline CLI 3.0.65, npm cline, on
+// @cline/core and @cline/shared 0.0.86).
+package cline
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/session-handoff/session-handoff/internal/agent"
+	"github.com/session-handoff/session-handoff/internal/transcript"
+)
+
+// Name is Cline's name in the agents table and in records.
+const Name = "cline"
+
+// agentName is Name as the transcript package spells an agent.
+const agentName = transcript.Agent(Name)
+
+// Agent is Cline CLI's entry in the agents table.
+func Agent() agent.Agent {
+	return agent.Agent{
+		Name: Name, Display: "Cline", Aliases: []string{"cline-cli"},
+		Program: "cline", Checked: "3.0.65",
+		// Cline reads the project's AGENTS.md, .clinerules (a file, or a
+		// folder of .md, .markdown and .txt files) and .cline/rules/
+		// (@cline/shared 0.0.86, storage/paths.ts
+		// resolveRulesConfigSearchPaths; @cline/core 0.0.86,
+		// extensions/config/user-instruction-config-loader.ts).
+		InstructionFile: "AGENTS.md",
+		SessionsHelp:    "~/.cline/data/sessions, or $CLINE_DIR/data/sessions, or $CLINE_DATA_DIR/sessions",
+		OwnDirs:         Dirs,
+		SessionsDir:     "sessions",
+		Transcripts:     reader{},
+		Profile: agent.Profile{
+			Reads: []string{"AGENTS.md", ".clinerules (a file, or a folder of .md, .markdown and .txt files)", ".cline/rules/",
+				"~/.agents/AGENTS.md, ~/.cline/rules/, ~/Documents/Cline/Rules/"},
+			// A rules file of its own in .cline/rules/, which Cline reads
+			// at every start beside the team's .clinerules, whether that is
+			// a file or a folder.
+			PersonalFile:      ".cline/rules/handoff.md",
+			InstructionBudget: 16 << 10,
+			Launch: []agent.Launch{
+				{How: "interactive, briefed: session-handoff writes the prompt to a private file and starts the agent on it", Command: "session-handoff launch --target cline"},
+				{How: "one-shot, prompt on stdin (it runs until the model calls submit_and_exit)", Command: "cline --yolo < FILE"},
+				{How: "interactive: write the block into .cline/rules/handoff.md, then start", Command: "session-handoff render --as instructions --target cline --write && cline"},
+			},
+			Style: agent.Style{Agent: "Cline", Guidance: []string{"Work through the next steps in order. " + agent.CheckGuidance}},
+			Notes: []string{"Cline 3.0.65 runs a TaskStart hook without waiting for it, so a hook cannot brief a session: the briefing goes into the rules file, or a prompt."},
+		},
+		// 'cline -i PROMPT' opens the terminal UI and runs the prompt
+		// (cline --help, 3.0.65).
+		StartArgs: func(dir, message string) []string { return []string{"-i", message} },
+	}
+}
+
+// Dirs are Cline's data directories, where it keeps its settings
+// (settings/) and sessions (sessions/): $CLINE_DATA_DIR, else
+// $CLINE_DIR/data, else ~/.cline/data (@cline/shared 0.0.86,
+// storage/paths.ts: resolveClineDir, resolveClineDataDir).
+// $CLINE_SESSION_DATA_DIR, which moves the sessions alone, is not
+// followed.
+func Dirs(home string, getenv func(string) string) []string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if d := strings.TrimSpace(getenv("CLINE_DATA_DIR")); d != "" {
+		return []string{d}
+	}
+	if d := strings.TrimSpace(getenv("CLINE_DIR")); d != "" {
+		return []string{filepath.Join(d, "data")}
+	}
+	if home == "" {
+		return nil
+	}
+	return []string{filepath.Join(home, ".cline", "data")}
+}
