@@ -41,6 +41,37 @@ func TestClineSession(t *testing.T) {
 				t.Errorf("%s lacks %s:\n%s", messages[0], want, clip(string(data)))
 			}
 		}
+		// sessions lists it, in the project; capture reads it.
+		if out := w.sh("sessions", "--from", "cline"); !strings.Contains(out, "write calc.py with an add function") {
+			t.Errorf("sessions --from cline does not list the session:\n%s", out)
+		}
+		w.sh("capture", "--from", "cline")
+		recs := w.records()
+		if len(recs) != 1 || recs[0].Session == nil {
+			t.Fatalf("after capture the store holds %+v, want one record of the session", recs)
+		}
+		r := recs[0]
+		if r.Tool != "cline" || r.Title != "write calc.py with an add function and test it" || r.Session.AgentVersion == "" {
+			t.Errorf("record: tool %q, title %q, version %q", r.Tool, r.Title, r.Session.AgentVersion)
+		}
+		if !hasFile(r, "calc.py") {
+			t.Errorf("record lists files %+v, want calc.py", r.Files)
+		}
+		var statuses []string
+		for _, c := range r.Session.Commands {
+			exit := "?"
+			if c.ExitCode != nil {
+				exit = fmt.Sprint(*c.ExitCode)
+			}
+			statuses = append(statuses, exit+" "+c.Status)
+		}
+		if strings.Join(statuses, ", ") != "1 failed, 0 ok" {
+			t.Errorf("commands %+v: exits and statuses %q, want 1 failed, 0 ok", r.Session.Commands, statuses)
+		}
+		// The model's answer went as its submit_and_exit call (finish).
+		if r.Session.LastAgentMessage != "Done: calc.py adds; the test passes." {
+			t.Errorf("last agent message %q", r.Session.LastAgentMessage)
+		}
 	})
 }
 
