@@ -91,6 +91,11 @@ type HookSpec struct {
 	// input ({"sessionId", "cwd", …}, no transcript path) and a
 	// session-start output of {"additionalContext"} at the top level.
 	Flat bool
+	// Whole, when set, is an agent whose hooks are a file of their own
+	// that integrate writes whole, not entries in a settings file (Cline's
+	// code plugin): it renders that file from the command line of each of
+	// our events (HookEvent.Ours) it installs.
+	Whole func(commands map[string]string) []byte
 	// Trust says how the agent asks the user to trust newly installed
 	// hooks, in one sentence; "" when it runs them as they are.
 	Trust string

@@ -103,6 +103,9 @@ var cline = agent{
 	headless: func(w *world, prompt string) []string {
 		return []string{"cline", "--yolo", prompt}
 	},
+	// The plugin integrate installs starts the capture when the run
+	// ends, in a process of its own (a plugin's hook has 3 seconds).
+	afterSession: waitForCapture,
 	finish: func(text string) fakemodel.Call {
 		// Its summary must be at least 10 characters (SubmitInputSchema).
 		return fakemodel.Call{Name: "submit_and_exit", Args: map[string]any{"summary": "Done: " + text, "verified": true}}

@@ -18,8 +18,8 @@ var agentsUnderTest = []agent{claudeCode, codex, gemini}
 // run for: every agent whose hooks, or MCP registration, integrate
 // installs.
 var (
-	hookAgents = append(append([]agent(nil), agentsUnderTest...), copilot)
-	mcpAgents  = hookAgents
+	hookAgents = append(append([]agent(nil), agentsUnderTest...), copilot, cline)
+	mcpAgents  = append(append([]agent(nil), agentsUnderTest...), copilot)
 	// compactAgents are the agents the compaction scenario runs for.
 	compactAgents = hookAgents
 )

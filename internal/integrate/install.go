@@ -103,6 +103,36 @@ func PlanInstall(path string, hooks []Hook, agent string) (*Change, error) {
 	return c, nil
 }
 
+// PlanHooks works out how to install a's hooks, running program, in the
+// file at path: entries added to a settings file, or, for an agent whose
+// hooks are a file of their own (HookSpec.Whole), that file, which must
+// not exist unless it is ours.
+func PlanHooks(a Agent, path, program string) (*Change, error) {
+	hooks := a.Hooks(program)
+	if a.Whole == nil {
+		return PlanInstall(path, hooks, a.Name)
+	}
+	before, err := readSettings(path)
+	if err != nil {
+		return nil, err
+	}
+	c := &Change{Path: path, Before: before}
+	if before != nil {
+		if Installed(before, a.Name) {
+			c.Nothing = true
+			return c, nil
+		}
+		return nil, fmt.Errorf("%s exists and is not session-handoff's: move it away first", path)
+	}
+	commands := map[string]string{}
+	for i, h := range hooks {
+		commands[a.Events[i].Ours] = h.Command
+	}
+	c.After = a.Whole(commands)
+	c.Snippets = []string{string(c.After)}
+	return c, nil
+}
+
 // Installed reports whether text holds our hooks for agent.
 func Installed(text []byte, agent string) bool {
 	return bytes.Contains(text, []byte(" hook "+agent+" session-start\""))

@@ -30,10 +30,15 @@ func Agent() agent.Agent {
 		// resolveRulesConfigSearchPaths; @cline/core 0.0.86,
 		// extensions/config/user-instruction-config-loader.ts).
 		InstructionFile: "AGENTS.md",
-		SessionsHelp:    "~/.cline/data/sessions, or $CLINE_DIR/data/sessions, or $CLINE_DATA_DIR/sessions",
+		SessionsHelp:    "~/.cline/data/sessions, or $CLINE_DIR/data/sessions",
 		OwnDirs:         Dirs,
-		SessionsDir:     "sessions",
-		Transcripts:     reader{},
+		SessionsDir:     filepath.Join("data", "sessions"),
+		// The plugin integrate writes (plugin.go); .cline/ and
+		// .cline/plugins/ are how git lists it while nothing else there is
+		// tracked.
+		Hooks: true, HookSpec: &hookSpec,
+		SettingsFiles: []string{".cline/", ".cline/plugins/", hookSpec.ProjectSettings},
+		Transcripts:   reader{},
 		Profile: agent.Profile{
 			Reads: []string{"AGENTS.md", ".clinerules (a file, or a folder of .md, .markdown and .txt files)", ".cline/rules/",
 				"~/.agents/AGENTS.md, ~/.cline/rules/, ~/Documents/Cline/Rules/"},
@@ -56,24 +61,20 @@ func Agent() agent.Agent {
 	}
 }
 
-// Dirs are Cline's data directories, where it keeps its settings
-// (settings/) and sessions (sessions/): $CLINE_DATA_DIR, else
-// $CLINE_DIR/data, else ~/.cline/data (@cline/shared 0.0.86,
-// storage/paths.ts: resolveClineDir, resolveClineDataDir).
-// $CLINE_SESSION_DATA_DIR, which moves the sessions alone, is not
-// followed.
+// Dirs are Cline's directories, where it keeps its hooks, plugins and
+// rules and, under data/, its settings and sessions: $CLINE_DIR, else
+// ~/.cline (@cline/shared 0.0.86, storage/paths.ts resolveClineDir).
+// $CLINE_DATA_DIR and $CLINE_SESSION_DATA_DIR, which move data/ and
+// data/sessions/ alone, are not followed.
 func Dirs(home string, getenv func(string) string) []string {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if d := strings.TrimSpace(getenv("CLINE_DATA_DIR")); d != "" {
-		return []string{d}
-	}
 	if d := strings.TrimSpace(getenv("CLINE_DIR")); d != "" {
-		return []string{filepath.Join(d, "data")}
+		return []string{d}
 	}
 	if home == "" {
 		return nil
 	}
-	return []string{filepath.Join(home, ".cline", "data")}
+	return []string{filepath.Join(home, ".cline")}
 }
