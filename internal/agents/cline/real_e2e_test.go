@@ -58,6 +58,21 @@ var realExpectations = []realExpectation{
 		compaction:  "E2E-SUMMARY: compacted.\n\n## Files\nRead:\n- none\nModified:\n- none",
 		tokens:      handoff.Tokens{Input: 2000, Output: 40},
 		cwd:         "/tmp/h36cline-x7/proj"},
+	// The suite's TestCaptureAndBrief, with the plugin integrate writes:
+	// its first session, then the second, briefed (the briefing is a
+	// <hook_context source="RunStart"> message of its own, no request).
+	{dir: "suite-work", id: "1795791511128_mqlvk",
+		title: "add a greeting file and check the tree", requests: []string{"add a greeting file and check the tree"},
+		lastMessage: "Done: Wrote hello.txt and checked git status.",
+		files:       []handoff.FileTouched{{Path: "hello.txt", Action: "created", Edits: 1}},
+		commands:    []realCommand{{"git status --short", exitCode(0), handoff.StatusOK}},
+		tokens:      handoff.Tokens{Input: 3000, Output: 60},
+		cwd:         "/tmp/TestCaptureAndBriefcline983481210/001/project"},
+	{dir: "briefed", id: "1795791516412_5bfiq",
+		title: "what next?", requests: []string{"what next?"},
+		lastMessage: "Done: Nothing to do.",
+		tokens:      handoff.Tokens{Input: 1000, Output: 20},
+		cwd:         "/tmp/TestCaptureAndBriefcline983481210/001/project"},
 	{dir: "cancel", id: "1795790122023_mci1z",
 		title: "Wait half a minute", requests: []string{"Wait half a minute"},
 		commands:  []realCommand{{"sleep 30", nil, handoff.StatusInterrupted}},

@@ -40,18 +40,22 @@ func TestFindListsSessionFolders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The manifests' ended_at: cancel, then compaction, then work.
-	want := []string{"1795790122023_mci1z", "1795790106186_5sjth", "1795790092737_lizig"}
+	// The manifests' ended_at, newest first.
+	want := []string{"1795791516412_5bfiq", "1795791511128_mqlvk", "1795790122023_mci1z", "1795790106186_5sjth", "1795790092737_lizig"}
+	cwd := map[string]string{}
+	for _, e := range realExpectations {
+		cwd[e.id] = e.cwd
+	}
 	if len(got) != len(want) {
 		t.Fatalf("found %+v, want %v", got, want)
 	}
 	for i, s := range got {
-		if s.ID != want[i] || s.Agent != agentName || s.CWD != "/tmp/h36cline-x7/proj" || s.AgentVersion != "3.0.65" || s.Started.IsZero() ||
+		if s.ID != want[i] || s.Agent != agentName || s.CWD != cwd[s.ID] || s.AgentVersion != "3.0.65" || s.Started.IsZero() ||
 			s.Path != filepath.Join(root, s.ID, s.ID+messagesSuffix) {
 			t.Errorf("session %d: %+v, want id %s", i, s, want[i])
 		}
 	}
-	if got[2].Title != "Write calc.py with an add function and test it" {
-		t.Errorf("title %q", got[2].Title)
+	if got[4].Title != "Write calc.py with an add function and test it" {
+		t.Errorf("title %q", got[4].Title)
 	}
 }
