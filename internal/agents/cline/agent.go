@@ -44,7 +44,8 @@ func Agent() agent.Agent {
 				"~/.agents/AGENTS.md, ~/.cline/rules/, ~/Documents/Cline/Rules/"},
 			// A rules file of its own in .cline/rules/, which Cline reads
 			// at every start beside the team's .clinerules, whether that is
-			// a file or a folder.
+			// a file or a folder (checked offline: its text was in the
+			// model's first request).
 			PersonalFile:      ".cline/rules/handoff.md",
 			InstructionBudget: 16 << 10,
 			Launch: []agent.Launch{
@@ -53,7 +54,8 @@ func Agent() agent.Agent {
 				{How: "interactive: write the block into .cline/rules/handoff.md, then start", Command: "session-handoff render --as instructions --target cline --write && cline"},
 			},
 			Style: agent.Style{Agent: "Cline", Guidance: []string{"Work through the next steps in order. " + agent.CheckGuidance}},
-			Notes: []string{"Cline 3.0.65 runs a TaskStart hook without waiting for it, so a hook cannot brief a session: the briefing goes into the rules file, or a prompt."},
+			Notes: []string{"Cline 3.0.65 runs a TaskStart hook file without waiting for it, and its output never reaches the model: session-handoff's hooks for Cline are a plugin (integrate cline), whose beforeRun briefs each run.",
+				"A --yolo run ends only when the model calls submit_and_exit."},
 		},
 		// 'cline -i PROMPT' opens the terminal UI and runs the prompt
 		// (cline --help, 3.0.65).
