@@ -159,3 +159,32 @@ func clineProviders(w *world, contextWindow int) string {
 }
 `, w.model.URL+"/v1", window)
 }
+
+// TestClineMCP: Cline reads MCP servers from the user's settings alone:
+// integrate --mcp says so and registers nothing in the project; with
+// --user the session's model calls handoff_save and handoff_list through
+// it (Cline names them SERVER__TOOL).
+func TestClineMCP(t *testing.T) {
+	forAgents(t, []agent{cline}, func(t *testing.T, w *world) {
+		if _, errOut, err := w.try(nil, program, "integrate", "cline", "--mcp"); err == nil || !strings.Contains(errOut, "use --user") {
+			t.Errorf("integrate cline --mcp in the project: %v, %s", err, errOut)
+		}
+		w.sh("integrate", "cline", "--mcp", "--user")
+		const step = "wire the e2e greeting into main.go"
+		w.session("save a handoff, then list them",
+			fakemodel.Turn{Calls: []fakemodel.Call{{Name: "session-handoff__handoff_save", Args: map[string]any{"title": "e2e greeting", "next_steps": []string{step}}}}},
+			fakemodel.Turn{Calls: []fakemodel.Call{{Name: "session-handoff__handoff_list", Args: map[string]any{}}}},
+			fakemodel.Turn{Text: "Saved and listed."})
+		recs := w.records()
+		if len(recs) != 1 || recs[0].Title != "e2e greeting" || len(recs[0].NextSteps) != 1 || recs[0].NextSteps[0] != step {
+			t.Errorf("after handoff_save the store holds %+v, want the saved handoff", recs)
+		}
+		var listed bool
+		for _, r := range w.model.Requests() {
+			listed = listed || strings.Contains(string(r.Body), "e2e greeting") && strings.Contains(string(r.Body), "handoff(s), newest first")
+		}
+		if !listed {
+			t.Error("no request carries handoff_list's answer")
+		}
+	})
+}

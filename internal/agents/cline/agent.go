@@ -36,7 +36,7 @@ func Agent() agent.Agent {
 		// The plugin integrate writes (plugin.go); .cline/ and
 		// .cline/plugins/ are how git lists it while nothing else there is
 		// tracked.
-		Hooks: true, HookSpec: &hookSpec,
+		Hooks: true, HookSpec: &hookSpec, MCP: true,
 		SettingsFiles: []string{".cline/", ".cline/plugins/", hookSpec.ProjectSettings},
 		Transcripts:   reader{},
 		Profile: agent.Profile{
@@ -54,6 +54,14 @@ func Agent() agent.Agent {
 				{How: "interactive: write the block into .cline/rules/handoff.md, then start", Command: "session-handoff render --as instructions --target cline --write && cline"},
 			},
 			Style: agent.Style{Agent: "Cline", Guidance: []string{"Work through the next steps in order. " + agent.CheckGuidance}},
+			// Cline 3.0.65 reads MCP servers from one file, the user's
+			// ($CLINE_MCP_SETTINGS_PATH, else data/settings/ in its
+			// directory), {"mcpServers": {NAME: {"command", "args"}}}
+			// (@cline/core 0.0.86, extensions/mcp/config-loader.ts); a
+			// project has none.
+			MCP: &agent.MCPRegistration{UserFile: "~/.cline/data/settings/cline_mcp_settings.json", Format: "json", Key: "mcpServers",
+				Register: "session-handoff integrate cline --mcp --user",
+				Docs:     "@cline/core 0.0.86, extensions/mcp/config-loader.ts; cline mcp --help"},
 			Notes: []string{"Cline 3.0.65 runs a TaskStart hook file without waiting for it, and its output never reaches the model: session-handoff's hooks for Cline are a plugin (integrate cline), whose beforeRun briefs each run.",
 				"A --yolo run ends only when the model calls submit_and_exit."},
 		},

@@ -73,6 +73,13 @@ var realExpectations = []realExpectation{
 		lastMessage: "Done: Nothing to do.",
 		tokens:      handoff.Tokens{Input: 1000, Output: 20},
 		cwd:         "/tmp/TestCaptureAndBriefcline983481210/001/project"},
+	// MCP tool calls (session-handoff__handoff_save, …_list) are neither
+	// commands nor file edits; the run was briefed by the plugin too.
+	{dir: "mcp", id: "1795791732855_2du9e",
+		title: "save a handoff", requests: []string{"save a handoff"},
+		lastMessage: "Saved and listed the handoff.",
+		tokens:      handoff.Tokens{Input: 3000, Output: 60},
+		cwd:         "/tmp/h36cline-x7/proj"},
 	{dir: "cancel", id: "1795790122023_mci1z",
 		title: "Wait half a minute", requests: []string{"Wait half a minute"},
 		commands:  []realCommand{{"sleep 30", nil, handoff.StatusInterrupted}},
