@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/session-handoff/session-handoff/internal/agent"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
@@ -104,32 +105,34 @@ func PlanInstall(path string, hooks []Hook, agent string) (*Change, error) {
 }
 
 // PlanHooks works out how to install a's hooks, running program, in the
-// file at path: entries added to a settings file, or, for an agent whose
-// hooks are a file of their own (HookSpec.Whole), that file, which must
-// not exist unless it is ours.
+// file at path: entries inserted into its settings file, or, for an agent
+// whose hooks are a file of their own (HookSpec.Whole: a plugin or an
+// extension), that file written whole. A file at path that is not ours is
+// refused; one of ours that differs (another program, an older version of
+// the file) is replaced.
 func PlanHooks(a Agent, path, program string) (*Change, error) {
 	hooks := a.Hooks(program)
 	if a.Whole == nil {
 		return PlanInstall(path, hooks, a.Name)
 	}
+	var whole []agent.WholeHook
+	for i, h := range hooks {
+		whole = append(whole, agent.WholeHook{Ours: a.Events[i].Ours, Event: h.Event, Command: h.Command, Timeout: h.Timeout})
+	}
+	content := a.Whole(whole)
 	before, err := readSettings(path)
 	if err != nil {
 		return nil, err
 	}
 	c := &Change{Path: path, Before: before}
-	if before != nil {
-		if Installed(before, a.Name) {
-			c.Nothing = true
-			return c, nil
-		}
-		return nil, fmt.Errorf("%s exists and is not session-handoff's: move it away first", path)
+	switch {
+	case bytes.Equal(before, content):
+		c.Nothing = true
+		return c, nil
+	case before != nil && !Installed(before, a.Name):
+		return nil, fmt.Errorf("%s exists and is not session-handoff's: move it away, or install in the other scope", path)
 	}
-	commands := map[string]string{}
-	for i, h := range hooks {
-		commands[a.Events[i].Ours] = h.Command
-	}
-	c.After = a.Whole(commands)
-	c.Snippets = []string{string(c.After)}
+	c.After, c.Snippets = content, []string{string(content)}
 	return c, nil
 }
 

@@ -35,18 +35,19 @@ var hookSpec = agent.HookSpec{
 	Docs:  "@cline/core 0.0.86 (hooks/hook-file-hooks.ts; AgentPlugin in @cline/shared extensions/contribution-registry.d.ts); cline/sdk/examples/plugins",
 }
 
-// pluginSource is the plugin, running commands (our event → its command
-// line). Each command stands in a JSON object {"command": …}, as in the
-// settings files of the other agents, so that doctor finds the program it
-// runs. The hooks get {"sessionId", "cwd"} on stdin: the session's id and
-// workspace from the plugin's setup context.
-func pluginSource(commands map[string]string) []byte {
-	cmds, err := json.MarshalIndent(map[string]map[string]string{
-		"session-start": {"command": commands["session-start"]},
-		"session-end":   {"command": commands["session-end"]},
-	}, "", "  ")
+// pluginSource is the plugin, running hooks: each hook a JSON object
+// with its "command", as in the settings files of the other agents, so
+// that integrate and doctor find the program it runs. The hooks get
+// {"sessionId", "cwd"} on stdin: the session's id and workspace from the
+// plugin's setup context.
+func pluginSource(hooks []agent.WholeHook) []byte {
+	byOurs := map[string]agent.WholeHook{}
+	for _, h := range hooks {
+		byOurs[h.Ours] = h
+	}
+	cmds, err := json.MarshalIndent(byOurs, "", "  ")
 	if err != nil {
-		panic(err) // strings marshal
+		panic(err) // strings and ints marshal
 	}
 	return []byte(strings.Replace(pluginTemplate, "COMMANDS", string(cmds), 1))
 }
