@@ -2,6 +2,7 @@ package cline
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -475,6 +476,21 @@ func commandsOf(raw json.RawMessage) []string {
 // commandList reads one command or a list of them: strings, or
 // {command, args}.
 func commandList(raw json.RawMessage) []string {
+	return entries(raw, func(e json.RawMessage) string {
+		var c struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		}
+		if json.Unmarshal(e, &c) != nil || strings.TrimSpace(c.Command) == "" {
+			return ""
+		}
+		return strings.Join(append([]string{c.Command}, c.Args...), " ")
+	})
+}
+
+// entries reads a value that is one entry or a list of them, each a
+// string or an object that obj reads; blank ones are dropped.
+func entries(raw json.RawMessage, obj func(e json.RawMessage) string) []string {
 	var list []json.RawMessage
 	if json.Unmarshal(raw, &list) != nil {
 		list = []json.RawMessage{raw}
@@ -482,18 +498,11 @@ func commandList(raw json.RawMessage) []string {
 	var out []string
 	for _, e := range list {
 		var str string
-		if json.Unmarshal(e, &str) == nil {
-			if str = strings.TrimSpace(str); str != "" {
-				out = append(out, str)
-			}
-			continue
+		if json.Unmarshal(e, &str) != nil {
+			str = obj(e)
 		}
-		var c struct {
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-		}
-		if json.Unmarshal(e, &c) == nil && strings.TrimSpace(c.Command) != "" {
-			out = append(out, strings.Join(append([]string{c.Command}, c.Args...), " "))
+		if str = strings.TrimSpace(str); str != "" {
+			out = append(out, str)
 		}
 	}
 	return out
@@ -525,37 +534,16 @@ func readPaths(raw json.RawMessage) []string {
 
 // pathList reads a path or a list of paths or {path} objects.
 func pathList(raw json.RawMessage) []string {
-	var list []json.RawMessage
-	if json.Unmarshal(raw, &list) != nil {
-		list = []json.RawMessage{raw}
-	}
-	var out []string
-	for _, e := range list {
-		var str string
-		if json.Unmarshal(e, &str) == nil {
-			if str != "" {
-				out = append(out, str)
-			}
-			continue
-		}
+	return entries(raw, func(e json.RawMessage) string {
 		var f struct {
 			Path     string `json:"path"`
 			FilePath string `json:"file_path"`
 		}
-		if json.Unmarshal(e, &f) == nil {
-			if p := cmpOr(f.Path, f.FilePath); p != "" {
-				out = append(out, p)
-			}
+		if json.Unmarshal(e, &f) != nil {
+			return ""
 		}
-	}
-	return out
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
+		return cmp.Or(f.Path, f.FilePath)
+	})
 }
 
 // patchFile is a file an apply_patch patch touches.
@@ -626,7 +614,7 @@ func (s *session) result(bl block) {
 		case exit == nil && strings.Contains(o.Error, "aborted"):
 			s.b.Status(id, handoff.StatusInterrupted, o.Error)
 		default:
-			s.b.Outcome(id, exit, !success || exit != nil && *exit != 0, cmpOr(text, o.Error))
+			s.b.Outcome(id, exit, !success || exit != nil && *exit != 0, cmp.Or(text, o.Error))
 		}
 	}
 }
@@ -665,7 +653,7 @@ func resultText(raw json.RawMessage) string {
 func outputText(outs []toolOutput) string {
 	var parts []string
 	for _, o := range outs {
-		parts = append(parts, cmpOr(cmpOr(o.Error, resultText(o.Result)), o.Text))
+		parts = append(parts, cmp.Or(o.Error, resultText(o.Result), o.Text))
 	}
 	return strings.Join(parts, "\n")
 }
