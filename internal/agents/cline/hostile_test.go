@@ -122,6 +122,11 @@ func FuzzReadCline(f *testing.F) {
 		if err == nil && d == nil {
 			t.Fatal("no digest and no error")
 		}
+		if err == nil {
+			if err := transcript.CheckDigest(d); err != nil {
+				t.Fatal(err)
+			}
+		}
 		reader{}.Detect([]byte(data))
 	})
 }

@@ -91,6 +91,34 @@ func TestRealSessionsFieldByField(t *testing.T) {
 	}
 }
 
+// Every session kept in testdata has its expectations, and each digest
+// keeps what every digest must.
+func TestEveryRealSessionIsExpected(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "real-e2e", "*", "*"+messagesSuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	expected := map[string]bool{}
+	for _, e := range realExpectations {
+		expected[e.path()] = true
+		d, err := reader{}.Read(e.path(), "", transcript.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := transcript.CheckDigest(d); err != nil {
+			t.Errorf("%s: %v", e.dir, err)
+		}
+	}
+	if len(files) != len(expected) {
+		t.Errorf("%d sessions in testdata, %d expected", len(files), len(expected))
+	}
+	for _, f := range files {
+		if !expected[f] {
+			t.Errorf("%s has no expectations", f)
+		}
+	}
+}
+
 // A reader that is not Cline's (another agent's, here Gemini CLI's, whose
 // older chats are one JSON object with sessionId and messages too) fails
 // the expectations: they tell readers apart.
