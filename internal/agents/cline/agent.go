@@ -63,6 +63,7 @@ func Agent() agent.Agent {
 				Register: "session-handoff integrate cline --mcp --user",
 				Docs:     "@cline/core 0.0.86, extensions/mcp/config-loader.ts; cline mcp --help"},
 			Notes: []string{"Cline 3.0.65 runs a TaskStart hook file without waiting for it, and its output never reaches the model: session-handoff's hooks for Cline are a plugin (integrate cline), whose beforeRun briefs each run.",
+				"A run stopped with Ctrl-C ends without the plugin's afterRun (checked offline with SIGINT): capture it with 'session-handoff capture --from cline'.",
 				"A --yolo run ends only when the model calls submit_and_exit."},
 		},
 		// 'cline -i PROMPT' opens the terminal UI and runs the prompt
