@@ -130,3 +130,16 @@ func FuzzReadCline(f *testing.F) {
 		reader{}.Detect([]byte(data))
 	})
 }
+
+// A field of the wrong type (a changed or hostile file) costs that field,
+// not the message (transcript.Decode is lenient).
+func TestWrongTypeKeepsTheMessage(t *testing.T) {
+	messages := `{"sessionId":"s1","messages":[{"id":"u1","role":"user","ts":"yesterday","metadata":[],"content":[{"type":"text","text":"<user_input mode=\"act\">fix the build</user_input>"}]}]}`
+	d, err := reader{}.Read(writeSession(t, messages, ""), "", transcript.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Session.Requests) != 1 || d.Session.Requests[0] != "fix the build" || d.Stats.Malformed != 0 {
+		t.Errorf("requests %q, stats %+v", d.Session.Requests, d.Stats)
+	}
+}

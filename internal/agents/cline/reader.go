@@ -278,7 +278,7 @@ func (s *session) messages(dec *json.Decoder, lim transcript.Limits) error {
 			continue
 		}
 		var m message
-		if err := json.Unmarshal(raw, &m); err != nil || m.Role == "" {
+		if err := transcript.Decode(raw, &m); err != nil || m.Role == "" {
 			s.st.Malformed++
 			continue
 		}
