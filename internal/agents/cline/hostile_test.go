@@ -1,7 +1,9 @@
 package cline
 
 import (
+	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,5 +143,24 @@ func TestWrongTypeKeepsTheMessage(t *testing.T) {
 	}
 	if len(d.Session.Requests) != 1 || d.Session.Requests[0] != "fix the build" || d.Stats.Malformed != 0 {
 		t.Errorf("requests %q, stats %+v", d.Session.Requests, d.Stats)
+	}
+}
+
+// apply_patch (the terminal UI's file tool) names its files in the
+// patch's headers: added, updated, deleted.
+func TestApplyPatchFiles(t *testing.T) {
+	patch := "*** Begin Patch\n*** Add File: /w/new.go\n+package w\n*** Update File: /w/old.go\n@@\n-a\n+b\n*** Delete File: /w/gone.go\n*** End Patch\n"
+	in, _ := json.Marshal(map[string]string{"input": patch})
+	messages := `{"sessionId":"s1","messages":[{"id":"a1","role":"assistant","content":[{"type":"tool_use","id":"p1","name":"apply_patch","input":` + string(in) + `}]}]}`
+	d, err := reader{}.Read(writeSession(t, messages, `{"session_id":"s1","cwd":"/w"}`), "", transcript.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range d.Files {
+		got[f.Path] = f.Action
+	}
+	if want := map[string]string{"new.go": "created", "old.go": "edited", "gone.go": "deleted"}; !maps.Equal(got, want) {
+		t.Errorf("files %v, want %v", got, want)
 	}
 }

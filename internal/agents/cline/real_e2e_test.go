@@ -70,6 +70,16 @@ var realExpectations = []realExpectation{
 		want:        expect.Want{Title: "save a handoff", Requests: []string{"save a handoff"}},
 		lastMessage: "Saved and listed the handoff.",
 		tokens:      handoff.Tokens{Input: 3000, Output: 60}},
+	// Two runs of one session in the terminal UI: "cline -i" then
+	// "cline --id" (a resumed session); each run's request in order.
+	{dir: "resumed", id: "1795792518153_oukke", cwd: work,
+		want: expect.Want{Title: "list the tree", Requests: []string{"list the tree", "is nothing-here there?"},
+			NumCommands: 2, Commands: []expect.Command{
+				{Prefix: "ls", Exit: expect.Exit(0), Count: 1, Status: handoff.StatusOK},
+				{Prefix: "ls nothing-here", Exit: expect.Exit(2), Count: 1, Status: handoff.StatusFailed}},
+			OpenFailure: "ls nothing-here"},
+		lastMessage: "nothing-here is missing.",
+		tokens:      handoff.Tokens{Input: 4000, Output: 80}},
 	{dir: "cancel", id: "1795790122023_mci1z", cwd: work,
 		want: expect.Want{Title: "Wait half a minute", Requests: []string{"Wait half a minute"},
 			NumCommands: 1, Commands: []expect.Command{{Prefix: "sleep 30", Count: 1, Status: handoff.StatusInterrupted}},
