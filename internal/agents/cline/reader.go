@@ -131,7 +131,7 @@ func (reader) Read(path, _ string, lim transcript.Limits) (*transcript.Digest, e
 	haveManifest := readSide(filepath.Join(dir, id+".json"), &m) == nil
 	var c compactionFile
 	haveCompaction := readSide(filepath.Join(dir, id+compactionSuffix), &c) == nil
-	return transcript.ReadOpen(path, lim, func(r *io.SectionReader) (*transcript.Digest, error) {
+	d, err := transcript.ReadOpen(path, lim, func(r *io.SectionReader) (*transcript.Digest, error) {
 		s := newSession()
 		if haveManifest {
 			s.manifest(m)
@@ -144,6 +144,54 @@ func (reader) Read(path, _ string, lim transcript.Limits) (*transcript.Digest, e
 		}
 		return s.finish()
 	})
+	if err == nil && !d.Subagent {
+		foldSubagents(d, dir, lim)
+	}
+	return d, err
+}
+
+// Subagents (spawn_agent, in the terminal UI) keep their conversation
+// beside their parent's: agent_<id>.messages.json in the session's
+// folder, whose origin says mode "subagent" and parentThreadId.
+const (
+	subagentPrefix = "agent_"
+	maxSubagents   = 1000
+)
+
+// foldSubagents reads the subagents' messages in dir and adds their
+// commands and file edits to d, each marked "subagent <id>"; together
+// they are read up to lim.MaxFile bytes, and one that cannot be read is
+// left out.
+func foldSubagents(d *transcript.Digest, dir string, lim transcript.Limits) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	budget, n := lim.MaxFile, 0
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(name, subagentPrefix) || !strings.HasSuffix(name, messagesSuffix) {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil || fi.Size() > budget || n >= maxSubagents {
+			continue
+		}
+		budget -= fi.Size()
+		n++
+		p := filepath.Join(dir, name)
+		sub, err := transcript.ReadOpen(p, lim, func(r *io.SectionReader) (*transcript.Digest, error) {
+			s := newSession()
+			s.b.SetCWD(d.CWD)
+			if err := s.read(r, lim); err != nil {
+				return nil, err
+			}
+			return s.finish()
+		})
+		if err == nil {
+			transcript.MergeSubagent(d, sub, "subagent "+transcript.ShortenHead(strings.TrimSuffix(name, messagesSuffix), 64))
+		}
+	}
 }
 
 // messagesPath is the messages file of the session whose messages file or
@@ -236,9 +284,16 @@ func (s *session) read(r io.Reader, lim transcript.Limits) error {
 		case "origin":
 			var o struct {
 				Version string `json:"version"`
+				Mode    string `json:"mode"`
+				Parent  string `json:"parentThreadId"`
 			}
-			if err := dec.Decode(&o); err == nil && o.Version != "" {
-				s.version = o.Version
+			if err := dec.Decode(&o); err == nil {
+				s.version = cmp.Or(o.Version, s.version)
+				if o.Mode == "subagent" {
+					// a subagent's own conversation: its work is its
+					// parent's (foldSubagents)
+					s.b.Digest().Subagent, s.b.Digest().Parent = true, o.Parent
+				}
 			}
 		default:
 			var skip json.RawMessage

@@ -3,6 +3,7 @@ package cline
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,6 +22,7 @@ type realExpectation struct {
 	lastMessage string
 	tokens      handoff.Tokens
 	cwd         string
+	subagents   int
 }
 
 // marks are Cline's words that must not survive reading: its wrapper
@@ -80,6 +82,13 @@ var realExpectations = []realExpectation{
 			OpenFailure: "ls nothing-here"},
 		lastMessage: "nothing-here is missing.",
 		tokens:      handoff.Tokens{Input: 4000, Output: 80}},
+	// spawn_agent in the terminal UI: the subagent's command is folded in,
+	// marked as its; its request and answer are not the session's.
+	{dir: "subagent", id: "1795792698526_q2vgy", cwd: work,
+		want: expect.Want{Title: "count the files with a subagent", Requests: []string{"count the files with a subagent"},
+			NumCommands: 1, Commands: []expect.Command{{Prefix: "ls | wc -l", Exit: expect.Exit(0), Count: 1, Status: handoff.StatusOK, By: "subagent agent_1795792700419_7d2brt"}}},
+		lastMessage: "The subagent counted 2 files.",
+		tokens:      handoff.Tokens{Input: 2000, Output: 40}, subagents: 1},
 	{dir: "cancel", id: "1795790122023_mci1z", cwd: work,
 		want: expect.Want{Title: "Wait half a minute", Requests: []string{"Wait half a minute"},
 			NumCommands: 1, Commands: []expect.Command{{Prefix: "sleep 30", Count: 1, Status: handoff.StatusInterrupted}},
@@ -108,6 +117,8 @@ func TestEveryRealSessionIsExpected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// a subagent's messages are read with its parent's
+	files = slices.DeleteFunc(files, func(f string) bool { return strings.HasPrefix(filepath.Base(f), subagentPrefix) })
 	expected := map[string]bool{}
 	for _, e := range realExpectations {
 		expected[e.path()] = true
@@ -174,6 +185,9 @@ func (e realExpectation) mismatches(d *transcript.Digest) []string {
 	}
 	if len(s.Todos) != 0 {
 		bad("todos %+v, want none (Cline's yolo mode has no todo tool)", s.Todos)
+	}
+	if d.Stats.Subagents != e.subagents {
+		bad("%d subagents folded in, want %d", d.Stats.Subagents, e.subagents)
 	}
 	if s.SkippedRecords != 0 || d.Stats.Unknown != 0 || d.Stats.Malformed != 0 {
 		bad("skipped %d (stats %+v), want every message read", s.SkippedRecords, d.Stats)

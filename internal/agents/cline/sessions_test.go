@@ -41,7 +41,7 @@ func TestFindListsSessionFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The manifests' ended_at, newest first.
-	want := []string{"1795792518153_oukke", "1795791732855_2du9e", "1795791516412_5bfiq", "1795791511128_mqlvk", "1795790122023_mci1z", "1795790106186_5sjth", "1795790092737_lizig"}
+	want := []string{"1795792698526_q2vgy", "1795792518153_oukke", "1795791732855_2du9e", "1795791516412_5bfiq", "1795791511128_mqlvk", "1795790122023_mci1z", "1795790106186_5sjth", "1795790092737_lizig"}
 	cwd := map[string]string{}
 	for _, e := range realExpectations {
 		cwd[e.id] = e.cwd
