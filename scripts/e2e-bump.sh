@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks a new agent release in one command: rewrites
 # internal/e2e/versions.env to the newest versions of Claude Code, Codex
-# CLI, Gemini CLI, GitHub Copilot CLI and Cline CLI on the npm registry, then runs the end-to-end suite
+# CLI, Gemini CLI, GitHub Copilot CLI, Cline CLI, pi and Qwen Code on the
+# npm registry, then runs the end-to-end suite
 # (scripts/e2e.sh) against them. The files stay rewritten either way
 # (versions.env and README.md's line on them): commit them when the suite
 # passes, or `git checkout internal/e2e/versions.env README.md`.
@@ -16,6 +17,8 @@ codex=$(latest @openai/codex)
 gemini=$(latest @google/gemini-cli)
 copilot=$(latest @github/copilot)
 cline=$(latest cline)
+pi=$(latest @mariozechner/pi-coding-agent)
+qwen=$(latest @qwen-code/qwen-code)
 
 . internal/e2e/versions.env
 echo "claude-code ${CLAUDE_CODE_VERSION} -> ${claude}"
@@ -23,6 +26,8 @@ echo "codex       ${CODEX_VERSION} -> ${codex}"
 echo "gemini      ${GEMINI_CLI_VERSION} -> ${gemini}"
 echo "copilot     ${COPILOT_VERSION} -> ${copilot}"
 echo "cline       ${CLINE_VERSION} -> ${cline}"
+echo "pi          ${PI_VERSION} -> ${pi}"
+echo "qwen-code   ${QWEN_CODE_VERSION} -> ${qwen}"
 
 sed -i.bak \
   -e "s/^CLAUDE_CODE_VERSION=.*/CLAUDE_CODE_VERSION=${claude}/" \
@@ -30,6 +35,8 @@ sed -i.bak \
   -e "s/^GEMINI_CLI_VERSION=.*/GEMINI_CLI_VERSION=${gemini}/" \
   -e "s/^COPILOT_VERSION=.*/COPILOT_VERSION=${copilot}/" \
   -e "s/^CLINE_VERSION=.*/CLINE_VERSION=${cline}/" \
+  -e "s/^PI_VERSION=.*/PI_VERSION=${pi}/" \
+  -e "s/^QWEN_CODE_VERSION=.*/QWEN_CODE_VERSION=${qwen}/" \
   internal/e2e/versions.env
 rm -f internal/e2e/versions.env.bak
 # README.md says which versions are checked end to end
@@ -41,6 +48,8 @@ sed -i.bak \
   -e "s/Gemini CLI $(esc "$GEMINI_CLI_VERSION")/Gemini CLI ${gemini}/" \
   -e "s/Copilot CLI $(esc "$COPILOT_VERSION")/Copilot CLI ${copilot}/g" \
   -e "s/Cline CLI $(esc "$CLINE_VERSION")/Cline CLI ${cline}/g" \
+  -e "s/pi $(esc "$PI_VERSION")/pi ${pi}/g" \
+  -e "s/Qwen Code $(esc "$QWEN_CODE_VERSION")/Qwen Code ${qwen}/g" \
   README.md
 rm -f README.md.bak
 exec scripts/e2e.sh "$@"

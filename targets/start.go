@@ -47,7 +47,7 @@ func start(name string) (program string, args func(dir, message string) []string
 // StartNames lists the targets that have a start command.
 func StartNames() []string {
 	var out []string
-	for _, p := range profiles {
+	for _, p := range profiles() {
 		if _, _, ok := start(p.Name); ok {
 			out = append(out, p.Name)
 		}

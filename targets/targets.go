@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/agent"
@@ -27,8 +28,10 @@ type Launch = agent.Launch
 
 // profiles are the targets: generic, then the agents of the agents table
 // (internal/agents: each keeps its profile in its folder), then the
-// targets whose sessions session-handoff cannot read.
-var profiles = slices.Concat([]Profile{generic}, agentProfiles(), others)
+// targets whose sessions session-handoff cannot read. Built on first use:
+// every process pays for package-level work (cmd/session-handoff's
+// TestInitAllocatesLittle), and each agent of the table adds a profile.
+var profiles = sync.OnceValue(func() []Profile { return slices.Concat([]Profile{generic}, agentProfiles(), others) })
 
 // generic is the target of any agent that reads AGENTS.md.
 var generic = Profile{agent.Profile{
@@ -82,15 +85,15 @@ func agentProfiles() []Profile {
 
 // All returns every profile, generic first.
 func All() []Profile {
-	out := make([]Profile, len(profiles))
-	copy(out, profiles)
+	out := make([]Profile, len(profiles()))
+	copy(out, profiles())
 	return out
 }
 
 // Names lists the targets' names.
 func Names() []string {
-	out := make([]string, len(profiles))
-	for i, p := range profiles {
+	out := make([]string, len(profiles()))
+	for i, p := range profiles() {
 		out[i] = p.Name
 	}
 	return out
@@ -105,7 +108,7 @@ func Lookup(name string) (Profile, error) {
 	if a, ok := agents.Find(n); ok {
 		n = a.Name
 	}
-	for _, p := range profiles {
+	for _, p := range profiles() {
 		if p.Name == n {
 			return p, nil
 		}

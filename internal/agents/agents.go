@@ -25,6 +25,8 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents/codex"
 	"github.com/session-handoff/session-handoff/internal/agents/copilot"
 	"github.com/session-handoff/session-handoff/internal/agents/gemini"
+	"github.com/session-handoff/session-handoff/internal/agents/pi"
+	"github.com/session-handoff/session-handoff/internal/agents/qwen"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
@@ -37,6 +39,7 @@ const (
 	Codex      = string(transcript.Codex)
 	Gemini     = string(transcript.Gemini)
 	Copilot    = copilot.Name
+	Pi         = pi.Name
 )
 
 var table = []Agent{
@@ -45,6 +48,8 @@ var table = []Agent{
 	gemini.Agent(),
 	copilot.Agent(),
 	cline.Agent(),
+	pi.Agent(),
+	qwen.Agent(),
 }
 
 // All returns every agent, in a fixed order.

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/agents/qwen"
 )
 
 // SessionRoots names the directories FindSessions reads: a transcript
@@ -23,7 +25,13 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 		Gemini:     filepath.Join("app", "chats", "session-2026-01-02T03-04-0b9e.jsonl"),
 		Copilot:    filepath.Join("0b9e2a41-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "events.jsonl"),
 		"cline":    filepath.Join("1795790092737_lizig", "1795790092737_lizig.messages.json"),
+		"pi":       filepath.Join("--src-app--", "2026-01-02T03-04-05-000Z_0b9e.jsonl"),
+		qwen.Name:  filepath.Join("-src-app", "chats", "0b9e.jsonl"),
 	}
+	// pi lists a file only when it starts with its header and holds an
+	// entry.
+	content := map[Agent]string{"pi": `{"type":"session","version":3,"id":"0b9e","cwd":"/src/app"}` + "\n" +
+		`{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}` + "\n"}
 	for _, agent := range Agents {
 		roots, err := SessionRoots(agent, env)
 		if err != nil {
@@ -36,7 +44,11 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+		text := "{}\n"
+		if c, ok := content[agent]; ok {
+			text = c
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		found, err := FindSessions(agent, env)

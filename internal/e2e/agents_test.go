@@ -39,6 +39,10 @@ type agent struct {
 	// agent gives an MCP tool of session-handoff.
 	toolSearch *fakemodel.Call
 	mcpTool    func(name string) string
+	// mcpCall, when set, is the model's call of an MCP tool of
+	// session-handoff with args, for an agent whose model calls the tools
+	// its search found through a tool of its own; nil calls mcpTool(name).
+	mcpCall func(name string, args map[string]any) fakemodel.Call
 	// compact is the command line of a session that compacts its
 	// context, with the model's turns before the compaction; marker is
 	// text only the agent's compaction request holds.

@@ -16,10 +16,12 @@ var agentsUnderTest = []agent{claudeCode, codex, gemini}
 
 // hookAgents and mcpAgents are the agents the hook and MCP scenarios
 // run for: every agent whose hooks, or MCP registration, integrate
-// installs.
+// installs (Cline's hooks are a plugin of ours, and its MCP servers the
+// user's alone: TestClineMCP; pi's hooks are an extension of ours; it has
+// no MCP).
 var (
-	hookAgents = append(append([]agent(nil), agentsUnderTest...), copilot, cline)
-	mcpAgents  = append(append([]agent(nil), agentsUnderTest...), copilot)
+	mcpAgents  = append(append([]agent(nil), agentsUnderTest...), copilot, qwenCode)
+	hookAgents = append(append([]agent(nil), mcpAgents...), cline, pi)
 	// compactAgents are the agents the compaction scenario runs for.
 	compactAgents = hookAgents
 )
@@ -142,12 +144,17 @@ func TestMCP(t *testing.T) {
 		if c := w.agent.toolSearch; c != nil {
 			turns = append(turns, fakemodel.Turn{Calls: []fakemodel.Call{*c}})
 		}
-		tool := w.agent.mcpTool
+		call := w.agent.mcpCall
+		if call == nil {
+			call = func(name string, args map[string]any) fakemodel.Call {
+				return fakemodel.Call{Name: w.agent.mcpTool(name), Args: args}
+			}
+		}
 		turns = append(turns,
-			fakemodel.Turn{Calls: []fakemodel.Call{{Name: tool("handoff_save"), Args: map[string]any{
-				"title": "e2e greeting", "next_steps": []string{step}, "decisions": []string{decision}}}}},
-			fakemodel.Turn{Calls: []fakemodel.Call{{Name: tool("handoff_list"), Args: map[string]any{}}}},
-			fakemodel.Turn{Calls: []fakemodel.Call{{Name: tool("handoff_resume"), Args: map[string]any{}}}},
+			fakemodel.Turn{Calls: []fakemodel.Call{call("handoff_save", map[string]any{
+				"title": "e2e greeting", "next_steps": []string{step}, "decisions": []string{decision}})}},
+			fakemodel.Turn{Calls: []fakemodel.Call{call("handoff_list", map[string]any{})}},
+			fakemodel.Turn{Calls: []fakemodel.Call{call("handoff_resume", map[string]any{})}},
 			fakemodel.Turn{Text: "Saved, listed and resumed."})
 		reqs := mainRequests(w.session("save a handoff, list them, then resume", turns...))
 		recs := w.records()

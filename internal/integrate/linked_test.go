@@ -7,16 +7,17 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/internal/agents"
+	"github.com/session-handoff/session-handoff/internal/agents/qwen"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // TestLinkedAgentDirectoryIsRefused: a project whose .claude, .codex or
-// .gemini (or Copilot CLI's .github, Cline's .cline) is a link to a directory elsewhere gets no project or local
+// .gemini (or Copilot CLI's .github, Cline's .cline, pi's .pi, Qwen Code's .qwen) is a link to a directory elsewhere gets no project or local
 // install there, hooks or MCP server; the user scope is still the user's.
 func TestLinkedAgentDirectoryIsRefused(t *testing.T) {
 	base := t.TempDir()
 	root, home := filepath.Join(base, "project"), filepath.Join(base, "home")
-	for _, d := range []string{".claude", ".codex", ".gemini", ".github", ".cline"} {
+	for _, d := range []string{".claude", ".codex", ".gemini", ".github", ".cline", ".pi", ".qwen"} {
 		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -24,7 +25,7 @@ func TestLinkedAgentDirectoryIsRefused(t *testing.T) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{".claude", ".codex", ".gemini", ".github", ".cline"} {
+	for _, d := range []string{".claude", ".codex", ".gemini", ".github", ".cline", ".pi", ".qwen"} {
 		if err := os.Symlink(filepath.Join(home, d), filepath.Join(root, d)); err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +44,7 @@ func TestLinkedAgentDirectoryIsRefused(t *testing.T) {
 			t.Errorf("%s user scope: %v", a.Name, err)
 		}
 	}
-	for _, agent := range []string{agents.Codex, agents.Gemini} { // Claude Code's is .mcp.json, at the root
+	for _, agent := range []string{agents.Codex, agents.Gemini, qwen.Name} { // Claude Code's is .mcp.json, at the root
 		if p, _, err := MCPPath(agent, root, home, false, getenv); !errors.Is(err, safefile.ErrOutside) {
 			t.Errorf("MCP %s: %q, %v; want ErrOutside", agent, p, err)
 		}

@@ -109,7 +109,7 @@ func detectLine(m map[string]any) (Detected, bool) {
 		return Detected{What: "a `codex exec --json` event stream, not a session rollout: capture reads the rollout in ~/.codex/sessions", Foreign: true, owner: Codex}, true
 	case getStr(m, "session_id") != "" && (typ == "system" || typ == "result" || typ == "stream_event" || typ == "user" || typ == "assistant"):
 		return Detected{What: "Claude Code print-mode output (--output-format stream-json), not a session transcript: capture reads ~/.claude/projects", Foreign: true, owner: ClaudeCode}, true
-	case claudeKnown()[typ] && (getStr(m, "sessionId") != "" || getStr(m, "uuid") != "" || getStr(m, "leafUuid") != "" || getStr(m, "messageId") != ""):
+	case claudeKnown()[typ] && (getStr(m, "sessionId") != "" || getStr(m, "uuid") != "" || getStr(m, "leafUuid") != "" || getStr(m, "messageId") != "") && !geminiShaped(m):
 		return Detected{Agent: ClaudeCode, What: "a Claude Code session transcript"}, true
 	case m["$set"] != nil || m["$rewindTo"] != nil:
 		return Detected{Agent: Gemini, What: "a Gemini CLI chat recording"}, true
@@ -119,6 +119,16 @@ func detectLine(m map[string]any) (Detected, bool) {
 		return Detected{Agent: Codex, What: "a Codex session rollout"}, true
 	}
 	return Detected{}, false
+}
+
+// geminiShaped says whether a line that is typed and linked as Claude
+// Code's are carries what Claude Code never writes: a message of Gemini's
+// Content shape (parts, not content) or a systemPayload. Such lines are
+// another agent's, whose Detect in the agents table takes them.
+func geminiShaped(m map[string]any) bool {
+	_, parts := getMap(m, "message")["parts"]
+	_, payload := m["systemPayload"]
+	return parts || payload
 }
 
 var codexLineTypes = sync.OnceValue(func() map[string]bool {
