@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Checks a new agent release in one command: rewrites
 # internal/e2e/versions.env to the newest versions of Claude Code, Codex
-# CLI, Gemini CLI, GitHub Copilot CLI, pi and Qwen Code on the npm
-# registry, then runs the end-to-end suite
+# CLI, Gemini CLI, GitHub Copilot CLI, Cline CLI, pi and Qwen Code on the
+# npm registry, then runs the end-to-end suite
 # (scripts/e2e.sh) against them. The files stay rewritten either way
 # (versions.env and README.md's line on them): commit them when the suite
 # passes, or `git checkout internal/e2e/versions.env README.md`.
@@ -16,6 +16,7 @@ claude=$(latest @anthropic-ai/claude-code)
 codex=$(latest @openai/codex)
 gemini=$(latest @google/gemini-cli)
 copilot=$(latest @github/copilot)
+cline=$(latest cline)
 pi=$(latest @mariozechner/pi-coding-agent)
 qwen=$(latest @qwen-code/qwen-code)
 
@@ -24,6 +25,7 @@ echo "claude-code ${CLAUDE_CODE_VERSION} -> ${claude}"
 echo "codex       ${CODEX_VERSION} -> ${codex}"
 echo "gemini      ${GEMINI_CLI_VERSION} -> ${gemini}"
 echo "copilot     ${COPILOT_VERSION} -> ${copilot}"
+echo "cline       ${CLINE_VERSION} -> ${cline}"
 echo "pi          ${PI_VERSION} -> ${pi}"
 echo "qwen-code   ${QWEN_CODE_VERSION} -> ${qwen}"
 
@@ -32,6 +34,7 @@ sed -i.bak \
   -e "s/^CODEX_VERSION=.*/CODEX_VERSION=${codex}/" \
   -e "s/^GEMINI_CLI_VERSION=.*/GEMINI_CLI_VERSION=${gemini}/" \
   -e "s/^COPILOT_VERSION=.*/COPILOT_VERSION=${copilot}/" \
+  -e "s/^CLINE_VERSION=.*/CLINE_VERSION=${cline}/" \
   -e "s/^PI_VERSION=.*/PI_VERSION=${pi}/" \
   -e "s/^QWEN_CODE_VERSION=.*/QWEN_CODE_VERSION=${qwen}/" \
   internal/e2e/versions.env
@@ -44,6 +47,7 @@ sed -i.bak \
   -e "s/Codex CLI $(esc "$CODEX_VERSION")/Codex CLI ${codex}/" \
   -e "s/Gemini CLI $(esc "$GEMINI_CLI_VERSION")/Gemini CLI ${gemini}/" \
   -e "s/Copilot CLI $(esc "$COPILOT_VERSION")/Copilot CLI ${copilot}/g" \
+  -e "s/Cline CLI $(esc "$CLINE_VERSION")/Cline CLI ${cline}/g" \
   -e "s/pi $(esc "$PI_VERSION")/pi ${pi}/g" \
   -e "s/Qwen Code $(esc "$QWEN_CODE_VERSION")/Qwen Code ${qwen}/g" \
   README.md

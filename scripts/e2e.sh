@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The end-to-end suite: session-handoff against the real agents (Claude
 # Code, Codex CLI, Gemini CLI; GitHub Copilot CLI and Qwen Code in the
-# hook, MCP, compaction and doctor scenarios; pi in the hook, compaction
+# hook, MCP, compaction and doctor scenarios; Cline CLI in the hook,
+# compaction and doctor scenarios and its own; pi in the hook, compaction
 # and doctor scenarios and its own), headless and offline (internal/e2e).
 #
 #   scripts/e2e.sh [go test flags, e.g. -run TestCaptureAndBrief/codex]
@@ -43,6 +44,7 @@ agents=(
   "codex @openai/codex ${CODEX_VERSION}"
   "gemini @google/gemini-cli ${GEMINI_CLI_VERSION}"
   "copilot @github/copilot ${COPILOT_VERSION}"
+  "cline cline ${CLINE_VERSION}"
   "pi @mariozechner/pi-coding-agent ${PI_VERSION}"
   "qwen @qwen-code/qwen-code ${QWEN_CODE_VERSION}"
 )

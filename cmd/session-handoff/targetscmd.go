@@ -115,7 +115,11 @@ func runTargets(a *app, opts targetsOptions) error {
 			fmt.Fprintf(a.stdout, "  hooks:   %s in %s; %s\n", strings.Join(hookEvents(h), ", "), h.ProjectFile, "session-handoff integrate "+p.Name)
 		}
 		if m := p.MCP; m != nil {
-			fmt.Fprintf(a.stdout, "  mcp:     %s in the project, %s for every project\n           %s\n", m.ProjectFile, m.UserFile, m.Register)
+			if m.ProjectFile == "" {
+				fmt.Fprintf(a.stdout, "  mcp:     %s, for every project\n           %s\n", m.UserFile, m.Register)
+			} else {
+				fmt.Fprintf(a.stdout, "  mcp:     %s in the project, %s for every project\n           %s\n", m.ProjectFile, m.UserFile, m.Register)
+			}
 		}
 		for _, n := range p.Notes {
 			fmt.Fprintf(a.stdout, "  note:    %s\n", n)

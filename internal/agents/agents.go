@@ -21,6 +21,7 @@ import (
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/agent"
 	"github.com/session-handoff/session-handoff/internal/agents/claude"
+	"github.com/session-handoff/session-handoff/internal/agents/cline"
 	"github.com/session-handoff/session-handoff/internal/agents/codex"
 	"github.com/session-handoff/session-handoff/internal/agents/copilot"
 	"github.com/session-handoff/session-handoff/internal/agents/gemini"
@@ -46,6 +47,7 @@ var table = []Agent{
 	codex.Agent(),
 	gemini.Agent(),
 	copilot.Agent(),
+	cline.Agent(),
 	pi.Agent(),
 	qwen.Agent(),
 }

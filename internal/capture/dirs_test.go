@@ -24,6 +24,7 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 		Codex:      filepath.Join("2026", "01", "02", "rollout-2026-01-02T03-04-05-0b9e2a41-1c2d-4e5f-8a9b-0c1d2e3f4a5b.jsonl"),
 		Gemini:     filepath.Join("app", "chats", "session-2026-01-02T03-04-0b9e.jsonl"),
 		Copilot:    filepath.Join("0b9e2a41-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "events.jsonl"),
+		"cline":    filepath.Join("1795790092737_lizig", "1795790092737_lizig.messages.json"),
 		"pi":       filepath.Join("--src-app--", "2026-01-02T03-04-05-000Z_0b9e.jsonl"),
 		qwen.Name:  filepath.Join("-src-app", "chats", "0b9e.jsonl"),
 	}

@@ -62,6 +62,11 @@ type agent struct {
 	// shell tools.
 	writeFile func(w *world, rel, content string) fakemodel.Call
 	shell     func(cmd string) fakemodel.Call
+	// finish, when set, is the call of the tool that ends the agent's
+	// run: a text answer to a request that offers it is sent as that
+	// call (fakemodel.Server.SetFinish), for an agent that prompts again
+	// a model that only answers.
+	finish func(text string) fakemodel.Call
 	// afterSession, when set, waits for what the agent's hooks finish
 	// after the session's process has ended, given the number of records
 	// before the session.

@@ -16,10 +16,12 @@ var agentsUnderTest = []agent{claudeCode, codex, gemini}
 
 // hookAgents and mcpAgents are the agents the hook and MCP scenarios
 // run for: every agent whose hooks, or MCP registration, integrate
-// installs (pi's hooks are an extension of ours; it has no MCP).
+// installs (Cline's hooks are a plugin of ours, and its MCP servers the
+// user's alone: TestClineMCP; pi's hooks are an extension of ours; it has
+// no MCP).
 var (
 	mcpAgents  = append(append([]agent(nil), agentsUnderTest...), copilot, qwenCode)
-	hookAgents = append(append([]agent(nil), mcpAgents...), pi)
+	hookAgents = append(append([]agent(nil), mcpAgents...), cline, pi)
 	// compactAgents are the agents the compaction scenario runs for.
 	compactAgents = hookAgents
 )

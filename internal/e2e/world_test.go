@@ -89,6 +89,9 @@ func newWorld(t *testing.T, a agent) *world {
 		t.Fatal(err)
 	}
 	t.Logf("fake model for %s on port %d", a.name, model.Port)
+	if a.finish != nil {
+		model.SetFinish(a.finish)
+	}
 	t.Cleanup(func() {
 		keepTranscripts(t, home)
 		dumpRequests(t, model)
@@ -266,8 +269,8 @@ func dumpRequests(t *testing.T, m *fakemodel.Server) {
 
 // keepTranscripts copies the transcripts the agents wrote under home
 // (Claude Code's projects/, Codex's sessions/, Gemini CLI's chats/,
-// Copilot CLI's session-state/*/events.jsonl, pi's .pi/agent/sessions/,
-// Qwen Code's projects/*/chats/) into
+// Copilot CLI's session-state/*/events.jsonl, Cline's data/sessions/,
+// pi's .pi/agent/sessions/, Qwen Code's projects/*/chats/) into
 // fixturesOut/TEST/, keeping their paths below home.
 func keepTranscripts(t *testing.T, home string) {
 	if fixturesOut == "" {
@@ -283,6 +286,7 @@ func keepTranscripts(t *testing.T, home string) {
 		if !(strings.HasPrefix(slash, ".claude/projects/") || strings.HasPrefix(slash, ".codex/sessions/") ||
 			strings.HasPrefix(slash, ".gemini/tmp/") && strings.Contains(slash, "/chats/") ||
 			strings.HasPrefix(slash, ".copilot/session-state/") && strings.HasSuffix(slash, "/events.jsonl") ||
+			strings.HasPrefix(slash, ".cline/data/sessions/") ||
 			strings.HasPrefix(slash, ".pi/agent/sessions/") ||
 			strings.HasPrefix(slash, ".qwen/projects/") && strings.Contains(slash, "/chats/")) {
 			return nil

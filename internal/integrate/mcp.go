@@ -44,6 +44,9 @@ func MCPPath(agent, projectRoot, home string, user bool, getenv func(string) str
 		return "", nil, fmt.Errorf("%s: no MCP registration known for it", agent)
 	}
 	reg := p.MCP
+	if !user && reg.ProjectFile == "" {
+		return "", reg, fmt.Errorf("%s registers MCP servers for the user only, in %s: use --user", p.Agent, reg.UserFile)
+	}
 	if !user {
 		path := filepath.Join(projectRoot, filepath.FromSlash(reg.ProjectFile))
 		if err := inProject(projectRoot, path); err != nil {
@@ -56,7 +59,10 @@ func MCPPath(agent, projectRoot, home string, user bool, getenv func(string) str
 	}
 	if info, ok := agents.Find(agent); ok {
 		if dirs := info.Dirs(home, getenv); len(dirs) > 0 {
-			return filepath.Join(dirs[0], filepath.Base(filepath.FromSlash(reg.UserFile))), reg, nil
+			// UserFile less ~/ and the agent's directory:
+			// "~/.copilot/mcp-config.json" is mcp-config.json there.
+			_, rest, _ := strings.Cut(strings.TrimPrefix(reg.UserFile, "~/"), "/")
+			return filepath.Join(dirs[0], filepath.FromSlash(rest)), reg, nil
 		}
 	}
 	return "", reg, fmt.Errorf("%s: its settings directory is not known", agent)

@@ -208,3 +208,12 @@ func (p Probed) Fill(s *SessionInfo) {
 		s.LastActivity = p.Last
 	}
 }
+
+// MergeSubagent adds a subagent's commands and file edits to d, each
+// marked by ("subagent ID"), and counts the subagent: for a reader that
+// folds in the transcripts of a session's subagents. A file d touched as
+// well stays d's, with the subagent's edits counted in.
+func MergeSubagent(d, sub *Digest, by string) {
+	mergeSubagent(d, sub, by)
+	d.Stats.Subagents++
+}

@@ -75,7 +75,10 @@ func Detect(head []byte) Detected {
 	// A Gemini chat of one object spans many lines: its first line is
 	// not a whole object.
 	if first, ok := DecodeObject(bytes.TrimSpace(lines[0])); !ok || first == nil {
-		if bytes.Contains(trimmed, []byte(`"messages"`)) && bytes.Contains(trimmed, []byte(`"sessionId"`)) {
+		// Another agent's session of one object has these keys too,
+		// beside updated_at and origin, which a Gemini chat has not.
+		other := bytes.Contains(trimmed, []byte(`"updated_at"`)) && bytes.Contains(trimmed, []byte(`"origin"`))
+		if bytes.Contains(trimmed, []byte(`"messages"`)) && bytes.Contains(trimmed, []byte(`"sessionId"`)) && !other {
 			return Detected{Agent: Gemini, What: "a Gemini CLI chat recording"}
 		}
 		return Detected{What: "JSON that is no transcript of Claude Code, Codex or Gemini CLI"}

@@ -114,6 +114,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	script   Script
+	finish   func(text string) Call
 	requests []Request
 	all      []Request // every request since Start, for dumps
 	errs     []error
@@ -140,6 +141,17 @@ func (s *Server) SetScript(script Script) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.script = script
+}
+
+// SetFinish makes the server send a text answer to a request that offers
+// finish's tool as a call of that tool instead: for an agent whose run
+// ends only when the model calls its completion tool, and which prompts
+// again a model that only answers (Cline's submit_and_exit). It outlives
+// Reset and SetScript.
+func (s *Server) SetFinish(finish func(text string) Call) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.finish = finish
 }
 
 // Requests are the requests received so far, oldest first.
@@ -198,6 +210,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, req)
 	s.all = append(s.all, req)
 	turn := s.script(req)
+	if len(turn.Calls) == 0 && s.finish != nil {
+		if c := s.finish(turn.Text); req.Offers(c.Name) {
+			turn = Turn{Calls: []Call{c}}
+		}
+	}
 	for _, c := range turn.Calls {
 		if !req.Offers(c.Name) {
 			// A script written for another version of the agent: say so

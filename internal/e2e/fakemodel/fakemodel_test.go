@@ -98,3 +98,27 @@ func TestCallOfAToolNotOffered(t *testing.T) {
 		t.Errorf("errors %v, want one naming Bash", errs)
 	}
 }
+
+// With a finish call set, a text answer to a request that offers the
+// finishing tool is that call; a request without it still gets the text.
+func TestFinishTurnsTextIntoTheCompletionCall(t *testing.T) {
+	s, err := Start(Queue(Turn{Text: "all done"}, Turn{Text: "still text"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.SetFinish(func(text string) Call {
+		return Call{Name: "submit_and_exit", Args: map[string]any{"summary": text}}
+	})
+	out := post(t, s.URL+"/v1/chat/completions", `{"tools":[{"type":"function","function":{"name":"submit_and_exit"}}],"messages":[]}`)
+	if !strings.Contains(out, `"name":"submit_and_exit"`) || !strings.Contains(out, `\"summary\":\"all done\"`) {
+		t.Errorf("the text answer is not the finishing call:\n%s", out)
+	}
+	out = post(t, s.URL+"/v1/chat/completions", `{"tools":[{"type":"function","function":{"name":"bash"}}],"messages":[]}`)
+	if !strings.Contains(out, `"content":"still text"`) {
+		t.Errorf("a request without the finishing tool:\n%s", out)
+	}
+	if errs := s.Errors(); len(errs) != 0 {
+		t.Errorf("errors %v", errs)
+	}
+}
