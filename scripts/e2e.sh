@@ -41,6 +41,7 @@ agents=(
   "codex @openai/codex ${CODEX_VERSION}"
   "gemini @google/gemini-cli ${GEMINI_CLI_VERSION}"
   "copilot @github/copilot ${COPILOT_VERSION}"
+  "opencode opencode-ai ${OPENCODE_VERSION}"
 )
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/session-handoff-e2e"
 work=$(mktemp -d)
@@ -64,6 +65,12 @@ for entry in "${agents[@]}"; do
       # @anthropic-ai/claude-code@2.1.328, which picks glibc or musl, x64
       # or arm64).
       (cd "$cache/node_modules/@anthropic-ai/claude-code" && node install.cjs >/dev/null)
+    fi
+    if [ "$program" = opencode ]; then
+      # So is OpenCode's bin/opencode.exe, until its postinstall links
+      # the platform package's binary (postinstall.mjs of opencode-ai
+      # 1.18.33: opencode-linux-x64, or -baseline without AVX2, or -musl).
+      (cd "$cache/node_modules/opencode-ai" && node postinstall.mjs >/dev/null)
     fi
     touch "$cache/.complete"
   fi

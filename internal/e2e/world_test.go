@@ -266,7 +266,8 @@ func dumpRequests(t *testing.T, m *fakemodel.Server) {
 
 // keepTranscripts copies the transcripts the agents wrote under home
 // (Claude Code's projects/, Codex's sessions/, Gemini CLI's chats/,
-// Copilot CLI's session-state/*/events.jsonl) into
+// Copilot CLI's session-state/*/events.jsonl, OpenCode's opencode.db with
+// its -wal) into
 // fixturesOut/TEST/, keeping their paths below home.
 func keepTranscripts(t *testing.T, home string) {
 	if fixturesOut == "" {
@@ -281,7 +282,8 @@ func keepTranscripts(t *testing.T, home string) {
 		slash := filepath.ToSlash(rel)
 		if !(strings.HasPrefix(slash, ".claude/projects/") || strings.HasPrefix(slash, ".codex/sessions/") ||
 			strings.HasPrefix(slash, ".gemini/tmp/") && strings.Contains(slash, "/chats/") ||
-			strings.HasPrefix(slash, ".copilot/session-state/") && strings.HasSuffix(slash, "/events.jsonl")) {
+			strings.HasPrefix(slash, ".copilot/session-state/") && strings.HasSuffix(slash, "/events.jsonl") ||
+			strings.HasPrefix(slash, ".local/share/opencode/opencode.db")) {
 			return nil
 		}
 		data, err := os.ReadFile(p)
