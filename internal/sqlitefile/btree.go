@@ -110,9 +110,6 @@ func (s *scan) leafCell(n uint32, i int, cell []byte, fn rowFunc) error {
 	if b == 0 {
 		return corrupt("page %d: cell %d: rowid cut short", n, i)
 	}
-	if size > uint64(s.db.lim.MaxRecord) {
-		return corrupt("page %d: cell %d: a record of %d bytes, more than the %d read", n, i, size, s.db.lim.MaxRecord)
-	}
 	body := cell[a+b:]
 	local := s.db.localSize(size)
 	if uint64(local) == size {

@@ -152,7 +152,7 @@ func TestHostile(t *testing.T) {
 			p := pageOf(b, ps, leftmostLeaf(b, ps, root))
 			cell := int(binary.BigEndian.Uint16(p[8:]))
 			copy(p[cell:], bytes.Repeat([]byte{0xff}, 9))
-		}), Limits{}, "more than the"},
+		}), Limits{}, "past the page's end"},
 		{"cell pointer past the page", mutate(func(b []byte) {
 			p := pageOf(b, ps, leftmostLeaf(b, ps, root))
 			binary.BigEndian.PutUint16(p[8:], 0xfff0)
@@ -162,7 +162,6 @@ func TestHostile(t *testing.T) {
 		}), Limits{}, "overflow the page"},
 		{"unknown page type", mutate(func(b []byte) { pageOf(b, ps, root)[0] = 0x07 }), Limits{}, "page type"},
 		{"deeper than allowed", plain, Limits{MaxDepth: 1}, "deeper than 1"},
-		{"record larger than allowed", plain, Limits{MaxRecord: 1000}, "more than the 1000 read"},
 		{"file larger than allowed", plain, Limits{MaxFile: 1000}, "more than the 1000 read"},
 	}
 	for _, c := range cases {
@@ -179,6 +178,43 @@ func TestHostile(t *testing.T) {
 				t.Errorf("error %q is not ErrCorrupt", err)
 			}
 		})
+	}
+}
+
+// TestTooLarge: a record larger than MaxRecord is still scanned; the
+// values on its page read, those beyond it are ErrTooLarge, and no
+// overflow page is read.
+func TestTooLarge(t *testing.T) {
+	db, err := Open("testdata/plain.db", Limits{MaxRecord: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tbl, err := db.Table("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, large := 0, 0
+	if err := tbl.Scan(func(r *Row) error {
+		rows++
+		id, err := r.Value(0) // the rowid
+		if err != nil || id != r.Rowid {
+			t.Errorf("rowid %d: id %v, %v", r.Rowid, id, err)
+		}
+		_, err = r.Value(1) // the name: 3,000 or 20,000 bytes in the large rows
+		if r.TooLarge() {
+			large++
+			if !errors.Is(err, ErrTooLarge) {
+				t.Errorf("rowid %d: %v", r.Rowid, err)
+			}
+			return nil
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 1000 || large != 5 {
+		t.Errorf("%d rows, %d too large; want 1000 and 5 (rowid 7 and every 250th)", rows, large)
 	}
 }
 

@@ -97,6 +97,15 @@ type Row struct {
 	header   *recordHeader
 }
 
+// ErrTooLarge is the error of a value that lies beyond the first page of
+// a record larger than Limits.MaxRecord: the row is still scanned, and
+// its values on the page can be read.
+var ErrTooLarge = errors.New("record too large")
+
+// TooLarge says whether the row's record is larger than
+// Limits.MaxRecord: only the values stored on its leaf page can be read.
+func (r *Row) TooLarge() bool { return r.size > uint64(r.t.db.lim.MaxRecord) }
+
 // Scan calls fn with every row of the table in rowid order, until fn
 // returns an error, which Scan returns. Each page is read once per scan.
 func (t *Table) Scan(fn func(r *Row) error) error {
@@ -198,6 +207,9 @@ func (r *Row) bytes() []byte {
 func (r *Row) readAll() error {
 	if r.full != nil {
 		return nil
+	}
+	if r.TooLarge() {
+		return fmt.Errorf("%w: %d bytes, more than the %d read", ErrTooLarge, r.size, r.t.db.lim.MaxRecord)
 	}
 	if r.overflow == 0 {
 		return corrupt("record of %d bytes with %d on its page and no overflow page", r.size, len(r.local))
