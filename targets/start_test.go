@@ -24,6 +24,7 @@ func TestStartCommand(t *testing.T) {
 		{"gemini", nil, []string{"gemini", "--include-directories", "/tmp/session-handoff-launch-1", "-i", msg}},
 		{"gemini", []string{"-y"}, []string{"gemini", "-y", "--include-directories", "/tmp/session-handoff-launch-1", "-i", msg}},
 		{"copilot", nil, []string{"copilot", "--add-dir", "/tmp/session-handoff-launch-1", "-i", msg}},
+		{"opencode", nil, []string{"opencode", "--prompt", msg}},
 	}
 	for _, tc := range tests {
 		p, err := Lookup(tc.target)
@@ -41,7 +42,7 @@ func TestStartCommand(t *testing.T) {
 	if !strings.Contains(msg, file) {
 		t.Errorf("message %q does not name the file", msg)
 	}
-	if got := StartNames(); !slices.Equal(got, []string{"claude-code", "codex", "gemini", "copilot"}) {
+	if got := StartNames(); !slices.Equal(got, []string{"claude-code", "codex", "gemini", "copilot", "opencode"}) {
 		t.Errorf("StartNames() = %q", got)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents/codex"
 	"github.com/session-handoff/session-handoff/internal/agents/copilot"
 	"github.com/session-handoff/session-handoff/internal/agents/gemini"
+	"github.com/session-handoff/session-handoff/internal/agents/opencode"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
@@ -43,6 +44,7 @@ var table = []Agent{
 	codex.Agent(),
 	gemini.Agent(),
 	copilot.Agent(),
+	opencode.Agent(),
 }
 
 // All returns every agent, in a fixed order.

@@ -75,7 +75,7 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	dig, err := ReadTranscript(sess.Agent, sess.Path, opts.Limits)
+	dig, err := ReadSession(sess, opts.Limits)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/agents/opencode"
 )
 
 // SessionRoots names the directories FindSessions reads: a transcript
@@ -22,7 +24,10 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 		Codex:      filepath.Join("2026", "01", "02", "rollout-2026-01-02T03-04-05-0b9e2a41-1c2d-4e5f-8a9b-0c1d2e3f4a5b.jsonl"),
 		Gemini:     filepath.Join("app", "chats", "session-2026-01-02T03-04-0b9e.jsonl"),
 		Copilot:    filepath.Join("0b9e2a41-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "events.jsonl"),
+		// OpenCode's sessions are rows of one SQLite database.
+		opencode.Name: "opencode.db",
 	}
+	content := map[Agent]string{opencode.Name: "../agents/opencode/testdata/seed.db"}
 	for _, agent := range Agents {
 		roots, err := SessionRoots(agent, env)
 		if err != nil {
@@ -35,7 +40,13 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+		data := []byte("{}\n")
+		if src := content[agent]; src != "" {
+			if data, err = os.ReadFile(src); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		found, err := FindSessions(agent, env)

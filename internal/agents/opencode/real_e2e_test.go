@@ -1,0 +1,157 @@
+package opencode
+
+import (
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/transcript"
+)
+
+// realDB decompresses testdata/real-e2e/NAME (a database OpenCode wrote,
+// with its WAL) into a temporary directory and returns its path.
+func realDB(t testing.TB, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range []string{"opencode.db", "opencode.db-wal"} {
+		in, err := os.Open(filepath.Join("testdata", "real-e2e", name, f+".gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		z, err := gzip.NewReader(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := os.Create(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(out, z); err != nil {
+			t.Fatal(err)
+		}
+		out.Close()
+		in.Close()
+	}
+	return filepath.Join(dir, "opencode.db")
+}
+
+func exit(n int) *int { return &n }
+
+// expectation is what a real database's session must read as, written
+// from the scripts that made it (testdata/real-e2e/SOURCES.md), not from
+// the reader's output.
+type expectation struct {
+	name, id    string
+	title       string
+	requests    []string
+	last        string
+	files       []handoff.FileTouched
+	commands    []handoff.Command // command, exit code, count, status
+	lastFailure string
+	todos       []handoff.Todo
+	compaction  string
+	subagents   int
+	tokens      handoff.Tokens
+}
+
+var expectations = []expectation{
+	{name: "work", id: "ses_de29c8592ffexxmRHdDAjDEbDi",
+		title:    "Write calc.py and test it",
+		requests: []string{"Write calc.py with an add function and test it", "Now remove calc.py"},
+		last:     "Removed calc.py.",
+		// Written, then edited; the rm that deleted it was a command.
+		files: []handoff.FileTouched{{Path: "calc.py", Action: "created", Edits: 2}},
+		commands: []handoff.Command{
+			{Command: "python3 -c 'import calc; assert calc.add(2, 3) == 5'", ExitCode: exit(1), Count: 1, Status: "failed"},
+			{Command: "python3 -c 'import calc; print(calc.add(2, 3))'", ExitCode: exit(0), Count: 1, Status: "ok"},
+			{Command: "ls does-not-exist", ExitCode: exit(2), Count: 1, Status: "failed"},
+			{Command: "rm calc.py", ExitCode: exit(0), Count: 1, Status: "ok"},
+		},
+		lastFailure: "ls does-not-exist",
+		todos:       []handoff.Todo{{Content: "Write calc.py", Status: "completed"}, {Content: "Test calc.py", Status: "completed"}},
+		tokens:      handoff.Tokens{Input: 10000, Output: 200}},
+	// Compacted before its second request was answered: the summary is
+	// no answer of the agent's.
+	{name: "compaction", id: "ses_de298ebcaffevgIi054YEJHaiy",
+		title:      "Add a greeting file",
+		requests:   []string{"add a greeting file", "check the tree"},
+		last:       "Wrote hello.txt.",
+		files:      []handoff.FileTouched{{Path: "hello.txt", Action: "created", Edits: 1}},
+		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go.",
+		tokens:     handoff.Tokens{Input: 3000, Output: 60}},
+	// The subagent's write is folded in; its prompt is the task's, not a
+	// request of the user's, and its answer is not the agent's last word.
+	{name: "subagent", id: "ses_de295f165ffezDFm1PSkOTjG1S",
+		title:     "Delegate the notes",
+		requests:  []string{"Have a subagent write notes.md"},
+		last:      "The subagent wrote notes.md.",
+		files:     []handoff.FileTouched{{Path: "notes.md", Action: "created", Edits: 1}},
+		subagents: 1,
+		tokens:    handoff.Tokens{Input: 2000, Output: 40}},
+}
+
+// TestRealDatabases reads each session OpenCode 1.18.33 wrote and checks
+// every field the digest fills against what the scripted model did.
+func TestRealDatabases(t *testing.T) {
+	for _, e := range expectations {
+		t.Run(e.name, func(t *testing.T) {
+			path := realDB(t, e.name)
+			for _, id := range []string{e.id, ""} { // by id, and as the latest session
+				d, err := reader{}.Read(path, id, transcript.Limits{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkDigest(t, e, d)
+			}
+		})
+	}
+}
+
+func checkDigest(t *testing.T, e expectation, d *transcript.Digest) {
+	t.Helper()
+	s := d.Session
+	check := func(field string, got, want any) {
+		t.Helper()
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %s = %#v, want %#v", e.name, field, got, want)
+		}
+	}
+	check("agent", s.Agent, "opencode")
+	check("id", s.ID, e.id)
+	check("version", s.AgentVersion, "1.18.33")
+	check("version source", s.AgentVersionSource, handoff.VersionFromTranscript)
+	check("title", d.Title, e.title)
+	check("requests", s.Requests, e.requests)
+	check("last message", s.LastAgentMessage, e.last)
+	check("files", d.Files, e.files)
+	var cmds []handoff.Command
+	for _, c := range s.Commands {
+		c.Output = ""
+		cmds = append(cmds, c)
+	}
+	check("commands", cmds, e.commands)
+	lf := ""
+	if s.LastFailure != nil {
+		lf = s.LastFailure.Command
+	}
+	check("last failure", lf, e.lastFailure)
+	check("todos", s.Todos, e.todos)
+	check("compaction", s.CompactionSummary, e.compaction)
+	check("subagents", d.Stats.Subagents, e.subagents)
+	check("cancelled", d.Cancelled, false)
+	check("subagent", d.Subagent, false)
+	if s.Tokens == nil {
+		t.Errorf("%s: no tokens", e.name)
+	} else {
+		check("tokens", *s.Tokens, e.tokens)
+	}
+	check("unknown", d.Stats.Unknown, 0)
+	check("malformed", d.Stats.Malformed, 0)
+	if s.StartedAt == nil || s.LastActivity == nil || s.LastActivity.Before(*s.StartedAt) {
+		t.Errorf("%s: times %v %v", e.name, s.StartedAt, s.LastActivity)
+	}
+}
