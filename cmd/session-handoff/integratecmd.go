@@ -159,7 +159,7 @@ func runIntegrate(a *app, opts integrateOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := integrate.PlanInstall(paths[0], agent.Hooks(program), agent.Name)
+	c, err := agent.PlanInstall(paths[0], program)
 	if err != nil {
 		return err
 	}

@@ -96,6 +96,14 @@ type HookSpec struct {
 	Trust string
 	// Docs is where the hook format was checked.
 	Docs string
+	// Plugin, when set, makes the hooks a plugin file in the agent's
+	// own language (OpenCode's JavaScript), written whole at
+	// ProjectSettings or UserSettings rather than inserted into a
+	// settings file: its content, given each of our events' command line
+	// (Events' Ours to the command). The content must hold each command
+	// as a JSON string member "command" (doctor and integrate find the
+	// hooks by it).
+	Plugin func(commands map[string]string) []byte
 }
 
 // HookEvent is one of our hooks as an agent knows it.

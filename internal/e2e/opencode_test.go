@@ -15,6 +15,8 @@ import (
 // bin/opencode.exe) on OpenAI Chat Completions: a provider of the bundled
 // @ai-sdk/openai-compatible in ~/.config/opencode/opencode.json. Its
 // sessions are rows of ~/.local/share/opencode/opencode.db (SQLite, WAL).
+// Its hooks are session-handoff's plugin (integrate opencode), in the
+// hook, MCP, compaction and doctor scenarios.
 var opencode = agent{
 	name: "opencode", command: "opencode",
 	env: func(w *world) []string {
@@ -33,8 +35,14 @@ var opencode = agent{
 		w.writeHome(".config/opencode/opencode.json", opencodeConfig(w, ""))
 		opencodeDepsInstalled(w, filepath.Join(w.home, ".config", "opencode"))
 	},
-	trustHooks: func(w *world) {}, // a project's plugins load as they are
-	approveMCP: func(w *world) {}, // and its opencode.json's MCP servers
+	// A project's plugins load as they are, once OpenCode has installed
+	// @opencode-ai/plugin into .opencode, which it does at its first start
+	// there, online; offline, the install is marked as done.
+	trustHooks: func(w *world) { opencodeDepsInstalled(w, filepath.Join(w.project, ".opencode")) },
+	approveMCP: func(w *world) {}, // a project's opencode.json's MCP servers start as they are
+	// The plugin captures at session.idle in a process of its own, which
+	// may end after OpenCode: wait for its record.
+	afterSession: waitForCapture,
 	// opencode mcp list connects to each server and says so.
 	mcpConnected: func(out string) bool {
 		return strings.Contains(out, "session-handoff") && strings.Contains(out, "connected")

@@ -18,7 +18,7 @@ var agentsUnderTest = []agent{claudeCode, codex, gemini}
 // run for: every agent whose hooks, or MCP registration, integrate
 // installs.
 var (
-	hookAgents = append(append([]agent(nil), agentsUnderTest...), copilot)
+	hookAgents = append(append([]agent(nil), agentsUnderTest...), copilot, opencode)
 	mcpAgents  = hookAgents
 	// compactAgents are the agents the compaction scenario runs for.
 	compactAgents = hookAgents

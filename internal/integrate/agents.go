@@ -65,6 +65,35 @@ func (a Agent) Hooks(program string) []Hook {
 	return out
 }
 
+// PlanInstall works out how to install the agent's hooks, running
+// program, in the file at path: inserted into its settings file, or, for
+// an agent whose hooks are a plugin (HookSpec.Plugin), the plugin file
+// written whole. A file at path that is not our plugin is left alone.
+func (a Agent) PlanInstall(path, program string) (*Change, error) {
+	if a.Plugin == nil {
+		return PlanInstall(path, a.Hooks(program), a.Name)
+	}
+	before, err := readSettings(path)
+	if err != nil {
+		return nil, err
+	}
+	c := &Change{Path: path, Before: before}
+	if before != nil && Installed(before, a.Name) {
+		c.Nothing = true
+		return c, nil
+	}
+	if before != nil {
+		return nil, fmt.Errorf("%s exists and is not session-handoff's plugin: move it away, or install with the other scope", path)
+	}
+	commands := map[string]string{}
+	for _, e := range a.Events {
+		commands[e.Ours] = shellQuote(program) + " hook " + a.Name + " " + e.Ours
+	}
+	content := a.Plugin(commands)
+	c.After, c.Snippets = content, []string{string(content)}
+	return c, nil
+}
+
 // Scope is which of an agent's settings files integrate edits.
 type Scope int
 

@@ -273,7 +273,7 @@ func gunzipTo(t *testing.T, src, dst string) {
 // in the WAL, one WAL holding frames of an older generation, read as
 // SQLite reads them: every row of session, message, part and todo.
 func TestOpenCode(t *testing.T) {
-	for _, name := range []string{"work", "compaction", "subagent"} {
+	for _, name := range []string{"work", "compaction", "subagent", "briefed", "mcp"} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			src := filepath.Join("..", "agents", "opencode", "testdata", "real-e2e", name)

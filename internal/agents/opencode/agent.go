@@ -27,10 +27,12 @@ const Name transcript.Agent = "opencode"
 func Agent() agent.Agent {
 	return agent.Agent{
 		Name: string(Name), Display: "OpenCode", Aliases: []string{"opencode-ai", "open-code"},
-		Program: "opencode", InstructionFile: "AGENTS.md", Checked: "1.18.33",
+		Program: "opencode", InstructionFile: "AGENTS.md", Hooks: true, MCP: true, Checked: "1.18.33",
 		SessionsHelp: "~/.local/share/opencode/opencode.db, or $XDG_DATA_HOME/opencode/opencode.db, or $OPENCODE_DB",
-		OwnDirs:      dataDirs,
-		Transcripts:  reader{},
+		OwnDirs:      ownDirs,
+		// A project's opencode.json and plugin are integrate's when new.
+		SettingsFiles: []string{"opencode.json", ".opencode/", ".opencode/plugin/", ".opencode/plugin/session-handoff.js"},
+		Transcripts:   reader{},
 		Profile: agent.Profile{
 			// session/instruction.ts of 1.18.33: the first of AGENTS.md,
 			// CLAUDE.md (unless OPENCODE_DISABLE_CLAUDE_CODE_PROMPT) found
@@ -44,11 +46,36 @@ func Agent() agent.Agent {
 				{How: "headless, the whole handoff as the prompt", Command: `opencode run "$(cat FILE)"`},
 			},
 			Style: agent.Style{Agent: "OpenCode", Guidance: []string{"Keep the next steps in your todo list (todowrite) and work through them in order. " + agent.CheckGuidance}},
+			// "mcp" in opencode.json, the project's (at its root) or the
+			// user's (~/.config/opencode), each server {"type": "local",
+			// "command": [program, args…]} (https://opencode.ai/docs/mcp-servers/;
+			// the config schema of opencode 1.18.33). Checked offline:
+			// 'opencode mcp list' shows it connected, and its tools reach
+			// the model as session-handoff_handoff_list….
+			MCP: &agent.MCPRegistration{ProjectFile: "opencode.json", UserFile: "~/.config/opencode/opencode.json", Format: "json-local", Key: "mcp",
+				Register: "session-handoff integrate opencode --mcp",
+				Docs:     "https://opencode.ai/docs/mcp-servers/ (opencode-ai 1.18.33)"},
 		},
 		// 'opencode [project] --prompt TEXT' starts the TUI with the
 		// prompt (opencode --help, 1.18.33).
 		StartArgs: func(dir, message string) []string { return []string{"--prompt", message} },
+		// The hooks are a plugin (plugin.go), in the project's
+		// .opencode/plugin or the user's ~/.config/opencode/plugin. OpenCode
+		// installs @opencode-ai/plugin into that directory at its next
+		// start, online (our plugin needs none of it).
+		HookSpec: &agent.HookSpec{ProjectSettings: ".opencode/plugin/session-handoff.js", UserSettings: ".config/opencode/plugin/session-handoff.js",
+			Events: hookEvents(), Plugin: plugin,
+			Docs: "https://opencode.ai/docs/plugins/ (opencode-ai 1.18.33)"},
 	}
+}
+
+// hookEvents are our hooks as OpenCode's plugin events.
+func hookEvents() []agent.HookEvent {
+	var out []agent.HookEvent
+	for _, e := range pluginEvents {
+		out = append(out, agent.HookEvent{Ours: e.ours, Theirs: e.theirs})
+	}
+	return out
 }
 
 // reader finds, recognises and reads OpenCode's sessions.

@@ -25,24 +25,29 @@ import (
 	"github.com/session-handoff/session-handoff/internal/sqlitefile"
 )
 
-// dataDirs are OpenCode's data directory, where its database is, and the
-// database file itself when OPENCODE_DB names one: xdg-basedir's data
-// directory ($XDG_DATA_HOME, else ~/.local/share) joined with "opencode"
-// (Global.Path.data of opencode 1.18.33); OPENCODE_DB, absolute or
-// relative to the data directory, replaces the database's file.
-func dataDirs(home string, getenv func(string) string) []string {
-	data := getenv("XDG_DATA_HOME")
-	if data == "" || !filepath.IsAbs(data) {
-		data = filepath.Join(home, ".local", "share")
+// ownDirs are OpenCode's directories: its configuration directory
+// (opencode.json, AGENTS.md, plugin/), then the database file itself
+// when OPENCODE_DB names one, then its data directory, where the
+// database is. They are xdg-basedir's ($XDG_CONFIG_HOME, else ~/.config;
+// $XDG_DATA_HOME, else ~/.local/share) joined with "opencode"
+// (Global.Path of opencode 1.18.33); OPENCODE_DB, absolute or relative
+// to the data directory, replaces the database's file.
+func ownDirs(home string, getenv func(string) string) []string {
+	base := func(v, def string) string {
+		if d := getenv(v); d != "" && filepath.IsAbs(d) {
+			return d
+		}
+		return filepath.Join(home, def)
 	}
-	dir := filepath.Join(data, "opencode")
+	config := filepath.Join(base("XDG_CONFIG_HOME", ".config"), "opencode")
+	data := filepath.Join(base("XDG_DATA_HOME", filepath.Join(".local", "share")), "opencode")
 	if db := getenv("OPENCODE_DB"); db != "" && db != ":memory:" {
 		if !filepath.IsAbs(db) {
-			db = filepath.Join(dir, db)
+			db = filepath.Join(data, db)
 		}
-		return []string{db, dir}
+		return []string{config, db, data}
 	}
-	return []string{dir}
+	return []string{config, data}
 }
 
 // databases are the database files under root: root itself when it is a

@@ -45,7 +45,9 @@ func exit(n int) *int { return &n }
 // from the scripts that made it (testdata/real-e2e/SOURCES.md), not from
 // the reader's output.
 type expectation struct {
-	name, id    string
+	name, id string
+	// older: the database holds a later session (read by id only)
+	older       bool
 	title       string
 	requests    []string
 	last        string
@@ -92,15 +94,41 @@ var expectations = []expectation{
 		files:     []handoff.FileTouched{{Path: "notes.md", Action: "created", Edits: 1}},
 		subagents: 1,
 		tokens:    handoff.Tokens{Input: 2000, Output: 40}},
+	// The suite's TestCaptureAndBrief: the session the plugin captured,
+	// then the one it briefed (the briefing went into the system prompt,
+	// which OpenCode does not store). The fake model answered the title
+	// requests with "ok.".
+	{name: "briefed", id: "ses_de280fe8affetpPTQwHb4dudLq", older: true,
+		title:    "ok.",
+		requests: []string{"add a greeting file and check the tree"},
+		last:     "Wrote hello.txt and checked git status.",
+		files:    []handoff.FileTouched{{Path: "hello.txt", Action: "created", Edits: 1}},
+		commands: []handoff.Command{{Command: "git status --short", ExitCode: exit(0), Count: 1, Status: "ok"}},
+		tokens:   handoff.Tokens{Input: 3000, Output: 60}},
+	{name: "briefed", id: "ses_de280c118ffeK8Mc3TCJd56BvO",
+		title:    "ok.",
+		requests: []string{"what next?"},
+		last:     "Nothing to do.",
+		tokens:   handoff.Tokens{Input: 1000, Output: 20}},
+	// The suite's TestMCP: MCP tool calls are neither commands nor edits.
+	{name: "mcp", id: "ses_de2801810ffeOlPenYEKdcLKEL",
+		title:    "ok.",
+		requests: []string{"save a handoff, list them, then resume"},
+		last:     "Saved, listed and resumed.",
+		tokens:   handoff.Tokens{Input: 4000, Output: 80}},
 }
 
 // TestRealDatabases reads each session OpenCode 1.18.33 wrote and checks
 // every field the digest fills against what the scripted model did.
 func TestRealDatabases(t *testing.T) {
 	for _, e := range expectations {
-		t.Run(e.name, func(t *testing.T) {
+		t.Run(e.name+"/"+e.id, func(t *testing.T) {
 			path := realDB(t, e.name)
-			for _, id := range []string{e.id, ""} { // by id, and as the latest session
+			ids := []string{e.id, ""} // by id, and as the latest session
+			if e.older {
+				ids = ids[:1]
+			}
+			for _, id := range ids {
 				d, err := reader{}.Read(path, id, transcript.Limits{})
 				if err != nil {
 					t.Fatal(err)
