@@ -44,7 +44,12 @@ them 3 s); an approved handover.toml runs in the background at session end.
 GitHub Copilot CLI gets .github/hooks/session-handoff.json (or
 ~/.copilot/hooks/session-handoff.json with --user), which it loads in a
 folder you trust, and in prompt mode (-p) only with
-GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true.
+GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true. OpenCode runs no hook
+commands: it gets a plugin, .opencode/plugin/session-handoff.js (or
+~/.config/opencode/plugin/session-handoff.js with --user), written whole
+and removed whole, which runs the same hooks: the briefing joins the
+system prompt at a session's first model call, and the session is
+captured before a compaction and when it goes idle.
 
 The hooks, the MCP server's registration and the plugin or extension run
 this binary by its absolute path, so they do not depend on the agent's
@@ -72,8 +77,9 @@ what was inserted and keeps your later edits. --dry-run prints the change.
 instead, by the same insertion-only edit: in .mcp.json for Claude Code,
 .codex/config.toml ([mcp_servers.session-handoff]) for Codex, and
 .gemini/settings.json (mcpServers) for Gemini CLI, .github/mcp.json for
-GitHub Copilot CLI; with --user in ~/.codex/config.toml,
-~/.gemini/settings.json or ~/.copilot/mcp-config.json. Claude Code keeps
+GitHub Copilot CLI, opencode.json (mcp) for OpenCode; with --user in
+~/.codex/config.toml, ~/.gemini/settings.json, ~/.copilot/mcp-config.json
+or ~/.config/opencode/opencode.json. Claude Code keeps
 user-wide servers in ~/.claude.json, which it rewrites itself: for that
 one, integrate prints the 'claude mcp add --scope user' command to run.
 

@@ -132,9 +132,17 @@ func (a Agent) ScopePath(s Scope, projectRoot, home string, getenv func(string) 
 	case ScopeUser:
 		if info, ok := agents.Find(a.Name); ok {
 			if dirs := info.Dirs(home, getenv); len(dirs) > 0 {
-				// UserSettings less its first element, the agent's
-				// directory: ".copilot/hooks/x.json" is hooks/x.json there.
+				// UserSettings less the agent's directory as it is when
+				// nothing moves it: ".copilot/hooks/x.json" is hooks/x.json
+				// there, ".config/opencode/plugin/x.js" plugin/x.js.
 				_, rest, _ := strings.Cut(a.UserSettings, "/")
+				if def := info.Dirs(home, func(string) string { return "" }); len(def) > 0 {
+					if rel, err := filepath.Rel(home, def[0]); err == nil {
+						if r, ok := strings.CutPrefix(a.UserSettings, filepath.ToSlash(rel)+"/"); ok {
+							rest = r
+						}
+					}
+				}
 				return filepath.Join(dirs[0], filepath.FromSlash(rest)), nil
 			}
 		}

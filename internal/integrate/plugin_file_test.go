@@ -26,6 +26,20 @@ func TestPluginFileInstall(t *testing.T) {
 	if want := filepath.Join(root, ".opencode", "plugin", "session-handoff.js"); path != want {
 		t.Fatalf("path %s, want %s", path, want)
 	}
+	for env, want := range map[string]string{
+		"":                   "/home/u/.config/opencode/plugin/session-handoff.js",
+		"XDG_CONFIG_HOME=/x": "/x/opencode/plugin/session-handoff.js",
+	} {
+		k, v, _ := strings.Cut(env, "=")
+		if p, err := a.InstallPath(ScopeUser, root, "/home/u", func(name string) string {
+			if name == k {
+				return v
+			}
+			return ""
+		}); err != nil || p != want {
+			t.Errorf("user scope with %q: %s, %v; want %s", env, p, err, want)
+		}
+	}
 	const program = "/opt/my tools/session-handoff"
 	c, err := a.PlanInstall(path, program)
 	if err != nil {

@@ -43,7 +43,9 @@ func Agent() agent.Agent {
 			InstructionBudget: 16 << 10,
 			Launch: []agent.Launch{
 				{How: "write the instructions, then start the agent with a short prompt", Command: `session-handoff render --as instructions --target opencode --write && opencode --prompt "Continue the work described in AGENTS.md"`},
-				{How: "headless, the whole handoff as the prompt", Command: `opencode run "$(cat FILE)"`},
+				// run --file attaches the file to the message (opencode run
+				// --help, 1.18.33).
+				{How: "headless, the handoff attached to the prompt", Command: `opencode run --file FILE "Continue the work described in the attached handoff"`},
 			},
 			Style: agent.Style{Agent: "OpenCode", Guidance: []string{"Keep the next steps in your todo list (todowrite) and work through them in order. " + agent.CheckGuidance}},
 			// "mcp" in opencode.json, the project's (at its root) or the
