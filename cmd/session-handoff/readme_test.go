@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/agents"
 )
 
 // The README is the test (issue 15): every command of README.md's tour,
@@ -342,5 +344,31 @@ func TestReadmeNamesTheAgentVersionsCheckedEndToEnd(t *testing.T) {
 	}
 	if len(names) > 0 {
 		t.Errorf("versions.env lacks %v", names)
+	}
+}
+
+// TestReadmeListsEveryAgent: README's table of what each agent gets has a
+// row for every agent of the table, naming it as the table does, with the
+// version checked.
+func TestReadmeListsEveryAgent(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(readme), "\n") {
+		if cells := strings.Split(line, "|"); len(cells) > 2 && strings.HasPrefix(line, "| ") {
+			rows[strings.TrimSpace(cells[1])] = line
+		}
+	}
+	for _, a := range agents.All() {
+		row, ok := rows[a.Display+" (`"+a.Name+"`)"]
+		if !ok {
+			t.Errorf("README.md's table of agents has no row %q", a.Display+" (`"+a.Name+"`)")
+			continue
+		}
+		if cells := strings.Split(row, "|"); !strings.Contains(cells[len(cells)-2], a.Checked) {
+			t.Errorf("README.md's row for %s does not name version %s, the one checked", a.Name, a.Checked)
+		}
 	}
 }

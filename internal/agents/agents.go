@@ -36,7 +36,7 @@ const (
 	ClaudeCode = string(transcript.ClaudeCode)
 	Codex      = string(transcript.Codex)
 	Gemini     = string(transcript.Gemini)
-	Copilot    = string(transcript.Copilot)
+	Copilot    = copilot.Name
 )
 
 var table = []Agent{

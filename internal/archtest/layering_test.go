@@ -106,9 +106,10 @@ func TestLayering(t *testing.T) {
 				t.Errorf("%s depends on %s: packages never import a command", pkg, d)
 			}
 			// testsys imports "testing", oldtools writes the earlier
-			// tools' files for fixtures, and fences reads renderings for
-			// tests: only tests may use them.
-			if d == "internal/testsys" || d == "internal/legacy/oldtools" || d == "internal/fences" {
+			// tools' files for fixtures, fences reads renderings and
+			// transcript/expect compares digests for tests: only tests
+			// may use them.
+			if d == "internal/testsys" || d == "internal/legacy/oldtools" || d == "internal/fences" || d == "internal/transcript/expect" {
 				t.Errorf("%s depends on %s outside its tests: it is for tests only", pkg, d)
 			}
 		}

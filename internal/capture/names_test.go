@@ -1,11 +1,14 @@
 package capture
 
-import "github.com/session-handoff/session-handoff/internal/transcript"
+import (
+	"github.com/session-handoff/session-handoff/internal/agents/copilot"
+	"github.com/session-handoff/session-handoff/internal/transcript"
+)
 
 // The agents whose readers the tests of capture go through.
 const (
 	ClaudeCode = transcript.ClaudeCode
 	Codex      = transcript.Codex
 	Gemini     = transcript.Gemini
-	Copilot    = transcript.Copilot
+	Copilot    = Agent(copilot.Name)
 )

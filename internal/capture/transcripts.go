@@ -8,6 +8,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/agents"
+	"github.com/session-handoff/session-handoff/internal/agents/copilot"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
@@ -143,9 +144,9 @@ func Detect(head []byte) Detected {
 // (from a hook's input), in the first of its session directories that
 // holds it; "" when none does or id is no plain name.
 func CopilotEventsFile(id string, env func(string) string) string {
-	roots, err := SessionRoots(transcript.Copilot, env)
+	roots, err := SessionRoots(Agent(copilot.Name), env)
 	if err != nil {
 		return ""
 	}
-	return transcript.CopilotEventsFile(id, roots)
+	return copilot.EventsFile(id, roots)
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/agents"
+	"github.com/session-handoff/session-handoff/internal/agents/copilot"
 	"github.com/session-handoff/session-handoff/internal/briefing"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/devsync"
@@ -216,7 +217,7 @@ func Run(ctx context.Context, o Options) error {
 	// Copilot's log is written when the session shuts down: after the
 	// sessionEnd hook, and after the preCompact hook of a /compact run
 	// (which fires no sessionEnd).
-	if id := in.SessionIDCamel; o.Agent.Flat && o.Event != "session-start" && transcript.IsCopilotSessionID(id) {
+	if id := in.SessionIDCamel; o.Agent.Flat && o.Event != "session-start" && copilot.IsSessionID(id) {
 		switch {
 		case o.Later:
 			waitCopilotEnd(ctx, o, id)
@@ -281,12 +282,12 @@ func (o Options) syncStart(root string, id handoff.ID) error {
 const LaterWait = 2 * time.Minute
 
 // waitCopilotEnd waits until Copilot has written the events of session
-// id (transcript.CopilotEnded), polling, at most LaterWait; past that it
+// id (copilot.Ended), polling, at most LaterWait; past that it
 // captures what there is, and says so.
 func waitCopilotEnd(ctx context.Context, o Options, id string) {
 	deadline := time.Now().Add(LaterWait)
 	for {
-		if file := capture.CopilotEventsFile(id, o.Env); file != "" && transcript.CopilotEnded(file, o.Since) {
+		if file := capture.CopilotEventsFile(id, o.Env); file != "" && copilot.Ended(file, o.Since) {
 			return
 		}
 		if time.Now().After(deadline) {

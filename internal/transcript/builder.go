@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // Builder builds a Digest from what an agent's reader finds, in the
@@ -70,12 +71,23 @@ func (b *Builder) Outcome(id string, exit *int, failed bool, output string) {
 	b.f.add(evOut(id, exit, failed, true, output))
 }
 
+// Done adds the end of the tool call id when the transcript does not say
+// whether it succeeded.
+func (b *Builder) Done(id, output string) { b.f.add(evOut(id, nil, false, false, output)) }
+
 // Status adds an outcome with a status of its own (handoff.StatusRejected,
 // StatusInterrupted, StatusBlocked, StatusBackground).
 func (b *Builder) Status(id, status, output string) { b.f.add(evStatus(id, status, output)) }
 
 // Todos sets the todo list as it now stands.
 func (b *Builder) Todos(items []handoff.Todo) { b.f.add(evTodoList(items)) }
+
+// Task adds or changes one task of a task list the agent keeps by id:
+// text is its subject ("" keeps the one it has), status its status
+// ("deleted" removes it). A todo list set by Todos starts afresh.
+func (b *Builder) Task(id, text, status string) {
+	b.f.add(event{kind: evTask, id: id, text: text, status: status})
+}
 
 // Compaction adds a compaction summary: the agent's own account of the
 // session so far.
@@ -167,3 +179,32 @@ func ShortenHead(s string, n int) string { return shortenHead(s, n) }
 
 // ShortenMiddle keeps the start and the end of s, at most n bytes.
 func ShortenMiddle(s string, n int) string { return shortenMiddle(s, n) }
+
+// TitleFrom makes a title from text, as a digest's title is made: its
+// first paragraph on one line, cut at a word.
+func TitleFrom(text string) string { return titleFrom(text) }
+
+// Probed is what a Prober saw of one session.
+type Probed struct {
+	ID, CWD, Version string
+	// Titles are the session's possible titles, best first: the first
+	// that is not empty is taken.
+	Titles        []string
+	Started, Last time.Time
+}
+
+// Fill puts p into s, cleaned and bounded as discovery shows it.
+func (p Probed) Fill(s *SessionInfo) {
+	s.ID = shortenHead(firstNonEmpty(p.ID, s.ID), maxID)
+	if p.CWD != "" && len(p.CWD) <= maxPath {
+		s.CWD = clean(p.CWD)
+	}
+	s.AgentVersion = untrusted.OneLine(p.Version, maxVersion)
+	s.Title = titleFrom(firstNonEmpty(p.Titles...))
+	if !p.Started.IsZero() {
+		s.Started = p.Started
+	}
+	if !p.Last.IsZero() {
+		s.LastActivity = p.Last
+	}
+}

@@ -123,7 +123,7 @@ func TestClaudeTasks(t *testing.T) {
 	)
 	d := mustRead(t, claude, in)
 	want := []handoff.Todo{{Content: "Port lexer", Status: "completed"}, {Content: "Port parser and AST", Status: "in_progress"}}
-	if !sameTodos(d.Session.Todos, want) {
+	if !slices.Equal(d.Session.Todos, want) {
 		t.Errorf("todos %+v, want %+v", d.Session.Todos, want)
 	}
 	// A reminder replaces the list; a later update applies to it.
@@ -132,7 +132,7 @@ func TestClaudeTasks(t *testing.T) {
 		update("9", `{"taskId":"8","status":"in_progress"}`),
 	))
 	want = []handoff.Todo{{Content: "Release", Status: "pending"}, {Content: "Announce", Status: "in_progress"}}
-	if !sameTodos(d.Session.Todos, want) {
+	if !slices.Equal(d.Session.Todos, want) {
 		t.Errorf("after the reminder: todos %+v, want %+v", d.Session.Todos, want)
 	}
 }

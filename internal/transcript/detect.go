@@ -114,8 +114,6 @@ func detectLine(m map[string]any) (Detected, bool) {
 		return Detected{Agent: Gemini, What: "a Gemini CLI chat recording"}, true
 	case typ == "" && getStr(m, "id") != "" && m["instructions"] != nil:
 		return Detected{Agent: Codex, What: "a Codex session rollout"}, true
-	case isCopilotLine(m):
-		return Detected{Agent: Copilot, What: "a GitHub Copilot CLI session log (events.jsonl)"}, true
 	}
 	return Detected{}, false
 }

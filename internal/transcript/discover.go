@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // SessionInfo describes one session transcript found on disk, from the
@@ -72,8 +71,6 @@ func FindSessions(agent Agent, roots []string) ([]SessionInfo, error) {
 		files = codexFiles(roots)
 	case Gemini:
 		files = geminiFiles(roots)
-	case Copilot:
-		files = copilotFiles(roots)
 	default:
 		return nil, fmt.Errorf("unknown agent %q", handoff.Clip(string(agent), 40))
 	}
@@ -246,10 +243,15 @@ func geminiRegistry(file string) map[string]string {
 
 // probeAll probes the sessions, a few files at a time.
 func probeAll(ss []SessionInfo) {
-	workers := min(runtime.GOMAXPROCS(0), 8, len(ss))
+	eachParallel(len(ss), func(i int) { probe(&ss[i]) })
+}
+
+// eachParallel calls fn for 0 to n-1 on a few goroutines.
+func eachParallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), 8, n)
 	if workers <= 1 {
-		for i := range ss {
-			probe(&ss[i])
+		for i := range n {
+			fn(i)
 		}
 		return
 	}
@@ -259,10 +261,10 @@ func probeAll(ss []SessionInfo) {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= len(ss) {
+				if i >= n {
 					return
 				}
-				probe(&ss[i])
+				fn(i)
 			}
 		})
 	}
@@ -304,8 +306,6 @@ func probe(s *SessionInfo) {
 	switch s.Agent {
 	case ClaudeCode:
 		claudeSubagents(s)
-	case Copilot:
-		copilotProbeTitle(s)
 	}
 }
 
@@ -326,6 +326,18 @@ func fromDigest(s *SessionInfo, d *Digest) {
 // partial, the first line is assumed cut and skipped.
 func scan(r io.Reader, partial bool, sh *shape, fn func(map[string]any)) {
 	sc := scanners.Get().(*scanner)
+	defer scanners.Put(sc)
+	scanLines(r, partial, func(line []byte) {
+		if m, ok := sc.p.parse(line, sh); ok {
+			fn(m)
+		}
+	})
+}
+
+// scanLines calls fn for each line of r of at most headBytes; when
+// partial, the first line is assumed cut and skipped.
+func scanLines(r io.Reader, partial bool, fn func(line []byte)) {
+	sc := scanners.Get().(*scanner)
 	defer func() {
 		sc.br.Reset(nil) // keep no file
 		scanners.Put(sc)
@@ -333,7 +345,6 @@ func scan(r io.Reader, partial bool, sh *shape, fn func(map[string]any)) {
 	sc.br.Reset(r)
 	lr := &sc.lr
 	*lr = lineReader{br: sc.br, max: headBytes, buf: lr.buf[:0], first: true}
-	p := &sc.p
 	first := true
 	for {
 		line, tooLong, err := lr.next()
@@ -345,11 +356,8 @@ func scan(r io.Reader, partial bool, sh *shape, fn func(map[string]any)) {
 			continue
 		}
 		first = false
-		if tooLong {
-			continue
-		}
-		if m, ok := p.parse(line, sh); ok {
-			fn(m)
+		if !tooLong {
+			fn(line)
 		}
 	}
 }
@@ -435,27 +443,17 @@ func (p *prober) line(m map[string]any, head bool) {
 		p.codexLine(m, head)
 	case Gemini:
 		p.geminiLine(m, head)
-	case Copilot:
-		p.copilotLine(m, head)
 	}
 }
 
 func (p *prober) fill(s *SessionInfo) {
-	s.ID = shortenHead(firstNonEmpty(p.id, s.ID), maxID)
-	if p.cwd != "" && len(p.cwd) <= maxPath {
-		s.CWD = clean(p.cwd)
-	}
+	Probed{ID: p.id, CWD: p.cwd, Version: p.version, Started: p.started, Last: p.last,
+		Titles: []string{p.custom, p.thread, p.topic, p.ai, p.summary, p.firstReq}}.Fill(s)
 	s.projectHash = p.hash
 	s.subagent = p.subagent
 	// A Codex rollout of session_meta alone is a TUI session in which
 	// nothing was asked (one opened for /hooks): nothing to capture.
 	s.empty = p.agent == Codex && p.metaSeen && !p.content
-	s.AgentVersion = untrusted.OneLine(p.version, maxVersion)
-	s.Title = titleFrom(firstNonEmpty(p.custom, p.thread, p.topic, p.ai, p.summary, p.firstReq))
-	s.Started = p.started
-	if !p.last.IsZero() {
-		s.LastActivity = p.last
-	}
 }
 
 // MatchProject keeps the sessions whose working directory is projectDir

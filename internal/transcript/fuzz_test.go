@@ -41,7 +41,7 @@ func fuzzReader(f *testing.F, read func(io.Reader, Limits) (*Digest, error)) {
 			}
 			return
 		}
-		if err := checkDigest(d); err != nil {
+		if err := CheckDigest(d); err != nil {
 			t.Fatalf("bad digest: %v", err)
 		}
 	})

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // The held-out check: capture run over real transcripts kept outside the
@@ -150,23 +151,23 @@ func scoreHeldOut(dir string) (*heldOutScore, error) {
 		switch {
 		case want.err != "":
 			if err == nil || !strings.Contains(err.Error(), want.err) {
-				for _, f := range realFields {
+				for _, f := range expect.Fields {
 					failed[f] = true
 				}
 				sc.problems = append(sc.problems, fmt.Sprintf("%s: error %v, want one containing %q", rel, err, want.err))
 			}
 		case err != nil:
-			for _, f := range realFields {
+			for _, f := range expect.Fields {
 				failed[f] = true
 			}
 			sc.problems = append(sc.problems, fmt.Sprintf("%s: %v", rel, err))
 		default:
 			for _, m := range compareReal(d, want) {
-				failed[m.field] = true
-				sc.problems = append(sc.problems, fmt.Sprintf("%s: %s: %s", rel, m.field, m.msg))
+				failed[m.Field] = true
+				sc.problems = append(sc.problems, fmt.Sprintf("%s: %s: %s", rel, m.Field, m.Msg))
 			}
 		}
-		for _, f := range realFields {
+		for _, f := range expect.Fields {
 			if !failed[f] {
 				sc.passed[f]++
 			}
@@ -179,7 +180,7 @@ func scoreHeldOut(dir string) (*heldOutScore, error) {
 // report prints the pass rate of each field, then what failed.
 func (sc *heldOutScore) report(w io.Writer) {
 	fmt.Fprintf(w, "%-14s %9s %7s\n", "field", "passed", "rate")
-	for _, f := range realFields {
+	for _, f := range expect.Fields {
 		rate := 100.0
 		if sc.total > 0 {
 			rate = 100 * float64(sc.passed[f]) / float64(sc.total)
@@ -193,7 +194,7 @@ func (sc *heldOutScore) report(w io.Writer) {
 
 // perfect says every field passed for every transcript.
 func (sc *heldOutScore) perfect() bool {
-	for _, f := range realFields {
+	for _, f := range expect.Fields {
 		if sc.passed[f] != sc.total {
 			return false
 		}
@@ -276,7 +277,7 @@ func TestHeldOut(t *testing.T) {
 	if sc, err = scoreHeldOut(dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range realFields {
+	for _, f := range expect.Fields {
 		if want := sc.total - map[bool]int{true: 1}[f == "title"]; sc.passed[f] != want {
 			t.Errorf("%s: %d of %d passed, want %d", f, sc.passed[f], sc.total, want)
 		}

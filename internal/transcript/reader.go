@@ -3,7 +3,7 @@ package transcript
 import "io"
 
 // Reader finds, recognises and reads the transcripts of one of the agents
-// whose readers live in this package (ClaudeCode, Codex, Gemini, Copilot):
+// whose readers live in this package (ClaudeCode, Codex, Gemini):
 // their folders under internal/agents hand it to the table as their
 // agent.Transcripts until the readers move there too.
 type Reader struct{ agent Agent }

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/session-handoff/session-handoff/handoff"
 )
 
 // realE2EDir holds transcripts the real agents wrote in the end-to-end
@@ -62,31 +60,6 @@ var realE2EExpectations = []realExpectation{
 		title: "add a greeting file", requests: []string{"add a greeting file", "check the tree"},
 		files:      map[string]realFile{"/tmp/TestCompactiongemini3573133766/001/project/hello.txt": {action: "created", edits: 1}},
 		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."},
-	// Two runs of one session (copilot -p, then --continue -p with
-	// --deny-tool 'shell(rm)'): the scripts are in SOURCES.md. create then
-	// edit of calc.py; the assert fails (exit 1) and ls fails (exit 2),
-	// both with success: true; the rm is denied; the todos come from the
-	// sql tool's INSERT and UPDATEs.
-	{file: "copilot/work/events.jsonl", agent: Copilot,
-		title: "Write calc.py with an add function and test it", requests: []string{"Write calc.py with an add function and test it", "Now remove calc.py"},
-		files:       map[string]realFile{"calc.py": {action: "created", edits: 2}},
-		numCommands: 4, commands: []realCommand{
-			{prefix: "python3 -c 'import calc; assert", exit: exit(1), count: 1, status: "failed"},
-			{prefix: "python3 -c 'import calc; print", exit: exit(0), count: 1, status: "ok"},
-			{prefix: "ls does-not-exist", exit: exit(2), count: 1, status: "failed"},
-			{prefix: "rm calc.py", count: 1, status: "rejected"}},
-		openFailure: "ls does-not-exist",
-		todos:       []handoff.Todo{{Content: "Write calc.py", Status: "completed"}, {Content: "Test calc.py", Status: "in_progress"}}},
-	// Briefed by the sessionStart hook 'integrate copilot' installs: its
-	// additionalContext is in hook.end, not a request.
-	{file: "copilot/briefed/events.jsonl", agent: Copilot,
-		title: "what next?", requests: []string{"what next?"},
-		files: map[string]realFile{"main.py": {action: "created", edits: 1}}},
-	// A session, then 'copilot --continue -p /compact': /compact is no
-	// request; the summary is the model's answer to the compaction prompt.
-	{file: "copilot/compaction/events.jsonl", agent: Copilot,
-		title: "say something", requests: []string{"say something"},
-		compaction: "E2E-SUMMARY: compacted."},
 }
 
 func TestRealE2ETranscripts(t *testing.T) {

@@ -1,13 +1,13 @@
 package transcript
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // realDir holds transcripts real agents wrote, published by other projects
@@ -94,166 +94,54 @@ func TestRealTranscripts(t *testing.T) {
 func checkReal(t *testing.T, d *Digest, want realExpectation) {
 	t.Helper()
 	for _, m := range compareReal(d, want) {
-		t.Errorf("%s: %s", m.field, m.msg)
+		t.Errorf("%s: %s", m.Field, m.Msg)
 	}
-}
-
-// A mismatch is one way a digest differs from its expectation, in one of
-// the fields the held-out check scores (realFields).
-type mismatch struct{ field, msg string }
-
-// realFields are the fields compareReal tells apart, in the order the
-// held-out check prints them.
-var realFields = []string{"title", "requests", "files", "commands", "last_failure", "todos", "compaction", "plan", "cancelled"}
-
-type mismatches []mismatch
-
-func (ms *mismatches) add(field, format string, args ...any) {
-	*ms = append(*ms, mismatch{field, fmt.Sprintf(format, args...)})
 }
 
 // compareReal compares a digest with its expectation field by field.
-func compareReal(d *Digest, want realExpectation) []mismatch {
-	var ms mismatches
-	s := d.Session
-	if d.Title != want.title {
-		ms.add("title", "title %q, want %q", d.Title, want.title)
-	}
-	if len(s.Requests) != len(want.requests) {
-		ms.add("requests", "%d requests, want %d: %q", len(s.Requests), len(want.requests), s.Requests)
-	} else {
-		for i, w := range want.requests {
-			if !strings.HasPrefix(s.Requests[i], w) {
-				ms.add("requests", "request %d is %q, want it to start with %q", i, s.Requests[i], w)
-			}
-		}
-	}
-	ms.files(d.Files, want.files)
-	ms.commands(s.Commands, want)
-	switch {
-	case want.openFailure == "" && s.LastFailure != nil:
-		ms.add("last_failure", "open failure %q, want none", s.LastFailure.Command)
-	case want.openFailure != "" && (s.LastFailure == nil || !strings.HasPrefix(s.LastFailure.Command, want.openFailure)):
-		ms.add("last_failure", "open failure %+v, want one starting %q", s.LastFailure, want.openFailure)
-	}
-	if !sameTodos(s.Todos, want.todos) {
-		ms.add("todos", "todos %+v, want %+v", s.Todos, want.todos)
-	}
-	for _, wrapper := range []string{claudeContinuation, "Please continue the conversation", codexSummaryPrefix, "Analysis:"} {
-		if strings.Contains(s.CompactionSummary, wrapper) {
-			ms.add("compaction", "compaction keeps the agent's wrapper %q", wrapper)
-		}
-	}
-	switch {
-	case want.compaction == "" && s.CompactionSummary != "":
-		ms.add("compaction", "compaction %q, want none", s.CompactionSummary)
-	case want.compaction != "" && !strings.Contains(s.CompactionSummary, want.compaction):
-		ms.add("compaction", "compaction %q, want it to contain %q", s.CompactionSummary, want.compaction)
-	}
-	switch {
-	case want.plan == "" && (s.Plan != "" || s.PlanStatus != ""):
-		ms.add("plan", "plan %q (%s), want none", handoff.Shorten(s.Plan, 80), s.PlanStatus)
-	case want.plan != "" && (!strings.Contains(s.Plan, want.plan) || s.PlanStatus != want.planStatus):
-		ms.add("plan", "plan %q (%s), want one containing %q (%s)", handoff.Shorten(s.Plan, 80), s.PlanStatus, want.plan, want.planStatus)
-	}
-	if d.Cancelled != want.cancelled {
-		ms.add("cancelled", "last turn cancelled %v, want %v", d.Cancelled, want.cancelled)
-	}
-	for _, r := range s.Requests {
-		if injectedText(r) {
-			ms.add("requests", "request %q holds text the agent injected", handoff.Shorten(r, 80))
-		}
-	}
-	return ms
+func compareReal(d *Digest, want realExpectation) []expect.Mismatch {
+	return expect.Compare(gotOf(d), want.want(), marks)
 }
 
-// injectedText reports whether a request read still holds context an
-// agent injected rather than what the user typed: a tagged block of the
-// agents' own (<environment_context>, <system-reminder>, <hook_context>…),
-// Codex's AGENTS.md preamble, or Gemini's /init prompt.
-func injectedText(r string) bool {
-	for _, mark := range []string{"<environment_context>", "<system-reminder>", "<hook_context>",
-		"<session_context>", "<user_instructions>", "<local-command-", "<command-name>",
-		"<recommended_plugins>", "<state_snapshot>", "# AGENTS.md instructions", geminiInitPrompt} {
-		if strings.Contains(r, mark) {
-			return true
-		}
+// gotOf is what expect compares of d.
+func gotOf(d *Digest) expect.Got {
+	return expect.Got{Title: d.Title, Session: d.Session, Files: d.Files, Cancelled: d.Cancelled}
+}
+
+// marks are the words of the agents whose readers live here that reading
+// removes: Gemini CLI's /init prompt and the agents' tagged blocks in a
+// request, the compaction prompts' wrappers around a summary.
+var marks = expect.Marks{
+	Injected: func(r string) bool {
+		return strings.Contains(r, geminiInitPrompt) || isTaggedBlock(strings.TrimSpace(r))
+	},
+	Wrappers: []string{claudeContinuation, "Please continue the conversation", codexSummaryPrefix, "Analysis:"},
+}
+
+// want is e in expect's terms.
+func (e realExpectation) want() expect.Want {
+	w := expect.Want{Title: e.title, Requests: e.requests, Files: filesWant(e.files), NumCommands: e.numCommands,
+		OpenFailure: e.openFailure, Todos: e.todos, Compaction: e.compaction, Plan: e.plan, PlanStatus: e.planStatus, Cancelled: e.cancelled}
+	for _, c := range e.commands {
+		w.Commands = append(w.Commands, expect.Command{Prefix: c.prefix, Exit: c.exit, Count: c.count, Status: c.status, By: c.by})
 	}
-	return isTaggedBlock(strings.TrimSpace(r))
+	return w
+}
+
+func filesWant(files map[string]realFile) map[string]expect.File {
+	if files == nil {
+		return nil
+	}
+	out := map[string]expect.File{}
+	for p, f := range files {
+		out[p] = expect.File{Action: f.action, Edits: f.edits, By: f.by}
+	}
+	return out
 }
 
 func checkRealFiles(t *testing.T, got []handoff.FileTouched, want map[string]realFile) {
 	t.Helper()
-	var ms mismatches
-	ms.files(got, want)
-	for _, m := range ms {
-		t.Error(m.msg)
-	}
-}
-
-func (ms *mismatches) files(got []handoff.FileTouched, want map[string]realFile) {
-	if len(got) != len(want) {
-		ms.add("files", "%d files touched, want %d: %+v", len(got), len(want), got)
-	}
-	for _, f := range got {
-		w, ok := want[f.Path]
-		if !ok {
-			ms.add("files", "file %q (%s, %d edits) not expected", f.Path, f.Action, f.Edits)
-			continue
-		}
-		if f.Action != w.action || f.Edits != w.edits || f.By != w.by {
-			ms.add("files", "file %q: %s with %d edits by %q, want %s with %d by %q", f.Path, f.Action, f.Edits, f.By, w.action, w.edits, w.by)
-		}
-	}
-}
-
-func (ms *mismatches) commands(got []handoff.Command, want realExpectation) {
-	if len(got) != want.numCommands {
-		ms.add("commands", "%d distinct commands, want %d", len(got), want.numCommands)
-	}
-	for _, w := range want.commands {
-		c := findCommandPrefix(got, w.prefix)
-		if c == nil {
-			ms.add("commands", "no command starting %q", w.prefix)
-			continue
-		}
-		switch {
-		case (c.ExitCode == nil) != (w.exit == nil):
-			ms.add("commands", "command %q: exit code %v, want %v", w.prefix, c.ExitCode, w.exit)
-		case c.ExitCode != nil && *c.ExitCode != *w.exit:
-			ms.add("commands", "command %q: exit code %d, want %d", w.prefix, *c.ExitCode, *w.exit)
-		}
-		if c.Count != w.count {
-			ms.add("commands", "command %q: count %d, want %d", w.prefix, c.Count, w.count)
-		}
-		if w.status != "" && c.Status != w.status {
-			ms.add("commands", "command %q: status %q, want %q", w.prefix, c.Status, w.status)
-		}
-		if c.By != w.by {
-			ms.add("commands", "command %q: by %q, want %q", w.prefix, c.By, w.by)
-		}
-	}
-}
-
-func findCommandPrefix(cmds []handoff.Command, prefix string) *handoff.Command {
-	for i := range cmds {
-		if strings.HasPrefix(cmds[i].Command, prefix) {
-			return &cmds[i]
-		}
-	}
-	return nil
-}
-
-func sameTodos(a, b []handoff.Todo) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	expect.CheckFiles(t, got, filesWant(want))
 }
 
 // TestRealTranscriptsCovered fails when a transcript under realDir has no

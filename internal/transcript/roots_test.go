@@ -8,7 +8,7 @@ import (
 )
 
 // Agents are the agents whose readers this package holds.
-var Agents = []Agent{ClaudeCode, Codex, Gemini, Copilot}
+var Agents = []Agent{ClaudeCode, Codex, Gemini}
 
 // rootsOf are agent's session directories under env's HOME, as its folder
 // in internal/agents gives them to the agents table.
@@ -21,9 +21,9 @@ func rootsOf(agent Agent, env func(string) string) []string {
 		panic(err)
 	}
 	dirs, sub := map[Agent]func(string, func(string) string) []string{
-		ClaudeCode: ClaudeDirs, Codex: CodexDirs, Gemini: GeminiDirs, Copilot: CopilotDirs,
+		ClaudeCode: ClaudeDirs, Codex: CodexDirs, Gemini: GeminiDirs,
 	}[agent], map[Agent]string{
-		ClaudeCode: ClaudeSessionsDir, Codex: CodexSessionsDir, Gemini: GeminiSessionsDir, Copilot: CopilotSessionsDir,
+		ClaudeCode: ClaudeSessionsDir, Codex: CodexSessionsDir, Gemini: GeminiSessionsDir,
 	}[agent]
 	if dirs == nil {
 		return nil

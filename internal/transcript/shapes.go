@@ -278,8 +278,6 @@ func probeShape(a Agent) *shape {
 		return lineShapes().codexProbe
 	case Gemini:
 		return lineShapes().geminiProbe
-	case Copilot:
-		return copilotShape()
 	}
 	return nil
 }

@@ -21,10 +21,6 @@ func shapeCorpus(t *testing.T, agent Agent) map[string][]byte {
 	out := map[string][]byte{}
 	var files []string
 	samples := filepath.Join(samplesDir, agentDir(agent), "*")
-	if agent == Copilot {
-		// No sample of others' yet: the sessions it wrote itself.
-		samples = filepath.Join(realE2EDir, "copilot", "*", "*.jsonl")
-	}
 	for _, pat := range []string{samples, filepath.Join("testdata", "hostile", "*")} {
 		fs, _ := filepath.Glob(pat)
 		if len(fs) == 0 {
@@ -74,8 +70,6 @@ func readerShape(a Agent) *shape {
 		return lineShapes().claude
 	case Codex:
 		return lineShapes().codex
-	case Copilot:
-		return copilotShape()
 	}
 	return lineShapes().gemini
 }
@@ -90,9 +84,6 @@ func TestShapesChangeNothing(t *testing.T) {
 		},
 		Gemini: func(b []byte, sh *shape) (*Digest, error) {
 			return readGeminiShaped(testReader(b), Limits{MaxLine: 256 << 10}.withDefaults(), "", sh)
-		},
-		Copilot: func(b []byte, sh *shape) (*Digest, error) {
-			return readCopilot(testReader(b), Limits{MaxLine: 256 << 10}, sh)
 		},
 	}
 	for _, agent := range Agents {
@@ -146,8 +137,6 @@ func TestMalformedLines(t *testing.T) {
 			d, err = ReadCodex(strings.NewReader(in), Limits{})
 		case Gemini:
 			d, err = ReadGemini(strings.NewReader(in), Limits{})
-		case Copilot:
-			d, err = ReadCopilot(strings.NewReader(in), Limits{})
 		}
 		if err != nil {
 			t.Fatalf("%s: %v", agent, err)

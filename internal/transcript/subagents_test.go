@@ -3,6 +3,7 @@ package transcript
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -297,7 +298,7 @@ func TestGeminiSubagentsFoldIntoTheirParent(t *testing.T) {
 		t.Errorf("title %q, want the topic's", d.Title)
 	}
 	want := []handoff.Todo{{Content: "task: Lexer (abc123)", Status: "in_progress"}, {Content: "task: Parser (def456)", Status: "pending"}, {Content: "epic: Done part (0a0b0c)", Status: "completed"}}
-	if !sameTodos(d.Session.Todos, want) {
+	if !slices.Equal(d.Session.Todos, want) {
 		t.Errorf("todos %+v", d.Session.Todos)
 	}
 	if f := findFile(d, "notes.md"); f == nil || f.Action != "created" || commandNames(d.Session) != "ls" || d.Stats.Subagents != 1 {

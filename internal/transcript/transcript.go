@@ -199,8 +199,6 @@ func ReadTranscript(agent Agent, file string, limits Limits) (*Digest, error) {
 			return readCodexFile(r, lim, file)
 		case Gemini:
 			return readGeminiFile(r, lim, file)
-		case Copilot:
-			return readCopilotFile(r, lim, file)
 		}
 		return nil, fmt.Errorf("unknown agent %q", handoff.Clip(string(agent), 40))
 	})

@@ -1,0 +1,355 @@
+package transcript
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Decode decodes line, one JSON object, into v, a pointer to a struct
+// whose fields name the line's fields in json tags: the way a reader in an
+// agent's folder declares each field it reads once, as a typed line
+// struct. It runs on the package's fast parser (jsonfast.go), so it
+// accepts and refuses exactly the lines encoding/json does, and a field
+// the struct does not name is checked and never built.
+//
+// It differs from json.Unmarshal where a transcript is hostile or its
+// agent changes its format: a value of another type than its field's (a
+// string where a number is wanted, an object where a list is) leaves the
+// field as it was instead of failing the whole line, as the readers'
+// lenient look-ups always have; a number beyond the field's range or with
+// a fraction for an integer reads as absent; names match exactly (no
+// case folding); a field tagged ",string", embedded structs and
+// unmarshaler methods are not honoured. Fields of type json.RawMessage get
+// the value's bytes, json.Number a number's text, any the value as
+// encoding/json builds it.
+func Decode(line []byte, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return errors.New("transcript.Decode: want a pointer to a struct")
+	}
+	var p jsonParser
+	p.b, p.i = line, 0
+	p.ws()
+	if p.i >= len(p.b) || p.b[p.i] != '{' {
+		return errNotObject
+	}
+	if !p.into(rv.Elem()) {
+		return errNotObject
+	}
+	p.ws()
+	if p.i != len(p.b) {
+		return errNotObject
+	}
+	return nil
+}
+
+// errNotObject is Decode's error for a line that is not one JSON object.
+var errNotObject = errors.New("not a JSON object")
+
+var (
+	rawMessageType = reflect.TypeFor[json.RawMessage]()
+	numberType     = reflect.TypeFor[json.Number]()
+)
+
+// into decodes the value at p.i into rv, or checks and skips it when its
+// JSON type does not fit rv's kind. It reports whether the value was
+// valid JSON.
+func (p *jsonParser) into(rv reflect.Value) bool {
+	if p.i >= len(p.b) {
+		return false
+	}
+	c := p.b[p.i]
+	switch t := rv.Type(); {
+	case t == rawMessageType:
+		start := p.i
+		if !p.skip() {
+			return false
+		}
+		rv.SetBytes(append([]byte(nil), p.b[start:p.i]...))
+		return true
+	case t == numberType:
+		start := p.i
+		if c == '"' || c == '{' || c == '[' || c == 't' || c == 'f' || c == 'n' {
+			return p.skip()
+		}
+		if !p.number() {
+			return false
+		}
+		rv.SetString(string(p.b[start:p.i]))
+		return true
+	}
+	switch rv.Kind() {
+	case reflect.Pointer:
+		if c == 'n' {
+			return p.literal("null")
+		}
+		if rv.IsNil() {
+			rv.Set(reflect.New(rv.Type().Elem()))
+		}
+		return p.into(rv.Elem())
+	case reflect.Interface:
+		if rv.NumMethod() != 0 {
+			return p.skip()
+		}
+		val, ok := p.value(nil)
+		if ok && val != nil {
+			rv.Set(reflect.ValueOf(val))
+		}
+		return ok
+	case reflect.Struct:
+		if c != '{' {
+			return p.skip()
+		}
+		return p.intoStruct(rv, fieldsOf(rv.Type()))
+	case reflect.Slice:
+		if c != '[' {
+			return p.skip()
+		}
+		return p.intoSlice(rv)
+	case reflect.Map:
+		if c != '{' || rv.Type().Key().Kind() != reflect.String {
+			return p.skip()
+		}
+		return p.intoMap(rv)
+	case reflect.String:
+		if c != '"' {
+			return p.skip()
+		}
+		start, end, esc, ok := p.scanString()
+		if ok {
+			rv.SetString(p.makeString(p.b[start:end], esc))
+		}
+		return ok
+	case reflect.Bool:
+		switch c {
+		case 't':
+			rv.SetBool(true)
+			return p.literal("true")
+		case 'f':
+			rv.SetBool(false)
+			return p.literal("false")
+		}
+		return p.skip()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		if c == '"' || c == '{' || c == '[' || c == 't' || c == 'f' || c == 'n' {
+			return p.skip()
+		}
+		start := p.i
+		if !p.number() {
+			return false
+		}
+		setNumber(rv, string(p.b[start:p.i]))
+		return true
+	}
+	return p.skip()
+}
+
+// fits says whether a JSON value starting with c can be decoded into a
+// value of type t.
+func fits(t reflect.Type, c byte) bool {
+	if t == rawMessageType || c == 'n' && t.Kind() == reflect.Pointer {
+		return true
+	}
+	num := c == '-' || c >= '0' && c <= '9'
+	if t == numberType {
+		return num
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return fits(t.Elem(), c)
+	case reflect.Interface:
+		return t.NumMethod() == 0
+	case reflect.Struct:
+		return c == '{'
+	case reflect.Map:
+		return c == '{' && t.Key().Kind() == reflect.String
+	case reflect.Slice:
+		return c == '['
+	case reflect.String:
+		return c == '"'
+	case reflect.Bool:
+		return c == 't' || c == 'f'
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return num
+	}
+	return false
+}
+
+// setNumber sets rv, a number of some kind, to the JSON number text s
+// when it fits: an integer field takes a whole number in its range (a
+// fraction is dropped, as toInt does).
+func setNumber(rv reflect.Value, s string) {
+	switch rv.Kind() {
+	case reflect.Float32, reflect.Float64:
+		if f, err := strconv.ParseFloat(s, rv.Type().Bits()); err == nil {
+			rv.SetFloat(f)
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if n, ok := toInt(json.Number(s)); ok && n >= 0 && !rv.OverflowUint(uint64(n)) {
+			rv.SetUint(uint64(n))
+		}
+	default:
+		if n, ok := toInt(json.Number(s)); ok && !rv.OverflowInt(n) {
+			rv.SetInt(n)
+		}
+	}
+}
+
+func (p *jsonParser) intoStruct(rv reflect.Value, fields map[string][]int) bool {
+	return p.members(func(key []byte, esc bool) bool {
+		name := key
+		if esc {
+			name = p.unescape(key)
+		}
+		idx, ok := fields[string(name)]
+		if !ok {
+			return p.skip()
+		}
+		return p.into(rv.FieldByIndex(idx))
+	})
+}
+
+func (p *jsonParser) intoMap(rv reflect.Value) bool {
+	if rv.IsNil() {
+		rv.Set(reflect.MakeMap(rv.Type()))
+	}
+	elem := rv.Type().Elem()
+	return p.members(func(key []byte, esc bool) bool {
+		if p.i >= len(p.b) {
+			return false
+		}
+		if !fits(elem, p.b[p.i]) {
+			return p.skip() // a value of another type is left out
+		}
+		k := p.makeString(key, esc)
+		v := reflect.New(elem).Elem()
+		if !p.into(v) {
+			return false
+		}
+		rv.SetMapIndex(reflect.ValueOf(k).Convert(rv.Type().Key()), v)
+		return true
+	})
+}
+
+// members walks the object at p.i (on its '{'), calling member for each
+// key with p.i on its value; member moves past the value.
+func (p *jsonParser) members(member func(key []byte, esc bool) bool) bool {
+	p.i++ // {
+	if p.depth++; p.depth > maxNesting {
+		return false
+	}
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == '}' {
+		p.i++
+		p.depth--
+		return true
+	}
+	for {
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return false
+		}
+		start, end, esc, ok := p.scanString()
+		if !ok {
+			return false
+		}
+		p.ws()
+		if p.i >= len(p.b) || p.b[p.i] != ':' {
+			return false
+		}
+		p.i++
+		p.ws()
+		if !member(p.b[start:end], esc) {
+			return false
+		}
+		p.ws()
+		if p.i >= len(p.b) {
+			return false
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+			p.ws()
+		case '}':
+			p.i++
+			p.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (p *jsonParser) intoSlice(rv reflect.Value) bool {
+	p.i++ // [
+	if p.depth++; p.depth > maxNesting {
+		return false
+	}
+	elem := rv.Type().Elem()
+	out := reflect.MakeSlice(rv.Type(), 0, 0)
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		p.depth--
+		rv.Set(out)
+		return true
+	}
+	for {
+		v := reflect.New(elem).Elem()
+		if !p.into(v) {
+			return false
+		}
+		out = reflect.Append(out, v)
+		p.ws()
+		if p.i >= len(p.b) {
+			return false
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+			p.ws()
+		case ']':
+			p.i++
+			p.depth--
+			rv.Set(out)
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// structFields caches each struct type's fields by JSON name.
+var structFields sync.Map // reflect.Type -> map[string][]int
+
+// fieldsOf maps the JSON names of t's exported fields to their index: the
+// name in the json tag, else the field's own; "-" leaves a field out.
+func fieldsOf(t reflect.Type) map[string][]int {
+	if m, ok := structFields.Load(t); ok {
+		return m.(map[string][]int)
+	}
+	m := map[string][]int{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = f.Name
+		}
+		m[name] = f.Index
+	}
+	structFields.Store(t, m)
+	return m
+}
