@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The end-to-end suite: session-handoff against the real agents (Claude
-# Code, Codex CLI, Gemini CLI; GitHub Copilot CLI in the hook, MCP,
-# compaction and doctor scenarios), headless and offline (internal/e2e).
+# Code, Codex CLI, Gemini CLI; GitHub Copilot CLI and OpenCode in the hook,
+# MCP, compaction and doctor scenarios), headless and offline (internal/e2e).
 #
 #   scripts/e2e.sh [go test flags, e.g. -run TestCaptureAndBrief/codex]
 #

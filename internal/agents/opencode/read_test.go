@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agent"
+	"github.com/session-handoff/session-handoff/internal/agents/claude"
+	"github.com/session-handoff/session-handoff/internal/agents/copilot"
 	"github.com/session-handoff/session-handoff/internal/sqlitefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
@@ -106,9 +109,9 @@ func TestFoldShapes(t *testing.T) {
 // database, and OpenCode's reader refuses another agent's transcript.
 func TestWrongReader(t *testing.T) {
 	path := realDB(t, "work")
-	for _, other := range []transcript.Agent{transcript.ClaudeCode, transcript.Copilot} {
-		if d, err := transcript.ReaderOf(other).Read(path, "", transcript.Limits{}); err == nil && !d.Empty() {
-			t.Errorf("%s's reader read OpenCode's database: %+v", other, d.Session)
+	for _, other := range []agent.Agent{claude.Agent(), copilot.Agent()} {
+		if d, err := other.Transcripts.Read(path, "", transcript.Limits{}); err == nil && !d.Empty() {
+			t.Errorf("%s's reader read OpenCode's database: %+v", other.Name, d.Session)
 		}
 	}
 	jsonl := filepath.Join(t.TempDir(), "x.jsonl")
@@ -208,6 +211,9 @@ func TestHostileDatabases(t *testing.T) {
 	if err != nil || len(d.Session.Requests) != 1 || len(d.Session.Todos) != 2 {
 		t.Fatalf("seed: %v, %+v", err, d)
 	}
+	if err := transcript.CheckDigest(d); err != nil {
+		t.Fatal(err)
+	}
 	// A row larger than the line limit (a tool part here) is counted, not fatal.
 	d, err = readBytes(seed, transcript.Limits{MaxLine: 600})
 	if err != nil || d.Stats.TooLong == 0 {
@@ -238,6 +244,11 @@ func FuzzReadOpenCode(f *testing.F) {
 	}
 	f.Add(seed)
 	f.Fuzz(func(t *testing.T, main []byte) {
-		_, _ = readBytes(main, transcript.Limits{MaxLine: 1 << 16})
+		d, err := readBytes(main, transcript.Limits{MaxLine: 1 << 16})
+		if err == nil {
+			if err := transcript.CheckDigest(d); err != nil {
+				t.Fatal(err)
+			}
+		}
 	})
 }

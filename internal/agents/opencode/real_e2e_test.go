@@ -10,6 +10,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/transcript"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // realDB decompresses testdata/real-e2e/NAME (a database OpenCode wrote,
@@ -141,6 +142,9 @@ func TestRealDatabases(t *testing.T) {
 
 func checkDigest(t *testing.T, e expectation, d *transcript.Digest) {
 	t.Helper()
+	if err := transcript.CheckDigest(d); err != nil {
+		t.Errorf("%s: %v", e.name, err)
+	}
 	s := d.Session
 	check := func(field string, got, want any) {
 		t.Helper()
@@ -182,4 +186,17 @@ func checkDigest(t *testing.T, e expectation, d *transcript.Digest) {
 	if s.StartedAt == nil || s.LastActivity == nil || s.LastActivity.Before(*s.StartedAt) {
 		t.Errorf("%s: times %v %v", e.name, s.StartedAt, s.LastActivity)
 	}
+	// The same in the terms every reader's real transcripts are checked
+	// in, with OpenCode's own mark: a request still in 'opencode run''s
+	// quotes.
+	want := expect.Want{Title: e.title, Requests: e.requests, Files: map[string]expect.File{}, NumCommands: len(e.commands),
+		OpenFailure: e.lastFailure, Todos: e.todos, Compaction: e.compaction}
+	for _, f := range e.files {
+		want.Files[f.Path] = expect.File{Action: f.Action, Edits: f.Edits}
+	}
+	for _, c := range e.commands {
+		want.Commands = append(want.Commands, expect.Command{Prefix: c.Command, Exit: c.ExitCode, Count: c.Count, Status: c.Status})
+	}
+	quoted := func(r string) bool { return len(r) > 1 && r[0] == '"' && r[len(r)-1] == '"' }
+	expect.Check(t, expect.Got{Title: d.Title, Session: s, Files: d.Files, Cancelled: d.Cancelled}, want, expect.Marks{Injected: quoted})
 }
