@@ -165,7 +165,7 @@ func runIntegrate(a *app, opts integrateOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := agent.PlanInstall(paths[0], program)
+	c, err := integrate.PlanHooks(agent, paths[0], program)
 	if err != nil {
 		return err
 	}

@@ -91,19 +91,31 @@ type HookSpec struct {
 	// input ({"sessionId", "cwd", …}, no transcript path) and a
 	// session-start output of {"additionalContext"} at the top level.
 	Flat bool
+	// Whole, when set, makes the hooks a file of their own that
+	// integrate writes whole at ProjectSettings or UserSettings and
+	// removes whole (a plugin or an extension in the agent's language),
+	// not entries inserted into a settings file: its content, given the
+	// hooks to run. The content must hold each hook's command line as a
+	// JSON member "command", as a settings file does, for integrate and
+	// doctor to find it: a WholeHook marshalled to JSON is one.
+	Whole func(hooks []WholeHook) []byte
 	// Trust says how the agent asks the user to trust newly installed
 	// hooks, in one sentence; "" when it runs them as they are.
 	Trust string
 	// Docs is where the hook format was checked.
 	Docs string
-	// Plugin, when set, makes the hooks a plugin file in the agent's
-	// own language (OpenCode's JavaScript), written whole at
-	// ProjectSettings or UserSettings rather than inserted into a
-	// settings file: its content, given each of our events' command line
-	// (Events' Ours to the command). The content must hold each command
-	// as a JSON string member "command" (doctor and integrate find the
-	// hooks by it).
-	Plugin func(commands map[string]string) []byte
+}
+
+// WholeHook is one of our hooks as a Whole file runs it.
+type WholeHook struct {
+	// Ours is our name for it (session-start, pre-compact,
+	// session-end); Event the agent's.
+	Ours  string `json:"ours"`
+	Event string `json:"event"`
+	// Command is the shell command line to run.
+	Command string `json:"command"`
+	// Timeout is the hook's timeout in seconds; 0 declares none.
+	Timeout int `json:"timeout,omitempty"`
 }
 
 // HookEvent is one of our hooks as an agent knows it.

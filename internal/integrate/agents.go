@@ -26,8 +26,9 @@ type Agent struct {
 // Agents are the agents integrate knows: those of the agents table
 // (internal/agents) that run hooks, in its order.
 var Agents = func() []Agent {
-	var out []Agent
-	for _, a := range agents.All() {
+	all := agents.All()
+	out := make([]Agent, 0, len(all)) // made at init: no growth
+	for _, a := range all {
 		if a.HookSpec != nil {
 			out = append(out, Agent{Name: a.Name, HookSpec: *a.HookSpec})
 		}
@@ -63,35 +64,6 @@ func (a Agent) Hooks(program string) []Hook {
 		out = append(out, h)
 	}
 	return out
-}
-
-// PlanInstall works out how to install the agent's hooks, running
-// program, in the file at path: inserted into its settings file, or, for
-// an agent whose hooks are a plugin (HookSpec.Plugin), the plugin file
-// written whole. A file at path that is not our plugin is left alone.
-func (a Agent) PlanInstall(path, program string) (*Change, error) {
-	if a.Plugin == nil {
-		return PlanInstall(path, a.Hooks(program), a.Name)
-	}
-	before, err := readSettings(path)
-	if err != nil {
-		return nil, err
-	}
-	c := &Change{Path: path, Before: before}
-	if before != nil && Installed(before, a.Name) {
-		c.Nothing = true
-		return c, nil
-	}
-	if before != nil {
-		return nil, fmt.Errorf("%s exists and is not session-handoff's plugin: move it away, or install with the other scope", path)
-	}
-	commands := map[string]string{}
-	for _, e := range a.Events {
-		commands[e.Ours] = shellQuote(program) + " hook " + a.Name + " " + e.Ours
-	}
-	content := a.Plugin(commands)
-	c.After, c.Snippets = content, []string{string(content)}
-	return c, nil
 }
 
 // Scope is which of an agent's settings files integrate edits.
@@ -132,9 +104,10 @@ func (a Agent) ScopePath(s Scope, projectRoot, home string, getenv func(string) 
 	case ScopeUser:
 		if info, ok := agents.Find(a.Name); ok {
 			if dirs := info.Dirs(home, getenv); len(dirs) > 0 {
-				// UserSettings less the agent's directory as it is when
-				// nothing moves it: ".copilot/hooks/x.json" is hooks/x.json
-				// there, ".config/opencode/plugin/x.js" plugin/x.js.
+				// UserSettings less the agent's directory as it is
+				// when nothing moves it: ".copilot/hooks/x.json" is
+				// hooks/x.json in it, ".pi/agent/extensions/x.ts"
+				// extensions/x.ts; else less its first element.
 				_, rest, _ := strings.Cut(a.UserSettings, "/")
 				if def := info.Dirs(home, func(string) string { return "" }); len(def) > 0 {
 					if rel, err := filepath.Rel(home, def[0]); err == nil {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/session-handoff/session-handoff/internal/agent"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
@@ -100,6 +101,38 @@ func PlanInstall(path string, hooks []Hook, agent string) (*Change, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	c.After, c.Snippets = after, snippets
+	return c, nil
+}
+
+// PlanHooks works out how to install a's hooks, running program, in the
+// file at path: entries inserted into its settings file, or, for an agent
+// whose hooks are a file of their own (HookSpec.Whole: a plugin or an
+// extension), that file written whole. A file at path that is not ours is
+// refused; one of ours that differs (another program, an older version of
+// the file) is replaced.
+func PlanHooks(a Agent, path, program string) (*Change, error) {
+	hooks := a.Hooks(program)
+	if a.Whole == nil {
+		return PlanInstall(path, hooks, a.Name)
+	}
+	var whole []agent.WholeHook
+	for i, h := range hooks {
+		whole = append(whole, agent.WholeHook{Ours: a.Events[i].Ours, Event: h.Event, Command: h.Command, Timeout: h.Timeout})
+	}
+	content := a.Whole(whole)
+	before, err := readSettings(path)
+	if err != nil {
+		return nil, err
+	}
+	c := &Change{Path: path, Before: before}
+	switch {
+	case bytes.Equal(before, content):
+		c.Nothing = true
+		return c, nil
+	case before != nil && !Installed(before, a.Name):
+		return nil, fmt.Errorf("%s exists and is not session-handoff's: move it away, or install in the other scope", path)
+	}
+	c.After, c.Snippets = content, []string{string(content)}
 	return c, nil
 }
 

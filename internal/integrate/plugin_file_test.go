@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// OpenCode's hooks are a plugin file written whole (HookSpec.Plugin):
+// OpenCode's hooks are a plugin file written whole (HookSpec.Whole):
 // installed once, found by doctor's reading (Installed, InstalledPrograms),
 // removed whole; a file of the user's at that path is left alone.
 func TestPluginFileInstall(t *testing.T) {
@@ -15,7 +15,7 @@ func TestPluginFileInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Plugin == nil {
+	if a.Whole == nil {
 		t.Fatal("OpenCode's hooks are no plugin")
 	}
 	root, state := t.TempDir(), t.TempDir()
@@ -41,7 +41,7 @@ func TestPluginFileInstall(t *testing.T) {
 		}
 	}
 	const program = "/opt/my tools/session-handoff"
-	c, err := a.PlanInstall(path, program)
+	c, err := PlanHooks(a, path, program)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,14 +53,14 @@ func TestPluginFileInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ev := range []string{"session-start", "pre-compact", "session-end"} {
-		if want := `"command": "'/opt/my tools/session-handoff' hook opencode ` + ev + `"`; !strings.Contains(string(text), want) {
+		if want := `"command":"'/opt/my tools/session-handoff' hook opencode ` + ev + `"`; !strings.Contains(string(text), want) {
 			t.Errorf("the plugin lacks %s:\n%s", want, text)
 		}
 	}
 	if !Installed(text, "opencode") || strings.Join(InstalledPrograms(text, "opencode"), ",") != program {
 		t.Errorf("Installed %v, programs %q", Installed(text, "opencode"), InstalledPrograms(text, "opencode"))
 	}
-	if c, err := a.PlanInstall(path, program); err != nil || !c.Nothing {
+	if c, err := PlanHooks(a, path, program); err != nil || !c.Nothing {
 		t.Errorf("a second install: %+v, %v", c, err)
 	}
 	r, err := PlanRemove(path, state)
@@ -79,7 +79,7 @@ func TestPluginFileInstall(t *testing.T) {
 	if err := os.WriteFile(path, []byte("export const Mine = async () => ({})\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.PlanInstall(path, program); err == nil || !strings.Contains(err.Error(), "not session-handoff's plugin") {
+	if _, err := PlanHooks(a, path, program); err == nil || !strings.Contains(err.Error(), "not session-handoff's") {
 		t.Errorf("over the user's own file: %v", err)
 	}
 }

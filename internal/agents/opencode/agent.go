@@ -66,7 +66,7 @@ func Agent() agent.Agent {
 		// installs @opencode-ai/plugin into that directory at its next
 		// start, online (our plugin needs none of it).
 		HookSpec: &agent.HookSpec{ProjectSettings: ".opencode/plugin/session-handoff.js", UserSettings: ".config/opencode/plugin/session-handoff.js",
-			Events: hookEvents(), Plugin: plugin,
+			Events: hookEvents(), Whole: plugin,
 			Docs: "https://opencode.ai/docs/plugins/ (opencode-ai 1.18.33)"},
 	}
 }

@@ -3,6 +3,8 @@ package opencode
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/session-handoff/session-handoff/internal/agent"
 )
 
 // OpenCode runs no hook commands; its plugins, JavaScript modules in a
@@ -105,14 +107,14 @@ export const SessionHandoff = async ({ directory }) => {
 }
 `
 
-// plugin is the plugin's text, running the hooks' command lines.
-func plugin(commands map[string]string) []byte {
+// plugin is the plugin's text, running hooks (HookSpec.Whole).
+func plugin(hooks []agent.WholeHook) []byte {
 	var b strings.Builder
 	b.WriteString("{\n")
-	for _, e := range pluginEvents {
-		cmd, _ := json.Marshal(commands[e.ours])
-		key, _ := json.Marshal(e.ours)
-		b.WriteString("  " + string(key) + `: { "command": ` + string(cmd) + " },\n")
+	for _, h := range hooks {
+		key, _ := json.Marshal(h.Ours)
+		entry, _ := json.Marshal(h)
+		b.WriteString("  " + string(key) + ": " + string(entry) + ",\n")
 	}
 	b.WriteString("}")
 	return []byte(strings.Replace(pluginTemplate, "HOOKS", b.String(), 1))

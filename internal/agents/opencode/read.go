@@ -81,12 +81,15 @@ type todoItem struct {
 	Status  string `json:"status"`
 }
 
-// knownParts are the part types read or deliberately passed over; any
-// other is counted as unknown.
-var knownParts = map[string]bool{
-	"text": true, "tool": true, "compaction": true,
-	"reasoning": true, "step-start": true, "step-finish": true, "patch": true,
-	"file": true, "snapshot": true, "agent": true, "subtask": true, "retry": true,
+// knownPart says whether a part type is read or deliberately passed
+// over; any other is counted as unknown.
+func knownPart(t string) bool {
+	switch t {
+	case "text", "tool", "compaction",
+		"reasoning", "step-start", "step-finish", "patch", "file", "snapshot", "agent", "subtask", "retry":
+		return true
+	}
+	return false
 }
 
 // message is one message of the session or of a subagent's, with its
@@ -300,7 +303,7 @@ func parts(db *sqlitefile.DB, msgs []*message, lim transcript.Limits, st *transc
 		if n++; n > maxRows {
 			return fmt.Errorf("more than %d parts", maxRows)
 		}
-		if !knownParts[p.data.Type] {
+		if !knownPart(p.data.Type) {
 			st.UnknownType(p.data.Type)
 		}
 		m.parts = append(m.parts, p)
