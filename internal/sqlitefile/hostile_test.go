@@ -223,35 +223,17 @@ func TestTooLarge(t *testing.T) {
 // right their checksums: the log ends at the first of them.
 func TestWALOfAnotherGeneration(t *testing.T) {
 	main, wal := readPair(t, "testdata/wal.db")
-	const ps = 1024
 	// The frame after the commit of rows 1-100 (the second commit).
-	commits, off := 0, walHeaderSize
-	for ; commits < 2; off += walFrameHeaderSize + ps {
-		if binary.BigEndian.Uint32(wal[off+4:]) != 0 {
-			commits++
-		}
-	}
+	off := afterCommit(t, wal, 2)
 	bad := append([]byte(nil), wal...)
 	binary.BigEndian.PutUint32(bad[off+8:], binary.BigEndian.Uint32(bad[off+8:])+1)
-	resum(bad, ps)
-	db, err := OpenReaderAt(bytes.NewReader(main), int64(len(main)), bytes.NewReader(bad), int64(len(bad)), Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := db.Table("t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	if err := tbl.Scan(func(*Row) error { n++; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if n != 100 {
+	resum(bad, walPage)
+	if n := scanT(t, main, bad, func(*Row) {}); n != 100 {
 		t.Errorf("%d rows, want the 100 committed before the frame of another generation", n)
 	}
 	// The same change with the salt left alone, re-summed: all 200.
 	good := append([]byte(nil), wal...)
-	resum(good, ps)
+	resum(good, walPage)
 	if err := readAll(main, good, Limits{}); err != nil {
 		t.Fatal(err)
 	}

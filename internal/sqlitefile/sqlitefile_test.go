@@ -3,6 +3,7 @@ package sqlitefile
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -178,28 +179,57 @@ func TestWAL(t *testing.T) {
 // SQLite's recovery reads it.
 func TestWALFramesAfterABadOne(t *testing.T) {
 	main, wal := readPair(t, "testdata/wal.db")
-	const ps = 1024
-	frames := (len(wal) - walHeaderSize) / (walFrameHeaderSize + ps)
-	// The commits: the CREATE TABLE, rows 1-100, rows 101-200, the
-	// update of rows 1-10.
-	commits := 0
-	var rowsCommitEnd int
-	for i := 0; i < frames; i++ {
-		off := walHeaderSize + i*(walFrameHeaderSize+ps)
-		if wal[off+4]|wal[off+5]|wal[off+6]|wal[off+7] != 0 {
-			if commits++; commits == 2 {
-				rowsCommitEnd = off + walFrameHeaderSize + ps
+	// Spoil the content of the frame just after the commit of rows
+	// 1-100.
+	bad := append([]byte(nil), wal...)
+	bad[afterCommit(t, wal, 2)+walFrameHeaderSize+100] ^= 0xff
+	n := scanT(t, main, bad, func(r *Row) {
+		if s, _ := r.Text(1); !strings.HasPrefix(s, "first ") {
+			t.Errorf("rowid %d: %q, want the first rows' text", r.Rowid, s)
+		}
+	})
+	if n != 100 {
+		t.Errorf("%d rows, want the first 100", n)
+	}
+	// A WAL header whose checksum is wrong is no WAL at all.
+	bad = append([]byte(nil), wal...)
+	bad[16] ^= 1 // salt-1
+	db, err := OpenReaderAt(bytes.NewReader(main), int64(len(main)), bytes.NewReader(bad), int64(len(bad)), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Table("t"); err == nil {
+		t.Error("a WAL with a spoilt header was read")
+	}
+}
+
+// walPage is the page size of testdata/wal.db.
+const walPage = 1024
+
+// afterCommit is the offset of the frame after the n-th commit frame of
+// testdata/wal.db's WAL, whose commits are the CREATE TABLE, rows 1-100,
+// rows 101-200 and the update of rows 1-10.
+func afterCommit(t *testing.T, wal []byte, n int) int {
+	t.Helper()
+	commits, at := 0, 0
+	for off := walHeaderSize; off+walFrameHeaderSize+walPage <= len(wal); off += walFrameHeaderSize + walPage {
+		if binary.BigEndian.Uint32(wal[off+4:]) != 0 {
+			if commits++; commits == n {
+				at = off + walFrameHeaderSize + walPage
 			}
 		}
 	}
 	if commits != 4 {
-		t.Fatalf("the fixture's WAL has %d commits", commits)
+		t.Fatalf("the fixture's WAL has %d commits, not 4", commits)
 	}
-	// Spoil the content of the frame just after the commit of rows
-	// 1-100.
-	bad := append([]byte(nil), wal...)
-	bad[rowsCommitEnd+walFrameHeaderSize+100] ^= 0xff
-	db, err := OpenReaderAt(bytes.NewReader(main), int64(len(main)), bytes.NewReader(bad), int64(len(bad)), Limits{})
+	return at
+}
+
+// scanT reads table t of a database and WAL in memory, calling fn with
+// each row, and returns the number of rows.
+func scanT(t *testing.T, main, wal []byte, fn func(*Row)) int {
+	t.Helper()
+	db, err := OpenReaderAt(bytes.NewReader(main), int64(len(main)), bytes.NewReader(wal), int64(len(wal)), Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,28 +238,10 @@ func TestWALFramesAfterABadOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	if err := tbl.Scan(func(r *Row) error {
-		n++
-		if s, _ := r.Text(1); !strings.HasPrefix(s, "first ") {
-			t.Errorf("rowid %d: %q, want the first rows' text", r.Rowid, s)
-		}
-		return nil
-	}); err != nil {
+	if err := tbl.Scan(func(r *Row) error { n++; fn(r); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if n != 100 {
-		t.Errorf("%d rows, want the first 100", n)
-	}
-	// A WAL header whose checksum is wrong is no WAL at all.
-	bad = append([]byte(nil), wal...)
-	bad[16] ^= 1 // salt-1
-	db, err = OpenReaderAt(bytes.NewReader(main), int64(len(main)), bytes.NewReader(bad), int64(len(bad)), Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Table("t"); err == nil {
-		t.Error("a WAL with a spoilt header was read")
-	}
+	return n
 }
 
 func readPair(t *testing.T, path string) (main, wal []byte) {
