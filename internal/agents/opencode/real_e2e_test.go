@@ -200,3 +200,29 @@ func checkDigest(t *testing.T, e expectation, d *transcript.Digest) {
 	quoted := func(r string) bool { return len(r) > 1 && r[0] == '"' && r[len(r)-1] == '"' }
 	expect.Check(t, expect.Got{Title: d.Title, Session: s, Files: d.Files, Cancelled: d.Cancelled}, want, expect.Marks{Injected: quoted})
 }
+
+// TestRealDatabasesCovered: every database under testdata/real-e2e has
+// field-by-field expectations, for its session active last too.
+func TestRealDatabasesCovered(t *testing.T) {
+	ents, err := os.ReadDir(filepath.Join("testdata", "real-e2e"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest := map[string]bool{}
+	for _, e := range expectations {
+		latest[e.name] = latest[e.name] || !e.older
+	}
+	n := 0
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		n++
+		if !latest[e.Name()] {
+			t.Errorf("testdata/real-e2e/%s has no expectation for its latest session", e.Name())
+		}
+	}
+	if n != len(latest) {
+		t.Errorf("%d databases, expectations for %d", n, len(latest))
+	}
+}
