@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,6 +13,8 @@ import (
 	"github.com/session-handoff/session-handoff/internal/integrate"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/style"
+	"github.com/session-handoff/session-handoff/targets"
 )
 
 // integrateOptions are integrate's flags and argument.
@@ -29,28 +32,42 @@ type integrateOptions struct {
 	extension    string // write a Gemini CLI extension into this directory
 }
 
-// integrateLong is integrate's help.
-const integrateLong = `Adds session-handoff's hooks to the agent's own settings file: for Claude
-Code .claude/settings.json in the project (or ~/.claude/settings.json with
---user), for Codex .codex/hooks.json (or ~/.codex/hooks.json), for Gemini
-CLI .gemini/settings.json (or ~/.gemini/settings.json): SessionStart runs
-'session-handoff hook AGENT session-start' (the resume briefing goes into
-the session's context), PreCompact/PreCompress and SessionEnd capture the
-session (Gemini CLI fires PreCompress before every model call: the hook
-captures only when the last prompt has reached the compression threshold,
-model.compressionThreshold of its settings). The end-of-session hooks declare the time they may take (Claude
-Code gives SessionEnd hooks 1.5 s unless they declare more; Codex allows
-them 3 s); an approved handover.toml runs in the background at session end.
-GitHub Copilot CLI gets .github/hooks/session-handoff.json (or
-~/.copilot/hooks/session-handoff.json with --user), which it loads in a
-folder you trust, and in prompt mode (-p) only with
-GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true. OpenCode runs no hook
-commands: it gets a plugin, .opencode/plugin/session-handoff.js (or
-~/.config/opencode/plugin/session-handoff.js with --user), written whole
-and removed whole, which runs the same hooks: the briefing joins the
-system prompt at a session's first model call, and the session is
-captured before a compaction and when it goes idle.
+// integrateLong is integrate's help: where each agent of the table gets
+// the hooks and the MCP server comes from the agents' folders.
+func integrateLong() string {
+	var hooks, mcp, trust strings.Builder
+	for _, ag := range integrate.Agents {
+		info, _ := agents.Find(ag.Name)
+		fmt.Fprintf(&hooks, "  %-20s %s (--user: ~/%s)\n", info.Display, ag.ProjectSettings, ag.UserSettings)
+		if ag.Trust != "" {
+			trust.WriteString(strings.Join(style.Wrap(ag.Trust, 74), "\n") + "\n")
+		}
+	}
+	for _, p := range targets.All() {
+		if r := p.MCP; r != nil {
+			user := r.UserFile
+			if r.RegisterUser != "" {
+				user = "run '" + r.RegisterUser + "'"
+			}
+			fmt.Fprintf(&mcp, "  %-20s %s (--user: %s)\n", p.Agent, r.ProjectFile, user)
+		}
+	}
+	return `Adds session-handoff's hooks to the agent's own settings, in the project
+(or for every project with --user):
 
+` + hooks.String() + `
+At session start the hook runs 'session-handoff hook AGENT session-start'
+and the resume briefing goes into the session's context; before a
+compaction and at session end the session is captured (Gemini CLI fires
+PreCompress before every model call: the hook captures only when the last
+prompt has reached the compression threshold, model.compressionThreshold
+of its settings). The end-of-session hooks declare the time they may take
+(Claude Code gives SessionEnd hooks 1.5 s unless they declare more; Codex
+allows them 3 s); an approved handover.toml runs in the background at
+session end. An agent that runs no hook commands gets a plugin or an
+extension of its own that runs them, written whole and removed whole.
+
+` + trust.String() + `
 The hooks, the MCP server's registration and the plugin or extension run
 this binary by its absolute path, so they do not depend on the agent's
 PATH; a temporary build ('go run') uses the session-handoff on PATH, and
@@ -63,32 +80,24 @@ into .claude/settings.local.json (yours, not committed) unless you pass
 --project, so that teammates without session-handoff get no failing
 hooks. --local chooses that file anyway.
 
-Codex runs a new hook only once you have reviewed and trusted it: start
-codex and type /hooks. A project's .codex/hooks.json (and Gemini's
-.gemini/settings.json) is read only in a project the agent trusts.
-
-The file is edited by inserting text only: your other settings, their
-order, your comments and your own hooks stay as they are. The file is
-written atomically and the original is kept. --remove restores the file
-byte for byte when it is as integrate left it, or else takes out exactly
-what was inserted and keeps your later edits. --dry-run prints the change.
+A settings file is edited by inserting text only: your other settings,
+their order, your comments and your own hooks stay as they are. The file
+is written atomically and the original is kept. --remove restores the
+file byte for byte when it is as integrate left it, or else takes out
+exactly what was inserted and keeps your later edits. --dry-run prints
+the change.
 
 --mcp registers the MCP server ('session-handoff mcp --agent AGENT')
-instead, by the same insertion-only edit: in .mcp.json for Claude Code,
-.codex/config.toml ([mcp_servers.session-handoff]) for Codex, and
-.gemini/settings.json (mcpServers) for Gemini CLI, .github/mcp.json for
-GitHub Copilot CLI, opencode.json (mcp) for OpenCode; with --user in
-~/.codex/config.toml, ~/.gemini/settings.json, ~/.copilot/mcp-config.json
-or ~/.config/opencode/opencode.json. Claude Code keeps
-user-wide servers in ~/.claude.json, which it rewrites itself: for that
-one, integrate prints the 'claude mcp add --scope user' command to run.
+instead, by the same insertion-only edit:
 
+` + mcp.String() + `
 --plugin DIR (Claude Code) writes a plugin that brings the hooks and the
 MCP server: .claude-plugin/plugin.json, hooks/hooks.json, .mcp.json.
 --extension DIR (Gemini CLI) writes an extension with the hooks, the MCP
 server and a context file: gemini-extension.json, hooks/hooks.json,
-GEMINI.md (in DIR/session-handoff unless DIR is named so). Existing files with other content are not
-overwritten.`
+GEMINI.md (in DIR/session-handoff unless DIR is named so). Existing files
+with other content are not overwritten.`
+}
 
 func newIntegrateCmd(a *app) *cobra.Command {
 	var opts integrateOptions
@@ -96,7 +105,7 @@ func newIntegrateCmd(a *app) *cobra.Command {
 		Use: "integrate " + agents.Choices(integrateAgentNames()) + " [--mcp] [--project | --local | --user] [--dry-run] [--remove] [--program PATH]\n" +
 			"  integrate claude-code --plugin DIR | gemini --extension DIR",
 		Short: "install hooks in an agent's settings: brief at session start, capture at the end",
-		Long:  integrateLong,
+		Long:  integrateLong(),
 		Example: `  session-handoff integrate claude-code --dry-run
   session-handoff integrate claude-code
   session-handoff integrate codex --user

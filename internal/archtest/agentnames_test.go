@@ -36,12 +36,11 @@ var allowedLiterals = map[string][]string{
 	// Examples (command lines to copy, one agent each) and prose about
 	// each agent's own files, commands and variables: the agents' own
 	// facts, until each agent's knowledge moves into its folder.
-	"cmd/session-handoff/capturecmd.go": {"  session-handoff capture --from "},
-	"cmd/session-handoff/helptopics.go": {"SESSION_HANDOFF_HOME\n"},
-	"cmd/session-handoff/integratecmd.go": {"Adds session-handoff's hooks to the agent's own settings file",
-		"  session-handoff integrate ", "  integrate claude-code --plugin DIR | gemini --extension DIR"},
-	"cmd/session-handoff/launch.go":    {"Renders the handoff as a prompt for the target", "  session-handoff launch --target "},
-	"cmd/session-handoff/rendercmd.go": {"  session-handoff render latest --target "},
+	"cmd/session-handoff/capturecmd.go":   {"  session-handoff capture --from "},
+	"cmd/session-handoff/helptopics.go":   {"SESSION_HANDOFF_HOME\n"},
+	"cmd/session-handoff/integratecmd.go": {"  session-handoff integrate ", "  integrate claude-code --plugin DIR | gemini --extension DIR"},
+	"cmd/session-handoff/launch.go":       {"Renders the handoff as a prompt for the target", "  session-handoff launch --target "},
+	"cmd/session-handoff/rendercmd.go":    {"  session-handoff render latest --target "},
 }
 
 // TestAgentNamesOnlyInTheTable fails when an agent's name is spelled out
