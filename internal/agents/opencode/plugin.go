@@ -25,7 +25,8 @@ import (
 //     once.
 //
 // The input names the session by its id (sessionId): capture finds it in
-// the database.
+// the database. A subagent's session (parentID, asked of OpenCode's own
+// client) is part of its parent's and gets no hook of its own.
 
 // pluginEvents are the events as OpenCode names them, for HookSpec.
 var pluginEvents = []struct{ ours, theirs string }{
@@ -78,15 +79,26 @@ function run(event, input, detached) {
   })
 }
 
-export const SessionHandoff = async ({ directory }) => {
+export const SessionHandoff = async ({ client, directory }) => {
   const briefings = new Map()
   const input = (sessionID, event) => ({ sessionId: sessionID, cwd: directory, hook_event_name: event })
+  // A subagent's session (one with a parent) is part of its parent's:
+  // neither briefed nor captured on its own.
+  const subagent = async (id) => {
+    try {
+      const s = await client.session.get({ path: { id }, query: { directory } })
+      return Boolean(s?.data?.parentID)
+    } catch {
+      return false
+    }
+  }
   return {
     "experimental.chat.system.transform": async (hook, output) => {
       const id = hook.sessionID
       if (!id) return
       if (!briefings.has(id)) {
         briefings.set(id, "")
+        if (await subagent(id)) return
         const out = await run("session-start", { ...input(id, "SessionStart"), source: "startup" }, false)
         try {
           briefings.set(id, JSON.parse(out).hookSpecificOutput.additionalContext || "")
@@ -99,8 +111,9 @@ export const SessionHandoff = async ({ directory }) => {
       if (hook.sessionID) await run("pre-compact", { ...input(hook.sessionID, "PreCompact"), trigger: "auto" }, false)
     },
     event: async ({ event }) => {
-      if (event.type === "session.idle" && event.properties?.sessionID) {
-        await run("session-end", input(event.properties.sessionID, "SessionEnd"), true)
+      const id = event.properties?.sessionID
+      if (event.type === "session.idle" && id && !(await subagent(id))) {
+        await run("session-end", input(id, "SessionEnd"), true)
       }
     },
   }
