@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks a new agent release in one command: rewrites
 # internal/e2e/versions.env to the newest versions of Claude Code, Codex
-# CLI, Gemini CLI, GitHub Copilot CLI and OpenCode on the npm registry, then runs the end-to-end suite
+# CLI, Gemini CLI, GitHub Copilot CLI, pi and OpenCode on the npm registry, then runs the end-to-end suite
 # (scripts/e2e.sh) against them. The files stay rewritten either way
 # (versions.env and README.md's line on them): commit them when the suite
 # passes, or `git checkout internal/e2e/versions.env README.md`.
@@ -15,6 +15,7 @@ claude=$(latest @anthropic-ai/claude-code)
 codex=$(latest @openai/codex)
 gemini=$(latest @google/gemini-cli)
 copilot=$(latest @github/copilot)
+pi=$(latest @mariozechner/pi-coding-agent)
 opencode=$(latest opencode-ai)
 
 . internal/e2e/versions.env
@@ -22,6 +23,7 @@ echo "claude-code ${CLAUDE_CODE_VERSION} -> ${claude}"
 echo "codex       ${CODEX_VERSION} -> ${codex}"
 echo "gemini      ${GEMINI_CLI_VERSION} -> ${gemini}"
 echo "copilot     ${COPILOT_VERSION} -> ${copilot}"
+echo "pi          ${PI_VERSION} -> ${pi}"
 echo "opencode    ${OPENCODE_VERSION} -> ${opencode}"
 
 sed -i.bak \
@@ -29,6 +31,7 @@ sed -i.bak \
   -e "s/^CODEX_VERSION=.*/CODEX_VERSION=${codex}/" \
   -e "s/^GEMINI_CLI_VERSION=.*/GEMINI_CLI_VERSION=${gemini}/" \
   -e "s/^COPILOT_VERSION=.*/COPILOT_VERSION=${copilot}/" \
+  -e "s/^PI_VERSION=.*/PI_VERSION=${pi}/" \
   -e "s/^OPENCODE_VERSION=.*/OPENCODE_VERSION=${opencode}/" \
   internal/e2e/versions.env
 rm -f internal/e2e/versions.env.bak
@@ -40,6 +43,7 @@ sed -i.bak \
   -e "s/Codex CLI $(esc "$CODEX_VERSION")/Codex CLI ${codex}/" \
   -e "s/Gemini CLI $(esc "$GEMINI_CLI_VERSION")/Gemini CLI ${gemini}/" \
   -e "s/Copilot CLI $(esc "$COPILOT_VERSION")/Copilot CLI ${copilot}/g" \
+  -e "s/pi $(esc "$PI_VERSION")/pi ${pi}/g" \
   -e "s/OpenCode $(esc "$OPENCODE_VERSION")/OpenCode ${opencode}/g" \
   README.md
 rm -f README.md.bak

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The end-to-end suite: session-handoff against the real agents (Claude
 # Code, Codex CLI, Gemini CLI; GitHub Copilot CLI and OpenCode in the hook,
-# MCP, compaction and doctor scenarios), headless and offline (internal/e2e).
+# MCP, compaction and doctor scenarios; pi in the hook, compaction and
+# doctor scenarios and its own), headless and offline (internal/e2e).
 #
 #   scripts/e2e.sh [go test flags, e.g. -run TestCaptureAndBrief/codex]
 #
@@ -21,8 +22,9 @@ start=$(date +%s)
 # shellcheck source=../internal/e2e/versions.env
 . internal/e2e/versions.env
 
-# Gemini CLI needs Node 20 or later (its package.json engines); the others
-# ship native binaries inside their npm packages.
+# Gemini CLI needs Node 20 or later (its package.json engines), and pi
+# runs on node too; the others ship native binaries inside their npm
+# packages.
 if ! command -v npm >/dev/null 2>&1; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
@@ -41,6 +43,7 @@ agents=(
   "codex @openai/codex ${CODEX_VERSION}"
   "gemini @google/gemini-cli ${GEMINI_CLI_VERSION}"
   "copilot @github/copilot ${COPILOT_VERSION}"
+  "pi @mariozechner/pi-coding-agent ${PI_VERSION}"
   "opencode opencode-ai ${OPENCODE_VERSION}"
 )
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/session-handoff-e2e"

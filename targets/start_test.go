@@ -24,6 +24,7 @@ func TestStartCommand(t *testing.T) {
 		{"gemini", nil, []string{"gemini", "--include-directories", "/tmp/session-handoff-launch-1", "-i", msg}},
 		{"gemini", []string{"-y"}, []string{"gemini", "-y", "--include-directories", "/tmp/session-handoff-launch-1", "-i", msg}},
 		{"copilot", nil, []string{"copilot", "--add-dir", "/tmp/session-handoff-launch-1", "-i", msg}},
+		{"pi", nil, []string{"pi", msg}},
 		{"opencode", nil, []string{"opencode", "--prompt", msg}},
 	}
 	for _, tc := range tests {
@@ -42,7 +43,7 @@ func TestStartCommand(t *testing.T) {
 	if !strings.Contains(msg, file) {
 		t.Errorf("message %q does not name the file", msg)
 	}
-	if got := StartNames(); !slices.Equal(got, []string{"claude-code", "codex", "gemini", "copilot", "opencode"}) {
+	if got := StartNames(); !slices.Equal(got, []string{"claude-code", "codex", "gemini", "copilot", "pi", "opencode"}) {
 		t.Errorf("StartNames() = %q", got)
 	}
 }
@@ -50,7 +51,7 @@ func TestStartCommand(t *testing.T) {
 func TestStartCommandRefuses(t *testing.T) {
 	for _, name := range []string{"generic", "cursor"} {
 		p, _ := Lookup(name)
-		if _, err := p.StartCommand("/tmp/h.md", nil); err == nil || !strings.Contains(err.Error(), "want one of claude-code, codex, gemini, copilot") {
+		if _, err := p.StartCommand("/tmp/h.md", nil); err == nil || !strings.Contains(err.Error(), "want one of claude-code, codex, gemini, copilot, pi") {
 			t.Errorf("%s: err = %v", name, err)
 		}
 	}

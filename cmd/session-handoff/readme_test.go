@@ -332,7 +332,7 @@ func TestReadmeNamesTheAgentVersionsCheckedEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	flat := strings.Join(strings.Fields(string(readme)), " ")
-	names := map[string]string{"CLAUDE_CODE_VERSION": "Claude Code", "CODEX_VERSION": "Codex CLI", "GEMINI_CLI_VERSION": "Gemini CLI", "COPILOT_VERSION": "Copilot CLI", "OPENCODE_VERSION": "OpenCode"}
+	names := map[string]string{"CLAUDE_CODE_VERSION": "Claude Code", "CODEX_VERSION": "Codex CLI", "GEMINI_CLI_VERSION": "Gemini CLI", "COPILOT_VERSION": "Copilot CLI", "PI_VERSION": "pi", "OPENCODE_VERSION": "OpenCode"}
 	for _, line := range strings.Split(string(pins), "\n") {
 		key, version, ok := strings.Cut(line, "=")
 		if name := names[key]; ok && name != "" {

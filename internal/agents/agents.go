@@ -25,6 +25,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents/copilot"
 	"github.com/session-handoff/session-handoff/internal/agents/gemini"
 	"github.com/session-handoff/session-handoff/internal/agents/opencode"
+	"github.com/session-handoff/session-handoff/internal/agents/pi"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
@@ -37,6 +38,7 @@ const (
 	Codex      = string(transcript.Codex)
 	Gemini     = string(transcript.Gemini)
 	Copilot    = copilot.Name
+	Pi         = pi.Name
 )
 
 var table = []Agent{
@@ -44,6 +46,7 @@ var table = []Agent{
 	codex.Agent(),
 	gemini.Agent(),
 	copilot.Agent(),
+	pi.Agent(),
 	opencode.Agent(),
 }
 

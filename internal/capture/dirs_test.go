@@ -24,10 +24,19 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 		Codex:      filepath.Join("2026", "01", "02", "rollout-2026-01-02T03-04-05-0b9e2a41-1c2d-4e5f-8a9b-0c1d2e3f4a5b.jsonl"),
 		Gemini:     filepath.Join("app", "chats", "session-2026-01-02T03-04-0b9e.jsonl"),
 		Copilot:    filepath.Join("0b9e2a41-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "events.jsonl"),
+		"pi":       filepath.Join("--src-app--", "2026-01-02T03-04-05-000Z_0b9e.jsonl"),
 		// OpenCode's sessions are rows of one SQLite database.
 		opencode.Name: "opencode.db",
 	}
-	content := map[Agent]string{opencode.Name: "../agents/opencode/testdata/seed.db"}
+	// pi lists a file only when it starts with its header and holds an
+	// entry.
+	content := map[Agent]string{"pi": `{"type":"session","version":3,"id":"0b9e","cwd":"/src/app"}` + "\n" +
+		`{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}` + "\n"}
+	seed, err := os.ReadFile("../agents/opencode/testdata/seed.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	content[opencode.Name] = string(seed)
 	for _, agent := range Agents {
 		roots, err := SessionRoots(agent, env)
 		if err != nil {
@@ -40,13 +49,11 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		data := []byte("{}\n")
-		if src := content[agent]; src != "" {
-			if data, err = os.ReadFile(src); err != nil {
-				t.Fatal(err)
-			}
+		text := "{}\n"
+		if c, ok := content[agent]; ok {
+			text = c
 		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		found, err := FindSessions(agent, env)

@@ -16,10 +16,10 @@ var agentsUnderTest = []agent{claudeCode, codex, gemini}
 
 // hookAgents and mcpAgents are the agents the hook and MCP scenarios
 // run for: every agent whose hooks, or MCP registration, integrate
-// installs.
+// installs (pi's hooks are an extension of ours; it has no MCP).
 var (
-	hookAgents = append(append([]agent(nil), agentsUnderTest...), copilot, opencode)
-	mcpAgents  = hookAgents
+	mcpAgents  = append(append([]agent(nil), agentsUnderTest...), copilot, opencode)
+	hookAgents = append(append([]agent(nil), mcpAgents...), pi)
 	// compactAgents are the agents the compaction scenario runs for.
 	compactAgents = hookAgents
 )

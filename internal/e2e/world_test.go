@@ -266,8 +266,8 @@ func dumpRequests(t *testing.T, m *fakemodel.Server) {
 
 // keepTranscripts copies the transcripts the agents wrote under home
 // (Claude Code's projects/, Codex's sessions/, Gemini CLI's chats/,
-// Copilot CLI's session-state/*/events.jsonl, OpenCode's opencode.db with
-// its -wal) into
+// Copilot CLI's session-state/*/events.jsonl, pi's .pi/agent/sessions/,
+// OpenCode's opencode.db with its -wal) into
 // fixturesOut/TEST/, keeping their paths below home.
 func keepTranscripts(t *testing.T, home string) {
 	if fixturesOut == "" {
@@ -283,6 +283,7 @@ func keepTranscripts(t *testing.T, home string) {
 		if !(strings.HasPrefix(slash, ".claude/projects/") || strings.HasPrefix(slash, ".codex/sessions/") ||
 			strings.HasPrefix(slash, ".gemini/tmp/") && strings.Contains(slash, "/chats/") ||
 			strings.HasPrefix(slash, ".copilot/session-state/") && strings.HasSuffix(slash, "/events.jsonl") ||
+			strings.HasPrefix(slash, ".pi/agent/sessions/") ||
 			strings.HasPrefix(slash, ".local/share/opencode/opencode.db")) {
 			return nil
 		}

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // ProgramName is the name the hooks find session-handoff by on PATH.
@@ -76,14 +77,17 @@ func DefaultLookup(lookPath func(string) (string, error)) Lookup {
 }
 
 // commandField finds the "command" members of settings text, JSON with
-// comments or not; the value is a JSON string.
-var commandField = regexp.MustCompile(`"command"\s*:\s*("(?:[^"\\]|\\.)*")`)
+// comments or not; the value is a JSON string. It is compiled when first
+// used, not at every start (TestInitAllocatesLittle).
+var commandField = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"command"\s*:\s*("(?:[^"\\]|\\.)*")`)
+})
 
 // InstalledPrograms are the programs our hooks for agent in settings text
 // run, as written (a path or a name on PATH), each once.
 func InstalledPrograms(text []byte, agent string) []string {
 	var out []string
-	for _, m := range commandField.FindAllSubmatch(text, -1) {
+	for _, m := range commandField().FindAllSubmatch(text, -1) {
 		var cmd string
 		if json.Unmarshal(m[1], &cmd) != nil {
 			continue

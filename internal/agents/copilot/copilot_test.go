@@ -73,16 +73,7 @@ func TestRealTranscripts(t *testing.T) {
 
 // Every session kept has its expectation.
 func TestRealTranscriptsCovered(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(realDir, "*", "*.jsonl"))
-	if len(files) != len(realExpectations) {
-		t.Errorf("%d sessions, %d expectations", len(files), len(realExpectations))
-	}
-	for _, f := range files {
-		rel, _ := filepath.Rel(realDir, f)
-		if _, ok := realExpectations[filepath.ToSlash(rel)]; !ok {
-			t.Errorf("%s has no expectation", rel)
-		}
-	}
+	expect.Covered(t, realDir, "*/*.jsonl", realExpectations)
 }
 
 // The fields the expectations do not look at, from the same real

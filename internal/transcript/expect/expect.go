@@ -8,6 +8,7 @@ package expect
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -246,4 +247,30 @@ func sameTodos(a, b []handoff.Todo) bool {
 		}
 	}
 	return true
+}
+
+// Covered fails t unless the files matching pattern under dir (a glob of
+// paths relative to it, such as "*/*.jsonl") and the keys of expectations
+// (those paths, with '/') are the same: a transcript kept without its
+// expectation, or an expectation of a file no longer there.
+func Covered[V any](t testing.TB, dir, pattern string, expectations map[string]V) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, pattern))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		rel, _ := filepath.Rel(dir, f)
+		rel = filepath.ToSlash(rel)
+		seen[rel] = true
+		if _, ok := expectations[rel]; !ok {
+			t.Errorf("%s has no expectation", rel)
+		}
+	}
+	for rel := range expectations {
+		if !seen[rel] {
+			t.Errorf("the expectation of %s has no file", rel)
+		}
+	}
 }
