@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Checks a new agent release in one command: rewrites
 # internal/e2e/versions.env to the newest versions of Claude Code, Codex
-# CLI, Gemini CLI, GitHub Copilot CLI, Cline CLI, pi and Qwen Code on the
-# npm registry, then runs the end-to-end suite
+# CLI, Gemini CLI, GitHub Copilot CLI, OpenCode, Cline CLI, pi and Qwen
+# Code on the npm registry, then runs the end-to-end suite
 # (scripts/e2e.sh) against them. The files stay rewritten either way
 # (versions.env and README.md's line on them): commit them when the suite
 # passes, or `git checkout internal/e2e/versions.env README.md`.
@@ -19,6 +19,7 @@ copilot=$(latest @github/copilot)
 cline=$(latest cline)
 pi=$(latest @mariozechner/pi-coding-agent)
 qwen=$(latest @qwen-code/qwen-code)
+opencode=$(latest opencode-ai)
 
 . internal/e2e/versions.env
 echo "claude-code ${CLAUDE_CODE_VERSION} -> ${claude}"
@@ -28,6 +29,7 @@ echo "copilot     ${COPILOT_VERSION} -> ${copilot}"
 echo "cline       ${CLINE_VERSION} -> ${cline}"
 echo "pi          ${PI_VERSION} -> ${pi}"
 echo "qwen-code   ${QWEN_CODE_VERSION} -> ${qwen}"
+echo "opencode    ${OPENCODE_VERSION} -> ${opencode}"
 
 sed -i.bak \
   -e "s/^CLAUDE_CODE_VERSION=.*/CLAUDE_CODE_VERSION=${claude}/" \
@@ -37,6 +39,7 @@ sed -i.bak \
   -e "s/^CLINE_VERSION=.*/CLINE_VERSION=${cline}/" \
   -e "s/^PI_VERSION=.*/PI_VERSION=${pi}/" \
   -e "s/^QWEN_CODE_VERSION=.*/QWEN_CODE_VERSION=${qwen}/" \
+  -e "s/^OPENCODE_VERSION=.*/OPENCODE_VERSION=${opencode}/" \
   internal/e2e/versions.env
 rm -f internal/e2e/versions.env.bak
 # README.md says which versions are checked end to end
@@ -50,6 +53,7 @@ sed -i.bak \
   -e "s/Cline CLI $(esc "$CLINE_VERSION")/Cline CLI ${cline}/g" \
   -e "s/pi $(esc "$PI_VERSION")/pi ${pi}/g" \
   -e "s/Qwen Code $(esc "$QWEN_CODE_VERSION")/Qwen Code ${qwen}/g" \
+  -e "s/OpenCode $(esc "$OPENCODE_VERSION")/OpenCode ${opencode}/g" \
   README.md
 rm -f README.md.bak
 exec scripts/e2e.sh "$@"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The end-to-end suite: session-handoff against the real agents (Claude
-# Code, Codex CLI, Gemini CLI; GitHub Copilot CLI and Qwen Code in the
-# hook, MCP, compaction and doctor scenarios; Cline CLI in the hook,
-# compaction and doctor scenarios and its own; pi in the hook, compaction
-# and doctor scenarios and its own), headless and offline (internal/e2e).
+# Code, Codex CLI, Gemini CLI; GitHub Copilot CLI, OpenCode and Qwen Code
+# in the hook, MCP, compaction and doctor scenarios; Cline CLI in the
+# hook, compaction and doctor scenarios and its own; pi in the hook,
+# compaction and doctor scenarios and its own), headless and offline
+# (internal/e2e).
 #
 #   scripts/e2e.sh [go test flags, e.g. -run TestCaptureAndBrief/codex]
 #
@@ -47,6 +48,7 @@ agents=(
   "cline cline ${CLINE_VERSION}"
   "pi @mariozechner/pi-coding-agent ${PI_VERSION}"
   "qwen @qwen-code/qwen-code ${QWEN_CODE_VERSION}"
+  "opencode opencode-ai ${OPENCODE_VERSION}"
 )
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/session-handoff-e2e"
 work=$(mktemp -d)
@@ -70,6 +72,12 @@ for entry in "${agents[@]}"; do
       # @anthropic-ai/claude-code@2.1.328, which picks glibc or musl, x64
       # or arm64).
       (cd "$cache/node_modules/@anthropic-ai/claude-code" && node install.cjs >/dev/null)
+    fi
+    if [ "$program" = opencode ]; then
+      # So is OpenCode's bin/opencode.exe, until its postinstall links
+      # the platform package's binary (postinstall.mjs of opencode-ai
+      # 1.18.33: opencode-linux-x64, or -baseline without AVX2, or -musl).
+      (cd "$cache/node_modules/opencode-ai" && node postinstall.mjs >/dev/null)
     fi
     touch "$cache/.complete"
   fi

@@ -27,6 +27,7 @@ func TestStartCommand(t *testing.T) {
 		{"cline", nil, []string{"cline", "-i", msg}},
 		{"pi", nil, []string{"pi", msg}},
 		{"qwen", nil, []string{"qwen", "--include-directories", "/tmp/session-handoff-launch-1", "-i", msg}},
+		{"opencode", nil, []string{"opencode", "--prompt", msg}},
 	}
 	for _, tc := range tests {
 		p, err := Lookup(tc.target)
@@ -44,7 +45,7 @@ func TestStartCommand(t *testing.T) {
 	if !strings.Contains(msg, file) {
 		t.Errorf("message %q does not name the file", msg)
 	}
-	if got := StartNames(); !slices.Equal(got, []string{"claude-code", "codex", "gemini", "copilot", "cline", "pi", "qwen-code"}) {
+	if got := StartNames(); !slices.Equal(got, []string{"claude-code", "codex", "gemini", "copilot", "opencode", "cline", "pi", "qwen-code"}) {
 		t.Errorf("StartNames() = %q", got)
 	}
 }

@@ -72,8 +72,9 @@ var others = []Profile{
 // its order, with the names, aliases and instruction file it gives them,
 // so that every command accepts the same names.
 func agentProfiles() []Profile {
-	var out []Profile
-	for _, a := range agents.All() {
+	all := agents.All()
+	out := make([]Profile, 0, len(all)) // made at init: no growth
+	for _, a := range all {
 		p := a.Profile
 		p.Name, p.Agent, p.Aliases = a.Name, a.Display, slices.Clone(a.Aliases)
 		p.InstructionFile = a.InstructionFile

@@ -25,6 +25,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents/codex"
 	"github.com/session-handoff/session-handoff/internal/agents/copilot"
 	"github.com/session-handoff/session-handoff/internal/agents/gemini"
+	"github.com/session-handoff/session-handoff/internal/agents/opencode"
 	"github.com/session-handoff/session-handoff/internal/agents/pi"
 	"github.com/session-handoff/session-handoff/internal/agents/qwen"
 	"github.com/session-handoff/session-handoff/internal/transcript"
@@ -47,6 +48,7 @@ var table = []Agent{
 	codex.Agent(),
 	gemini.Agent(),
 	copilot.Agent(),
+	opencode.Agent(),
 	cline.Agent(),
 	pi.Agent(),
 	qwen.Agent(),

@@ -16,6 +16,7 @@ import (
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/redact"
+	"github.com/session-handoff/session-handoff/internal/sqlitefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
@@ -75,7 +76,7 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	dig, err := ReadTranscript(sess.Agent, sess.Path, opts.Limits)
+	dig, err := ReadSession(sess, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -318,6 +319,16 @@ func copyTranscript(opts Options, path string, rep *redact.Report) error {
 		return err
 	}
 	defer f.Close()
+	// An agent that keeps its sessions in a database (OpenCode) keeps
+	// every session in it: the copy would carry them all.
+	head := make([]byte, 16)
+	n, _ := io.ReadFull(f, head)
+	if sqlitefile.HasHeader(head[:n]) {
+		return fmt.Errorf("%s is a database holding every session of the agent, not this one alone: it is not attached (capture without --attach-transcript)", path)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
 	src := io.LimitReader(f, limitsOrDefault(opts.Limits).MaxFile)
 	if opts.Redactor == nil {
 		_, err = io.Copy(opts.TranscriptCopy, src)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/session-handoff/session-handoff/internal/agents/opencode"
 	"github.com/session-handoff/session-handoff/internal/agents/qwen"
 )
 
@@ -27,11 +28,18 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 		"cline":    filepath.Join("1795790092737_lizig", "1795790092737_lizig.messages.json"),
 		"pi":       filepath.Join("--src-app--", "2026-01-02T03-04-05-000Z_0b9e.jsonl"),
 		qwen.Name:  filepath.Join("-src-app", "chats", "0b9e.jsonl"),
+		// OpenCode's sessions are rows of one SQLite database.
+		opencode.Name: "opencode.db",
 	}
 	// pi lists a file only when it starts with its header and holds an
 	// entry.
 	content := map[Agent]string{"pi": `{"type":"session","version":3,"id":"0b9e","cwd":"/src/app"}` + "\n" +
 		`{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}` + "\n"}
+	seed, err := os.ReadFile("../agents/opencode/testdata/seed.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	content[opencode.Name] = string(seed)
 	for _, agent := range Agents {
 		roots, err := SessionRoots(agent, env)
 		if err != nil {

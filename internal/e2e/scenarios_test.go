@@ -20,7 +20,7 @@ var agentsUnderTest = []agent{claudeCode, codex, gemini}
 // user's alone: TestClineMCP; pi's hooks are an extension of ours; it has
 // no MCP).
 var (
-	mcpAgents  = append(append([]agent(nil), agentsUnderTest...), copilot, qwenCode)
+	mcpAgents  = append(append([]agent(nil), agentsUnderTest...), copilot, opencode, qwenCode)
 	hookAgents = append(append([]agent(nil), mcpAgents...), cline, pi)
 	// compactAgents are the agents the compaction scenario runs for.
 	compactAgents = hookAgents

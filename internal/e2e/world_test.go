@@ -269,8 +269,9 @@ func dumpRequests(t *testing.T, m *fakemodel.Server) {
 
 // keepTranscripts copies the transcripts the agents wrote under home
 // (Claude Code's projects/, Codex's sessions/, Gemini CLI's chats/,
-// Copilot CLI's session-state/*/events.jsonl, Cline's data/sessions/,
-// pi's .pi/agent/sessions/, Qwen Code's projects/*/chats/) into
+// Copilot CLI's session-state/*/events.jsonl, OpenCode's opencode.db
+// with its -wal, Cline's data/sessions/, pi's .pi/agent/sessions/, Qwen
+// Code's projects/*/chats/) into
 // fixturesOut/TEST/, keeping their paths below home.
 func keepTranscripts(t *testing.T, home string) {
 	if fixturesOut == "" {
@@ -288,7 +289,8 @@ func keepTranscripts(t *testing.T, home string) {
 			strings.HasPrefix(slash, ".copilot/session-state/") && strings.HasSuffix(slash, "/events.jsonl") ||
 			strings.HasPrefix(slash, ".cline/data/sessions/") ||
 			strings.HasPrefix(slash, ".pi/agent/sessions/") ||
-			strings.HasPrefix(slash, ".qwen/projects/") && strings.Contains(slash, "/chats/")) {
+			strings.HasPrefix(slash, ".qwen/projects/") && strings.Contains(slash, "/chats/") ||
+			strings.HasPrefix(slash, ".local/share/opencode/opencode.db")) {
 			return nil
 		}
 		data, err := os.ReadFile(p)

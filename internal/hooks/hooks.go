@@ -66,7 +66,9 @@ type Input struct {
 	Source         string `json:"source"`
 	Trigger        string `json:"trigger"`
 	// SessionIDCamel is GitHub Copilot CLI's spelling, whose input names
-	// no transcript: capture finds the session by its id.
+	// no transcript: capture finds the session by its id. OpenCode's
+	// plugin (internal/agents/opencode) sends it too: its sessions are
+	// rows of one database.
 	SessionIDCamel string `json:"sessionId"`
 }
 

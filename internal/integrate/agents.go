@@ -26,8 +26,9 @@ type Agent struct {
 // Agents are the agents integrate knows: those of the agents table
 // (internal/agents) that run hooks, in its order.
 var Agents = func() []Agent {
-	var out []Agent
-	for _, a := range agents.All() {
+	all := agents.All()
+	out := make([]Agent, 0, len(all)) // made at init: no growth
+	for _, a := range all {
 		if a.HookSpec != nil {
 			out = append(out, Agent{Name: a.Name, HookSpec: *a.HookSpec})
 		}

@@ -89,6 +89,8 @@ func PlanInstallMCP(path string, reg *targets.MCPRegistration, server MCPServer)
 	switch reg.Format {
 	case "json":
 		after, snippet, installed, err = insertJSONServer(before, reg.Key, server)
+	case "json-local":
+		after, snippet, installed, err = insertJSONServer(before, reg.Key, localServer{Type: "local", Command: append([]string{server.Command}, server.Args...)})
 	case "toml":
 		after, snippet, installed, err = insertTOMLServer(before, reg.Key, server)
 	default:
@@ -111,10 +113,18 @@ func PlanRemoveMCP(path, stateDir string) (*Change, error) {
 	return planRemove(path, mcpKey(path), stateDir)
 }
 
+// localServer is a server entry of the "json-local" format (OpenCode's
+// "mcp" in opencode.json: {"type": "local", "command": [program,
+// args…]}, https://opencode.ai/docs/mcp-servers/).
+type localServer struct {
+	Type    string   `json:"type"`
+	Command []string `json:"command"`
+}
+
 // insertJSONServer adds "NAME": {server} to the object key at the top of
 // text (making the object when there is none). installed is set, and
 // nothing changed, when the object already has a member NAME.
-func insertJSONServer(text []byte, key string, server MCPServer) (out []byte, snippet string, installed bool, err error) {
+func insertJSONServer(text []byte, key string, server any) (out []byte, snippet string, installed bool, err error) {
 	if len(bytes.TrimSpace(text)) == 0 {
 		text = []byte("{}\n")
 	}
@@ -241,7 +251,8 @@ func tomlString(s string) string {
 
 // RegisteredCommand is the command our MCP server is registered with in
 // the settings file at path, text being its content: the "command" of
-// mcpServers.session-handoff in a JSON file (comments allowed), of
+// mcpServers.session-handoff in a JSON file (comments allowed), or the
+// first word of the "command" of mcp.session-handoff (OpenCode's), of
 // [mcp_servers.session-handoff] in a TOML one. ok is false when the file
 // registers no such server.
 func RegisteredCommand(path string, text []byte) (command string, ok bool, err error) {
@@ -270,6 +281,9 @@ func RegisteredCommand(path string, text []byte) (command string, ok bool, err e
 		return "", false, fmt.Errorf("%s: %w", path, err)
 	}
 	servers, found := value(top, "mcpServers")
+	if !found {
+		servers, found = value(top, "mcp")
+	}
 	if !found || text[servers.valueStart] != '{' {
 		return "", false, nil
 	}
@@ -289,7 +303,15 @@ func RegisteredCommand(path string, text []byte) (command string, ok bool, err e
 	if !found {
 		return "", true, nil
 	}
-	if err := json.Unmarshal(text[cmd.valueStart:cmd.valueEnd], &command); err != nil {
+	raw := text[cmd.valueStart:cmd.valueEnd]
+	if raw[0] == '[' {
+		var words []string
+		if err := json.Unmarshal(raw, &words); err != nil || len(words) == 0 {
+			return "", true, fmt.Errorf("%s: the command of %s is not a list of words", path, MCPServerName)
+		}
+		return words[0], true, nil
+	}
+	if err := json.Unmarshal(raw, &command); err != nil {
 		return "", true, fmt.Errorf("%s: the command of %s: %w", path, MCPServerName, err)
 	}
 	return command, true, nil

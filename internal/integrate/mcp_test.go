@@ -314,3 +314,31 @@ func TestPackages(t *testing.T) {
 		t.Fatal("a refused write wrote part of the package")
 	}
 }
+
+// OpenCode's "mcp" servers ("json-local") are {"type": "local",
+// "command": [program, args…]}; the registered command is the list's
+// first word.
+func TestLocalServerFormat(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "opencode.json")
+	before := "{\n  // mine\n  \"$schema\": \"https://opencode.ai/config.json\"\n}\n"
+	if err := os.WriteFile(path, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg := &targets.MCPRegistration{Format: "json-local", Key: "mcp"}
+	c, err := PlanInstallMCP(path, reg, NewMCPServer("/opt/my tools/session-handoff", "opencode"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"session-handoff": {"type":"local","command":["/opt/my tools/session-handoff","mcp","--agent","opencode"]}`
+	if !strings.Contains(string(c.After), want) {
+		t.Fatalf("opencode.json after:\n%s\nwant it to hold %s", c.After, want)
+	}
+	prog, ok, err := RegisteredCommand(path, c.After)
+	if err != nil || !ok || prog != "/opt/my tools/session-handoff" {
+		t.Errorf("RegisteredCommand: %q %v %v", prog, ok, err)
+	}
+	if _, _, err := RegisteredCommand(path, []byte(`{"mcp": {"session-handoff": {"type": "local", "command": []}}}`)); err == nil {
+		t.Error("an empty command list: no error")
+	}
+}

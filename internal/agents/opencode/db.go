@@ -1,0 +1,172 @@
+package opencode
+
+// OpenCode's database: where it is, and its tables as this reader reads
+// them. The schema is opencode 1.18.33's (packages/opencode/src/session/
+// session.sql.ts of github.com/anomalyco/opencode, formerly sst/opencode;
+// checked against the databases the binary wrote, testdata/real-e2e):
+// rowid tables
+//
+//	session (id, project_id, parent_id, slug, directory, title, version, …,
+//	         time_created, time_updated, time_archived)
+//	message (id, session_id, time_created, time_updated, data)  data: JSON
+//	part    (id, message_id, session_id, time_created, time_updated, data)
+//	todo    (session_id, content, status, priority, position, …)
+//
+// with times in milliseconds since the epoch. The database is in WAL mode
+// and OpenCode does not checkpoint it when it exits: internal/sqlitefile
+// reads it with its -wal file, as of the last commit, without writing.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/session-handoff/session-handoff/internal/sqlitefile"
+)
+
+// ownDirs are OpenCode's directories: its configuration directory
+// (opencode.json, AGENTS.md, plugin/), then the database file itself
+// when OPENCODE_DB names one, then its data directory, where the
+// database is. They are xdg-basedir's ($XDG_CONFIG_HOME, else ~/.config;
+// $XDG_DATA_HOME, else ~/.local/share) joined with "opencode"
+// (Global.Path of opencode 1.18.33); OPENCODE_DB, absolute or relative
+// to the data directory, replaces the database's file.
+func ownDirs(home string, getenv func(string) string) []string {
+	base := func(v, def string) string {
+		if d := getenv(v); d != "" && filepath.IsAbs(d) {
+			return d
+		}
+		return filepath.Join(home, def)
+	}
+	config := filepath.Join(base("XDG_CONFIG_HOME", ".config"), "opencode")
+	data := filepath.Join(base("XDG_DATA_HOME", filepath.Join(".local", "share")), "opencode")
+	if db := getenv("OPENCODE_DB"); db != "" && db != ":memory:" {
+		if !filepath.IsAbs(db) {
+			db = filepath.Join(data, db)
+		}
+		return []string{config, db, data}
+	}
+	return []string{config, data}
+}
+
+// databases are the database files under root: root itself when it is a
+// file (OPENCODE_DB), else its opencode.db and the channels' databases,
+// opencode-<channel>.db (a build of the dev or another channel keeps its
+// own: packages/opencode/src/storage/db.ts of opencode 1.18.33).
+func databases(root string) []string {
+	fi, err := os.Stat(root)
+	if err != nil {
+		return nil
+	}
+	if fi.Mode().IsRegular() {
+		return []string{root}
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		n := e.Name()
+		if n == "opencode.db" || strings.HasPrefix(n, "opencode-") && strings.HasSuffix(n, ".db") {
+			if e.Type().IsRegular() {
+				out = append(out, filepath.Join(root, n))
+			}
+		}
+	}
+	return out
+}
+
+// maxDatabase bounds the database file (and its WAL): it holds every
+// session the user had, not one.
+const maxDatabase = sqlitefile.DefaultMaxFile
+
+// openDB opens an OpenCode database read-only, one row at most maxRow
+// bytes (but never less than minRow: a session's own row must read).
+func openDB(path string, maxRow int) (*sqlitefile.DB, error) {
+	return sqlitefile.Open(path, rowLimits(maxRow))
+}
+
+// minRow is the least row size read whatever the limit on a message's
+// or a part's data: a session row holds its title, directory and
+// permissions, a few kilobytes.
+const minRow = 64 << 10
+
+func rowLimits(maxRow int) sqlitefile.Limits {
+	return sqlitefile.Limits{MaxFile: maxDatabase, MaxRecord: int64(max(maxRow, minRow))}
+}
+
+// table is one of OpenCode's tables with the indexes of the columns the
+// reader reads.
+type table struct {
+	*sqlitefile.Table
+	cols map[string]int
+}
+
+// openTable finds table name with the columns cols, or says which one
+// the database lacks.
+func openTable(db *sqlitefile.DB, name string, cols ...string) (*table, error) {
+	t, err := db.Table(name)
+	if err != nil {
+		return nil, err
+	}
+	tb := &table{Table: t, cols: map[string]int{}}
+	for _, c := range cols {
+		i := t.Column(c)
+		if i < 0 {
+			return nil, fmt.Errorf("table %s has no column %s: not an OpenCode database of a known version", name, c)
+		}
+		tb.cols[c] = i
+	}
+	return tb, nil
+}
+
+// text and integer read a column by name; a value of another type is an
+// error.
+func (t *table) text(r *sqlitefile.Row, col string) (string, error) { return r.Text(t.cols[col]) }
+func (t *table) integer(r *sqlitefile.Row, col string) (int64, error) {
+	return r.Int(t.cols[col])
+}
+
+// sessionRow is a row of the session table.
+type sessionRow struct {
+	id, parent, title, directory, version string
+	created, updated                      int64
+}
+
+// sessions reads the session table.
+func sessions(db *sqlitefile.DB) ([]sessionRow, error) {
+	t, err := openTable(db, "session", "id", "parent_id", "title", "directory", "version", "time_created", "time_updated")
+	if err != nil {
+		return nil, err
+	}
+	var out []sessionRow
+	err = t.Scan(func(r *sqlitefile.Row) error {
+		var s sessionRow
+		var err error
+		for _, f := range []struct {
+			col string
+			to  *string
+		}{{"id", &s.id}, {"parent_id", &s.parent}, {"title", &s.title}, {"directory", &s.directory}, {"version", &s.version}} {
+			if *f.to, err = t.text(r, f.col); err != nil {
+				return err
+			}
+		}
+		if s.created, err = t.integer(r, "time_created"); err != nil {
+			return err
+		}
+		if s.updated, err = t.integer(r, "time_updated"); err != nil {
+			return err
+		}
+		if len(out) >= maxSessions {
+			return fmt.Errorf("more than %d sessions", maxSessions)
+		}
+		out = append(out, s)
+		return nil
+	})
+	return out, err
+}
+
+// maxSessions bounds the sessions read from one database.
+const maxSessions = 1 << 20
