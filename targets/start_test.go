@@ -53,7 +53,7 @@ func TestStartCommand(t *testing.T) {
 func TestStartCommandRefuses(t *testing.T) {
 	for _, name := range []string{"generic", "cursor"} {
 		p, _ := Lookup(name)
-		if _, err := p.StartCommand("/tmp/h.md", nil); err == nil || !strings.Contains(err.Error(), "want one of claude-code, codex, gemini, copilot, cline, pi") {
+		if _, err := p.StartCommand("/tmp/h.md", nil); err == nil || !strings.Contains(err.Error(), "want one of claude-code, codex, gemini, copilot, opencode, cline, pi, qwen-code") {
 			t.Errorf("%s: err = %v", name, err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -388,10 +389,13 @@ func contentBlocks(raw json.RawMessage) []block {
 
 // userInput is the wrapper Cline puts around what the user typed
 // ("<user_input mode=\"act\">…</user_input>"); modeNotice marks a switch
-// between plan and act inside it.
+// between plan and act inside it. They are compiled when first used, not
+// at every start (TestInitAllocatesLittle).
 var (
-	userInput  = regexp.MustCompile(`(?s)^\s*<user_input(?:\s[^>]*)?>(.*)</user_input>\s*$`)
-	modeNotice = regexp.MustCompile(`(?s)<mode_notice>.*?</mode_notice>`)
+	userInput = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?s)^\s*<user_input(?:\s[^>]*)?>(.*)</user_input>\s*$`)
+	})
+	modeNotice = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<mode_notice>.*?</mode_notice>`) })
 )
 
 // user folds a user message in: what the user asked, the compaction
@@ -412,8 +416,8 @@ func (s *session) user(m message, blocks []block) {
 				m.Metadata.UserRunSpan != nil && strings.HasPrefix(text, "[SYSTEM]") {
 				continue
 			}
-			if sub := userInput.FindStringSubmatch(text); sub != nil {
-				text = strings.TrimSpace(modeNotice.ReplaceAllString(sub[1], ""))
+			if sub := userInput().FindStringSubmatch(text); sub != nil {
+				text = strings.TrimSpace(modeNotice().ReplaceAllString(sub[1], ""))
 			}
 			if text != "" {
 				s.b.Request(text)
@@ -628,7 +632,7 @@ func patchFiles(patch string) []patchFile {
 // code: "[Command exited with code N]" at the start of its result, and
 // "Command exited with code N" as its error (@cline/core 0.0.86,
 // extensions/tools/executors/bash.ts).
-var exitLine = regexp.MustCompile(`Command exited with code (-?\d+)`)
+var exitLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Command exited with code (-?\d+)`) })
 
 // result folds a tool result in: each command's outcome, and whether a
 // file operation failed.
@@ -656,7 +660,7 @@ func (s *session) result(bl block) {
 		o := outs[i]
 		text := resultText(o.Result)
 		var exit *int
-		if mt := exitLine.FindStringSubmatch(o.Error + "\n" + firstLine(text)); mt != nil {
+		if mt := exitLine().FindStringSubmatch(o.Error + "\n" + firstLine(text)); mt != nil {
 			if n, err := strconv.Atoi(mt[1]); err == nil {
 				exit = &n
 			}
