@@ -34,6 +34,9 @@ type Change struct {
 	// Key names the install in the state directory; empty is Path. Two
 	// installs in one file (hooks and an MCP server) need two keys.
 	Key string
+	// dirs are the directories the install made for the file, deepest
+	// first, which a removal of the file takes away when empty.
+	dirs []string
 }
 
 // key is the name the change is recorded under.
@@ -51,6 +54,11 @@ type record struct {
 	Backup   string   `json:"backup,omitempty"`
 	Written  string   `json:"written_sha256"`
 	Snippets []string `json:"snippets"`
+	// Dirs are the directories the install made for the file, deepest
+	// first (.pi/extensions, then .pi); an install recorded before they
+	// were kept has none, and its removal takes the file's own directory
+	// when empty.
+	Dirs []string `json:"dirs,omitempty"`
 }
 
 func recordPath(stateDir, path string) string {
@@ -150,7 +158,7 @@ func ApplyInstall(c *Change, stateDir string) error {
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return err
 	}
-	rec := record{Path: c.Path, Created: c.Before == nil, Written: digest(c.After), Snippets: c.Snippets}
+	rec := record{Path: c.Path, Created: c.Before == nil, Written: digest(c.After), Snippets: c.Snippets, Dirs: missingDirs(filepath.Dir(c.Path))}
 	if c.Before != nil {
 		rec.Backup = strings.TrimSuffix(recordPath(stateDir, c.key()), ".json") + ".backup"
 		if err := safefile.WriteFile(rec.Backup, c.Before, 0o600); err != nil {
@@ -175,6 +183,22 @@ func ApplyInstall(c *Change, stateDir string) error {
 		return safefile.Wrap("write", c.Path, err)
 	}
 	return nil
+}
+
+// missingDirs are dir and its parents that do not exist, deepest first.
+func missingDirs(dir string) []string {
+	var out []string
+	for {
+		if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+			return out
+		}
+		out = append(out, dir)
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return out
+		}
+		dir = parent
+	}
 }
 
 // PlanRemove works out how to take our hooks out of the settings file at
@@ -212,6 +236,7 @@ func planRemove(path, key, stateDir string) (*Change, error) {
 	if digest(current) == rec.Written {
 		c.Exact = true
 		if rec.Created {
+			c.dirs = rec.Dirs
 			return c, nil // After nil: remove the file we created
 		}
 		backup, err := safefile.ReadFile(rec.Backup, MaxSettings)
@@ -240,10 +265,17 @@ func ApplyRemove(c *Change, stateDir string) error {
 			if err := safefile.Remove(c.Path); err != nil {
 				return safefile.Wrap("remove", c.Path, err)
 			}
-			// The file was integrate's: so is the directory it leaves
-			// empty (.claude, .codex, .gemini). One that holds anything
-			// else stays (os.Remove refuses a directory that is not empty).
-			os.Remove(filepath.Dir(c.Path))
+			// The file was integrate's: so are the directories the
+			// install made for it (.claude, .pi/extensions and .pi),
+			// when it leaves them empty. One that holds anything else
+			// stays (os.Remove refuses a directory that is not empty).
+			dirs := c.dirs
+			if dirs == nil {
+				dirs = []string{filepath.Dir(c.Path)} // recorded before dirs were
+			}
+			for _, d := range dirs {
+				os.Remove(d)
+			}
 		} else {
 			mode := fs.FileMode(0o644)
 			if info, err := os.Stat(c.Path); err == nil {

@@ -73,3 +73,37 @@ func TestWholeHookFile(t *testing.T) {
 		t.Errorf("install over the user's file: %v", err)
 	}
 }
+
+// The directories an install made for its file go with the file, and
+// only those: a directory that was there before stays, empty or not.
+func TestRemoveTakesTheDirectoriesItMade(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	kept := filepath.Join(root, ".kept")
+	if err := os.Mkdir(kept, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{".made/extensions/session-handoff.ts", ".kept/plugin/session-handoff.ts"} {
+		path := filepath.Join(root, filepath.FromSlash(rel))
+		c, err := PlanHooks(wholeAgent, path, "/bin/session-handoff")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ApplyInstall(c, state); err != nil {
+			t.Fatal(err)
+		}
+		if c, err = PlanRemove(path, state); err != nil || c.After != nil {
+			t.Fatalf("%s: removal %+v, %v", rel, c, err)
+		}
+		if err := ApplyRemove(c, state); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, gone := range []string{".made", ".kept/plugin"} {
+		if _, err := os.Lstat(filepath.Join(root, gone)); !os.IsNotExist(err) {
+			t.Errorf("%s is still there: %v", gone, err)
+		}
+	}
+	if _, err := os.Lstat(kept); err != nil {
+		t.Errorf("the directory that was there before is gone: %v", err)
+	}
+}
