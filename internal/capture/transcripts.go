@@ -8,7 +8,6 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/agents"
-	"github.com/session-handoff/session-handoff/internal/agents/copilot"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
@@ -138,15 +137,4 @@ func Detect(head []byte) Detected {
 	d := transcript.Detect(head)
 	d.Agent = ""
 	return d
-}
-
-// CopilotEventsFile is the event log of the GitHub Copilot CLI session id
-// (from a hook's input), in the first of its session directories that
-// holds it; "" when none does or id is no plain name.
-func CopilotEventsFile(id string, env func(string) string) string {
-	roots, err := SessionRoots(Agent(copilot.Name), env)
-	if err != nil {
-		return ""
-	}
-	return copilot.EventsFile(id, roots)
 }

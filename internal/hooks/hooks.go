@@ -228,7 +228,7 @@ func Run(ctx context.Context, o Options) error {
 			// The log may not exist yet: a new session's is written,
 			// whole, when it shuts down.
 			var size int64
-			if fi, err := os.Stat(capture.CopilotEventsFile(id, o.Env)); err == nil {
+			if fi, err := os.Stat(copilotEventsFile(id, o.Env)); err == nil {
 				size = fi.Size()
 			}
 			return o.StartLater(data, size)
@@ -286,13 +286,24 @@ func (o Options) syncStart(root string, id handoff.ID) error {
 // Copilot CLI to write the session's events.
 const LaterWait = 2 * time.Minute
 
+// copilotEventsFile is the event log of the GitHub Copilot CLI session id
+// (from the hook's input), in the first of its session directories that
+// holds it; "" when none does or id is no plain name.
+func copilotEventsFile(id string, env func(string) string) string {
+	roots, err := capture.SessionRoots(capture.Agent(copilot.Name), env)
+	if err != nil {
+		return ""
+	}
+	return copilot.EventsFile(id, roots)
+}
+
 // waitCopilotEnd waits until Copilot has written the events of session
 // id (copilot.Ended), polling, at most LaterWait; past that it
 // captures what there is, and says so.
 func waitCopilotEnd(ctx context.Context, o Options, id string) {
 	deadline := time.Now().Add(LaterWait)
 	for {
-		if file := capture.CopilotEventsFile(id, o.Env); file != "" && copilot.Ended(file, o.Since) {
+		if file := copilotEventsFile(id, o.Env); file != "" && copilot.Ended(file, o.Since) {
 			return
 		}
 		if time.Now().After(deadline) {
