@@ -1,7 +1,10 @@
 // Package capture reads what the machine already knows about a coding
-// session: the state of the git worktree and the agent's own
-// transcript (Claude Code, Codex CLI, Gemini CLI). Everything it reads is
-// treated as untrusted and bounded.
+// session and makes a record of it: the state of the git worktree, drift
+// since, the project's kind and checks, and the agent's own session, which
+// it finds, recognises and reads through the agents table (each agent's
+// reader is in its folder under internal/agents, or in
+// internal/transcript). Everything it reads is treated as untrusted and
+// bounded.
 package capture
 
 import (
