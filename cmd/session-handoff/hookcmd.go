@@ -38,11 +38,13 @@ the session's context. pre-compact and session-end capture the session from
 the transcript the agent names and store it, or do a handover run when the
 project has an approved handover.toml (or the user a handover.toml); at
 session-end that run goes on in the background, checkpointed, since the
-agents wait seconds for these hooks.
+agents wait seconds for these hooks. turn-end, for an agent that fires no
+session end after every session (Qwen Code's Stop, at the end of each
+turn), captures and never runs a handover.
 
 A hook never stops the agent: whatever goes wrong is logged to hooks.log in
 the data directory and on stderr, and the exit status is 0. A PAUSE file
-stops the writes of pre-compact and session-end.`,
+stops the writes of pre-compact, session-end and turn-end.`,
 		Example:           `  echo '{"cwd": "'$PWD'", "hook_event_name": "SessionStart"}' | session-handoff hook claude-code session-start`,
 		Args:              exactArgs(2, "an agent and an event: 'hook AGENT EVENT'"),
 		ValidArgsFunction: completeHookArgs,
