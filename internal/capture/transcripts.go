@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -125,7 +124,6 @@ func DetectFile(path string) (Detected, error) {
 
 // Detect says what a file whose first bytes are head looks like.
 func Detect(head []byte) Detected {
-	head = bytes.Clone(head)
 	for _, a := range agents.All() {
 		if a.Transcripts == nil {
 			continue

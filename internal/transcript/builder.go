@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bytes"
 	"io"
 	"strings"
 	"time"
@@ -132,32 +131,9 @@ func (b *Builder) Finish(agent Agent) (*Digest, error) {
 // refuses (not a JSON object of the agent's) as malformed, the rest as
 // records. The line is valid only during the call.
 func EachLine(r io.Reader, lim Limits, st *Stats, decode func(line []byte) error) error {
-	lim = lim.withDefaults()
-	lr := newLineReader(r, lim.MaxLine)
-	for {
-		line, tooLong, err := lr.next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if !tooLong && len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		st.Lines++
-		switch {
-		case tooLong:
-			st.TooLong++
-		case decode(line) != nil:
-			st.Malformed++
-			if len(st.MalformedLines) < MaxMalformedLines {
-				st.MalformedLines = append(st.MalformedLines, lr.n)
-			}
-		default:
-			st.Records++
-		}
-	}
+	return eachLine(r, lim.withDefaults().MaxLine, func(n int, line []byte, tooLong bool) {
+		st.count(n, tooLong, !tooLong && decode(line) == nil)
+	})
 }
 
 // UnknownType counts a record of a type the reader does not know, by

@@ -299,11 +299,11 @@ func (lr *lineReader) trim(b []byte) []byte {
 	return line
 }
 
-// eachRecordAt calls fn for every line of r that is a JSON object,
-// decoded to sh, with the line's number, and counts the rest in st.
-func eachRecordAt(r io.Reader, lim Limits, st *Stats, sh *shape, fn func(int, map[string]any)) error {
-	lr := newLineReader(r, lim.MaxLine)
-	var p jsonParser
+// eachLine calls fn for every line of r that is not blank, with its
+// number (from 1, blank lines counted): at most max bytes, or tooLong set.
+// The line is valid only during the call.
+func eachLine(r io.Reader, max int, fn func(n int, line []byte, tooLong bool)) error {
+	lr := newLineReader(r, max)
 	for {
 		line, tooLong, err := lr.next()
 		if err == io.EOF {
@@ -315,9 +315,17 @@ func eachRecordAt(r io.Reader, lim Limits, st *Stats, sh *shape, fn func(int, ma
 		if !tooLong && len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		n := lr.n
-		countLine(&p, line, n, tooLong, st, sh, func(m map[string]any) { fn(n, m) })
+		fn(lr.n, line, tooLong)
 	}
+}
+
+// eachRecordAt calls fn for every line of r that is a JSON object,
+// decoded to sh, with the line's number, and counts the rest in st.
+func eachRecordAt(r io.Reader, lim Limits, st *Stats, sh *shape, fn func(int, map[string]any)) error {
+	var p jsonParser
+	return eachLine(r, lim.MaxLine, func(n int, line []byte, tooLong bool) {
+		countLine(&p, line, n, tooLong, st, sh, func(m map[string]any) { fn(n, m) })
+	})
 }
 
 // eachLineOf calls fn for the lines of r numbered in lines (ascending),
@@ -375,21 +383,33 @@ func rereadable(r io.Reader, max int64) (*io.SectionReader, bool) {
 // countLine decodes line number n to sh and passes it to fn when it is a
 // JSON object, and counts it in st.
 func countLine(p *jsonParser, line []byte, n int, tooLong bool, st *Stats, sh *shape, fn func(map[string]any)) {
-	st.Lines++
 	if tooLong {
-		st.TooLong++
+		st.count(n, true, false)
 		return
 	}
 	m, ok := p.parse(line, sh)
-	if !ok {
+	if st.count(n, false, ok) {
+		fn(m)
+	}
+}
+
+// count counts line number n in st: too long, a record (ok), or
+// malformed; it says whether the line is a record.
+func (st *Stats) count(n int, tooLong, ok bool) bool {
+	st.Lines++
+	switch {
+	case tooLong:
+		st.TooLong++
+		return false
+	case !ok:
 		st.Malformed++
 		if len(st.MalformedLines) < MaxMalformedLines {
 			st.MalformedLines = append(st.MalformedLines, n)
 		}
-		return
+		return false
 	}
 	st.Records++
-	fn(m)
+	return true
 }
 
 // Lenient accessors: a field of the wrong type reads as absent.
