@@ -72,8 +72,9 @@ type MCPRegistration struct {
 	UserFile string `json:"user_file"`
 	// Format is "json" (servers are members of the object Key at the top
 	// of the file, each {"command", "args"}), "json-local" (as "json", each
-	// {"type": "local", "command": [program, args…]}: OpenCode's) or
-	// "toml" (each server is a table Key.NAME).
+	// {"type": "local", "command": [program, args…]}: OpenCode's),
+	// "json-stdio" (as "json", each {"type": "stdio", "command", "args"}:
+	// Crush's) or "toml" (each server is a table Key.NAME).
 	Format string `json:"format"`
 	Key    string `json:"key"`
 	// Register is the command that registers the server in the project.

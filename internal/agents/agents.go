@@ -24,6 +24,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents/cline"
 	"github.com/session-handoff/session-handoff/internal/agents/codex"
 	"github.com/session-handoff/session-handoff/internal/agents/copilot"
+	"github.com/session-handoff/session-handoff/internal/agents/crush"
 	"github.com/session-handoff/session-handoff/internal/agents/gemini"
 	"github.com/session-handoff/session-handoff/internal/agents/opencode"
 	"github.com/session-handoff/session-handoff/internal/agents/pi"
@@ -52,6 +53,7 @@ var table = []Agent{
 	cline.Agent(),
 	pi.Agent(),
 	qwen.Agent(),
+	crush.Agent(),
 }
 
 // All returns every agent, in a fixed order.

@@ -459,17 +459,19 @@ func codexUntrusted(s Setup, home string, files []string) ([]string, error) {
 func checkMCP(s Setup) []Check {
 	home, _ := paths.Home(s.Env)
 	var out []Check
-	for _, agent := range integrate.Agents {
+	// Every agent integrate --mcp registers with, hooks or not (Crush
+	// has none).
+	for _, name := range agents.MCPNames() {
 		var files []string
 		for _, user := range []bool{false, true} {
 			if (!user && s.Project == "") || (user && home == "") {
 				continue
 			}
-			if p, _, err := integrate.MCPPath(agent.Name, s.Project, home, user, s.Env); err == nil {
+			if p, _, err := integrate.MCPPath(name, s.Project, home, user, s.Env); err == nil {
 				files = append(files, p)
 			}
 		}
-		c := Check{Name: "mcp:" + agent.Name, Status: OK}
+		c := Check{Name: "mcp:" + name, Status: OK}
 		var found []string
 		for _, f := range files {
 			text, err := readSettings(f)
@@ -485,12 +487,12 @@ func checkMCP(s Setup) []Check {
 			case !filepath.IsAbs(prog):
 				c.Status = Warn
 				c.Detail = fmt.Sprintf("the MCP server registered in %s runs %q from PATH: an agent started without it on PATH cannot start the server", f, prog)
-				c.Fix = "session-handoff integrate " + agent.Name + " --mcp --remove, then integrate " + agent.Name + " --mcp (it writes this binary's path)"
+				c.Fix = "session-handoff integrate " + name + " --mcp --remove, then integrate " + name + " --mcp (it writes this binary's path)"
 			default:
 				if err := integrate.CheckProgram(prog, s.LookPath); err != nil {
 					c.Status = Fail
 					c.Detail = fmt.Sprintf("the MCP server registered in %s cannot start: %v", f, err)
-					c.Fix = "session-handoff integrate " + agent.Name + " --mcp --remove, then integrate " + agent.Name + " --mcp"
+					c.Fix = "session-handoff integrate " + name + " --mcp --remove, then integrate " + name + " --mcp"
 				}
 			}
 			found = append(found, f)

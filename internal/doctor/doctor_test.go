@@ -297,6 +297,13 @@ func TestMCPRegistrationMustResolve(t *testing.T) {
 	if c := find(t, Run(context.Background(), s), "mcp:codex"); c.Status != Fail || !strings.Contains(c.Detail, "/nowhere/session-handoff") {
 		t.Errorf("codex: %+v", c)
 	}
+	// Crush: an agent with MCP and no hooks is checked too.
+	if err := os.WriteFile(filepath.Join(s.Project, "crush.json"), []byte(`{"mcp": {"session-handoff": {"type": "stdio", "command": "/nowhere/crush-mcp", "args": ["mcp"]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "mcp:crush"); c.Status != Fail || !strings.Contains(c.Detail, "/nowhere/crush-mcp") {
+		t.Errorf("crush: %+v", c)
+	}
 }
 
 // TestGeminiProjectHooksNeedATrustedFolder: Gemini CLI ignores a

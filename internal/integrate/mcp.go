@@ -91,6 +91,8 @@ func PlanInstallMCP(path string, reg *targets.MCPRegistration, server MCPServer)
 		after, snippet, installed, err = insertJSONServer(before, reg.Key, server)
 	case "json-local":
 		after, snippet, installed, err = insertJSONServer(before, reg.Key, localServer{Type: "local", Command: append([]string{server.Command}, server.Args...)})
+	case "json-stdio":
+		after, snippet, installed, err = insertJSONServer(before, reg.Key, stdioServer{Type: "stdio", MCPServer: server})
 	case "toml":
 		after, snippet, installed, err = insertTOMLServer(before, reg.Key, server)
 	default:
@@ -119,6 +121,15 @@ func PlanRemoveMCP(path, stateDir string) (*Change, error) {
 type localServer struct {
 	Type    string   `json:"type"`
 	Command []string `json:"command"`
+}
+
+// stdioServer is a server entry of the "json-stdio" format (Crush's
+// "mcp" in crush.json: {"type": "stdio", "command", "args"}; MCPConfig of
+// internal/config/config.go in github.com/charmbracelet/crush v0.90.0,
+// which starts no server whose type is missing).
+type stdioServer struct {
+	Type string `json:"type"`
+	MCPServer
 }
 
 // insertJSONServer adds "NAME": {server} to the object key at the top of

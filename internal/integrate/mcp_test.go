@@ -342,3 +342,22 @@ func TestLocalServerFormat(t *testing.T) {
 		t.Error("an empty command list: no error")
 	}
 }
+
+// Crush's "mcp" servers ("json-stdio") are {"type": "stdio", "command",
+// "args"}: Crush starts no server without its type.
+func TestStdioServerFormat(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crush.json")
+	reg := &targets.MCPRegistration{Format: "json-stdio", Key: "mcp"}
+	c, err := PlanInstallMCP(path, reg, NewMCPServer("/opt/my tools/session-handoff", "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"session-handoff": {"type":"stdio","command":"/opt/my tools/session-handoff","args":["mcp","--agent","x"]}`
+	if !strings.Contains(string(c.After), want) {
+		t.Fatalf("crush.json after:\n%s\nwant it to hold %s", c.After, want)
+	}
+	prog, ok, err := RegisteredCommand(path, c.After)
+	if err != nil || !ok || prog != "/opt/my tools/session-handoff" {
+		t.Errorf("RegisteredCommand: %q %v %v", prog, ok, err)
+	}
+}
