@@ -333,3 +333,24 @@ func TestHasHeader(t *testing.T) {
 		t.Error("HasHeader")
 	}
 }
+
+// TestColumnsWithComments: sqlite_schema keeps a CREATE TABLE as it was
+// written, comments and all (Crush's sessions table has "-- Unix
+// timestamp in milliseconds" after a column's comma): a comment is no
+// column and hides none.
+func TestColumnsWithComments(t *testing.T) {
+	sql := "CREATE TABLE sessions (\n    id TEXT PRIMARY KEY, -- the id, (a uuid)\n    title TEXT NOT NULL,\n" +
+		"    updated_at INTEGER NOT NULL,  -- Unix timestamp in milliseconds\n    created_at INTEGER NOT NULL   -- Unix timestamp\n" +
+		", /* a, block ( comment */ cost REAL, note TEXT DEFAULT '-- not a comment', \"odd--name\" TEXT)"
+	cols, real, _, err := parseColumns(sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"id", "title", "updated_at", "created_at", "cost", "note", "odd--name"}
+	if strings.Join(cols, ",") != strings.Join(want, ",") {
+		t.Fatalf("columns %q, want %q", cols, want)
+	}
+	if !real[4] || real[3] {
+		t.Errorf("affinities %v: cost is REAL, created_at not", real)
+	}
+}

@@ -228,6 +228,7 @@ func (r *Row) readAll() error {
 // the statements SQLite stores: quoted names ("x", `x`, [x], 'x'),
 // nested parentheses, table constraints.
 func parseColumns(sql string) (cols []string, real []bool, alias int, err error) {
+	sql = stripComments(sql)
 	open := strings.IndexByte(sql, '(')
 	close := strings.LastIndexByte(sql, ')')
 	if open < 0 || close < open {
@@ -308,6 +309,48 @@ func splitTop(s string) []string {
 		}
 	}
 	return append(out, s[start:])
+}
+
+// stripComments replaces each SQL comment outside quotes ("-- …" to the
+// end of the line, "/* … */") with a space: sqlite_schema keeps a
+// statement as it was written, comments and all.
+func stripComments(sql string) string {
+	if !strings.Contains(sql, "--") && !strings.Contains(sql, "/*") {
+		return sql
+	}
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(sql); i++ {
+		c := sql[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '`' || c == '\'':
+			quote = c
+		case c == '[':
+			quote = ']'
+		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
+			end := strings.IndexByte(sql[i:], '\n')
+			if end < 0 {
+				end = len(sql) - i
+			}
+			i += end - 1
+			c = ' '
+		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
+			end := strings.Index(sql[i+2:], "*/")
+			if end < 0 {
+				i = len(sql)
+			} else {
+				i += end + 3
+			}
+			b.WriteByte(' ')
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // tokens splits a column definition into words, a quoted name or a
