@@ -30,6 +30,9 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 		qwen.Name:  filepath.Join("-src-app", "chats", "0b9e.jsonl"),
 		// OpenCode's sessions are rows of one SQLite database.
 		opencode.Name: "opencode.db",
+		// So are Crush's, one database per project; a root's own
+		// crush.db is read as a data directory's.
+		"crush": "crush.db",
 	}
 	// pi lists a file only when it starts with its header and holds an
 	// entry.
@@ -40,6 +43,11 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	content[opencode.Name] = string(seed)
+	seed, err = os.ReadFile("../agents/crush/testdata/seed.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	content["crush"] = string(seed)
 	for _, agent := range Agents {
 		roots, err := SessionRoots(agent, env)
 		if err != nil {

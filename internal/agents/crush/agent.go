@@ -139,8 +139,12 @@ func unixTime(t int64) time.Time {
 }
 
 // Detect takes a SQLite database whose schema, as far as head holds it,
-// creates Crush's sessions table (with its parent_session_id) and its
-// messages table, or goose's version table beside a sessions table.
+// creates Crush's sessions table (with its parent_session_id) or goose's
+// version table beside a sessions table; or one whose schema lies past
+// head (its first page an interior page of the schema's b-tree), as
+// Crush's does once its migrations have grown it: Crush adds tables and
+// indexes past its first pages, so its schema is often out of head's
+// reach. Reading such a file then says whether it is Crush's.
 func (reader) Detect(head []byte) (transcript.Detected, bool) {
 	if !sqlitefile.HasHeader(head) {
 		return transcript.Detected{}, false
@@ -148,6 +152,10 @@ func (reader) Detect(head []byte) (transcript.Detected, bool) {
 	has := func(s string) bool { return bytes.Contains(head, []byte(s)) }
 	if has("CREATE TABLE sessions (") && (has("parent_session_id") || has("goose_db_version")) {
 		return transcript.Detected{Agent: Name, What: "a Crush database"}, true
+	}
+	// Page 1: the 100-byte header, then an interior table page.
+	if len(head) >= 112 && head[100] == 0x05 {
+		return transcript.Detected{Agent: Name, What: "a SQLite database whose schema lies past its first pages (Crush's, if any)"}, true
 	}
 	return transcript.Detected{}, false
 }

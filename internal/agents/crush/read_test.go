@@ -1,12 +1,16 @@
 package crush
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/sqlitefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
@@ -191,4 +195,82 @@ func TestUnixTime(t *testing.T) {
 	if !unixTime(0).IsZero() || !unixTime(-5).IsZero() {
 		t.Error("no time reads as a time")
 	}
+}
+
+// readBytes reads a database held in memory, as the fuzz target does.
+func readBytes(main []byte, lim transcript.Limits) (*transcript.Digest, error) {
+	lim = lim.WithDefaults()
+	db, err := sqlitefile.OpenReaderAt(bytes.NewReader(main), int64(len(main)), nil, 0,
+		sqlitefile.Limits{MaxFile: 1 << 20, MaxRecord: int64(max(lim.MaxLine, minRow))})
+	if err != nil {
+		return nil, err
+	}
+	return readDB(db, "", "", lim)
+}
+
+// TestHostileDatabases: damaged Crush databases fail with an error or
+// read what is sound; none panics.
+func TestHostileDatabases(t *testing.T) {
+	seed, err := os.ReadFile("testdata/seed.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := readBytes(seed, transcript.Limits{})
+	if err != nil || len(d.Session.Requests) != 1 || len(d.Session.Todos) != 2 || len(d.Session.Commands) != 1 {
+		t.Fatalf("seed: %v, %+v", err, d)
+	}
+	if err := transcript.CheckDigest(d); err != nil {
+		t.Fatal(err)
+	}
+	// A row larger than the line limit (a message here) is counted, not
+	// fatal.
+	if d, err = readBytes(seed, transcript.Limits{MaxLine: 300}); err != nil || d.Stats.TooLong == 0 {
+		t.Fatalf("with a 300-byte row limit: %v, %+v", err, d)
+	}
+	// Malformed JSON in a message's parts (a quote made a brace, the
+	// length kept) is counted, not fatal.
+	bad := bytes.Replace(seed, []byte(`[{"type":"tool_call","data":{"id":"call_0002_0"`), []byte(`[{"type":"tool_call","data":{"id":"call_0002_0}`), 1)
+	if bytes.Equal(bad, seed) {
+		t.Fatal("the seed has no todos call")
+	}
+	if d, err = readBytes(bad, transcript.Limits{}); err != nil || d.Stats.Malformed != 1 {
+		t.Fatalf("a malformed message: %v, %+v", err, d)
+	}
+	// A todo list that is no JSON loses the list, not the session.
+	bad = bytes.Replace(seed, []byte(`[{"content":"Write calc.py"`), []byte(`[{"content":"Write calc.py}`), 1)
+	if d, err = readBytes(bad, transcript.Limits{}); err != nil || d.Stats.Malformed != 1 || len(d.Session.Todos) != 2 {
+		// The todos tool call's list stands.
+		t.Fatalf("a malformed todo list: %v, %+v", err, d)
+	}
+	for _, n := range []int{0, 100, 512, 4000} {
+		if _, err := readBytes(seed[:n], transcript.Limits{}); err == nil {
+			t.Errorf("cut at %d bytes: no error", n)
+		}
+	}
+	// A file that is no Crush database says so, naming it.
+	p := filepath.Join(t.TempDir(), "crush.db")
+	if err := os.WriteFile(p, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (reader{}).Read(p, "", transcript.Limits{}); err == nil || !strings.Contains(err.Error(), p) {
+		t.Errorf("not a database: %v", err)
+	}
+}
+
+// FuzzReadCrush: any bytes as a Crush database read without a panic,
+// within the limits.
+func FuzzReadCrush(f *testing.F) {
+	seed, err := os.ReadFile("testdata/seed.db")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Fuzz(func(t *testing.T, main []byte) {
+		d, err := readBytes(main, transcript.Limits{MaxLine: 1 << 16})
+		if err == nil {
+			if err := transcript.CheckDigest(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 }
