@@ -2,7 +2,8 @@
 # Checks a new agent release in one command: rewrites
 # internal/e2e/versions.env to the newest versions of Claude Code, Codex
 # CLI, Gemini CLI, GitHub Copilot CLI, OpenCode, Cline CLI, pi and Qwen
-# Code on the npm registry, then runs the end-to-end suite
+# Code on the npm registry (not Crush's, whose binary E2E_CRUSH_BIN names:
+# CRUSH_VERSION stays), then runs the end-to-end suite
 # (scripts/e2e.sh) against them. The files stay rewritten either way
 # (versions.env and README.md's line on them): commit them when the suite
 # passes, or `git checkout internal/e2e/versions.env README.md`.

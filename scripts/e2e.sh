@@ -3,8 +3,8 @@
 # Code, Codex CLI, Gemini CLI; GitHub Copilot CLI, OpenCode and Qwen Code
 # in the hook, MCP, compaction and doctor scenarios; Cline CLI in the
 # hook, compaction and doctor scenarios and its own; pi in the hook,
-# compaction and doctor scenarios and its own), headless and offline
-# (internal/e2e).
+# compaction and doctor scenarios and its own; Crush in its own, when
+# E2E_CRUSH_BIN names its binary), headless and offline (internal/e2e).
 #
 #   scripts/e2e.sh [go test flags, e.g. -run TestCaptureAndBrief/codex]
 #
@@ -92,8 +92,23 @@ done
 # (internal/e2e gives each E2E_COPILOT_CACHE).
 export E2E_COPILOT_CACHE="$cache_root/copilot-${COPILOT_VERSION}/.copilot-cache"
 
+# Crush (@charmland/crush) is a Go binary that its npm package downloads
+# from GitHub releases at install time (install.js), which these machines
+# cannot reach, and the Go module proxy refuses its module: its scenarios
+# (internal/e2e/crush_test.go, build tag e2e_crush) run when
+# E2E_CRUSH_BIN names a crush binary, such as one built from its source.
+# The binary must be CRUSH_VERSION (versions.env).
+tags=e2e
+if [ -n "${E2E_CRUSH_BIN:-}" ]; then
+  ln -s "$E2E_CRUSH_BIN" "$bin/crush"
+  got=$("$bin/crush" --version 2>&1 | head -1) || { echo "e2e: crush does not run: $got" >&2; exit 1; }
+  case "$got" in *"$CRUSH_VERSION"*) ;; *) echo "e2e: crush --version says '$got', want $CRUSH_VERSION" >&2; exit 1 ;; esac
+  pins="$pins crush $CRUSH_VERSION,"
+  tags=e2e,e2e_crush
+fi
+
 go build -o "$work/session-handoff" ./cmd/session-handoff
-go test -c -tags e2e -o "$work/e2e.test" ./internal/e2e
+go test -c -tags "$tags" -o "$work/e2e.test" ./internal/e2e
 
 # unshare --net makes a namespace with only a loopback interface, down;
 # --map-root-user lets a user who is not root do so where the kernel

@@ -290,7 +290,8 @@ func keepTranscripts(t *testing.T, home string) {
 			strings.HasPrefix(slash, ".cline/data/sessions/") ||
 			strings.HasPrefix(slash, ".pi/agent/sessions/") ||
 			strings.HasPrefix(slash, ".qwen/projects/") && strings.Contains(slash, "/chats/") ||
-			strings.HasPrefix(slash, ".local/share/opencode/opencode.db")) {
+			strings.HasPrefix(slash, ".local/share/opencode/opencode.db") ||
+			strings.HasPrefix(slash, "project/.crush/crush.db") || slash == ".local/share/crush/projects.json") {
 			return nil
 		}
 		data, err := os.ReadFile(p)
