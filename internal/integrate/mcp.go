@@ -59,9 +59,16 @@ func MCPPath(agent, projectRoot, home string, user bool, getenv func(string) str
 	}
 	if info, ok := agents.Find(agent); ok {
 		if dirs := info.Dirs(home, getenv); len(dirs) > 0 {
-			// UserFile less ~/ and the agent's directory:
-			// "~/.copilot/mcp-config.json" is mcp-config.json there.
-			_, rest, _ := strings.Cut(strings.TrimPrefix(reg.UserFile, "~/"), "/")
+			// UserFile less ~/ and the agent's directory where no
+			// variable moves it: "~/.copilot/mcp-config.json" is
+			// mcp-config.json there, "~/.config/opencode/opencode.json"
+			// opencode.json.
+			own := filepath.ToSlash(info.Dirs(home, func(string) string { return "" })[0])
+			own = strings.TrimPrefix(strings.TrimPrefix(own, filepath.ToSlash(home)), "/")
+			rest, ok := strings.CutPrefix(strings.TrimPrefix(reg.UserFile, "~/"), own+"/")
+			if !ok {
+				_, rest, _ = strings.Cut(strings.TrimPrefix(reg.UserFile, "~/"), "/")
+			}
 			return filepath.Join(dirs[0], filepath.FromSlash(rest)), reg, nil
 		}
 	}

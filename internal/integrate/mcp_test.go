@@ -190,6 +190,10 @@ func TestMCPPath(t *testing.T) {
 		{"codex", true, "/elsewhere/codex/config.toml"},
 		{"gemini", false, p + "/.gemini/settings.json"},
 		{"gemini", true, "/h/.gemini/settings.json"},
+		// The user file lies two directories down in the agent's own.
+		{"opencode", true, "/h/.config/opencode/opencode.json"},
+		{"crush", false, p + "/crush.json"},
+		{"crush", true, "/h/.config/crush/crush.json"},
 	} {
 		got, _, err := MCPPath(c.agent, p, "/h", c.user, env)
 		if err != nil || got != filepath.FromSlash(c.want) {
