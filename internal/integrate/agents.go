@@ -48,6 +48,9 @@ func LookupAgent(name string) (Agent, error) {
 			return a, nil
 		}
 	}
+	if info.MCP {
+		return Agent{}, fmt.Errorf("%s runs no session hooks: 'session-handoff integrate %s --mcp' registers the MCP server with it", info.Display, info.Name)
+	}
 	return Agent{}, fmt.Errorf("%s: session-handoff has no integration for it", info.Display)
 }
 

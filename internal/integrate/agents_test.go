@@ -19,3 +19,12 @@ func TestLookupAgentQuotesNameSafely(t *testing.T) {
 		t.Fatalf("error quotes the name unsafely: %q", msg)
 	}
 }
+
+// An agent that runs no hooks but takes our MCP server (Crush) has no
+// hooks to install: the error says what integrate does for it.
+func TestLookupAgentWithoutHooks(t *testing.T) {
+	_, err := LookupAgent("crush")
+	if err == nil || !strings.Contains(err.Error(), "runs no session hooks") || !strings.Contains(err.Error(), "integrate crush --mcp") {
+		t.Fatalf("crush: %v", err)
+	}
+}

@@ -52,7 +52,10 @@ func Agent() agent.Agent {
 				{How: "write the instructions, then start the agent", Command: `session-handoff render --as instructions --target crush --write && crush`},
 				// 'crush run' reads a prompt piped on stdin in front of its
 				// arguments (MaybePrependStdin, internal/cmd/root.go v0.90.0).
-				{How: "headless, the handoff piped in front of the prompt", Command: `crush run "Continue the work described above" < FILE`},
+				// It approves every tool call of the run
+				// (RunNonInteractive, internal/app/app.go v0.90.0): for a
+				// handoff of your own.
+				{How: "headless, the handoff piped in front of the prompt; crush run approves every tool call, so only for a handoff you made", Command: `crush run "Continue the work described above" < FILE`},
 			},
 			Style: agent.Style{Agent: "Crush", Guidance: []string{"Keep the next steps in your todo list (todos) and work through them in order. " + agent.CheckGuidance}},
 			Notes: []string{"Crush runs no command at session start or end: its only hook event is PreToolUse (internal/hooks, v0.90.0), so it is briefed through CRUSH.md and captured with capture --from crush."},
