@@ -354,3 +354,29 @@ func TestColumnsWithComments(t *testing.T) {
 		t.Errorf("affinities %v: cost is REAL, created_at not", real)
 	}
 }
+
+// TestTableColumns: a table's columns read by name; a column the table
+// lacks is ErrNoColumn, naming it.
+func TestTableColumns(t *testing.T) {
+	db := open(t, "testdata/plain.db")
+	q, err := db.TableColumns("quoted", "id", "data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	if err := q.Scan(func(r *Row) error {
+		rows++
+		if _, err := q.Text(r, "data"); err != nil {
+			return err
+		}
+		if _, err := q.Text(r, "extra"); err == nil {
+			t.Error("a column not asked for read")
+		}
+		return nil
+	}); err != nil || rows != 2 {
+		t.Fatalf("scan: %d rows, %v", rows, err)
+	}
+	if _, err := db.TableColumns("quoted", "id", "nope"); !errors.Is(err, ErrNoColumn) || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("a missing column: %v", err)
+	}
+}

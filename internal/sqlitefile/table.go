@@ -84,6 +84,49 @@ func (t *Table) Column(name string) int {
 	return -1
 }
 
+// ErrNoColumn is the error of a table that lacks a column a reader
+// reads: the database is of another program, or another version of it.
+var ErrNoColumn = errors.New("no such column")
+
+// Named is a table with the indexes of the columns a reader reads, which
+// it reads by name.
+type Named struct {
+	*Table
+	cols map[string]int
+}
+
+// TableColumns finds the table name and the columns cols in it, or says
+// which one it lacks (ErrNoColumn).
+func (db *DB) TableColumns(name string, cols ...string) (*Named, error) {
+	t, err := db.Table(name)
+	if err != nil {
+		return nil, err
+	}
+	n := &Named{Table: t, cols: make(map[string]int, len(cols))}
+	for _, c := range cols {
+		i := t.Column(c)
+		if i < 0 {
+			return nil, fmt.Errorf("table %s: %w %s", name, ErrNoColumn, c)
+		}
+		n.cols[c] = i
+	}
+	return n, nil
+}
+
+// Text and Int are Row.Text and Row.Int of the column named col, one of
+// those TableColumns found.
+func (n *Named) Text(r *Row, col string) (string, error) { return r.Text(n.index(col)) }
+func (n *Named) Int(r *Row, col string) (int64, error)   { return r.Int(n.index(col)) }
+
+// index is the column col's index; -1, which Row.Value refuses, for a
+// column TableColumns was not asked for.
+func (n *Named) index(col string) int {
+	if i, ok := n.cols[col]; ok {
+		return i
+	}
+	return -1
+}
+
 // Row is one row of a table during a Scan; it is valid only until the
 // function given the row returns.
 type Row struct {
@@ -291,14 +334,7 @@ func splitTop(s string) []string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '`' || c == '\'':
-			quote = c
-		case c == '[':
-			quote = ']'
+		case quoted(&quote, c):
 		case c == '(':
 			depth++
 		case c == ')':
@@ -309,6 +345,24 @@ func splitTop(s string) []string {
 		}
 	}
 	return append(out, s[start:])
+}
+
+// quoted says whether c, the next byte of a statement, lies in a quoted
+// name or string, quote holding the closing quote while in one.
+func quoted(quote *byte, c byte) bool {
+	switch {
+	case *quote != 0:
+		if c == *quote {
+			*quote = 0
+		}
+	case c == '"' || c == '`' || c == '\'':
+		*quote = c
+	case c == '[':
+		*quote = ']'
+	default:
+		return false
+	}
+	return true
 }
 
 // stripComments replaces each SQL comment outside quotes ("-- …" to the
@@ -323,14 +377,7 @@ func stripComments(sql string) string {
 	for i := 0; i < len(sql); i++ {
 		c := sql[i]
 		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '`' || c == '\'':
-			quote = c
-		case c == '[':
-			quote = ']'
+		case quoted(&quote, c):
 		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
 			end := strings.IndexByte(sql[i:], '\n')
 			if end < 0 {

@@ -20,6 +20,7 @@ package crush
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -146,34 +147,14 @@ func openDB(path string, maxRow int) (*sqlitefile.DB, error) {
 	return sqlitefile.Open(path, sqlitefile.Limits{MaxFile: maxDatabase, MaxRecord: int64(max(maxRow, minRow))})
 }
 
-// table is one of Crush's tables with the indexes of the columns the
-// reader reads.
-type table struct {
-	*sqlitefile.Table
-	cols map[string]int
-}
-
 // openTable finds table name with the columns cols, or says which one
 // the database lacks.
-func openTable(db *sqlitefile.DB, name string, cols ...string) (*table, error) {
-	t, err := db.Table(name)
-	if err != nil {
-		return nil, err
+func openTable(db *sqlitefile.DB, name string, cols ...string) (*sqlitefile.Named, error) {
+	t, err := db.TableColumns(name, cols...)
+	if errors.Is(err, sqlitefile.ErrNoColumn) {
+		return nil, fmt.Errorf("%w: not a Crush database of a known version", err)
 	}
-	tb := &table{Table: t, cols: map[string]int{}}
-	for _, c := range cols {
-		i := t.Column(c)
-		if i < 0 {
-			return nil, fmt.Errorf("table %s has no column %s: not a Crush database of a known version", name, c)
-		}
-		tb.cols[c] = i
-	}
-	return tb, nil
-}
-
-func (t *table) text(r *sqlitefile.Row, col string) (string, error) { return r.Text(t.cols[col]) }
-func (t *table) integer(r *sqlitefile.Row, col string) (int64, error) {
-	return r.Int(t.cols[col])
+	return t, err
 }
 
 // sessionRow is a row of the sessions table.
@@ -201,7 +182,7 @@ func sessions(db *sqlitefile.DB) ([]sessionRow, error) {
 			col string
 			to  *string
 		}{{"id", &s.id}, {"parent_session_id", &s.parent}, {"title", &s.title}, {"summary_message_id", &s.summary}} {
-			if *f.to, err = t.text(r, f.col); err != nil {
+			if *f.to, err = t.Text(r, f.col); err != nil {
 				return err
 			}
 		}
@@ -209,13 +190,13 @@ func sessions(db *sqlitefile.DB) ([]sessionRow, error) {
 			col string
 			to  *int64
 		}{{"message_count", &s.messages}, {"created_at", &s.created}, {"updated_at", &s.updated}} {
-			if *f.to, err = t.integer(r, f.col); err != nil {
+			if *f.to, err = t.Int(r, f.col); err != nil {
 				return err
 			}
 		}
 		// The todo list is the last column: a row too large to read
 		// whole loses it, not the session.
-		if s.todos, err = t.text(r, "todos"); err != nil {
+		if s.todos, err = t.Text(r, "todos"); err != nil {
 			if !r.TooLarge() {
 				return err
 			}

@@ -201,27 +201,27 @@ func messages(db *sqlitefile.DB, in map[string]bool, lim transcript.Limits, st *
 	}
 	var out []*message
 	err = t.Scan(func(r *sqlitefile.Row) error {
-		sid, err := t.text(r, "session_id")
+		sid, err := t.Text(r, "session_id")
 		if err != nil || !in[sid] {
 			return err
 		}
 		m := &message{session: sid}
-		if m.id, err = t.text(r, "id"); err != nil {
+		if m.id, err = t.Text(r, "id"); err != nil {
 			return err
 		}
-		if m.role, err = t.text(r, "role"); err != nil {
+		if m.role, err = t.Text(r, "role"); err != nil {
 			return err
 		}
-		if m.created, err = t.integer(r, "created_at"); err != nil {
+		if m.created, err = t.Int(r, "created_at"); err != nil {
 			return err
 		}
-		summary, err := t.integer(r, "is_summary_message")
+		summary, err := t.Int(r, "is_summary_message")
 		if err != nil {
 			return err
 		}
 		m.summary = summary != 0
 		st.Lines++
-		data, err := t.text(r, "parts")
+		data, err := t.Text(r, "parts")
 		switch {
 		case errors.Is(err, sqlitefile.ErrTooLarge), err == nil && len(data) > lim.MaxLine:
 			st.TooLong++

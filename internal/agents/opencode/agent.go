@@ -125,7 +125,7 @@ func find(path string) ([]transcript.SessionInfo, error) {
 	}
 	has := map[string]bool{}
 	if err := t.Scan(func(r *sqlitefile.Row) error {
-		sid, err := t.text(r, "session_id")
+		sid, err := t.Text(r, "session_id")
 		has[sid] = true
 		return err
 	}); err != nil {

@@ -17,6 +17,7 @@ package opencode
 // reads it with its -wal file, as of the last commit, without writing.
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -97,36 +98,14 @@ func rowLimits(maxRow int) sqlitefile.Limits {
 	return sqlitefile.Limits{MaxFile: maxDatabase, MaxRecord: int64(max(maxRow, minRow))}
 }
 
-// table is one of OpenCode's tables with the indexes of the columns the
-// reader reads.
-type table struct {
-	*sqlitefile.Table
-	cols map[string]int
-}
-
 // openTable finds table name with the columns cols, or says which one
 // the database lacks.
-func openTable(db *sqlitefile.DB, name string, cols ...string) (*table, error) {
-	t, err := db.Table(name)
-	if err != nil {
-		return nil, err
+func openTable(db *sqlitefile.DB, name string, cols ...string) (*sqlitefile.Named, error) {
+	t, err := db.TableColumns(name, cols...)
+	if errors.Is(err, sqlitefile.ErrNoColumn) {
+		return nil, fmt.Errorf("%w: not an OpenCode database of a known version", err)
 	}
-	tb := &table{Table: t, cols: map[string]int{}}
-	for _, c := range cols {
-		i := t.Column(c)
-		if i < 0 {
-			return nil, fmt.Errorf("table %s has no column %s: not an OpenCode database of a known version", name, c)
-		}
-		tb.cols[c] = i
-	}
-	return tb, nil
-}
-
-// text and integer read a column by name; a value of another type is an
-// error.
-func (t *table) text(r *sqlitefile.Row, col string) (string, error) { return r.Text(t.cols[col]) }
-func (t *table) integer(r *sqlitefile.Row, col string) (int64, error) {
-	return r.Int(t.cols[col])
+	return t, err
 }
 
 // sessionRow is a row of the session table.
@@ -149,14 +128,14 @@ func sessions(db *sqlitefile.DB) ([]sessionRow, error) {
 			col string
 			to  *string
 		}{{"id", &s.id}, {"parent_id", &s.parent}, {"title", &s.title}, {"directory", &s.directory}, {"version", &s.version}} {
-			if *f.to, err = t.text(r, f.col); err != nil {
+			if *f.to, err = t.Text(r, f.col); err != nil {
 				return err
 			}
 		}
-		if s.created, err = t.integer(r, "time_created"); err != nil {
+		if s.created, err = t.Int(r, "time_created"); err != nil {
 			return err
 		}
-		if s.updated, err = t.integer(r, "time_updated"); err != nil {
+		if s.updated, err = t.Int(r, "time_updated"); err != nil {
 			return err
 		}
 		if len(out) >= maxSessions {

@@ -210,15 +210,15 @@ func messages(db *sqlitefile.DB, in map[string]bool, lim transcript.Limits, st *
 	}
 	var out []*message
 	err = t.Scan(func(r *sqlitefile.Row) error {
-		sid, err := t.text(r, "session_id")
+		sid, err := t.Text(r, "session_id")
 		if err != nil || !in[sid] {
 			return err
 		}
 		m := &message{session: sid}
-		if m.id, err = t.text(r, "id"); err != nil {
+		if m.id, err = t.Text(r, "id"); err != nil {
 			return err
 		}
-		if m.created, err = t.integer(r, "time_created"); err != nil {
+		if m.created, err = t.Int(r, "time_created"); err != nil {
 			return err
 		}
 		if !decodeRow(r, t, &m.data, lim, st) {
@@ -257,9 +257,9 @@ func cmpInt(a, b int64) int {
 
 // decodeRow decodes the row's data column into v, counting the row in
 // st: too large (more than lim.MaxLine), malformed, or a record.
-func decodeRow(r *sqlitefile.Row, t *table, v any, lim transcript.Limits, st *transcript.Stats) bool {
+func decodeRow(r *sqlitefile.Row, t *sqlitefile.Named, v any, lim transcript.Limits, st *transcript.Stats) bool {
 	st.Lines++
-	data, err := t.text(r, "data")
+	data, err := t.Text(r, "data")
 	switch {
 	case errors.Is(err, sqlitefile.ErrTooLarge), err == nil && len(data) > lim.MaxLine:
 		st.TooLong++
@@ -285,7 +285,7 @@ func parts(db *sqlitefile.DB, msgs []*message, lim transcript.Limits, st *transc
 	}
 	n := 0
 	err = t.Scan(func(r *sqlitefile.Row) error {
-		mid, err := t.text(r, "message_id")
+		mid, err := t.Text(r, "message_id")
 		if err != nil {
 			return err
 		}
@@ -294,7 +294,7 @@ func parts(db *sqlitefile.DB, msgs []*message, lim transcript.Limits, st *transc
 			return nil
 		}
 		var p part
-		if p.id, err = t.text(r, "id"); err != nil {
+		if p.id, err = t.Text(r, "id"); err != nil {
 			return err
 		}
 		if !decodeRow(r, t, &p.data, lim, st) {
@@ -330,18 +330,18 @@ func todoList(db *sqlitefile.DB, id string) ([]handoff.Todo, error) {
 	}
 	var rows []row
 	err = t.Scan(func(r *sqlitefile.Row) error {
-		sid, err := t.text(r, "session_id")
+		sid, err := t.Text(r, "session_id")
 		if err != nil || sid != id {
 			return err
 		}
 		var x row
-		if x.todo.Content, err = t.text(r, "content"); err != nil {
+		if x.todo.Content, err = t.Text(r, "content"); err != nil {
 			return err
 		}
-		if x.todo.Status, err = t.text(r, "status"); err != nil {
+		if x.todo.Status, err = t.Text(r, "status"); err != nil {
 			return err
 		}
-		if x.pos, err = t.integer(r, "position"); err != nil {
+		if x.pos, err = t.Int(r, "position"); err != nil {
 			return err
 		}
 		if len(rows) < handoff.MaxItems {
