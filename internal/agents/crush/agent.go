@@ -47,9 +47,12 @@ func Agent() agent.Agent {
 			// (GlobalContextPaths, internal/config/load.go).
 			Reads: []string{"CRUSH.md, CRUSH.local.md, AGENTS.md, CLAUDE.md, CLAUDE.local.md, GEMINI.md, .cursorrules, .cursor/rules/, .github/copilot-instructions.md in the working directory, all that exist",
 				"~/.config/crush/CRUSH.md and ~/.config/AGENTS.md", `"options.context_paths" in crush.json`},
+			// CRUSH.local.md is read beside CRUSH.md (defaultContextPaths):
+			// the personal file, where render --write puts the handoff.
+			PersonalFile:      "CRUSH.local.md",
 			InstructionBudget: 16 << 10,
 			Launch: []agent.Launch{
-				{How: "write the instructions, then start the agent", Command: `session-handoff render --as instructions --target crush --write && crush`},
+				{How: "interactive: write the block into CRUSH.local.md, then start the agent", Command: `session-handoff render --as instructions --target crush --write && crush`},
 				// 'crush run' reads a prompt piped on stdin in front of its
 				// arguments (MaybePrependStdin, internal/cmd/root.go v0.90.0).
 				// It approves every tool call of the run
@@ -58,7 +61,8 @@ func Agent() agent.Agent {
 				{How: "headless, the handoff piped in front of the prompt; crush run approves every tool call, so only for a handoff you made", Command: `crush run "Continue the work described above" < FILE`},
 			},
 			Style: agent.Style{Agent: "Crush", Guidance: []string{"Keep the next steps in your todo list (todos) and work through them in order. " + agent.CheckGuidance}},
-			Notes: []string{"Crush runs no command at session start or end: its only hook event is PreToolUse (internal/hooks, v0.90.0), so it is briefed through CRUSH.md and captured with capture --from crush."},
+			Notes: []string{"render --write puts the handoff in CRUSH.local.md, which is yours; --shared in CRUSH.md, which the team shares.",
+				"Crush runs no command at session start or end: its only hook event is PreToolUse (internal/hooks, v0.90.0), so it is briefed through CRUSH.md and captured with capture --from crush."},
 			// "mcp" in crush.json, the project's (found from the working
 			// directory up) or the user's ~/.config/crush/crush.json,
 			// each server {"type": "stdio", "command", "args"}
