@@ -252,3 +252,27 @@ func TestCrushSubagent(t *testing.T) {
 		}
 	})
 }
+
+// TestCrushBriefed: Crush runs no hook at session start, so it is briefed
+// through its personal instruction file: a session captured with a next
+// step, render --write puts the handoff in CRUSH.local.md, and the next
+// session's system prompt carries it.
+func TestCrushBriefed(t *testing.T) {
+	forAgents(t, []agent{crush}, func(t *testing.T, w *world) {
+		crushRun(w, crushTitled("Add a greeting file", fakemodel.Queue(
+			fakemodel.Turn{Calls: []fakemodel.Call{w.agent.writeFile(w, "hello.txt", "hello from e2e\n")}},
+			fakemodel.Turn{Text: "Wrote hello.txt."})),
+			w.agent.headless(w, "add a greeting file")...)
+		const step = "wire the e2e greeting into main.go"
+		w.sh("capture", "--from", "crush", "--next", step)
+		w.sh("render", "latest", "--as", "instructions", "--target", "crush", "--write")
+		if _, err := os.Stat(filepath.Join(w.project, "CRUSH.local.md")); err != nil {
+			t.Fatalf("render --write: %v", err)
+		}
+		reqs := mainRequests(crushRun(w, crushTitled("What next", fakemodel.Queue(fakemodel.Turn{Text: "Next: main.go."})),
+			w.agent.headless(w, "what next?")...))
+		if len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), step) || !strings.Contains(string(reqs[0].Body), "hello.txt") {
+			t.Fatalf("the briefed session's first request lacks the handoff:\n%s", clip(string(reqs[0].Body)))
+		}
+	})
+}

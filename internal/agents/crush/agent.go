@@ -118,6 +118,9 @@ func find(p project) ([]transcript.SessionInfo, error) {
 		return nil, err
 	}
 	var out []transcript.SessionInfo
+	// The rows written last first: Find sorts by last activity, in
+	// seconds, and keeps this order within one second, as pick does.
+	slices.Reverse(all)
 	for _, s := range all {
 		if s.parent != "" || s.messages == 0 {
 			continue

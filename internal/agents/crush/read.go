@@ -169,7 +169,8 @@ func readDB(db *sqlitefile.DB, id, cwd string, lim transcript.Limits) (*transcri
 
 // pick finds the session id among all; an id that is none of theirs
 // picks the session active last that is no subagent's and has a
-// message.
+// message. Times are in seconds: of sessions active in the same second,
+// the one created last is, and of those the row written last.
 func pick(all []sessionRow, id string) (sessionRow, error) {
 	for _, s := range all {
 		if id != "" && s.id == id {
@@ -178,7 +179,7 @@ func pick(all []sessionRow, id string) (sessionRow, error) {
 	}
 	var best *sessionRow
 	for i, s := range all {
-		if s.parent == "" && s.messages > 0 && (best == nil || s.updated > best.updated) {
+		if s.parent == "" && s.messages > 0 && (best == nil || !later(*best, s)) {
 			best = &all[i]
 		}
 	}
@@ -186,6 +187,15 @@ func pick(all []sessionRow, id string) (sessionRow, error) {
 		return sessionRow{}, transcript.ErrNoRecords
 	}
 	return *best, nil
+}
+
+// later says whether a was active after b, by its last activity, then
+// its creation.
+func later(a, b sessionRow) bool {
+	if a.updated != b.updated {
+		return a.updated > b.updated
+	}
+	return a.created > b.created
 }
 
 // maxRows bounds the messages of one session.

@@ -51,7 +51,9 @@ func exit(n int) *int { return &n }
 // (absolute, in the suite's project, which is not the directory the
 // test reads the database in).
 type expectation struct {
-	name, id    string
+	name, id string
+	// older: the database holds a later session (read by id only)
+	older       bool
 	project     string // the suite's project directory
 	title       string
 	requests    []string
@@ -101,15 +103,32 @@ var expectations = []expectation{
 		requests:  []string{"Have a subagent read README.md"},
 		last:      "The subagent read README.md.",
 		subagents: 1},
+	// TestCrushBriefed: the session captured, then the one briefed
+	// through CRUSH.local.md (the briefing went into the system prompt,
+	// which Crush does not store). Both ended within one second: the
+	// later one is the one created last.
+	{name: "briefed", id: "39f843ed-67cb-457c-9785-2b43d1136f4c", older: true, project: "/tmp/TestCrushBriefedcrush3201965578/001/project",
+		title:    "Add a greeting file",
+		requests: []string{"add a greeting file"},
+		last:     "Wrote hello.txt.",
+		files:    []handoff.FileTouched{{Path: "hello.txt", Action: "created", Edits: 1}}},
+	{name: "briefed", id: "663534ef-49cf-4071-8085-7c520e56a6ba",
+		title:    "What next",
+		requests: []string{"what next?"},
+		last:     "Next: main.go."},
 }
 
 // TestRealDatabases reads each session Crush v0.90.0 wrote and checks
 // every field the digest fills against what the scripted model did.
 func TestRealDatabases(t *testing.T) {
 	for _, e := range expectations {
-		t.Run(e.name, func(t *testing.T) {
+		t.Run(e.name+"/"+e.id, func(t *testing.T) {
 			path := realDB(t, e.name)
-			for _, id := range []string{e.id, ""} { // by id, and as the latest session
+			ids := []string{e.id, ""} // by id, and as the latest session
+			if e.older {
+				ids = ids[:1]
+			}
+			for _, id := range ids {
 				d, err := reader{}.Read(path, id, transcript.Limits{})
 				if err != nil {
 					t.Fatal(err)
@@ -188,7 +207,7 @@ func TestRealDatabasesCovered(t *testing.T) {
 	}
 	have := map[string]bool{}
 	for _, e := range expectations {
-		have[e.name] = true
+		have[e.name] = have[e.name] || !e.older
 	}
 	n := 0
 	for _, e := range ents {
@@ -197,7 +216,7 @@ func TestRealDatabasesCovered(t *testing.T) {
 		}
 		n++
 		if !have[e.Name()] {
-			t.Errorf("testdata/real-e2e/%s has no expectation", e.Name())
+			t.Errorf("testdata/real-e2e/%s has no expectation for its latest session", e.Name())
 		}
 	}
 	if n != len(have) {
@@ -257,5 +276,14 @@ func TestDetect(t *testing.T) {
 	}
 	if _, ok := (reader{}).Detect([]byte(`{"type":"session.start"}`)); ok {
 		t.Error("a JSON line detected")
+	}
+}
+
+// TestFindOrder: of two sessions active in the same second, the one
+// written last is listed first, the one capture --from crush takes.
+func TestFindOrder(t *testing.T) {
+	got, err := reader{}.Find([]string{filepath.Dir(realDB(t, "briefed"))})
+	if err != nil || len(got) != 2 || got[0].ID != "663534ef-49cf-4071-8085-7c520e56a6ba" || !got[0].LastActivity.Equal(got[1].LastActivity) {
+		t.Fatalf("Find: %+v, %v", got, err)
 	}
 }
