@@ -1,0 +1,100 @@
+package transcript
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// Toolkit for the readers in agents' folders (internal/agents/<name>):
+// values of more than one JSON type, exit lines, paths an agent reports
+// touching, and discovery that probes some files otherwise than by lines.
+
+// DecodeValue is Decode for any JSON value, not only an object: b is one
+// JSON value, v a pointer to what it is decoded into, with Decode's
+// leniency (a value of another type leaves v as it was).
+func DecodeValue(b []byte, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return errors.New("transcript.DecodeValue: want a pointer")
+	}
+	var p jsonParser
+	p.b, p.i = b, 0
+	p.ws()
+	if !p.into(rv.Elem()) {
+		return errNotJSON
+	}
+	p.ws()
+	if p.i != len(p.b) {
+		return errNotJSON
+	}
+	return nil
+}
+
+// errNotJSON is DecodeValue's error for bytes that are not one JSON value.
+var errNotJSON = errors.New("not a JSON value")
+
+// ExitLine finds the exit code a command's output states on a line of its
+// own that starts with one of prefixes, as (?m)^PREFIX *(-?\d{1,10})\s*$
+// would: found says there is such a line, code is nil when its number is
+// no exit code (out of range).
+func ExitLine(text string, prefixes ...string) (code *int, found bool) {
+	n, ok := exitLine(text, prefixes...)
+	if !ok {
+		return nil, false
+	}
+	return parseExit(n), true
+}
+
+// IsSlashCommand reports whether a request is an agent's slash command
+// alone ("/review"), which says what was run, not the work.
+func IsSlashCommand(s string) bool { return isSlashCommand(s) }
+
+// Touched adds paths the agent itself reports touching, without saying
+// how: each is an edited file unless known already. A relative path is
+// taken relative to the session's directory (SetCWD).
+func (b *Builder) Touched(paths []string) {
+	if len(paths) == 0 {
+		return
+	}
+	e := event{kind: evTouch}
+	for _, p := range paths {
+		e.ops = append(e.ops, fileOp{path: joinPath(b.d.CWD, p)})
+	}
+	foldEvent(b.f, b.d.CWD, e)
+}
+
+// SetProjectHash notes the SHA-256 of the session's project root (in hex)
+// as its transcript records it: MatchProject matches a session whose
+// directory is unknown by it.
+func (s *SessionInfo) SetProjectHash(h string) { s.projectHash = h }
+
+// ProbeSessionsWith is ProbeSessions with probe to probe each of the
+// newest files: it fills s from its file and says whether s is a session
+// to list.
+func ProbeSessionsWith(agent Agent, files []Candidate, probe func(s *SessionInfo) bool) []SessionInfo {
+	slices.SortFunc(files, func(a, b Candidate) int {
+		if c := b.ModTime.Compare(a.ModTime); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	out := make([]SessionInfo, 0, len(files))
+	for _, c := range files {
+		out = append(out, SessionInfo{Agent: agent, Path: c.Path, ID: c.ID, CWD: c.CWD, LastActivity: c.ModTime})
+	}
+	probed := out[:min(len(out), maxProbed)]
+	eachParallel(len(probed), func(i int) {
+		s := &probed[i]
+		s.empty = !probe(s)
+	})
+	out = slices.DeleteFunc(out, func(s SessionInfo) bool { return s.empty })
+	slices.SortStableFunc(out, func(a, b SessionInfo) int { return b.LastActivity.Compare(a.LastActivity) })
+	return out
+}
+
+// ProbeFile feeds p the head and the tail of s's file and fills s, as
+// ProbeSessions does for each file it probes; it says whether s is a
+// session to list. A file that cannot be read is listed as found.
+func ProbeFile(s *SessionInfo, p Prober) bool { return probeFile(s, p) }
