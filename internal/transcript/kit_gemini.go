@@ -98,3 +98,80 @@ func ProbeSessionsWith(agent Agent, files []Candidate, probe func(s *SessionInfo
 // ProbeSessions does for each file it probes; it says whether s is a
 // session to list. A file that cannot be read is listed as found.
 func ProbeFile(s *SessionInfo, p Prober) bool { return probeFile(s, p) }
+
+// EachLeaf walks b, one JSON value, in one pass: fn gets each value in it
+// that is not an array, in order, nested arrays flattened, with the index
+// of the element of b it lies in (-1 when b is no array): the parts of a
+// content that may be a value or a list of them. The bytes are b's, valid
+// while b is. It fails when b is not one JSON value.
+func EachLeaf(b []byte, fn func(leaf []byte, top int)) error {
+	var p jsonParser
+	p.b = b
+	p.ws()
+	ok := false
+	if p.i < len(p.b) && p.b[p.i] == '[' {
+		n := 0
+		ok = p.elements(func() bool {
+			n++
+			return p.leaves(fn, n-1)
+		})
+	} else {
+		ok = p.leaves(fn, -1)
+	}
+	p.ws()
+	if !ok || p.i != len(p.b) {
+		return errNotJSON
+	}
+	return nil
+}
+
+// leaves walks the value at p.i for EachLeaf, descending into arrays.
+func (p *jsonParser) leaves(fn func([]byte, int), top int) bool {
+	if p.i >= len(p.b) {
+		return false
+	}
+	if p.b[p.i] == '[' {
+		return p.elements(func() bool { return p.leaves(fn, top) })
+	}
+	start := p.i
+	if !p.skip() {
+		return false
+	}
+	fn(p.b[start:p.i], top)
+	return true
+}
+
+// elements walks the array at p.i (on its '['), calling elem for each
+// element with p.i on it; elem moves past it.
+func (p *jsonParser) elements(elem func() bool) bool {
+	p.i++ // [
+	if p.depth++; p.depth > maxNesting {
+		return false
+	}
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		p.depth--
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		p.ws()
+		if p.i >= len(p.b) {
+			return false
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+			p.ws()
+		case ']':
+			p.i++
+			p.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}

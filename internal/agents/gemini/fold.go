@@ -444,45 +444,54 @@ func (f *fold) finishPlan() (string, string) {
 // contentText joins the text parts of a content (a string, a part, or a
 // list of them), leaving out the model's thoughts.
 func contentText(raw json.RawMessage) string {
-	return joinParts(raw, func(p json.RawMessage) string {
+	return joinParts(raw, partText, nil)
+}
+
+// partText is the text of a part of a content: a string, or an object's
+// text unless it is a thought.
+func partText(v []byte) string {
+	switch v[0] {
+	case '"':
+		var s string
+		_ = transcript.DecodeValue(v, &s)
+		return s
+	case '{':
 		var pt part
-		if transcript.DecodeValue(p, &pt) != nil || pt.Thought {
+		if transcript.DecodeValue(v, &pt) != nil || pt.Thought {
 			return ""
 		}
 		return pt.Text
-	}, nil)
+	}
+	return ""
 }
 
-// joinParts joins the texts of a value that is a string, an object (whose
-// text obj gives) or a list of such values, each kept unless drop says
-// otherwise; "" for anything else.
-func joinParts(raw json.RawMessage, obj func(json.RawMessage) string, drop func(string) bool) string {
+// joinParts joins the texts text gives of the parts of raw, a value or a
+// list of them (lists in lists flattened), one line each; those empty are
+// left out, and, when drop is set, the elements of a list whose text drop
+// says to leave out.
+func joinParts(raw json.RawMessage, text func([]byte) string, drop func(string) bool) string {
 	if len(raw) == 0 {
 		return ""
 	}
-	switch raw[0] {
-	case '"':
-		var s string
-		_ = transcript.DecodeValue(raw, &s)
-		return s
-	case '{':
-		return obj(raw)
-	case '[':
-		var list []json.RawMessage
-		_ = transcript.DecodeValue(raw, &list)
-		var parts []string
-		for _, p := range list {
-			t := joinParts(p, obj, nil)
-			if drop != nil && drop(strings.TrimSpace(t)) {
-				continue
-			}
-			if t != "" {
-				parts = append(parts, t)
-			}
+	var out, elem []string
+	last := -1
+	flush := func() {
+		if t := strings.Join(elem, "\n"); t != "" && (drop == nil || last < 0 || !drop(strings.TrimSpace(t))) {
+			out = append(out, t)
 		}
-		return strings.Join(parts, "\n")
+		elem = elem[:0]
 	}
-	return ""
+	_ = transcript.EachLeaf(raw, func(leaf []byte, top int) {
+		if top != last {
+			flush()
+			last = top
+		}
+		if t := text(leaf); t != "" {
+			elem = append(elem, t)
+		}
+	})
+	flush()
+	return strings.Join(out, "\n")
 }
 
 // userText is the text of a user message without the hooks' context
@@ -495,13 +504,7 @@ func joinParts(raw json.RawMessage, obj func(json.RawMessage) string, drop func(
 // escapes any a handoff's text holds), and Gemini CLI escapes nothing
 // inside it.
 func userText(raw json.RawMessage) string {
-	var text string
-	if len(raw) > 0 && raw[0] == '[' {
-		text = joinParts(raw, func(p json.RawMessage) string { return contentText(p) }, isHookContext)
-	} else {
-		text = contentText(raw)
-	}
-	text = strings.TrimSpace(text)
+	text := strings.TrimSpace(joinParts(raw, partText, isHookContext))
 	for strings.HasPrefix(text, hookContextOpen) {
 		end := strings.Index(text, hookContextClose)
 		if end < 0 {
@@ -534,9 +537,12 @@ func refused(out string) bool {
 
 // resultText reads the output of a tool call's result parts.
 func resultText(raw json.RawMessage) string {
-	return joinParts(raw, func(p json.RawMessage) string {
+	return joinParts(raw, func(v []byte) string {
+		if v[0] != '{' {
+			return partText(v)
+		}
 		var rp resultPart
-		_ = transcript.DecodeValue(p, &rp)
+		_ = transcript.DecodeValue(v, &rp)
 		if isObject(rp.FunctionResponse) {
 			var fr functionResponse
 			_ = transcript.Decode(rp.FunctionResponse, &fr)
