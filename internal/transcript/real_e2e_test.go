@@ -41,25 +41,7 @@ var realE2EExpectations = []realExpectation{
 		title: "check the tree", requests: []string{"check the tree"},
 		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}},
 		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."},
-	// Gemini CLI records the absolute path the model gave write_file.
-	{file: "gemini/work/session-2026-11-27T09-10-505c8add.jsonl", agent: Gemini,
-		title: "add a greeting file and check the tree", requests: []string{"add a greeting file and check the tree"},
-		files:       map[string]realFile{"/tmp/TestCaptureAndBriefgemini1023584904/001/project/hello.txt": {action: "created", edits: 1}},
-		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}}},
-	{file: "gemini/mcp/session-2026-11-27T09-11-1d9f848a.jsonl", agent: Gemini,
-		title: "save a handoff, list them, then resume", requests: []string{"save a handoff, list them, then resume"}},
-	// The briefing and the prompt are one text (<hook_context>…</hook_context>
-	// and "what next?"): the prompt is the request and the title.
-	{file: "gemini/briefed/session-2026-11-27T09-10-17168af1.jsonl", agent: Gemini,
-		title: "what next?", requests: []string{"what next?"}},
-	// Resumed ($set.messages puts the first run's messages back), then
-	// compressed ($set.messages drops them again): each request once; the
-	// briefed prompt kept. The scripted model answered "check the tree"
-	// with the snapshot text, so that is the last message too.
-	{file: "gemini/compaction/session-2026-11-27T09-12-434dc8a2.jsonl", agent: Gemini,
-		title: "add a greeting file", requests: []string{"add a greeting file", "check the tree"},
-		files:      map[string]realFile{"/tmp/TestCompactiongemini3573133766/001/project/hello.txt": {action: "created", edits: 1}},
-		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."},
+	// Gemini CLI's are in internal/agents/gemini/real_test.go.
 }
 
 func TestRealE2ETranscripts(t *testing.T) {
