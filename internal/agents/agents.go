@@ -38,7 +38,7 @@ type Agent = agent.Agent
 const (
 	ClaudeCode = string(transcript.ClaudeCode)
 	Codex      = string(transcript.Codex)
-	Gemini     = string(transcript.Gemini)
+	Gemini     = gemini.Name
 	Copilot    = copilot.Name
 	Pi         = pi.Name
 )

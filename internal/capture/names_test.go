@@ -2,6 +2,7 @@ package capture
 
 import (
 	"github.com/session-handoff/session-handoff/internal/agents/copilot"
+	"github.com/session-handoff/session-handoff/internal/agents/gemini"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
@@ -9,6 +10,6 @@ import (
 const (
 	ClaudeCode = transcript.ClaudeCode
 	Codex      = transcript.Codex
-	Gemini     = transcript.Gemini
+	Gemini     = Agent(gemini.Name)
 	Copilot    = Agent(copilot.Name)
 )
