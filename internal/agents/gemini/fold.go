@@ -75,8 +75,8 @@ type part struct {
 // resultPart is a part of a tool call's result: the tool's response, or
 // text.
 type resultPart struct {
-	Text             string          `json:"text"`
-	FunctionResponse json.RawMessage `json:"functionResponse"`
+	Text             string            `json:"text"`
+	FunctionResponse *functionResponse `json:"functionResponse"`
 }
 
 type functionResponse struct {
@@ -112,7 +112,10 @@ type fold struct {
 type planFile struct{ path, text string }
 
 func (f *fold) message(m *message) {
-	id, _ := m.ID.(string)
+	var id string
+	if m.ID != nil {
+		id = *m.ID
+	}
 	switch m.Type {
 	case "user":
 		content := userText(m.Content)
@@ -144,9 +147,7 @@ func (f *fold) message(m *message) {
 		for i := range m.ToolCalls {
 			f.toolCall(id, i, &m.ToolCalls[i])
 		}
-		if isObject(m.Tokens) {
-			var t tokens
-			_ = transcript.Decode(m.Tokens, &t)
+		if t := m.Tokens; t != nil {
 			in, cached := max(t.Input, 0), max(t.Cached, 0)
 			f.b.Tokens("msg:"+id, handoff.Tokens{
 				Input:     max(in-cached, 0),
@@ -543,9 +544,7 @@ func resultText(raw json.RawMessage) string {
 		}
 		var rp resultPart
 		_ = transcript.DecodeValue(v, &rp)
-		if isObject(rp.FunctionResponse) {
-			var fr functionResponse
-			_ = transcript.Decode(rp.FunctionResponse, &fr)
+		if fr := rp.FunctionResponse; fr != nil {
 			r := fr.Response
 			return firstNonEmpty(r.Output, r.Error, r.LLMContent, r.Content)
 		}

@@ -19,60 +19,56 @@ import (
 // with a messages array.
 
 // line is a line of a recording as the first pass reads it: a rewind, a
-// message (of which its id and time), a $set, or the metadata. The ids are
-// any because only a string is one: a line whose id is of another type is
-// no message.
+// message (of which its id and time), a $set, or the metadata. An id of
+// another type than a string is none: the line is no message.
 type line struct {
-	RewindTo  any             `json:"$rewindTo"`
-	ID        any             `json:"id"`
-	Timestamp string          `json:"timestamp"`
-	Type      string          `json:"type"`
-	Set       json.RawMessage `json:"$set"`
-	SessionID any             `json:"sessionId"`
+	RewindTo  *string `json:"$rewindTo"`
+	ID        *string `json:"id"`
+	Timestamp string  `json:"timestamp"`
+	Type      string  `json:"type"`
+	Set       *meta   `json:"$set"`
+	SessionID *string `json:"sessionId"`
 }
 
 // meta is the metadata of a recording (ConversationRecord,
 // packages/core/src/services/chatRecordingTypes.ts), in its first line or
-// a $set; a field set to a value of another type reads as empty, as it
-// overrides the one before.
+// a $set. Each field is kept raw: a value of any type replaces the one
+// before, and one that is not of the field's type reads as empty.
 type meta struct {
-	SessionID        *string     `json:"sessionId"`
-	ProjectHash      *string     `json:"projectHash"`
-	StartTime        *string     `json:"startTime"`
-	LastUpdated      *string     `json:"lastUpdated"`
-	Summary          *string     `json:"summary"`
-	Kind             *string     `json:"kind"`
-	Directories      *[]string   `json:"directories"`
-	MemoryScratchpad *scratchpad `json:"memoryScratchpad"`
+	SessionID        json.RawMessage `json:"sessionId"`
+	ProjectHash      json.RawMessage `json:"projectHash"`
+	StartTime        json.RawMessage `json:"startTime"`
+	LastUpdated      json.RawMessage `json:"lastUpdated"`
+	Summary          json.RawMessage `json:"summary"`
+	Kind             json.RawMessage `json:"kind"`
+	Directories      json.RawMessage `json:"directories"`
+	MemoryScratchpad json.RawMessage `json:"memoryScratchpad"`
 	// Messages replace the whole list (after a compression, for one).
 	Messages []listed `json:"messages"`
 }
 
+// scratchpad is the metadata's memoryScratchpad, of which the paths Gemini
+// CLI says were touched.
 type scratchpad struct {
 	TouchedPaths []string `json:"touchedPaths"`
 }
 
 // listed is a message of a messages list as the first pass reads it.
 type listed struct {
-	ID        any    `json:"id"`
-	Timestamp string `json:"timestamp"`
+	ID        *string `json:"id"`
+	Timestamp string  `json:"timestamp"`
 }
 
 // merge sets in m what u sets.
 func (m *meta) merge(u *meta) {
-	for _, f := range []struct{ to, from **string }{
+	for _, f := range []struct{ to, from *json.RawMessage }{
 		{&m.SessionID, &u.SessionID}, {&m.ProjectHash, &u.ProjectHash}, {&m.StartTime, &u.StartTime},
 		{&m.LastUpdated, &u.LastUpdated}, {&m.Summary, &u.Summary}, {&m.Kind, &u.Kind},
+		{&m.Directories, &u.Directories}, {&m.MemoryScratchpad, &u.MemoryScratchpad},
 	} {
-		if *f.from != nil {
+		if len(*f.from) > 0 {
 			*f.to = *f.from
 		}
-	}
-	if u.Directories != nil {
-		m.Directories = u.Directories
-	}
-	if u.MemoryScratchpad != nil {
-		m.MemoryScratchpad = u.MemoryScratchpad
 	}
 }
 
@@ -80,17 +76,23 @@ func (m *meta) merge(u *meta) {
 // directory, else it is where the recording lies, else what the touched
 // paths imply.
 func (m *meta) dir() string {
-	if m.Directories != nil && len(*m.Directories) > 0 {
-		return (*m.Directories)[0]
+	var dirs []string
+	if len(m.Directories) > 0 && m.Directories[0] == '[' {
+		_ = transcript.DecodeValue(m.Directories, &dirs)
+	}
+	if len(dirs) > 0 {
+		return dirs[0]
 	}
 	return ""
 }
 
-func str(s *string) string {
-	if s == nil {
-		return ""
+// str is a raw value's string; "" when it is none.
+func str(raw json.RawMessage) string {
+	var s string
+	if len(raw) > 0 && raw[0] == '"' {
+		_ = transcript.DecodeValue(raw, &s)
 	}
-	return *s
+	return s
 }
 
 // isObject says whether raw, a value Decode kept, is a JSON object.
@@ -135,21 +137,17 @@ func (g *chat[T]) record(n int32, data []byte, at func(n, idx int32, set bool) T
 	if err := transcript.Decode(data, &l); err != nil {
 		return err
 	}
-	if id, ok := l.RewindTo.(string); ok {
-		g.rewind(id)
+	switch {
+	case l.RewindTo != nil:
+		g.rewind(*l.RewindTo)
 		return nil
-	}
-	if id, ok := l.ID.(string); ok {
-		g.upsert(id, l.Timestamp, at(n, -1, false))
+	case l.ID != nil:
+		g.upsert(*l.ID, l.Timestamp, at(n, -1, false))
 		return nil
-	}
-	if isObject(l.Set) {
-		var u meta
-		_ = transcript.Decode(l.Set, &u)
-		g.set(&u, func(i int) T { return at(n, int32(i), true) })
+	case l.Set != nil:
+		g.set(l.Set, func(i int) T { return at(n, int32(i), true) })
 		return nil
-	}
-	if _, ok := l.SessionID.(string); ok {
+	case l.SessionID != nil:
 		// The metadata, with the messages when the older form is
 		// written on one line.
 		var u meta
@@ -194,8 +192,8 @@ func (g *chat[T]) set(u *meta, at func(i int) T) {
 		// dropped messages did still happened: keep them aside.
 		keep := map[string]bool{}
 		for _, x := range u.Messages {
-			if id, ok := x.ID.(string); ok {
-				keep[id] = true
+			if x.ID != nil {
+				keep[*x.ID] = true
 			}
 		}
 		for _, id := range g.ids {
@@ -212,13 +210,13 @@ func (g *chat[T]) set(u *meta, at func(i int) T) {
 		}
 		g.ids, g.byID = nil, map[string]T{}
 		for i, x := range u.Messages {
-			if id, ok := x.ID.(string); ok {
-				g.upsert(id, x.Timestamp, at(i))
+			if x.ID != nil {
+				g.upsert(*x.ID, x.Timestamp, at(i))
 			}
 		}
 	}
-	for _, s := range []*string{u.LastUpdated, u.StartTime} {
-		if t, ok := transcript.ParseTime(str(s)); ok {
+	for _, raw := range []json.RawMessage{u.LastUpdated, u.StartTime} {
+		if t, ok := transcript.ParseTime(str(raw)); ok {
 			g.b.Time(t)
 		}
 	}
@@ -256,7 +254,9 @@ func (g *chat[T]) finishMeta() (touched []string) {
 	// Gemini CLI marks a subagent's recording in its metadata
 	// (ConversationRecord.kind, packages/core/src/services/chatRecordingTypes.ts).
 	d.Subagent = str(g.meta.Kind) == "subagent"
-	if sp := g.meta.MemoryScratchpad; sp != nil {
+	var sp scratchpad
+	if isObject(g.meta.MemoryScratchpad) {
+		_ = transcript.Decode(g.meta.MemoryScratchpad, &sp)
 		for _, p := range sp.TouchedPaths {
 			if strings.TrimSpace(p) != "" && len(touched) < maxFiles {
 				touched = append(touched, p)
@@ -339,13 +339,13 @@ func finish[T any](g *chat[T], rootHint string, each func(func(*message)) error)
 // (content, displayContent, a tool call's result) are a string, a part or
 // a list of them, hence raw.
 type message struct {
-	ID             any             `json:"id"`
+	ID             *string         `json:"id"`
 	Timestamp      string          `json:"timestamp"`
 	Type           string          `json:"type"`
 	Content        json.RawMessage `json:"content"`
 	DisplayContent json.RawMessage `json:"displayContent"`
 	ToolCalls      []toolCall      `json:"toolCalls"`
-	Tokens         json.RawMessage `json:"tokens"`
+	Tokens         *tokens         `json:"tokens"`
 }
 
 // messageList is a line that holds messages: the metadata of the older
@@ -482,12 +482,10 @@ func readObject(g *chat[*message], r io.Reader) {
 			}
 			st.Lines++
 			m := &message{}
-			if transcript.Decode(v, m) == nil {
-				if id, ok := m.ID.(string); ok {
-					st.Records++
-					g.upsert(id, m.Timestamp, m)
-					continue
-				}
+			if transcript.Decode(v, m) == nil && m.ID != nil {
+				st.Records++
+				g.upsert(*m.ID, m.Timestamp, m)
+				continue
 			}
 			st.Malformed++
 		}

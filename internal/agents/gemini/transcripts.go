@@ -214,8 +214,8 @@ func probeObject(s *transcript.SessionInfo) bool {
 
 // probeLine is a line of a recording as discovery reads it.
 type probeLine struct {
-	Set            json.RawMessage `json:"$set"`
-	ID             any             `json:"id"`
+	Set            *meta           `json:"$set"`
+	ID             *string         `json:"id"`
 	Type           string          `json:"type"`
 	Timestamp      string          `json:"timestamp"`
 	Content        json.RawMessage `json:"content"`
@@ -227,7 +227,7 @@ type probeLine struct {
 			Title string `json:"title"`
 		} `json:"args"`
 	} `json:"toolCalls"`
-	SessionID any `json:"sessionId"`
+	SessionID *string `json:"sessionId"`
 }
 
 // prober gathers what discovery shows from a recording's lines: the
@@ -262,9 +262,7 @@ func (p *prober) line(l *probeLine, data []byte, head bool) {
 			p.last = ts
 		}
 	}
-	if isObject(l.Set) {
-		var set meta
-		_ = transcript.Decode(l.Set, &set)
+	if set := l.Set; set != nil {
 		p.summary = firstNonEmpty(str(set.Summary), p.summary)
 		if str(set.Kind) == "subagent" {
 			p.subagent = true
@@ -274,7 +272,7 @@ func (p *prober) line(l *probeLine, data []byte, head bool) {
 		}
 		return
 	}
-	if _, ok := l.ID.(string); ok {
+	if l.ID != nil {
 		switch l.Type {
 		case "user":
 			if head && p.firstReq == "" {
@@ -294,7 +292,7 @@ func (p *prober) line(l *probeLine, data []byte, head bool) {
 		}
 		return
 	}
-	if _, ok := l.SessionID.(string); ok && head && !p.metaSeen {
+	if l.SessionID != nil && head && !p.metaSeen {
 		var m meta
 		_ = transcript.Decode(data, &m)
 		p.metaSeen = true
