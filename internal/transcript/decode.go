@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -31,20 +32,22 @@ func Decode(line []byte, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
 		return errors.New("transcript.Decode: want a pointer to a struct")
 	}
-	var p jsonParser
-	p.b, p.i = line, 0
-	p.ws()
-	if p.i >= len(p.b) || p.b[p.i] != '{' {
-		return errNotObject
-	}
-	if !p.into(rv.Elem()) {
-		return errNotObject
-	}
-	p.ws()
-	if p.i != len(p.b) {
+	if first := bytes.TrimLeft(line, " \t\r\n"); len(first) == 0 || first[0] != '{' || !decodeWhole(line, rv.Elem()) {
 		return errNotObject
 	}
 	return nil
+}
+
+// decodeWhole decodes b, one JSON value and nothing after it, into rv; it
+// reports whether b was that.
+func decodeWhole(b []byte, rv reflect.Value) bool {
+	p := jsonParser{b: b}
+	p.ws()
+	if !p.into(rv) {
+		return false
+	}
+	p.ws()
+	return p.i == len(p.b)
 }
 
 // errNotObject is Decode's error for a line that is not one JSON object.
@@ -291,25 +294,39 @@ func (p *jsonParser) members(member func(key []byte, esc bool) bool) bool {
 }
 
 func (p *jsonParser) intoSlice(rv reflect.Value) bool {
-	p.i++ // [
-	if p.depth++; p.depth > maxNesting {
-		return false
-	}
 	elem := rv.Type().Elem()
 	out := reflect.MakeSlice(rv.Type(), 0, 0)
-	p.ws()
-	if p.i < len(p.b) && p.b[p.i] == ']' {
-		p.i++
-		p.depth--
-		rv.Set(out)
-		return true
-	}
-	for {
+	if !p.elements(func() bool {
 		v := reflect.New(elem).Elem()
 		if !p.into(v) {
 			return false
 		}
 		out = reflect.Append(out, v)
+		return true
+	}) {
+		return false
+	}
+	rv.Set(out)
+	return true
+}
+
+// elements walks the array at p.i (on its '['), calling elem for each
+// element with p.i on it; elem moves past it.
+func (p *jsonParser) elements(elem func() bool) bool {
+	p.i++ // [
+	if p.depth++; p.depth > maxNesting {
+		return false
+	}
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		p.depth--
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
 		p.ws()
 		if p.i >= len(p.b) {
 			return false
@@ -321,7 +338,6 @@ func (p *jsonParser) intoSlice(rv reflect.Value) bool {
 		case ']':
 			p.i++
 			p.depth--
-			rv.Set(out)
 			return true
 		default:
 			return false
