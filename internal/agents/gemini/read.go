@@ -1,10 +1,12 @@
 package gemini
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
@@ -416,12 +418,8 @@ func eachMessage(sec *io.SectionReader, lim transcript.Limits, refs []ref, fn fu
 func readLegacy(sec *io.SectionReader, rootHint string) (*transcript.Digest, error) {
 	b := transcript.NewBuilder()
 	g := newChat[*message](b)
-	r := io.Reader(io.NewSectionReader(sec, 0, sec.Size()))
-	var bom [3]byte
-	if n, _ := sec.ReadAt(bom[:], 0); n == 3 && string(bom[:]) == "\xef\xbb\xbf" {
-		r = io.NewSectionReader(sec, 3, sec.Size()-3)
-	}
-	readObject(g, r)
+	start := objectStart(sec)
+	readObject(g, io.NewSectionReader(sec, start, sec.Size()-start))
 	msgs := g.messages()
 	return finish(g, rootHint, func(fn func(*message)) error {
 		for _, m := range msgs {
@@ -429,6 +427,27 @@ func readLegacy(sec *io.SectionReader, rootHint string) (*transcript.Digest, err
 		}
 		return nil
 	})
+}
+
+// objectStart is where the line that opens the older form's object
+// starts: after a byte order mark and the blank lines before it, which
+// the first pass skipped.
+func objectStart(sec *io.SectionReader) int64 {
+	var start int64
+	var bom [3]byte
+	if n, _ := sec.ReadAt(bom[:], 0); n == 3 && string(bom[:]) == "\xef\xbb\xbf" {
+		start = 3
+	}
+	br := bufio.NewReader(io.NewSectionReader(sec, start, sec.Size()-start))
+	for off := start; ; {
+		r, size, err := br.ReadRune()
+		if err != nil || !unicode.IsSpace(r) {
+			return start
+		}
+		if off += int64(size); r == '\n' {
+			start = off
+		}
+	}
 }
 
 // readObject reads the older form's object from r; what was read counts,

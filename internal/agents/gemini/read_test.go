@@ -517,3 +517,17 @@ func TestDeepContentIsReadOnce(t *testing.T) {
 		t.Errorf("requests %.40q", d.Session.Requests)
 	}
 }
+
+// The older form read after blank lines of any white space, as the first
+// pass skips them, and not after white space JSON refuses on the line
+// that opens the object (as before the move, that object is broken).
+func TestLegacyAfterBlankLines(t *testing.T) {
+	obj := "{\n \"sessionId\": \"x\", \"messages\": [{\"id\":\"1\",\"type\":\"user\",\"content\":\"hi\"}]\n}\n"
+	d := mustRead(t, gemini, "\ufeff \r\n\u00a0\v\u2028\n"+obj)
+	if d.Session.ID != "x" || lastRequest(d.Session) != "hi" || d.Stats.Malformed != 0 {
+		t.Errorf("id %q requests %q stats %+v", d.Session.ID, d.Session.Requests, d.Stats)
+	}
+	if _, err := gemini("\u00a0" + obj); !errors.Is(err, transcript.ErrNoRecords) {
+		t.Errorf("a non-JSON space before the brace: %v", err)
+	}
+}
