@@ -87,6 +87,9 @@ func (p *jsonParser) into(rv reflect.Value) bool {
 		if c == 'n' {
 			return p.literal("null")
 		}
+		if !fits(rv.Type().Elem(), c) {
+			return p.skip() // a value of another type: the pointer stays nil
+		}
 		if rv.IsNil() {
 			rv.Set(reflect.New(rv.Type().Elem()))
 		}
