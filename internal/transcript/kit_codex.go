@@ -110,3 +110,6 @@ func (b *Builder) OutcomeKnown(id string, exit *int, failed, known bool, output 
 func (b *Builder) TotalTokens(t handoff.Tokens) {
 	b.f.add(event{kind: evTokens, set: true, tokens: t})
 }
+
+// FirstNonEmpty is the first of ss that is not blank; "" when all are.
+func FirstNonEmpty(ss ...string) string { return firstNonEmpty(ss...) }
