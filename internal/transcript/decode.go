@@ -31,8 +31,9 @@ func Decode(line []byte, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
 		return errors.New("transcript.Decode: want a pointer to a struct")
 	}
-	var p jsonParser
-	p.b, p.i = line, 0
+	p := parsers.Get().(*jsonParser)
+	defer p.release()
+	p.b, p.i, p.depth = line, 0, 0
 	p.ws()
 	if p.i >= len(p.b) || p.b[p.i] != '{' {
 		return errNotObject
@@ -45,6 +46,20 @@ func Decode(line []byte, v any) error {
 		return errNotObject
 	}
 	return nil
+}
+
+// parsers keep the scratch buffers Decode unescapes strings into, from
+// one line to the next: a reader decodes every line of a transcript.
+var parsers = sync.Pool{New: func() any { return new(jsonParser) }}
+
+// release puts p back into parsers, holding no line, and no scratch
+// buffer larger than a line usually needs.
+func (p *jsonParser) release() {
+	p.b = nil
+	if cap(p.buf) > 1<<20 {
+		p.buf = nil
+	}
+	parsers.Put(p)
 }
 
 // errNotObject is Decode's error for a line that is not one JSON object.
@@ -71,6 +86,8 @@ func (p *jsonParser) into(rv reflect.Value) bool {
 		}
 		rv.SetBytes(append([]byte(nil), p.b[start:p.i]...))
 		return true
+	case t == textOrJSONType:
+		return p.intoTextOrJSON(rv.Addr().Interface().(*TextOrJSON))
 	case t == numberType:
 		start := p.i
 		if c == '"' || c == '{' || c == '[' || c == 't' || c == 'f' || c == 'n' {
@@ -156,7 +173,7 @@ func (p *jsonParser) into(rv reflect.Value) bool {
 // fits says whether a JSON value starting with c can be decoded into a
 // value of type t.
 func fits(t reflect.Type, c byte) bool {
-	if t == rawMessageType || c == 'n' && t.Kind() == reflect.Pointer {
+	if t == rawMessageType || t == textOrJSONType || c == 'n' && t.Kind() == reflect.Pointer {
 		return true
 	}
 	num := c == '-' || c >= '0' && c <= '9'

@@ -18,8 +18,9 @@ func DecodeValue(b []byte, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return errors.New("transcript.DecodeValue: want a pointer")
 	}
-	var p jsonParser
-	p.b = b
+	p := parsers.Get().(*jsonParser)
+	defer p.release()
+	p.b, p.i, p.depth = b, 0, 0
 	p.ws()
 	if !p.into(rv.Elem()) {
 		return errNotValue
@@ -113,3 +114,35 @@ func (b *Builder) TotalTokens(t handoff.Tokens) {
 
 // FirstNonEmpty is the first of ss that is not blank; "" when all are.
 func FirstNonEmpty(ss ...string) string { return firstNonEmpty(ss...) }
+
+// TextOrJSON is a field whose value is a string or some other JSON value,
+// as agents write a tool's output or arguments: Decode sets Text and
+// IsText for a string, else JSON to the value's bytes (null included).
+// Read either way, the value is scanned once.
+type TextOrJSON struct {
+	Text   string
+	IsText bool
+	JSON   json.RawMessage
+}
+
+var textOrJSONType = reflect.TypeFor[TextOrJSON]()
+
+// intoTextOrJSON decodes the value at p.i into v.
+func (p *jsonParser) intoTextOrJSON(v *TextOrJSON) bool {
+	if p.b[p.i] == '"' {
+		start, end, esc, ok := p.scanString()
+		if ok {
+			*v = TextOrJSON{Text: p.makeString(p.b[start:end], esc), IsText: true}
+		}
+		return ok
+	}
+	start := p.i
+	if !p.skip() {
+		return false
+	}
+	*v = TextOrJSON{JSON: append(json.RawMessage(nil), p.b[start:p.i]...)}
+	return true
+}
+
+// Has says whether the field was there.
+func (v TextOrJSON) Has() bool { return v.IsText || len(v.JSON) > 0 }

@@ -46,3 +46,34 @@ func TestDecodeValue(t *testing.T) {
 		}
 	}
 }
+
+// TestTextOrJSON: a string sets Text, any other value JSON, in a struct,
+// a list and behind a pointer; a field not there is neither.
+func TestTextOrJSON(t *testing.T) {
+	var v struct {
+		S    TextOrJSON   `json:"s"`
+		O    TextOrJSON   `json:"o"`
+		N    TextOrJSON   `json:"n"`
+		L    []TextOrJSON `json:"l"`
+		P    *TextOrJSON  `json:"p"`
+		None TextOrJSON   `json:"none"`
+	}
+	if err := Decode([]byte(`{"s":"a\nb","o":{"x":[1]},"n":null,"l":["x",{"text":"y"}],"p":"q"}`), &v); err != nil {
+		t.Fatal(err)
+	}
+	if !v.S.IsText || v.S.Text != "a\nb" || v.S.JSON != nil {
+		t.Errorf("string: %+v", v.S)
+	}
+	if v.O.IsText || string(v.O.JSON) != `{"x":[1]}` || string(v.N.JSON) != "null" || !v.N.Has() {
+		t.Errorf("object %+v, null %+v", v.O, v.N)
+	}
+	if len(v.L) != 2 || v.L[0].Text != "x" || string(v.L[1].JSON) != `{"text":"y"}` || v.P == nil || v.P.Text != "q" {
+		t.Errorf("list %+v, pointer %+v", v.L, v.P)
+	}
+	if v.None.Has() {
+		t.Errorf("absent: %+v", v.None)
+	}
+	if err := Decode([]byte(`{"s":"a`), &v); err == nil {
+		t.Error("a cut string taken")
+	}
+}

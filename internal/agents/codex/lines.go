@@ -32,42 +32,42 @@ type line struct {
 // rollouts is read as a payload too.
 type payload struct {
 	// response_item
-	Type      string          `json:"type"`
-	Role      string          `json:"role"`
-	Content   json.RawMessage `json:"content"` // a string, or a list of strings and {text} parts
-	Name      string          `json:"name"`
-	CallID    string          `json:"call_id"`
-	Arguments json.RawMessage `json:"arguments"` // JSON text in a string, or an object
-	Input     string          `json:"input"`
-	Action    *shellAction    `json:"action"`
-	ID        string          `json:"id"`
-	Output    json.RawMessage `json:"output"` // text, a list of content items, or {content, success}
+	Type      string                `json:"type"`
+	Role      string                `json:"role"`
+	Content   transcript.TextOrJSON `json:"content"` // a string, or a list of strings and {text} parts
+	Name      string                `json:"name"`
+	CallID    string                `json:"call_id"`
+	Arguments transcript.TextOrJSON `json:"arguments"` // JSON text in a string, or an object
+	Input     string                `json:"input"`
+	Action    *shellAction          `json:"action"`
+	ID        string                `json:"id"`
+	Output    transcript.TextOrJSON `json:"output"` // text, a list of content items, or {content, success}
 
 	// session_meta, turn_context
-	CLIVersion     string          `json:"cli_version"`
-	CWD            string          `json:"cwd"`
-	Timestamp      string          `json:"timestamp"`
-	Git            *gitInfo        `json:"git"`
-	Source         json.RawMessage `json:"source"` // a name, or {"subagent": …}
-	ThreadSource   string          `json:"thread_source"`
-	ParentThreadID string          `json:"parent_thread_id"`
+	CLIVersion     string                `json:"cli_version"`
+	CWD            string                `json:"cwd"`
+	Timestamp      string                `json:"timestamp"`
+	Git            *gitInfo              `json:"git"`
+	Source         transcript.TextOrJSON `json:"source"` // a name, or {"subagent": …}
+	ThreadSource   string                `json:"thread_source"`
+	ParentThreadID string                `json:"parent_thread_id"`
 
 	// event_msg, compacted
-	Message          string          `json:"message"`
-	LastAgentMessage string          `json:"last_agent_message"`
-	Info             *tokenInfo      `json:"info"`
-	ExitCode         json.Number     `json:"exit_code"`
-	AggregatedOutput string          `json:"aggregated_output"`
-	FormattedOutput  string          `json:"formatted_output"`
-	Stdout           string          `json:"stdout"`
-	Stderr           string          `json:"stderr"`
-	Success          *bool           `json:"success"`
-	ThreadName       string          `json:"thread_name"`
-	NumTurns         json.Number     `json:"num_turns"`
-	Reason           string          `json:"reason"`
-	Status           string          `json:"status"`
-	Command          json.RawMessage `json:"command"` // exec_command_end of a call no response item made
-	Goal             *goal           `json:"goal"`
+	Message          string                `json:"message"`
+	LastAgentMessage string                `json:"last_agent_message"`
+	Info             *tokenInfo            `json:"info"`
+	ExitCode         json.Number           `json:"exit_code"`
+	AggregatedOutput string                `json:"aggregated_output"`
+	FormattedOutput  string                `json:"formatted_output"`
+	Stdout           string                `json:"stdout"`
+	Stderr           string                `json:"stderr"`
+	Success          *bool                 `json:"success"`
+	ThreadName       string                `json:"thread_name"`
+	NumTurns         json.Number           `json:"num_turns"`
+	Reason           string                `json:"reason"`
+	Status           string                `json:"status"`
+	Command          transcript.TextOrJSON `json:"command"` // exec_command_end of a call no response item made
+	Goal             *goal                 `json:"goal"`
 	// item_completed: Plan, UserMessage, and the CommandExecution and
 	// FileChange items a rollout without response items holds.
 	Item *completedItem `json:"item"`
@@ -75,9 +75,60 @@ type payload struct {
 	Changes map[string]change `json:"changes"`
 }
 
+// firstLine is a rollout line as the first of the two passes reads it:
+// enough to tell which lines make events, where turns begin and what
+// rollbacks drop, without tool outputs, patch inputs and changes, or
+// command records. The second pass reads the lines whole.
+type firstLine struct {
+	Timestamp  string        `json:"timestamp"`
+	Type       string        `json:"type"`
+	Payload    *firstPayload `json:"payload"`
+	RecordType string        `json:"record_type"`
+}
+
+type firstPayload struct {
+	Type             string                `json:"type"`
+	Role             string                `json:"role"`
+	Content          transcript.TextOrJSON `json:"content"`
+	Name             string                `json:"name"`
+	CallID           string                `json:"call_id"`
+	Arguments        transcript.TextOrJSON `json:"arguments"`
+	Action           *shellAction          `json:"action"`
+	ID               string                `json:"id"`
+	CWD              string                `json:"cwd"`
+	Timestamp        string                `json:"timestamp"`
+	Source           transcript.TextOrJSON `json:"source"`
+	ThreadSource     string                `json:"thread_source"`
+	ParentThreadID   string                `json:"parent_thread_id"`
+	Message          string                `json:"message"`
+	LastAgentMessage string                `json:"last_agent_message"`
+	Info             *tokenInfo            `json:"info"`
+	Success          *bool                 `json:"success"`
+	NumTurns         json.Number           `json:"num_turns"`
+	Reason           string                `json:"reason"`
+	Item             *struct {
+		Type    string                `json:"type"`
+		Text    string                `json:"text"`
+		ID      string                `json:"id"`
+		Content transcript.TextOrJSON `json:"content"`
+	} `json:"item"`
+}
+
+// fill sets out to what the first pass read of p, as the second would
+// read it without the fields the first leaves out.
+func (p *firstPayload) fill(out *payload) {
+	*out = payload{Type: p.Type, Role: p.Role, Content: p.Content, Name: p.Name, CallID: p.CallID,
+		Arguments: p.Arguments, Action: p.Action, ID: p.ID, CWD: p.CWD, Timestamp: p.Timestamp,
+		Source: p.Source, ThreadSource: p.ThreadSource, ParentThreadID: p.ParentThreadID, Message: p.Message,
+		LastAgentMessage: p.LastAgentMessage, Info: p.Info, Success: p.Success, NumTurns: p.NumTurns, Reason: p.Reason}
+	if p.Item != nil {
+		out.Item = &completedItem{Type: p.Item.Type, Text: p.Item.Text, ID: p.Item.ID, Content: p.Item.Content}
+	}
+}
+
 type shellAction struct {
-	Command          json.RawMessage `json:"command"`
-	WorkingDirectory string          `json:"working_directory"`
+	Command          transcript.TextOrJSON `json:"command"`
+	WorkingDirectory string                `json:"working_directory"`
 }
 
 type gitInfo struct {
@@ -101,16 +152,16 @@ type goal struct {
 
 // completedItem is a ThreadItem of an item_completed event.
 type completedItem struct {
-	Type             string            `json:"type"`
-	Text             string            `json:"text"`
-	ID               string            `json:"id"`
-	Command          json.RawMessage   `json:"command"`
-	Status           string            `json:"status"`
-	AggregatedOutput string            `json:"aggregated_output"`
-	ExitCode         json.Number       `json:"exit_code"`
-	Changes          map[string]change `json:"changes"`
-	Stderr           string            `json:"stderr"`
-	Content          json.RawMessage   `json:"content"`
+	Type             string                `json:"type"`
+	Text             string                `json:"text"`
+	ID               string                `json:"id"`
+	Command          transcript.TextOrJSON `json:"command"`
+	Status           string                `json:"status"`
+	AggregatedOutput string                `json:"aggregated_output"`
+	ExitCode         json.Number           `json:"exit_code"`
+	Changes          map[string]change     `json:"changes"`
+	Stderr           string                `json:"stderr"`
+	Content          transcript.TextOrJSON `json:"content"`
 }
 
 // change is a FileChange of one path.
@@ -123,13 +174,13 @@ type change struct {
 // (command, or cmd for exec_command; workdir), apply_patch (input or
 // patch), write_stdin (session_id) and update_plan (plan).
 type toolArgs struct {
-	Command   json.RawMessage `json:"command"`
-	Cmd       json.RawMessage `json:"cmd"`
-	Workdir   string          `json:"workdir"`
-	Input     string          `json:"input"`
-	Patch     string          `json:"patch"`
-	SessionID json.Number     `json:"session_id"`
-	Plan      []planStep      `json:"plan"`
+	Command   transcript.TextOrJSON `json:"command"`
+	Cmd       transcript.TextOrJSON `json:"cmd"`
+	Workdir   string                `json:"workdir"`
+	Input     string                `json:"input"`
+	Patch     string                `json:"patch"`
+	SessionID json.Number           `json:"session_id"`
+	Plan      []planStep            `json:"plan"`
 }
 
 type planStep struct {
@@ -145,8 +196,8 @@ type textPart struct {
 
 // outputObject is a tool output given as an object.
 type outputObject struct {
-	Content json.RawMessage `json:"content"`
-	Success *bool           `json:"success"`
+	Content transcript.TextOrJSON `json:"content"`
+	Success *bool                 `json:"success"`
 }
 
 // outputText is a tool output's text when it is JSON:
@@ -171,18 +222,11 @@ type threadSpawn struct {
 
 // decodeArgs decodes a tool call's arguments: an object, or JSON text of
 // one in a string; false for anything else.
-func decodeArgs(raw json.RawMessage, args *toolArgs) bool {
-	switch kind(raw) {
-	case '"':
-		var s string
-		if transcript.DecodeValue(raw, &s) != nil {
-			return false
-		}
-		return transcript.Decode([]byte(s), args) == nil
-	case '{':
-		return transcript.Decode(raw, args) == nil
+func decodeArgs(v transcript.TextOrJSON, args *toolArgs) bool {
+	if v.IsText {
+		return transcript.Decode([]byte(v.Text), args) == nil
 	}
-	return false
+	return kind(v.JSON) == '{' && transcript.Decode(v.JSON, args) == nil
 }
 
 // kind is the first byte of a JSON value: '"', '{', '[', a digit…; 0 for
@@ -196,51 +240,39 @@ func kind(raw json.RawMessage) byte {
 
 // contentParts returns the text of each part of a message content: a
 // string, or a list of strings and objects with text.
-func contentParts(raw json.RawMessage) []string {
-	switch kind(raw) {
-	case '"':
-		var s string
-		if transcript.DecodeValue(raw, &s) == nil {
-			return []string{s}
-		}
-	case '[':
-		var items []json.RawMessage
-		if transcript.DecodeValue(raw, &items) != nil {
-			return nil
-		}
-		var out []string
-		for _, it := range items {
-			switch kind(it) {
-			case '"':
-				var s string
-				if transcript.DecodeValue(it, &s) == nil {
-					out = append(out, s)
-				}
-			case '{':
-				var p textPart
-				if transcript.Decode(it, &p) == nil && p.Text != nil {
-					out = append(out, *p.Text)
-				}
-			}
-		}
-		return out
+func contentParts(v transcript.TextOrJSON) []string {
+	if v.IsText {
+		return []string{v.Text}
 	}
-	return nil
+	if kind(v.JSON) != '[' {
+		return nil
+	}
+	var items []transcript.TextOrJSON
+	if transcript.DecodeValue(v.JSON, &items) != nil {
+		return nil
+	}
+	var out []string
+	for _, it := range items {
+		if it.IsText {
+			out = append(out, it.Text)
+			continue
+		}
+		var p textPart
+		if kind(it.JSON) == '{' && transcript.Decode(it.JSON, &p) == nil && p.Text != nil {
+			out = append(out, *p.Text)
+		}
+	}
+	return out
 }
 
 // commandOf reads a command given as a string or an argument vector.
-func commandOf(raw json.RawMessage) string {
-	switch kind(raw) {
-	case '"':
-		var s string
-		if transcript.DecodeValue(raw, &s) == nil {
-			return s
-		}
-	case '[':
-		var argv []any
-		if transcript.DecodeValue(raw, &argv) == nil {
-			return commandString(argv)
-		}
+func commandOf(v transcript.TextOrJSON) string {
+	if v.IsText {
+		return v.Text
+	}
+	var argv []any
+	if kind(v.JSON) == '[' && transcript.DecodeValue(v.JSON, &argv) == nil {
+		return commandString(argv)
 	}
 	return ""
 }
@@ -286,20 +318,17 @@ func shellQuote(s string) string {
 // subagentOf reads a session_meta payload: whether the thread is a
 // subagent's, and its parent thread when the meta names it.
 func subagentOf(p *payload) (sub bool, parent string) {
-	switch kind(p.Source) {
-	case '{':
-		var src subagentSource
-		if transcript.Decode(p.Source, &src) == nil && len(src.Subagent) > 0 {
+	switch src := p.Source; {
+	case src.IsText:
+		sub = strings.HasPrefix(src.Text, "subagent")
+	case kind(src.JSON) == '{':
+		var obj subagentSource
+		if transcript.Decode(src.JSON, &obj) == nil && len(obj.Subagent) > 0 {
 			sub = true
 			var ts threadSpawn
-			if kind(src.Subagent) == '{' && transcript.Decode(src.Subagent, &ts) == nil {
+			if kind(obj.Subagent) == '{' && transcript.Decode(obj.Subagent, &ts) == nil {
 				parent = ts.ThreadSpawn.ParentThreadID
 			}
-		}
-	case '"':
-		var s string
-		if transcript.DecodeValue(p.Source, &s) == nil {
-			sub = strings.HasPrefix(s, "subagent")
 		}
 	}
 	if p.ThreadSource == "subagent" {

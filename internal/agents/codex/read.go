@@ -80,7 +80,7 @@ func request(text string) string {
 
 // userText is what the user wrote in a user message: its text parts
 // without the ones Codex injects; "" when none is left.
-func userText(content []byte) string {
+func userText(content transcript.TextOrJSON) string {
 	var kept []string
 	for _, part := range contentParts(content) {
 		if t := strings.TrimSpace(part); t != "" && !hasAnyPrefix(t, injected) && !isTaggedBlock(t) {
@@ -139,6 +139,8 @@ func remoteCompaction(at string) string {
 type reader struct {
 	b     *transcript.Builder // the second pass's; nil in the first
 	first bool
+	// firstPayload holds the payload of the line the first pass reads.
+	firstPayload payload
 
 	metaSeen     bool
 	subagent     bool
@@ -234,7 +236,17 @@ func read(r *io.SectionReader, lim transcript.Limits) (*transcript.Digest, error
 func (c *reader) each(r io.Reader, lim transcript.Limits, st *transcript.Stats) error {
 	return transcript.EachLine(r, lim, st, func(b []byte) error {
 		var l line
-		if err := transcript.Decode(b, &l); err != nil {
+		if c.first {
+			var f firstLine
+			if err := transcript.Decode(b, &f); err != nil {
+				return err
+			}
+			l = line{Timestamp: f.Timestamp, Type: f.Type, RecordType: f.RecordType}
+			if f.Payload != nil {
+				f.Payload.fill(&c.firstPayload)
+				l.Payload = &c.firstPayload
+			}
+		} else if err := transcript.Decode(b, &l); err != nil {
 			return err
 		}
 		c.line++
@@ -558,6 +570,12 @@ func (c *reader) item(p *payload) {
 			c.functionCall(p.Name, p.CallID, &args)
 		}
 	case "custom_tool_call":
+		if c.first {
+			// The first pass reads no inputs: the line makes an event,
+			// whatever its input turns out to be.
+			c.emit()
+			return
+		}
 		id, input := p.CallID, p.Input
 		switch p.Name {
 		case codeModeTool:
@@ -585,7 +603,7 @@ func (c *reader) item(p *payload) {
 }
 
 // output reads a tool call's output.
-func (c *reader) output(id string, raw []byte) {
+func (c *reader) output(id string, raw transcript.TextOrJSON) {
 	exit, failed, known, text := outcome(raw)
 	if rejected(text) {
 		if c.emit() {
@@ -649,7 +667,7 @@ func (c *reader) functionCall(name, id string, args *toolArgs) {
 		c.shell(id, commandOf(args.Command), args.Workdir)
 	case "exec_command":
 		cmd := args.Cmd
-		if cmd == nil {
+		if !cmd.Has() {
 			cmd = args.Command
 		}
 		c.shell(id, commandOf(cmd), args.Workdir)
@@ -853,21 +871,21 @@ func (c *reader) patchOps(patch, workdir string) []transcript.PathOp {
 // outcome reads a tool call's output: plain text that may state the exit
 // code, a JSON object {output, metadata: {exit_code}}, a list of content
 // items, or an object with a success flag.
-func outcome(raw []byte) (exit *int, failed, known bool, text string) {
+func outcome(v transcript.TextOrJSON) (exit *int, failed, known bool, text string) {
 	var success *bool
-	switch kind(raw) {
-	case '"':
-		_ = transcript.DecodeValue(raw, &text)
+	switch {
+	case v.IsText:
+		text = v.Text
 		var o outputText
 		if transcript.Decode([]byte(strings.TrimSpace(text)), &o) == nil && o.Output != nil {
 			text = *o.Output
 			exit = transcript.ExitCode(o.Metadata.ExitCode)
 		}
-	case '[':
-		text = strings.Join(contentParts(raw), "\n")
-	case '{':
+	case kind(v.JSON) == '[':
+		text = strings.Join(contentParts(v), "\n")
+	case kind(v.JSON) == '{':
 		var o outputObject
-		if transcript.Decode(raw, &o) == nil {
+		if transcript.Decode(v.JSON, &o) == nil {
 			text = strings.Join(contentParts(o.Content), "\n")
 			success = o.Success
 		}

@@ -3,7 +3,6 @@ package codex
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -211,23 +210,23 @@ type probeLine struct {
 }
 
 type probePayload struct {
-	Type           string          `json:"type"`
-	ID             string          `json:"id"`
-	CWD            string          `json:"cwd"`
-	Timestamp      string          `json:"timestamp"`
-	Message        string          `json:"message"`
-	ThreadName     string          `json:"thread_name"`
-	Source         json.RawMessage `json:"source"`
-	ThreadSource   string          `json:"thread_source"`
-	ParentThreadID string          `json:"parent_thread_id"`
-	CLIVersion     string          `json:"cli_version"`
+	Type           string                `json:"type"`
+	ID             string                `json:"id"`
+	CWD            string                `json:"cwd"`
+	Timestamp      string                `json:"timestamp"`
+	Message        string                `json:"message"`
+	ThreadName     string                `json:"thread_name"`
+	Source         transcript.TextOrJSON `json:"source"`
+	ThreadSource   string                `json:"thread_source"`
+	ParentThreadID string                `json:"parent_thread_id"`
+	CLIVersion     string                `json:"cli_version"`
 	// A user message item: Codex 0.169's first request; in a paginated
 	// rollout, the completed UserMessage item.
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
+	Role    string                `json:"role"`
+	Content transcript.TextOrJSON `json:"content"`
 	Item    *struct {
-		Type    string          `json:"type"`
-		Content json.RawMessage `json:"content"`
+		Type    string                `json:"type"`
+		Content transcript.TextOrJSON `json:"content"`
 	} `json:"item"`
 }
 
