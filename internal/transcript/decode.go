@@ -31,21 +31,24 @@ func Decode(line []byte, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
 		return errors.New("transcript.Decode: want a pointer to a struct")
 	}
-	p := parsers.Get().(*jsonParser)
-	defer p.release()
-	p.b, p.i, p.depth = line, 0, 0
-	p.ws()
-	if p.i >= len(p.b) || p.b[p.i] != '{' {
-		return errNotObject
-	}
-	if !p.into(rv.Elem()) {
-		return errNotObject
-	}
-	p.ws()
-	if p.i != len(p.b) {
+	if !decodeInto(line, rv.Elem(), true) {
 		return errNotObject
 	}
 	return nil
+}
+
+// decodeInto decodes b, one JSON value (an object when object is set),
+// into rv; false when b is not one.
+func decodeInto(b []byte, rv reflect.Value, object bool) bool {
+	p := parsers.Get().(*jsonParser)
+	defer p.release()
+	p.b, p.i, p.depth = b, 0, 0
+	p.ws()
+	if object && (p.i >= len(p.b) || p.b[p.i] != '{') || !p.into(rv) {
+		return false
+	}
+	p.ws()
+	return p.i == len(p.b)
 }
 
 // parsers keep the scratch buffers Decode unescapes strings into, from

@@ -18,15 +18,7 @@ func DecodeValue(b []byte, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return errors.New("transcript.DecodeValue: want a pointer")
 	}
-	p := parsers.Get().(*jsonParser)
-	defer p.release()
-	p.b, p.i, p.depth = b, 0, 0
-	p.ws()
-	if !p.into(rv.Elem()) {
-		return errNotValue
-	}
-	p.ws()
-	if p.i != len(p.b) {
+	if !decodeInto(b, rv.Elem(), false) {
 		return errNotValue
 	}
 	return nil
