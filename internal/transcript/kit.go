@@ -20,14 +20,7 @@ func DecodeValue(raw []byte, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return errors.New("transcript.DecodeValue: want a pointer")
 	}
-	var p jsonParser
-	p.b, p.i = raw, 0
-	p.ws()
-	if !p.into(rv.Elem()) {
-		return errNotValue
-	}
-	p.ws()
-	if p.i != len(p.b) {
+	if !decodeInto(raw, rv.Elem(), false) {
 		return errNotValue
 	}
 	return nil

@@ -2,65 +2,10 @@ package transcript
 
 import (
 	"encoding/json"
-	"errors"
 	"reflect"
 
 	"github.com/session-handoff/session-handoff/handoff"
 )
-
-// DecodeValue decodes b, one JSON value of any kind, into v, a pointer to
-// what Decode fills (a string, a slice, a struct, json.RawMessage…), as
-// leniently as Decode: a value of another type leaves v as it was. It is
-// for the fields a line declares as json.RawMessage because they come in
-// more than one shape (a string or a list, JSON text or an object).
-func DecodeValue(b []byte, v any) error {
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return errors.New("transcript.DecodeValue: want a pointer")
-	}
-	if !decodeInto(b, rv.Elem(), false) {
-		return errNotValue
-	}
-	return nil
-}
-
-// errNotValue is DecodeValue's error for bytes that are not one JSON
-// value.
-var errNotValue = errors.New("not a JSON value")
-
-// Int reads a JSON number as an integer, as the readers read counts and
-// ids: a fraction is dropped; "" or a number beyond int64 is none.
-func Int(n json.Number) (int64, bool) {
-	if n == "" {
-		return 0, false
-	}
-	return toInt(n)
-}
-
-// ExitCode reads a JSON number as an exit code: nil when it is none or
-// beyond 32 bits.
-func ExitCode(n json.Number) *int {
-	if n == "" {
-		return nil
-	}
-	return exitCode(n)
-}
-
-// ParseExit reads an exit code written in decimal; nil when it is none.
-func ParseExit(s string) *int { return parseExit(s) }
-
-// LineWithPrefix reports whether a line of text begins with prefix, as
-// the pattern (?m)^prefix would.
-func LineWithPrefix(text, prefix string) bool { return lineWithPrefix(text, prefix) }
-
-// ExitLine finds the first line of text made of one of prefixes, a space,
-// an integer of at most ten digits and nothing but white space after it,
-// as (?m)^(?:prefix|…) (-?\d{1,10})\s*$ would, and returns the integer.
-func ExitLine(text string, prefixes ...string) (string, bool) { return exitLine(text, prefixes...) }
-
-// JoinPath resolves a relative path against dir, lexically; a path that is
-// absolute, or not a plain slash path, is kept as it is.
-func JoinPath(dir, p string) string { return joinPath(dir, p) }
 
 // Bounds of a digest that readers apply themselves.
 const (

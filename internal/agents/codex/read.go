@@ -893,8 +893,8 @@ func outcome(v transcript.TextOrJSON) (exit *int, failed, known bool, text strin
 	// The patterns (?m)^Process running with session ID and
 	// (?m)^(?:Exit code:|Process exited with code) (-?\d{1,10})\s*$.
 	if exit == nil && !transcript.LineWithPrefix(text, "Process running with session ID") {
-		if n, ok := transcript.ExitLine(text, "Exit code:", "Process exited with code"); ok {
-			exit = transcript.ParseExit(n)
+		if code, ok := transcript.ExitLine(text, "Exit code:", "Process exited with code"); ok {
+			exit = code
 		}
 	}
 	failed = (exit != nil && *exit != 0) || (success != nil && !*success)
