@@ -37,7 +37,7 @@ type Agent = agent.Agent
 // The agents' names.
 const (
 	ClaudeCode = string(transcript.ClaudeCode)
-	Codex      = string(transcript.Codex)
+	Codex      = codex.Name
 	Gemini     = gemini.Name
 	Copilot    = copilot.Name
 	Pi         = pi.Name

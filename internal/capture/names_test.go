@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"github.com/session-handoff/session-handoff/internal/agents/codex"
 	"github.com/session-handoff/session-handoff/internal/agents/copilot"
 	"github.com/session-handoff/session-handoff/internal/agents/gemini"
 	"github.com/session-handoff/session-handoff/internal/transcript"
@@ -9,7 +10,7 @@ import (
 // The agents whose readers the tests of capture go through.
 const (
 	ClaudeCode = transcript.ClaudeCode
-	Codex      = transcript.Codex
+	Codex      = Agent(codex.Name)
 	Gemini     = Agent(gemini.Name)
 	Copilot    = Agent(copilot.Name)
 )

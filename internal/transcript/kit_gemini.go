@@ -1,48 +1,14 @@
 package transcript
 
 import (
-	"errors"
-	"reflect"
 	"slices"
 	"strings"
 )
 
-// Toolkit for the readers in agents' folders (internal/agents/<name>):
-// values of more than one JSON type, exit lines, paths an agent reports
-// touching, and discovery that probes some files otherwise than by lines.
-
-// DecodeValue is Decode for any JSON value, not only an object: b is one
-// JSON value, v a pointer to what it is decoded into, with Decode's
-// leniency (a value of another type leaves v as it was).
-func DecodeValue(b []byte, v any) error {
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return errors.New("transcript.DecodeValue: want a pointer")
-	}
-	if !decodeWhole(b, rv.Elem()) {
-		return errNotJSON
-	}
-	return nil
-}
-
-// errNotJSON is DecodeValue's error for bytes that are not one JSON value.
-var errNotJSON = errors.New("not a JSON value")
-
-// ExitLine finds the exit code a command's output states on a line of its
-// own that starts with one of prefixes, as (?m)^PREFIX *(-?\d{1,10})\s*$
-// would: found says there is such a line, code is nil when its number is
-// no exit code (out of range).
-func ExitLine(text string, prefixes ...string) (code *int, found bool) {
-	n, ok := exitLine(text, prefixes...)
-	if !ok {
-		return nil, false
-	}
-	return parseExit(n), true
-}
-
-// IsSlashCommand reports whether a request is an agent's slash command
-// alone ("/review"), which says what was run, not the work.
-func IsSlashCommand(s string) bool { return isSlashCommand(s) }
+// Toolkit for the readers in agents' folders (internal/agents/<name>),
+// beyond kit.go: paths an agent reports touching, contents that are a
+// value or lists of them, and discovery that probes some files otherwise
+// than by lines.
 
 // Touched adds paths the agent itself reports touching, without saying
 // how: each is an edited file unless known already. A relative path is
@@ -57,11 +23,6 @@ func (b *Builder) Touched(paths []string) {
 	}
 	foldEvent(b.f, b.d.CWD, e)
 }
-
-// SetProjectHash notes the SHA-256 of the session's project root (in hex)
-// as its transcript records it: MatchProject matches a session whose
-// directory is unknown by it.
-func (s *SessionInfo) SetProjectHash(h string) { s.projectHash = h }
 
 // ProbeSessionsWith is ProbeSessions with probe to probe each of the
 // newest files: it fills s from its file and says whether s is a session
@@ -113,7 +74,7 @@ func EachLeaf(b []byte, fn func(leaf []byte, top int)) error {
 	}
 	p.ws()
 	if !ok || p.i != len(p.b) {
-		return errNotJSON
+		return errNotValue
 	}
 	return nil
 }
@@ -132,4 +93,39 @@ func (p *jsonParser) leaves(fn func([]byte, int), top int) bool {
 	}
 	fn(p.b[start:p.i], top)
 	return true
+}
+
+// elements walks the array at p.i (on its '['), calling elem for each
+// element with p.i on it; elem moves past it.
+func (p *jsonParser) elements(elem func() bool) bool {
+	p.i++ // [
+	if p.depth++; p.depth > maxNesting {
+		return false
+	}
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		p.depth--
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		p.ws()
+		if p.i >= len(p.b) {
+			return false
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+			p.ws()
+		case ']':
+			p.i++
+			p.depth--
+			return true
+		default:
+			return false
+		}
+	}
 }

@@ -2,6 +2,8 @@ package gemini
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"os"
@@ -129,12 +131,30 @@ const maxSmallJSON = 8 << 20
 // the older session-*.json beside no .jsonl successor, newest first. A
 // subagent's recording is never listed.
 func (Transcripts) Find(roots []string) ([]transcript.SessionInfo, error) {
-	return transcript.ProbeSessionsWith(agentName, files(roots), func(s *transcript.SessionInfo) bool {
+	ss := transcript.ProbeSessionsWith(agentName, files(roots), func(s *transcript.SessionInfo) bool {
 		if strings.HasSuffix(s.Path, ".json") {
 			return probeObject(s)
 		}
 		return transcript.ProbeFile(s, &prober{})
-	}), nil
+	})
+	for i := range ss {
+		if ss[i].FiledUnder == nil {
+			ss[i].FiledUnder = filedUnder(ss[i].Path, "")
+		}
+	}
+	return ss, nil
+}
+
+// filedUnder says whether Gemini CLI filed the recording at file, whose
+// metadata gives projectHash, under the project at dir: in its older
+// layout, a project's directory under tmp is named after the SHA-256 of
+// its root, which the recording states too.
+func filedUnder(file, projectHash string) func(dir string) bool {
+	return func(dir string) bool {
+		sum := sha256.Sum256([]byte(dir))
+		h := hex.EncodeToString(sum[:])
+		return projectHash == h || filepath.Base(filepath.Dir(filepath.Dir(file))) == h
+	}
 }
 
 func files(roots []string) []transcript.Candidate {
@@ -312,7 +332,7 @@ func (p *prober) line(l *probeLine, data []byte, head bool) {
 func (p *prober) Fill(s *transcript.SessionInfo) bool {
 	transcript.Probed{ID: p.id, CWD: p.cwd, Started: p.started, Last: p.last,
 		Titles: []string{p.topic, p.summary, p.firstReq}}.Fill(s)
-	s.SetProjectHash(p.hash)
+	s.FiledUnder = filedUnder(s.Path, p.hash)
 	return !p.subagent
 }
 
