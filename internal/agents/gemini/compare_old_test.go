@@ -67,6 +67,9 @@ func same(t testing.TB, name string, data []byte, lim transcript.Limits) {
 	if (errA == nil) != (errB == nil) || errA != nil && errA.Error() != errB.Error() {
 		t.Fatalf("%s: errors differ: %v / %v", name, errA, errB)
 	}
+	if a != nil && b != nil && a.Session.Plan != b.Session.Plan && strings.TrimSpace(a.Session.Plan) == b.Session.Plan {
+		a.Session.Plan = b.Session.Plan // the second difference known
+	}
 	if !reflect.DeepEqual(a, b) {
 		ja, _ := json.MarshalIndent(a, "", " ")
 		jb, _ := json.MarshalIndent(b, "", " ")
@@ -118,7 +121,7 @@ func FuzzCompareOld(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if bytes.Contains(data, []byte("0001-01-01")) || bytes.Contains(data, []byte("plan")) {
+		if bytes.Contains(data, []byte("0001-01-01")) {
 			return
 		}
 		same(t, "fuzz", data, transcript.Limits{MaxLine: 64 << 10, MaxFile: 1 << 20})
