@@ -311,25 +311,39 @@ func (p *jsonParser) members(member func(key []byte, esc bool) bool) bool {
 }
 
 func (p *jsonParser) intoSlice(rv reflect.Value) bool {
-	p.i++ // [
-	if p.depth++; p.depth > maxNesting {
-		return false
-	}
 	elem := rv.Type().Elem()
 	out := reflect.MakeSlice(rv.Type(), 0, 0)
-	p.ws()
-	if p.i < len(p.b) && p.b[p.i] == ']' {
-		p.i++
-		p.depth--
-		rv.Set(out)
-		return true
-	}
-	for {
+	if !p.elements(func() bool {
 		v := reflect.New(elem).Elem()
 		if !p.into(v) {
 			return false
 		}
 		out = reflect.Append(out, v)
+		return true
+	}) {
+		return false
+	}
+	rv.Set(out)
+	return true
+}
+
+// elements walks the array at p.i (on its '['), calling elem for each
+// element with p.i on it; elem moves past it.
+func (p *jsonParser) elements(elem func() bool) bool {
+	p.i++ // [
+	if p.depth++; p.depth > maxNesting {
+		return false
+	}
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		p.depth--
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
 		p.ws()
 		if p.i >= len(p.b) {
 			return false
@@ -341,7 +355,6 @@ func (p *jsonParser) intoSlice(rv reflect.Value) bool {
 		case ']':
 			p.i++
 			p.depth--
-			rv.Set(out)
 			return true
 		default:
 			return false

@@ -94,38 +94,3 @@ func (p *jsonParser) leaves(fn func([]byte, int), top int) bool {
 	fn(p.b[start:p.i], top)
 	return true
 }
-
-// elements walks the array at p.i (on its '['), calling elem for each
-// element with p.i on it; elem moves past it.
-func (p *jsonParser) elements(elem func() bool) bool {
-	p.i++ // [
-	if p.depth++; p.depth > maxNesting {
-		return false
-	}
-	p.ws()
-	if p.i < len(p.b) && p.b[p.i] == ']' {
-		p.i++
-		p.depth--
-		return true
-	}
-	for {
-		if !elem() {
-			return false
-		}
-		p.ws()
-		if p.i >= len(p.b) {
-			return false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-			p.ws()
-		case ']':
-			p.i++
-			p.depth--
-			return true
-		default:
-			return false
-		}
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/internal/transcript"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -100,7 +101,7 @@ func TestReadTranscriptGeminiProjectRoot(t *testing.T) {
 		`{"id":"1","type":"gemini","content":"ok","toolCalls":[{"id":"t","name":"replace","args":{"file_path":"/src/proj/a/b.go"},"status":"success"}]}`,
 	), time.Time{})
 	d := readFileT(t, file)
-	if d.CWD != "/src/proj" || findFile(d, "a/b.go") == nil {
+	if d.CWD != "/src/proj" || expect.FileAt(d.Files, "a/b.go") == nil {
 		t.Errorf("cwd %q files %+v", d.CWD, d.Files)
 	}
 }

@@ -52,31 +52,6 @@ func readFileT(t *testing.T, path string) *transcript.Digest {
 	return d
 }
 
-func findCommand(s handoff.Session, cmd string) *handoff.Command {
-	for i := range s.Commands {
-		if s.Commands[i].Command == cmd {
-			return &s.Commands[i]
-		}
-	}
-	return nil
-}
-
-func findFile(d *transcript.Digest, path string) *handoff.FileTouched {
-	for i := range d.Files {
-		if d.Files[i].Path == path {
-			return &d.Files[i]
-		}
-	}
-	return nil
-}
-
-func lastRequest(s handoff.Session) string {
-	if len(s.Requests) == 0 {
-		return ""
-	}
-	return s.Requests[len(s.Requests)-1]
-}
-
 func commandNames(s handoff.Session) string {
 	var out []string
 	for _, c := range s.Commands {
@@ -157,8 +132,6 @@ type realCommand struct {
 	count  int
 	status string
 }
-
-func exit(code int) *int { return &code }
 
 func (e realExpectation) want() expect.Want {
 	w := expect.Want{Title: e.title, Requests: e.requests, Files: filesWant(e.files), NumCommands: e.numCommands,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/transcript"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // Hand-made recordings in the shapes Gemini CLI's sources give
@@ -48,10 +49,10 @@ func TestGeminiRewindSetAndCompression(t *testing.T) {
 	if strings.Join(s.Requests, "|") != "first|third as typed|fourth" {
 		t.Errorf("requests %q", s.Requests)
 	}
-	if c := findCommand(s, "make"); c == nil || c.Count != 1 || c.ExitCode == nil || *c.ExitCode != 0 {
+	if c := expect.CommandNamed(s.Commands, "make"); c == nil || c.Count != 1 || c.ExitCode == nil || *c.ExitCode != 0 {
 		t.Errorf("upserted command %+v", s.Commands)
 	}
-	if findFile(d, "rewound.txt") != nil || findFile(d, "x.go") != nil {
+	if expect.FileAt(d.Files, "rewound.txt") != nil || expect.FileAt(d.Files, "x.go") != nil {
 		t.Errorf("files %+v: rewound and failed edits must not show", d.Files)
 	}
 	if !strings.Contains(s.CompactionSummary, "make passes") {
@@ -83,7 +84,7 @@ func TestGeminiLegacyJSON(t *testing.T) {
 }
 `
 	d := mustRead(t, gemini, in)
-	if d.Session.ID != "legacy-1" || d.Title != "Flag rename" || lastRequest(d.Session) != "Rename the flag" || findFile(d, "/proj/main.go") == nil {
+	if d.Session.ID != "legacy-1" || d.Title != "Flag rename" || expect.LastRequest(d.Session) != "Rename the flag" || expect.FileAt(d.Files, "/proj/main.go") == nil {
 		t.Errorf("legacy digest %+v", d)
 	}
 	if _, err := gemini("{\n  \"sessionId\": \"x\",\n  \"messages\": [ {\"id\": \n"); err != nil {
@@ -195,7 +196,7 @@ func TestGeminiPassesAgree(t *testing.T) {
 		}
 	}
 	d := mustRead(t, gemini, string(inputs["rewrites"]))
-	if d.CWD != "/r" || findFile(d, "x/a.go") == nil || findCommand(d.Session, "make") != nil || findCommand(d.Session, "make test") == nil {
+	if d.CWD != "/r" || expect.FileAt(d.Files, "x/a.go") == nil || expect.CommandNamed(d.Session.Commands, "make") != nil || expect.CommandNamed(d.Session.Commands, "make test") == nil {
 		t.Errorf("cwd %q files %+v commands %+v", d.CWD, d.Files, d.Session.Commands)
 	}
 }
@@ -313,7 +314,7 @@ func TestGeminiSubagentsFoldIntoTheirParent(t *testing.T) {
 	if !slices.Equal(d.Session.Todos, want) {
 		t.Errorf("todos %+v", d.Session.Todos)
 	}
-	if f := findFile(d, "notes.md"); f == nil || f.Action != "created" || commandNames(d.Session) != "ls" || d.Stats.Subagents != 1 {
+	if f := expect.FileAt(d.Files, "notes.md"); f == nil || f.Action != "created" || commandNames(d.Session) != "ls" || d.Stats.Subagents != 1 {
 		t.Errorf("files %+v commands %q folded %d", d.Files, commandNames(d.Session), d.Stats.Subagents)
 	}
 	if k := readFileT(t, child); !k.Subagent || k.Parent != gmParent {
@@ -341,7 +342,7 @@ func TestSubagentFoldingIsBounded(t *testing.T) {
 			fmt.Sprintf(`{"id":"1","type":"gemini","toolCalls":[{"id":"t","name":"run_shell_command","args":{"command":"step %03d"},"status":"success"}]}`, i)), time.Time{})
 	}
 	d := readFileT(t, parent)
-	if d.Stats.Subagents != maxSubagents || len(d.Session.Commands) != maxSubagents || findCommand(d.Session, "escaped") != nil {
+	if d.Stats.Subagents != maxSubagents || len(d.Session.Commands) != maxSubagents || expect.CommandNamed(d.Session.Commands, "escaped") != nil {
 		t.Errorf("folded %d subagents, %d commands: %s", d.Stats.Subagents, len(d.Session.Commands), commandNames(d.Session))
 	}
 }
@@ -445,10 +446,10 @@ func TestGeminiCancelledCalls(t *testing.T) {
 			`{"id":"a","name":"run_shell_command","args":{"command":"rm -rf build"},"status":"cancelled","result":[{"functionResponse":{"response":{"error":"[Operation Cancelled] Reason: User denied execution."}}}]},`+
 			`{"id":"b","name":"run_shell_command","args":{"command":"npm test"},"status":"cancelled","result":[{"functionResponse":{"response":{"error":"[Operation Cancelled] User cancelled tool execution."}}}]},`+
 			`{"id":"c","name":"replace","args":{"file_path":"a.go"},"status":"cancelled"}]}`))
-	if c := findCommand(d.Session, "rm -rf build"); c == nil || c.Status != handoff.StatusRejected {
+	if c := expect.CommandNamed(d.Session.Commands, "rm -rf build"); c == nil || c.Status != handoff.StatusRejected {
 		t.Errorf("denied: %+v", c)
 	}
-	if c := findCommand(d.Session, "npm test"); c == nil || c.Status != handoff.StatusInterrupted {
+	if c := expect.CommandNamed(d.Session.Commands, "npm test"); c == nil || c.Status != handoff.StatusInterrupted {
 		t.Errorf("stopped: %+v", c)
 	}
 	if len(d.Files) != 0 || d.Session.LastFailure != nil {
@@ -530,7 +531,7 @@ func TestDeepContentIsReadOnce(t *testing.T) {
 func TestLegacyAfterBlankLines(t *testing.T) {
 	obj := "{\n \"sessionId\": \"x\", \"messages\": [{\"id\":\"1\",\"type\":\"user\",\"content\":\"hi\"}]\n}\n"
 	d := mustRead(t, gemini, "\ufeff \r\n\u00a0\v\u2028\n"+obj)
-	if d.Session.ID != "x" || lastRequest(d.Session) != "hi" || d.Stats.Malformed != 0 {
+	if d.Session.ID != "x" || expect.LastRequest(d.Session) != "hi" || d.Stats.Malformed != 0 {
 		t.Errorf("id %q requests %q stats %+v", d.Session.ID, d.Session.Requests, d.Stats)
 	}
 	if _, err := gemini("\u00a0" + obj); !errors.Is(err, transcript.ErrNoRecords) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // realExpectations are for the real Gemini CLI files under realDir,
@@ -114,7 +115,7 @@ var realE2EExpectations = []realExpectation{
 	{file: "work/session-2026-11-27T09-10-505c8add.jsonl",
 		title: "add a greeting file and check the tree", requests: []string{"add a greeting file and check the tree"},
 		files:       map[string]realFile{"/tmp/TestCaptureAndBriefgemini1023584904/001/project/hello.txt": {action: "created", edits: 1}},
-		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}}},
+		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: expect.Exit(0), count: 1, status: "ok"}}},
 	{file: "mcp/session-2026-11-27T09-11-1d9f848a.jsonl",
 		title: "save a handoff, list them, then resume", requests: []string{"save a handoff, list them, then resume"}},
 	// The briefing and the prompt are one text (<hook_context>…</hook_context>
@@ -181,16 +182,16 @@ func TestSampleGemini(t *testing.T) {
 	}
 	// replace and write_file, relative to the project root; the
 	// touchedPaths of the $set name the same two files.
-	if f := findFile(d, "internal/refund/handler.go"); f == nil || f.Action != "edited" || f.Edits != 1 {
+	if f := expect.FileAt(d.Files, "internal/refund/handler.go"); f == nil || f.Action != "edited" || f.Edits != 1 {
 		t.Errorf("replace: %+v in %+v", f, d.Files)
 	}
-	if f := findFile(d, "internal/refund/handler_test.go"); f == nil || f.Action != "created" {
+	if f := expect.FileAt(d.Files, "internal/refund/handler_test.go"); f == nil || f.Action != "created" {
 		t.Errorf("write_file of a new file: %+v in %+v", f, d.Files)
 	}
 	if len(d.Files) != 2 {
 		t.Errorf("files %+v (read_file is not an edit)", d.Files)
 	}
-	c := findCommand(s, "go test ./internal/refund/...")
+	c := expect.CommandNamed(s.Commands, "go test ./internal/refund/...")
 	if c == nil || c.ExitCode == nil || *c.ExitCode != 1 || !strings.Contains(c.Output, "TestRefundAmounts/negative") {
 		t.Errorf("shell command: %+v", c)
 	}
@@ -198,7 +199,7 @@ func TestSampleGemini(t *testing.T) {
 		!strings.Contains(lf.Output, "want error for -1.00, got nil") {
 		t.Errorf("last failure %+v", lf)
 	}
-	if !strings.HasPrefix(lastRequest(s), "Stop here") || !strings.Contains(s.LastAgentMessage, "reject negative amounts") {
+	if !strings.HasPrefix(expect.LastRequest(s), "Stop here") || !strings.Contains(s.LastAgentMessage, "reject negative amounts") {
 		t.Errorf("requests %q, last message %q", s.Requests, s.LastAgentMessage)
 	}
 	if tk := s.Tokens; tk == nil || tk.CacheRead != 8000 || tk.Input != 8412+9120-8000 || tk.Output != 57+112+88+64 {
