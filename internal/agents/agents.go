@@ -38,8 +38,8 @@ type Agent = agent.Agent
 // The agents' names.
 const (
 	ClaudeCode = string(transcript.ClaudeCode)
-	Codex      = string(transcript.Codex)
-	Gemini     = string(transcript.Gemini)
+	Codex      = codex.Name
+	Gemini     = gemini.Name
 	Copilot    = copilot.Name
 	Pi         = pi.Name
 )

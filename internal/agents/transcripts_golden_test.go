@@ -49,25 +49,6 @@ func samples(t *testing.T) []sample {
 	return out
 }
 
-func readSample(t *testing.T, agent string, name string) *transcript.Digest {
-	t.Helper()
-	p := filepath.Join(samplesDir, agentDir(agent), name)
-	d, err := readAs(agent, p, transcript.Limits{})
-	if err != nil {
-		t.Fatalf("readAs(%s): %v", p, err)
-	}
-	return d
-}
-
-func agentDir(a string) string {
-	for dir, x := range sampleAgents {
-		if x == a {
-			return dir
-		}
-	}
-	return a
-}
-
 func TestGolden(t *testing.T) {
 	for _, s := range samples(t) {
 		t.Run(s.name, func(t *testing.T) {

@@ -158,11 +158,6 @@ func filesWant(files map[string]realFile) map[string]expect.File {
 	return out
 }
 
-func checkRealFiles(t *testing.T, got []handoff.FileTouched, want map[string]realFile) {
-	t.Helper()
-	expect.CheckFiles(t, got, filesWant(want))
-}
-
 // TestRealTranscriptsCovered fails when a transcript under realDir has no
 // expectation, so a file added there cannot go unchecked.
 //

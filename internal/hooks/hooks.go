@@ -21,6 +21,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agent"
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/agents/copilot"
+	"github.com/session-handoff/session-handoff/internal/agents/gemini"
 	"github.com/session-handoff/session-handoff/internal/briefing"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/devsync"
@@ -29,7 +30,6 @@ import (
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/safefile"
-	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
@@ -428,7 +428,7 @@ func geminiWillCompress(o Options, root string, in Input) bool {
 	if in.TranscriptPath == "" {
 		return true
 	}
-	tokens, model, err := transcript.GeminiLastPrompt(in.TranscriptPath)
+	tokens, model, err := gemini.LastPrompt(in.TranscriptPath)
 	if err != nil {
 		return true
 	}

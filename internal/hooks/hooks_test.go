@@ -361,7 +361,7 @@ func TestSessionStartNeverClosesTheHookContext(t *testing.T) {
 // the compression threshold (model.compressionThreshold, 0.5 by default)
 // of the model's window. A manual one (/compress) always captures.
 func TestGeminiPreCompressCapturesOnlyBeforeACompression(t *testing.T) {
-	transcript := filepath.Join("..", "transcript", "testdata", "real-e2e", "gemini", "work", "session-2026-11-27T09-10-505c8add.jsonl")
+	transcript := filepath.Join("..", "agents", "gemini", "testdata", "real-e2e", "work", "session-2026-11-27T09-10-505c8add.jsonl")
 	project, home := gitProject(t), t.TempDir()
 	env := func(k string) string {
 		if k == "HOME" {

@@ -3,8 +3,6 @@ package transcript
 import (
 	"io"
 	"os"
-	"slices"
-	"strings"
 	"time"
 )
 
@@ -55,24 +53,7 @@ type Prober interface {
 // are probed, a few at a time, each by a new Prober; the rest are listed
 // from their names and times. They come newest first.
 func ProbeSessions(agent Agent, files []Candidate, newProber func() Prober) []SessionInfo {
-	slices.SortFunc(files, func(a, b Candidate) int {
-		if c := b.ModTime.Compare(a.ModTime); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Path, b.Path)
-	})
-	out := make([]SessionInfo, 0, len(files))
-	for _, c := range files {
-		out = append(out, SessionInfo{Agent: agent, Path: c.Path, ID: c.ID, CWD: c.CWD, LastActivity: c.ModTime})
-	}
-	probed := out[:min(len(out), maxProbed)]
-	eachParallel(len(probed), func(i int) {
-		s := &probed[i]
-		s.empty = !probeFile(s, newProber())
-	})
-	out = slices.DeleteFunc(out, func(s SessionInfo) bool { return s.empty })
-	slices.SortStableFunc(out, func(a, b SessionInfo) int { return b.LastActivity.Compare(a.LastActivity) })
-	return out
+	return ProbeSessionsWith(agent, files, func(s *SessionInfo) bool { return probeFile(s, newProber()) })
 }
 
 // probeFile feeds p the head and the tail of s's file, then fills s. A

@@ -28,38 +28,20 @@ var realE2EExpectations = []realExpectation{
 		title: "add a greeting file", requests: []string{"add a greeting file"},
 		files:      map[string]realFile{"hello.txt": {action: "created", edits: 1}},
 		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."},
-	{file: "codex/work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl", agent: Codex,
+	{file: "../../../agents/codex/testdata/real-e2e/work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl", agent: Codex,
 		title: "add a greeting file and check the tree", requests: []string{"add a greeting file and check the tree"},
 		files:       map[string]realFile{"hello.txt": {action: "created", edits: 1}},
 		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}}},
-	{file: "codex/briefed/rollout-2026-11-27T11-55-40-01a21cdc-7820-7723-83e6-fe4a315b8db7.jsonl", agent: Codex,
+	{file: "../../../agents/codex/testdata/real-e2e/briefed/rollout-2026-11-27T11-55-40-01a21cdc-7820-7723-83e6-fe4a315b8db7.jsonl", agent: Codex,
 		title: "what next?", requests: []string{"what next?"}},
 	// MCP tool calls are neither commands nor file edits.
-	{file: "codex/mcp/rollout-2026-11-27T11-55-47-01a21cdc-94e1-7913-b74e-2c5d62e45b67.jsonl", agent: Codex,
+	{file: "../../../agents/codex/testdata/real-e2e/mcp/rollout-2026-11-27T11-55-47-01a21cdc-94e1-7913-b74e-2c5d62e45b67.jsonl", agent: Codex,
 		title: "save a handoff, list them, then resume", requests: []string{"save a handoff, list them, then resume"}},
-	{file: "codex/compaction/rollout-2026-11-27T11-55-51-01a21cdc-a4fd-71f0-85a3-71504a0238c3.jsonl", agent: Codex,
+	{file: "../../../agents/codex/testdata/real-e2e/compaction/rollout-2026-11-27T11-55-51-01a21cdc-a4fd-71f0-85a3-71504a0238c3.jsonl", agent: Codex,
 		title: "check the tree", requests: []string{"check the tree"},
 		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}},
 		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."},
-	// Gemini CLI records the absolute path the model gave write_file.
-	{file: "gemini/work/session-2026-11-27T09-10-505c8add.jsonl", agent: Gemini,
-		title: "add a greeting file and check the tree", requests: []string{"add a greeting file and check the tree"},
-		files:       map[string]realFile{"/tmp/TestCaptureAndBriefgemini1023584904/001/project/hello.txt": {action: "created", edits: 1}},
-		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}}},
-	{file: "gemini/mcp/session-2026-11-27T09-11-1d9f848a.jsonl", agent: Gemini,
-		title: "save a handoff, list them, then resume", requests: []string{"save a handoff, list them, then resume"}},
-	// The briefing and the prompt are one text (<hook_context>…</hook_context>
-	// and "what next?"): the prompt is the request and the title.
-	{file: "gemini/briefed/session-2026-11-27T09-10-17168af1.jsonl", agent: Gemini,
-		title: "what next?", requests: []string{"what next?"}},
-	// Resumed ($set.messages puts the first run's messages back), then
-	// compressed ($set.messages drops them again): each request once; the
-	// briefed prompt kept. The scripted model answered "check the tree"
-	// with the snapshot text, so that is the last message too.
-	{file: "gemini/compaction/session-2026-11-27T09-12-434dc8a2.jsonl", agent: Gemini,
-		title: "add a greeting file", requests: []string{"add a greeting file", "check the tree"},
-		files:      map[string]realFile{"/tmp/TestCompactiongemini3573133766/001/project/hello.txt": {action: "created", edits: 1}},
-		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."},
+	// Gemini CLI's are in internal/agents/gemini/real_test.go.
 }
 
 func TestRealE2ETranscripts(t *testing.T) {
@@ -105,7 +87,7 @@ func TestRealE2ETranscriptsCovered(t *testing.T) {
 // Codex 0.171.0 session with every response item taken out still yields its
 // file and its command.
 func TestCodexCompletedItemsAlone(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(realE2EDir, "codex/work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl"))
+	data, err := os.ReadFile(filepath.Join(realE2EDir, "../../../agents/codex/testdata/real-e2e/work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

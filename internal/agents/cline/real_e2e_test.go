@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents/gemini"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
@@ -144,7 +145,7 @@ func TestEveryRealSessionIsExpected(t *testing.T) {
 // older chats are one JSON object with sessionId and messages too) fails
 // the expectations: they tell readers apart.
 func TestRealSessionsFailAWrongReader(t *testing.T) {
-	wrong := transcript.ReaderOf(transcript.Gemini)
+	wrong := gemini.Transcripts{}
 	for _, e := range realExpectations {
 		d, err := wrong.Read(e.path(), "", transcript.Limits{})
 		if err == nil && len(e.mismatches(d)) == 0 {

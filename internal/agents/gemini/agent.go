@@ -1,23 +1,46 @@
-// Package gemini is Gemini CLI as session-handoff knows it: its entry in the
-// agents table (internal/agents). Its transcript reader is still in
-// internal/transcript.
+// Package gemini is Gemini CLI (google-gemini/gemini-cli) as
+// session-handoff knows it: its entry in the agents table
+// (internal/agents), where its chat recordings lie, how they are
+// recognised and read into a digest, its subagents, and the prompt size
+// its hooks read.
 package gemini
 
 import (
+	"path/filepath"
+
 	"github.com/session-handoff/session-handoff/internal/agent"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
+// Name is Gemini CLI's name in session-handoff.
+const Name = "gemini"
+
+// agentName is Name as the transcript package types it.
+const agentName = transcript.Agent(Name)
+
+// SessionsDir is the directory under each of Dirs that holds its chat
+// recordings.
+const SessionsDir = "tmp"
+
+// Dirs are the agent's own directories, most preferred first, under home
+// unless GEMINI_CLI_HOME moves them (agent.Agent.OwnDirs).
+func Dirs(home string, getenv func(string) string) []string {
+	if h := getenv("GEMINI_CLI_HOME"); h != "" {
+		return []string{filepath.Join(h, ".gemini")}
+	}
+	return []string{filepath.Join(home, ".gemini")}
+}
+
 // Agent is Gemini CLI's entry in the agents table.
 func Agent() agent.Agent {
 	return agent.Agent{
-		Name: string(transcript.Gemini), Display: "Gemini CLI", Aliases: []string{"gemini-cli"},
+		Name: Name, Display: "Gemini CLI", Aliases: []string{"gemini-cli"},
 		Program: "gemini", InstructionFile: "GEMINI.md", Hooks: true, MCP: true,
 		SessionsHelp: "~/.gemini/tmp, or $GEMINI_CLI_HOME/.gemini/tmp", Checked: "0.61.0",
-		OwnDirs:       transcript.GeminiDirs,
-		SessionsDir:   transcript.GeminiSessionsDir,
+		OwnDirs:       Dirs,
+		SessionsDir:   SessionsDir,
 		SettingsFiles: []string{".gemini/", ".gemini/settings.json"},
-		Transcripts:   transcript.ReaderOf(transcript.Gemini),
+		Transcripts:   Transcripts{},
 		Profile: agent.Profile{
 			Reads: []string{"GEMINI.md in the project, its parent directories and the directories below (or the names set in context.fileName)",
 				"~/.gemini/GEMINI.md (every project)", "@file.md imports inside those files"},

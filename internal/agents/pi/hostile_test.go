@@ -188,6 +188,10 @@ func TestNotPi(t *testing.T) {
 	}
 	// The other agents' real transcripts.
 	files, _ := filepath.Glob(filepath.Join("..", "..", "transcript", "testdata", "real-e2e", "*", "*", "*"))
+	for _, agent := range []string{"codex", "gemini"} {
+		moved, _ := filepath.Glob(filepath.Join("..", agent, "testdata", "real-e2e", "*", "*"))
+		files = append(files, moved...)
+	}
 	n := 0
 	for _, f := range files {
 		if strings.HasSuffix(f, ".json") || strings.HasSuffix(f, ".yaml") {

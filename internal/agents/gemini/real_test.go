@@ -1,0 +1,259 @@
+package gemini
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
+)
+
+// realExpectations are for the real Gemini CLI files under realDir,
+// established by reading each (a script printed every message with its
+// tool calls, their status and result).
+var realExpectations = []realExpectation{
+	// A prompt log (a JSON array of {sessionId, messageId, type,
+	// message}), not a chat recording: the reader finds no record.
+	{file: "gemini/codemie/logs.json", err: "no valid transcript record"},
+	// The older single-object form (Dec 2025): three requests; the
+	// reads are reads; write_file made lead_gemini.txt ("Successfully
+	// created and wrote to new file") and a replace edited it. No
+	// working directory is recorded, so the absolute path stays.
+	{
+		file:     "gemini/codemie/session-2025-12-01T21-45-5b959dae.json",
+		title:    "hi",
+		requests: []string{"hi", "Explain what this is", "Make a copy of lead_memory.txt name it as lead_gemini.txt and optimize"},
+		files: map[string]realFile{
+			"/Users/Jane_Smith/Documents/projects/epm-cdme/assistants/lead_gemini.txt": {action: "created", edits: 2},
+		},
+	},
+	// Jan 2026 .json: five requests; delegate_to_agent ran a subagent
+	// whose recording is not there (its answer is the call's result);
+	// hello.md was created then overwritten twice; the last of three
+	// write_todos lists stands.
+	{
+		file:  "gemini/codemie/session-2026-01-16T11-01-file-ops-37b7abef.json",
+		title: "show tools",
+		requests: []string{
+			"show tools", "expore repository and figure out issues. focus on adaptability and security",
+			"create hello.md file", "add 5 lines of random text", "remove 2 and 3 line",
+		},
+		files: map[string]realFile{"hello.md": {action: "created", edits: 3}},
+		todos: []handoff.Todo{
+			{Content: "Investigate codebase architecture for Adaptability and Security (Delegate to Agent)", Status: "completed"},
+			{Content: "Review specific security policy documents and scripts (SECURITY.md, validate-secrets.js)", Status: "completed"},
+			{Content: "Analyze configuration and environment management (src/env/manager.ts, src/cli/index.ts)", Status: "completed"},
+			{Content: "Check usages of CredentialStore and pre-commit hooks", Status: "in_progress"},
+			{Content: "Synthesize findings and report issues", Status: "pending"},
+		},
+	},
+	// JSONL (Apr 2026). /init: the command is the request (its
+	// expanded prompt is the content), and Gemini CLI made an empty
+	// GEMINI.md ("Empty GEMINI.md created") that write_file then
+	// overwrote and a replace edited. "System: Please continue." is
+	// Gemini CLI's own turn. update_topic set two titles; the last,
+	// "更新專案文件", names the session. The last turn was cancelled
+	// (TestRealGeminiCancelled).
+	{
+		file:      "gemini/vct/gemini.jsonl",
+		title:     "更新專案文件",
+		requests:  []string{"/init", "幫我做一個小修改 請幫我將上面確保執行時要透過 uv run 來執行 避免環境有問題"},
+		files:     map[string]realFile{"GEMINI.md": {action: "created", edits: 2}},
+		cancelled: true,
+	},
+}
+
+func TestRealTranscripts(t *testing.T) {
+	for _, want := range realExpectations {
+		t.Run(want.file, func(t *testing.T) { checkRealFile(t, realDir, want) })
+	}
+}
+
+// TestRealTranscriptsCovered fails when a real Gemini CLI file has no
+// expectation, so a file added there cannot go unchecked.
+func TestRealTranscriptsCovered(t *testing.T) {
+	have := map[string]bool{}
+	for _, e := range realExpectations {
+		have[e.file] = true
+	}
+	files, _ := filepath.Glob(filepath.Join(realDir, "gemini", "*", "*"))
+	if len(files) == 0 {
+		t.Fatalf("no real Gemini CLI files under %s", realDir)
+	}
+	for _, f := range files {
+		rel, _ := filepath.Rel(realDir, f)
+		if rel = filepath.ToSlash(rel); !have[rel] {
+			t.Errorf("%s has no expectation", rel)
+		}
+	}
+}
+
+// TestRealGeminiCancelled checks what the harness does not: the user
+// cancelled the last turn of gemini/vct/gemini.jsonl ("Request
+// cancelled." after its replace), and of no other real recording.
+func TestRealGeminiCancelled(t *testing.T) {
+	for _, f := range []string{"gemini/vct/gemini.jsonl", "gemini/codemie/session-2026-01-16T11-01-file-ops-37b7abef.json"} {
+		d := readFileT(t, filepath.Join(realDir, f))
+		if want := strings.HasPrefix(f, "gemini/vct/"); d.Cancelled != want {
+			t.Errorf("%s: cancelled %v, want %v", f, d.Cancelled, want)
+		}
+	}
+}
+
+// realE2EDir holds the recordings Gemini CLI wrote in the end-to-end
+// suite against a scripted model (see its SOURCES.md), so that what the
+// model did, and so what each digest must hold, is known exactly.
+const realE2EDir = "testdata/real-e2e"
+
+// realE2EExpectations are established from the scripts that made the
+// files, not from the reader's output.
+var realE2EExpectations = []realExpectation{
+	// Gemini CLI records the absolute path the model gave write_file.
+	{file: "work/session-2026-11-27T09-10-505c8add.jsonl",
+		title: "add a greeting file and check the tree", requests: []string{"add a greeting file and check the tree"},
+		files:       map[string]realFile{"/tmp/TestCaptureAndBriefgemini1023584904/001/project/hello.txt": {action: "created", edits: 1}},
+		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: expect.Exit(0), count: 1, status: "ok"}}},
+	{file: "mcp/session-2026-11-27T09-11-1d9f848a.jsonl",
+		title: "save a handoff, list them, then resume", requests: []string{"save a handoff, list them, then resume"}},
+	// The briefing and the prompt are one text (<hook_context>…</hook_context>
+	// and "what next?"): the prompt is the request and the title.
+	{file: "briefed/session-2026-11-27T09-10-17168af1.jsonl",
+		title: "what next?", requests: []string{"what next?"}},
+	// Resumed ($set.messages puts the first run's messages back), then
+	// compressed ($set.messages drops them again): each request once; the
+	// briefed prompt kept. The scripted model answered "check the tree"
+	// with the snapshot text, so that is the last message too.
+	{file: "compaction/session-2026-11-27T09-12-434dc8a2.jsonl",
+		title: "add a greeting file", requests: []string{"add a greeting file", "check the tree"},
+		files:      map[string]realFile{"/tmp/TestCompactiongemini3573133766/001/project/hello.txt": {action: "created", edits: 1}},
+		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."},
+}
+
+func TestRealE2ETranscripts(t *testing.T) {
+	for _, want := range realE2EExpectations {
+		t.Run(want.file, func(t *testing.T) { checkRealFile(t, realE2EDir, want) })
+	}
+}
+
+func TestRealE2ETranscriptsCovered(t *testing.T) {
+	have := map[string]bool{}
+	for _, e := range realE2EExpectations {
+		have[e.file] = true
+	}
+	files, err := filepath.Glob(filepath.Join(realE2EDir, "*", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no transcripts under %s: %v", realE2EDir, err)
+	}
+	for _, f := range files {
+		rel, _ := filepath.Rel(realE2EDir, f)
+		if rel = filepath.ToSlash(rel); !have[rel] {
+			t.Errorf("%s has no expectation", rel)
+		}
+	}
+	for f := range have {
+		if _, err := os.Stat(filepath.Join(realE2EDir, f)); err != nil {
+			t.Errorf("expectation for a missing file: %v", err)
+		}
+	}
+}
+
+// Gemini CLI writes no version of its own into a recording.
+func TestVersionUnknown(t *testing.T) {
+	d := readFileT(t, filepath.Join(realE2EDir, "work/session-2026-11-27T09-10-505c8add.jsonl"))
+	if d.Session.AgentVersion != "" || d.Session.AgentVersionSource != handoff.VersionUnknown {
+		t.Errorf("version %q from %q", d.Session.AgentVersion, d.Session.AgentVersionSource)
+	}
+}
+
+// geminiSample is the hand-made sample recording (testdata/transcripts/gemini).
+const geminiSample = "session-2026-03-12T10-15-4f1c2a9b.jsonl"
+
+func TestSampleGemini(t *testing.T) {
+	d := readFileT(t, filepath.Join(samplesDir, "gemini", geminiSample))
+	s := d.Session
+	if s.ID != "4f1c2a9b-7d3e-4b6a-9c21-0e8f5d6a7b10" || d.CWD != "/home/dev/src/payments-api" {
+		t.Errorf("id %q cwd %q", s.ID, d.CWD)
+	}
+	if d.Title != "Fix refund 500 on three-decimal amounts" {
+		t.Errorf("title %q, want the $set summary", d.Title)
+	}
+	// replace and write_file, relative to the project root; the
+	// touchedPaths of the $set name the same two files.
+	if f := expect.FileAt(d.Files, "internal/refund/handler.go"); f == nil || f.Action != "edited" || f.Edits != 1 {
+		t.Errorf("replace: %+v in %+v", f, d.Files)
+	}
+	if f := expect.FileAt(d.Files, "internal/refund/handler_test.go"); f == nil || f.Action != "created" {
+		t.Errorf("write_file of a new file: %+v in %+v", f, d.Files)
+	}
+	if len(d.Files) != 2 {
+		t.Errorf("files %+v (read_file is not an edit)", d.Files)
+	}
+	c := expect.CommandNamed(s.Commands, "go test ./internal/refund/...")
+	if c == nil || c.ExitCode == nil || *c.ExitCode != 1 || !strings.Contains(c.Output, "TestRefundAmounts/negative") {
+		t.Errorf("shell command: %+v", c)
+	}
+	if lf := s.LastFailure; lf == nil || lf.Command != "go test ./internal/refund/..." || lf.ExitCode == nil || *lf.ExitCode != 1 ||
+		!strings.Contains(lf.Output, "want error for -1.00, got nil") {
+		t.Errorf("last failure %+v", lf)
+	}
+	if !strings.HasPrefix(expect.LastRequest(s), "Stop here") || !strings.Contains(s.LastAgentMessage, "reject negative amounts") {
+		t.Errorf("requests %q, last message %q", s.Requests, s.LastAgentMessage)
+	}
+	if tk := s.Tokens; tk == nil || tk.CacheRead != 8000 || tk.Input != 8412+9120-8000 || tk.Output != 57+112+88+64 {
+		t.Errorf("tokens %+v", tk)
+	}
+	if out, _ := json.Marshal(d); strings.Contains(string(out), "Amounts are probably parsed with float64") {
+		t.Errorf("the model's thoughts reached the digest")
+	}
+}
+
+// /init is the request, not the prompt it expands to, also in a recording
+// made before Gemini CLI kept displayContent (v0.28.0, commit bb6a336c):
+// the real JSONL recording of gemini/vct with its displayContent taken
+// out, and the older single-object form holding the same prompt.
+func TestGeminiInitWithoutDisplayContent(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(realDir, "gemini/vct/gemini.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const display = `,"displayContent":[{"text":"/init"}]`
+	if strings.Count(string(data), display) != 1 {
+		t.Fatalf("the recording does not hold %s once", display)
+	}
+	stripped := strings.Replace(string(data), display, "", 1)
+	d := mustRead(t, gemini, stripped)
+	if want := "/init"; len(d.Session.Requests) == 0 || d.Session.Requests[0] != want {
+		t.Errorf("requests %q, want %q first", d.Session.Requests, want)
+	}
+	// The prompt, as the JSONL line holds it.
+	var prompt string
+	for _, line := range strings.Split(stripped, "\n") {
+		if strings.Contains(line, "You are an AI agent that brings the power of Gemini") {
+			// the last member of the line: "content":[{"text":…}]}
+			_, after, _ := strings.Cut(line, `"content":`)
+			prompt = strings.TrimSuffix(strings.TrimSpace(after), "}")
+		}
+	}
+	if prompt == "" {
+		t.Fatal("no /init prompt in the recording")
+	}
+	legacy := `{
+  "sessionId": "s", "projectHash": "h", "startTime": "2025-12-01T10:00:00Z", "lastUpdated": "2025-12-01T10:05:00Z",
+  "messages": [
+    {"id": "1", "timestamp": "2025-12-01T10:00:00Z", "type": "user", "content": ` + prompt + `},
+    {"id": "2", "timestamp": "2025-12-01T10:01:00Z", "type": "gemini", "content": "Created GEMINI.md."},
+    {"id": "3", "timestamp": "2025-12-01T10:02:00Z", "type": "user", "content": "now add a section on tests"}
+  ]
+}
+`
+	d = mustRead(t, gemini, legacy)
+	if got := strings.Join(d.Session.Requests, "|"); got != "/init|now add a section on tests" {
+		t.Errorf("requests %q", d.Session.Requests)
+	}
+	if d.Title != "now add a section on tests" {
+		t.Errorf("title %q: a bare slash command says what was run, not the work", d.Title)
+	}
+}
