@@ -36,7 +36,7 @@ type Agent = agent.Agent
 
 // The agents' names.
 const (
-	ClaudeCode = string(transcript.ClaudeCode)
+	ClaudeCode = claude.Name
 	Codex      = string(transcript.Codex)
 	Gemini     = string(transcript.Gemini)
 	Copilot    = copilot.Name
