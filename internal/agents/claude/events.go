@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"regexp"
@@ -19,7 +20,7 @@ import (
 // thread of the call it answers. It looks at what picks the thread only:
 // the tool results' texts, the tools' outcomes and the plans put to the
 // user do not count.
-func tells(l *line) (has, onlyResults bool) {
+func tells(l *entry, raw []byte) (has, onlyResults bool) {
 	switch l.Type {
 	case "user":
 		if l.IsMeta || l.Message == nil {
@@ -28,7 +29,7 @@ func tells(l *line) (has, onlyResults bool) {
 		if l.IsCompactSummary {
 			return true, false
 		}
-		text, isText, blocks := l.Message.content()
+		text, isText, blocks := content(raw, l.Message.Content)
 		results, cancel, request := 0, false, false
 		var texts []string
 		if isText {
@@ -38,9 +39,9 @@ func tells(l *line) (has, onlyResults bool) {
 			switch {
 			case b.isStr:
 				texts = append(texts, b.str)
-			case b.object && b.Type == "text":
+			case b.Type == "text":
 				texts = append(texts, b.Text)
-			case b.object && b.Type == "tool_result":
+			case b.Type == "tool_result":
 				results++
 			}
 		}
@@ -54,16 +55,15 @@ func tells(l *line) (has, onlyResults bool) {
 		if l.Message == nil {
 			return false, false
 		}
-		if l.Message.Usage != nil {
+		if u := l.Message.Usage; len(u) > 0 && u[0] == '{' {
 			return true, false
 		}
-		_, isText, blocks := l.Message.content()
+		_, isText, blocks := content(raw, l.Message.Content)
 		if isText {
 			return true, false
 		}
 		for _, b := range blocks {
 			switch {
-			case !b.object:
 			case b.Type == "text" && strings.TrimSpace(b.Text) != "":
 				return true, false
 			case b.Type == "tool_use" && b.Input != nil:
@@ -93,13 +93,14 @@ func tells(l *line) (has, onlyResults bool) {
 	return false, false
 }
 
-// events folds what a user, assistant or attachment line tells into b.
-func events(b *transcript.Builder, l *line) {
+// events folds what a user, assistant or attachment line, raw, tells
+// into b.
+func events(b *transcript.Builder, l *line, raw []byte) {
 	switch l.Type {
 	case "user":
-		user(b, l)
+		user(b, l, raw)
 	case "assistant":
-		assistant(b, l)
+		assistant(b, l, raw)
 	case "attachment":
 		attached(b, l.Attachment)
 	}
@@ -205,31 +206,32 @@ func requestOrSummary(texts []string) string {
 
 var exitCodeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:Exit code|exit code:?) (-?\d{1,10})\b`) })
 
-func user(b *transcript.Builder, l *line) {
+func user(b *transcript.Builder, l *line, raw []byte) {
 	if l.IsMeta || l.Message == nil {
 		return
 	}
 	if l.IsCompactSummary {
-		b.Compaction(compactSummary(contentText(l.Message.Content)))
+		var rc rawContent
+		b.Compaction(compactSummary(contentText(rc.of(raw))))
 		return
 	}
-	text, isText, blocks := l.Message.content()
+	text, isText, blocks := content(raw, l.Message.Content)
 	var texts []string
 	if isText {
 		texts = append(texts, text)
 	}
 	hasResult := false
 	tur := l.ToolUseResult
-	for _, bl := range blocks {
+	for i := range blocks {
+		bl := &blocks[i]
 		switch {
 		case bl.isStr:
 			texts = append(texts, bl.str)
-		case !bl.object:
 		case bl.Type == "text":
 			texts = append(texts, bl.Text)
 		case bl.Type == "tool_result":
 			hasResult = true
-			if ran := result(b, &bl, tur, l.ToolDenialKind); ran && tur != nil {
+			if ran := result(b, raw, i, bl, tur, l.ToolDenialKind); ran && tur != nil {
 				toolOutcome(b, tur)
 			}
 		}
@@ -265,10 +267,12 @@ func user(b *transcript.Builder, l *line) {
 // answers "PreToolUse:<tool> hook error: …" or "Hook PreToolUse:<tool>
 // denied this tool" (2.1.88 src/utils/hooks.ts,
 // services/tools/toolHooks.ts).
-func result(b *transcript.Builder, bl *block, tur *toolUseResult, denial string) bool {
+func result(b *transcript.Builder, raw []byte, i int, bl *block, tur *toolUseResult, denial string) bool {
 	id := bl.ToolUseID
-	text := contentText(bl.Content)
-	t := strings.TrimSpace(text)
+	// text is the result's text, read when it is wanted: when the call
+	// failed, and to tell a command sent to the background, whose text
+	// the line holds as it is or with letters escaped.
+	text := func() string { return resultText(raw, i) }
 	switch denial {
 	case "":
 	case "interrupted", "cancelled":
@@ -279,6 +283,8 @@ func result(b *transcript.Builder, bl *block, tur *toolUseResult, denial string)
 		return false
 	}
 	if bl.IsError {
+		text := text()
+		t := strings.TrimSpace(text)
 		switch {
 		case hasAnyPrefix(t, rejections):
 			b.Status(id, handoff.StatusRejected, "")
@@ -302,7 +308,11 @@ func result(b *transcript.Builder, bl *block, tur *toolUseResult, denial string)
 	}
 	if tur != nil {
 		if exit := transcript.ExitCode(tur.ExitCode); exit != nil {
-			b.Outcome(id, exit, *exit != 0, firstNonEmpty(tur.Stderr, text))
+			out := "" // the output of a success is not kept
+			if *exit != 0 {
+				out = firstNonEmpty(tur.Stderr, text())
+			}
+			b.Outcome(id, exit, *exit != 0, out)
 			return *exit == 0
 		}
 		if tur.Interrupted {
@@ -314,13 +324,36 @@ func result(b *transcript.Builder, bl *block, tur *toolUseResult, denial string)
 			return true
 		}
 	}
-	if strings.HasPrefix(t, "Command running in background") {
-		b.Status(id, handoff.StatusBackground, "")
-		return true
+	if mayHold(raw, background) {
+		if strings.HasPrefix(strings.TrimSpace(text()), background) {
+			b.Status(id, handoff.StatusBackground, "")
+			return true
+		}
 	}
 	zero := 0
 	b.Outcome(id, &zero, false, "")
 	return true
+}
+
+// background opens the answer to a command sent to the background.
+const background = "Command running in background"
+
+// mayHold says whether the JSON text raw may hold the ASCII text s in a
+// string: as it is, or with some of its characters escaped (\u00XX).
+func mayHold(raw []byte, s string) bool {
+	if bytes.Contains(raw, []byte(s)) {
+		return true
+	}
+	for i := 0; ; {
+		j := bytes.Index(raw[i:], []byte(`\u00`))
+		if j < 0 || i+j+6 > len(raw) {
+			return false
+		}
+		i += j + 4
+		if c, err := strconv.ParseUint(string(raw[i:i+2]), 16, 8); err == nil && strings.IndexByte(s, byte(c)) >= 0 {
+			return true
+		}
+	}
 }
 
 // rejections open the answers to a call the user or a permission rule
@@ -384,21 +417,18 @@ func toolOutcome(b *transcript.Builder, tur *toolUseResult) {
 	}
 }
 
-func assistant(b *transcript.Builder, l *line) {
+func assistant(b *transcript.Builder, l *line, raw []byte) {
 	msg := l.Message
 	if msg == nil {
 		return
 	}
 	msgID := firstNonEmpty(msg.ID, l.RequestID)
-	text, isText, blocks := msg.content()
+	text, isText, blocks := content(raw, msg.Content)
 	if isText {
 		b.AgentMessage(msgID, text)
 	}
 	for i := range blocks {
 		bl := &blocks[i]
-		if !bl.object {
-			continue
-		}
 		switch bl.Type {
 		case "text":
 			if t := strings.TrimSpace(bl.Text); t != "" {

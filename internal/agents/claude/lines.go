@@ -13,12 +13,12 @@ import (
 // parents from the newest leaf. Lines with isSidechain belong to
 // subagents and isMeta lines are injected context; neither is the user's.
 
-// line is one line of a transcript, as far as it is read: every type's
-// fields in one struct, each type filling its own. Tool results keep
-// their text; what Claude Code copies beside them (the file before an
-// edit, the patch, the whole output again) is never built, nor are the
-// old and new strings of edits and the contents of writes.
-type line struct {
+// entry is a line as the first pass reads it (and discovery, which
+// reads less): enough to link the lines into threads, to gather what the
+// session's metadata lines say, and to tell which lines have events and
+// which only answer tool calls, without the text of tool results, tool
+// inputs or todos. The second pass reads the thread's lines as line.
+type entry struct {
 	Type              string `json:"type"`
 	UUID              string `json:"uuid"`
 	ParentUUID        string `json:"parentUuid"`
@@ -32,8 +32,6 @@ type line struct {
 	IsSidechain       bool   `json:"isSidechain"`
 	IsMeta            bool   `json:"isMeta"`
 	IsCompactSummary  bool   `json:"isCompactSummary"`
-	RequestID         string `json:"requestId"`
-	ToolDenialKind    string `json:"toolDenialKind"`
 
 	// queue-operation: {operation, content, reason}
 	Operation string `json:"operation"`
@@ -62,36 +60,67 @@ type line struct {
 			AnchorUUID string `json:"anchorUuid"`
 		} `json:"preservedSegment"`
 	} `json:"compactMetadata"`
+	Attachment *attachment `json:"attachment"`
 
-	Attachment    *attachment    `json:"attachment"`
-	Message       *message       `json:"message"`
-	ToolUseResult *toolUseResult `json:"toolUseResult"`
+	Message *struct {
+		Content []threadBlock   `json:"content"`
+		Usage   json.RawMessage `json:"usage"`
+	} `json:"message"`
+	ToolUseResult *struct {
+		NewTodos []struct{} `json:"newTodos"`
+	} `json:"toolUseResult"`
 }
 
-// message is a user or assistant line's message: its content is a string
-// or a list of blocks (content).
+// threadBlock is a block of a message's content as the first pass reads
+// it.
+type threadBlock struct {
+	Type  string `json:"type"`
+	Text  string `json:"text"`
+	Name  string `json:"name"`
+	Input *struct {
+		Todos []struct{} `json:"todos"`
+	} `json:"input"`
+	plain
+}
+
+// line is a line of the main thread as the second pass reads it. Tool
+// results keep their text; what Claude Code copies beside them (the file
+// before an edit, the patch, the whole output again) is never built, nor
+// are the old and new strings of edits and the contents of writes.
+type line struct {
+	Type             string         `json:"type"`
+	IsSidechain      bool           `json:"isSidechain"`
+	IsMeta           bool           `json:"isMeta"`
+	IsCompactSummary bool           `json:"isCompactSummary"`
+	RequestID        string         `json:"requestId"`
+	ToolDenialKind   string         `json:"toolDenialKind"`
+	Attachment       *attachment    `json:"attachment"`
+	Message          *message       `json:"message"`
+	ToolUseResult    *toolUseResult `json:"toolUseResult"`
+}
+
+// message is a user or assistant line's message. Its content is a
+// string or a list of blocks: decoded as blocks, a string reads as none
+// (see content).
 type message struct {
 	ID      string                 `json:"id"`
-	Content json.RawMessage        `json:"content"`
+	Content []block                `json:"content"`
 	Usage   map[string]json.Number `json:"usage"`
 }
 
 // block is one block of a message's content: text, tool_use
 // ({id, name, input}) or tool_result ({tool_use_id, is_error, content}).
 type block struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     *toolInput      `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	IsError   bool            `json:"is_error"`
-	Content   json.RawMessage `json:"content"`
-
-	// str is a list element that is a string, not a block.
-	str    string
-	isStr  bool
-	object bool // the element is a JSON object
+	Type      string     `json:"type"`
+	Text      string     `json:"text"`
+	ID        string     `json:"id"`
+	Name      string     `json:"name"`
+	Input     *toolInput `json:"input"`
+	ToolUseID string     `json:"tool_use_id"`
+	IsError   bool       `json:"is_error"`
+	// A tool_result's content, its text, is read only when it is wanted
+	// (resultText).
+	plain
 }
 
 // toolInput holds the arguments of the tools read.
@@ -146,66 +175,180 @@ type attachment struct {
 	Content []item `json:"content"`
 }
 
-// content reads a message's content: its text when it is a string, else
-// its blocks.
-func (m *message) content() (text string, isText bool, blocks []block) {
-	return parseContent(m.Content)
+// plain is a list element that is a string, not a block.
+type plain struct {
+	str   string
+	isStr bool
 }
 
-func parseContent(raw json.RawMessage) (text string, isText bool, blocks []block) {
-	if len(raw) == 0 {
+func (p *plain) setStr(s string) { p.str, p.isStr = s, true }
+
+func (b *threadBlock) kind() string { return b.Type }
+func (b *block) kind() string       { return b.Type }
+
+// blockPtr is a pointer to a kind of block.
+type blockPtr[B any] interface {
+	*B
+	kind() string
+	setStr(s string)
+}
+
+// rawContent is a line's message content as it is written.
+type rawContent struct {
+	Message *struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+// of is the content of the message of the line raw as it is written.
+func (c *rawContent) of(raw []byte) json.RawMessage {
+	if transcript.Decode(raw, c) != nil || c.Message == nil {
+		return nil
+	}
+	return c.Message.Content
+}
+
+// textContent is a line's message content when it is a string.
+type textContent struct {
+	Message *struct {
+		Content string `json:"content"`
+	} `json:"message"`
+}
+
+// resultContents are the contents of the blocks of a line's message:
+// the tool results' texts.
+type resultContents struct {
+	Message *struct {
+		Content []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"content"`
+	} `json:"message"`
+}
+
+// resultText is the text of the content of block i of the message of the
+// line raw.
+func resultText(raw []byte, i int) string {
+	var rc resultContents
+	if transcript.Decode(raw, &rc) != nil || rc.Message == nil || i >= len(rc.Message.Content) {
+		return ""
+	}
+	return contentText(rc.Message.Content[i].Content)
+}
+
+// content is the content of the message of the line raw, decoded as
+// blocks: its text when it is a string, else its blocks, with the
+// elements of the list that are strings. Claude Code writes a list of
+// typed blocks or a string; the line is read again for anything else.
+func content[B any, P blockPtr[B]](raw []byte, blocks []B) (text string, isText bool, out []B) {
+	typed := blocks != nil
+	for i := range blocks {
+		if P(&blocks[i]).kind() == "" {
+			typed = false
+			break
+		}
+	}
+	if typed {
+		return "", false, blocks
+	}
+	if blocks == nil {
+		// Most often a string: read it as one; "" may be another value.
+		var tc textContent
+		if transcript.Decode(raw, &tc) == nil && tc.Message != nil && tc.Message.Content != "" {
+			return tc.Message.Content, true, nil
+		}
+	}
+	var rc rawContent
+	c := rc.of(raw)
+	if len(c) == 0 {
 		return "", false, nil
 	}
-	switch raw[0] {
+	switch c[0] {
 	case '"':
 		var s string
-		if transcript.DecodeValue(raw, &s) == nil {
+		if transcript.DecodeValue(c, &s) == nil {
 			return s, true, nil
 		}
 	case '[':
 		var elems []json.RawMessage
-		if transcript.DecodeValue(raw, &elems) != nil {
+		if transcript.DecodeValue(c, &elems) != nil {
 			return "", false, nil
 		}
-		blocks = make([]block, 0, len(elems))
-		for _, e := range elems {
-			var b block
+		out = make([]B, len(elems))
+		for i, e := range elems {
 			switch {
 			case len(e) == 0:
 			case e[0] == '"':
-				b.isStr = transcript.DecodeValue(e, &b.str) == nil
+				var s string
+				if transcript.DecodeValue(e, &s) == nil {
+					P(&out[i]).setStr(s)
+				}
 			case e[0] == '{':
-				b.object = transcript.Decode(e, &b) == nil
+				_ = transcript.Decode(e, &out[i])
 			}
-			blocks = append(blocks, b)
 		}
-		return "", false, blocks
+		return "", false, out
 	}
 	return "", false, nil
 }
 
-// contentText joins the text of a message content: a string, or a list of
-// blocks with text, or one such block.
+// textPart is an element of a text content.
+type textPart struct {
+	Text string `json:"text"`
+}
+
+// contentText joins the text of a content: a string, or a list of
+// strings and blocks with text, or one such block.
 func contentText(raw json.RawMessage) string {
-	if len(raw) > 0 && raw[0] == '{' {
-		var b block
-		if transcript.Decode(raw, &b) == nil {
-			return b.Text
-		}
+	if len(raw) == 0 {
 		return ""
 	}
-	text, isText, blocks := parseContent(raw)
-	if isText {
-		return text
+	switch raw[0] {
+	case '"':
+		var s string
+		_ = transcript.DecodeValue(raw, &s)
+		return s
+	case '{':
+		var p textPart
+		_ = transcript.Decode(raw, &p)
+		return p.Text
+	case '[':
+		var parts []textPart
+		if transcript.DecodeValue(raw, &parts) != nil {
+			return ""
+		}
+		texts := make([]string, 0, len(parts))
+		for _, p := range parts {
+			if p.Text == "" {
+				return listText(raw) // a string, or a block without text
+			}
+			texts = append(texts, p.Text)
+		}
+		return strings.Join(texts, "\n")
 	}
-	var parts []string
-	for _, b := range blocks {
+	return ""
+}
+
+// listText joins the strings of a list and the text of its blocks.
+func listText(raw json.RawMessage) string {
+	var elems []json.RawMessage
+	if transcript.DecodeValue(raw, &elems) != nil {
+		return ""
+	}
+	var texts []string
+	for _, e := range elems {
 		switch {
-		case b.isStr:
-			parts = append(parts, b.str)
-		case b.object && b.Text != "":
-			parts = append(parts, b.Text)
+		case len(e) == 0:
+		case e[0] == '"':
+			var s string
+			if transcript.DecodeValue(e, &s) == nil {
+				texts = append(texts, s)
+			}
+		case e[0] == '{':
+			var p textPart
+			if transcript.Decode(e, &p) == nil && p.Text != "" {
+				texts = append(texts, p.Text)
+			}
 		}
 	}
-	return strings.Join(parts, "\n")
+	return strings.Join(texts, "\n")
 }

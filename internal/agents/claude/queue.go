@@ -36,7 +36,7 @@ const maxQueued = 64
 //     queue.
 //
 // "clear" empties the queue; other operations change nothing.
-func (rd *reader) queueOperation(n int, l *line) {
+func (rd *reader) queueOperation(n int, l *entry) {
 	content := strings.TrimSpace(l.Content)
 	switch l.Operation {
 	case "enqueue":

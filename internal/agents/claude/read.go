@@ -123,11 +123,11 @@ func read(r *io.SectionReader, lim transcript.Limits, subagent bool) (*transcrip
 	n := 0
 	err := transcript.EachLine(io.NewSectionReader(r, 0, r.Size()), lim, &rd.b.Digest().Stats, func(raw []byte) error {
 		n++
-		var l line
-		if err := transcript.Decode(raw, &l); err != nil {
+		var e entry
+		if err := transcript.Decode(raw, &e); err != nil {
 			return err
 		}
-		rd.record(n, &l)
+		rd.record(n, &e, raw)
 		return nil
 	})
 	if err != nil {
@@ -221,11 +221,11 @@ func (rd *reader) fold(r *io.SectionReader, lim transcript.Limits) (*transcript.
 			return err
 		}
 		if l.IsSidechain && !rd.subagent {
-			events(side, &l)
+			events(side, &l, raw)
 			return nil
 		}
 		deliver(n)
-		events(b, &l)
+		events(b, &l, raw)
 		return nil
 	})
 	if err != nil {
@@ -278,7 +278,7 @@ func (rd *reader) hasMain() bool {
 // request (Claude Code 2.1.88 src/types/logs.ts PRLinkMessage). The same
 // link is written again whenever the session's metadata is re-appended:
 // each URL is kept once.
-func (rd *reader) prLink(l *line) {
+func (rd *reader) prLink(l *entry) {
 	url := strings.TrimSpace(l.PRURL)
 	if url == "" || len(url) > 2048 || len(rd.prs) >= maxPRs {
 		return
@@ -298,8 +298,8 @@ func (rd *reader) prLink(l *line) {
 	rd.prs = append(rd.prs, pr)
 }
 
-// record reads the line with ordinal n.
-func (rd *reader) record(n int, l *line) {
+// record reads the line raw, with ordinal n.
+func (rd *reader) record(n int, l *entry, raw []byte) {
 	typ := l.Type
 	switch typ {
 	case "queue-operation":
@@ -399,7 +399,7 @@ func (rd *reader) record(n int, l *line) {
 	case "assistant":
 		rec.typ = recAssistant
 	}
-	has, onlyResults := tells(l)
+	has, onlyResults := tells(l, raw)
 	if rec.uuid == "" && !has && rec.cwd == "" && rec.session == "" {
 		return // bookkeeping without anything to tell
 	}

@@ -65,20 +65,20 @@ type prober struct {
 }
 
 func (p *prober) Line(raw []byte, head, tail bool) {
-	var l line
+	var l entry
 	if transcript.Decode(raw, &l) != nil {
 		return
 	}
 	// A file small enough gives each line once, as head and tail.
 	if head {
-		p.line(&l, true)
+		p.line(&l, raw, true)
 	}
 	if tail {
-		p.line(&l, false)
+		p.line(&l, raw, false)
 	}
 }
 
-func (p *prober) line(l *line, head bool) {
+func (p *prober) line(l *entry, raw []byte, head bool) {
 	if ts, ok := transcript.ParseTime(l.Timestamp); ok {
 		if head && p.started.IsZero() {
 			p.started = ts
@@ -108,7 +108,7 @@ func (p *prober) line(l *line, head bool) {
 			p.id = l.SessionID
 		}
 		if head && p.firstReq == "" {
-			p.firstReq = firstRequest(l)
+			p.firstReq = firstRequest(l, raw)
 		}
 	case "assistant", "system":
 		if p.cwd == "" && !l.IsSidechain {
@@ -122,11 +122,11 @@ func (p *prober) line(l *line, head bool) {
 
 // firstRequest is the request a user line makes, as the digest keeps it;
 // "" for none.
-func firstRequest(l *line) string {
+func firstRequest(l *entry, raw []byte) string {
 	if l.IsMeta || l.Message == nil || l.IsCompactSummary {
 		return ""
 	}
-	text, isText, blocks := l.Message.content()
+	text, isText, blocks := content(raw, l.Message.Content)
 	var texts []string
 	if isText {
 		texts = append(texts, text)
@@ -135,9 +135,9 @@ func firstRequest(l *line) string {
 		switch {
 		case b.isStr:
 			texts = append(texts, b.str)
-		case b.object && b.Type == "text":
+		case b.Type == "text":
 			texts = append(texts, b.Text)
-		case b.object && b.Type == "tool_result":
+		case b.Type == "tool_result":
 			return ""
 		}
 	}
@@ -243,7 +243,7 @@ func subagentHeadOf(file string) (session, agent, version string) {
 	}
 	var st transcript.Stats
 	_ = transcript.EachLine(io.NewSectionReader(f, 0, min(fi.Size(), subagentHead)), transcript.Limits{}, &st, func(raw []byte) error {
-		var l line
+		var l entry
 		if err := transcript.Decode(raw, &l); err != nil {
 			return err
 		}
