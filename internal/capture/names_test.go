@@ -1,13 +1,14 @@
 package capture
 
 import (
+	"github.com/session-handoff/session-handoff/internal/agents/claude"
 	"github.com/session-handoff/session-handoff/internal/agents/copilot"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
 // The agents whose readers the tests of capture go through.
 const (
-	ClaudeCode = transcript.ClaudeCode
+	ClaudeCode = Agent(claude.Name)
 	Codex      = transcript.Codex
 	Gemini     = transcript.Gemini
 	Copilot    = Agent(copilot.Name)
