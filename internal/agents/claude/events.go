@@ -27,9 +27,13 @@ func tells(l *entry, raw []byte) (has, onlyResults bool) {
 			return false, false
 		}
 		if l.IsCompactSummary {
-			return true, false
+			_, ok := messageContent(raw)
+			return ok, false
 		}
-		text, isText, blocks := content(raw, l.Message.Content)
+		text, isText, blocks, ok := content(raw, l.Message.Content)
+		if !ok {
+			return false, false
+		}
 		results, cancel, request := 0, false, false
 		var texts []string
 		if isText {
@@ -58,7 +62,7 @@ func tells(l *entry, raw []byte) (has, onlyResults bool) {
 		if u := l.Message.Usage; len(u) > 0 && u[0] == '{' {
 			return true, false
 		}
-		_, isText, blocks := content(raw, l.Message.Content)
+		_, isText, blocks, _ := content(raw, l.Message.Content)
 		if isText {
 			return true, false
 		}
@@ -211,11 +215,15 @@ func user(b *transcript.Builder, l *line, raw []byte) {
 		return
 	}
 	if l.IsCompactSummary {
-		var rc rawContent
-		b.Compaction(compactSummary(contentText(rc.of(raw))))
+		if c, ok := messageContent(raw); ok {
+			b.Compaction(compactSummary(contentText(c)))
+		}
 		return
 	}
-	text, isText, blocks := content(raw, l.Message.Content)
+	text, isText, blocks, ok := content(raw, l.Message.Content)
+	if !ok {
+		return
+	}
 	var texts []string
 	if isText {
 		texts = append(texts, text)
@@ -423,7 +431,10 @@ func assistant(b *transcript.Builder, l *line, raw []byte) {
 		return
 	}
 	msgID := firstNonEmpty(msg.ID, l.RequestID)
-	text, isText, blocks := content(raw, msg.Content)
+	text, isText, blocks, ok := content(raw, msg.Content)
+	if !ok {
+		return
+	}
 	if isText {
 		b.AgentMessage(msgID, text)
 	}

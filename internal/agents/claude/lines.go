@@ -193,19 +193,30 @@ type blockPtr[B any] interface {
 	setStr(s string)
 }
 
-// rawContent is a line's message content as it is written.
-type rawContent struct {
-	Message *struct {
-		Content json.RawMessage `json:"content"`
-	} `json:"message"`
-}
-
-// of is the content of the message of the line raw as it is written.
-func (c *rawContent) of(raw []byte) json.RawMessage {
-	if transcript.Decode(raw, c) != nil || c.Message == nil {
-		return nil
+// rawMessage is a line's message as it is written, and rawContent its
+// content.
+type (
+	rawMessage struct {
+		Message json.RawMessage `json:"message"`
 	}
-	return c.Message.Content
+	rawContent struct {
+		Content json.RawMessage `json:"content"`
+	}
+)
+
+// messageContent is the content of the message of the line raw as it is
+// written; false when the message is no JSON object (a message of
+// another type is none).
+func messageContent(raw []byte) (json.RawMessage, bool) {
+	var m rawMessage
+	if transcript.Decode(raw, &m) != nil || len(m.Message) == 0 || m.Message[0] != '{' {
+		return nil, false
+	}
+	var c rawContent
+	if transcript.Decode(m.Message, &c) != nil {
+		return nil, false
+	}
+	return c.Content, true
 }
 
 // textContent is a line's message content when it is a string.
@@ -239,7 +250,8 @@ func resultText(raw []byte, i int) string {
 // blocks: its text when it is a string, else its blocks, with the
 // elements of the list that are strings. Claude Code writes a list of
 // typed blocks or a string; the line is read again for anything else.
-func content[B any, P blockPtr[B]](raw []byte, blocks []B) (text string, isText bool, out []B) {
+// It is false when the message is no JSON object.
+func content[B any, P blockPtr[B]](raw []byte, blocks []B) (text string, isText bool, out []B, ok bool) {
 	typed := blocks != nil
 	for i := range blocks {
 		if P(&blocks[i]).kind() == "" {
@@ -248,30 +260,29 @@ func content[B any, P blockPtr[B]](raw []byte, blocks []B) (text string, isText 
 		}
 	}
 	if typed {
-		return "", false, blocks
+		return "", false, blocks, true
 	}
 	if blocks == nil {
 		// Most often a string: read it as one; "" may be another value.
 		var tc textContent
 		if transcript.Decode(raw, &tc) == nil && tc.Message != nil && tc.Message.Content != "" {
-			return tc.Message.Content, true, nil
+			return tc.Message.Content, true, nil, true
 		}
 	}
-	var rc rawContent
-	c := rc.of(raw)
-	if len(c) == 0 {
-		return "", false, nil
+	c, ok := messageContent(raw)
+	if !ok || len(c) == 0 {
+		return "", false, nil, ok
 	}
 	switch c[0] {
 	case '"':
 		var s string
 		if transcript.DecodeValue(c, &s) == nil {
-			return s, true, nil
+			return s, true, nil, true
 		}
 	case '[':
 		var elems []json.RawMessage
 		if transcript.DecodeValue(c, &elems) != nil {
-			return "", false, nil
+			return "", false, nil, true
 		}
 		out = make([]B, len(elems))
 		for i, e := range elems {
@@ -286,9 +297,9 @@ func content[B any, P blockPtr[B]](raw []byte, blocks []B) (text string, isText 
 				_ = transcript.Decode(e, &out[i])
 			}
 		}
-		return "", false, out
+		return "", false, out, true
 	}
-	return "", false, nil
+	return "", false, nil, true
 }
 
 // textPart is an element of a text content.

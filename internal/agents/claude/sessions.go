@@ -126,7 +126,10 @@ func firstRequest(l *entry, raw []byte) string {
 	if l.IsMeta || l.Message == nil || l.IsCompactSummary {
 		return ""
 	}
-	text, isText, blocks := content(raw, l.Message.Content)
+	text, isText, blocks, ok := content(raw, l.Message.Content)
+	if !ok {
+		return ""
+	}
 	var texts []string
 	if isText {
 		texts = append(texts, text)

@@ -134,3 +134,20 @@ func TestClaudeTitles(t *testing.T) {
 		}
 	}
 }
+
+// A message that is no JSON object is no message: the line tells nothing,
+// not even the todo list its toolUseResult holds, nor the compaction it is
+// flagged as.
+func TestClaudeMessageOfAnotherType(t *testing.T) {
+	for _, line := range []string{
+		`{"type":"user","uuid":"v","parentUuid":"u","message":"x","toolUseResult":{"newTodos":[{"content":"a","status":"pending"}]}}`,
+		`{"type":"user","uuid":"v","parentUuid":"u","message":["x"],"isCompactSummary":true}`,
+		`{"type":"assistant","uuid":"v","parentUuid":"u","message":42}`,
+	} {
+		d := mustRead(t, claude, lines(`{"type":"user","uuid":"u","sessionId":"s","message":{"content":"hi"}}`, line))
+		s := d.Session
+		if len(s.Todos) != 0 || s.CompactionSummary != "" || s.Tokens != nil || len(s.Requests) != 1 {
+			t.Errorf("%s: todos %v, compaction %q, tokens %v, requests %q", line, s.Todos, s.CompactionSummary, s.Tokens, s.Requests)
+		}
+	}
+}
