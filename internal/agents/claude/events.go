@@ -30,29 +30,12 @@ func tells(l *entry, raw []byte) (has, onlyResults bool) {
 			_, ok := messageContent(raw)
 			return ok, false
 		}
-		text, isText, blocks, ok := content(raw, l.Message.Content)
+		texts, results, ok := l.userTexts(raw)
 		if !ok {
 			return false, false
 		}
-		results, cancel, request := 0, false, false
-		var texts []string
-		if isText {
-			texts = append(texts, text)
-		}
-		for _, b := range blocks {
-			switch {
-			case b.isStr:
-				texts = append(texts, b.str)
-			case b.Type == "text":
-				texts = append(texts, b.Text)
-			case b.Type == "tool_result":
-				results++
-			}
-		}
-		cancel = interrupted(texts)
-		if results == 0 {
-			request = requestOrSummary(texts) != ""
-		}
+		cancel := interrupted(texts)
+		request := results == 0 && requestOrSummary(texts) != ""
 		todos := l.ToolUseResult != nil && l.ToolUseResult.NewTodos != nil
 		return results > 0 || cancel || request || todos, results > 0 && !cancel
 	case "assistant":
@@ -95,6 +78,30 @@ func tells(l *entry, raw []byte) (has, onlyResults bool) {
 		}
 	}
 	return false, false
+}
+
+// userTexts are the texts of a user line's message, in order, and the
+// number of tool results it holds; false when its message is no JSON
+// object.
+func (l *entry) userTexts(raw []byte) (texts []string, results int, ok bool) {
+	text, isText, blocks, ok := content(raw, l.Message.Content)
+	if !ok {
+		return nil, 0, false
+	}
+	if isText {
+		texts = append(texts, text)
+	}
+	for _, b := range blocks {
+		switch {
+		case b.isStr:
+			texts = append(texts, b.str)
+		case b.Type == "text":
+			texts = append(texts, b.Text)
+		case b.Type == "tool_result":
+			results++
+		}
+	}
+	return texts, results, true
 }
 
 // events folds what a user, assistant or attachment line, raw, tells

@@ -126,23 +126,9 @@ func firstRequest(l *entry, raw []byte) string {
 	if l.IsMeta || l.Message == nil || l.IsCompactSummary {
 		return ""
 	}
-	text, isText, blocks, ok := content(raw, l.Message.Content)
-	if !ok {
+	texts, results, ok := l.userTexts(raw)
+	if !ok || results > 0 {
 		return ""
-	}
-	var texts []string
-	if isText {
-		texts = append(texts, text)
-	}
-	for _, b := range blocks {
-		switch {
-		case b.isStr:
-			texts = append(texts, b.str)
-		case b.Type == "text":
-			texts = append(texts, b.Text)
-		case b.Type == "tool_result":
-			return ""
-		}
 	}
 	req := requestOrSummary(texts)
 	if strings.HasPrefix(req, continuation) {
