@@ -30,7 +30,7 @@ func tells(l *entry, raw []byte) (has, onlyResults bool) {
 			_, ok := messageContent(raw)
 			return ok, false
 		}
-		texts, results, ok := l.userTexts(raw)
+		texts, results, ok := l.Message.userTexts(raw)
 		if !ok {
 			return false, false
 		}
@@ -80,11 +80,11 @@ func tells(l *entry, raw []byte) (has, onlyResults bool) {
 	return false, false
 }
 
-// userTexts are the texts of a user line's message, in order, and the
-// number of tool results it holds; false when its message is no JSON
-// object.
-func (l *entry) userTexts(raw []byte) (texts []string, results int, ok bool) {
-	text, isText, blocks, ok := content(raw, l.Message.Content)
+// userTexts are the texts of m, the message of the user line raw, in
+// order, and the number of tool results it holds; false when the message
+// is no JSON object.
+func (m *threadMessage) userTexts(raw []byte) (texts []string, results int, ok bool) {
+	text, isText, blocks, ok := content(raw, m.Content)
 	if !ok {
 		return nil, 0, false
 	}

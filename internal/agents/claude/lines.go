@@ -62,13 +62,33 @@ type entry struct {
 	} `json:"compactMetadata"`
 	Attachment *attachment `json:"attachment"`
 
-	Message *struct {
-		Content []threadBlock   `json:"content"`
-		Usage   json.RawMessage `json:"usage"`
-	} `json:"message"`
+	Message       *threadMessage `json:"message"`
 	ToolUseResult *struct {
 		NewTodos []struct{} `json:"newTodos"`
 	} `json:"toolUseResult"`
+}
+
+// threadMessage is a message as the first pass reads it.
+type threadMessage struct {
+	Content []threadBlock   `json:"content"`
+	Usage   json.RawMessage `json:"usage"`
+}
+
+// found is a line as discovery reads it: less than the first pass.
+type found struct {
+	Type             string         `json:"type"`
+	SessionID        string         `json:"sessionId"`
+	AgentID          string         `json:"agentId"`
+	Timestamp        string         `json:"timestamp"`
+	CWD              string         `json:"cwd"`
+	Version          string         `json:"version"`
+	IsSidechain      bool           `json:"isSidechain"`
+	IsMeta           bool           `json:"isMeta"`
+	IsCompactSummary bool           `json:"isCompactSummary"`
+	Summary          string         `json:"summary"`
+	CustomTitle      string         `json:"customTitle"`
+	AITitle          string         `json:"aiTitle"`
+	Message          *threadMessage `json:"message"`
 }
 
 // threadBlock is a block of a message's content as the first pass reads

@@ -121,13 +121,14 @@ type reader struct {
 func read(r *io.SectionReader, lim transcript.Limits, subagent bool) (*transcript.Digest, error) {
 	rd := &reader{b: transcript.NewBuilder(), subagent: subagent}
 	n := 0
+	e := new(entry) // reused: a line's fields are copied out
 	err := transcript.EachLine(io.NewSectionReader(r, 0, r.Size()), lim, &rd.b.Digest().Stats, func(raw []byte) error {
 		n++
-		var e entry
-		if err := transcript.Decode(raw, &e); err != nil {
+		*e = entry{}
+		if err := transcript.Decode(raw, e); err != nil {
 			return err
 		}
-		rd.record(n, &e, raw)
+		rd.record(n, e, raw)
 		return nil
 	})
 	if err != nil {
@@ -208,6 +209,7 @@ func (rd *reader) fold(r *io.SectionReader, lim transcript.Limits) (*transcript.
 	rd.records, thread, rd.sideLines = nil, nil, nil
 	var st transcript.Stats
 	n := 0
+	l := new(line) // reused: a line's events are folded before the next
 	err := transcript.EachLine(io.NewSectionReader(r, 0, r.Size()), lim, &st, func(raw []byte) error {
 		n++
 		if len(lines) == 0 || n < lines[0] {
@@ -216,16 +218,16 @@ func (rd *reader) fold(r *io.SectionReader, lim transcript.Limits) (*transcript.
 		for len(lines) > 0 && lines[0] <= n {
 			lines = lines[1:]
 		}
-		var l line
-		if err := transcript.Decode(raw, &l); err != nil {
+		*l = line{}
+		if err := transcript.Decode(raw, l); err != nil {
 			return err
 		}
 		if l.IsSidechain && !rd.subagent {
-			events(side, &l, raw)
+			events(side, l, raw)
 			return nil
 		}
 		deliver(n)
-		events(b, &l, raw)
+		events(b, l, raw)
 		return nil
 	})
 	if err != nil {

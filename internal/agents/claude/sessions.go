@@ -58,6 +58,7 @@ func (Transcripts) Find(roots []string) ([]transcript.SessionInfo, error) {
 // prober reads what discovery shows of a session: its id, directory,
 // times, version, titles and first request.
 type prober struct {
+	l                   found // the line read, reused
 	id, cwd, version    string
 	started, last       time.Time
 	firstReq            string
@@ -65,20 +66,21 @@ type prober struct {
 }
 
 func (p *prober) Line(raw []byte, head, tail bool) {
-	var l entry
-	if transcript.Decode(raw, &l) != nil {
+	l := &p.l
+	*l = found{}
+	if transcript.Decode(raw, l) != nil {
 		return
 	}
 	// A file small enough gives each line once, as head and tail.
 	if head {
-		p.line(&l, raw, true)
+		p.line(l, raw, true)
 	}
 	if tail {
-		p.line(&l, raw, false)
+		p.line(l, raw, false)
 	}
 }
 
-func (p *prober) line(l *entry, raw []byte, head bool) {
+func (p *prober) line(l *found, raw []byte, head bool) {
 	if ts, ok := transcript.ParseTime(l.Timestamp); ok {
 		if head && p.started.IsZero() {
 			p.started = ts
@@ -122,11 +124,11 @@ func (p *prober) line(l *entry, raw []byte, head bool) {
 
 // firstRequest is the request a user line makes, as the digest keeps it;
 // "" for none.
-func firstRequest(l *entry, raw []byte) string {
+func firstRequest(l *found, raw []byte) string {
 	if l.IsMeta || l.Message == nil || l.IsCompactSummary {
 		return ""
 	}
-	texts, results, ok := l.userTexts(raw)
+	texts, results, ok := l.Message.userTexts(raw)
 	if !ok || results > 0 {
 		return ""
 	}
@@ -231,8 +233,9 @@ func subagentHeadOf(file string) (session, agent, version string) {
 		return "", "", ""
 	}
 	var st transcript.Stats
+	var l found
 	_ = transcript.EachLine(io.NewSectionReader(f, 0, min(fi.Size(), subagentHead)), transcript.Limits{}, &st, func(raw []byte) error {
-		var l entry
+		l = found{}
 		if err := transcript.Decode(raw, &l); err != nil {
 			return err
 		}
