@@ -304,3 +304,19 @@ func TestTitleSkipsCommandsAndPlanBoilerplate(t *testing.T) {
 		}
 	}
 }
+
+// A command sent to the background says so in its result's text, which is
+// read only when the line may hold it: as written, or with its letters
+// escaped.
+func TestClaudeBackgroundTextEscaped(t *testing.T) {
+	for _, text := range []string{`Command running in background with ID: b1`, `\u0043ommand running in backgro\u0075nd with ID: b1`, ` \n Command running in background`} {
+		d := mustRead(t, claude, lines(
+			`{"type":"user","uuid":"u","message":{"role":"user","content":"serve it"}}`,
+			`{"type":"assistant","uuid":"a","parentUuid":"u","message":{"id":"m","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"npm run serve"}}]}}`,
+			`{"type":"user","uuid":"r","parentUuid":"a","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"`+text+`"}]}}`,
+		))
+		if c := findCommand(d.Session, "npm run serve"); c == nil || c.Status != handoff.StatusBackground {
+			t.Errorf("%s: %+v", text, c)
+		}
+	}
+}
