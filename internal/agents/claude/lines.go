@@ -13,11 +13,11 @@ import (
 // parents from the newest leaf. Lines with isSidechain belong to
 // subagents and isMeta lines are injected context; neither is the user's.
 
-// entry is a line as the first pass reads it (and discovery, which
-// reads less): enough to link the lines into threads, to gather what the
-// session's metadata lines say, and to tell which lines have events and
-// which only answer tool calls, without the text of tool results, tool
-// inputs or todos. The second pass reads the thread's lines as line.
+// entry is a line as the first pass reads it: enough to link the lines
+// into threads, to gather what the session's metadata lines say, and to
+// tell which lines have events and which only answer tool calls, without
+// the text of tool results, tool inputs or todos. The second pass reads
+// the thread's lines as line; discovery reads found.
 type entry struct {
 	Type              string `json:"type"`
 	UUID              string `json:"uuid"`
@@ -103,10 +103,11 @@ type threadBlock struct {
 	plain
 }
 
-// line is a line of the main thread as the second pass reads it. Tool
-// results keep their text; what Claude Code copies beside them (the file
-// before an edit, the patch, the whole output again) is never built, nor
-// are the old and new strings of edits and the contents of writes.
+// line is a line of the main thread as the second pass reads it. A tool
+// result's text is read only when wanted (resultText); what Claude Code
+// copies beside it (the file before an edit, the patch, the whole output
+// again) is never built, nor are the old and new strings of edits and
+// the contents of writes.
 type line struct {
 	Type             string         `json:"type"`
 	IsSidechain      bool           `json:"isSidechain"`
