@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The held-out check (issue 32): capture over real transcripts kept OUTSIDE
 # the repository, each beside its expectation file <transcript>.expect.json
-# (the fields of internal/transcript's realExpectation, as JSON:
+# (the fields of internal/agents' realExpectation, as JSON:
 # docs/TRANSCRIPTS.md), scored field by field.
 #
 #   scripts/heldout.sh DIR
@@ -23,6 +23,6 @@ case "$dir/" in
 esac
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-go test -c -o "$bin/transcript.test" ./internal/transcript
-cd internal/transcript
-"$bin/transcript.test" -test.run '^TestHeldOut$' -test.count=1 -heldout "$dir"
+go test -c -o "$bin/agents.test" ./internal/agents
+cd internal/agents
+"$bin/agents.test" -test.run '^TestHeldOut$' -test.count=1 -heldout "$dir"

@@ -37,7 +37,7 @@ type Agent = agent.Agent
 // The agents' names.
 const (
 	ClaudeCode = claude.Name
-	Codex      = string(transcript.Codex)
+	Codex      = codex.Name
 	Gemini     = string(transcript.Gemini)
 	Copilot    = copilot.Name
 	Pi         = pi.Name

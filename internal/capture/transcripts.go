@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/agents"
@@ -134,5 +135,14 @@ func Detect(head []byte) Detected {
 	}
 	d := transcript.Detect(head)
 	d.Agent = ""
+	if strings.HasSuffix(d.What, transcript.KnownToThisVersion) {
+		var names []string
+		for _, a := range agents.All() {
+			if a.Transcripts != nil {
+				names = append(names, a.Display)
+			}
+		}
+		d.What += " (" + strings.Join(names, ", ") + ")"
+	}
 	return d
 }

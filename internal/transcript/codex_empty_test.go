@@ -14,7 +14,7 @@ import (
 // work in it; and a rollout of 0.169 or later (0.171.0 here), which holds
 // no user_message event, is titled by its first request all the same.
 func TestCodexMetaOnlyRolloutIsNoSession(t *testing.T) {
-	const real = "testdata/real-e2e/codex/work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl"
+	const real = "../agents/codex/testdata/real-e2e/work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl"
 	data, err := os.ReadFile(real)
 	if err != nil {
 		t.Fatal(err)

@@ -183,7 +183,7 @@ func FuzzCodeModeCalls(f *testing.F) {
 // response's tokens; the totals come from token_count), are known and
 // skipped; a line of a type nobody knows is still counted and named.
 func TestCodexKnownLineTypes(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(realE2EDir, "codex", "*", "*.jsonl"))
+	files, err := filepath.Glob(filepath.Join("..", "agents", "codex", "testdata", "real-e2e", "*", "*.jsonl"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no Codex rollouts under %s: %v", realE2EDir, err)
 	}

@@ -31,20 +31,38 @@ func Decode(line []byte, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
 		return errors.New("transcript.Decode: want a pointer to a struct")
 	}
-	var p jsonParser
-	p.b, p.i = line, 0
-	p.ws()
-	if p.i >= len(p.b) || p.b[p.i] != '{' {
-		return errNotObject
-	}
-	if !p.into(rv.Elem()) {
-		return errNotObject
-	}
-	p.ws()
-	if p.i != len(p.b) {
+	if !decodeInto(line, rv.Elem(), true) {
 		return errNotObject
 	}
 	return nil
+}
+
+// decodeInto decodes b, one JSON value (an object when object is set),
+// into rv; false when b is not one.
+func decodeInto(b []byte, rv reflect.Value, object bool) bool {
+	p := parsers.Get().(*jsonParser)
+	defer p.release()
+	p.b, p.i, p.depth = b, 0, 0
+	p.ws()
+	if object && (p.i >= len(p.b) || p.b[p.i] != '{') || !p.into(rv) {
+		return false
+	}
+	p.ws()
+	return p.i == len(p.b)
+}
+
+// parsers keep the scratch buffers Decode unescapes strings into, from
+// one line to the next: a reader decodes every line of a transcript.
+var parsers = sync.Pool{New: func() any { return new(jsonParser) }}
+
+// release puts p back into parsers, holding no line, and no scratch
+// buffer larger than a line usually needs.
+func (p *jsonParser) release() {
+	p.b = nil
+	if cap(p.buf) > 1<<20 {
+		p.buf = nil
+	}
+	parsers.Put(p)
 }
 
 // errNotObject is Decode's error for a line that is not one JSON object.
@@ -71,6 +89,8 @@ func (p *jsonParser) into(rv reflect.Value) bool {
 		}
 		rv.SetBytes(append([]byte(nil), p.b[start:p.i]...))
 		return true
+	case t == textOrJSONType:
+		return p.intoTextOrJSON(rv.Addr().Interface().(*TextOrJSON))
 	case t == numberType:
 		start := p.i
 		if c == '"' || c == '{' || c == '[' || c == 't' || c == 'f' || c == 'n' {
@@ -86,6 +106,9 @@ func (p *jsonParser) into(rv reflect.Value) bool {
 	case reflect.Pointer:
 		if c == 'n' {
 			return p.literal("null")
+		}
+		if !fits(rv.Type().Elem(), c) {
+			return p.skip() // a value of another type: the pointer stays nil
 		}
 		if rv.IsNil() {
 			rv.Set(reflect.New(rv.Type().Elem()))
@@ -153,7 +176,7 @@ func (p *jsonParser) into(rv reflect.Value) bool {
 // fits says whether a JSON value starting with c can be decoded into a
 // value of type t.
 func fits(t reflect.Type, c byte) bool {
-	if t == rawMessageType || c == 'n' && t.Kind() == reflect.Pointer {
+	if t == rawMessageType || t == textOrJSONType || c == 'n' && t.Kind() == reflect.Pointer {
 		return true
 	}
 	num := c == '-' || c >= '0' && c <= '9'

@@ -27,6 +27,10 @@ import (
 //     logs.json is a prompt log, a JSON array of {sessionId, messageId,
 //     type, message}, not a chat.
 
+// KnownToThisVersion ends the description of JSON no reader takes; the
+// caller that knows the table names the agents after it.
+const KnownToThisVersion = "known to this version"
+
 // DetectBytes bounds what detection reads.
 const DetectBytes = 64 << 10
 
@@ -81,7 +85,7 @@ func Detect(head []byte) Detected {
 		if bytes.Contains(trimmed, []byte(`"messages"`)) && bytes.Contains(trimmed, []byte(`"sessionId"`)) && !other {
 			return Detected{Agent: Gemini, What: "a Gemini CLI chat recording"}
 		}
-		return Detected{What: "JSON that is no transcript of Claude Code, Codex or Gemini CLI"}
+		return Detected{What: "JSON of no transcript format " + KnownToThisVersion}
 	}
 	for i, line := range lines {
 		if i == 50 {
@@ -95,7 +99,7 @@ func Detect(head []byte) Detected {
 			return d
 		}
 	}
-	return Detected{What: "JSON Lines of no transcript format known to this version (Claude Code, Codex, Gemini CLI)"}
+	return Detected{What: "JSON Lines of no transcript format " + KnownToThisVersion}
 }
 
 // detectLine recognises one line of a JSON Lines file, when it can.

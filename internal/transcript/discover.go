@@ -39,6 +39,12 @@ type SessionInfo struct {
 	// Subagents are the transcripts of the session's subagents (Claude
 	// Code), listed for the sessions whose files are probed.
 	Subagents []SubagentInfo
+	// FiledUnder, when the agent sets it, says whether the agent filed
+	// the session under the project at dir: how MatchProject matches a
+	// session whose working directory is unknown (Claude Code names a
+	// project's directory after its path, Gemini CLI's older layout
+	// after the path's SHA-256).
+	FiledUnder func(dir string) bool
 
 	projectHash string // Gemini: sha256 of the project root, from the file
 	subagent    bool   // a subagent's transcript: never listed
@@ -91,6 +97,9 @@ func FindSessions(agent Agent, roots []string) ([]SessionInfo, error) {
 	// A Codex or Gemini CLI subagent's transcript is part of its
 	// parent's session; an empty one is no session.
 	out = slices.DeleteFunc(out, func(s SessionInfo) bool { return s.subagent || s.empty })
+	for i := range out {
+		out[i].FiledUnder = filedUnder(out[i])
+	}
 	slices.SortStableFunc(out, func(a, b SessionInfo) int { return b.LastActivity.Compare(a.LastActivity) })
 	return out, nil
 }
@@ -485,21 +494,28 @@ func sessionMatches(s SessionInfo, dirs []string) bool {
 			}
 			continue
 		}
-		switch s.Agent {
-		case ClaudeCode:
-			name := filepath.Base(filepath.Dir(s.Path))
-			if name == ClaudeProjectName(d) || name == claudeProjectNameOld(d) {
-				return true
-			}
-		case Gemini:
-			sum := sha256.Sum256([]byte(d))
-			h := hex.EncodeToString(sum[:])
-			if s.projectHash == h || filepath.Base(filepath.Dir(filepath.Dir(s.Path))) == h {
-				return true
-			}
+		if s.FiledUnder != nil && s.FiledUnder(d) {
+			return true
 		}
 	}
 	return false
+}
+
+// filedUnder is SessionInfo.FiledUnder for the readers of this package.
+func filedUnder(s SessionInfo) func(dir string) bool {
+	switch s.Agent {
+	case ClaudeCode:
+		name := filepath.Base(filepath.Dir(s.Path))
+		return func(d string) bool { return name == ClaudeProjectName(d) || name == claudeProjectNameOld(d) }
+	case Gemini:
+		filed := filepath.Base(filepath.Dir(filepath.Dir(s.Path)))
+		return func(d string) bool {
+			sum := sha256.Sum256([]byte(d))
+			h := hex.EncodeToString(sum[:])
+			return s.projectHash == h || filed == h
+		}
+	}
+	return nil
 }
 
 // ClaudeProjectName is the name Claude Code gives a project's directory:

@@ -239,7 +239,9 @@ func TestHeldOut(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.file = filepath.Join(filepath.Base(set.from), e.file)
+			// A file moved to an agent's folder (../../../agents/…) is
+			// copied under the same directory as the others.
+			e.file = filepath.Join(filepath.Base(set.from), strings.TrimLeft(e.file, "./"))
 			all = append(all, e)
 			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, e.file)), 0o755); err != nil {
 				t.Fatal(err)

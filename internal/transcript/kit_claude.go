@@ -1,49 +1,16 @@
 package transcript
 
 import (
-	"encoding/json"
-	"errors"
-	"reflect"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
-// Toolkit for the readers in agents' folders: what a reader needs beyond
-// builder.go when its agent's tool calls do several things at once, keep
-// a task list by id, record the user's answers, or fold work done on the
-// session's behalf apart from the session's own.
-
-// DecodeValue decodes raw, one JSON value of any kind (a list, a string,
-// an object…), into v, a pointer, as Decode decodes a line's fields: for
-// a field the agent writes in more than one shape, kept as a
-// json.RawMessage and decoded once its shape is known.
-func DecodeValue(raw []byte, v any) error {
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return errors.New("transcript.DecodeValue: want a pointer")
-	}
-	var p jsonParser
-	p.b, p.i = raw, 0
-	p.ws()
-	if !p.into(rv.Elem()) {
-		return errNotValue
-	}
-	p.ws()
-	if p.i != len(p.b) {
-		return errNotValue
-	}
-	return nil
-}
-
-// errNotValue is DecodeValue's error for bytes that are not one JSON
-// value.
-var errNotValue = errors.New("not a JSON value")
-
-// ExitCode is the exit code a JSON number gives (a fraction dropped); nil
-// when n is no number or out of an exit code's range.
-func ExitCode(n json.Number) *int { return exitCode(n) }
+// Toolkit for the readers in agents' folders, beyond builder.go and
+// kit.go: for an agent whose tool calls do several things at once, that
+// keeps a task list by id, records the user's answers, or writes lines
+// run on the session's behalf into the session's own file.
 
 // CommandOn adds a shell command the agent ran by the tool call id that
 // also does op to each of paths (a plain "rm a b" deletes a and b): its
@@ -94,11 +61,6 @@ func (b *Builder) Fold() *Digest {
 // without counting a subagent transcript: for work whose lines are in the
 // session's own file, and for an agent whose digests never counted them.
 func MergeSide(d, sub *Digest, by string) { mergeSubagent(d, sub, by) }
-
-// WithoutBlocks is text without each block that runs from open to the
-// next close (an agent's <system-reminder>…</system-reminder>); an open
-// with no close after it is left as it is.
-func WithoutBlocks(text, open, close string) string { return withoutBlocks(text, open, close) }
 
 // MaxProbed is how many of the newest files ProbeSessions probes; the
 // rest are listed from their names and times.

@@ -16,28 +16,28 @@ const realE2EDir = "testdata/real-e2e"
 // realE2EExpectations are established from the scripts that made the
 // files, not from the reader's output.
 var realE2EExpectations = []realExpectation{
-	{file: "claude-code/work/d1a90aa1-626e-41aa-a247-005d367c10ca.jsonl", agent: ClaudeCode,
+	{file: "../../../agents/claude/testdata/real-e2e/work/d1a90aa1-626e-41aa-a247-005d367c10ca.jsonl", agent: ClaudeCode,
 		title: "add a greeting file and check the tree", requests: []string{"add a greeting file and check the tree"},
 		files:       map[string]realFile{"hello.txt": {action: "created", edits: 1}},
 		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}}},
-	{file: "claude-code/briefed/6b2b0fbf-65d6-4744-87ba-e654d77a90a2.jsonl", agent: ClaudeCode,
+	{file: "../../../agents/claude/testdata/real-e2e/briefed/6b2b0fbf-65d6-4744-87ba-e654d77a90a2.jsonl", agent: ClaudeCode,
 		title: "what next?", requests: []string{"what next?"}},
 	// /compact is a command, not a request; the session before it wrote
 	// hello.txt.
-	{file: "claude-code/compaction/fb266796-aa3e-42e5-a236-1283d3ae461d.jsonl", agent: ClaudeCode,
+	{file: "../../../agents/claude/testdata/real-e2e/compaction/fb266796-aa3e-42e5-a236-1283d3ae461d.jsonl", agent: ClaudeCode,
 		title: "add a greeting file", requests: []string{"add a greeting file"},
 		files:      map[string]realFile{"hello.txt": {action: "created", edits: 1}},
 		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."},
-	{file: "codex/work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl", agent: Codex,
+	{file: "../../../agents/codex/testdata/real-e2e/work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl", agent: Codex,
 		title: "add a greeting file and check the tree", requests: []string{"add a greeting file and check the tree"},
 		files:       map[string]realFile{"hello.txt": {action: "created", edits: 1}},
 		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}}},
-	{file: "codex/briefed/rollout-2026-11-27T11-55-40-01a21cdc-7820-7723-83e6-fe4a315b8db7.jsonl", agent: Codex,
+	{file: "../../../agents/codex/testdata/real-e2e/briefed/rollout-2026-11-27T11-55-40-01a21cdc-7820-7723-83e6-fe4a315b8db7.jsonl", agent: Codex,
 		title: "what next?", requests: []string{"what next?"}},
 	// MCP tool calls are neither commands nor file edits.
-	{file: "codex/mcp/rollout-2026-11-27T11-55-47-01a21cdc-94e1-7913-b74e-2c5d62e45b67.jsonl", agent: Codex,
+	{file: "../../../agents/codex/testdata/real-e2e/mcp/rollout-2026-11-27T11-55-47-01a21cdc-94e1-7913-b74e-2c5d62e45b67.jsonl", agent: Codex,
 		title: "save a handoff, list them, then resume", requests: []string{"save a handoff, list them, then resume"}},
-	{file: "codex/compaction/rollout-2026-11-27T11-55-51-01a21cdc-a4fd-71f0-85a3-71504a0238c3.jsonl", agent: Codex,
+	{file: "../../../agents/codex/testdata/real-e2e/compaction/rollout-2026-11-27T11-55-51-01a21cdc-a4fd-71f0-85a3-71504a0238c3.jsonl", agent: Codex,
 		title: "check the tree", requests: []string{"check the tree"},
 		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}},
 		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."},
@@ -105,7 +105,7 @@ func TestRealE2ETranscriptsCovered(t *testing.T) {
 // Codex 0.171.0 session with every response item taken out still yields its
 // file and its command.
 func TestCodexCompletedItemsAlone(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(realE2EDir, "codex/work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl"))
+	data, err := os.ReadFile(filepath.Join(realE2EDir, "../../../agents/codex/testdata/real-e2e/work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,6 @@ func known(typ string) bool {
 // Bounds of the schema (handoff's JSON schema) the digest keeps to.
 const (
 	maxPath    = 4096 // path maxLength
-	maxID      = 256  // session.id maxLength
 	maxVersion = 128  // session.agent_version maxLength
 	maxTodos   = 500  // session.todos maxItems
 	// maxPRs bounds the pull requests kept (the schema's pull_requests
@@ -136,7 +135,7 @@ func read(r *io.SectionReader, lim transcript.Limits, subagent bool) (*transcrip
 	}
 	if rd.side > 0 && !rd.hasMain() {
 		return nil, fmt.Errorf("%w: every line is a subagent's (agent %s) of session %s: capture that session, whose capture includes this subagent's work",
-			transcript.ErrSubagent, firstNonEmpty(untrusted.OneLine(rd.sideAgent, 64), "?"), firstNonEmpty(untrusted.OneLine(rd.sideSession, maxID), "?"))
+			transcript.ErrSubagent, firstNonEmpty(untrusted.OneLine(rd.sideAgent, 64), "?"), firstNonEmpty(untrusted.OneLine(rd.sideSession, transcript.MaxID), "?"))
 	}
 	return rd.fold(r, lim)
 }

@@ -52,7 +52,18 @@ func (Transcripts) Find(roots []string) ([]transcript.SessionInfo, error) {
 	})
 	out := transcript.ProbeSessions(agentName, files, func() transcript.Prober { return &prober{} })
 	olderSubagents(out, files[:min(len(files), transcript.MaxProbed)])
+	for i := range out {
+		out[i].FiledUnder = filedUnder(out[i].Path)
+	}
 	return out, nil
+}
+
+// filedUnder says whether Claude Code filed the session at path under the
+// project at a directory: the session's directory is named after the
+// project's path (ProjectName, or the older naming).
+func filedUnder(path string) func(dir string) bool {
+	name := filepath.Base(filepath.Dir(path))
+	return func(dir string) bool { return name == ProjectName(dir) || name == projectNameOld(dir) }
 }
 
 // prober reads what discovery shows of a session: its id, directory,
@@ -160,7 +171,6 @@ func (p *prober) Fill(s *transcript.SessionInfo) bool {
 
 // Bounds on the subagents of one session.
 const (
-	maxSubagents = 64
 	// subagentHead bounds what is read of an older-layout agent file to
 	// learn its session, and maxAgentProbes how many such files are read
 	// for one session.
@@ -176,7 +186,7 @@ func isSubagentName(name string) bool {
 // subagentFiles lists the subagent transcripts of the Claude Code session
 // whose file is session (id, the session's id): those under
 // <dir>/<stem>/subagents/, and older-layout agent-*.jsonl files beside it
-// whose lines name the session. At most maxSubagents, by name.
+// whose lines name the session. At most transcript.MaxSubagents, by name.
 func subagentFiles(session, id string) []string {
 	dir := filepath.Dir(session)
 	sub := filepath.Join(dir, strings.TrimSuffix(filepath.Base(session), ".jsonl"), "subagents")
@@ -188,7 +198,7 @@ func subagentFiles(session, id string) []string {
 			return
 		}
 		for _, e := range entries {
-			if len(out) >= maxSubagents {
+			if len(out) >= transcript.MaxSubagents {
 				return
 			}
 			switch {
@@ -204,7 +214,7 @@ func subagentFiles(session, id string) []string {
 		entries, _ := os.ReadDir(dir)
 		probes := 0
 		for _, e := range entries {
-			if len(out) >= maxSubagents || probes >= maxAgentProbes {
+			if len(out) >= transcript.MaxSubagents || probes >= maxAgentProbes {
 				break
 			}
 			if e.Type().IsRegular() && isSubagentName(e.Name()) {
@@ -244,7 +254,7 @@ func subagentHeadOf(file string) (session, agent, version string) {
 		}
 		return nil
 	})
-	return transcript.ShortenHead(session, maxID), transcript.ShortenHead(agent, 64), transcript.ShortenHead(version, maxVersion)
+	return transcript.ShortenHead(session, transcript.MaxID), transcript.ShortenHead(agent, 64), transcript.ShortenHead(version, maxVersion)
 }
 
 // agentID is the agent id a subagent file's name carries.
@@ -330,7 +340,7 @@ func olderSubagents(sessions []transcript.SessionInfo, probed []transcript.Candi
 			probes++
 			p := filepath.Join(dir, e.Name())
 			session, _, version := subagentHeadOf(p)
-			if i, ok := ids[session]; ok && session != "" && len(sessions[i].Subagents) < maxSubagents {
+			if i, ok := ids[session]; ok && session != "" && len(sessions[i].Subagents) < transcript.MaxSubagents {
 				sessions[i].Subagents = append(sessions[i].Subagents, transcript.SubagentInfo{ID: agentID(p), Path: p, AgentVersion: version})
 			}
 		}
@@ -347,6 +357,11 @@ func ProjectName(dir string) string {
 		}
 		return '-'
 	}, dir)
+}
+
+// projectNameOld is the older naming: only "/" and "." turned to "-".
+func projectNameOld(dir string) string {
+	return strings.NewReplacer("/", "-", ".", "-").Replace(dir)
 }
 
 // Dirs are the agent's own directories, most preferred first, under home

@@ -1,17 +1,26 @@
-// Package codex is Codex CLI as session-handoff knows it: its entry in the
-// agents table (internal/agents). Its transcript reader is still in
-// internal/transcript.
+// Package codex is Codex CLI (github.com/openai/codex) as session-handoff
+// knows it: its entry in the agents table (internal/agents) and the
+// reader of its session rollouts: where they live (Find), how one is
+// recognised (Detect), how it is read (Read), and its subagents'.
 package codex
 
 import (
+	"path/filepath"
+
 	"github.com/session-handoff/session-handoff/internal/agent"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
+// Name is Codex CLI's name in session-handoff.
+const Name = "codex"
+
+// agentName is Name as the transcript package types it.
+const agentName = transcript.Agent(Name)
+
 // Agent is Codex CLI's entry in the agents table.
 func Agent() agent.Agent {
 	return agent.Agent{
-		Name: string(transcript.Codex), Display: "Codex CLI", Aliases: []string{"codex-cli"},
+		Name: Name, Display: "Codex CLI", Aliases: []string{"codex-cli"},
 		Program: "codex", InstructionFile: "AGENTS.md", Hooks: true, MCP: true,
 		SessionsHelp: "$CODEX_HOME/sessions, default ~/.codex/sessions", Checked: "0.171.0",
 		// Codex writes a hook's text of more than 2,500 tokens (about 4
@@ -20,10 +29,10 @@ func Agent() agent.Agent {
 		// codex-rs/hooks/src/output_spill.rs at 2eb791e): 10,000 bytes,
 		// which a byte budget of the same size keeps to.
 		HookContextLimit: 10_000,
-		OwnDirs:          transcript.CodexDirs,
-		SessionsDir:      transcript.CodexSessionsDir,
+		OwnDirs:          Dirs,
+		SessionsDir:      SessionsDir,
 		SettingsFiles:    []string{".codex/", ".codex/hooks.json", ".codex/config.toml"},
-		Transcripts:      transcript.ReaderOf(transcript.Codex),
+		Transcripts:      Transcripts{},
 		Profile: agent.Profile{
 			Reads: []string{"~/.codex/AGENTS.md (or AGENTS.override.md), whole",
 				"AGENTS.md (or AGENTS.override.md) in each directory from the git root down to the working directory, joined",
@@ -73,3 +82,16 @@ func Agent() agent.Agent {
 			Docs:  "https://developers.openai.com/codex/hooks"},
 	}
 }
+
+// Dirs are Codex's own directories: $CODEX_HOME, or ~/.codex
+// (agent.Agent.OwnDirs).
+func Dirs(home string, getenv func(string) string) []string {
+	if d := getenv("CODEX_HOME"); d != "" {
+		return []string{d}
+	}
+	return []string{filepath.Join(home, ".codex")}
+}
+
+// SessionsDir is the directory under each of Dirs that holds the
+// rollouts.
+const SessionsDir = "sessions"

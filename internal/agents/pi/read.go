@@ -13,7 +13,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -407,11 +406,7 @@ func contentText(raw json.RawMessage) string {
 
 // readFile reads the session file at path within lim.
 func readFile(path string, lim transcript.Limits) (*transcript.Digest, error) {
-	d, err := transcript.ReadOpen(path, lim, func(r *io.SectionReader) (*transcript.Digest, error) {
+	return transcript.ReadOpen(path, lim, func(r *io.SectionReader) (*transcript.Digest, error) {
 		return read(r, lim)
 	})
-	if errors.Is(err, errNotPi) {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return d, err
 }

@@ -274,3 +274,31 @@ func Covered[V any](t testing.TB, dir, pattern string, expectations map[string]V
 		}
 	}
 }
+
+// CommandNamed is the command in cmds that is exactly cmd, or nil.
+func CommandNamed(cmds []handoff.Command, cmd string) *handoff.Command {
+	for i := range cmds {
+		if cmds[i].Command == cmd {
+			return &cmds[i]
+		}
+	}
+	return nil
+}
+
+// FileAt is the file of files at path, or nil.
+func FileAt(files []handoff.FileTouched, path string) *handoff.FileTouched {
+	for i := range files {
+		if files[i].Path == path {
+			return &files[i]
+		}
+	}
+	return nil
+}
+
+// LastRequest is the session's last request, or "".
+func LastRequest(s handoff.Session) string {
+	if len(s.Requests) == 0 {
+		return ""
+	}
+	return s.Requests[len(s.Requests)-1]
+}

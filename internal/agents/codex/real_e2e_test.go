@@ -1,0 +1,89 @@
+package codex
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// realE2EExpectations are established from the scripts of the end-to-end
+// suite that made the rollouts in realE2EDir (its SOURCES.md), not from
+// the reader's output.
+var realE2EExpectations = []realExpectation{
+	{file: "work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl",
+		title: "add a greeting file and check the tree", requests: []string{"add a greeting file and check the tree"},
+		files:       map[string]realFile{"hello.txt": {action: "created", edits: 1}},
+		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}}},
+	{file: "briefed/rollout-2026-11-27T11-55-40-01a21cdc-7820-7723-83e6-fe4a315b8db7.jsonl",
+		title: "what next?", requests: []string{"what next?"}},
+	// MCP tool calls are neither commands nor file edits.
+	{file: "mcp/rollout-2026-11-27T11-55-47-01a21cdc-94e1-7913-b74e-2c5d62e45b67.jsonl",
+		title: "save a handoff, list them, then resume", requests: []string{"save a handoff, list them, then resume"}},
+	{file: "compaction/rollout-2026-11-27T11-55-51-01a21cdc-a4fd-71f0-85a3-71504a0238c3.jsonl",
+		title: "check the tree", requests: []string{"check the tree"},
+		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}},
+		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."},
+}
+
+func TestRealE2ETranscripts(t *testing.T) {
+	for _, want := range realE2EExpectations {
+		t.Run(want.file, func(t *testing.T) {
+			checkReal(t, readFile(t, filepath.Join(realE2EDir, want.file)), want)
+		})
+	}
+}
+
+// TestRealE2ETranscriptsCovered: every rollout kept has an expectation,
+// and every expectation its rollout.
+func TestRealE2ETranscriptsCovered(t *testing.T) {
+	have := map[string]bool{}
+	for _, e := range realE2EExpectations {
+		have[e.file] = true
+	}
+	files, err := filepath.Glob(filepath.Join(realE2EDir, "*", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no rollouts under %s: %v", realE2EDir, err)
+	}
+	for _, f := range files {
+		rel, _ := filepath.Rel(realE2EDir, f)
+		if !have[filepath.ToSlash(rel)] {
+			t.Errorf("%s has no expectation", rel)
+		}
+	}
+	for f := range have {
+		if _, err := os.Stat(filepath.Join(realE2EDir, f)); err != nil {
+			t.Errorf("expectation for a missing file: %v", err)
+		}
+	}
+}
+
+// A rollout whose history is paginated (an app-server thread) holds no
+// response items for its calls, only their completed items: the same
+// Codex 0.171.0 session with every response item taken out still yields its
+// file and its command.
+func TestCodexCompletedItemsAlone(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(realE2EDir, "work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if !strings.Contains(line, `"type":"response_item"`) {
+			kept = append(kept, line)
+		}
+	}
+	if len(kept) == strings.Count(string(data), "\n") {
+		t.Fatal("the fixture holds no response items to take out")
+	}
+	{
+		d, err := codex(strings.Join(kept, "\n") + "\n")
+		if err != nil {
+			t.Fatalf("in passes: %v", err)
+		}
+		checkReal(t, d, realExpectation{title: "add a greeting file and check the tree",
+			requests:    []string{"add a greeting file and check the tree"},
+			files:       map[string]realFile{"hello.txt": {action: "created", edits: 1}},
+			numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}}})
+	}
+}
