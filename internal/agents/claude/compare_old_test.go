@@ -190,3 +190,31 @@ func TestCompareOldFind(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCmp reads a generated 10 MB transcript with the map reader and
+// this one, in turns, so that both see the same load.
+//
+//	go test -run '^$' -bench Cmp ./internal/agents/claude/
+func BenchmarkCmp(b *testing.B) {
+	data := benchData(b)
+	for range 5 {
+		b.Run("old", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := transcript.ReadClaudeCode(bytes.NewReader(data), transcript.Limits{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("new", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := readBytes(data, transcript.Limits{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -53,6 +53,11 @@ func readAll(r io.Reader, lim Limits) (*Digest, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readBytes(data, lim)
+}
+
+// readBytes reads the transcript data holds, as Read reads a file.
+func readBytes(data []byte, lim Limits) (*Digest, error) {
 	return read(io.NewSectionReader(bytes.NewReader(data), 0, int64(len(data))), lim.WithDefaults(), false)
 }
 
