@@ -17,12 +17,9 @@ import (
 // checked (an empty want means "none"), except where a comment says a
 // field is optional.
 type realExpectation struct {
-	// file is the transcript's path under realDir.
+	// file is the transcript's path under realE2EDir.
 	file  string
 	agent transcript.Agent
-	// err, when set, is a substring of the error reading must return; the
-	// other fields are then ignored.
-	err string
 
 	title string
 	// requests are the user's requests in order; each want is a prefix
@@ -65,27 +62,6 @@ type realCommand struct {
 
 // exit returns a pointer to an exit code, for tables.
 func exit(code int) *int { return &code }
-
-// realExpectations are filled by real_claude_test.go.
-var realExpectations []realExpectation
-
-func TestRealTranscripts(t *testing.T) {
-	for _, want := range realExpectations {
-		t.Run(want.file, func(t *testing.T) {
-			d, err := readFile(filepath.Join(realDir, want.file), Limits{})
-			if want.err != "" {
-				if err == nil || !strings.Contains(err.Error(), want.err) {
-					t.Fatalf("error %v, want one containing %q", err, want.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("ReadTranscript: %v", err)
-			}
-			checkReal(t, d, want)
-		})
-	}
-}
 
 func checkReal(t *testing.T, d *Digest, want realExpectation) {
 	t.Helper()
@@ -145,44 +121,6 @@ func filesWant(files map[string]realFile) map[string]expect.File {
 	}
 	return out
 }
-
-// TestRealTranscriptsCovered fails when a transcript under realDir has no
-// expectation, so a file added there cannot go unchecked.
-//
-// Not every file has its expectation yet (issue 17): until then this test
-// lists the files still without one, and fails only if a listed file is
-// gone or a new one arrives unlisted.
-func TestRealTranscriptsCovered(t *testing.T) {
-	have := map[string]bool{}
-	for _, e := range realExpectations {
-		have[e.file] = true
-	}
-	err := filepath.WalkDir(filepath.Join(realDir, "claude-code"), func(p string, de os.DirEntry, err error) error {
-		if err != nil || de.IsDir() || de.Name() == "SOURCES.md" {
-			return err
-		}
-		rel, _ := filepath.Rel(realDir, p)
-		rel = filepath.ToSlash(rel)
-		switch {
-		case have[rel] && realPending[rel]:
-			t.Errorf("%s has an expectation: take it off realPending", rel)
-		case !have[rel] && !realPending[rel]:
-			t.Errorf("%s has no expectation in real_<agent>_test.go", rel)
-		}
-		delete(realPending, rel)
-		return nil
-	})
-	for rel := range realPending {
-		t.Errorf("%s is on realPending but not among the real transcripts", rel)
-	}
-	if err != nil {
-		t.Fatalf("real transcripts not readable: %v", err)
-	}
-}
-
-// realPending are the real transcripts whose expectations are still to be
-// written (issue 17's quality bar: every file gets one).
-var realPending = map[string]bool{}
 
 // realE2EDir holds transcripts Claude Code wrote in the end-to-end suite
 // against a scripted model (see its SOURCES.md), so that what the model
