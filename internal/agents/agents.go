@@ -29,7 +29,6 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents/opencode"
 	"github.com/session-handoff/session-handoff/internal/agents/pi"
 	"github.com/session-handoff/session-handoff/internal/agents/qwen"
-	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
 // Agent describes one coding agent (internal/agent).
@@ -37,7 +36,7 @@ type Agent = agent.Agent
 
 // The agents' names.
 const (
-	ClaudeCode = string(transcript.ClaudeCode)
+	ClaudeCode = claude.Name
 	Codex      = codex.Name
 	Gemini     = gemini.Name
 	Copilot    = copilot.Name

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/session-handoff/session-handoff/internal/transcript"
+	"github.com/session-handoff/session-handoff/internal/agents/claude"
 	"github.com/session-handoff/session-handoff/internal/transcriptgen"
 )
 
@@ -257,7 +257,7 @@ func makeBenchHome(home string) error {
 		agent := Agents[i%3]
 		switch agent {
 		case ClaudeCode:
-			file = filepath.Join(home, ".claude", "projects", transcript.ClaudeProjectName(proj), id+".jsonl")
+			file = filepath.Join(home, ".claude", "projects", claude.ProjectName(proj), id+".jsonl")
 		case Codex:
 			day := g.Start
 			file = filepath.Join(home, ".codex", "sessions", day.Format("2006"), day.Format("01"), day.Format("02"),

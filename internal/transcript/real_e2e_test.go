@@ -16,15 +16,15 @@ const realE2EDir = "testdata/real-e2e"
 // realE2EExpectations are established from the scripts that made the
 // files, not from the reader's output.
 var realE2EExpectations = []realExpectation{
-	{file: "claude-code/work/d1a90aa1-626e-41aa-a247-005d367c10ca.jsonl", agent: ClaudeCode,
+	{file: "../../../agents/claude/testdata/real-e2e/work/d1a90aa1-626e-41aa-a247-005d367c10ca.jsonl", agent: ClaudeCode,
 		title: "add a greeting file and check the tree", requests: []string{"add a greeting file and check the tree"},
 		files:       map[string]realFile{"hello.txt": {action: "created", edits: 1}},
 		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}}},
-	{file: "claude-code/briefed/6b2b0fbf-65d6-4744-87ba-e654d77a90a2.jsonl", agent: ClaudeCode,
+	{file: "../../../agents/claude/testdata/real-e2e/briefed/6b2b0fbf-65d6-4744-87ba-e654d77a90a2.jsonl", agent: ClaudeCode,
 		title: "what next?", requests: []string{"what next?"}},
 	// /compact is a command, not a request; the session before it wrote
 	// hello.txt.
-	{file: "claude-code/compaction/fb266796-aa3e-42e5-a236-1283d3ae461d.jsonl", agent: ClaudeCode,
+	{file: "../../../agents/claude/testdata/real-e2e/compaction/fb266796-aa3e-42e5-a236-1283d3ae461d.jsonl", agent: ClaudeCode,
 		title: "add a greeting file", requests: []string{"add a greeting file"},
 		files:      map[string]realFile{"hello.txt": {action: "created", edits: 1}},
 		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."},

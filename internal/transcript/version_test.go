@@ -16,7 +16,7 @@ func TestAgentVersionSource(t *testing.T) {
 		file          string
 		version, from string
 	}{
-		{ClaudeCode, "claude-code/work/d1a90aa1-626e-41aa-a247-005d367c10ca.jsonl", "2.1.332", handoff.VersionFromTranscript},
+		{ClaudeCode, "../../../agents/claude/testdata/real-e2e/work/d1a90aa1-626e-41aa-a247-005d367c10ca.jsonl", "2.1.332", handoff.VersionFromTranscript},
 		{Codex, "../../../agents/codex/testdata/real-e2e/work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl", "0.171.0", handoff.VersionFromTranscript},
 		{Gemini, "../../../agents/gemini/testdata/real-e2e/work/session-2026-11-27T09-10-505c8add.jsonl", "", handoff.VersionUnknown},
 	} {

@@ -1,6 +1,5 @@
 // Package claude is Claude Code as session-handoff knows it: its entry in the
-// agents table (internal/agents). Its transcript reader is still in
-// internal/transcript.
+// agents table (internal/agents) and the reader of its session transcripts.
 package claude
 
 import (
@@ -8,10 +7,16 @@ import (
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
+// Name is Claude Code's name in session-handoff.
+const Name = "claude-code"
+
+// agentName is Name as the transcript package types it.
+const agentName = transcript.Agent(Name)
+
 // Agent is Claude Code's entry in the agents table.
 func Agent() agent.Agent {
 	return agent.Agent{
-		Name: string(transcript.ClaudeCode), Display: "Claude Code", Aliases: []string{"claude", "claudecode"},
+		Name: Name, Display: "Claude Code", Aliases: []string{"claude", "claudecode"},
 		Program: "claude", InstructionFile: "CLAUDE.md", Hooks: true, MCP: true,
 		SessionsHelp: "~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects", Checked: "2.1.332",
 		// Claude Code replaces a SessionStart additionalContext over
@@ -19,10 +24,10 @@ func Agent() agent.Agent {
 		// (https://code.claude.com/docs/en/hooks, "SessionStart";
 		// issue 18).
 		HookContextLimit: 10_000,
-		OwnDirs:          transcript.ClaudeDirs,
-		SessionsDir:      transcript.ClaudeSessionsDir,
+		OwnDirs:          Dirs,
+		SessionsDir:      SessionsDir,
 		SettingsFiles:    []string{".claude/", ".claude/settings.json", ".claude/settings.local.json", ".mcp.json"},
-		Transcripts:      transcript.ReaderOf(transcript.ClaudeCode),
+		Transcripts:      Transcripts{},
 		Profile: agent.Profile{
 			Reads: []string{"CLAUDE.md and .claude/CLAUDE.md in the project and its parent directories",
 				"CLAUDE.local.md (personal, not committed)", "~/.claude/CLAUDE.md (every project)",
