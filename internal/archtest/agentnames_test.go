@@ -13,12 +13,6 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents"
 )
 
-// readerDir holds the files that read one agent's own formats, named
-// after the agent (internal/transcript/codexexec.go is Codex's), for the
-// agents whose readers have not moved to their folder under
-// internal/agents: they spell the agent's name where its format does.
-const readerDir = "internal/transcript"
-
 // allowedLiterals are the string literals, by file and by how they start,
 // that name agents but are no list of agents to derive from the table.
 var allowedLiterals = map[string][]string{
@@ -44,9 +38,9 @@ var allowedLiterals = map[string][]string{
 }
 
 // TestAgentNamesOnlyInTheTable fails when an agent's name is spelled out
-// as a Go string literal outside internal/agents, the agent's reader files
-// in internal/capture and tests: every list, help text, completion and
-// schema enumeration of agents must derive from the table (issue 36).
+// as a Go string literal outside internal/agents (the table and each
+// agent's folder) and tests: every list, help text, completion and schema
+// enumeration of agents must derive from the table (issue 36).
 func TestAgentNamesOnlyInTheTable(t *testing.T) {
 	var names []string
 	for _, a := range agents.All() {
@@ -58,7 +52,7 @@ func TestAgentNamesOnlyInTheTable(t *testing.T) {
 	used := map[string]bool{}
 	err := eachGoFile(root, func(path, rel string) error {
 		rel = filepath.ToSlash(rel)
-		if strings.HasPrefix(rel, "internal/agents/") || isReaderFile(rel) {
+		if strings.HasPrefix(rel, "internal/agents/") {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
@@ -95,21 +89,6 @@ func TestAgentNamesOnlyInTheTable(t *testing.T) {
 			}
 		}
 	}
-}
-
-// isReaderFile says whether rel is one agent's reader in readerDir:
-// its name starts with the agent's name (claude.go, codexexec.go).
-func isReaderFile(rel string) bool {
-	dir, base := filepath.ToSlash(filepath.Dir(rel)), filepath.Base(rel)
-	if dir != readerDir {
-		return false
-	}
-	for _, a := range agents.All() {
-		if strings.HasPrefix(base, strings.SplitN(a.Name, "-", 2)[0]) {
-			return true
-		}
-	}
-	return false
 }
 
 // namesAgents says whether s is an agent's name, or a list that names two

@@ -193,3 +193,36 @@ func MergeSubagent(d, sub *Digest, by string) {
 	mergeSubagent(d, sub, by)
 	d.Stats.Subagents++
 }
+
+// mergeSubagent adds a subagent's commands and file edits to d, marked
+// by. A file d touched as well stays d's, with the subagent's edits
+// counted in.
+func mergeSubagent(d, sub *Digest, by string) {
+	index := make(map[string]int, len(d.Files))
+	for i, f := range d.Files {
+		index[f.Path] = i
+	}
+	for _, c := range sub.Session.Commands {
+		if len(d.Session.Commands) >= maxCommands {
+			break
+		}
+		c.By = by
+		d.Session.Commands = append(d.Session.Commands, c)
+	}
+	for _, f := range sub.Files {
+		path := f.Path
+		if sub.CWD != d.CWD {
+			path = normPath(d.CWD, joinPath(sub.CWD, path))
+		}
+		if i, ok := index[path]; ok {
+			d.Files[i].Edits = min(d.Files[i].Edits+f.Edits, 1<<31-1)
+			continue
+		}
+		if len(d.Files) >= maxFiles {
+			continue
+		}
+		f.Path, f.By = path, by
+		index[path] = len(d.Files)
+		d.Files = append(d.Files, f)
+	}
+}

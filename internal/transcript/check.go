@@ -139,3 +139,7 @@ func walkStrings(v reflect.Value, where string, fn func(where, s string)) {
 		}
 	}
 }
+
+// maxPRs bounds the pull requests kept (the schema's pull_requests
+// maxItems).
+const maxPRs = 100

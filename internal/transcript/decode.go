@@ -118,7 +118,7 @@ func (p *jsonParser) into(rv reflect.Value) bool {
 		if rv.NumMethod() != 0 {
 			return p.skip()
 		}
-		val, ok := p.value(nil)
+		val, ok := p.value()
 		if ok && val != nil {
 			rv.Set(reflect.ValueOf(val))
 		}

@@ -66,7 +66,6 @@ type event struct {
 	ids    []string
 	tokens handoff.Tokens
 	set    bool
-	src    uint8 // where a request came from, for readers that see it twice
 }
 
 // Constructors that bound the text they store.
@@ -650,4 +649,12 @@ func finishCommon(d *Digest, agent Agent) error {
 		return ErrNoRecords
 	}
 	return nil
+}
+
+// foldEvent normalises an event's paths against cwd and folds it.
+func foldEvent(f *folder, cwd string, e event) {
+	for i := range e.ops {
+		e.ops[i].path = normPath(cwd, e.ops[i].path)
+	}
+	f.add(e)
 }

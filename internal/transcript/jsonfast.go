@@ -13,47 +13,10 @@ import (
 // than by encoding/json: it accepts and refuses exactly what
 // encoding/json's Decoder (with UseNumber) does for one object on a line,
 // and builds the same values (map[string]any, []any, string, json.Number,
-// bool, nil), but it is several times faster, and a shape lets it check
-// the parts of a line that no reader looks at (file contents, patches,
-// encrypted reasoning, images) without building them. TestParseObjectMatchesStd
-// and FuzzParseObject hold it to encoding/json.
-
-// shape says which parts of a JSON value to build. A nil *shape builds the
-// whole value. Whatever is not built is still checked: a line that is not
-// valid JSON is refused however it is shaped.
-type shape struct {
-	// fields gives the shape of an object's fields by name; a field
-	// mapped to nil is built whole.
-	fields map[string]*shape
-	// only drops an object's fields that fields does not name.
-	only bool
-	// elem is the shape of an array's elements.
-	elem *shape
-	// skip drops the value: an object's field is left out, an array's
-	// element reads as nil (so that the array keeps its length).
-	skip bool
-	// scalar drops the value when it is an object or an array.
-	scalar bool
-}
-
-// dropped is the shape of a value that is checked and never built.
-var dropped = &shape{skip: true}
-
-// child returns the shape of an object's field key, and whether the field
-// is dropped.
-func (s *shape) child(key []byte) (*shape, bool) {
-	if s == nil {
-		return nil, false
-	}
-	c, ok := s.fields[string(key)]
-	if !ok {
-		return nil, s.only
-	}
-	if c != nil && c.skip {
-		return nil, true
-	}
-	return c, false
-}
+// bool, nil), but it is several times faster; Decode (decode.go) builds
+// typed structs on it, checking the parts of a line no struct names
+// without building them. TestParseObjectMatchesStd and FuzzParseObject
+// hold it to encoding/json.
 
 // maxNesting is encoding/json's limit on nesting.
 const maxNesting = 10000
@@ -68,26 +31,12 @@ type jsonParser struct {
 // DecodeObject decodes one JSON object, keeping numbers as json.Number.
 // Anything else (another JSON value, trailing data, bad syntax) is refused.
 func DecodeObject(b []byte) (map[string]any, bool) {
-	return parseObject(b, nil)
-}
-
-// parseObject decodes b, which must hold one JSON object and nothing but
-// white space around it, building what sh asks for.
-func parseObject(b []byte, sh *shape) (map[string]any, bool) {
-	var p jsonParser
-	return p.parse(b, sh)
-}
-
-// parse is parseObject with a parser that keeps its scratch space from
-// one line to the next.
-func (p *jsonParser) parse(b []byte, sh *shape) (map[string]any, bool) {
-	p.b, p.i, p.depth = b, 0, 0
-	defer func() { p.b = nil }()
+	p := jsonParser{b: b}
 	p.ws()
 	if p.i >= len(p.b) || p.b[p.i] != '{' {
 		return nil, false
 	}
-	m, ok := p.object(sh)
+	m, ok := p.object()
 	if !ok {
 		return nil, false
 	}
@@ -109,25 +58,19 @@ func (p *jsonParser) ws() {
 	}
 }
 
-func (p *jsonParser) value(sh *shape) (any, bool) {
+func (p *jsonParser) value() (any, bool) {
 	if p.i >= len(p.b) {
 		return nil, false
 	}
 	switch c := p.b[p.i]; c {
 	case '{':
-		if sh != nil && sh.scalar {
-			return nil, p.skip()
-		}
-		m, ok := p.object(sh)
+		m, ok := p.object()
 		if !ok {
 			return nil, false
 		}
 		return m, true
 	case '[':
-		if sh != nil && sh.scalar {
-			return nil, p.skip()
-		}
-		a, ok := p.array(sh)
+		a, ok := p.array()
 		if !ok {
 			return nil, false
 		}
@@ -201,7 +144,7 @@ func (p *jsonParser) number() bool {
 	return true
 }
 
-func (p *jsonParser) object(sh *shape) (map[string]any, bool) {
+func (p *jsonParser) object() (map[string]any, bool) {
 	p.i++ // {
 	if p.depth++; p.depth > maxNesting {
 		return nil, false
@@ -228,27 +171,12 @@ func (p *jsonParser) object(sh *shape) (map[string]any, bool) {
 		}
 		p.i++
 		p.ws()
-		var c *shape
-		drop := false
-		if sh != nil {
-			if esc {
-				c, drop = sh.child(p.unescape(rawKey))
-			} else {
-				c, drop = sh.child(rawKey)
-			}
+		key := p.makeString(rawKey, esc)
+		v, ok := p.value()
+		if !ok {
+			return nil, false
 		}
-		if drop {
-			if !p.skip() {
-				return nil, false
-			}
-		} else {
-			key := p.makeString(rawKey, esc)
-			v, ok := p.value(c)
-			if !ok {
-				return nil, false
-			}
-			m[key] = v
-		}
+		m[key] = v
 		p.ws()
 		if p.i >= len(p.b) {
 			return nil, false
@@ -267,14 +195,10 @@ func (p *jsonParser) object(sh *shape) (map[string]any, bool) {
 	}
 }
 
-func (p *jsonParser) array(sh *shape) ([]any, bool) {
+func (p *jsonParser) array() ([]any, bool) {
 	p.i++ // [
 	if p.depth++; p.depth > maxNesting {
 		return nil, false
-	}
-	var elem *shape
-	if sh != nil {
-		elem = sh.elem
 	}
 	a := []any{}
 	p.ws()
@@ -284,18 +208,11 @@ func (p *jsonParser) array(sh *shape) ([]any, bool) {
 		return a, true
 	}
 	for {
-		if elem != nil && elem.skip {
-			if !p.skip() {
-				return nil, false
-			}
-			a = append(a, nil)
-		} else {
-			v, ok := p.value(elem)
-			if !ok {
-				return nil, false
-			}
-			a = append(a, v)
+		v, ok := p.value()
+		if !ok {
+			return nil, false
 		}
+		a = append(a, v)
 		p.ws()
 		if p.i >= len(p.b) {
 			return nil, false

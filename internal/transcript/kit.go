@@ -4,6 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
+	"time"
+
+	"github.com/session-handoff/session-handoff/handoff"
 )
 
 // The toolkit for readers in the agents' folders (internal/agents/<name>)
@@ -76,5 +80,35 @@ func JoinPath(dir, p string) string { return joinPath(dir, p) }
 func IsSlashCommand(s string) bool { return isSlashCommand(s) }
 
 // WithoutBlocks is text without each block that runs from open to the
-// next close.
-func WithoutBlocks(text, open, close string) string { return withoutBlocks(text, open, close) }
+// next close; an open with no close after it is left as it is.
+func WithoutBlocks(text, open, close string) string {
+	for {
+		i := strings.Index(text, open)
+		if i < 0 {
+			return text
+		}
+		j := strings.Index(text[i:], close)
+		if j < 0 {
+			return text
+		}
+		text = text[:i] + text[i+j+len(close):]
+	}
+}
+
+// firstNonEmpty is the first of ss that is not blank.
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// SessionStart is when the session started, zero when unknown.
+func SessionStart(s handoff.Session) time.Time {
+	if s.StartedAt != nil {
+		return *s.StartedAt
+	}
+	return time.Time{}
+}

@@ -3,6 +3,7 @@ package transcript
 import (
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -28,13 +29,22 @@ func Subdirs(dir string) []string { return subdirs(dir) }
 // ListFiles appends to into the regular files in dir whose names pass
 // keep, at most 100,000 in all.
 func ListFiles(dir string, keep func(name string) bool, into *[]Candidate) {
-	var found []candidate
-	listFiles(dir, keep, &found)
-	for _, c := range found {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
 		if len(*into) >= maxListed {
 			return
 		}
-		*into = append(*into, Candidate{Path: c.path, ModTime: c.mtime})
+		if !e.Type().IsRegular() || !keep(e.Name()) {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		*into = append(*into, Candidate{Path: filepath.Join(dir, e.Name()), ModTime: fi.ModTime()})
 	}
 }
 

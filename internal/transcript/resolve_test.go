@@ -25,13 +25,17 @@ func TestResolves(t *testing.T) {
 // A solved failure does not stay the open failure: git push fails, then
 // git push --set-upstream succeeds.
 func TestSolvedFailureIsNotOpen(t *testing.T) {
-	d := mustRead(t, claude, lines(
-		`{"type":"user","uuid":"u1","message":{"role":"user","content":"push it"}}`,
-		`{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"git push"}}]}}`,
-		`{"type":"user","uuid":"u2","parentUuid":"a1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"fatal: The current branch has no upstream branch."}]},"toolUseResult":{"exitCode":128,"stderr":"fatal: no upstream"}}`,
-		`{"type":"assistant","uuid":"a2","parentUuid":"u2","message":{"id":"m2","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"git push --set-upstream origin feature"}}]}}`,
-		`{"type":"user","uuid":"u3","parentUuid":"a2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"branch set up"}]},"toolUseResult":{"exitCode":0}}`,
-	))
+	b := NewBuilder()
+	b.Digest().Stats.Records = 5
+	b.Request("push it")
+	b.Command("t1", "git push")
+	b.Outcome("t1", ParseExit("128"), true, "fatal: The current branch has no upstream branch.")
+	b.Command("t2", "git push --set-upstream origin feature")
+	b.Outcome("t2", ParseExit("0"), false, "branch set up")
+	d, err := b.Finish("test")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if f := d.Session.LastFailure; f != nil {
 		t.Errorf("open failure %+v, want none: the later push succeeded", f)
 	}

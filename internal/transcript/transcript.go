@@ -118,6 +118,10 @@ var ErrNoRecords = errors.New("no valid transcript record")
 // ErrTooLarge is wrapped when a transcript is over Limits.MaxFile.
 var ErrTooLarge = errors.New("transcript too large")
 
+// ErrSubagent is wrapped when a transcript is a subagent's: its work
+// belongs to its parent session's handoff.
+var ErrSubagent = errors.New("a subagent transcript, not a session")
+
 // Stats counts what happened to the lines of a transcript.
 type Stats struct {
 	// Lines is the number of non-blank lines read.
@@ -181,32 +185,12 @@ type Digest struct {
 	Cancelled bool `json:"cancelled,omitempty"`
 }
 
-// ReadTranscript reads the transcript of agent at path. The file must be a
-// regular file no larger than limits.MaxFile. The session's subagent
-// transcripts, where the agent keeps them beside it, are folded in
-// (foldClaudeSubagents, readCodexFile, readGeminiFile).
-func ReadTranscript(agent Agent, file string, limits Limits) (*Digest, error) {
-	lim := limits.withDefaults()
-	return withTranscript(file, lim, func(r *io.SectionReader) (*Digest, error) {
-		switch agent {
-		case ClaudeCode:
-			d, err := ReadClaudeCode(r, lim)
-			if err == nil {
-				foldClaudeSubagents(d, file, lim)
-			}
-			return d, err
-		case Codex:
-			return readCodexFile(r, lim, file)
-		case Gemini:
-			return readGeminiFile(r, lim, file)
-		}
-		return nil, fmt.Errorf("unknown agent %q", handoff.Clip(string(agent), 40))
-	})
-}
-
-// withTranscript opens file, which must be a regular file no larger than
-// lim.MaxFile, and reads it with read. Errors name the file.
-func withTranscript(file string, lim Limits, read func(*io.SectionReader) (*Digest, error)) (*Digest, error) {
+// ReadOpen opens file, which must be a regular file no larger than
+// lim.MaxFile, and reads it with read, as the agents' readers do: what
+// there was when it was opened, never past the limit. Errors name the
+// file.
+func ReadOpen(file string, lim Limits, read func(*io.SectionReader) (*Digest, error)) (*Digest, error) {
+	lim = lim.withDefaults()
 	fi, err := os.Stat(file)
 	if err != nil {
 		return nil, err
@@ -319,80 +303,6 @@ func eachLine(r io.Reader, max int, fn func(n int, line []byte, tooLong bool)) e
 	}
 }
 
-// eachRecordAt calls fn for every line of r that is a JSON object,
-// decoded to sh, with the line's number, and counts the rest in st.
-func eachRecordAt(r io.Reader, lim Limits, st *Stats, sh *shape, fn func(int, map[string]any)) error {
-	var p jsonParser
-	return eachLine(r, lim.MaxLine, func(n int, line []byte, tooLong bool) {
-		countLine(&p, line, n, tooLong, st, sh, func(m map[string]any) { fn(n, m) })
-	})
-}
-
-// eachLineOf calls fn for the lines of r numbered in lines (ascending),
-// decoded to sh, reading no further than the last of them. It is the
-// second pass over a transcript whose first pass, by eachRecordAt, chose
-// the lines and counted them all.
-func eachLineOf(r io.Reader, lim Limits, lines []int, sh *shape, fn func(n int, m map[string]any)) error {
-	if len(lines) == 0 {
-		return nil
-	}
-	lr := newLineReader(r, lim.MaxLine)
-	var p jsonParser
-	for len(lines) > 0 {
-		line, tooLong, err := lr.next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if lr.n < lines[0] {
-			continue
-		}
-		for len(lines) > 0 && lines[0] <= lr.n {
-			lines = lines[1:]
-		}
-		if tooLong {
-			continue
-		}
-		if m, ok := p.parse(line, sh); ok {
-			fn(lr.n, m)
-		}
-	}
-	return nil
-}
-
-// rereadable returns what is left of r, at most max bytes, as a section
-// that can be read again, when r allows it.
-func rereadable(r io.Reader, max int64) (*io.SectionReader, bool) {
-	ra, ok := r.(interface {
-		io.ReaderAt
-		io.Seeker
-		Size() int64
-	})
-	if !ok {
-		return nil, false
-	}
-	off, err := ra.Seek(0, io.SeekCurrent)
-	if err != nil || off > ra.Size() {
-		return nil, false
-	}
-	return io.NewSectionReader(ra, off, min(ra.Size()-off, max)), true
-}
-
-// countLine decodes line number n to sh and passes it to fn when it is a
-// JSON object, and counts it in st.
-func countLine(p *jsonParser, line []byte, n int, tooLong bool, st *Stats, sh *shape, fn func(map[string]any)) {
-	if tooLong {
-		st.count(n, true, false)
-		return
-	}
-	m, ok := p.parse(line, sh)
-	if st.count(n, false, ok) {
-		fn(m)
-	}
-}
-
 // count counts line number n in st: too long, a record (ok), or
 // malformed; it says whether the line is a record.
 func (st *Stats) count(n int, tooLong, ok bool) bool {
@@ -414,32 +324,6 @@ func (st *Stats) count(n int, tooLong, ok bool) bool {
 
 // Lenient accessors: a field of the wrong type reads as absent.
 
-func getStr(m map[string]any, k string) string {
-	s, _ := m[k].(string)
-	return s
-}
-
-func getMap(m map[string]any, k string) map[string]any {
-	v, _ := m[k].(map[string]any)
-	return v
-}
-
-func getArr(m map[string]any, k string) []any {
-	v, _ := m[k].([]any)
-	return v
-}
-
-func getBool(m map[string]any, k string) bool {
-	v, _ := m[k].(bool)
-	return v
-}
-
-// getInt reads an integer field. Fractions are dropped; numbers beyond
-// int64 are refused.
-func getInt(m map[string]any, k string) (int64, bool) {
-	return toInt(m[k])
-}
-
 func toInt(v any) (int64, bool) {
 	n, ok := v.(json.Number)
 	if !ok {
@@ -453,15 +337,6 @@ func toInt(v any) (int64, bool) {
 		return 0, false
 	}
 	return int64(f), true
-}
-
-// getCount reads a non-negative count; anything else is 0.
-func getCount(m map[string]any, k string) int64 {
-	n, ok := getInt(m, k)
-	if !ok || n < 0 {
-		return 0
-	}
-	return n
 }
 
 // exitCode converts a number to an exit code when it is one.
@@ -482,12 +357,6 @@ func parseExit(s string) *int {
 	}
 	c := int(n)
 	return &c
-}
-
-func intPtr(n int) *int { return &n }
-
-func getTime(m map[string]any, k string) (time.Time, bool) {
-	return parseTime(getStr(m, k))
 }
 
 func parseTime(s string) (time.Time, bool) {

@@ -1,66 +1,17 @@
 package transcript
 
 import (
-	"encoding/json"
-	"path/filepath"
+	"bytes"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/schema"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // samplesDir holds the sample transcripts (testdata/transcripts at the
 // repository's root; SOURCES.md there says where each comes from).
 const samplesDir = "../../testdata/transcripts"
-
-var sampleAgents = map[string]Agent{"claude-code": ClaudeCode, "codex": Codex, "gemini": Gemini}
-
-func readSample(t *testing.T, agent Agent, name string) *Digest {
-	t.Helper()
-	p := filepath.Join(samplesDir, string(agentDir(agent)), name)
-	d, err := ReadTranscript(agent, p, Limits{})
-	if err != nil {
-		t.Fatalf("ReadTranscript(%s): %v", p, err)
-	}
-	return d
-}
-
-func agentDir(a Agent) string {
-	for dir, x := range sampleAgents {
-		if x == a {
-			return dir
-		}
-	}
-	return string(a)
-}
-
-// checkRecordValid embeds the digest in a record and validates it against
-// the handoff schema: a digest must always be storable.
-func checkRecordValid(t *testing.T, d *Digest) {
-	t.Helper()
-	title := d.Title
-	if strings.TrimSpace(title) == "" {
-		title = "untitled"
-	}
-	rec, err := handoff.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), d.Session.Agent, title)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec.Project = handoff.Project{Path: "/p", Name: "p"}
-	s := d.Session
-	rec.Session = &s
-	rec.Files = d.Files
-	rec.Source = handoff.Source{Kind: handoff.SourceTranscript}
-	data, err := json.Marshal(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := schema.Validate(schema.Handoff, data); err != nil {
-		t.Errorf("digest does not make a valid record: %v", err)
-	}
-}
 
 // A title made from a request is its first paragraph on one line, cut at
 // a word within MaxTitleLine bytes: never the whole request.
@@ -75,6 +26,64 @@ func TestTitleFrom(t *testing.T) {
 		got := titleFrom(tc.in)
 		if got != tc.want || len(got) > MaxTitleLine {
 			t.Errorf("titleFrom(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+func TestMergeSubagentPaths(t *testing.T) {
+	d := &Digest{CWD: "/src/proj", Files: []handoff.FileTouched{{Path: "a.go", Action: "edited", Edits: 1}},
+		Session: handoff.Session{Commands: []handoff.Command{{Command: "make", Count: 1}}}}
+	// A subagent whose working directory is unknown: its absolute paths
+	// are made relative to the parent's too.
+	mergeSubagent(d, &Digest{CWD: "", Files: []handoff.FileTouched{
+		{Path: "/src/proj/a.go", Action: "edited", Edits: 2},
+		{Path: "/elsewhere/b.go", Action: "created", Edits: 1},
+	}, Session: handoff.Session{Commands: []handoff.Command{{Command: "go vet ./...", Count: 1}}}}, "subagent k1")
+	mergeSubagent(d, &Digest{CWD: "/src/proj/sub", Files: []handoff.FileTouched{{Path: "c.go", Action: "deleted"}}}, "subagent k2")
+	want := []handoff.FileTouched{
+		{Path: "a.go", Action: "edited", Edits: 3},
+		{Path: "/elsewhere/b.go", Action: "created", Edits: 1, By: "subagent k1"},
+		{Path: "sub/c.go", Action: "deleted", By: "subagent k2"},
+	}
+	if len(d.Files) != len(want) {
+		t.Fatalf("files %+v", d.Files)
+	}
+	for i := range want {
+		if d.Files[i] != want[i] {
+			t.Errorf("file %d: %+v, want %+v", i, d.Files[i], want[i])
+		}
+	}
+	if got := expect.CommandNames(d.Session); got != "make|go vet ./..." || d.Session.Commands[1].By != "subagent k1" {
+		t.Errorf("commands %+v", d.Session.Commands)
+	}
+}
+func TestLineReaderAcrossBuffer(t *testing.T) {
+	for _, max := range []int{10, 64<<10 - 1, 64 << 10, 64<<10 + 1, 200 << 10} {
+		var in bytes.Buffer
+		var want []string
+		var wantLong []bool
+		for _, n := range []int{0, 1, max - 1, max, max + 1, max + 2, max + 3, 64<<10 - 2, 64<<10 - 1, 64 << 10, 64<<10 + 1, 130 << 10} {
+			for _, end := range []string{"\n", "\r\n"} {
+				line := strings.Repeat("x", n)
+				in.WriteString(line + end)
+				want = append(want, line)
+				wantLong = append(wantLong, n > max)
+			}
+		}
+		in.WriteString("last")
+		want = append(want, "last")
+		wantLong = append(wantLong, 4 > max)
+		lr := newLineReader(&in, max)
+		for i := range want {
+			line, long, err := lr.next()
+			if err != nil {
+				t.Fatalf("max %d line %d: %v", max, i, err)
+			}
+			if long != wantLong[i] || !long && string(line) != want[i] || lr.n != i+1 {
+				t.Fatalf("max %d line %d: %d bytes long=%v n=%d, want %d bytes long=%v", max, i, len(line), long, lr.n, len(want[i]), wantLong[i])
+			}
+		}
+		if _, _, err := lr.next(); err == nil {
+			t.Fatalf("max %d: no EOF", max)
 		}
 	}
 }

@@ -302,3 +302,12 @@ func LastRequest(s handoff.Session) string {
 	}
 	return s.Requests[len(s.Requests)-1]
 }
+
+// CommandNames are the session's commands, joined by "|".
+func CommandNames(s handoff.Session) string {
+	var out []string
+	for _, c := range s.Commands {
+		out = append(out, c.Command)
+	}
+	return strings.Join(out, "|")
+}
