@@ -226,3 +226,96 @@ func mergeSubagent(d, sub *Digest, by string) {
 		d.Files = append(d.Files, f)
 	}
 }
+
+// CommandOn adds a shell command the agent ran by the tool call id that
+// also does op to each of paths (a plain "rm a b" deletes a and b): its
+// outcome decides both, as for one call.
+func (b *Builder) CommandOn(id, cmd string, op FileOp, paths ...string) {
+	e := evCmd(id, cmd)
+	for _, p := range paths {
+		e.ops = append(e.ops, fileOp{path: p, op: opKind(op)})
+	}
+	foldEvent(b.f, b.d.CWD, e)
+}
+
+// TaskList sets the todo list as it now stands from a task list the
+// agent keeps by id: ids[i] is the id of items[i], for later Task calls.
+// Items without text are left out, and the ids with them unless none is.
+func (b *Builder) TaskList(ids []string, items []handoff.Todo) {
+	e := evTodoList(items)
+	if len(e.todos) == len(ids) {
+		e.ids = ids
+	}
+	b.f.add(e)
+}
+
+// PlanCall adds the plan the agent put to the user by the tool call id:
+// pending until that call's outcome approves it (success) or rejects it
+// (refused, failed).
+func (b *Builder) PlanCall(id, text string) {
+	b.f.add(event{kind: evPlan, id: id, text: shortenMiddle(strings.TrimSpace(text), MaxCompaction)})
+}
+
+// Decision adds a question the agent put to the user and the answer the
+// user gave, as "question → answer" on one line.
+func (b *Builder) Decision(question, answer string) {
+	b.f.add(event{kind: evDecision, text: untrusted.OneLine(question+" → "+answer, handoff.MaxItem)})
+}
+
+// Fold folds what b was given into its digest and returns it, without
+// the finishing Finish does: for a builder of work done on the session's
+// behalf whose lines are in the session's own file, which MergeSide then
+// adds to the session's digest.
+func (b *Builder) Fold() *Digest {
+	b.f.finish(b.d)
+	return b.d
+}
+
+// MergeSide adds the commands and file edits of sub, work done on the
+// session's behalf, to d, each marked by, as MergeSubagent does, but
+// without counting a subagent transcript: for work whose lines are in the
+// session's own file, and for an agent whose digests never counted them.
+func MergeSide(d, sub *Digest, by string) { mergeSubagent(d, sub, by) }
+
+// PathOp is one file operation of a tool call.
+type PathOp struct {
+	Path string
+	Op   FileOp
+}
+
+// Files adds the tool call id with the file operations it made, in order,
+// one edit each: one call, whose outcome settles them all. With none, it
+// is a call that touched no file (a patch whose files are not known).
+func (b *Builder) Files(id string, ops ...PathOp) {
+	e := evOps(id)
+	for _, op := range ops {
+		e.ops = append(e.ops, fileOp{path: op.Path, op: opKind(op.Op), n: 1})
+	}
+	foldEvent(b.f, b.d.CWD, e)
+}
+
+// OutcomeKnown adds how the tool call id ended when known says the
+// transcript tells (Outcome), else that it ended (Done).
+func (b *Builder) OutcomeKnown(id string, exit *int, failed, known bool, output string) {
+	b.f.add(evOut(id, exit, failed, known, output))
+}
+
+// TotalTokens sets the session's token use so far, as a transcript that
+// keeps running totals states it: a later total replaces it.
+func (b *Builder) TotalTokens(t handoff.Tokens) {
+	b.f.add(event{kind: evTokens, set: true, tokens: t})
+}
+
+// Touched adds paths the agent itself reports touching, without saying
+// how: each is an edited file unless known already. A relative path is
+// taken relative to the session's directory (SetCWD).
+func (b *Builder) Touched(paths []string) {
+	if len(paths) == 0 {
+		return
+	}
+	e := event{kind: evTouch}
+	for _, p := range paths {
+		e.ops = append(e.ops, fileOp{path: joinPath(b.d.CWD, p)})
+	}
+	foldEvent(b.f, b.d.CWD, e)
+}

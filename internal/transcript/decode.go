@@ -389,3 +389,97 @@ func fieldsOf(t reflect.Type) map[string][]int {
 	structFields.Store(t, m)
 	return m
 }
+
+// TextOrJSON is a field whose value is a string or some other JSON value,
+// as agents write a tool's output or arguments: Decode sets Text and
+// IsText for a string, else JSON to the value's bytes (null included).
+// Read either way, the value is scanned once.
+type TextOrJSON struct {
+	Text   string
+	IsText bool
+	JSON   json.RawMessage
+}
+
+var textOrJSONType = reflect.TypeFor[TextOrJSON]()
+
+// intoTextOrJSON decodes the value at p.i into v.
+func (p *jsonParser) intoTextOrJSON(v *TextOrJSON) bool {
+	if p.b[p.i] == '"' {
+		start, end, esc, ok := p.scanString()
+		if ok {
+			*v = TextOrJSON{Text: p.makeString(p.b[start:end], esc), IsText: true}
+		}
+		return ok
+	}
+	start := p.i
+	if !p.skip() {
+		return false
+	}
+	*v = TextOrJSON{JSON: append(json.RawMessage(nil), p.b[start:p.i]...)}
+	return true
+}
+
+// Has says whether the field was there.
+func (v TextOrJSON) Has() bool { return v.IsText || len(v.JSON) > 0 }
+
+// EachLeaf walks b, one JSON value, in one pass: fn gets each value in it
+// that is not an array, in order, nested arrays flattened, with the index
+// of the element of b it lies in (-1 when b is no array): the parts of a
+// content that may be a value or a list of them. The bytes are b's, valid
+// while b is. It fails when b is not one JSON value.
+func EachLeaf(b []byte, fn func(leaf []byte, top int)) error {
+	var p jsonParser
+	p.b = b
+	p.ws()
+	ok := false
+	if p.i < len(p.b) && p.b[p.i] == '[' {
+		n := 0
+		ok = p.elements(func() bool {
+			n++
+			return p.leaves(fn, n-1)
+		})
+	} else {
+		ok = p.leaves(fn, -1)
+	}
+	p.ws()
+	if !ok || p.i != len(p.b) {
+		return errNotValue
+	}
+	return nil
+}
+
+// leaves walks the value at p.i for EachLeaf, descending into arrays.
+func (p *jsonParser) leaves(fn func([]byte, int), top int) bool {
+	if p.i >= len(p.b) {
+		return false
+	}
+	if p.b[p.i] == '[' {
+		return p.elements(func() bool { return p.leaves(fn, top) })
+	}
+	start := p.i
+	if !p.skip() {
+		return false
+	}
+	fn(p.b[start:p.i], top)
+	return true
+}
+
+// DecodeValue decodes raw, one JSON value of any kind (a list, a string,
+// an object…), into v, a pointer, as leniently as Decode decodes a line's
+// fields: a value of another type leaves v as it was. It is for a field an
+// agent writes in more than one shape, kept as a json.RawMessage and
+// decoded once its shape is known.
+func DecodeValue(raw []byte, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return errors.New("transcript.DecodeValue: want a pointer")
+	}
+	if !decodeInto(raw, rv.Elem(), false) {
+		return errNotValue
+	}
+	return nil
+}
+
+// errNotValue is DecodeValue's error for bytes that are not one JSON
+// value.
+var errNotValue = errors.New("not a JSON value")

@@ -2,8 +2,6 @@ package transcript
 
 import (
 	"encoding/json"
-	"errors"
-	"reflect"
 	"strings"
 	"time"
 
@@ -11,28 +9,8 @@ import (
 )
 
 // The toolkit for readers in the agents' folders (internal/agents/<name>)
-// beyond Decode and the Builder: values written in more than one shape,
-// numbers, exit codes.
-
-// DecodeValue decodes raw, one JSON value of any kind (a list, a string,
-// an object…), into v, a pointer, as leniently as Decode decodes a line's
-// fields: a value of another type leaves v as it was. It is for a field an
-// agent writes in more than one shape, kept as a json.RawMessage and
-// decoded once its shape is known.
-func DecodeValue(raw []byte, v any) error {
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return errors.New("transcript.DecodeValue: want a pointer")
-	}
-	if !decodeInto(raw, rv.Elem(), false) {
-		return errNotValue
-	}
-	return nil
-}
-
-// errNotValue is DecodeValue's error for bytes that are not one JSON
-// value.
-var errNotValue = errors.New("not a JSON value")
+// beyond Decode (decode.go), the Builder (builder.go) and discovery
+// (probe.go): numbers, exit codes, text, the digest's bounds.
 
 // Int reads a JSON number as an integer, as the readers read counts and
 // ids: a fraction is dropped; "" or a number beyond int64 is none.
@@ -112,3 +90,19 @@ func SessionStart(s handoff.Session) time.Time {
 	}
 	return time.Time{}
 }
+
+// Bounds of a digest that readers apply themselves.
+const (
+	// MaxFiles bounds the files of a digest (schema: files maxItems).
+	MaxFiles = maxFiles
+	// MaxID bounds a session's id (schema: session.id maxLength).
+	MaxID = maxID
+	// MaxSubagents bounds the subagents whose transcripts are folded into
+	// their parent's.
+	MaxSubagents = maxSubagents
+	// HeadBytes is how much of a file's start discovery reads.
+	HeadBytes = headBytes
+)
+
+// FirstNonEmpty is the first of ss that is not blank; "" when all are.
+func FirstNonEmpty(ss ...string) string { return firstNonEmpty(ss...) }

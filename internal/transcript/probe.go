@@ -4,6 +4,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -88,3 +90,36 @@ func probeFile(s *SessionInfo, p Prober) bool {
 	}
 	return p.Fill(s)
 }
+
+// MaxProbed is how many of the newest files ProbeSessions probes; the
+// rest are listed from their names and times.
+const MaxProbed = maxProbed
+
+// ProbeSessionsWith is ProbeSessions with probe to probe each of the
+// newest files: it fills s from its file and says whether s is a session
+// to list.
+func ProbeSessionsWith(agent Agent, files []Candidate, probe func(s *SessionInfo) bool) []SessionInfo {
+	slices.SortFunc(files, func(a, b Candidate) int {
+		if c := b.ModTime.Compare(a.ModTime); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	out := make([]SessionInfo, 0, len(files))
+	for _, c := range files {
+		out = append(out, SessionInfo{Agent: agent, Path: c.Path, ID: c.ID, CWD: c.CWD, LastActivity: c.ModTime})
+	}
+	probed := out[:min(len(out), maxProbed)]
+	eachParallel(len(probed), func(i int) {
+		s := &probed[i]
+		s.empty = !probe(s)
+	})
+	out = slices.DeleteFunc(out, func(s SessionInfo) bool { return s.empty })
+	slices.SortStableFunc(out, func(a, b SessionInfo) int { return b.LastActivity.Compare(a.LastActivity) })
+	return out
+}
+
+// ProbeFile feeds p the head and the tail of s's file and fills s, as
+// ProbeSessions does for each file it probes; it says whether s is a
+// session to list. A file that cannot be read is listed as found.
+func ProbeFile(s *SessionInfo, p Prober) bool { return probeFile(s, p) }
