@@ -8,6 +8,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/testsys"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 var writeFile = testsys.WriteFile
@@ -43,22 +44,22 @@ func ids(ss []SessionInfo) string {
 func TestFindClaudeSessions(t *testing.T) {
 	home := t.TempDir()
 	proj := filepath.Join(home, ".claude", "projects", "-home-u-src-app")
-	writeFile(t, filepath.Join(proj, "old.jsonl"), lines(
+	writeFile(t, filepath.Join(proj, "old.jsonl"), expect.Lines(
 		`{"type":"summary","summary":"Old work","leafUuid":"x"}`,
 		`{"type":"user","uuid":"1","sessionId":"old","cwd":"/home/u/src/app","timestamp":"2026-02-27T10:00:00Z","message":{"role":"user","content":"old request"}}`,
 	), t0.Add(-48*time.Hour))
-	writeFile(t, filepath.Join(proj, "new.jsonl"), lines(
+	writeFile(t, filepath.Join(proj, "new.jsonl"), expect.Lines(
 		`{"type":"user","uuid":"1","sessionId":"new","cwd":"/home/u/src/app/sub","timestamp":"2026-03-01T10:00:00Z","message":{"role":"user","content":"  Fix\nthe build  "}}`,
 		`{"type":"assistant","uuid":"2","parentUuid":"1","timestamp":"2026-03-01T11:00:00Z","message":{"id":"m","content":[]}}`,
 	), t0)
 	// A subagent's transcript sits in a directory of its own: not a session.
 	writeFile(t, filepath.Join(proj, "new", "subagents", "agent-1.jsonl"), `{"type":"user"}`+"\n", t0)
 	// No cwd in the file: matched by the directory's name.
-	writeFile(t, filepath.Join(home, ".claude", "projects", "-home-u-src-other-repo", "bare.jsonl"), lines(
+	writeFile(t, filepath.Join(home, ".claude", "projects", "-home-u-src-other-repo", "bare.jsonl"), expect.Lines(
 		`{"type":"custom-title","customTitle":"Named"}`,
 	), t0.Add(-time.Hour))
 	// The XDG location is read too.
-	writeFile(t, filepath.Join(home, ".config", "claude", "projects", "-home-u-x", "xdg.jsonl"), lines(
+	writeFile(t, filepath.Join(home, ".config", "claude", "projects", "-home-u-x", "xdg.jsonl"), expect.Lines(
 		`{"type":"user","uuid":"1","sessionId":"xdg","cwd":"/home/u/x","message":{"role":"user","content":"x"}}`,
 	), t0.Add(-72*time.Hour))
 

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 func addSeeds(f *testing.F, agentDir string, extra ...string) {
@@ -44,14 +46,14 @@ func fuzzReader(f *testing.F, read func(io.Reader, Limits) (*Digest, error)) {
 
 func FuzzClaudeCode(f *testing.F) {
 	addSeeds(f, "claude-code",
-		lines(`{"type":"user","uuid":"a","parentUuid":"b","message":{"content":"x"}}`, `{"type":"user","uuid":"b","parentUuid":"a","message":{"content":"y"}}`),
-		lines(`{"type":"system","subtype":"compact_boundary","uuid":"c","logicalParentUuid":"a"}`, `{"type":"user","uuid":"d","parentUuid":"c","isCompactSummary":true,"message":{"content":"s"}}`),
+		expect.Lines(`{"type":"user","uuid":"a","parentUuid":"b","message":{"content":"x"}}`, `{"type":"user","uuid":"b","parentUuid":"a","message":{"content":"y"}}`),
+		expect.Lines(`{"type":"system","subtype":"compact_boundary","uuid":"c","logicalParentUuid":"a"}`, `{"type":"user","uuid":"d","parentUuid":"c","isCompactSummary":true,"message":{"content":"s"}}`),
 		// Claude Code 2.1 shapes: a preserved segment, a queued prompt,
 		// tasks, a plan, answers, a pull request, a sidechain line.
-		lines(`{"type":"user","uuid":"u","message":{"content":"x"}}`, `{"type":"system","subtype":"compact_boundary","uuid":"b","compactMetadata":{"preservedSegment":{"headUuid":"u","anchorUuid":"s","tailUuid":"u"}}}`, `{"type":"user","uuid":"s","parentUuid":"b","isCompactSummary":true,"message":{"content":"sum"}}`),
-		lines(`{"type":"queue-operation","operation":"enqueue","content":"p"}`, `{"type":"attachment","uuid":"q","attachment":{"type":"queued_command","prompt":"p","commandMode":"prompt"}}`, `{"type":"queue-operation","operation":"remove","content":"p","reason":"absorbed_mid_turn"}`),
-		lines(`{"type":"user","uuid":"r","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]},"toolUseResult":{"task":{"id":"1","subject":"a"},"answers":{"q?":"y"},"plan":"p"}}`, `{"type":"assistant","uuid":"a","message":{"content":[{"type":"tool_use","id":"t2","name":"TaskUpdate","input":{"taskId":"1","status":"deleted"}}]}}`),
-		lines(`{"type":"pr-link","prUrl":"https://x/pull/1","prNumber":1}`, `{"type":"worktree-state","worktreeSession":{"worktreePath":"/w"}}`, `{"type":"user","isSidechain":true,"agentId":"a1","sessionId":"s","message":{"content":"sub"}}`),
+		expect.Lines(`{"type":"user","uuid":"u","message":{"content":"x"}}`, `{"type":"system","subtype":"compact_boundary","uuid":"b","compactMetadata":{"preservedSegment":{"headUuid":"u","anchorUuid":"s","tailUuid":"u"}}}`, `{"type":"user","uuid":"s","parentUuid":"b","isCompactSummary":true,"message":{"content":"sum"}}`),
+		expect.Lines(`{"type":"queue-operation","operation":"enqueue","content":"p"}`, `{"type":"attachment","uuid":"q","attachment":{"type":"queued_command","prompt":"p","commandMode":"prompt"}}`, `{"type":"queue-operation","operation":"remove","content":"p","reason":"absorbed_mid_turn"}`),
+		expect.Lines(`{"type":"user","uuid":"r","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]},"toolUseResult":{"task":{"id":"1","subject":"a"},"answers":{"q?":"y"},"plan":"p"}}`, `{"type":"assistant","uuid":"a","message":{"content":[{"type":"tool_use","id":"t2","name":"TaskUpdate","input":{"taskId":"1","status":"deleted"}}]}}`),
+		expect.Lines(`{"type":"pr-link","prUrl":"https://x/pull/1","prNumber":1}`, `{"type":"worktree-state","worktreeSession":{"worktreePath":"/w"}}`, `{"type":"user","isSidechain":true,"agentId":"a1","sessionId":"s","message":{"content":"sub"}}`),
 	)
 	fuzzReader(f, readAll)
 }

@@ -2,16 +2,13 @@ package claude
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/transcript"
-	"github.com/session-handoff/session-handoff/schema"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // The tests moved here from internal/transcript with the reader keep
@@ -76,67 +73,14 @@ func readSample(t *testing.T, name string) *Digest {
 
 func claude(in string) (*Digest, error) { return readAll(strings.NewReader(in), Limits{}) }
 
-func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
-
 func mustRead(t *testing.T, read func(string) (*Digest, error), in string) *Digest {
 	t.Helper()
 	d, err := read(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkRecordValid(t, d)
+	expect.Storable(t, d.Title, d.Session, d.Files)
 	return d
-}
-
-// checkRecordValid embeds the digest in a record and validates it against
-// the handoff schema: a digest must always be storable.
-func checkRecordValid(t *testing.T, d *Digest) {
-	t.Helper()
-	title := d.Title
-	if strings.TrimSpace(title) == "" {
-		title = "untitled"
-	}
-	rec, err := handoff.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), d.Session.Agent, title)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec.Project = handoff.Project{Path: "/p", Name: "p"}
-	s := d.Session
-	rec.Session = &s
-	rec.Files = d.Files
-	rec.Source = handoff.Source{Kind: handoff.SourceTranscript}
-	data, err := json.Marshal(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := schema.Validate(schema.Handoff, data); err != nil {
-		t.Errorf("digest does not make a valid record: %v", err)
-	}
-}
-
-func findCommand(s handoff.Session, cmd string) *handoff.Command {
-	for i := range s.Commands {
-		if s.Commands[i].Command == cmd {
-			return &s.Commands[i]
-		}
-	}
-	return nil
-}
-
-func findFile(d *Digest, path string) *handoff.FileTouched {
-	for i := range d.Files {
-		if d.Files[i].Path == path {
-			return &d.Files[i]
-		}
-	}
-	return nil
-}
-
-func lastRequest(s handoff.Session) string {
-	if len(s.Requests) == 0 {
-		return ""
-	}
-	return s.Requests[len(s.Requests)-1]
 }
 
 // detect is what Detect makes of head: the zero Detected when not Claude
@@ -144,21 +88,4 @@ func lastRequest(s handoff.Session) string {
 func detect(head []byte) transcript.Detected {
 	d, _ := Transcripts{}.Detect(head)
 	return d
-}
-func jsonString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '\n':
-			b.WriteString(`\n`)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

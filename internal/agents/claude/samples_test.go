@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 func TestSampleClaudeSession(t *testing.T) {
@@ -18,14 +19,14 @@ func TestSampleClaudeSession(t *testing.T) {
 	if d.CWD != "/project" || d.GitBranch != "main" || s.ID != "test-session-id" {
 		t.Errorf("cwd %q branch %q id %q", d.CWD, d.GitBranch, s.ID)
 	}
-	if len(s.Requests) != 2 || s.Requests[0] != "Create a hello world function" || lastRequest(s) != "Now add a goodbye function" {
+	if len(s.Requests) != 2 || s.Requests[0] != "Create a hello world function" || expect.LastRequest(s) != "Now add a goodbye function" {
 		t.Errorf("requests %q", s.Requests)
 	}
-	c := findCommand(s, "git add . && git commit -m 'Add hello function'")
+	c := expect.CommandNamed(s.Commands, "git add . && git commit -m 'Add hello function'")
 	if c == nil || c.ExitCode == nil || *c.ExitCode != 0 || c.Count != 1 || c.Output != "" {
 		t.Errorf("git commit command: %+v in %+v", c, s.Commands)
 	}
-	if f := findFile(d, "hello.py"); f == nil || f.Action != "created" || f.Edits != 1 {
+	if f := expect.FileAt(d.Files, "hello.py"); f == nil || f.Action != "created" || f.Edits != 1 {
 		t.Errorf("hello.py (Write of a new path, relative to cwd): %+v in %+v", f, d.Files)
 	}
 	if s.LastAgentMessage != "Done! The hello function is ready." {
@@ -65,7 +66,7 @@ func TestSampleClaudeEdgeCases(t *testing.T) {
 	if len(s.Requests) < 2 || len(s.Requests[1]) > MaxEarlierRequest || !strings.HasSuffix(s.Requests[1], "…") {
 		t.Errorf("the long earlier request is not shortened to %d bytes: %q", MaxEarlierRequest, s.Requests)
 	}
-	if f := findFile(d, "complex_example.py"); f == nil || f.Action != "edited" || f.Edits != 1 {
+	if f := expect.FileAt(d.Files, "complex_example.py"); f == nil || f.Action != "edited" || f.Edits != 1 {
 		t.Errorf("MultiEdit file: %+v in %+v", f, d.Files)
 	}
 	if len(d.Title) > MaxTitle || !strings.HasPrefix(d.Title, "Tested various edge cases") {
@@ -82,7 +83,7 @@ func TestSampleClaudeMinimal(t *testing.T) {
 	if s.Tokens == nil || *s.Tokens != (handoff.Tokens{Input: 100, Output: 50}) {
 		t.Errorf("tokens %+v", s.Tokens)
 	}
-	if s.LastAgentMessage != "response" || lastRequest(s) != "test message" {
+	if s.LastAgentMessage != "response" || expect.LastRequest(s) != "test message" {
 		t.Errorf("last message %q, requests %q", s.LastAgentMessage, s.Requests)
 	}
 }

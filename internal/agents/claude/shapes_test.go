@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // Shapes of Claude Code 2.1.x that no real transcript in testdata/transcripts shows,
@@ -24,7 +25,7 @@ import (
 // remove for another reason delivered nothing, and a task notification
 // queued the same way is not the user's.
 func TestClaudeQueuedCommandCountsOnce(t *testing.T) {
-	in := lines(
+	in := expect.Lines(
 		`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","cwd":"/w","message":{"role":"user","content":"fix the parser"}}`,
 		`{"type":"queue-operation","operation":"enqueue","sessionId":"s","content":"keep the public API"}`,
 		`{"type":"queue-operation","operation":"enqueue","sessionId":"s","content":"<task-notification><task-id>b1</task-id><status>completed</status></task-notification>"}`,
@@ -60,7 +61,7 @@ func TestClaudeCommandStatus(t *testing.T) {
 	result := func(id, extra, block string) string {
 		return `{"type":"user","uuid":"r` + id + `",` + extra + `"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `",` + block + `}]}}`
 	}
-	d := mustRead(t, claude, lines(
+	d := mustRead(t, claude, expect.Lines(
 		`{"type":"user","uuid":"u","message":{"role":"user","content":"clean up"}}`,
 		call("t1", "rm -rf build"), result("t1", `"toolDenialKind":"user-rejected",`, `"is_error":true,"content":"The user doesn't want to proceed with this tool use."`),
 		call("t2", "git push --force"), result("t2", `"toolDenialKind":"permission-rule",`, `"is_error":true,"content":"Permission to use Bash has been denied."`),
@@ -92,7 +93,7 @@ func TestClaudeCommandStatus(t *testing.T) {
 
 // A hook block is the open failure when nothing later settles it.
 func TestClaudeHookBlockIsFailure(t *testing.T) {
-	d := mustRead(t, claude, lines(
+	d := mustRead(t, claude, expect.Lines(
 		`{"type":"user","uuid":"u","message":{"role":"user","content":"fetch it"}}`,
 		`{"type":"assistant","uuid":"a","parentUuid":"u","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"Bash","input":{"command":"curl https://x.example"}}]}}`,
 		`{"type":"user","uuid":"r","parentUuid":"a","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":true,"content":"Hook PreToolUse:Bash denied this tool"}]}}`,
@@ -114,7 +115,7 @@ func TestClaudeTasks(t *testing.T) {
 	update := func(n, input string) string {
 		return `{"type":"assistant","uuid":"au` + n + `","message":{"id":"mu` + n + `","content":[{"type":"tool_use","id":"u` + n + `","name":"TaskUpdate","input":` + input + `}]}}`
 	}
-	in := lines(
+	in := expect.Lines(
 		`{"type":"user","uuid":"u0","message":{"role":"user","content":"plan the port"}}`,
 		create("1", "1", "Port lexer"), create("2", "2", "Port parser"), create("3", "3", "Write docs"),
 		update("1", `{"taskId":"1","status":"completed"}`),
@@ -127,7 +128,7 @@ func TestClaudeTasks(t *testing.T) {
 		t.Errorf("todos %+v, want %+v", d.Session.Todos, want)
 	}
 	// A reminder replaces the list; a later update applies to it.
-	d = mustRead(t, claude, in+lines(
+	d = mustRead(t, claude, in+expect.Lines(
 		`{"type":"attachment","uuid":"tr","attachment":{"type":"task_reminder","itemCount":2,"content":[{"id":"7","subject":"Release","status":"pending","blocks":[],"blockedBy":[]},{"id":"8","subject":"Announce","status":"pending"}]}}`,
 		update("9", `{"taskId":"8","status":"in_progress"}`),
 	))
@@ -142,7 +143,7 @@ func TestClaudeTasks(t *testing.T) {
 // metadata is re-appended); worktree-state says where its files are; an
 // unknown record type is named.
 func TestClaudePlanDecisionsPRsWorktree(t *testing.T) {
-	d := mustRead(t, claude, lines(
+	d := mustRead(t, claude, expect.Lines(
 		`{"type":"worktree-state","sessionId":"s","worktreeSession":{"originalCwd":"/w","worktreePath":"/w/.claude/worktrees/lexer","worktreeName":"lexer","worktreeBranch":"worktree-lexer","sessionId":"s"}}`,
 		`{"type":"user","uuid":"u1","sessionId":"s","cwd":"/w","message":{"role":"user","content":"port the lexer"}}`,
 		`{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m1","content":[{"type":"tool_use","id":"q","name":"AskUserQuestion","input":{"questions":[{"question":"Which Go version?","header":"Go","options":[{"label":"1.22"},{"label":"1.25"}],"multiSelect":false},{"question":"Keep the C API?","header":"API","options":[{"label":"yes"},{"label":"no"}],"multiSelect":false}]}}]}}`,
@@ -173,7 +174,7 @@ func TestClaudePlanDecisionsPRsWorktree(t *testing.T) {
 		t.Errorf("unknown types %v (%d), want marble-origami-commit 1", got, d.Stats.Unknown)
 	}
 	// Leaving the worktree (worktreeSession null) leaves CWD the place.
-	d = mustRead(t, claude, lines(
+	d = mustRead(t, claude, expect.Lines(
 		`{"type":"worktree-state","sessionId":"s","worktreeSession":{"worktreePath":"/w/.claude/worktrees/lexer"}}`,
 		`{"type":"user","uuid":"u1","sessionId":"s","cwd":"/w","message":{"role":"user","content":"port the lexer"}}`,
 		`{"type":"worktree-state","sessionId":"s","worktreeSession":null}`,
@@ -187,7 +188,7 @@ func TestClaudePlanDecisionsPRsWorktree(t *testing.T) {
 // are; on resume Claude Code links the head to the anchor, the summary.
 // The summary is the compaction summary, and every turn stays.
 func TestClaudePartialCompaction(t *testing.T) {
-	d := mustRead(t, claude, lines(
+	d := mustRead(t, claude, expect.Lines(
 		`{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"first ask"}}`,
 		`{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m1","content":[{"type":"text","text":"one"}]}}`,
 		`{"type":"user","uuid":"u2","parentUuid":"a1","message":{"role":"user","content":"second ask"}}`,
@@ -222,12 +223,12 @@ func TestClaudeOlderLayoutSubagent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(parent, lines(
+	write(parent, expect.Lines(
 		`{"type":"user","uuid":"u","sessionId":"s1","cwd":"/w","version":"2.0.50","message":{"role":"user","content":"survey the repo"}}`,
 		`{"type":"assistant","uuid":"a","parentUuid":"u","sessionId":"s1","cwd":"/w","message":{"id":"m","content":[{"type":"text","text":"asked a subagent"}]}}`,
 	))
 	sub := func(session string) string {
-		return lines(
+		return expect.Lines(
 			`{"type":"user","uuid":"su","isSidechain":true,"agentId":"77","sessionId":"`+session+`","cwd":"/w","message":{"role":"user","content":"survey"}}`,
 			`{"type":"assistant","uuid":"sa","parentUuid":"su","isSidechain":true,"agentId":"77","sessionId":"`+session+`","cwd":"/w","message":{"id":"sm","content":[{"type":"tool_use","id":"t","name":"Write","input":{"file_path":"/w/NOTES.md"}},{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"wc -l *.go"}}]}}`,
 			`{"type":"user","uuid":"sr","parentUuid":"sa","isSidechain":true,"agentId":"77","sessionId":"`+session+`","cwd":"/w","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"ok"},{"type":"tool_result","tool_use_id":"t2","content":"12"}]}}`,
@@ -275,7 +276,7 @@ func TestClaudePlanStatusAndInterruptedTurn(t *testing.T) {
 			`{"type":"user","uuid":"u2","parentUuid":"r2","message":{"role":"user","content":"never mind, just port it"}}`,
 		}, handoff.PlanPending, false},
 	} {
-		d := mustRead(t, claude, lines(c.lines...))
+		d := mustRead(t, claude, expect.Lines(c.lines...))
 		if d.Session.PlanStatus != c.status || !strings.Contains(d.Session.Plan, "Port the lexer") {
 			t.Errorf("%s: plan %q status %q, want %q", name, d.Session.Plan, d.Session.PlanStatus, c.status)
 		}
@@ -297,9 +298,9 @@ func TestTitleSkipsCommandsAndPlanBoilerplate(t *testing.T) {
 	} {
 		var in []string
 		for i, r := range requests {
-			in = append(in, fmt.Sprintf(`{"type":"user","uuid":"u%d","message":{"role":"user","content":%s}}`, i, jsonString(r)))
+			in = append(in, fmt.Sprintf(`{"type":"user","uuid":"u%d","message":{"role":"user","content":%s}}`, i, expect.JSONString(r)))
 		}
-		if d := mustRead(t, claude, lines(in...)); d.Title != want {
+		if d := mustRead(t, claude, expect.Lines(in...)); d.Title != want {
 			t.Errorf("requests %q: title %q, want %q", requests, d.Title, want)
 		}
 	}
@@ -310,12 +311,12 @@ func TestTitleSkipsCommandsAndPlanBoilerplate(t *testing.T) {
 // escaped.
 func TestClaudeBackgroundTextEscaped(t *testing.T) {
 	for _, text := range []string{`Command running in background with ID: b1`, `\u0043ommand running in backgro\u0075nd with ID: b1`, ` \n Command running in background`} {
-		d := mustRead(t, claude, lines(
+		d := mustRead(t, claude, expect.Lines(
 			`{"type":"user","uuid":"u","message":{"role":"user","content":"serve it"}}`,
 			`{"type":"assistant","uuid":"a","parentUuid":"u","message":{"id":"m","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"npm run serve"}}]}}`,
 			`{"type":"user","uuid":"r","parentUuid":"a","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"`+text+`"}]}}`,
 		))
-		if c := findCommand(d.Session, "npm run serve"); c == nil || c.Status != handoff.StatusBackground {
+		if c := expect.CommandNamed(d.Session.Commands, "npm run serve"); c == nil || c.Status != handoff.StatusBackground {
 			t.Errorf("%s: %+v", text, c)
 		}
 	}

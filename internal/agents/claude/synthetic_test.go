@@ -3,10 +3,12 @@ package claude
 import (
 	"strings"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 func TestClaudeCompaction(t *testing.T) {
-	d := mustRead(t, claude, lines(
+	d := mustRead(t, claude, expect.Lines(
 		`{"type":"user","uuid":"u1","parentUuid":null,"cwd":"/w","sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"Port the parser to Go"}}`,
 		`{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"go test ./parser"}}]}}`,
 		`{"type":"user","uuid":"r1","parentUuid":"a1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"Exit code 1\n--- FAIL: TestParse (0.00s)"}]}}`,
@@ -29,7 +31,7 @@ func TestClaudeCompaction(t *testing.T) {
 }
 
 func TestClaudeOlderCompaction(t *testing.T) {
-	d := mustRead(t, claude, lines(
+	d := mustRead(t, claude, expect.Lines(
 		`{"type":"user","uuid":"u1","message":{"role":"user","content":"This session is being continued from a previous conversation that ran out of context. The conversation is summarized below: tests in pkg/a fail."}}`,
 		`{"type":"user","uuid":"u2","parentUuid":"u1","message":{"role":"user","content":"go on"}}`,
 	))
@@ -39,7 +41,7 @@ func TestClaudeOlderCompaction(t *testing.T) {
 }
 
 func TestClaudeRewindFollowsNewestBranch(t *testing.T) {
-	d := mustRead(t, claude, lines(
+	d := mustRead(t, claude, expect.Lines(
 		`{"type":"user","uuid":"u1","parentUuid":null,"cwd":"/w","message":{"role":"user","content":"Fix the bug"}}`,
 		`{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Looking."}]}}`,
 		// The abandoned branch.
@@ -57,16 +59,16 @@ func TestClaudeRewindFollowsNewestBranch(t *testing.T) {
 	if strings.Join(s.Requests, "|") != "Fix the bug|Add a regression test" {
 		t.Errorf("requests %q", s.Requests)
 	}
-	if len(s.Commands) != 0 || findFile(d, "abandoned.go") != nil {
+	if len(s.Commands) != 0 || expect.FileAt(d.Files, "abandoned.go") != nil {
 		t.Errorf("the abandoned branch leaked: %+v %+v", s.Commands, d.Files)
 	}
-	if f := findFile(d, "bug_test.go"); f == nil || f.Action != "edited" {
+	if f := expect.FileAt(d.Files, "bug_test.go"); f == nil || f.Action != "edited" {
 		t.Errorf("files %+v", d.Files)
 	}
 }
 
 func TestClaudeParallelResultsOffTheChain(t *testing.T) {
-	d := mustRead(t, claude, lines(
+	d := mustRead(t, claude, expect.Lines(
 		`{"type":"user","uuid":"u1","message":{"role":"user","content":"check both"}}`,
 		`{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"go vet ./..."}}]}}`,
 		`{"type":"assistant","uuid":"a2","parentUuid":"a1","message":{"id":"m","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"go test ./..."}}]}}`,
@@ -75,13 +77,13 @@ func TestClaudeParallelResultsOffTheChain(t *testing.T) {
 		`{"type":"user","uuid":"r2","parentUuid":"a2","message":{"content":[{"type":"tool_result","tool_use_id":"t2","content":"ok"}]}}`,
 		`{"type":"assistant","uuid":"a3","parentUuid":"r2","message":{"id":"m3","content":[{"type":"text","text":"vet fails"}]}}`,
 	))
-	if c := findCommand(d.Session, "go vet ./..."); c == nil || c.ExitCode == nil || *c.ExitCode != 1 {
+	if c := expect.CommandNamed(d.Session.Commands, "go vet ./..."); c == nil || c.ExitCode == nil || *c.ExitCode != 1 {
 		t.Errorf("commands %+v", d.Session.Commands)
 	}
 }
 
 func TestClaudeCommandOutcomes(t *testing.T) {
-	d := mustRead(t, claude, lines(
+	d := mustRead(t, claude, expect.Lines(
 		`{"type":"user","uuid":"u1","message":{"role":"user","content":"Make the build pass"}}`,
 		`{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"make"}}]}}`,
 		`{"type":"user","uuid":"r1","parentUuid":"a1","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"Exit code 2\nmake: *** [all] Error 2"}]}]}}`,
@@ -94,20 +96,20 @@ func TestClaudeCommandOutcomes(t *testing.T) {
 		`{"type":"user","uuid":"r6","parentUuid":"a5","message":{"content":[{"type":"tool_result","tool_use_id":"t6","content":"Command running in background with ID: b1"}]}}`,
 	))
 	s := d.Session
-	mk := findCommand(s, "make")
+	mk := expect.CommandNamed(s.Commands, "make")
 	if mk == nil || mk.Count != 2 || mk.ExitCode == nil || *mk.ExitCode != 0 || mk.Output != "" {
 		t.Errorf("make, failed then passed: %+v", mk)
 	}
 	if s.LastFailure != nil {
 		t.Errorf("a later success of the same command clears the failure: %+v", s.LastFailure)
 	}
-	if dev := findCommand(s, "npm run dev"); dev == nil || dev.ExitCode != nil {
+	if dev := expect.CommandNamed(s.Commands, "npm run dev"); dev == nil || dev.ExitCode != nil {
 		t.Errorf("a background command has no exit code yet: %+v", dev)
 	}
-	if f := findFile(d, "/repo/Makefile"); f == nil || f.Action != "edited" {
+	if f := expect.FileAt(d.Files, "/repo/Makefile"); f == nil || f.Action != "edited" {
 		t.Errorf("Write of a file read before is an edit: %+v", d.Files)
 	}
-	if findFile(d, "/repo/broken.go") != nil {
+	if expect.FileAt(d.Files, "/repo/broken.go") != nil {
 		t.Errorf("a failed Write is no edit: %+v", d.Files)
 	}
 }
@@ -128,7 +130,7 @@ func TestClaudeTitles(t *testing.T) {
 		{[]string{`{"type":"ai-title","aiTitle":"AI"}`, `{"type":"summary","summary":"S"}`}, "AI"},
 		{[]string{`{"type":"custom-title","customTitle":"Mine"}`, `{"type":"ai-title","aiTitle":"AI"}`}, "Mine"},
 	} {
-		d := mustRead(t, claude, lines(append([]string{base}, c.extra...)...))
+		d := mustRead(t, claude, expect.Lines(append([]string{base}, c.extra...)...))
 		if d.Title != c.want {
 			t.Errorf("title %q, want %q", d.Title, c.want)
 		}
@@ -144,7 +146,7 @@ func TestClaudeMessageOfAnotherType(t *testing.T) {
 		`{"type":"user","uuid":"v","parentUuid":"u","message":["x"],"isCompactSummary":true}`,
 		`{"type":"assistant","uuid":"v","parentUuid":"u","message":42}`,
 	} {
-		d := mustRead(t, claude, lines(`{"type":"user","uuid":"u","sessionId":"s","message":{"content":"hi"}}`, line))
+		d := mustRead(t, claude, expect.Lines(`{"type":"user","uuid":"u","sessionId":"s","message":{"content":"hi"}}`, line))
 		s := d.Session
 		if len(s.Todos) != 0 || s.CompactionSummary != "" || s.Tokens != nil || len(s.Requests) != 1 {
 			t.Errorf("%s: todos %v, compaction %q, tokens %v, requests %q", line, s.Todos, s.CompactionSummary, s.Tokens, s.Requests)

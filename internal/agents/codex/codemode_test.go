@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/internal/transcript"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // readCodexEach reads a rollout as Read does, in its two passes, and
@@ -204,7 +205,7 @@ func TestCodexKnownLineTypes(t *testing.T) {
 // exec_command_end of a call it does not hold is its parent's command,
 // not one more of its own.
 func TestCodexSubagentKeepsNoParentCommand(t *testing.T) {
-	in := lines(
+	in := expect.Lines(
 		`{"timestamp":"2026-11-20T10:00:00.000Z","type":"session_meta","payload":{"id":"child","cwd":"/w","cli_version":"0.154.0","source":{"subagent":{"thread_spawn":{"parent_thread_id":"parent"}}}}}`,
 		`{"timestamp":"2026-11-20T10:00:01.000Z","type":"event_msg","payload":{"type":"exec_command_end","call_id":"call_parent","command":["/bin/bash","-lc","make"],"exit_code":0,"aggregated_output":"","status":"completed"}}`,
 		`{"timestamp":"2026-11-20T10:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"go vet ./...\"}","call_id":"call_child"}}`,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/internal/transcript"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -82,12 +83,12 @@ func TestFindCodexSessions(t *testing.T) {
 	home := t.TempDir()
 	codexHome := filepath.Join(t.TempDir(), "codex")
 	id1, id2 := "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
-	writeFile(t, filepath.Join(codexHome, "sessions", "2026", "01", "02", "rollout-2026-01-02T03-04-05-"+id1+".jsonl"), lines(
+	writeFile(t, filepath.Join(codexHome, "sessions", "2026", "01", "02", "rollout-2026-01-02T03-04-05-"+id1+".jsonl"), expect.Lines(
 		`{"timestamp":"2026-01-02T03:04:05Z","type":"session_meta","payload":{"id":"`+id1+`","cwd":"/work/a","timestamp":"2026-01-02T03:04:05Z"}}`,
 		`{"timestamp":"2026-01-02T03:04:06Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context></environment_context>"}]}}`,
 		`{"timestamp":"2026-01-02T03:04:07Z","type":"event_msg","payload":{"type":"user_message","message":"List files"}}`,
 	), t0.Add(-time.Hour))
-	writeFile(t, filepath.Join(codexHome, "sessions", "2026", "01", "03", "rollout-2026-01-03T00-00-00-"+id2+".jsonl"), lines(
+	writeFile(t, filepath.Join(codexHome, "sessions", "2026", "01", "03", "rollout-2026-01-03T00-00-00-"+id2+".jsonl"), expect.Lines(
 		`{"timestamp":"2026-01-03T00:00:00Z","type":"session_meta","payload":{"id":"`+id2+`","cwd":"/work/b"}}`,
 		`{"timestamp":"2026-01-03T00:00:01Z","type":"event_msg","payload":{"type":"user_message","message":"Second"}}`,
 		`{"timestamp":"2026-01-03T00:00:02Z","type":"event_msg","payload":{"type":"thread_name_updated","thread_name":"Renamed"}}`,

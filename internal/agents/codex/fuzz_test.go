@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/internal/transcript"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // FuzzCodex feeds arbitrary bytes to the reader: it must give a digest
@@ -35,9 +36,9 @@ func addSeeds(f *testing.F, extra ...string) {
 
 func FuzzCodex(f *testing.F) {
 	addSeeds(f,
-		lines(`{"type":"event_msg","payload":{"type":"user_message","message":"a"}}`, `{"type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":3}}`),
-		lines(`{"type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","input":"*** Update File: a\n*** Move to: b\n"}}`),
-		lines(`{"type":"session_meta","payload":{"id":"c","source":{"subagent":{"thread_spawn":{"parent_thread_id":"p"}}}}}`,
+		expect.Lines(`{"type":"event_msg","payload":{"type":"user_message","message":"a"}}`, `{"type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":3}}`),
+		expect.Lines(`{"type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","input":"*** Update File: a\n*** Move to: b\n"}}`),
+		expect.Lines(`{"type":"session_meta","payload":{"id":"c","source":{"subagent":{"thread_spawn":{"parent_thread_id":"p"}}}}}`,
 			`{"type":"event_msg","payload":{"type":"user_message","message":"x\n## My request for Codex:\ny"}}`,
 			`{"type":"event_msg","payload":{"type":"thread_goal_updated","goal":{"objective":"o","status":"active"}}}`,
 			`{"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}`),

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/transcript/expect"
-	"github.com/session-handoff/session-handoff/schema"
 )
 
 // samplesDir holds the sample and real transcripts of every agent (see
@@ -24,8 +22,6 @@ const (
 	realDir    = samplesDir + "/real"
 	realE2EDir = "testdata/real-e2e"
 )
-
-func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
 
 // codex reads a rollout held in memory, as Read reads a file.
 func codex(in string) (*transcript.Digest, error) {
@@ -43,7 +39,7 @@ func mustRead(t *testing.T, read func(string) (*transcript.Digest, error), in st
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkRecordValid(t, d)
+	expect.Storable(t, d.Title, d.Session, d.Files)
 	return d
 }
 
@@ -56,64 +52,6 @@ func readFile(t *testing.T, path string) *transcript.Digest {
 		t.Fatalf("Read(%s): %v", path, err)
 	}
 	return d
-}
-
-// checkRecordValid: the digest makes a record the schema takes.
-func checkRecordValid(t *testing.T, d *transcript.Digest) {
-	t.Helper()
-	title := d.Title
-	if strings.TrimSpace(title) == "" {
-		title = "untitled"
-	}
-	rec, err := handoff.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), d.Session.Agent, title)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec.Project = handoff.Project{Path: "/p", Name: "p"}
-	s := d.Session
-	rec.Session = &s
-	rec.Files = d.Files
-	rec.Source = handoff.Source{Kind: handoff.SourceTranscript}
-	data, err := json.Marshal(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := schema.Validate(schema.Handoff, data); err != nil {
-		t.Errorf("digest does not make a valid record: %v", err)
-	}
-}
-
-func findCommand(s handoff.Session, cmd string) *handoff.Command {
-	for i := range s.Commands {
-		if s.Commands[i].Command == cmd {
-			return &s.Commands[i]
-		}
-	}
-	return nil
-}
-
-func findFile(d *transcript.Digest, path string) *handoff.FileTouched {
-	for i := range d.Files {
-		if d.Files[i].Path == path {
-			return &d.Files[i]
-		}
-	}
-	return nil
-}
-
-func lastRequest(s handoff.Session) string {
-	if len(s.Requests) == 0 {
-		return ""
-	}
-	return s.Requests[len(s.Requests)-1]
-}
-
-func commandNames(s handoff.Session) string {
-	var out []string
-	for _, c := range s.Commands {
-		out = append(out, c.Command)
-	}
-	return strings.Join(out, "|")
 }
 
 // writeFile writes a file, its directories made, with mtime when set.
@@ -130,24 +68,6 @@ func writeFile(t *testing.T, path, data string, mtime time.Time) {
 			t.Fatal(err)
 		}
 	}
-}
-
-func jsonString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '\n':
-			b.WriteString(`\n`)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // realExpectation is what a person established by reading one real

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // Hand-written checks of the facts that matter in each sample rollout, so
@@ -26,7 +28,7 @@ func TestSampleCodex(t *testing.T) {
 	if len(s.Requests) != 1 || s.Requests[0] != "List the synthetic files." {
 		t.Errorf("requests %q", s.Requests)
 	}
-	c := findCommand(s, "find . -maxdepth 1 -type f")
+	c := expect.CommandNamed(s.Commands, "find . -maxdepth 1 -type f")
 	if c == nil || c.Count != 1 {
 		t.Fatalf("exec_command: %+v in %+v", c, s.Commands)
 	}
@@ -37,7 +39,7 @@ func TestSampleCodex(t *testing.T) {
 	if len(s.Commands) != 1 {
 		t.Errorf("only the exec_command is a command (not the MCP call): %+v", s.Commands)
 	}
-	if f := findFile(d, "gamma.txt"); f == nil || f.Action != "created" || len(d.Files) != 1 {
+	if f := expect.FileAt(d.Files, "gamma.txt"); f == nil || f.Action != "created" || len(d.Files) != 1 {
 		t.Errorf("apply_patch Add File: %+v in %+v", f, d.Files)
 	}
 	if d.Stats.Unknown != 1 || s.SkippedRecords != 1 {
@@ -61,7 +63,7 @@ func TestSampleCodexSubagent(t *testing.T) {
 	if s.ID != "33333333-3333-4333-8333-333333333333" || d.CWD != "/workspace/synthetic-project" {
 		t.Errorf("session_meta with an object source: id %q cwd %q", s.ID, d.CWD)
 	}
-	if lastRequest(s) != "Inspect fixtures." || s.LastAgentMessage != "The fixtures are fully synthetic." {
+	if expect.LastRequest(s) != "Inspect fixtures." || s.LastAgentMessage != "The fixtures are fully synthetic." {
 		t.Errorf("requests %q, last message %q", s.Requests, s.LastAgentMessage)
 	}
 	if len(s.Commands) != 0 {
@@ -70,7 +72,7 @@ func TestSampleCodexSubagent(t *testing.T) {
 }
 
 func TestCodexOutcomesAndPatches(t *testing.T) {
-	d := mustRead(t, codex, lines(
+	d := mustRead(t, codex, expect.Lines(
 		`{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"s1","cwd":"/repo","cli_version":"0.50.0","git":{"branch":"feat"}}}`,
 		`{"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"# AGENTS.md instructions for /repo\n\nbe nice"}]}}`,
 		`{"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>"}]}}`,
@@ -94,13 +96,13 @@ func TestCodexOutcomesAndPatches(t *testing.T) {
 	if strings.Join(s.Requests, "|") != "Run the tests" {
 		t.Errorf("requests %q (injected messages must go)", s.Requests)
 	}
-	if c := findCommand(s, "cargo test"); c == nil || c.ExitCode == nil || *c.ExitCode != 101 || !strings.Contains(c.Output, "FAILED") {
+	if c := expect.CommandNamed(s.Commands, "cargo test"); c == nil || c.ExitCode == nil || *c.ExitCode != 101 || !strings.Contains(c.Output, "FAILED") {
 		t.Errorf("shell with JSON output: %+v", c)
 	}
-	if c := findCommand(s, "ls"); c == nil || c.ExitCode == nil || *c.ExitCode != 0 {
+	if c := expect.CommandNamed(s.Commands, "ls"); c == nil || c.ExitCode == nil || *c.ExitCode != 0 {
 		t.Errorf("exec_command with 'Process exited with code': %+v", c)
 	}
-	if c := findCommand(s, "false"); c == nil || c.ExitCode == nil || *c.ExitCode != 1 {
+	if c := expect.CommandNamed(s.Commands, "false"); c == nil || c.ExitCode == nil || *c.ExitCode != 1 {
 		t.Errorf("exec_command_end exit code: %+v", c)
 	}
 	if lf := s.LastFailure; lf == nil || lf.Command != "false" {
@@ -108,7 +110,7 @@ func TestCodexOutcomesAndPatches(t *testing.T) {
 	}
 	want := map[string]string{"sub/a.rs": "edited", "sub/old.rs": "deleted", "sub/new.rs": "created", "sub/gone.rs": "deleted", "b.rs": "created"}
 	for p, a := range want {
-		if f := findFile(d, p); f == nil || f.Action != a {
+		if f := expect.FileAt(d.Files, p); f == nil || f.Action != a {
 			t.Errorf("%s: %+v, want %s (files %+v)", p, f, a, d.Files)
 		}
 	}
@@ -130,7 +132,7 @@ func TestCodexOutcomesAndPatches(t *testing.T) {
 }
 
 func TestCodexRollback(t *testing.T) {
-	d := mustRead(t, codex, lines(
+	d := mustRead(t, codex, expect.Lines(
 		`{"type":"session_meta","payload":{"id":"s","cwd":"/r"}}`,
 		`{"type":"event_msg","payload":{"type":"user_message","message":"one"}}`,
 		`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"one"}]}}`,

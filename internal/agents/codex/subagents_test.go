@@ -8,6 +8,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/transcript"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // Hand-made rollouts in the shapes Codex's sources give, for what no real
@@ -51,7 +52,7 @@ func codexTree(t *testing.T) (codexHome, parent, child string) {
 	at := time.Date(2026, 4, 2, 12, 0, 0, 0, time.UTC)
 	day := codexDay(codexHome, at)
 	parent = filepath.Join(day, "rollout-2026-04-02T12-00-00-"+cxParent+".jsonl")
-	writeFile(t, parent, lines(
+	writeFile(t, parent, expect.Lines(
 		codexMeta(cxParent, "2026-04-02T12:00:00Z", `"cli"`),
 		`{"timestamp":"2026-04-02T12:00:01Z","type":"event_msg","payload":{"type":"user_message","message":"# Context from my IDE setup:\n\n## Active file: parser.go\n\n## My request for Codex:\nSplit the parser"}}`,
 		`{"timestamp":"2026-04-02T12:00:02Z","type":"event_msg","payload":{"type":"thread_goal_updated","threadId":"`+cxParent+`","goal":{"threadId":"`+cxParent+`","objective":"Lexer and parser apart, tests green","status":"active","tokensUsed":10,"timeUsedSeconds":3,"createdAt":1,"updatedAt":2}}}`,
@@ -60,7 +61,7 @@ func codexTree(t *testing.T) (codexHome, parent, child string) {
 		`{"timestamp":"2026-04-02T12:05:01Z","type":"event_msg","payload":{"type":"turn_aborted","turn_id":"t1","reason":"interrupted"}}`,
 	), time.Time{})
 	child = filepath.Join(day, "rollout-2026-04-02T12-00-03-"+cxChild+".jsonl")
-	writeFile(t, child, lines(
+	writeFile(t, child, expect.Lines(
 		codexMeta(cxChild, "2026-04-02T12:00:03Z", spawned(cxParent)),
 		`{"timestamp":"2026-04-02T12:00:04Z","type":"event_msg","payload":{"type":"user_message","message":"Write the lexer tests"}}`,
 		`{"timestamp":"2026-04-02T12:00:05Z","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","call_id":"k1","input":"*** Begin Patch\n*** Add File: lexer_test.go\n+package parser\n*** End Patch\n"}}`,
@@ -68,17 +69,17 @@ func codexTree(t *testing.T) (codexHome, parent, child string) {
 		`{"timestamp":"2026-04-02T12:00:07Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"go test ./...\"}","call_id":"k2"}}`,
 		`{"timestamp":"2026-04-02T12:00:08Z","type":"event_msg","payload":{"type":"exec_command_end","call_id":"k2","exit_code":0}}`,
 	), time.Time{})
-	writeFile(t, filepath.Join(day, "rollout-2026-04-02T12-01-00-"+cxGrand+".jsonl"), lines(
+	writeFile(t, filepath.Join(day, "rollout-2026-04-02T12-01-00-"+cxGrand+".jsonl"), expect.Lines(
 		codexMeta(cxGrand, "2026-04-02T12:01:00Z", spawned(cxChild)),
 		`{"timestamp":"2026-04-02T12:01:01Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"go vet ./...\"}","call_id":"g1"}}`,
 		`{"timestamp":"2026-04-02T12:01:02Z","type":"event_msg","payload":{"type":"exec_command_end","call_id":"g1","exit_code":1}}`,
 	), time.Time{})
-	writeFile(t, filepath.Join(day, "rollout-2026-04-02T12-02-00-"+cxOther+".jsonl"), lines(
+	writeFile(t, filepath.Join(day, "rollout-2026-04-02T12-02-00-"+cxOther+".jsonl"), expect.Lines(
 		codexMeta(cxOther, "2026-04-02T12:02:00Z", `"exec"`),
 		`{"timestamp":"2026-04-02T12:02:01Z","type":"event_msg","payload":{"type":"user_message","message":"Another session"}}`,
 		`{"timestamp":"2026-04-02T12:02:02Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"make\"}","call_id":"o1"}}`,
 	), time.Time{})
-	writeFile(t, filepath.Join(day, "rollout-2026-04-02T12-03-00-"+cxStray+".jsonl"), lines(
+	writeFile(t, filepath.Join(day, "rollout-2026-04-02T12-03-00-"+cxStray+".jsonl"), expect.Lines(
 		codexMeta(cxStray, "2026-04-02T12:03:00Z", spawned(cxOther)),
 		`{"timestamp":"2026-04-02T12:03:01Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"rm -rf build\"}","call_id":"s1"}}`,
 	), time.Time{})
@@ -92,10 +93,10 @@ func TestCodexSubagentsFoldIntoTheirParent(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The child's and the grandchild's work, not the other session's.
-	if f := findFile(d, "lexer_test.go"); f == nil || f.Action != "created" || len(d.Files) != 1 {
+	if f := expect.FileAt(d.Files, "lexer_test.go"); f == nil || f.Action != "created" || len(d.Files) != 1 {
 		t.Errorf("files %+v", d.Files)
 	}
-	if got := commandNames(d.Session); got != "go test ./...|go vet ./..." {
+	if got := expect.CommandNames(d.Session); got != "go test ./...|go vet ./..." {
 		t.Errorf("commands %q", got)
 	}
 	if d.Stats.Subagents != 2 || d.Subagent {
@@ -137,7 +138,7 @@ func TestCodexSubagentSources(t *testing.T) {
 		{source: `"exec"`, extra: `,"thread_source":"user"`},
 	} {
 		meta := `{"type":"session_meta","payload":{"id":"s","cwd":"/w","source":` + tc.source + tc.extra + `}}`
-		d := mustRead(t, codex, lines(meta, `{"type":"event_msg","payload":{"type":"user_message","message":"x"}}`))
+		d := mustRead(t, codex, expect.Lines(meta, `{"type":"event_msg","payload":{"type":"user_message","message":"x"}}`))
 		if d.Subagent != tc.sub || d.Parent != tc.parent {
 			t.Errorf("%s%s: subagent %v parent %q, want %v %q", tc.source, tc.extra, d.Subagent, d.Parent, tc.sub, tc.parent)
 		}
@@ -159,12 +160,12 @@ func TestCodexCancelledTurn(t *testing.T) {
 		in   string
 		want bool
 	}{
-		{"stopped last turn", lines(meta, ask1, stopped), true},
-		{"asked again after", lines(meta, ask1, stopped, ask2), false},
-		{"replaced is no cancel", lines(meta, ask1, replace), false},
-		{"stopped turn rolled back", lines(meta, ask1, ask2, stopped, undo), false},
-		{"earlier turn stopped, last rolled back", lines(meta, ask1, stopped, ask2, undo), true},
-		{"response items only", lines(meta, item, stopped), true},
+		{"stopped last turn", expect.Lines(meta, ask1, stopped), true},
+		{"asked again after", expect.Lines(meta, ask1, stopped, ask2), false},
+		{"replaced is no cancel", expect.Lines(meta, ask1, replace), false},
+		{"stopped turn rolled back", expect.Lines(meta, ask1, ask2, stopped, undo), false},
+		{"earlier turn stopped, last rolled back", expect.Lines(meta, ask1, stopped, ask2, undo), true},
+		{"response items only", expect.Lines(meta, item, stopped), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if d := mustRead(t, codex, tc.in); d.Cancelled != tc.want {
@@ -178,7 +179,7 @@ func TestCodexGoal(t *testing.T) {
 	goal := func(obj, status string) string {
 		return `{"type":"event_msg","payload":{"type":"thread_goal_updated","threadId":"s","goal":{"threadId":"s","objective":"` + obj + `","status":"` + status + `","tokensUsed":1,"timeUsedSeconds":1,"createdAt":1,"updatedAt":1}}}`
 	}
-	d := mustRead(t, codex, lines(
+	d := mustRead(t, codex, expect.Lines(
 		`{"type":"session_meta","payload":{"id":"s","cwd":"/w"}}`,
 		`{"type":"event_msg","payload":{"type":"user_message","message":"go"}}`,
 		goal("Port the CLI", "active"),
@@ -193,7 +194,7 @@ func TestCodexGoal(t *testing.T) {
 func TestCodexRequestsWithoutTheAppsPreamble(t *testing.T) {
 	// Response items only (no user_message events): the injected blocks
 	// go, and the preamble before "## My request for Codex:".
-	d := mustRead(t, codex, lines(
+	d := mustRead(t, codex, expect.Lines(
 		`{"type":"session_meta","payload":{"id":"s","cwd":"/w"}}`,
 		`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>be brief</INSTRUCTIONS>"},{"type":"input_text","text":"<environment_context>\n<cwd>/w</cwd>\n</environment_context>"}]}}`,
 		`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"# Context from my IDE setup:\n\n## Open tabs:\n- a.go\n\n## My request for Codex:\nRename Foo to Bar\n"}]}}`,
@@ -206,19 +207,19 @@ func TestCodexRequestsWithoutTheAppsPreamble(t *testing.T) {
 
 func TestCodexPlanModePlan(t *testing.T) {
 	plan := func(text string) string {
-		return `{"type":"event_msg","payload":{"type":"item_completed","thread_id":"s","turn_id":"t","item":{"type":"Plan","id":"p","text":` + jsonString(text) + `}}}`
+		return `{"type":"event_msg","payload":{"type":"item_completed","thread_id":"s","turn_id":"t","item":{"type":"Plan","id":"p","text":` + expect.JSONString(text) + `}}}`
 	}
 	const (
 		meta = `{"type":"session_meta","payload":{"id":"s","cwd":"/w"}}`
 		ask  = `{"type":"event_msg","payload":{"type":"user_message","message":"plan it"}}`
 		undo = `{"type":"event_msg","payload":{"type":"thread_rolled_back","num_turns":1}}`
 	)
-	d := mustRead(t, codex, lines(meta, ask, plan("1. Split\n2. Test"), ask, plan("1. Split again")))
+	d := mustRead(t, codex, expect.Lines(meta, ask, plan("1. Split\n2. Test"), ask, plan("1. Split again")))
 	if d.Session.Plan != "1. Split again" {
 		t.Errorf("plan %q", d.Session.Plan)
 	}
 	// The second turn rolled back takes its plan with it.
-	d, err := codex(lines(meta, ask, plan("1. Split\n2. Test"), ask, plan("1. Split again"), undo))
+	d, err := codex(expect.Lines(meta, ask, plan("1. Split\n2. Test"), ask, plan("1. Split again"), undo))
 	if err != nil || d.Session.Plan != "1. Split\n2. Test" {
 		t.Errorf("plan %q, %v", d.Session.Plan, err)
 	}
@@ -227,7 +228,7 @@ func TestCodexPlanModePlan(t *testing.T) {
 func TestCodexExitCodeFromAPoll(t *testing.T) {
 	// Codex Desktop writes no exec_command_end: a command still running
 	// when its call returned ends in the output of a write_stdin poll.
-	d := mustRead(t, codex, lines(
+	d := mustRead(t, codex, expect.Lines(
 		`{"type":"session_meta","payload":{"id":"s","cwd":"/w"}}`,
 		`{"type":"event_msg","payload":{"type":"user_message","message":"test it"}}`,
 		`{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"npm test\"}","call_id":"e1"}}`,
@@ -237,7 +238,7 @@ func TestCodexExitCodeFromAPoll(t *testing.T) {
 		`{"type":"response_item","payload":{"type":"function_call","name":"write_stdin","arguments":"{\"session_id\":4242,\"chars\":\"\"}","call_id":"w2"}}`,
 		`{"type":"response_item","payload":{"type":"function_call_output","call_id":"w2","output":"Chunk ID: c\nWall time: 0.1 seconds\nProcess exited with code 1\nOutput:\nFAIL src/a.test.ts\n"}}`,
 	))
-	c := findCommand(d.Session, "npm test")
+	c := expect.CommandNamed(d.Session.Commands, "npm test")
 	if c == nil || c.ExitCode == nil || *c.ExitCode != 1 || len(d.Session.Commands) != 1 {
 		t.Fatalf("commands %+v", d.Session.Commands)
 	}
@@ -253,7 +254,7 @@ func TestCodexForkedSubagentCountsOnlyItsOwnPatches(t *testing.T) {
 		return `{"timestamp":"2026-04-02T12:00:02Z","type":"event_msg","payload":{"type":"patch_apply_end","call_id":"` + id + `","turn_id":"t","stdout":"Success","stderr":"","success":true,"changes":{"` + file + `":{"type":"update","unified_diff":"@@ -1 +1 @@\n-a\n+b\n","move_path":null}}}}`
 	}
 	parent := filepath.Join(day, "rollout-2026-04-02T12-00-00-"+cxParent+".jsonl")
-	writeFile(t, parent, lines(
+	writeFile(t, parent, expect.Lines(
 		codexMeta(cxParent, "2026-04-02T12:00:00Z", `"cli"`),
 		`{"timestamp":"2026-04-02T12:00:01Z","type":"event_msg","payload":{"type":"user_message","message":"Fix a.go, then have a helper look"}}`,
 		`{"timestamp":"2026-04-02T12:00:01Z","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","call_id":"p1","input":"*** Begin Patch\n*** Update File: /w/a.go\n@@\n-a\n+b\n*** End Patch\n"}}`,
@@ -261,7 +262,7 @@ func TestCodexForkedSubagentCountsOnlyItsOwnPatches(t *testing.T) {
 	), time.Time{})
 	// Forked with the parent's context: the parent's meta and events come
 	// first, its tool calls do not.
-	writeFile(t, filepath.Join(day, "rollout-2026-04-02T12-00-05-"+cxChild+".jsonl"), lines(
+	writeFile(t, filepath.Join(day, "rollout-2026-04-02T12-00-05-"+cxChild+".jsonl"), expect.Lines(
 		codexMeta(cxChild, "2026-04-02T12:00:05Z", spawned(cxParent)),
 		codexMeta(cxParent, "2026-04-02T12:00:00Z", `"cli"`),
 		`{"timestamp":"2026-04-02T12:00:05Z","type":"event_msg","payload":{"type":"user_message","message":"Fix a.go, then have a helper look"}}`,
@@ -273,14 +274,14 @@ func TestCodexForkedSubagentCountsOnlyItsOwnPatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := findFile(d, "a.go"), findFile(d, "b.go")
+	a, b := expect.FileAt(d.Files, "a.go"), expect.FileAt(d.Files, "b.go")
 	if a == nil || a.Edits != 1 || b == nil || b.Edits != 1 || d.Stats.Subagents != 1 {
 		t.Errorf("files %+v, folded %d", d.Files, d.Stats.Subagents)
 	}
 }
 
 func TestCodexDeclinedCommand(t *testing.T) {
-	d := mustRead(t, codex, lines(
+	d := mustRead(t, codex, expect.Lines(
 		`{"type":"session_meta","payload":{"id":"s","cwd":"/w"}}`,
 		`{"type":"event_msg","payload":{"type":"user_message","message":"clean up"}}`,
 		`{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"rm -rf build\"}","call_id":"a"}}`,
@@ -289,7 +290,7 @@ func TestCodexDeclinedCommand(t *testing.T) {
 		`{"type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","call_id":"b","input":"*** Begin Patch\n*** Update File: a.go\n@@\n-a\n+b\n*** End Patch\n"}}`,
 		`{"type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"b","output":"patch rejected by user"}}`,
 	))
-	c := findCommand(d.Session, "rm -rf build")
+	c := expect.CommandNamed(d.Session.Commands, "rm -rf build")
 	if c == nil || c.Status != handoff.StatusRejected || d.Session.LastFailure != nil {
 		t.Errorf("command %+v, last failure %+v", c, d.Session.LastFailure)
 	}

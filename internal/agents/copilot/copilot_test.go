@@ -182,13 +182,11 @@ func TestTodoSQL(t *testing.T) {
 	}
 }
 
-func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
-
 // Hostile and odd lines: wrong types read as absent, a shell exit code
 // wins over success, a denied call is rejected, a failed sql call changes
 // no todo, an abort marks the turn cancelled, other families are unknown.
 func TestHostile(t *testing.T) {
-	in := lines(
+	in := expect.Lines(
 		`{"type":"session.start","id":"1","data":{"sessionId":["x"],"copilotVersion":7,"context":"nope"}}`,
 		`{"type":"user.message","id":"2","data":{"content":"do it"}}`,
 		`{"type":"assistant.message","id":"3","data":{"content":"","toolRequests":[{"toolCallId":"c1","name":"bash","arguments":{"command":"make"}},{"toolCallId":"c2","name":"sql","arguments":{"query":"INSERT INTO todos (id, title) VALUES ('t', 'T')"}},"junk",{"toolCallId":"c3","name":"edit","arguments":{"path":7}}]}}`,
@@ -225,7 +223,7 @@ func TestHostile(t *testing.T) {
 // every bound, or says there was no record.
 func FuzzRead(f *testing.F) {
 	f.Add(fileBytes(f, realWork))
-	f.Add([]byte(lines(`{"type":"assistant.message","id":"3","data":{"toolRequests":[{"toolCallId":"c","name":"sql","arguments":{"query":"UPDATE todos SET status = 'done' WHERE id = 'a'"}}]}}`,
+	f.Add([]byte(expect.Lines(`{"type":"assistant.message","id":"3","data":{"toolRequests":[{"toolCallId":"c","name":"sql","arguments":{"query":"UPDATE todos SET status = 'done' WHERE id = 'a'"}}]}}`,
 		`{"type":"tool.execution_complete","id":"4","data":{"toolCallId":"c","success":true}}`)))
 	for _, name := range []string{"wrong_types.jsonl", "huge_numbers.jsonl", "deep_nesting.jsonl", "invalid_utf8.jsonl"} {
 		if b, err := os.ReadFile(filepath.Join("..", "..", "transcript", "testdata", "hostile", name)); err == nil {

@@ -18,7 +18,7 @@ func TestFindGeminiSessions(t *testing.T) {
 	tmp := filepath.Join(home, ".gemini", "tmp")
 	// The current layout: a short name and a .project_root marker.
 	writeFile(t, filepath.Join(tmp, "payments-api", ".project_root"), "/home/dev/src/payments-api", time.Time{})
-	writeFile(t, filepath.Join(tmp, "payments-api", "chats", "session-2026-03-12T10-15-4f1c2a9b.jsonl"), lines(
+	writeFile(t, filepath.Join(tmp, "payments-api", "chats", "session-2026-03-12T10-15-4f1c2a9b.jsonl"), expect.Lines(
 		`{"sessionId":"4f1c2a9b-7d3e","projectHash":"payments-api","startTime":"2026-03-12T10:15:02Z","lastUpdated":"2026-03-12T10:15:02Z","kind":"main"}`,
 		`{"id":"m1","timestamp":"2026-03-12T10:15:09Z","type":"user","content":[{"text":"Fix refunds"}]}`,
 		`{"$set":{"lastUpdated":"2026-03-12T10:17:35Z","summary":"Refund fix"}}`,
@@ -96,7 +96,7 @@ func TestReadTranscriptGeminiProjectRoot(t *testing.T) {
 	dir := filepath.Join(home, ".gemini", "tmp", "proj")
 	writeFile(t, filepath.Join(dir, ".project_root"), "/src/proj\n", time.Time{})
 	file := filepath.Join(dir, "chats", "session-a-12345678.jsonl")
-	writeFile(t, file, lines(
+	writeFile(t, file, expect.Lines(
 		`{"sessionId":"s","projectHash":"h"}`,
 		`{"id":"1","type":"gemini","content":"ok","toolCalls":[{"id":"t","name":"replace","args":{"file_path":"/src/proj/a/b.go"},"status":"success"}]}`,
 	), time.Time{})

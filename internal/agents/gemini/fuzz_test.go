@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/internal/transcript"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // FuzzGemini: no input makes the reader or the detector panic; an input
@@ -29,15 +30,15 @@ func FuzzGemini(f *testing.F) {
 	}
 	for _, s := range []string{
 		"{\n \"sessionId\": \"s\", \"messages\": [{\"id\":\"1\",\"type\":\"user\",\"content\":\"x\"}]\n}",
-		lines(`{"sessionId":"s","projectHash":"h"}`, `{"id":"a","type":"user","content":"x"}`, `{"$rewindTo":"a"}`, `{"$set":{"messages":[{"id":"b","type":"user","content":"y"}]}}`),
-		lines(`{"sessionId":"s","projectHash":"h","kind":"subagent"}`, `{"id":"i","type":"info","content":"Request cancelled."}`,
+		expect.Lines(`{"sessionId":"s","projectHash":"h"}`, `{"id":"a","type":"user","content":"x"}`, `{"$rewindTo":"a"}`, `{"$set":{"messages":[{"id":"b","type":"user","content":"y"}]}}`),
+		expect.Lines(`{"sessionId":"s","projectHash":"h","kind":"subagent"}`, `{"id":"i","type":"info","content":"Request cancelled."}`,
 			`{"id":"g","type":"gemini","toolCalls":[{"id":"1","name":"enter_plan_mode","status":"success"},`+
 				`{"id":"2","name":"write_file","args":{"file_path":"plans/p.md","content":"a"},"status":"success"},`+
 				`{"id":"3","name":"replace","args":{"file_path":"plans/p.md","old_string":"a","new_string":"b"},"status":"success"},`+
 				`{"id":"4","name":"exit_plan_mode","args":{"plan_filename":"p.md"},"status":"success","result":"Plan approved"},`+
 				`{"id":"5","name":"tracker_list_tasks","status":"success","resultDisplay":{"todos":[{"description":"t","status":"blocked"}]}},`+
 				`{"id":"6","name":"update_topic","args":{"title":"T"},"status":"success"}]}`),
-		lines(`{"sessionId":"s","projectHash":"h"}`, `{"id":"u","type":"user","content":["a",[["b"],{"text":"c"}],{"text":"<hook_context>x</hook_context>"}]}`),
+		expect.Lines(`{"sessionId":"s","projectHash":"h"}`, `{"id":"u","type":"user","content":["a",[["b"],{"text":"c"}],{"text":"<hook_context>x</hook_context>"}]}`),
 	} {
 		f.Add([]byte(s))
 	}

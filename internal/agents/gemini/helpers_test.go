@@ -22,8 +22,6 @@ const realDir = samplesDir + "/real"
 
 var writeFile = testsys.WriteFile
 
-func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
-
 // gemini reads in, a recording, as Read reads a file, with no root known
 // from where it lies.
 func gemini(in string) (*transcript.Digest, error) {
@@ -50,32 +48,6 @@ func readFileT(t *testing.T, path string) *transcript.Digest {
 		t.Fatal(err)
 	}
 	return d
-}
-
-func commandNames(s handoff.Session) string {
-	var out []string
-	for _, c := range s.Commands {
-		out = append(out, c.Command)
-	}
-	return strings.Join(out, "|")
-}
-
-func jsonString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '\n':
-			b.WriteString(`\n`)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 func envOf(vars map[string]string) func(string) string {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // LastPrompt reads the prompt size and model of the last answer, from a
@@ -17,15 +19,15 @@ func TestLastPrompt(t *testing.T) {
 		tokens   int64
 		model    string
 	}{
-		{"message", lines(`{"sessionId":"s","projectHash":"h"}`,
+		{"message", expect.Lines(`{"sessionId":"s","projectHash":"h"}`,
 			`{"id":"1","type":"gemini","model":"gemini-2.5-pro","tokens":{"input":100}}`,
 			`{"id":"2","type":"user","content":"next"}`), 100, "gemini-2.5-pro"},
-		{"set", lines(`{"id":"1","type":"gemini","model":"a","tokens":{"input":100}}`,
+		{"set", expect.Lines(`{"id":"1","type":"gemini","model":"a","tokens":{"input":100}}`,
 			`{"$set":{"messages":[{"id":"1","type":"gemini","model":"b","tokens":{"input":200}},{"id":"2","type":"user"}]}}`,
 			`not json`), 200, "b"},
-		{"no answer yet", lines(`{"sessionId":"s","projectHash":"h"}`, `{"id":"1","type":"user","content":"hi"}`), 0, ""},
+		{"no answer yet", expect.Lines(`{"sessionId":"s","projectHash":"h"}`, `{"id":"1","type":"user","content":"hi"}`), 0, ""},
 		// A line whose fields have other types is skipped whole.
-		{"wrong types", lines(`{"id":"1","type":"gemini","model":"a","tokens":{"input":7}}`,
+		{"wrong types", expect.Lines(`{"id":"1","type":"gemini","model":"a","tokens":{"input":7}}`,
 			`{"id":"2","type":"gemini","model":"b","tokens":{"input":"8"}}`), 7, "a"},
 	} {
 		p := filepath.Join(dir, tc.name+".jsonl")
@@ -36,7 +38,7 @@ func TestLastPrompt(t *testing.T) {
 		}
 	}
 	// Only the last MiB is read: an answer before it is not seen.
-	big := lines(`{"id":"1","type":"gemini","model":"a","tokens":{"input":5}}`) + strings.Repeat(lines(`{"id":"2","type":"user","content":"`+strings.Repeat("x", 1000)+`"}`), 1100)
+	big := expect.Lines(`{"id":"1","type":"gemini","model":"a","tokens":{"input":5}}`) + strings.Repeat(expect.Lines(`{"id":"2","type":"user","content":"`+strings.Repeat("x", 1000)+`"}`), 1100)
 	p := filepath.Join(dir, "big.jsonl")
 	writeFile(t, p, big, time.Time{})
 	if tokens, model, err := LastPrompt(p); err != nil || tokens != 0 || model != "" {

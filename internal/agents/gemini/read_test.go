@@ -31,7 +31,7 @@ import (
 // rewinds, compression, subagents, plans, cancelled turns.
 
 func TestGeminiRewindSetAndCompression(t *testing.T) {
-	d := mustRead(t, gemini, lines(
+	d := mustRead(t, gemini, expect.Lines(
 		`{"sessionId":"g1","projectHash":"h","startTime":"2026-01-01T00:00:00Z","lastUpdated":"2026-01-01T00:00:00Z","directories":["/p"]}`,
 		`{"id":"a","timestamp":"2026-01-01T00:00:01Z","type":"user","content":"first"}`,
 		`{"id":"b","timestamp":"2026-01-01T00:00:02Z","type":"gemini","content":"","toolCalls":[{"id":"t1","name":"run_shell_command","args":{"command":"make"},"status":"executing"}]}`,
@@ -149,7 +149,7 @@ func readWhole(data []byte, lim transcript.Limits) (*transcript.Digest, error) {
 // digests must be the same.
 func TestGeminiPassesAgree(t *testing.T) {
 	inputs := map[string][]byte{
-		"rewrites": []byte(lines(
+		"rewrites": []byte(expect.Lines(
 			`{"sessionId":"s","projectHash":"h"}`,
 			`{"id":"a","type":"user","content":"first"}`,
 			`{"id":"b","type":"gemini","content":"","toolCalls":[{"id":"1","name":"write_file","args":{"file_path":"/r/x/a.go","content":"x"},"status":"executing"}]}`,
@@ -161,7 +161,7 @@ func TestGeminiPassesAgree(t *testing.T) {
 			`{"$set":{"memoryScratchpad":{"touchedPaths":["x/a.go"]},"lastUpdated":"2026-01-01T00:00:00Z"}}`,
 		)),
 		// A compression replaces the list; the dropped messages still count.
-		"replaced": []byte(lines(
+		"replaced": []byte(expect.Lines(
 			`{"sessionId":"s","projectHash":"h","directories":["/r"]}`,
 			`{"id":"a","type":"user","content":"one"}`,
 			`{"id":"b","type":"gemini","content":"","toolCalls":[{"id":"1","name":"replace","args":{"file_path":"/r/a.go"},"status":"success"}]}`,
@@ -169,7 +169,7 @@ func TestGeminiPassesAgree(t *testing.T) {
 			`{"id":"c","type":"user","content":"two"}`,
 		)),
 		// A message rewritten after the next one began waits for it.
-		"out of order": []byte(lines(
+		"out of order": []byte(expect.Lines(
 			`{"sessionId":"s","projectHash":"h"}`,
 			`{"id":"a","type":"user","content":"one"}`,
 			`{"id":"b","type":"user","content":"two"}`,
@@ -204,8 +204,8 @@ func TestGeminiPassesAgree(t *testing.T) {
 // FuzzGeminiPasses checks that reading in passes gives what reading once
 // gives, whatever the input.
 func FuzzGeminiPasses(f *testing.F) {
-	f.Add([]byte(lines(`{"sessionId":"s","projectHash":"h"}`, `{"id":"a","type":"user","content":"x"}`, `{"id":"b","type":"user","content":"y"}`, `{"id":"a","type":"user","content":"z"}`, `{"$rewindTo":"b"}`)))
-	f.Add([]byte(lines(`{"sessionId":"s","projectHash":"h","messages":[{"id":"a","type":"user","content":"x"}]}`, `{"$set":{"messages":[{"id":"c","type":"user","content":"y"}],"memoryScratchpad":{"touchedPaths":["a"]}}}`)))
+	f.Add([]byte(expect.Lines(`{"sessionId":"s","projectHash":"h"}`, `{"id":"a","type":"user","content":"x"}`, `{"id":"b","type":"user","content":"y"}`, `{"id":"a","type":"user","content":"z"}`, `{"$rewindTo":"b"}`)))
+	f.Add([]byte(expect.Lines(`{"sessionId":"s","projectHash":"h","messages":[{"id":"a","type":"user","content":"x"}]}`, `{"$set":{"messages":[{"id":"c","type":"user","content":"y"}],"memoryScratchpad":{"touchedPaths":["a"]}}}`)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lim := transcript.Limits{MaxLine: 64 << 10, MaxFile: 1 << 20}.WithDefaults()
 		once, err1 := readWhole(data, lim)
@@ -223,7 +223,7 @@ func FuzzGeminiPasses(f *testing.F) {
 // root is what the two share; a relative path of one name only ("notes.md")
 // proves nothing and leaves an absolute path elsewhere alone.
 func TestGeminiRelativeAndAbsolutePathsAreOneFile(t *testing.T) {
-	in := lines(
+	in := expect.Lines(
 		`{"sessionId":"s","projectHash":"h","startTime":"2026-01-01T00:00:00Z"}`,
 		`{"id":"a","type":"user","content":"make the app"}`,
 		`{"id":"b","type":"gemini","content":"","toolCalls":[{"id":"1","name":"write_file","args":{"file_path":"M-Gemini/app/main.py","content":"x"},"status":"success","result":"Successfully created and wrote to new file: M-Gemini/app/main.py."}]}`,
@@ -246,7 +246,7 @@ func TestGeminiRelativeAndAbsolutePathsAreOneFile(t *testing.T) {
 		t.Errorf("one pass %+v %v\nseveral %+v", once, err, d)
 	}
 	// With the root recorded, the absolute path is made relative to it.
-	d = mustRead(t, gemini, lines(
+	d = mustRead(t, gemini, expect.Lines(
 		`{"sessionId":"s","projectHash":"h","directories":["/home/ana/M-Gemini"]}`,
 		`{"id":"a","type":"user","content":"make the app"}`,
 		`{"id":"b","type":"gemini","content":"","toolCalls":[{"id":"1","name":"write_file","args":{"file_path":"app/main.py","content":"x"},"status":"success","result":"Successfully created and wrote to new file: app/main.py."}]}`,
@@ -263,7 +263,7 @@ func geminiTree(t *testing.T) (home, parent, child, old string) {
 	proj := filepath.Join(home, ".gemini", "tmp", "proj")
 	writeFile(t, filepath.Join(proj, ".project_root"), "/src/proj", time.Time{})
 	parent = filepath.Join(proj, "chats", "session-2026-04-02T12-00-aaaa1111.jsonl")
-	writeFile(t, parent, lines(
+	writeFile(t, parent, expect.Lines(
 		`{"sessionId":"`+gmParent+`","projectHash":"h","startTime":"2026-04-02T12:00:00Z","lastUpdated":"2026-04-02T12:00:00Z","kind":"main"}`,
 		`{"id":"u0","timestamp":"2026-04-02T12:00:01Z","type":"user","content":[{"text":"<session_context>\nGEMINI.md: be terse\n</session_context>"}]}`,
 		`{"id":"u1","timestamp":"2026-04-02T12:00:02Z","type":"user","content":[{"text":"Add a lexer"}]}`,
@@ -280,7 +280,7 @@ func geminiTree(t *testing.T) (home, parent, child, old string) {
 		`{"$set":{"lastUpdated":"2026-04-02T12:09:00Z","summary":"An older summary"}}`,
 	), time.Time{})
 	child = filepath.Join(proj, "chats", gmParent, "sub-1.jsonl")
-	writeFile(t, child, lines(
+	writeFile(t, child, expect.Lines(
 		`{"sessionId":"sub-1","projectHash":"h","startTime":"2026-04-02T12:00:03Z","lastUpdated":"2026-04-02T12:00:03Z","kind":"subagent","directories":["/src/proj"]}`,
 		`{"id":"s1","timestamp":"2026-04-02T12:00:03Z","type":"user","content":[{"text":"Look around"}]}`,
 		`{"id":"s2","timestamp":"2026-04-02T12:00:04Z","type":"gemini","content":"","toolCalls":[`+
@@ -314,8 +314,8 @@ func TestGeminiSubagentsFoldIntoTheirParent(t *testing.T) {
 	if !slices.Equal(d.Session.Todos, want) {
 		t.Errorf("todos %+v", d.Session.Todos)
 	}
-	if f := expect.FileAt(d.Files, "notes.md"); f == nil || f.Action != "created" || commandNames(d.Session) != "ls" || d.Stats.Subagents != 1 {
-		t.Errorf("files %+v commands %q folded %d", d.Files, commandNames(d.Session), d.Stats.Subagents)
+	if f := expect.FileAt(d.Files, "notes.md"); f == nil || f.Action != "created" || expect.CommandNames(d.Session) != "ls" || d.Stats.Subagents != 1 {
+		t.Errorf("files %+v commands %q folded %d", d.Files, expect.CommandNames(d.Session), d.Stats.Subagents)
 	}
 	if k := readFileT(t, child); !k.Subagent || k.Parent != gmParent {
 		t.Errorf("child: subagent %v parent %q", k.Subagent, k.Parent)
@@ -332,23 +332,23 @@ func TestSubagentFoldingIsBounded(t *testing.T) {
 	// Gemini CLI sanitizes it: it cannot lead out of chats/.
 	id := "../../x"
 	parent := filepath.Join(chats, "session-a.jsonl")
-	writeFile(t, parent, lines(`{"sessionId":"`+id+`","projectHash":"h"}`, `{"id":"1","type":"user","content":"go"}`), time.Time{})
-	writeFile(t, filepath.Join(home, "x", "escape.jsonl"), lines(
+	writeFile(t, parent, expect.Lines(`{"sessionId":"`+id+`","projectHash":"h"}`, `{"id":"1","type":"user","content":"go"}`), time.Time{})
+	writeFile(t, filepath.Join(home, "x", "escape.jsonl"), expect.Lines(
 		`{"sessionId":"e","projectHash":"h","kind":"subagent"}`,
 		`{"id":"1","type":"gemini","toolCalls":[{"id":"t","name":"run_shell_command","args":{"command":"escaped"},"status":"success"}]}`), time.Time{})
 	for i := range maxSubagents + 6 {
-		writeFile(t, filepath.Join(chats, safeName(id), fmt.Sprintf("sub-%03d.jsonl", i)), lines(
+		writeFile(t, filepath.Join(chats, safeName(id), fmt.Sprintf("sub-%03d.jsonl", i)), expect.Lines(
 			`{"sessionId":"s","projectHash":"h","kind":"subagent"}`,
 			fmt.Sprintf(`{"id":"1","type":"gemini","toolCalls":[{"id":"t","name":"run_shell_command","args":{"command":"step %03d"},"status":"success"}]}`, i)), time.Time{})
 	}
 	d := readFileT(t, parent)
 	if d.Stats.Subagents != maxSubagents || len(d.Session.Commands) != maxSubagents || expect.CommandNamed(d.Session.Commands, "escaped") != nil {
-		t.Errorf("folded %d subagents, %d commands: %s", d.Stats.Subagents, len(d.Session.Commands), commandNames(d.Session))
+		t.Errorf("folded %d subagents, %d commands: %s", d.Stats.Subagents, len(d.Session.Commands), expect.CommandNames(d.Session))
 	}
 }
 
 func geminiPlanSession(calls ...string) string {
-	return lines(
+	return expect.Lines(
 		`{"sessionId":"p","projectHash":"h","directories":["/src/proj"]}`,
 		`{"id":"u1","type":"user","content":"Plan the migration"}`,
 		`{"id":"g1","type":"gemini","content":"","toolCalls":[`+strings.Join(calls, ",")+`]}`,
@@ -407,16 +407,16 @@ func TestGeminiInjectedTurns(t *testing.T) {
 		"Please continue.", "System: Please continue.", "/memory show", "?", "  ",
 		"System: Potential loop detected. Details: x. Please take a step back.",
 	} {
-		in := lines(`{"sessionId":"s","projectHash":"h"}`,
+		in := expect.Lines(`{"sessionId":"s","projectHash":"h"}`,
 			`{"id":"1","type":"user","content":[{"text":"real request"}]}`,
-			`{"id":"2","type":"user","content":[{"text":`+jsonString(content)+`}]}`)
+			`{"id":"2","type":"user","content":[{"text":`+expect.JSONString(content)+`}]}`)
 		d := mustRead(t, gemini, in)
 		if strings.Join(d.Session.Requests, "|") != "real request" {
 			t.Errorf("%q counted as a request: %q", content, d.Session.Requests)
 		}
 	}
 	// A command the CLI expands: the command is the request.
-	d := mustRead(t, gemini, lines(`{"sessionId":"s","projectHash":"h"}`,
+	d := mustRead(t, gemini, expect.Lines(`{"sessionId":"s","projectHash":"h"}`,
 		`{"id":"1","type":"user","content":[{"text":"You are an AI agent that … write GEMINI.md"}],"displayContent":[{"text":"/init"}]}`))
 	if strings.Join(d.Session.Requests, "|") != "/init" {
 		t.Errorf("requests %q", d.Session.Requests)
@@ -429,9 +429,9 @@ func TestGeminiCancelledTurn(t *testing.T) {
 		in   string
 		want bool
 	}{
-		{lines(`{"sessionId":"s","projectHash":"h"}`, `{"id":"1","type":"user","content":"a"}`, cancelled), true},
-		{lines(`{"sessionId":"s","projectHash":"h"}`, `{"id":"1","type":"user","content":"a"}`, cancelled, `{"id":"2","type":"user","content":"b"}`), false},
-		{lines(`{"sessionId":"s","projectHash":"h"}`, `{"id":"1","type":"user","content":"a"}`, `{"id":"i","type":"info","content":"Switched to fallback model."}`), false},
+		{expect.Lines(`{"sessionId":"s","projectHash":"h"}`, `{"id":"1","type":"user","content":"a"}`, cancelled), true},
+		{expect.Lines(`{"sessionId":"s","projectHash":"h"}`, `{"id":"1","type":"user","content":"a"}`, cancelled, `{"id":"2","type":"user","content":"b"}`), false},
+		{expect.Lines(`{"sessionId":"s","projectHash":"h"}`, `{"id":"1","type":"user","content":"a"}`, `{"id":"i","type":"info","content":"Switched to fallback model."}`), false},
 	} {
 		if d := mustRead(t, gemini, tc.in); d.Cancelled != tc.want {
 			t.Errorf("%s: cancelled %v, want %v", tc.in, d.Cancelled, tc.want)
@@ -440,7 +440,7 @@ func TestGeminiCancelledTurn(t *testing.T) {
 }
 
 func TestGeminiCancelledCalls(t *testing.T) {
-	d := mustRead(t, gemini, lines(`{"sessionId":"s","projectHash":"h"}`,
+	d := mustRead(t, gemini, expect.Lines(`{"sessionId":"s","projectHash":"h"}`,
 		`{"id":"1","type":"user","content":"go"}`,
 		`{"id":"2","type":"gemini","content":"","toolCalls":[`+
 			`{"id":"a","name":"run_shell_command","args":{"command":"rm -rf build"},"status":"cancelled","result":[{"functionResponse":{"response":{"error":"[Operation Cancelled] Reason: User denied execution."}}}]},`+
@@ -464,11 +464,11 @@ func TestGeminiCancelledCalls(t *testing.T) {
 // sendMessageStream). Either way the prompt is the request and the title.
 func TestGeminiHookContextKeepsThePrompt(t *testing.T) {
 	for name, content := range map[string]string{
-		"session start": `[{"text":` + jsonString("<hook_context># Handoff\nDo <b>this</b>\n</hook_context>\n\nfix the login bug") + `}]`,
+		"session start": `[{"text":` + expect.JSONString("<hook_context># Handoff\nDo <b>this</b>\n</hook_context>\n\nfix the login bug") + `}]`,
 		"before agent":  `[{"text":"fix the login bug"},{"text":"<hook_context>lint ran</hook_context>"}]`,
-		"both":          `[{"text":` + jsonString("<hook_context>brief</hook_context>\n\nfix the login bug") + `},{"text":"<hook_context>lint</hook_context>"}]`,
+		"both":          `[{"text":` + expect.JSONString("<hook_context>brief</hook_context>\n\nfix the login bug") + `},{"text":"<hook_context>lint</hook_context>"}]`,
 	} {
-		in := lines(`{"sessionId":"s","projectHash":"h"}`,
+		in := expect.Lines(`{"sessionId":"s","projectHash":"h"}`,
 			`{"id":"1","type":"user","content":`+content+`}`)
 		d := mustRead(t, gemini, in)
 		if strings.Join(d.Session.Requests, "|") != "fix the login bug" {
@@ -484,10 +484,10 @@ func TestGeminiHookContextKeepsThePrompt(t *testing.T) {
 // never the last failure.
 func TestGeminiRefusedCommandIsNoFailure(t *testing.T) {
 	call := func(id, cmd, status, out string) string {
-		return `{"id":"` + id + `","type":"gemini","content":"","toolCalls":[{"id":"` + id + `","name":"run_shell_command","args":{"command":` + jsonString(cmd) +
-			`},"status":"` + status + `","result":[{"functionResponse":{"id":"` + id + `","name":"run_shell_command","response":{"output":` + jsonString(out) + `}}}]}]}`
+		return `{"id":"` + id + `","type":"gemini","content":"","toolCalls":[{"id":"` + id + `","name":"run_shell_command","args":{"command":` + expect.JSONString(cmd) +
+			`},"status":"` + status + `","result":[{"functionResponse":{"id":"` + id + `","name":"run_shell_command","response":{"output":` + expect.JSONString(out) + `}}}]}]}`
 	}
-	d := mustRead(t, gemini, lines(`{"sessionId":"s","projectHash":"h"}`,
+	d := mustRead(t, gemini, expect.Lines(`{"sessionId":"s","projectHash":"h"}`,
 		`{"id":"u","type":"user","content":[{"text":"check it"}]}`,
 		call("c1", "go test ./... && rm -rf /", "error", "Command rejected because it could not be parsed safely"),
 		call("c2", "curl x | sh", "error", "Tool execution denied by policy. Network is off."),
@@ -511,8 +511,8 @@ func TestGeminiRefusedCommandIsNoFailure(t *testing.T) {
 func TestDeepContentIsReadOnce(t *testing.T) {
 	const depth = 2000
 	text := strings.Repeat("x", 200<<10)
-	content := strings.Repeat("[", depth) + jsonString(text) + strings.Repeat("]", depth)
-	in := lines(`{"sessionId":"s","projectHash":"h"}`, `{"id":"1","type":"user","content":`+content+`}`)
+	content := strings.Repeat("[", depth) + expect.JSONString(text) + strings.Repeat("]", depth)
+	in := expect.Lines(`{"sessionId":"s","projectHash":"h"}`, `{"id":"1","type":"user","content":`+content+`}`)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	d := mustRead(t, gemini, in)

@@ -7,12 +7,15 @@
 package expect
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/schema"
 )
 
 // Want is what a transcript is known to hold, established from the script
@@ -310,4 +313,51 @@ func CommandNames(s handoff.Session) string {
 		out = append(out, c.Command)
 	}
 	return strings.Join(out, "|")
+}
+
+// Storable fails t unless a digest of this title, session and files makes
+// a handoff record the schema takes: a digest must always be storable.
+func Storable(t testing.TB, title string, s handoff.Session, files []handoff.FileTouched) {
+	t.Helper()
+	if strings.TrimSpace(title) == "" {
+		title = "untitled"
+	}
+	rec, err := handoff.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), s.Agent, title)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Project = handoff.Project{Path: "/p", Name: "p"}
+	rec.Session = &s
+	rec.Files = files
+	rec.Source = handoff.Source{Kind: handoff.SourceTranscript}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(schema.Handoff, data); err != nil {
+		t.Errorf("digest does not make a valid record: %v", err)
+	}
+}
+
+// Lines joins ls as the lines of a file, each ended by a newline.
+func Lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+
+// JSONString is s as a JSON string, for lines written by hand: quotes,
+// backslashes and newlines escaped.
+func JSONString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '\n':
+			b.WriteString(`\n`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
