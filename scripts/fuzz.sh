@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs fuzz targets, each for FUZZTIME (default 5s, what CI uses), one after another.
+# Runs fuzz targets, each for FUZZTIME (default 5s; CI uses 3s), one after another.
 #
-#   scripts/fuzz.sh                                  # every target, 5 s each (CI)
+#   scripts/fuzz.sh                                  # every target, 5 s each
+#   FUZZTIME=3s scripts/fuzz.sh                      # every target, 3 s each (CI)
 #   FUZZTIME=10m scripts/fuzz.sh                     # every target, 10 minutes each
 #   FUZZTIME=10m scripts/fuzz.sh FuzzRead FuzzArmor  # only the named targets (all packages)
 #   FUZZ_PARALLEL=1 ...                              # workers per target (default: GOMAXPROCS)
