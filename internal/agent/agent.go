@@ -154,6 +154,21 @@ type Transcripts interface {
 	Read(path, id string, lim transcript.Limits) (*transcript.Digest, error)
 }
 
+// LineDetector is what the Transcripts of an agent whose sessions are
+// JSON Lines may also implement: DetectLine says whether one line, a JSON
+// object, is a line of the agent's session files, or of another output of
+// the agent (Detected.Foreign). It knows the agent's own lines only. When
+// a file opens with a JSON object on a line, the first of its first lines
+// that an agent claims decides whose the file is, the agents asked in the
+// table's order (capture.Detect); so a folder never needs to know another
+// agent's lines to leave them alone.
+type LineDetector interface {
+	DetectLine(line []byte) (transcript.Detected, bool)
+}
+
+// MaxDetectLines is how many lines of a file's head detection reads.
+const MaxDetectLines = 50
+
 // Dirs are the agent's own directories (settings and transcripts), most
 // preferred first.
 func (a Agent) Dirs(home string, getenv func(string) string) []string {

@@ -97,3 +97,48 @@ func FuzzDetect(f *testing.F) {
 		}
 	})
 }
+
+// In a file that mixes agents' lines, the first line an agent claims
+// decides, whichever agent comes first in the table: no folder needs to
+// know another agent's lines to leave the file to it.
+func TestDetectFirstClaimedLineDecides(t *testing.T) {
+	const (
+		claude     = `{"type":"user","uuid":"u1","sessionId":"s1","message":{"role":"user","content":"hi"}}`
+		rollout    = `{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"x"}}`
+		bareMeta   = `{"id":"x","instructions":"y"}`
+		execEvent  = `{"type":"thread.started","thread_id":"t"}`
+		geminiHead = `{"sessionId":"s","projectHash":"h","startTime":"2026-01-01T00:00:00Z"}`
+		geminiSet  = `{"$set":{"summary":"x"}}`
+		printMode  = `{"type":"system","subtype":"init","session_id":"s"}`
+		qwenLine   = `{"type":"user","sessionId":"s","uuid":"u","message":{"role":"user","parts":[{"text":"hi"}]}}`
+	)
+	for _, c := range []struct {
+		name, first, then string
+		agent             string
+		foreign           bool
+	}{
+		{"a rollout line", rollout, claude, agents.Codex, false},
+		{"a rollout's bare meta line", bareMeta, claude, agents.Codex, false},
+		{"a codex exec event", execEvent, claude, "", true},
+		{"a Gemini CLI head", geminiHead, claude, agents.Gemini, false},
+		{"a Gemini CLI $set", geminiSet, claude, agents.Gemini, false},
+		{"Claude Code's print mode", printMode, rollout, "", true},
+		{"a Claude Code line", claude, rollout, agents.ClaudeCode, false},
+		{"a Claude Code line before Gemini's", claude, geminiSet, agents.ClaudeCode, false},
+		{"a line of no agent", `{"kind":"other"}`, claude, agents.ClaudeCode, false},
+		{"a $set of null", `{"$set":null}`, claude, agents.ClaudeCode, false},
+		{"a line of Gemini's Content, no Claude Code line", qwenLine, rollout, agents.Codex, false},
+	} {
+		d := capture.Detect([]byte(c.first + "\n" + c.then + "\n"))
+		if string(d.Agent) != c.agent || d.Foreign != c.foreign {
+			t.Errorf("%s first: %+v, want agent %q foreign %v", c.name, d, c.agent, c.foreign)
+		}
+	}
+	// The foreign outputs are their agents' own words.
+	if d := capture.Detect([]byte(execEvent + "\n")); !strings.Contains(d.What, "codex exec --json") {
+		t.Errorf("exec stream: %+v", d)
+	}
+	if d := capture.Detect([]byte(printMode + "\n")); !strings.Contains(d.What, "stream-json") {
+		t.Errorf("print mode: %+v", d)
+	}
+}

@@ -1,12 +1,14 @@
 package capture
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agent"
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/transcript"
@@ -123,8 +125,15 @@ func DetectFile(path string) (Detected, error) {
 	return Detect(head), nil
 }
 
-// Detect says what a file whose first bytes are head looks like.
+// Detect says what a file whose first bytes are head looks like. When
+// the file opens with a JSON object on a line, the first of its first
+// lines (agent.MaxDetectLines) that an agent's DetectLine claims decides,
+// the agents asked in the table's order; otherwise, or when none claims a
+// line, the first agent whose Detect takes the whole head.
 func Detect(head []byte) Detected {
+	if d, ok := detectByLine(head); ok {
+		return d
+	}
 	for _, a := range agents.All() {
 		if a.Transcripts == nil {
 			continue
@@ -145,4 +154,32 @@ func Detect(head []byte) Detected {
 		d.What += " (" + strings.Join(names, ", ") + ")"
 	}
 	return d
+}
+
+// detectByLine is Detect's first pass: the line detectors of the table,
+// line by line.
+func detectByLine(head []byte) (Detected, bool) {
+	var ds []agent.LineDetector
+	for _, a := range agents.All() {
+		if ld, ok := a.Transcripts.(agent.LineDetector); ok {
+			ds = append(ds, ld)
+		}
+	}
+	lines := bytes.Split(bytes.TrimLeft(head, " \t\r\n\ufeff"), []byte{'\n'})
+	var first struct{}
+	if len(ds) == 0 || transcript.Decode(bytes.TrimSpace(lines[0]), &first) != nil {
+		return Detected{}, false
+	}
+	for i, line := range lines {
+		if i == agent.MaxDetectLines {
+			break
+		}
+		line = bytes.TrimSpace(line)
+		for _, ld := range ds {
+			if d, ok := ld.DetectLine(line); ok {
+				return d, true
+			}
+		}
+	}
+	return Detected{}, false
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/session-handoff/session-handoff/internal/agent"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
@@ -307,32 +308,20 @@ func (p *prober) Fill(s *transcript.SessionInfo) bool {
 
 // Detect says whether head, the start of a file, is a Codex rollout, or
 // the event stream of `codex exec --json`, which is none (Foreign): one
-// of its first 50 lines tells, before any line that is another agent's.
-func (Transcripts) Detect(head []byte) (transcript.Detected, bool) {
-	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return transcript.Detected{}, false
-	}
-	lines := bytes.Split(trimmed, []byte{'\n'})
-	var first detectLine
+// of its first lines tells (DetectLine). Which agent's line comes first
+// in a file that mixes them is capture.Detect's to weigh.
+func (t Transcripts) Detect(head []byte) (transcript.Detected, bool) {
+	lines := bytes.Split(bytes.TrimLeft(head, " \t\r\n\ufeff"), []byte{'\n'})
+	var first struct{}
 	if transcript.Decode(bytes.TrimSpace(lines[0]), &first) != nil {
 		return transcript.Detected{}, false // one JSON object over many lines: no rollout
 	}
-	for i, b := range lines {
-		if i == 50 {
+	for i, line := range lines {
+		if i == agent.MaxDetectLines {
 			break
 		}
-		var l detectLine
-		if transcript.Decode(bytes.TrimSpace(b), &l) != nil {
-			continue
-		}
-		switch l.is() {
-		case isRolloutLine:
-			return transcript.Detected{Agent: agentName, What: "a Codex session rollout"}, true
-		case isExecEvent:
-			return transcript.Detected{What: "a `codex exec --json` event stream, not a session rollout: capture reads the rollout in ~/.codex/sessions", Foreign: true}, true
-		case isOther:
-			return transcript.Detected{}, false
+		if d, ok := t.DetectLine(bytes.TrimSpace(line)); ok {
+			return d, true
 		}
 	}
 	return transcript.Detected{}, false

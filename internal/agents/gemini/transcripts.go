@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/session-handoff/session-handoff/internal/agent"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
@@ -339,13 +340,12 @@ func (p *prober) Fill(s *transcript.SessionInfo) bool {
 // Detect says whether head, the start of a file, is a Gemini CLI chat
 // recording, or its prompt log (logs.json, Foreign). A chat is JSON Lines
 // opening with {sessionId, projectHash, startTime, kind} and messages,
-// $set and $rewindTo lines (one of the first 50 lines says it), or, up to
+// $set and $rewindTo lines (one of the first lines says it: DetectLine), or, up to
 // early 2026, one JSON object with sessionId and messages spread over many
 // lines; logs.json is a JSON array of {sessionId, messageId, type,
 // message}.
-func (Transcripts) Detect(head []byte) (transcript.Detected, bool) {
+func (t Transcripts) Detect(head []byte) (transcript.Detected, bool) {
 	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	chat := transcript.Detected{Agent: agentName, What: "a Gemini CLI chat recording"}
 	switch {
 	case len(trimmed) == 0:
 		return transcript.Detected{}, false
@@ -366,28 +366,41 @@ func (Transcripts) Detect(head []byte) (transcript.Detected, bool) {
 		// chat has not.
 		other := bytes.Contains(trimmed, []byte(`"updated_at"`)) && bytes.Contains(trimmed, []byte(`"origin"`))
 		if bytes.Contains(trimmed, []byte(`"messages"`)) && bytes.Contains(trimmed, []byte(`"sessionId"`)) && !other {
-			return chat, true
+			return chatRecording, true
 		}
 		return transcript.Detected{}, false
 	}
-	for i, l := range lines {
-		if i == 50 {
+	for i, line := range lines {
+		if i == agent.MaxDetectLines {
 			break
 		}
-		var d struct {
-			Set         json.RawMessage `json:"$set"`
-			RewindTo    json.RawMessage `json:"$rewindTo"`
-			SessionID   string          `json:"sessionId"`
-			ProjectHash string          `json:"projectHash"`
-		}
-		if transcript.Decode(bytes.TrimSpace(l), &d) != nil {
-			continue
-		}
-		if notNull(d.Set) || notNull(d.RewindTo) || d.SessionID != "" && d.ProjectHash != "" {
-			return chat, true
+		if d, ok := t.DetectLine(bytes.TrimSpace(line)); ok {
+			return d, true
 		}
 	}
 	return transcript.Detected{}, false
 }
+
+// DetectLine says whether line is one of a Gemini CLI chat recording's in
+// JSON Lines (agent.LineDetector): its head {sessionId, projectHash…}, or
+// a $set or $rewindTo line.
+func (Transcripts) DetectLine(line []byte) (transcript.Detected, bool) {
+	var d struct {
+		Set         json.RawMessage `json:"$set"`
+		RewindTo    json.RawMessage `json:"$rewindTo"`
+		SessionID   string          `json:"sessionId"`
+		ProjectHash string          `json:"projectHash"`
+	}
+	if transcript.Decode(line, &d) != nil {
+		return transcript.Detected{}, false
+	}
+	if notNull(d.Set) || notNull(d.RewindTo) || d.SessionID != "" && d.ProjectHash != "" {
+		return chatRecording, true
+	}
+	return transcript.Detected{}, false
+}
+
+// chatRecording is what a Gemini CLI chat recording is detected as.
+var chatRecording = transcript.Detected{Agent: agentName, What: "a Gemini CLI chat recording"}
 
 func notNull(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
