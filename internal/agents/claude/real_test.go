@@ -7,78 +7,8 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
-
-// realExpectation is what a person established by reading one real
-// transcript by eye, not what the reader happened to print: the test
-// compares the digest with it field by field. Empty fields are still
-// checked (an empty want means "none"), except where a comment says a
-// field is optional.
-type realExpectation struct {
-	// file is the transcript's path under realE2EDir.
-	file  string
-	agent transcript.Agent
-
-	title string
-	// requests are the user's requests in order; each want is a prefix
-	// of the request read (real requests run to pages).
-	requests []string
-	// files maps each touched path to its action and edit count.
-	files map[string]realFile
-	// commands lists commands that must be in the digest (a prefix of the
-	// command text), with their exit code (nil: none recorded) and count.
-	// numCommands is the number of distinct commands.
-	commands    []realCommand
-	numCommands int
-	// openFailure is a prefix of the last failure's command, "" for none.
-	openFailure string
-	todos       []handoff.Todo
-	// compaction is a substring of the compaction summary, "" for none.
-	compaction string
-	// plan is a substring of the session's plan, "" for none; planStatus
-	// is its status (approved, rejected, pending).
-	plan, planStatus string
-	// cancelled says the user stopped the last turn (an open question).
-	cancelled bool
-}
-
-type realFile struct {
-	action string
-	edits  int
-	by     string // who changed it when not the session's agent ("" for it)
-}
-
-type realCommand struct {
-	prefix string
-	exit   *int
-	count  int
-	// status, when set, is the status the command must have; by names
-	// who ran it when it was not the session's agent.
-	status string
-	by     string
-}
-
-// exit returns a pointer to an exit code, for tables.
-func exit(code int) *int { return &code }
-
-func checkReal(t *testing.T, d *Digest, want realExpectation) {
-	t.Helper()
-	for _, m := range compareReal(d, want) {
-		t.Errorf("%s: %s", m.Field, m.Msg)
-	}
-}
-
-// compareReal compares a digest with its expectation field by field.
-func compareReal(d *Digest, want realExpectation) []expect.Mismatch {
-	return expect.Compare(gotOf(d), want.want(), marks)
-}
-
-// gotOf is what expect compares of d.
-func gotOf(d *Digest) expect.Got {
-	return expect.Got{Title: d.Title, Session: d.Session, Files: d.Files, Cancelled: d.Cancelled}
-}
 
 // marks are the words of Claude Code that reading removes: its tagged
 // blocks in a request, the compaction prompts' wrappers around a summary.
@@ -101,27 +31,6 @@ func taggedBlock(t string) bool {
 	return strings.HasSuffix(t, "</"+tag+">")
 }
 
-// want is e in expect's terms.
-func (e realExpectation) want() expect.Want {
-	w := expect.Want{Title: e.title, Requests: e.requests, Files: filesWant(e.files), NumCommands: e.numCommands,
-		OpenFailure: e.openFailure, Todos: e.todos, Compaction: e.compaction, Plan: e.plan, PlanStatus: e.planStatus, Cancelled: e.cancelled}
-	for _, c := range e.commands {
-		w.Commands = append(w.Commands, expect.Command{Prefix: c.prefix, Exit: c.exit, Count: c.count, Status: c.status, By: c.by})
-	}
-	return w
-}
-
-func filesWant(files map[string]realFile) map[string]expect.File {
-	if files == nil {
-		return nil
-	}
-	out := map[string]expect.File{}
-	for p, f := range files {
-		out[p] = expect.File{Action: f.action, Edits: f.edits, By: f.by}
-	}
-	return out
-}
-
 // realE2EDir holds transcripts Claude Code wrote in the end-to-end suite
 // against a scripted model (see its SOURCES.md), so that what the model
 // did, and so what each digest must hold, is known exactly.
@@ -129,29 +38,32 @@ const realE2EDir = "testdata/real-e2e"
 
 // realE2EExpectations are established from the scripts that made the
 // files, not from the reader's output.
-var realE2EExpectations = []realExpectation{
-	{file: "work/d1a90aa1-626e-41aa-a247-005d367c10ca.jsonl", agent: ClaudeCode,
-		title: "add a greeting file and check the tree", requests: []string{"add a greeting file and check the tree"},
-		files:       map[string]realFile{"hello.txt": {action: "created", edits: 1}},
-		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}}},
-	{file: "briefed/6b2b0fbf-65d6-4744-87ba-e654d77a90a2.jsonl", agent: ClaudeCode,
-		title: "what next?", requests: []string{"what next?"}},
+var realE2EExpectations = []struct {
+	file string
+	want expect.Want
+}{
+	{"work/d1a90aa1-626e-41aa-a247-005d367c10ca.jsonl", expect.Want{
+		Title: "add a greeting file and check the tree", Requests: []string{"add a greeting file and check the tree"},
+		Files:       map[string]expect.File{"hello.txt": {Action: "created", Edits: 1}},
+		NumCommands: 1, Commands: []expect.Command{{Prefix: "git status --short", Exit: expect.Exit(0), Count: 1, Status: "ok"}}}},
+	{"briefed/6b2b0fbf-65d6-4744-87ba-e654d77a90a2.jsonl", expect.Want{
+		Title: "what next?", Requests: []string{"what next?"}}},
 	// /compact is a command, not a request; the session before it wrote
 	// hello.txt.
-	{file: "compaction/fb266796-aa3e-42e5-a236-1283d3ae461d.jsonl", agent: ClaudeCode,
-		title: "add a greeting file", requests: []string{"add a greeting file"},
-		files:      map[string]realFile{"hello.txt": {action: "created", edits: 1}},
-		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."},
+	{"compaction/fb266796-aa3e-42e5-a236-1283d3ae461d.jsonl", expect.Want{
+		Title: "add a greeting file", Requests: []string{"add a greeting file"},
+		Files:      map[string]expect.File{"hello.txt": {Action: "created", Edits: 1}},
+		Compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."}},
 }
 
 func TestRealE2ETranscripts(t *testing.T) {
-	for _, want := range realE2EExpectations {
-		t.Run(want.file, func(t *testing.T) {
-			d, err := readFile(filepath.Join(realE2EDir, want.file), Limits{})
+	for _, e := range realE2EExpectations {
+		t.Run(e.file, func(t *testing.T) {
+			d, err := readFile(filepath.Join(realE2EDir, e.file), Limits{})
 			if err != nil {
 				t.Fatalf("ReadTranscript: %v", err)
 			}
-			checkReal(t, d, want)
+			expect.Check(t, expect.Got{Title: d.Title, Session: d.Session, Files: d.Files, Cancelled: d.Cancelled}, e.want, marks)
 		})
 	}
 }
