@@ -3,11 +3,9 @@ package gemini
 import (
 	"bytes"
 	"io"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/testsys"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/transcript/expect"
@@ -73,58 +71,6 @@ func ids(ss []transcript.SessionInfo) string {
 	return strings.Join(out, ",")
 }
 
-// realExpectation is what a person established by reading one real
-// transcript by eye, not what the reader happened to print: the test
-// compares the digest with it field by field (internal/transcript/expect).
-// Empty fields are still checked (an empty want means "none").
-type realExpectation struct {
-	// file is the transcript's path; err, when set, a substring of the
-	// error reading must return, the other fields then ignored.
-	file, err string
-	title     string
-	// requests are the user's requests in order; each want is a prefix
-	// of the request read.
-	requests    []string
-	files       map[string]realFile
-	commands    []realCommand
-	numCommands int
-	todos       []handoff.Todo
-	compaction  string
-	cancelled   bool
-}
-
-type realFile struct {
-	action string
-	edits  int
-}
-
-type realCommand struct {
-	prefix string
-	exit   *int
-	count  int
-	status string
-}
-
-func (e realExpectation) want() expect.Want {
-	w := expect.Want{Title: e.title, Requests: e.requests, Files: filesWant(e.files), NumCommands: e.numCommands,
-		Todos: e.todos, Compaction: e.compaction, Cancelled: e.cancelled}
-	for _, c := range e.commands {
-		w.Commands = append(w.Commands, expect.Command{Prefix: c.prefix, Exit: c.exit, Count: c.count, Status: c.status})
-	}
-	return w
-}
-
-func filesWant(files map[string]realFile) map[string]expect.File {
-	if files == nil {
-		return nil
-	}
-	out := map[string]expect.File{}
-	for p, f := range files {
-		out[p] = expect.File{Action: f.action, Edits: f.edits}
-	}
-	return out
-}
-
 // marks are Gemini CLI's words that reading removes from a request: the
 // /init prompt and a tagged block (<hook_context>, <session_context>).
 var marks = expect.Marks{Injected: func(r string) bool {
@@ -143,33 +89,4 @@ func isTaggedBlock(t string) bool {
 		return false
 	}
 	return strings.HasSuffix(t, "</"+tag+">")
-}
-
-func checkReal(t *testing.T, d *transcript.Digest, want realExpectation) {
-	t.Helper()
-	got := expect.Got{Title: d.Title, Session: d.Session, Files: d.Files, Cancelled: d.Cancelled}
-	for _, m := range expect.Compare(got, want.want(), marks) {
-		t.Errorf("%s: %s", m.Field, m.Msg)
-	}
-}
-
-func checkRealFiles(t *testing.T, got []handoff.FileTouched, want map[string]realFile) {
-	t.Helper()
-	expect.CheckFiles(t, got, filesWant(want))
-}
-
-// checkRealFile reads file under dir and checks it against want.
-func checkRealFile(t *testing.T, dir string, want realExpectation) {
-	t.Helper()
-	d, err := Transcripts{}.Read(filepath.Join(dir, want.file), "", transcript.Limits{})
-	if want.err != "" {
-		if err == nil || !strings.Contains(err.Error(), want.err) {
-			t.Fatalf("error %v, want one containing %q", err, want.err)
-		}
-		return
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkReal(t, d, want)
 }

@@ -233,10 +233,10 @@ func TestGeminiRelativeAndAbsolutePathsAreOneFile(t *testing.T) {
 		`{"id":"f","type":"gemini","content":"done"}`,
 	)
 	d := mustRead(t, gemini, in)
-	checkRealFiles(t, d.Files, map[string]realFile{
-		"M-Gemini/app/main.py": {action: "created", edits: 2},
-		"notes.md":             {action: "created", edits: 1},
-		"/srv/other/notes.md":  {action: "edited", edits: 1},
+	expect.CheckFiles(t, d.Files, map[string]expect.File{
+		"M-Gemini/app/main.py": {Action: "created", Edits: 2},
+		"notes.md":             {Action: "created", Edits: 1},
+		"/srv/other/notes.md":  {Action: "edited", Edits: 1},
 	})
 	if d.CWD != "/home/ana" {
 		t.Errorf("cwd %q, want /home/ana", d.CWD)
@@ -252,7 +252,7 @@ func TestGeminiRelativeAndAbsolutePathsAreOneFile(t *testing.T) {
 		`{"id":"b","type":"gemini","content":"","toolCalls":[{"id":"1","name":"write_file","args":{"file_path":"app/main.py","content":"x"},"status":"success","result":"Successfully created and wrote to new file: app/main.py."}]}`,
 		`{"id":"c","type":"gemini","content":"","toolCalls":[{"id":"2","name":"replace","args":{"file_path":"/home/ana/M-Gemini/app/main.py"},"status":"success","result":"Successfully modified file."}]}`,
 	))
-	checkRealFiles(t, d.Files, map[string]realFile{"app/main.py": {action: "created", edits: 2}})
+	expect.CheckFiles(t, d.Files, map[string]expect.File{"app/main.py": {Action: "created", Edits: 2}})
 }
 
 const gmParent = "aaaa1111-2222-4333-8444-555566667777"
