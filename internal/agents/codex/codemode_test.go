@@ -33,17 +33,17 @@ const codexCodeMode = "rollout-2026-11-20T10-00-00-44444444-4444-4444-8444-44444
 // codeModeExpectation is what the code-mode sample holds: its request,
 // the files its patch changed and the three commands its scripts ran, of
 // which the rollout tells no outcome.
-var codeModeExpectation = realExpectation{file: "codex/" + codexCodeMode,
-	title:    "fix the checkout total rounding and run the tests",
-	requests: []string{"fix the checkout total rounding and run the tests"},
-	files: map[string]realFile{
-		"checkout/total.go":      {action: "edited", edits: 1},
-		"checkout/round_test.go": {action: "created", edits: 1},
+var codeModeExpectation = expect.Want{
+	Title:    "fix the checkout total rounding and run the tests",
+	Requests: []string{"fix the checkout total rounding and run the tests"},
+	Files: map[string]expect.File{
+		"checkout/total.go":      {Action: "edited", Edits: 1},
+		"checkout/round_test.go": {Action: "created", Edits: 1},
 	},
-	numCommands: 3, commands: []realCommand{
-		{prefix: "git status --short", count: 1, status: "unknown"},
-		{prefix: "go test ./checkout/...", count: 1, status: "unknown"},
-		{prefix: "go test ./checkout/... && go vet ./checkout/", count: 1, status: "unknown"},
+	NumCommands: 3, Commands: []expect.Command{
+		{Prefix: "git status --short", Count: 1, Status: "unknown"},
+		{Prefix: "go test ./checkout/...", Count: 1, Status: "unknown"},
+		{Prefix: "go test ./checkout/... && go vet ./checkout/", Count: 1, Status: "unknown"},
 	}}
 
 func readCodeModeSample(t *testing.T) string {
@@ -110,10 +110,10 @@ func TestCodexCodeModeExecNestedRecords(t *testing.T) {
 		for name, d := range readCodexEach(t, strings.Join(lines, "")) {
 			t.Run(form+"/"+name, func(t *testing.T) {
 				want := codeModeExpectation
-				want.commands = []realCommand{
-					{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"},
-					{prefix: "go test ./checkout/...", exit: exit(1), count: 1, status: "failed"},
-					{prefix: "go test ./checkout/... && go vet ./checkout/", exit: exit(0), count: 1, status: "ok"},
+				want.Commands = []expect.Command{
+					{Prefix: "git status --short", Exit: expect.Exit(0), Count: 1, Status: "ok"},
+					{Prefix: "go test ./checkout/...", Exit: expect.Exit(1), Count: 1, Status: "failed"},
+					{Prefix: "go test ./checkout/... && go vet ./checkout/", Exit: expect.Exit(0), Count: 1, Status: "ok"},
 				}
 				checkReal(t, d, want)
 			})

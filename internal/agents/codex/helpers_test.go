@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
@@ -70,41 +69,6 @@ func writeFile(t *testing.T, path, data string, mtime time.Time) {
 	}
 }
 
-// realExpectation is what a person established by reading one real
-// transcript by eye, not what the reader happened to print: the test
-// compares the digest with it field by field (expect.Compare).
-type realExpectation struct {
-	// file is the transcript's path under its directory.
-	file string
-
-	title       string
-	requests    []string
-	files       map[string]realFile
-	commands    []realCommand
-	numCommands int
-	openFailure string
-	todos       []handoff.Todo
-	compaction  string
-	cancelled   bool
-}
-
-type realFile struct {
-	action string
-	edits  int
-	by     string
-}
-
-type realCommand struct {
-	prefix string
-	exit   *int
-	count  int
-	status string
-	by     string
-}
-
-// exit returns a pointer to an exit code, for tables.
-func exit(code int) *int { return &code }
-
 // marks are Codex's words that reading removes: its tagged blocks in a
 // request, its prefix of a compaction summary.
 var marks = expect.Marks{
@@ -112,18 +76,8 @@ var marks = expect.Marks{
 	Wrappers: []string{summaryPrefix},
 }
 
-func checkReal(t *testing.T, d *transcript.Digest, e realExpectation) {
+// checkReal fails t where d is not what want says the rollout holds.
+func checkReal(t *testing.T, d *transcript.Digest, want expect.Want) {
 	t.Helper()
-	w := expect.Want{Title: e.title, Requests: e.requests, NumCommands: e.numCommands,
-		OpenFailure: e.openFailure, Todos: e.todos, Compaction: e.compaction, Cancelled: e.cancelled}
-	if e.files != nil {
-		w.Files = map[string]expect.File{}
-		for p, f := range e.files {
-			w.Files[p] = expect.File{Action: f.action, Edits: f.edits, By: f.by}
-		}
-	}
-	for _, c := range e.commands {
-		w.Commands = append(w.Commands, expect.Command{Prefix: c.prefix, Exit: c.exit, Count: c.count, Status: c.status, By: c.by})
-	}
-	expect.Check(t, expect.Got{Title: d.Title, Session: d.Session, Files: d.Files, Cancelled: d.Cancelled}, w, marks)
+	expect.Check(t, expect.Got{Title: d.Title, Session: d.Session, Files: d.Files, Cancelled: d.Cancelled}, want, marks)
 }

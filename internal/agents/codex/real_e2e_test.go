@@ -5,31 +5,36 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // realE2EExpectations are established from the scripts of the end-to-end
 // suite that made the rollouts in realE2EDir (its SOURCES.md), not from
 // the reader's output.
-var realE2EExpectations = []realExpectation{
-	{file: "work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl",
-		title: "add a greeting file and check the tree", requests: []string{"add a greeting file and check the tree"},
-		files:       map[string]realFile{"hello.txt": {action: "created", edits: 1}},
-		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}}},
-	{file: "briefed/rollout-2026-11-27T11-55-40-01a21cdc-7820-7723-83e6-fe4a315b8db7.jsonl",
-		title: "what next?", requests: []string{"what next?"}},
+var realE2EExpectations = []struct {
+	file string
+	want expect.Want
+}{
+	{"work/rollout-2026-11-27T11-55-39-01a21cdc-7446-7bd3-86ed-b6fd37217b2b.jsonl", expect.Want{
+		Title: "add a greeting file and check the tree", Requests: []string{"add a greeting file and check the tree"},
+		Files:       map[string]expect.File{"hello.txt": {Action: "created", Edits: 1}},
+		NumCommands: 1, Commands: []expect.Command{{Prefix: "git status --short", Exit: expect.Exit(0), Count: 1, Status: "ok"}}}},
+	{"briefed/rollout-2026-11-27T11-55-40-01a21cdc-7820-7723-83e6-fe4a315b8db7.jsonl", expect.Want{
+		Title: "what next?", Requests: []string{"what next?"}}},
 	// MCP tool calls are neither commands nor file edits.
-	{file: "mcp/rollout-2026-11-27T11-55-47-01a21cdc-94e1-7913-b74e-2c5d62e45b67.jsonl",
-		title: "save a handoff, list them, then resume", requests: []string{"save a handoff, list them, then resume"}},
-	{file: "compaction/rollout-2026-11-27T11-55-51-01a21cdc-a4fd-71f0-85a3-71504a0238c3.jsonl",
-		title: "check the tree", requests: []string{"check the tree"},
-		numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}},
-		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."},
+	{"mcp/rollout-2026-11-27T11-55-47-01a21cdc-94e1-7913-b74e-2c5d62e45b67.jsonl", expect.Want{
+		Title: "save a handoff, list them, then resume", Requests: []string{"save a handoff, list them, then resume"}}},
+	{"compaction/rollout-2026-11-27T11-55-51-01a21cdc-a4fd-71f0-85a3-71504a0238c3.jsonl", expect.Want{
+		Title: "check the tree", Requests: []string{"check the tree"},
+		NumCommands: 1, Commands: []expect.Command{{Prefix: "git status --short", Exit: expect.Exit(0), Count: 1, Status: "ok"}},
+		Compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."}},
 }
 
 func TestRealE2ETranscripts(t *testing.T) {
-	for _, want := range realE2EExpectations {
-		t.Run(want.file, func(t *testing.T) {
-			checkReal(t, readFile(t, filepath.Join(realE2EDir, want.file)), want)
+	for _, e := range realE2EExpectations {
+		t.Run(e.file, func(t *testing.T) {
+			checkReal(t, readFile(t, filepath.Join(realE2EDir, e.file)), e.want)
 		})
 	}
 }
@@ -81,9 +86,6 @@ func TestCodexCompletedItemsAlone(t *testing.T) {
 		if err != nil {
 			t.Fatalf("in passes: %v", err)
 		}
-		checkReal(t, d, realExpectation{title: "add a greeting file and check the tree",
-			requests:    []string{"add a greeting file and check the tree"},
-			files:       map[string]realFile{"hello.txt": {action: "created", edits: 1}},
-			numCommands: 1, commands: []realCommand{{prefix: "git status --short", exit: exit(0), count: 1, status: "ok"}}})
+		checkReal(t, d, realE2EExpectations[0].want) // the work rollout's
 	}
 }
