@@ -11,8 +11,7 @@ import (
 
 // Discovery's toolkit for the readers in agents' folders
 // (internal/agents/<name>): list the session files, probe the newest from
-// the head and the tail of each, and give them newest first, as
-// FindSessions does for the readers of this package.
+// the head and the tail of each, and give them newest first.
 
 // Candidate is a session file found by its name, before it is probed.
 type Candidate struct {

@@ -1,12 +1,13 @@
-// Package transcript reads coding agents' session transcripts into a
-// Digest: what the session asked, did, ran and touched, for the next agent.
-// It holds the session model every reader shares (Digest, Stats, Limits,
-// SessionInfo), the reading toolkit (bounded opening, lines, the fast JSON
-// path and its shapes, the event fold that builds a digest, text cleaning
-// and shortening), and the readers not yet moved to their agent's folder
-// under internal/agents. It reads files only: no git, no store, no
-// worktree (internal/capture does those), and it knows no table of
-// agents: each agent's folder passes in where its sessions live.
+// Package transcript is what every reader of an agent's session
+// transcripts shares; the readers themselves live in their agents'
+// folders under internal/agents. It holds the session model (Digest,
+// Stats, Limits, SessionInfo) and the reading toolkit: bounded opening and
+// lines (ReadOpen, EachLine), typed line structs on the package's own fast
+// JSON parser (Decode), the event fold that builds a digest (Builder),
+// discovery from each file's head and tail (ProbeSessions), text cleaning
+// and shortening, and every digest's bounds (CheckDigest). It reads files
+// only: no git, no store, no worktree (internal/capture does those), and
+// it knows no agent and no table of agents.
 package transcript
 
 import (
@@ -29,8 +30,8 @@ import (
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
-// Agent names a coding agent whose transcripts this package reads, as the
-// agents table (internal/agents) spells it.
+// Agent names a coding agent, as the agents table (internal/agents)
+// spells it.
 type Agent string
 
 // Bounds on what a digest keeps. Text is cut on character boundaries and
