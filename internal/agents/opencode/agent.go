@@ -26,13 +26,13 @@ const Name transcript.Agent = "opencode"
 // Agent is OpenCode's entry in the agents table.
 func Agent() agent.Agent {
 	return agent.Agent{
-		Name: string(Name), Display: "OpenCode", Aliases: []string{"opencode-ai", "open-code"},
+		Name: string(Name), Display: own.Display, Aliases: []string{"opencode-ai", "open-code"},
 		Program: "opencode", InstructionFile: "AGENTS.md", Hooks: true, MCP: true, Checked: "1.18.33",
 		SessionsHelp: "~/.local/share/opencode/opencode.db, or $XDG_DATA_HOME/opencode/opencode.db, or $OPENCODE_DB",
-		OwnDirs:      ownDirs,
+		OwnDirs:      Dirs(own),
 		// A project's opencode.json and plugin are integrate's when new.
 		SettingsFiles: []string{"opencode.json", ".opencode/", ".opencode/plugin/", ".opencode/plugin/session-handoff.js"},
-		Transcripts:   reader{},
+		Transcripts:   reader{own},
 		Profile: agent.Profile{
 			// session/instruction.ts of 1.18.33: the first of AGENTS.md,
 			// CLAUDE.md (unless OPENCODE_DISABLE_CLAUDE_CODE_PROMPT) found
@@ -80,21 +80,52 @@ func hookEvents() []agent.HookEvent {
 	return out
 }
 
-// reader finds, recognises and reads OpenCode's sessions.
-type reader struct{}
+// Layout is a program that keeps its sessions in OpenCode's SQLite
+// database under names of its own: OpenCode itself, or a fork of it
+// built from its source (Kilo Code's CLI), whose folder reads them with
+// Transcripts.
+type Layout struct {
+	// Name is the program's name in the agents table, Display as people
+	// write it; What says what its database is ("an OpenCode database").
+	Name          transcript.Agent
+	Display, What string
+	// Stem names its directories (the configuration's and the data's,
+	// under the XDG bases) and its database file, Stem.db, or
+	// Stem-<channel>.db for a build of another channel.
+	Stem string
+	// DBVar is the environment variable that names the database file
+	// instead (OPENCODE_DB).
+	DBVar string
+	// Marks are tables only this program's database has; Foreign those
+	// of another program's in the same layout, which is not this one's.
+	Marks, Foreign []string
+}
+
+// own is OpenCode's layout. A fork's database holding one of Foreign is
+// the fork's (kilo_board: Kilo Code's CLI 7.7.7), not OpenCode's.
+var own = Layout{Name: Name, Display: "OpenCode", What: "an OpenCode database", Stem: "opencode", DBVar: "OPENCODE_DB",
+	Marks: []string{"event_sequence", "control_account"}, Foreign: []string{"kilo_board", "kilo_board_message"}}
+
+// Transcripts finds, recognises and reads the sessions of a program in
+// OpenCode's layout.
+func Transcripts(l Layout) agent.Transcripts { return reader{l} }
+
+// reader finds, recognises and reads the sessions of a program in
+// OpenCode's layout.
+type reader struct{ l Layout }
 
 // Find lists the sessions of the databases under roots (dataDirs), newest
 // activity first: no subagent's, and none without a message.
-func (reader) Find(roots []string) ([]transcript.SessionInfo, error) {
+func (r reader) Find(roots []string) ([]transcript.SessionInfo, error) {
 	var out []transcript.SessionInfo
 	seen := map[string]bool{}
 	for _, root := range roots {
-		for _, path := range databases(root) {
+		for _, path := range databases(root, r.l.Stem) {
 			if seen[path] {
 				continue
 			}
 			seen[path] = true
-			found, err := find(path)
+			found, err := find(path, r.l.Name)
 			if err != nil {
 				// One unreadable database must not hide the others'
 				// sessions, nor another agent's: it has none to list.
@@ -107,8 +138,8 @@ func (reader) Find(roots []string) ([]transcript.SessionInfo, error) {
 	return out, nil
 }
 
-// find lists the sessions of one database.
-func find(path string) ([]transcript.SessionInfo, error) {
+// find lists the sessions of one database, as name's.
+func find(path string, name transcript.Agent) ([]transcript.SessionInfo, error) {
 	db, err := openDB(path, transcript.DefaultMaxLine)
 	if err != nil {
 		return nil, err
@@ -136,7 +167,7 @@ func find(path string) ([]transcript.SessionInfo, error) {
 		if s.parent != "" || !has[s.id] {
 			continue
 		}
-		info := transcript.SessionInfo{Agent: Name, ID: s.id, Path: path, CWD: s.directory, AgentVersion: s.version,
+		info := transcript.SessionInfo{Agent: name, ID: s.id, Path: path, CWD: s.directory, AgentVersion: s.version,
 			Started: time.UnixMilli(s.created), LastActivity: time.UnixMilli(s.updated)}
 		if !isDefaultTitle(s.title) {
 			info.Title = transcript.ShortenHead(transcript.Clean(s.title), transcript.MaxTitle)
@@ -147,22 +178,27 @@ func find(path string) ([]transcript.SessionInfo, error) {
 }
 
 // Detect takes a SQLite database whose schema, as far as head holds it,
-// creates tables only OpenCode's has (those of its first migrations,
-// which sqlite_schema lists first, or session and part); or one whose
-// first page holds no schema yet, as OpenCode's main file has until the
-// first checkpoint of its WAL (reading it then says whether it is one).
-func (reader) Detect(head []byte) (transcript.Detected, bool) {
+// creates tables only the program's has (Marks: those of its first
+// migrations, which sqlite_schema lists first; or session and part) and
+// none of Foreign; or one whose first page holds no schema yet, as
+// OpenCode's main file has until the first checkpoint of its WAL
+// (reading it then says whether it is one; the first program of the
+// table in this layout takes it).
+func (r reader) Detect(head []byte) (transcript.Detected, bool) {
 	if !sqlitefile.HasHeader(head) {
 		return transcript.Detected{}, false
 	}
-	d := transcript.Detected{Agent: Name, What: "an OpenCode database"}
+	d := transcript.Detected{Agent: r.l.Name, What: r.l.What}
 	has := func(table string) bool { return bytes.Contains(head, []byte("CREATE TABLE `"+table+"`")) }
-	if has("event_sequence") || has("control_account") || has("session") && has("part") {
+	if slices.ContainsFunc(r.l.Foreign, has) {
+		return transcript.Detected{}, false
+	}
+	if slices.ContainsFunc(r.l.Marks, has) || has("session") && has("part") {
 		return d, true
 	}
 	// Page 1: the 100-byte header, then a table leaf with no cell.
 	if len(head) >= 108 && head[100] == 0x0d && binary.BigEndian.Uint16(head[103:105]) == 0 {
-		d.What = "a SQLite database with its schema still in its WAL (OpenCode's, if any)"
+		d.What = "a SQLite database with its schema still in its WAL (" + r.l.Display + "'s, if any)"
 		return d, true
 	}
 	return transcript.Detected{}, false
@@ -170,9 +206,9 @@ func (reader) Detect(head []byte) (transcript.Detected, bool) {
 
 // Read reads the session id of the database at path (the latest session
 // that is no subagent's when id is none of OpenCode's session ids).
-func (reader) Read(path, id string, lim transcript.Limits) (*transcript.Digest, error) {
+func (r reader) Read(path, id string, lim transcript.Limits) (*transcript.Digest, error) {
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
 		return nil, &os.PathError{Op: "read", Path: path, Err: os.ErrInvalid}
 	}
-	return read(path, id, lim)
+	return read(path, id, r.l.Name, lim)
 }

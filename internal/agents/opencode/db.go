@@ -26,36 +26,39 @@ import (
 	"github.com/session-handoff/session-handoff/internal/sqlitefile"
 )
 
-// ownDirs are OpenCode's directories: its configuration directory
-// (opencode.json, AGENTS.md, plugin/), then the database file itself
-// when OPENCODE_DB names one, then its data directory, where the
-// database is. They are xdg-basedir's ($XDG_CONFIG_HOME, else ~/.config;
-// $XDG_DATA_HOME, else ~/.local/share) joined with "opencode"
-// (Global.Path of opencode 1.18.33); OPENCODE_DB, absolute or relative
-// to the data directory, replaces the database's file.
-func ownDirs(home string, getenv func(string) string) []string {
-	base := func(v, def string) string {
-		if d := getenv(v); d != "" && filepath.IsAbs(d) {
-			return d
+// Dirs are the directories of a program in OpenCode's layout (OwnDirs):
+// its configuration directory (opencode.json, AGENTS.md, plugin/), then
+// the database file itself when l.DBVar names one, then its data
+// directory, where the database is. They are xdg-basedir's
+// ($XDG_CONFIG_HOME, else ~/.config; $XDG_DATA_HOME, else ~/.local/share)
+// joined with l.Stem (Global.Path of opencode 1.18.33); l.DBVar
+// (OPENCODE_DB), absolute or relative to the data directory, replaces the
+// database's file.
+func Dirs(l Layout) func(home string, getenv func(string) string) []string {
+	return func(home string, getenv func(string) string) []string {
+		base := func(v, def string) string {
+			if d := getenv(v); d != "" && filepath.IsAbs(d) {
+				return d
+			}
+			return filepath.Join(home, def)
 		}
-		return filepath.Join(home, def)
-	}
-	config := filepath.Join(base("XDG_CONFIG_HOME", ".config"), "opencode")
-	data := filepath.Join(base("XDG_DATA_HOME", filepath.Join(".local", "share")), "opencode")
-	if db := getenv("OPENCODE_DB"); db != "" && db != ":memory:" {
-		if !filepath.IsAbs(db) {
-			db = filepath.Join(data, db)
+		config := filepath.Join(base("XDG_CONFIG_HOME", ".config"), l.Stem)
+		data := filepath.Join(base("XDG_DATA_HOME", filepath.Join(".local", "share")), l.Stem)
+		if db := getenv(l.DBVar); db != "" && db != ":memory:" {
+			if !filepath.IsAbs(db) {
+				db = filepath.Join(data, db)
+			}
+			return []string{config, db, data}
 		}
-		return []string{config, db, data}
+		return []string{config, data}
 	}
-	return []string{config, data}
 }
 
 // databases are the database files under root: root itself when it is a
-// file (OPENCODE_DB), else its opencode.db and the channels' databases,
-// opencode-<channel>.db (a build of the dev or another channel keeps its
+// file (OPENCODE_DB), else its <stem>.db and the channels' databases,
+// <stem>-<channel>.db (a build of the dev or another channel keeps its
 // own: packages/opencode/src/storage/db.ts of opencode 1.18.33).
-func databases(root string) []string {
+func databases(root, stem string) []string {
 	fi, err := os.Stat(root)
 	if err != nil {
 		return nil
@@ -70,7 +73,7 @@ func databases(root string) []string {
 	var out []string
 	for _, e := range ents {
 		n := e.Name()
-		if n == "opencode.db" || strings.HasPrefix(n, "opencode-") && strings.HasSuffix(n, ".db") {
+		if n == stem+".db" || strings.HasPrefix(n, stem+"-") && strings.HasSuffix(n, ".db") {
 			if e.Type().IsRegular() {
 				out = append(out, filepath.Join(root, n))
 			}

@@ -108,21 +108,21 @@ type part struct {
 
 // read reads the session id of the database at path into a digest, its
 // subagents' sessions (task) folded in.
-func read(path, id string, lim transcript.Limits) (*transcript.Digest, error) {
+func read(path, id string, name transcript.Agent, lim transcript.Limits) (*transcript.Digest, error) {
 	lim = lim.WithDefaults()
 	db, err := openDB(path, lim.MaxLine)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	d, err := readDB(db, id, lim)
+	d, err := readDB(db, id, name, lim)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return d, nil
 }
 
-func readDB(db *sqlitefile.DB, id string, lim transcript.Limits) (*transcript.Digest, error) {
+func readDB(db *sqlitefile.DB, id string, name transcript.Agent, lim transcript.Limits) (*transcript.Digest, error) {
 	lim = lim.WithDefaults()
 	all, err := sessions(db)
 	if err != nil {
@@ -168,7 +168,7 @@ func readDB(db *sqlitefile.DB, id string, lim transcript.Limits) (*transcript.Di
 	if len(todos) > 0 {
 		b.Todos(todos) // the table is the list as it stands
 	}
-	return b.Finish(Name)
+	return b.Finish(name)
 }
 
 // pick finds the session id among all; an id that is none of OpenCode's

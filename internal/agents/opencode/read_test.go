@@ -118,10 +118,10 @@ func TestWrongReader(t *testing.T) {
 	if err := os.WriteFile(jsonl, []byte(`{"type":"user","message":{"role":"user","content":"hi"}}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (reader{}).Read(jsonl, "", transcript.Limits{}); err == nil || !strings.Contains(err.Error(), "x.jsonl") {
+	if _, err := (reader{own}).Read(jsonl, "", transcript.Limits{}); err == nil || !strings.Contains(err.Error(), "x.jsonl") {
 		t.Errorf("OpenCode's reader on a JSON Lines file: %v", err)
 	}
-	if _, err := (reader{}).Read(path, "ses_nope", transcript.Limits{}); err == nil || !strings.Contains(err.Error(), "no session ses_nope") {
+	if _, err := (reader{own}).Read(path, "ses_nope", transcript.Limits{}); err == nil || !strings.Contains(err.Error(), "no session ses_nope") {
 		t.Errorf("an unknown session: %v", err)
 	}
 }
@@ -138,17 +138,17 @@ func TestDetect(t *testing.T) {
 		return b[:min(len(b), transcript.DetectBytes)]
 	}
 	for _, name := range []string{"work", "subagent"} { // checkpointed; all in the WAL
-		if d, ok := (reader{}).Detect(head(realDB(t, name))); !ok || d.Agent != Name {
+		if d, ok := (reader{own}).Detect(head(realDB(t, name))); !ok || d.Agent != Name {
 			t.Errorf("%s: not detected: %+v", name, d)
 		}
 	}
-	if _, ok := (reader{}).Detect(head("testdata/seed.db")); !ok {
+	if _, ok := (reader{own}).Detect(head("testdata/seed.db")); !ok {
 		t.Error("seed.db not detected")
 	}
-	if _, ok := (reader{}).Detect(head("../../sqlitefile/testdata/plain.db")); ok {
+	if _, ok := (reader{own}).Detect(head("../../sqlitefile/testdata/plain.db")); ok {
 		t.Error("another SQLite database detected")
 	}
-	if _, ok := (reader{}).Detect([]byte(`{"type":"session.start"}`)); ok {
+	if _, ok := (reader{own}).Detect([]byte(`{"type":"session.start"}`)); ok {
 		t.Error("a JSON line detected")
 	}
 }
@@ -174,7 +174,7 @@ func TestFind(t *testing.T) {
 	}
 	env := map[string]string{"XDG_DATA_HOME": data}
 	roots := Agent().SessionRoots("/nonexistent-home", func(k string) string { return env[k] })
-	got, err := reader{}.Find(roots)
+	got, err := reader{own}.Find(roots)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestFind(t *testing.T) {
 		t.Fatalf("Find: %+v", got)
 	}
 	env = map[string]string{"OPENCODE_DB": realDB(t, "work")}
-	got, err = reader{}.Find(Agent().SessionRoots(data, func(k string) string { return env[k] }))
+	got, err = reader{own}.Find(Agent().SessionRoots(data, func(k string) string { return env[k] }))
 	if err != nil || len(got) != 1 || got[0].ID != "ses_de29c8592ffexxmRHdDAjDEbDi" {
 		t.Fatalf("Find with OPENCODE_DB: %+v, %v", got, err)
 	}
@@ -197,7 +197,7 @@ func readBytes(main []byte, lim transcript.Limits) (*transcript.Digest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readDB(db, "", lim)
+	return readDB(db, "", Name, lim)
 }
 
 // TestHostileDatabases: damaged OpenCode databases fail with an error

@@ -130,7 +130,7 @@ func TestRealDatabases(t *testing.T) {
 				ids = ids[:1]
 			}
 			for _, id := range ids {
-				d, err := reader{}.Read(path, id, transcript.Limits{})
+				d, err := reader{own}.Read(path, id, transcript.Limits{})
 				if err != nil {
 					t.Fatal(err)
 				}
