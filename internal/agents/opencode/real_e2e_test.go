@@ -1,8 +1,6 @@
 package opencode
 
 import (
-	"compress/gzip"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,25 +16,7 @@ import (
 func realDB(t testing.TB, name string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, f := range []string{"opencode.db", "opencode.db-wal"} {
-		in, err := os.Open(filepath.Join("testdata", "real-e2e", name, f+".gz"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		z, err := gzip.NewReader(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := os.Create(filepath.Join(dir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.Copy(out, z); err != nil {
-			t.Fatal(err)
-		}
-		out.Close()
-		in.Close()
-	}
+	expect.Gunzip(t, filepath.Join("testdata", "real-e2e", name), dir, "opencode.db", "opencode.db-wal")
 	return filepath.Join(dir, "opencode.db")
 }
 
