@@ -2,7 +2,7 @@
 # Checks a new agent release in one command: rewrites
 # internal/e2e/versions.env to the newest versions of Claude Code, Codex
 # CLI, Gemini CLI, GitHub Copilot CLI, OpenCode, Cline CLI, pi and Qwen
-# Code on the npm registry (not Crush's, whose binary E2E_CRUSH_BIN names:
+# Code and Kilo Code on the npm registry (not Crush's, whose binary E2E_CRUSH_BIN names:
 # CRUSH_VERSION stays), then runs the end-to-end suite
 # (scripts/e2e.sh) against them. The files stay rewritten either way
 # (versions.env and README.md's line on them): commit them when the suite
@@ -21,6 +21,10 @@ cline=$(latest cline)
 pi=$(latest @mariozechner/pi-coding-agent)
 qwen=$(latest @qwen-code/qwen-code)
 opencode=$(latest opencode-ai)
+# Kilo Code's newest release whose binary (@kilocode/cli-linux-x64) the
+# registry holds too: some releases have none there.
+versions() { npm view "$1" versions --json | tr -d '[]", ' | grep . | sort; }
+kilo=$(comm -12 <(versions @kilocode/cli) <(versions @kilocode/cli-linux-x64) | sort -V | tail -1)
 
 . internal/e2e/versions.env
 echo "claude-code ${CLAUDE_CODE_VERSION} -> ${claude}"
@@ -31,6 +35,7 @@ echo "cline       ${CLINE_VERSION} -> ${cline}"
 echo "pi          ${PI_VERSION} -> ${pi}"
 echo "qwen-code   ${QWEN_CODE_VERSION} -> ${qwen}"
 echo "opencode    ${OPENCODE_VERSION} -> ${opencode}"
+echo "kilo        ${KILO_VERSION} -> ${kilo}"
 
 sed -i.bak \
   -e "s/^CLAUDE_CODE_VERSION=.*/CLAUDE_CODE_VERSION=${claude}/" \
@@ -41,6 +46,7 @@ sed -i.bak \
   -e "s/^PI_VERSION=.*/PI_VERSION=${pi}/" \
   -e "s/^QWEN_CODE_VERSION=.*/QWEN_CODE_VERSION=${qwen}/" \
   -e "s/^OPENCODE_VERSION=.*/OPENCODE_VERSION=${opencode}/" \
+  -e "s/^KILO_VERSION=.*/KILO_VERSION=${kilo}/" \
   internal/e2e/versions.env
 rm -f internal/e2e/versions.env.bak
 # README.md says which versions are checked end to end
@@ -55,6 +61,7 @@ sed -i.bak \
   -e "s/pi $(esc "$PI_VERSION")/pi ${pi}/g" \
   -e "s/Qwen Code $(esc "$QWEN_CODE_VERSION")/Qwen Code ${qwen}/g" \
   -e "s/OpenCode $(esc "$OPENCODE_VERSION")/OpenCode ${opencode}/g" \
+  -e "s/Kilo Code $(esc "$KILO_VERSION")/Kilo Code ${kilo}/g" \
   README.md
 rm -f README.md.bak
 exec scripts/e2e.sh "$@"

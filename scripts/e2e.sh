@@ -3,7 +3,8 @@
 # Code, Codex CLI, Gemini CLI; GitHub Copilot CLI, OpenCode and Qwen Code
 # in the hook, MCP, compaction and doctor scenarios; Cline CLI in the
 # hook, compaction and doctor scenarios and its own; pi in the hook,
-# compaction and doctor scenarios and its own; Crush in its own, when
+# compaction and doctor scenarios and its own; Kilo Code's CLI in its
+# own; Crush in its own, when
 # E2E_CRUSH_BIN names its binary), headless and offline (internal/e2e).
 #
 #   scripts/e2e.sh [go test flags, e.g. -run TestCaptureAndBrief/codex]
@@ -49,6 +50,7 @@ agents=(
   "pi @mariozechner/pi-coding-agent ${PI_VERSION}"
   "qwen @qwen-code/qwen-code ${QWEN_CODE_VERSION}"
   "opencode opencode-ai ${OPENCODE_VERSION}"
+  "kilo @kilocode/cli ${KILO_VERSION}"
 )
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/session-handoff-e2e"
 work=$(mktemp -d)

@@ -28,6 +28,7 @@ func TestStartCommand(t *testing.T) {
 		{"pi", nil, []string{"pi", msg}},
 		{"qwen", nil, []string{"qwen", "--include-directories", "/tmp/session-handoff-launch-1", "-i", msg}},
 		{"opencode", nil, []string{"opencode", "--prompt", msg}},
+		{"kilo", nil, []string{"kilo", "--prompt", msg}},
 	}
 	for _, tc := range tests {
 		p, err := Lookup(tc.target)
@@ -45,7 +46,7 @@ func TestStartCommand(t *testing.T) {
 	if !strings.Contains(msg, file) {
 		t.Errorf("message %q does not name the file", msg)
 	}
-	if got := StartNames(); !slices.Equal(got, []string{"claude-code", "codex", "gemini", "copilot", "opencode", "cline", "pi", "qwen-code"}) {
+	if got := StartNames(); !slices.Equal(got, []string{"claude-code", "codex", "gemini", "copilot", "opencode", "cline", "pi", "qwen-code", "kilo"}) {
 		t.Errorf("StartNames() = %q", got)
 	}
 }
@@ -53,7 +54,7 @@ func TestStartCommand(t *testing.T) {
 func TestStartCommandRefuses(t *testing.T) {
 	for _, name := range []string{"generic", "cursor"} {
 		p, _ := Lookup(name)
-		if _, err := p.StartCommand("/tmp/h.md", nil); err == nil || !strings.Contains(err.Error(), "want one of claude-code, codex, gemini, copilot, opencode, cline, pi, qwen-code") {
+		if _, err := p.StartCommand("/tmp/h.md", nil); err == nil || !strings.Contains(err.Error(), "want one of claude-code, codex, gemini, copilot, opencode, cline, pi, qwen-code, kilo") {
 			t.Errorf("%s: err = %v", name, err)
 		}
 	}

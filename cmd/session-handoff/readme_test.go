@@ -333,7 +333,8 @@ func TestReadmeNamesTheAgentVersionsCheckedEndToEnd(t *testing.T) {
 	}
 	flat := strings.Join(strings.Fields(string(readme)), " ")
 	names := map[string]string{"CLAUDE_CODE_VERSION": "Claude Code", "CODEX_VERSION": "Codex CLI", "GEMINI_CLI_VERSION": "Gemini CLI", "COPILOT_VERSION": "Copilot CLI",
-		"OPENCODE_VERSION": "OpenCode", "CLINE_VERSION": "Cline CLI", "PI_VERSION": "pi", "QWEN_CODE_VERSION": "Qwen Code", "CRUSH_VERSION": "Crush"}
+		"OPENCODE_VERSION": "OpenCode", "CLINE_VERSION": "Cline CLI", "PI_VERSION": "pi", "QWEN_CODE_VERSION": "Qwen Code", "CRUSH_VERSION": "Crush",
+		"KILO_VERSION": "Kilo Code"}
 	for _, line := range strings.Split(string(pins), "\n") {
 		key, version, ok := strings.Cut(line, "=")
 		if name := names[key]; ok && name != "" {

@@ -26,6 +26,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents/copilot"
 	"github.com/session-handoff/session-handoff/internal/agents/crush"
 	"github.com/session-handoff/session-handoff/internal/agents/gemini"
+	"github.com/session-handoff/session-handoff/internal/agents/kilo"
 	"github.com/session-handoff/session-handoff/internal/agents/opencode"
 	"github.com/session-handoff/session-handoff/internal/agents/pi"
 	"github.com/session-handoff/session-handoff/internal/agents/qwen"
@@ -53,6 +54,7 @@ var table = []Agent{
 	pi.Agent(),
 	qwen.Agent(),
 	crush.Agent(),
+	kilo.Agent(),
 }
 
 // All returns every agent, in a fixed order.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/session-handoff/session-handoff/internal/agents/kilo"
 	"github.com/session-handoff/session-handoff/internal/agents/opencode"
 	"github.com/session-handoff/session-handoff/internal/agents/qwen"
 )
@@ -30,6 +31,8 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 		qwen.Name:  filepath.Join("-src-app", "chats", "0b9e.jsonl"),
 		// OpenCode's sessions are rows of one SQLite database.
 		opencode.Name: "opencode.db",
+		// Kilo's are, in OpenCode's layout.
+		kilo.Name: "kilo.db",
 		// So are Crush's, one database per project; a root's own
 		// crush.db is read as a data directory's.
 		"crush": "crush.db",
@@ -43,6 +46,7 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	content[opencode.Name] = string(seed)
+	content[kilo.Name] = string(seed)
 	seed, err = os.ReadFile("../agents/crush/testdata/seed.db")
 	if err != nil {
 		t.Fatal(err)

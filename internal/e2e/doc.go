@@ -1,7 +1,8 @@
 // Package e2e runs session-handoff against the real agents (Claude Code,
 // Codex CLI, Gemini CLI; GitHub Copilot CLI and Qwen Code in the hook,
 // MCP, compaction and doctor scenarios; pi in the hook, compaction and
-// doctor scenarios and its own, pi_test.go; Crush in its own,
+// doctor scenarios and its own, pi_test.go; Kilo Code's CLI in its own,
+// kilo_test.go; Crush in its own,
 // crush_test.go, behind the tag e2e_crush), headless and offline: each
 // agent, installed from the npm registry at the versions pinned in
 // versions.env (Crush: the binary E2E_CRUSH_BIN names), talks to a

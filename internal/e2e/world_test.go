@@ -270,7 +270,7 @@ func dumpRequests(t *testing.T, m *fakemodel.Server) {
 // keepTranscripts copies the transcripts the agents wrote under home
 // (Claude Code's projects/, Codex's sessions/, Gemini CLI's chats/,
 // Copilot CLI's session-state/*/events.jsonl, OpenCode's opencode.db
-// with its -wal, Cline's data/sessions/, pi's .pi/agent/sessions/, Qwen
+// and Kilo's kilo.db with their -wal, Cline's data/sessions/, pi's .pi/agent/sessions/, Qwen
 // Code's projects/*/chats/) into
 // fixturesOut/TEST/, keeping their paths below home.
 func keepTranscripts(t *testing.T, home string) {
@@ -291,6 +291,7 @@ func keepTranscripts(t *testing.T, home string) {
 			strings.HasPrefix(slash, ".pi/agent/sessions/") ||
 			strings.HasPrefix(slash, ".qwen/projects/") && strings.Contains(slash, "/chats/") ||
 			strings.HasPrefix(slash, ".local/share/opencode/opencode.db") ||
+			strings.HasPrefix(slash, ".local/share/kilo/kilo.db") ||
 			strings.HasPrefix(slash, "project/.crush/crush.db") || slash == ".local/share/crush/projects.json") {
 			return nil
 		}

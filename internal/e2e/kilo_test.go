@@ -1,0 +1,116 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/e2e/fakemodel"
+)
+
+// kilo runs Kilo Code's CLI (@kilocode/cli, a fork of OpenCode whose
+// binary comes in the @kilocode/cli-linux-x64 package that bin/kilo
+// finds) on OpenAI Chat Completions: a provider of the bundled
+// @ai-sdk/openai-compatible in ~/.config/kilo/kilo.json, as OpenCode's.
+// Its sessions are rows of ~/.local/share/kilo/kilo.db, OpenCode's
+// SQLite layout (internal/agents/kilo).
+var kilo = agent{
+	name: "kilo", command: "kilo",
+	env: func(w *world) []string {
+		return []string{
+			// Nothing that reaches out: OpenCode's switches under Kilo's
+			// prefix, and Kilo's own session ingest and codebase index
+			// (the flags of @kilocode/cli 7.7.7's binary).
+			"KILO_DISABLE_AUTOUPDATE=1",
+			"KILO_DISABLE_MODELS_FETCH=1",
+			"KILO_DISABLE_DEFAULT_PLUGINS=1",
+			"KILO_DISABLE_LSP_DOWNLOAD=1",
+			"KILO_DISABLE_SHARE=1",
+			"KILO_DISABLE_SESSION_INGEST=1",
+			"KILO_DISABLE_CODEBASE_INDEXING=1",
+			"KILO_TELEMETRY_LEVEL=off",
+		}
+	},
+	setup: func(w *world) {
+		w.writeHome(".config/kilo/kilo.json", kiloConfig(w))
+		w.writeFile(filepath.Join(w.home, ".config", "kilo", "node_modules", ".keep"), "", 0o644)
+		w.writeFile(filepath.Join(w.home, ".config", "kilo", "package-lock.json"), `{"packages": {"": {"dependencies": {"@kilocode/plugin": "7.7.7"}}}}`+"\n", 0o644)
+	},
+	headless: func(w *world, prompt string) []string {
+		return []string{"kilo", "run", prompt}
+	},
+	writeFile: func(w *world, rel, content string) fakemodel.Call {
+		return fakemodel.Call{Name: "write", Args: map[string]any{"filePath": filepath.Join(w.project, rel), "content": content}}
+	},
+	shell: func(cmd string) fakemodel.Call {
+		return fakemodel.Call{Name: "bash", Args: map[string]any{"command": cmd, "description": "run " + cmd}}
+	},
+}
+
+// kiloConfig is the user's kilo.json: the fake model as the provider
+// "fake", as OpenCode's opencode.json names it.
+func kiloConfig(w *world) string {
+	return fmt.Sprintf(`{
+  "$schema": "https://app.kilo.ai/config.json",
+  "model": "fake/gpt-4.1",
+  "autoupdate": false,
+  "share": "disabled",
+  "provider": {
+    "fake": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "fake",
+      "options": {"baseURL": %q, "apiKey": "e2e-fake"},
+      "models": {"gpt-4.1": {"name": "gpt-4.1"}}
+    }
+  }
+}
+`, w.model.URL+"/v1")
+}
+
+// TestKiloWork runs the session whose database the Kilo reader's
+// expectations are written from (internal/agents/kilo/testdata/real-e2e):
+// the model keeps a todo list, writes calc.py, runs a test of it that fails (exit 1), edits
+// it, runs the test again (exit 0) and a command that fails (exit 2);
+// then a second turn, continuing the session (kilo run --continue),
+// removes calc.py and completes the list.
+func TestKiloWork(t *testing.T) {
+	forAgents(t, []agent{kilo}, func(t *testing.T, w *world) {
+		calc := filepath.Join(w.project, "calc.py")
+		todos := func(first, second string) fakemodel.Call {
+			return fakemodel.Call{Name: "todowrite", Args: map[string]any{"todos": []any{
+				map[string]any{"content": "Write calc.py", "status": first, "priority": "high"},
+				map[string]any{"content": "Test calc.py", "status": second, "priority": "medium"}}}}
+		}
+		w.session("Write calc.py with an add function and test it",
+			fakemodel.Turn{Calls: []fakemodel.Call{todos("in_progress", "pending")}},
+			fakemodel.Turn{Calls: []fakemodel.Call{w.agent.writeFile(w, "calc.py", "def add(a, b):\n    return a - b\n")}},
+			fakemodel.Turn{Calls: []fakemodel.Call{w.agent.shell("python3 -B -c 'import calc; assert calc.add(2, 3) == 5'")}},
+			fakemodel.Turn{Calls: []fakemodel.Call{{Name: "edit", Args: map[string]any{"filePath": calc, "oldString": "return a - b", "newString": "return a + b"}}}},
+			fakemodel.Turn{Calls: []fakemodel.Call{w.agent.shell("python3 -B -c 'import calc; print(calc.add(2, 3))'"), todos("completed", "in_progress")}},
+			fakemodel.Turn{Calls: []fakemodel.Call{w.agent.shell("ls does-not-exist")}},
+			fakemodel.Turn{Text: "calc.py adds; ls does-not-exist failed."})
+		w.sessionArgs([]string{"kilo", "run", "--continue", "Now remove calc.py"},
+			fakemodel.Turn{Calls: []fakemodel.Call{w.agent.shell("rm calc.py")}},
+			fakemodel.Turn{Calls: []fakemodel.Call{todos("completed", "completed")}},
+			fakemodel.Turn{Text: "Removed calc.py."})
+		// sessions finds it, and capture --from kilo reads it.
+		var listed []struct {
+			Agent, Title, Path string
+		}
+		if err := json.Unmarshal([]byte(w.sh("sessions", "--from", "kilo", "--json")), &listed); err != nil {
+			t.Fatal(err)
+		}
+		if len(listed) != 1 || listed[0].Path != filepath.Join(w.home, ".local", "share", "kilo", "kilo.db") {
+			t.Errorf("sessions --from kilo: %+v", listed)
+		}
+		w.sh("capture", "--from", "kilo")
+		recs := w.records()
+		if len(recs) != 1 || recs[0].Tool != "kilo" || !hasCommand(recs[0], "ls does-not-exist") ||
+			!hasCommand(recs[0], "rm calc.py") || recs[0].Session.LastFailure == nil || recs[0].Session.LastFailure.Command != "ls does-not-exist" {
+			t.Errorf("capture --from kilo stored %+v", recs)
+		}
+	})
+}
