@@ -4,8 +4,8 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/session-handoff/session-handoff/internal/e2e/fakemodel"
@@ -19,25 +19,17 @@ import (
 // SQLite layout (internal/agents/kilo).
 var kilo = agent{
 	name: "kilo", command: "kilo",
+	// Nothing that reaches out: OpenCode's switches under Kilo's prefix,
+	// and Kilo's own session ingest, codebase index and telemetry (the
+	// flags of @kilocode/cli 7.7.7's binary).
 	env: func(w *world) []string {
-		return []string{
-			// Nothing that reaches out: OpenCode's switches under Kilo's
-			// prefix, and Kilo's own session ingest and codebase index
-			// (the flags of @kilocode/cli 7.7.7's binary).
-			"KILO_DISABLE_AUTOUPDATE=1",
-			"KILO_DISABLE_MODELS_FETCH=1",
-			"KILO_DISABLE_DEFAULT_PLUGINS=1",
-			"KILO_DISABLE_LSP_DOWNLOAD=1",
-			"KILO_DISABLE_SHARE=1",
-			"KILO_DISABLE_SESSION_INGEST=1",
-			"KILO_DISABLE_CODEBASE_INDEXING=1",
-			"KILO_TELEMETRY_LEVEL=off",
-		}
+		return append(opencodeOffline("KILO_"), "KILO_DISABLE_SESSION_INGEST=1", "KILO_DISABLE_CODEBASE_INDEXING=1", "KILO_TELEMETRY_LEVEL=off")
 	},
+	// kilo.json is read as opencode.json is; Kilo installs
+	// @kilocode/plugin into its config directory, as OpenCode its own.
 	setup: func(w *world) {
-		w.writeHome(".config/kilo/kilo.json", kiloConfig(w))
-		w.writeFile(filepath.Join(w.home, ".config", "kilo", "node_modules", ".keep"), "", 0o644)
-		w.writeFile(filepath.Join(w.home, ".config", "kilo", "package-lock.json"), `{"packages": {"": {"dependencies": {"@kilocode/plugin": "7.7.7"}}}}`+"\n", 0o644)
+		w.writeHome(".config/kilo/kilo.json", opencodeConfig(w, ""))
+		depsInstalled(w, filepath.Join(w.home, ".config", "kilo"), "@kilocode/plugin", "7.7.7")
 	},
 	headless: func(w *world, prompt string) []string {
 		return []string{"kilo", "run", prompt}
@@ -50,32 +42,13 @@ var kilo = agent{
 	},
 }
 
-// kiloConfig is the user's kilo.json: the fake model as the provider
-// "fake", as OpenCode's opencode.json names it.
-func kiloConfig(w *world) string {
-	return fmt.Sprintf(`{
-  "$schema": "https://app.kilo.ai/config.json",
-  "model": "fake/gpt-4.1",
-  "autoupdate": false,
-  "share": "disabled",
-  "provider": {
-    "fake": {
-      "npm": "@ai-sdk/openai-compatible",
-      "name": "fake",
-      "options": {"baseURL": %q, "apiKey": "e2e-fake"},
-      "models": {"gpt-4.1": {"name": "gpt-4.1"}}
-    }
-  }
-}
-`, w.model.URL+"/v1")
-}
-
 // TestKiloWork runs the session whose database the Kilo reader's
 // expectations are written from (internal/agents/kilo/testdata/real-e2e):
 // the model keeps a todo list, writes calc.py, runs a test of it that fails (exit 1), edits
 // it, runs the test again (exit 0) and a command that fails (exit 2);
 // then a second turn, continuing the session (kilo run --continue),
-// removes calc.py and completes the list.
+// removes calc.py and completes the list. Then integrate --mcp
+// registers session-handoff's MCP server, which Kilo connects to.
 func TestKiloWork(t *testing.T) {
 	forAgents(t, []agent{kilo}, func(t *testing.T, w *world) {
 		calc := filepath.Join(w.project, "calc.py")
@@ -111,6 +84,12 @@ func TestKiloWork(t *testing.T) {
 		if len(recs) != 1 || recs[0].Tool != "kilo" || !hasCommand(recs[0], "ls does-not-exist") ||
 			!hasCommand(recs[0], "rm calc.py") || recs[0].Session.LastFailure == nil || recs[0].Session.LastFailure.Command != "ls does-not-exist" {
 			t.Errorf("capture --from kilo stored %+v", recs)
+		}
+		// integrate --mcp registers the server in the project's
+		// kilo.json, and Kilo connects to it.
+		w.sh("integrate", "kilo", "--mcp")
+		if out := w.combined("kilo", "mcp", "list"); !strings.Contains(out, "session-handoff") || !strings.Contains(out, "connected") {
+			t.Errorf("kilo mcp list after integrate kilo --mcp:\n%s", out)
 		}
 	})
 }

@@ -19,18 +19,7 @@ import (
 // hook, MCP, compaction and doctor scenarios.
 var opencode = agent{
 	name: "opencode", command: "opencode",
-	env: func(w *world) []string {
-		return []string{
-			// Nothing that reaches out: no update check, no models.dev
-			// catalogue, no default npm plugins, no LSP downloads, no
-			// sharing (the flags of opencode 1.18.33's runtime flags).
-			"OPENCODE_DISABLE_AUTOUPDATE=1",
-			"OPENCODE_DISABLE_MODELS_FETCH=1",
-			"OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
-			"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
-			"OPENCODE_DISABLE_SHARE=1",
-		}
-	},
+	env: func(w *world) []string { return opencodeOffline("OPENCODE_") },
 	setup: func(w *world) {
 		w.writeHome(".config/opencode/opencode.json", opencodeConfig(w, ""))
 		opencodeDepsInstalled(w, filepath.Join(w.home, ".config", "opencode"))
@@ -78,7 +67,20 @@ var opencode = agent{
 	},
 }
 
-// opencodeConfig is the user's opencode.json: the fake model as the
+// opencodeOffline are the switches that keep OpenCode, or a fork of it
+// that reads them under its own prefix, from reaching out: no update
+// check, no models.dev catalogue, no default npm plugins, no LSP
+// downloads, no sharing (the flags of opencode 1.18.33's runtime flags).
+func opencodeOffline(prefix string) []string {
+	var out []string
+	for _, f := range []string{"AUTOUPDATE", "MODELS_FETCH", "DEFAULT_PLUGINS", "LSP_DOWNLOAD", "SHARE"} {
+		out = append(out, prefix+"DISABLE_"+f+"=1")
+	}
+	return out
+}
+
+// opencodeConfig is the user's opencode.json (or a fork's, which reads
+// the same): the fake model as the
 // provider "fake" (the bundled @ai-sdk/openai-compatible), its model's
 // options appended after its name (limit).
 func opencodeConfig(w *world, modelOptions string) string {
@@ -107,7 +109,13 @@ func opencodeConfig(w *world, modelOptions string) string {
 // install fails after about 70 s and the plugins never load. A user
 // online has it installed by OpenCode itself on the first start.
 func opencodeDepsInstalled(w *world, dir string) {
+	depsInstalled(w, dir, "@opencode-ai/plugin", "1.18.33")
+}
+
+// depsInstalled marks dir's dependencies as installed, plugin at
+// version among them (OpenCode's, or a fork's, Npm.install).
+func depsInstalled(w *world, dir, plugin, version string) {
 	w.t.Helper()
 	w.writeFile(filepath.Join(dir, "node_modules", ".keep"), "", 0o644)
-	w.writeFile(filepath.Join(dir, "package-lock.json"), `{"packages": {"": {"dependencies": {"@opencode-ai/plugin": "1.18.33"}}}}`+"\n", 0o644)
+	w.writeFile(filepath.Join(dir, "package-lock.json"), fmt.Sprintf(`{"packages": {"": {"dependencies": {%q: %q}}}}`, plugin, version)+"\n", 0o644)
 }
