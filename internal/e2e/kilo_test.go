@@ -31,6 +31,12 @@ var kilo = agent{
 		w.writeHome(".config/kilo/kilo.json", opencodeConfig(w, ""))
 		depsInstalled(w, filepath.Join(w.home, ".config", "kilo"), "@kilocode/plugin", "7.7.7")
 	},
+	// A project's plugins load once Kilo has installed @kilocode/plugin
+	// into .kilo, which it does online at its first start there; offline,
+	// the install is marked as done, as OpenCode's.
+	trustHooks: func(w *world) { depsInstalled(w, filepath.Join(w.project, ".kilo"), "@kilocode/plugin", "7.7.7") },
+	// The plugin captures at session.idle in a process of its own.
+	afterSession: waitForCapture,
 	headless: func(w *world, prompt string) []string {
 		return []string{"kilo", "run", prompt}
 	},
@@ -91,5 +97,18 @@ func TestKiloWork(t *testing.T) {
 		if out := w.combined("kilo", "mcp", "list"); !strings.Contains(out, "session-handoff") || !strings.Contains(out, "connected") {
 			t.Errorf("kilo mcp list after integrate kilo --mcp:\n%s", out)
 		}
+	})
+}
+
+// TestKiloBriefed: with session-handoff's plugin installed (integrate
+// kilo, OpenCode's plugin in .kilo/plugin), a session is captured when
+// it goes idle, and the next one's first request carries the briefing.
+// Kilo is in no scenario of the table (hookAgents): each of its runs
+// costs 15 to 35 s of start-up, and this is the one its hooks need.
+func TestKiloBriefed(t *testing.T) {
+	forAgents(t, []agent{kilo}, func(t *testing.T, w *world) {
+		w.sh("integrate", "kilo")
+		w.agent.trustHooks(w)
+		captureAndBrief(t, w)
 	})
 }

@@ -12,12 +12,12 @@ import (
 )
 
 // TestLinkedAgentDirectoryIsRefused: a project whose .claude, .codex or
-// .gemini (or another agent's: .github, .opencode, .cline, .pi, .qwen) is a link to a directory elsewhere gets no project or local
+// .gemini (or another agent's: .github, .opencode, .cline, .pi, .qwen, .kilo) is a link to a directory elsewhere gets no project or local
 // install there, hooks or MCP server; the user scope is still the user's.
 func TestLinkedAgentDirectoryIsRefused(t *testing.T) {
 	base := t.TempDir()
 	root, home := filepath.Join(base, "project"), filepath.Join(base, "home")
-	for _, d := range []string{".claude", ".codex", ".gemini", ".github", ".opencode", ".cline", ".pi", ".qwen"} {
+	for _, d := range []string{".claude", ".codex", ".gemini", ".github", ".opencode", ".cline", ".pi", ".qwen", ".kilo"} {
 		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -25,7 +25,7 @@ func TestLinkedAgentDirectoryIsRefused(t *testing.T) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{".claude", ".codex", ".gemini", ".github", ".opencode", ".cline", ".pi", ".qwen"} {
+	for _, d := range []string{".claude", ".codex", ".gemini", ".github", ".opencode", ".cline", ".pi", ".qwen", ".kilo"} {
 		if err := os.Symlink(filepath.Join(home, d), filepath.Join(root, d)); err != nil {
 			t.Fatal(err)
 		}

@@ -37,11 +37,11 @@ var layout = opencode.Layout{Name: Name, Display: "Kilo Code", What: "a Kilo Cod
 func Agent() agent.Agent {
 	return agent.Agent{
 		Name: string(Name), Display: layout.Display, Aliases: []string{"kilocode", "kilo-code", "kilocode-cli"},
-		Program: "kilo", InstructionFile: "AGENTS.md", MCP: true, Checked: checked,
+		Program: "kilo", InstructionFile: "AGENTS.md", Hooks: true, MCP: true, Checked: checked,
 		SessionsHelp: "~/.local/share/kilo/kilo.db, or $XDG_DATA_HOME/kilo/kilo.db, or $KILO_DB",
 		OwnDirs:      opencode.Dirs(layout),
-		// A project's kilo.json is integrate's when new (MCP).
-		SettingsFiles: []string{"kilo.json"},
+		// A project's kilo.json and plugin are integrate's when new.
+		SettingsFiles: []string{"kilo.json", ".kilo/", ".kilo/plugin/", ".kilo/plugin/session-handoff.js"},
 		Transcripts:   opencode.Transcripts(layout),
 		Profile: agent.Profile{
 			// Instruction.state of 7.7.7: AGENTS.md, CLAUDE.md (unless
@@ -72,5 +72,15 @@ func Agent() agent.Agent {
 		// 'kilo [project] --prompt TEXT' starts the TUI with the prompt,
 		// as OpenCode's (kilo --help, 7.7.7).
 		StartArgs: func(dir, message string) []string { return []string{"--prompt", message} },
+		// The hooks are OpenCode's plugin, which Kilo loads as OpenCode
+		// does: {plugin,plugins}/*.{ts,js} of each config directory (the
+		// project's .kilo or .kilocode, the user's ~/.config/kilo), with
+		// the same hooks (experimental.chat.system.transform,
+		// experimental.session.compacting, the event session.idle: the
+		// binary of 7.7.7). Kilo installs @kilocode/plugin into that
+		// directory at its next start, online.
+		HookSpec: &agent.HookSpec{ProjectSettings: ".kilo/plugin/session-handoff.js", UserSettings: ".config/kilo/plugin/session-handoff.js",
+			Events: opencode.HookEvents(), Whole: opencode.Plugin(layout),
+			Docs: "OpenCode's plugins (https://opencode.ai/docs/plugins/), as the binary of @kilocode/cli 7.7.7 loads them"},
 	}
 }

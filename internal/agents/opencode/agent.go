@@ -66,13 +66,14 @@ func Agent() agent.Agent {
 		// installs @opencode-ai/plugin into that directory at its next
 		// start, online (our plugin needs none of it).
 		HookSpec: &agent.HookSpec{ProjectSettings: ".opencode/plugin/session-handoff.js", UserSettings: ".config/opencode/plugin/session-handoff.js",
-			Events: hookEvents(), Whole: plugin,
+			Events: HookEvents(), Whole: Plugin(own),
 			Docs: "https://opencode.ai/docs/plugins/ (opencode-ai 1.18.33)"},
 	}
 }
 
-// hookEvents are our hooks as OpenCode's plugin events.
-func hookEvents() []agent.HookEvent {
+// HookEvents are our hooks as OpenCode's plugin events (and a fork's
+// that loads OpenCode's plugins).
+func HookEvents() []agent.HookEvent {
 	var out []agent.HookEvent
 	for _, e := range pluginEvents {
 		out = append(out, agent.HookEvent{Ours: e.ours, Theirs: e.theirs})

@@ -38,8 +38,8 @@ var pluginEvents = []struct{ ours, theirs string }{
 // pluginTemplate is the plugin; HOOKS is replaced by the hooks' command
 // lines, each a JSON string member "command" (integrate and doctor find
 // the hooks, and the program they run, by it).
-const pluginTemplate = `// session-handoff's plugin for OpenCode, written by 'session-handoff
-// integrate opencode' ('session-handoff integrate opencode --remove'
+const pluginTemplate = `// session-handoff's plugin for DISPLAY, written by 'session-handoff
+// integrate NAME' ('session-handoff integrate NAME --remove'
 // takes it out). It runs session-handoff's hooks: at a session's first
 // model call the briefing joins the system prompt; before a compaction,
 // and when the session goes idle, the session is captured.
@@ -120,8 +120,17 @@ export const SessionHandoff = async ({ client, directory }) => {
 }
 `
 
-// plugin is the plugin's text, running hooks (HookSpec.Whole).
-func plugin(hooks []agent.WholeHook) []byte {
+// Plugin is the plugin's text for the program of l, OpenCode or a fork
+// that loads OpenCode's plugins (HookSpec.Whole).
+func Plugin(l Layout) func(hooks []agent.WholeHook) []byte {
+	return func(hooks []agent.WholeHook) []byte {
+		r := strings.NewReplacer("DISPLAY", l.Display, "NAME", string(l.Name))
+		return plugin(r.Replace(pluginTemplate), hooks)
+	}
+}
+
+// plugin is the plugin's text, template running hooks.
+func plugin(template string, hooks []agent.WholeHook) []byte {
 	var b strings.Builder
 	b.WriteString("{\n")
 	for _, h := range hooks {
@@ -130,5 +139,5 @@ func plugin(hooks []agent.WholeHook) []byte {
 		b.WriteString("  " + string(key) + ": " + string(entry) + ",\n")
 	}
 	b.WriteString("}")
-	return []byte(strings.Replace(pluginTemplate, "HOOKS", b.String(), 1))
+	return []byte(strings.Replace(template, "HOOKS", b.String(), 1))
 }
