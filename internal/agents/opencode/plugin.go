@@ -48,7 +48,7 @@ import { spawn } from "node:child_process"
 const hooks = HOOKS
 
 // run runs a hook with its JSON input and resolves to what it printed;
-// detached, it is left running (OpenCode may exit before it ends).
+// detached, it is left running (DISPLAY may exit before it ends).
 function run(event, input, detached) {
   return new Promise((resolve) => {
     let out = ""
