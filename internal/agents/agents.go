@@ -53,8 +53,10 @@ var table = []Agent{
 	cline.Agent(),
 	pi.Agent(),
 	qwen.Agent(),
-	crush.Agent(),
+	// Kilo before Crush: Crush's detector takes any SQLite database whose
+	// schema lies past its first page, as Kilo's does.
 	kilo.Agent(),
+	crush.Agent(),
 }
 
 // All returns every agent, in a fixed order.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // Every real and sample transcript is recognised as its agent's by the
@@ -140,5 +141,24 @@ func TestDetectFirstClaimedLineDecides(t *testing.T) {
 	}
 	if d := capture.Detect([]byte(printMode + "\n")); !strings.Contains(d.What, "stream-json") {
 		t.Errorf("print mode: %+v", d)
+	}
+}
+
+// Each SQLite database an agent wrote is recognised as its own by the
+// table's detectors in order: Kilo Code's (OpenCode's layout) is neither
+// OpenCode's nor taken by Crush's guess at a schema past the first page.
+func TestDetectRealDatabases(t *testing.T) {
+	for _, c := range []struct{ dir, file, want string }{
+		{"opencode/testdata/real-e2e/work", "opencode.db", "opencode"},
+		{"kilo/testdata/real-e2e/work", "kilo.db", "kilo"},
+		{"kilo/testdata/real-e2e/briefed", "kilo.db", "kilo"},
+		{"crush/testdata/real-e2e/work", "crush.db", "crush"},
+	} {
+		dir := t.TempDir()
+		expect.Gunzip(t, c.dir, dir, c.file)
+		d, err := capture.DetectFile(filepath.Join(dir, c.file))
+		if err != nil || string(d.Agent) != c.want {
+			t.Errorf("%s/%s: %+v, %v; want %s", c.dir, c.file, d, err, c.want)
+		}
 	}
 }
