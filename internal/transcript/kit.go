@@ -106,3 +106,19 @@ const (
 
 // FirstNonEmpty is the first of ss that is not blank; "" when all are.
 func FirstNonEmpty(ss ...string) string { return firstNonEmpty(ss...) }
+
+// Subtree is root and every item of all whose parent is in it, to any
+// depth: a session and its subagents' sessions, where each session names
+// its parent. key gives an item's id and its parent's ("" for none).
+func Subtree[T any](root string, all []T, key func(T) (id, parent string)) map[string]bool {
+	in := map[string]bool{root: true}
+	for grew := true; grew; {
+		grew = false
+		for _, o := range all {
+			if id, parent := key(o); parent != "" && in[parent] && !in[id] {
+				in[id], grew = true, true
+			}
+		}
+	}
+	return in
+}

@@ -133,15 +133,7 @@ func readDB(db *sqlitefile.DB, id string, name transcript.Agent, lim transcript.
 		return nil, err
 	}
 	// The session and its subagents', to any depth.
-	in := map[string]bool{s.id: true}
-	for grew := true; grew; {
-		grew = false
-		for _, o := range all {
-			if o.parent != "" && in[o.parent] && !in[o.id] {
-				in[o.id], grew = true, true
-			}
-		}
-	}
+	in := transcript.Subtree(s.id, all, func(o sessionRow) (string, string) { return o.id, o.parent })
 	b := transcript.NewBuilder()
 	d := b.Digest()
 	d.Session.ID = s.id
