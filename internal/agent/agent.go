@@ -69,6 +69,11 @@ type Agent struct {
 	// HookSpec says where integrate installs session-handoff's hooks, and
 	// which; nil when the agent has none.
 	HookSpec *HookSpec
+	// Reasoning says where its transcripts hold the model's private
+	// reasoning, which no copy of a transcript keeps
+	// (transcript.WithoutReasoning); empty for an agent whose sessions
+	// are rows of a database, which is never copied.
+	Reasoning transcript.Reasoning
 }
 
 // HookSpec says where an agent keeps its hook settings and which hooks

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/sqlitefile"
@@ -329,12 +330,24 @@ func copyTranscript(opts Options, path string, rep *redact.Report) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	src := io.LimitReader(f, limitsOrDefault(opts.Limits).MaxFile)
+	// The model's private reasoning never leaves the agent's file: the
+	// copy is filtered as the record is (SECURITY.md, "Private
+	// reasoning"), then redacted.
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := transcript.WithoutReasoning(pw, f, agents.Reasoning(), transcript.Limits{MaxFile: limitsOrDefault(opts.Limits).MaxFile})
+		pw.CloseWithError(err)
+	}()
+	defer pr.Close()
 	if opts.Redactor == nil {
-		_, err = io.Copy(opts.TranscriptCopy, src)
-		return err
+		_, err = io.Copy(opts.TranscriptCopy, pr)
+	} else {
+		err = opts.Redactor.Copy(opts.TranscriptCopy, pr, "transcript", rep)
 	}
-	return opts.Redactor.Copy(opts.TranscriptCopy, src, "transcript", rep)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 func limitsOrDefault(l Limits) Limits {
