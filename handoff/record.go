@@ -104,8 +104,10 @@ type Commit struct {
 // FileTouched is a file the session edited, created or deleted.
 type FileTouched struct {
 	Path string `json:"path"`
-	// Action is edited, created or deleted.
+	// Action is edited, created, deleted or renamed.
 	Action string `json:"action"`
+	// From is the path a renamed file had before.
+	From string `json:"from,omitempty"`
 	// Edits counts the edits the agent made to the file.
 	Edits int `json:"edits,omitempty"`
 	// Git tells how the file stands in git now: dirty, committed, or

@@ -72,6 +72,10 @@ func Markdown(w io.Writer, rec *handoff.Record) error {
 	if len(rec.Files) > 0 {
 		fmt.Fprintf(&b, "\n## Files touched\n\n")
 		for _, f := range rec.Files {
+			if f.From != "" {
+				fmt.Fprintf(&b, "- %s `%s` to `%s`\n", f.Action, inline(f.From), inline(f.Path))
+				continue
+			}
 			fmt.Fprintf(&b, "- %s `%s`\n", f.Action, inline(f.Path))
 		}
 	}

@@ -79,6 +79,10 @@ func People(w io.Writer, r *handoff.Record, now time.Time) {
 	if len(r.Files) > 0 {
 		fmt.Fprintf(w, "\nFiles touched\n")
 		for _, f := range r.Files {
+			if f.From != "" {
+				fmt.Fprintf(w, "  %-8s %s -> %s\n", f.Action, clean(f.From), clean(f.Path))
+				continue
+			}
 			fmt.Fprintf(w, "  %-8s %s\n", f.Action, clean(f.Path))
 		}
 	}

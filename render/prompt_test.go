@@ -676,3 +676,33 @@ func TestUnknownAgentVersionIsSaid(t *testing.T) {
 		t.Errorf("a known version called unknown")
 	}
 }
+
+// TestSessionsOwnRenamesAndNewDirectories: a file the session renamed
+// (its old path deleted), and a new directory it wrote files in, are not
+// someone else's changes; the rename reads as one.
+func TestSessionsOwnRenamesAndNewDirectories(t *testing.T) {
+	rec := fullRecord()
+	rec.Files = append(rec.Files,
+		handoff.FileTouched{Path: "auth/token.go", Action: "renamed", From: "auth/jwt.go", Git: "untracked"},
+		handoff.FileTouched{Path: "pkg/a.go", Action: "created", Git: "untracked"})
+	rec.Git.Unstaged = append(rec.Git.Unstaged, handoff.FileStatus{Path: "auth/jwt.go", Status: "D"}, handoff.FileStatus{Path: "theirs.go", Status: "M"})
+	rec.Git.Untracked = append(rec.Git.Untracked, "auth/token.go", "pkg/", "other/")
+	res, err := render.Render(rec, render.Options{Mode: render.Prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Text, "renamed auth/jwt.go to auth/token.go (untracked)") {
+		t.Errorf("the rename is not shown as one:\n%s", res.Text)
+	}
+	_, dirty, _ := strings.Cut(res.Text, "Dirty in git but not touched by the session")
+	for _, own := range []string{"auth/jwt.go", "auth/token.go", "pkg/"} {
+		if strings.Contains(dirty, "- "+own+"\n") {
+			t.Errorf("%s is listed as someone else's change:\n%s", own, dirty)
+		}
+	}
+	for _, theirs := range []string{"theirs.go", "other/"} {
+		if !strings.Contains(dirty, "- "+theirs+"\n") {
+			t.Errorf("%s is missing from the untouched dirty files:\n%s", theirs, dirty)
+		}
+	}
+}

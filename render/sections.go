@@ -371,6 +371,9 @@ func filesSection(w *writer, rec *handoff.Record, level int) {
 		lines := make([]string, len(rec.Files))
 		for i, f := range rec.Files {
 			l := f.Action + " " + f.Path
+			if f.From != "" {
+				l = f.Action + " " + f.From + " to " + f.Path
+			}
 			var notes []string
 			if f.Edits > 1 {
 				notes = append(notes, fmt.Sprintf("%d edits", f.Edits))
@@ -422,11 +425,24 @@ func untouchedDirty(rec *handoff.Record) []string {
 	touched := map[string]bool{}
 	for _, f := range rec.Files {
 		touched[strings.TrimPrefix(f.Path, "./")] = true
+		if f.From != "" {
+			touched[strings.TrimPrefix(f.From, "./")] = true
+		}
+	}
+	// A new directory git lists as "dir/" is the session's when the
+	// session touched a file in it.
+	touchedIn := func(dir string) bool {
+		for p := range touched {
+			if strings.HasPrefix(p, dir) {
+				return true
+			}
+		}
+		return false
 	}
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {
-		if !touched[p] && !seen[p] && !agents.IsSettingsFile(p) {
+		if !touched[p] && !seen[p] && !agents.IsSettingsFile(p) && !(strings.HasSuffix(p, "/") && touchedIn(p)) {
 			seen[p] = true
 			out = append(out, p)
 		}

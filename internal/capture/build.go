@@ -133,9 +133,10 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 		rec.Files = files
 		if sameTree(dig.CWD, st.Root) {
 			// Only the worktree the session ran in can say that a file it
-			// made is gone; a transcript captured into another project
-			// (--session FILE --project DIR) keeps its files.
-			rec.Files = dropVanished(files, st.Root)
+			// made is gone, or what its commands did; a transcript captured
+			// into another project (--session FILE --project DIR) keeps its
+			// files.
+			rec.Files = ReconcileShell(dropVanished(files, st.Root), s.Commands, st, dig.CWD)
 		}
 		res.UntouchedDirty = UntouchedDirty(rec.Files, st)
 	}
