@@ -198,7 +198,14 @@ type Command struct {
 	// By names who ran it when it was not the session's own agent:
 	// "subagent", or "subagent " and the subagent's id.
 	By string `json:"by,omitempty"`
+	// Runs is how each of its last runs ended (at most MaxRuns, oldest
+	// first, each a Status), set when they did not all end alike: a
+	// command run again after it failed shows that it failed before.
+	Runs []string `json:"runs,omitempty"`
 }
+
+// MaxRuns bounds Command.Runs.
+const MaxRuns = 10
 
 // Todo is one item of the agent's task list.
 type Todo struct {

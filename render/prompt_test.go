@@ -706,3 +706,27 @@ func TestSessionsOwnRenamesAndNewDirectories(t *testing.T) {
 		}
 	}
 }
+
+// The briefing shows how a repeated command's runs ended, and says so
+// plainly when the agent's last message claims success over an open
+// failure: the message is the agent's word, the command record the fact.
+func TestClaimOverFailureAndRuns(t *testing.T) {
+	rec := fullRecord()
+	ok, failed := 0, 1
+	rec.Session.Commands = []handoff.Command{{Command: "go test ./auth/...", ExitCode: &ok, Count: 3, Status: "ok", Runs: []string{"failed", "failed", "ok"}}}
+	rec.Session.LastFailure = &handoff.Command{Command: "go vet ./...", ExitCode: &failed, Output: "vet: bad"}
+	rec.Session.LastAgentMessage = "Fixed: all tests pass now."
+	res, err := render.Render(rec, render.Options{Mode: render.Prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"[exit 0] go test ./auth/... (3 times: failed, failed, ok)", "That message claims success, but the record says otherwise"} {
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("lacks %q:\n%s", want, res.Text)
+		}
+	}
+	rec.Session.LastFailure = nil
+	if res, _ := render.Render(rec, render.Options{Mode: render.Prompt}); strings.Contains(res.Text, "claims success") {
+		t.Errorf("a claim with no open failure is questioned:\n%s", res.Text)
+	}
+}

@@ -259,6 +259,11 @@ func statusSection(w *writer, rec *handoff.Record, level int) {
 	if s.LastAgentMessage != "" {
 		w.printf("\nThe agent's last message:\n\n")
 		w.quote(s.LastAgentMessage, pick(level, 8<<10, 1<<10))
+		if s.LastFailure != nil && claimsSuccess(s.LastAgentMessage) {
+			// The message is the agent's word; the command record is the
+			// fact (issue 45).
+			w.printf("\nThat message claims success, but the record says otherwise: the last command that failed (below) was not settled by any later run. Check it before you build on the claim.\n")
+		}
 	}
 	if s.CompactionSummary != "" {
 		w.printf("\nThe summary written when the session was compacted:\n\n")
@@ -503,7 +508,15 @@ func commandLine(c handoff.Command) string {
 		// It did not run its course: say how.
 		l = fmt.Sprintf("[%s] %s", c.Status, l)
 	}
-	if c.Count > 1 {
+	switch {
+	case c.Count > 1 && len(c.Runs) > 0:
+		// The runs did not all end alike: say how each did.
+		runs := strings.Join(c.Runs, ", ")
+		if c.Count > len(c.Runs) {
+			runs = "…, " + runs
+		}
+		l += fmt.Sprintf(" (%d times: %s)", c.Count, runs)
+	case c.Count > 1:
 		l += fmt.Sprintf(" (%d times)", c.Count)
 	}
 	if c.By != "" {
@@ -591,4 +604,14 @@ func statusPaths(list []handoff.FileStatus) []string {
 		}
 	}
 	return out
+}
+
+// successClaim matches words by which an agent says the work is done and
+// good: "fixed", "all tests pass", "works now".
+var successClaim = regexp.MustCompile(`(?i)\b(fixed|passes|passing|pass now|tests? pass|succeed(s|ed)?|successful(ly)?|works now|working now|resolved|all green|is green)\b`)
+
+// claimsSuccess says whether an agent's message reads as a claim that
+// the work succeeded (the start of it: a claim comes first).
+func claimsSuccess(msg string) bool {
+	return successClaim.MatchString(handoff.Clip(msg, 4096))
 }

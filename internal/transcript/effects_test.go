@@ -38,3 +38,13 @@ func TestShellEffects(t *testing.T) {
 		}
 	}
 }
+
+func FuzzShellEffects(f *testing.F) {
+	f.Add("cd src && git mv a.go b.go; rm -rf lib && mkdir -p pkg")
+	f.Add("mv -t dir a b c")
+	f.Fuzz(func(t *testing.T, cmd string) {
+		if got := ShellEffects(cmd); len(got) > maxEffects {
+			t.Fatalf("%d effects", len(got))
+		}
+	})
+}

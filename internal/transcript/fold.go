@@ -438,15 +438,21 @@ func (f *folder) result(e event) {
 			f.cmds = append(f.cmds, run)
 			f.cmdIndex[cmd.Command+"\x00"+ranClass(cmd.Status)] = run
 		}
-		count := run.cmd.Count + 1
+		count, runs := run.cmd.Count+1, run.cmd.Runs
 		run.cmd, run.last = *cmd, ce.last
-		run.cmd.Count = count
+		run.cmd.Count, run.cmd.Runs = count, runs
 		f.cmdIndex[cmd.Command+"\x00"+ranClass(ce.prev.Status)] = ce
 		ce.cmd, ce.last, ce.prev = ce.prev, ce.prevLast, handoff.Command{}
 		f.cmdIndex[cmd.Command] = run
 		c.cmd, cmd = run, &run.cmd
 	} else {
 		f.cmdIndex[cmd.Command+"\x00"+ranClass(cmd.Status)] = ce
+	}
+	// The runs' outcomes in order, the last MaxRuns (a fresh array: an
+	// entry's earlier state may share the old one).
+	cmd.Runs = append(slices.Clip(cmd.Runs), cmd.Status)
+	if len(cmd.Runs) > handoff.MaxRuns {
+		cmd.Runs = slices.Clone(cmd.Runs[len(cmd.Runs)-handoff.MaxRuns:])
 	}
 	if failed {
 		cmd.Output = shortenMiddle(e.text, MaxCommandOutput)
@@ -570,7 +576,12 @@ func (f *folder) finish(d *Digest) {
 		cmds = kept
 	}
 	for _, c := range cmds {
-		s.Commands = append(s.Commands, c.cmd)
+		cmd := c.cmd
+		if !slices.ContainsFunc(cmd.Runs, func(r string) bool { return r != cmd.Status }) {
+			// Every run ended as the last did: its status says it all.
+			cmd.Runs = nil
+		}
+		s.Commands = append(s.Commands, cmd)
 	}
 	if n := len(f.failures); n > 0 {
 		lf := f.failures[n-1]
