@@ -389,10 +389,13 @@ func (f *folder) call(e event) {
 func (f *folder) result(e event) {
 	if e.id != "" && e.id == f.planID {
 		// The answer to the plan: approved when the call succeeded,
-		// rejected when the user refused it; stopped, it is still pending.
+		// rejected when the user refused it; stopped, or failed as a tool
+		// fails ("No such tool available"), nobody decided: it is still
+		// pending (issue 45).
 		switch {
-		case e.status == handoff.StatusRejected || e.failed:
+		case e.status == handoff.StatusRejected:
 			f.planStatus = handoff.PlanRejected
+		case e.failed:
 		case e.known && !e.skipped:
 			f.planStatus = handoff.PlanApproved
 		}
