@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -374,16 +375,44 @@ func withoutAgentFiles(files []handoff.FileTouched, agent Agent, project string,
 	if err != nil {
 		return files
 	}
-	var own []string
+	var own, underHome []string
 	for _, d := range info.Dirs(home, env) {
 		if !transcript.UnderDir(project, d) {
 			own = append(own, d)
+		}
+		// The same directory in another machine's home: a transcript
+		// written there (synced, received) names its plans under
+		// /Users/NAME/.claude (issue 45).
+		if rel, err := filepath.Rel(home, d); err == nil && filepath.IsLocal(rel) {
+			underHome = append(underHome, filepath.ToSlash(rel))
 		}
 	}
 	if len(own) == 0 {
 		return files
 	}
 	return slices.DeleteFunc(slices.Clone(files), func(f handoff.FileTouched) bool {
-		return filepath.IsAbs(f.Path) && slices.ContainsFunc(own, func(d string) bool { return transcript.UnderDir(f.Path, d) })
+		if filepath.IsAbs(f.Path) && slices.ContainsFunc(own, func(d string) bool { return transcript.UnderDir(f.Path, d) }) {
+			return true
+		}
+		return !transcript.UnderDir(f.Path, project) && slices.ContainsFunc(underHome, func(rel string) bool { return inSomeHome(f.Path, rel) })
 	})
+}
+
+// someHome matches the home directories of the systems agents run on:
+// /home/NAME, /Users/NAME, /root, /var/root, C:/Users/NAME.
+var someHome = regexp.MustCompile(`^(/home/[^/]+|/Users/[^/]+|/root|/var/root|[A-Za-z]:/Users/[^/]+)$`)
+
+// windowsPath matches an absolute Windows path, written on another
+// machine.
+var windowsPath = regexp.MustCompile(`^[A-Za-z]:\\`)
+
+// inSomeHome says whether p lies under rel (an agent's directory relative
+// to a home, "/"-separated) in some user's home directory.
+func inSomeHome(p, rel string) bool {
+	if windowsPath.MatchString(p) {
+		p = strings.ReplaceAll(p, `\`, "/")
+	}
+	p = filepath.ToSlash(p)
+	i := strings.Index(p, "/"+rel+"/")
+	return i > 0 && someHome.MatchString(p[:i])
 }
