@@ -171,6 +171,16 @@ type LineDetector interface {
 	DetectLine(line []byte) (transcript.Detected, bool)
 }
 
+// SchemaDetector is what the Transcripts of an agent whose sessions are
+// rows of a SQLite database implement: DetectSchema says whether a
+// database whose tables (each name with its column names, read from
+// sqlite_schema wherever its pages lie) are tables is the agent's. It
+// claims only its own schema, so that no order of the table decides
+// (capture.DetectFile asks it before any guess from the file's head).
+type SchemaDetector interface {
+	DetectSchema(tables map[string][]string) (transcript.Detected, bool)
+}
+
 // MaxDetectLines is how many lines of a file's head detection reads.
 const MaxDetectLines = 50
 
