@@ -53,3 +53,40 @@ func TestRenderRecap(t *testing.T) {
 		}
 	}
 }
+
+// A long session's recap, at Claude Code's limit, names every request
+// and every file, and the open failure.
+func TestRecapNamesEveryRequestAndFile(t *testing.T) {
+	rec := fullRecord()
+	rec.Session.Requests = nil
+	rec.Files = nil
+	for i := range 30 {
+		rec.Session.Requests = append(rec.Session.Requests, fmt.Sprintf("request %02d: %s", i, strings.Repeat("please do the thing ", 20)))
+	}
+	for i := range 100 {
+		rec.Files = append(rec.Files, handoff.FileTouched{Path: fmt.Sprintf("internal/pkg%02d/file%02d.go", i%7, i), Action: "edited"})
+	}
+	for i := range 60 {
+		rec.Session.Commands = append(rec.Session.Commands, handoff.Command{Command: fmt.Sprintf("go test ./internal/pkg%02d/ -run TestThing%d", i%7, i)})
+	}
+	res, err := render.RenderRecap(rec, render.Options{Budget: render.Budget{Bytes: 10_000 - 512}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		if want := fmt.Sprintf("request %02d: please do", i); !strings.Contains(res.Text, want) {
+			t.Errorf("lacks %q", want)
+		}
+	}
+	for _, f := range rec.Files {
+		if !strings.Contains(res.Text, f.Path) {
+			t.Errorf("lacks %s", f.Path)
+		}
+	}
+	if !strings.Contains(res.Text, rec.Session.LastFailure.Command) {
+		t.Errorf("lacks the open failure")
+	}
+	if len(res.Text) > 10_000-512 {
+		t.Errorf("%d bytes", len(res.Text))
+	}
+}
