@@ -28,14 +28,15 @@ func Agent() agent.Agent {
 		// whole is then taken for integrate's, not the user's work.
 		SettingsFiles: []string{".github/", ".github/hooks/", ".github/hooks/session-handoff.json", ".github/mcp.json"},
 		Transcripts:   sessions{},
-		// Copilot CLI's events: assistant.reasoning and its deltas
-		// ({reasoningId, content}), and an assistant.message's reasoningText,
-		// reasoningOpaque and encryptedContent (the SDK's generated session
-		// events); the model.* trace events hold the raw API's
+		// Copilot CLI's events (1.0.102's session-events.schema.json):
+		// assistant.reasoning and its deltas ({reasoningId, content}), an
+		// assistant.message's reasoningText, reasoningOpaque,
+		// reasoningBlocks and encryptedContent, a user.message's
+		// responsesReasoning; the model.* trace events hold the raw API's
 		// reasoning_text, reasoning_opaque and reasoning_content.
 		Reasoning: transcript.Reasoning{
 			Types: []string{"assistant.reasoning", "assistant.reasoning_delta"},
-			Members: []string{"reasoningText", "reasoningOpaque", "encryptedContent",
+			Members: []string{"reasoningText", "reasoningOpaque", "reasoningBlocks", "encryptedContent", "responsesReasoning",
 				"reasoning_text", "reasoning_opaque", "reasoning_content"}},
 		Profile: agent.Profile{
 			Reads: []string{".github/copilot-instructions.md", ".github/instructions/**/*.instructions.md (frontmatter applyTo)", "AGENTS.md (also CLAUDE.md, GEMINI.md)"},
