@@ -113,9 +113,20 @@ func (a *app) demo(dir string) error {
 		{"bob", bob, []string{"render", "latest", "--target", agents.ClaudeCode, "--sections", "task,decisions,next"}},
 		{"bob", bob, []string{"store", "check"}},
 	}
-	fmt.Fprintf(a.stdout, "# alice and bob each have a SESSION_HANDOFF_HOME under %s\n", dir)
+	fmt.Fprintf(a.stdout, "# alice and bob each have a SESSION_HANDOFF_HOME under %s, and work in %s\n", dir, repo)
+	// The commands run in the demo's project, as a user's would: "latest"
+	// is that project's latest handoff, not the newest of a store that
+	// has none for the directory the demo was started in.
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if err := os.Chdir(repo); err != nil {
+		return err
+	}
+	defer os.Chdir(wd)
 	for i, st := range steps {
-		fmt.Fprintf(a.stdout, "\n%s$ session-handoff %s\n", st.who, quoteArgs(st.args))
+		fmt.Fprintf(a.stdout, "\n%s:app$ session-handoff %s\n", st.who, quoteArgs(st.args))
 		if code := as(st.home).execute(st.args); code != exitOK {
 			return fmt.Errorf("step %q failed with exit code %d", st.args[0], code)
 		}
