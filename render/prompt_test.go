@@ -730,3 +730,57 @@ func TestClaimOverFailureAndRuns(t *testing.T) {
 		t.Errorf("a claim with no open failure is questioned:\n%s", res.Text)
 	}
 }
+
+// TestBudgetIsFilled: a handoff larger than its budget fills it (at least
+// 85%) and keeps the start of its summary, rather than dropping whole
+// sections and leaving most of the budget empty (issue 48: a 60 KB
+// summary beside 200 next steps made a 2,004-byte briefing of 10,000 with
+// no summary).
+func TestBudgetIsFilled(t *testing.T) {
+	words := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "word%d ", i)
+		}
+		return b.String()
+	}
+	for name, mk := range map[string]func(*handoff.Record){
+		"60 KB summary, 200 next steps": func(r *handoff.Record) {
+			r.Summary = "SUMMARY-START " + words(7000)
+			r.NextSteps = nil
+			for i := range 200 {
+				r.NextSteps = append(r.NextSteps, fmt.Sprintf("Step number %d: do the thing carefully", i+1))
+			}
+		},
+		"15 KB summary": func(r *handoff.Record) { r.Summary = "SUMMARY-START " + words(1900) },
+		"many decisions and steps": func(r *handoff.Record) {
+			r.Summary = "SUMMARY-START short"
+			for i := range 150 {
+				r.Decisions = append(r.Decisions, fmt.Sprintf("Decision %d: %s", i, words(20)))
+				r.NextSteps = append(r.NextSteps, fmt.Sprintf("Step %d: %s", i, words(15)))
+			}
+		},
+	} {
+		rec := fullRecord()
+		mk(rec)
+		full, err := render.Render(rec, render.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, budget := range []int{4000, 6000, 10_000} {
+			if len(full.Text) <= budget {
+				continue
+			}
+			res, err := render.Render(rec, render.Options{Budget: render.Budget{Bytes: budget}})
+			if err != nil {
+				t.Fatalf("%s, %d: %v", name, budget, err)
+			}
+			if n := len(res.Text); n > budget || n < budget*85/100 {
+				t.Errorf("%s: %d bytes of a %d budget (%.0f%%)", name, n, budget, 100*float64(n)/float64(budget))
+			}
+			if !strings.Contains(res.Text, "SUMMARY-START") {
+				t.Errorf("%s, %d: the summary is dropped", name, budget)
+			}
+		}
+	}
+}

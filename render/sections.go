@@ -251,7 +251,10 @@ func statusSection(w *writer, rec *handoff.Record, level int) {
 	w.heading(SecStatus)
 	if rec.Summary != "" {
 		w.printf("Summary:\n\n")
-		w.quote(rec.Summary, pick(level, 16<<10, 2<<10, 600))
+		w.quote(rec.Summary, pick(level, summaryLevels...))
+		if len(rec.Summary) > pick(level, summaryLevels...) {
+			w.printf("The whole summary: %s.\n", showCommand(rec.ID))
+		}
 	}
 	if s == nil || level >= 2 {
 		return
@@ -317,12 +320,25 @@ func nextSection(w *writer, rec *handoff.Record, level int) {
 	w.quoteItems(rec, rec.NextSteps, level, true)
 }
 
+// summaryLevels are the bytes of the summary each level of where things
+// stand quotes.
+var summaryLevels = []int{16 << 10, 12 << 10, 9 << 10, 7 << 10, 5 << 10, 4 << 10, 3 << 10, 2 << 10, 1400, 1 << 10, 600}
+
+// itemLevels are how many decisions or next steps each level shows, and
+// the bytes of each: a little less at a time, so that a budget is filled
+// rather than left half empty (issue 48).
+var itemLevels = []struct{ items, itemMax int }{
+	{handoff.MaxItems, handoff.MaxItem}, {handoff.MaxItems, 400}, {handoff.MaxItems, 200},
+	{100, 200}, {70, 200}, {50, 200}, {35, 200}, {25, 200}, {18, 200}, {12, 200}, {8, 200}, {3, 120},
+}
+
 // quoteItems writes decisions or next steps at a level: whole at 0; under
 // a tight budget each item is clipped, then only the first few are shown,
 // and the rest are counted with the command that shows them all.
 func (w *writer) quoteItems(rec *handoff.Record, items []string, level int, numbered bool) {
-	maxItems := pick(level, handoff.MaxItems, handoff.MaxItems, 10, 3)
-	w.quoteLines(items[:min(len(items), maxItems)], maxItems, pick(level, handoff.MaxItem, 400, 200, 120), numbered)
+	l := itemLevels[min(level, len(itemLevels)-1)]
+	maxItems := l.items
+	w.quoteLines(items[:min(len(items), maxItems)], maxItems, l.itemMax, numbered)
 	if len(items) > maxItems {
 		w.printf("(and %d more: %s)\n", len(items)-maxItems, showCommand(rec.ID))
 	}
