@@ -136,4 +136,3 @@ func isInvisibleFormat(r rune) bool {
 	}
 	return unicode.Is(unicode.Cf, r) || (r >= 0xe0100 && r <= 0xe01ef)
 }
-
