@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 	"unicode"
@@ -158,7 +157,7 @@ func (a *app) readText(path string) (string, error) {
 	if path == "-" {
 		r, name = a.stdin, "standard input"
 	} else {
-		f, err := os.Open(path)
+		f, _, err := safefile.OpenRegular(path)
 		if err != nil {
 			return "", err
 		}

@@ -170,22 +170,14 @@ func (k Keyring) Identities(extra []string, passphrase func() ([]byte, error)) (
 	var ids []age.Identity
 	var recips []string
 	files := extra
-	own := false
 	if _, err := os.Lstat(k.AgeIdentityPath()); err == nil {
 		files = append([]string{k.AgeIdentityPath()}, extra...)
-		own = true
 		if err := checkPrivate(k.AgeIdentityPath()); err != nil {
 			return nil, nil, err
 		}
 	}
-	for i, f := range files {
-		read := safefile.ReadFile
-		if own && i == 0 {
-			// The keyring's own file is never a pipe; files named on
-			// the command line may be (process substitution).
-			read = safefile.ReadRegular
-		}
-		data, err := read(f, maxKeyFile)
+	for _, f := range files {
+		data, err := safefile.ReadFile(f, maxKeyFile)
 		if err != nil {
 			return nil, nil, fmt.Errorf("read identity %s: %w", f, err)
 		}
