@@ -255,6 +255,25 @@ func TestLatestForProjectByIdentity(t *testing.T) {
 				fromMachine(mkRecord(t, t0, "codex", "x", "another app"), "/Users/me/app", rootB, ""),
 			},
 			handoff.Identity{RootCommit: rootA}, 0, MatchName, 1},
+		{"a stranger's bundle of another repository of the same name is not its latest",
+			[]*handoff.Record{
+				func() *handoff.Record {
+					r := mkRecord(t, t0, "codex", "x", "mine, moved")
+					r.Project.Path, r.Project.Name = "/old/app", "app"
+					return r
+				}(),
+				func() *handoff.Record {
+					r := fromMachine(mkRecord(t, t0.Add(time.Hour), "codex", "x", "pinned stranger"), "/Users/eve/app", rootB, "")
+					r.Source.Import.Verification = "pinned"
+					return r
+				}(),
+				func() *handoff.Record {
+					r := fromMachine(mkRecord(t, t0.Add(2*time.Hour), "codex", "x", "untrusted stranger"), "/Users/mallory/app", "", "")
+					r.Source.Import.Verification, r.Source.Import.Signer = "untrusted", ""
+					return r
+				}(),
+			},
+			handoff.Identity{RootCommit: rootA}, 0, MatchName, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

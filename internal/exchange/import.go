@@ -148,6 +148,15 @@ func Import(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions,
 	if err != nil {
 		return nil, err
 	}
+	return importWith(r, s, keys, ropts, pol, now, trust)
+}
+
+// importWith is Import judging the bundle against trust, the trust store
+// as it was when the receive began: a key pinned by an earlier bundle of
+// the same receive is not in it, so its later bundles are pinned too,
+// never verified by that pin (ImportMany). Pins are still made in the
+// trust store as it is now (keys.TrustPath).
+func importWith(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions, pol Policy, now time.Time, trust *crypto.TrustStore) (*ImportResult, error) {
 	ropts.Trusted = trust
 	// Blobs are staged inside the store, so that once checked they move in
 	// by rename instead of being copied, hashed and synced a second time.
