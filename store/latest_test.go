@@ -367,3 +367,27 @@ func TestIdentitiesMarker(t *testing.T) {
 		t.Fatalf("after a rebuild from the records: %v %v", may, err)
 	}
 }
+
+// With SetTrust, Get rechecks every record against the trust store as it
+// is now: an import whose key is no longer trusted reads as not vouched
+// for, and identity matching no longer takes it for the project.
+func TestSetTrustRechecksOnRead(t *testing.T) {
+	const root = "1111111111111111111111111111111111111111"
+	s := newTestStore(t)
+	r := fromMachine(mkRecord(t, time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC), "codex", "x", "from my laptop"), "/Users/me/app", root, "")
+	mustSave(t, s, r)
+	id := func() handoff.Identity { return handoff.Identity{RootCommit: root} }
+	trusted := true
+	s.SetTrust(func(fp, signer string) bool { return trusted && fp == r.Source.Import.Fingerprint && signer == r.Source.Import.Signer })
+	if got, how, err := s.LatestForProject("/home/dev/src/app", id); err != nil || got == nil || how != MatchIdentity || !got.Source.Vouched() {
+		t.Fatalf("while trusted: %v, %v, %v", got, how, err)
+	}
+	trusted = false
+	got, err := s.Get(r.ID)
+	if err != nil || got.Source.Vouched() || !got.Source.Import.Withdrawn {
+		t.Fatalf("after the key's removal Get reads %+v, %v", got.Source.Import, err)
+	}
+	if got, how, err := s.LatestForProject("/home/dev/src/app", id); err != nil || got != nil || how != NoMatch {
+		t.Fatalf("after the key's removal latest is %v, %v, %v", got, how, err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"sync"
 
 	"filippo.io/age"
 
@@ -189,6 +190,22 @@ func (k Keyring) Identities(extra []string, passphrase func() ([]byte, error)) (
 		recips = append(recips, r...)
 	}
 	return ids, recips, nil
+}
+
+// Binds is the trust store as it is now, for store.Store.SetTrust: it is
+// read on the first record that asks, once. A trust store that cannot be
+// read binds nothing (every import reads as not vouched for), and warn is
+// told why.
+func (k Keyring) Binds(warn func(error)) func(fingerprint, signer string) bool {
+	load := sync.OnceValue(func() *crypto.TrustStore {
+		ts, err := k.TrustStore()
+		if err != nil {
+			warn(fmt.Errorf("imported handoffs read as not verified: %w", err))
+			return crypto.NewTrustStore("")
+		}
+		return ts
+	})
+	return func(fingerprint, signer string) bool { return load().Binds(fingerprint, signer) }
 }
 
 // TrustStore loads the trust store (empty if it does not exist yet).
