@@ -378,7 +378,9 @@ func TestSetTrustRechecksOnRead(t *testing.T) {
 	mustSave(t, s, r)
 	id := func() handoff.Identity { return handoff.Identity{RootCommit: root} }
 	trusted := true
-	s.SetTrust(func(fp, signer string) bool { return trusted && fp == r.Source.Import.Fingerprint && signer == r.Source.Import.Signer })
+	s.SetTrust(func(fp, signer string) bool {
+		return trusted && fp == r.Source.Import.Fingerprint && signer == r.Source.Import.Signer
+	})
 	if got, how, err := s.LatestForProject("/home/dev/src/app", id); err != nil || got == nil || how != MatchIdentity || !got.Source.Vouched() {
 		t.Fatalf("while trusted: %v, %v, %v", got, how, err)
 	}
