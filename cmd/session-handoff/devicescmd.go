@@ -27,12 +27,15 @@ to them alone.
 Pairing takes one command on each machine. 'devices add' prints this
 machine's pairing text, one line; run 'devices add TEXT' with it on the
 other machine, which prints its own text back: run 'devices add TEXT' with
-that here. Both then print the same pairing code: compare them. Carry the
-texts yourself (a terminal, a paste between your own sessions); a text
-from anyone else would make their key "me".
+that here. Both then print the same pairing code, five groups of four
+characters (100 bits): compare all of them. Carry the texts yourself (a
+terminal, a paste between your own sessions); a text from anyone else
+would make their key "me". Only pairing gives a "me@" name: 'trust add',
+'people add' and trust on first use refuse one.
 
 'devices rm NAME' unpairs a machine (a lost laptop): it can still read
-every handoff sent to it before, and nothing sent from then on.`,
+every handoff sent to it before, and nothing sent from then on; what it
+sent before reads "no longer trusted" from then on.`,
 		`  session-handoff devices add --name laptop
   session-handoff devices add 'session-handoff-pair:…' --name desktop
   session-handoff devices list

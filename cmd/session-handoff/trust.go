@@ -20,7 +20,10 @@ func newTrustCmd(a *app) *cobra.Command {
 Only keys in it make a bundle "verified"; a key carried inside a bundle is
 never trusted because it is there. 'trust add' takes a public key line
 ("ssh-ed25519 AAAA… bob@desk") or a file holding one; the principal
-defaults to the line's comment.`,
+defaults to the line's comment. A "me@" name is refused, whatever its
+source: only 'devices add' (pairing) trusts a key as mine. 'trust rm'
+takes trust back from what the key signed before too: its handoffs read
+"no longer trusted" from then on.`,
 		`  session-handoff trust add "ssh-ed25519 AAAAC3Nz… bob@desk" --principal bob@desk
   session-handoff trust add ~/bob.pub
   session-handoff trust list
