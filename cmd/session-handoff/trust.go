@@ -11,6 +11,7 @@ import (
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/exchange"
+	"github.com/session-handoff/session-handoff/internal/people"
 )
 
 func newTrustCmd(a *app) *cobra.Command {
@@ -64,6 +65,8 @@ func runTrustAdd(a *app, opts *trustAddOptions) error {
 	switch {
 	case errors.Is(err, exchange.ErrNoPrincipal):
 		return usagef("the key line has no comment: pass --principal NAME")
+	case errors.Is(err, people.ErrMine):
+		return withHint(usageError{err}, "to trust this key as someone else's, pass --principal NAME; a machine of mine is paired with 'session-handoff devices add'")
 	case errors.As(err, &bad):
 		return usageError{err}
 	case err != nil:
