@@ -255,6 +255,11 @@ type Provenance struct {
 	Signer string `json:"signer,omitempty"`
 	// Fingerprint is the signing key's SHA256 fingerprint, when signed.
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// Withdrawn is decided when the record is read (Source.Recheck),
+	// never stored: it was verified at import, and the trust store no
+	// longer binds its signer to its key (a device removed, a key no
+	// longer trusted).
+	Withdrawn bool `json:"-"`
 }
 
 // Attachment names a blob by content hash.

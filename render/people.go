@@ -34,7 +34,7 @@ func People(w io.Writer, r *handoff.Record, now time.Time) {
 		fmt.Fprintf(w, " on %s", clean(r.Source.Machine))
 	}
 	if p := r.Source.Import; p != nil {
-		fmt.Fprintf(w, ", bundle %s, %s", clean(p.BundleID), p.Verification)
+		fmt.Fprintf(w, ", bundle %s, %s", clean(p.BundleID), verification(p))
 		if p.Signer != "" {
 			fmt.Fprintf(w, " by %s", clean(p.Signer))
 		}

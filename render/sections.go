@@ -97,12 +97,14 @@ func provenanceSection(w *writer, rec *handoff.Record, _ int) {
 			bundleID = "`" + p.BundleID + "`"
 		}
 		w.printf("- Imported from bundle %s on %s: ", bundleID, p.ImportedAt.UTC().Format("2006-01-02"))
-		switch p.Verification {
-		case "verified":
+		switch {
+		case p.Verification == "verified" && p.Withdrawn:
+			w.printf("signed by %s (%s), a key that was in your trust store when it arrived and is no longer in your trust store under that name (a device removed, a key no longer trusted): who wrote it is not verified now.\n", token(p.Signer), fingerprint(p.Fingerprint))
+		case p.Verification == "verified":
 			w.printf("signed by %s (%s), a key in your trust store.\n", token(p.Signer), fingerprint(p.Fingerprint))
-		case "pinned":
+		case p.Verification == "pinned":
 			w.printf("signed by %s, a key trusted on first use when this bundle arrived (nobody vouched for it before).\n", fingerprint(p.Fingerprint))
-		case "untrusted":
+		case p.Verification == "untrusted":
 			w.printf("signed by %s, a key that is NOT in your trust store: who wrote it is not verified.\n", fingerprint(p.Fingerprint))
 		default:
 			w.printf("NOT signed: who wrote it is not known.\n")

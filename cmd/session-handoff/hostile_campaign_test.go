@@ -49,9 +49,11 @@ const (
 	kindRepos       = "repos"
 	kindAgents      = "agents"
 	kindChanges     = "changes"
+	// kindWho: who counts as me, and whose handoff may brief my project.
+	kindWho = "who"
 )
 
-var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos, kindAgents, kindChanges}
+var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos, kindAgents, kindChanges, kindWho}
 
 // hostileInput is one hostile input: where it comes from, how it is put in
 // place, and the commands run on it with what each must do.
@@ -228,6 +230,7 @@ func TestHostileCampaign(t *testing.T) {
 	inputs = append(inputs, credentialInputs()...)
 	inputs = append(inputs, fileTypeInputs()...)
 	inputs = append(inputs, wordsInputs()...)
+	inputs = append(inputs, whoInputs()...)
 	more, err := changesInputs()
 	if err != nil {
 		t.Fatal(err)

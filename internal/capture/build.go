@@ -18,6 +18,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/redact"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/sqlitefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
@@ -317,7 +318,7 @@ func copyTranscript(opts Options, path string, rep *redact.Report) error {
 	if opts.TranscriptCopy == nil {
 		return errors.New("no destination for the transcript copy")
 	}
-	f, err := os.Open(path)
+	f, _, err := safefile.OpenRegular(path)
 	if err != nil {
 		return err
 	}

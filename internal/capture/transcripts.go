@@ -11,6 +11,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agent"
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/sqlitefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
@@ -114,7 +115,7 @@ func ReadSession(s SessionInfo, limits Limits) (*Digest, error) {
 // transcript of an agent of the table (the first, in its order, that takes
 // it), another output of one, or what else it looks like.
 func DetectFile(path string) (Detected, error) {
-	f, err := os.Open(path)
+	f, _, err := safefile.OpenRegular(path)
 	if err != nil {
 		return Detected{}, err
 	}

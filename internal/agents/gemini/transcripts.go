@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/internal/agent"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
@@ -111,7 +112,7 @@ func readSmall(file string, n int64) string {
 	if err != nil || !fi.Mode().IsRegular() {
 		return ""
 	}
-	f, err := os.Open(file)
+	f, _, err := safefile.OpenRegular(file)
 	if err != nil {
 		return ""
 	}
