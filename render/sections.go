@@ -626,10 +626,12 @@ func statusPaths(list []handoff.FileStatus) []string {
 
 // successClaim matches words by which an agent says the work is done and
 // good: "fixed", "all tests pass", "works now".
-var successClaim = regexp.MustCompile(`(?i)\b(fixed|passes|passing|pass now|tests? pass|succeed(s|ed)?|successful(ly)?|works now|working now|resolved|all green|is green)\b`)
+var successClaim = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(fixed|passes|passing|pass now|tests? pass|succeed(s|ed)?|successful(ly)?|works now|working now|resolved|all green|is green)\b`)
+})
 
 // claimsSuccess says whether an agent's message reads as a claim that
 // the work succeeded (the start of it: a claim comes first).
 func claimsSuccess(msg string) bool {
-	return successClaim.MatchString(handoff.Clip(msg, 4096))
+	return successClaim().MatchString(handoff.Clip(msg, 4096))
 }

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -401,19 +402,21 @@ func withoutAgentFiles(files []handoff.FileTouched, agent Agent, project string,
 
 // someHome matches the home directories of the systems agents run on:
 // /home/NAME, /Users/NAME, /root, /var/root, C:/Users/NAME.
-var someHome = regexp.MustCompile(`^(/home/[^/]+|/Users/[^/]+|/root|/var/root|[A-Za-z]:/Users/[^/]+)$`)
+var someHome = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(/home/[^/]+|/Users/[^/]+|/root|/var/root|[A-Za-z]:/Users/[^/]+)$`)
+})
 
 // windowsPath matches an absolute Windows path, written on another
 // machine.
-var windowsPath = regexp.MustCompile(`^[A-Za-z]:\\`)
+var windowsPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z]:\\`) })
 
 // inSomeHome says whether p lies under rel (an agent's directory relative
 // to a home, "/"-separated) in some user's home directory.
 func inSomeHome(p, rel string) bool {
-	if windowsPath.MatchString(p) {
+	if windowsPath().MatchString(p) {
 		p = strings.ReplaceAll(p, `\`, "/")
 	}
 	p = filepath.ToSlash(p)
 	i := strings.Index(p, "/"+rel+"/")
-	return i > 0 && someHome.MatchString(p[:i])
+	return i > 0 && someHome().MatchString(p[:i])
 }
