@@ -301,7 +301,9 @@ func judge(res *bundle.Result, trust *crypto.TrustStore, pol Policy, now time.Ti
 	if err := checkDate(m.Record, now); err != nil {
 		return nil, nil, err
 	}
-	prov := &handoff.Provenance{BundleID: m.BundleID, ImportedAt: now.UTC().Truncate(time.Millisecond), Fingerprint: v.Fingerprint}
+	made := m.CreatedAt.UTC()
+	prov := &handoff.Provenance{BundleID: m.BundleID, ImportedAt: now.UTC().Truncate(time.Millisecond), Fingerprint: v.Fingerprint,
+		BundleCreatedAt: &made}
 	var pin *pinRequest
 	switch v.Status {
 	case bundle.StatusVerified:
@@ -354,7 +356,7 @@ func decide(get func(handoff.ID) (*handoff.Record, error), rec *handoff.Record, 
 		// provenance.
 		return existing, "", true, nil
 	case pol.OnConflict == ConflictNewer && sameSigner && signerKey(rec) != "unsigned":
-		if activity(rec).After(activity(existing)) {
+		if newerVersion(rec, existing) {
 			return existing, "", true, nil
 		}
 		return existing, Skipped, false, nil
@@ -366,6 +368,34 @@ func decide(get func(handoff.ID) (*handoff.Record, error), rec *handoff.Record, 
 		return existing, "", false, fmt.Errorf("%w: %s (%s)", ErrConflict, rec.ID, describeSigner(existing))
 	}
 	return existing, "", false, fmt.Errorf("%w: %s is stored %s; this bundle is %s", ErrConflict, rec.ID, describeSigner(existing), describeSigner(rec))
+}
+
+// newerVersion reports whether rec, from the key that sent existing, is a
+// later version of it: its session's activity is later, or, the activity
+// being the same (words added by hand, an agent's save), its bundle was
+// made later (a copy stored before bundles' times were kept counts as
+// older). The same time is not newer: the copy stays.
+func newerVersion(rec, existing *handoff.Record) bool {
+	ra, ea := activity(rec), activity(existing)
+	if !ra.Equal(ea) {
+		return ra.After(ea)
+	}
+	rb, eb := bundleMade(rec), bundleMade(existing)
+	switch {
+	case rb == nil:
+		return false
+	case eb == nil:
+		return true
+	}
+	return rb.After(*eb)
+}
+
+// bundleMade is when the bundle an imported record came in was made.
+func bundleMade(r *handoff.Record) *time.Time {
+	if r.Source.Import == nil {
+		return nil
+	}
+	return r.Source.Import.BundleCreatedAt
 }
 
 // activity is when a record was last worked on: its session's last
