@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/changes"
@@ -162,6 +163,8 @@ type syncStatus struct {
 	Settings []devsync.Setting `json:"settings"`
 	Devices  []string          `json:"devices"`
 	Pending  int               `json:"pending"`
+	// Failure is why the last push failed; nil when it went through.
+	Failure *devsync.Failure `json:"failure,omitempty"`
 }
 
 func runSyncStatus(a *app, asJSON bool) error {
@@ -188,9 +191,7 @@ func runSyncStatus(a *app, asJSON bool) error {
 	st.On = set.On
 	if dataDir, err := a.dataDir(); err == nil && set.On {
 		if r, err := syncRemote(kr.Dir, set.Remote); err == nil {
-			if ls, err := remote.State(dataDir, r.Name); err == nil {
-				st.Pending = len(ls.Unsent)
-			}
+			st.Pending, st.Failure, _ = devsync.PendingThrough(dataDir, r.Name)
 		}
 	}
 	if asJSON {
@@ -211,6 +212,12 @@ func (a *app) printSyncStatus(st syncStatus) {
 	}
 	if st.Pending > 0 {
 		fmt.Fprintf(a.stdout, "pending: %d bundle%s not yet pushed (they go with the next sync, or 'session-handoff sync push')\n", st.Pending, pluralS(st.Pending))
+	}
+	if f := st.Failure; f != nil {
+		fmt.Fprintf(a.stdout, "last send failed (%s): %s\n", f.Time.Local().Format("2006-01-02 15:04"), clean(f.Reason))
+		if f.Fix != "" {
+			fmt.Fprintf(a.stdout, "fix: %s\n", clean(f.Fix))
+		}
 	}
 	if len(st.Settings) == 0 {
 		return
@@ -310,23 +317,34 @@ func runSyncPush(a *app, opts syncRunOptions) error {
 	if err != nil {
 		return err
 	}
-	po := devsync.PushOptions{ConfigDir: kr.Dir, Remote: r, Store: s, Producer: producer(), Now: time.Now()}
+	po := devsync.PushOptions{ConfigDir: kr.Dir, Remote: r, Store: s, Project: set.Scope, Producer: producer(), Now: time.Now(),
+		// The hooks' pushes leave their request to one running; a
+		// push typed waits for it.
+		Wait: !opts.quiet}
 	if opts.ref != "" {
 		id, err := resolve(s, opts.ref)
 		if err != nil {
 			return err
 		}
-		if po.Record, err = s.Get(handoff.ID(id)); err != nil {
+		po.ID = handoff.ID(id)
+	}
+	withChanges := a.getenv(withChangesEnv) == "1"
+	po.Prepare = func(rec *handoff.Record, project string) error {
+		if project == "" {
+			return nil
+		}
+		// The setting of the project the record was asked for in.
+		c, err := devsync.Load(kr.Dir)
+		if err != nil {
 			return err
 		}
-		if (set.WithChanges || a.getenv(withChangesEnv) == "1") && set.Scope != "" {
-			if err := a.syncChanges(s, po.Record, set.Scope); err != nil {
-				return err
-			}
+		if !c.For(project).WithChanges && !withChanges {
+			return nil
 		}
+		return a.syncChanges(s, rec, project)
 	}
-	if po.SigningKey, err = a.signingKey("", "run 'session-handoff keygen' first"); err != nil {
-		return err
+	po.SigningKey = func() (*crypto.SigningKey, error) {
+		return a.signingKey("", "run 'session-handoff keygen' first")
 	}
 	res, err := devsync.Push(a.ctx, po)
 	switch {
@@ -336,10 +354,21 @@ func runSyncPush(a *app, opts syncRunOptions) error {
 	case errors.Is(err, devsync.ErrNoDevices):
 		return withHint(err, "pair one: 'session-handoff devices add'")
 	case err != nil:
+		var h interface{ Hint() string }
+		if errors.As(err, &h) {
+			return withHint(err, h.Hint()+"; what could not be sent is kept, and goes with the next sync ('session-handoff sync push')")
+		}
 		return withHint(err, "what could not be sent is kept, and goes with the next sync ('session-handoff sync push')")
+	case res.Coalesced:
+		fmt.Fprintf(a.stderr, "a sync push to %s is running: it sends this too\n", r.Name)
+		return nil
 	}
-	for _, b := range res.Bundles {
-		fmt.Fprintf(a.stdout, "sent %s to %d device%s via %s\n", b.HandoffID, len(b.Recipients), pluralS(len(b.Recipients)), r.Name)
+	seen := map[string]bool{}
+	for _, b := range res.Sent {
+		if !seen[b.BundleID] {
+			seen[b.BundleID] = true
+			fmt.Fprintf(a.stdout, "sent %s to %d device%s via %s\n", b.HandoffID, len(b.Recipients), pluralS(len(b.Recipients)), r.Name)
+		}
 	}
 	return nil
 }
@@ -395,9 +424,9 @@ func runSyncPull(a *app, opts syncRunOptions) error {
 		return err
 	}
 	// What an earlier push could not deliver goes first: the remote is
-	// reachable again, perhaps.
-	if st, err := remote.State(s.Dir(), r.Name); err == nil && len(st.Unsent) > 0 {
-		if err := runSyncPush(a, syncRunOptions{project: opts.project}); err != nil {
+	// reachable again, perhaps (or the key can sign now).
+	if n, _, _ := devsync.PendingThrough(s.Dir(), r.Name); n > 0 {
+		if err := runSyncPush(a, syncRunOptions{project: opts.project, quiet: opts.quiet}); err != nil {
 			a.warn("%v", err)
 		}
 	}
@@ -443,6 +472,13 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 // returns without waiting, unless $SESSION_HANDOFF_SYNC_WAIT is
 // 1. Its output goes nowhere; a failure is logged to hooks.log.
 func (a *app) startSync(root string, id handoff.ID) error {
+	if id != "" {
+		// The send is asked for before the process that makes it
+		// starts: killed at any point, it is made by the next push.
+		if err := a.askSync(root, id); err != nil {
+			return fmt.Errorf("start the sync: %w", err)
+		}
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("start the sync: %w", err)
@@ -476,4 +512,36 @@ func (a *app) startSync(root string, id handoff.ID) error {
 	}
 	yieldCPU(cmd.Process.Pid)
 	return cmd.Process.Release()
+}
+
+// askSync records, in the sync state, that the record id made in the
+// project at root is to be sent through the remote of root's setting.
+func (a *app) askSync(root string, id handoff.ID) error {
+	kr, err := a.keyring()
+	if err != nil {
+		return err
+	}
+	dataDir, err := a.dataDir()
+	if err != nil {
+		return err
+	}
+	set, r, err := a.syncSetting(kr.Dir, root)
+	if err != nil {
+		return err
+	}
+	return devsync.Want(dataDir, r.Name, id, set.Scope, time.Now())
+}
+
+// syncAfterHandover starts the sync push of the handoff a handover run
+// made in root, when sync is on there; what goes wrong is a warning.
+func (a *app) syncAfterHandover(configDir, root string, id handoff.ID) {
+	if id == "" {
+		return
+	}
+	if _, on, err := devsync.Enabled(configDir, root); err != nil || !on {
+		return
+	}
+	if err := a.startSync(root, id); err != nil {
+		a.warn("sync not started: %v", err)
+	}
 }
