@@ -18,6 +18,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/changes"
 	"github.com/session-handoff/session-handoff/internal/devices"
 	"github.com/session-handoff/session-handoff/internal/devsync"
+	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/hooks"
 	"github.com/session-handoff/session-handoff/internal/remote"
 	"github.com/session-handoff/session-handoff/store"
@@ -36,7 +37,9 @@ end) the handoff is sent, signed by this machine and encrypted to my other
 devices alone, through a git remote ('remote add'); at a session's start
 the briefing is made from what has arrived, and a receive for next time
 starts. Both run in the background: no hook waits on the network. A send
-that cannot reach the remote stays pending and goes with the next one.
+that fails (the remote cannot be reached, the signing key needs a
+passphrase no one is there to type) stays pending, 'sync status', 'doctor'
+and the next session's briefing say why, and it goes with the next one.
 
 'sync on' turns it on for this project (by its root on this machine), or
 with --global for every project; 'sync off' the same ('sync off' in a
@@ -115,11 +118,22 @@ func runSyncSet(a *app, opts syncSetOptions) error {
 		return nil
 	}
 	fmt.Fprintf(a.stdout, "sync on for %s, through %s\n", where, via)
+	if info, err := kr.Info(); err == nil && info.Encrypted {
+		// The hooks' sends run with no one there to type it.
+		a.warn("the signing key is passphrase-protected: sync's background sends cannot sign with it, and keep each handoff pending (sync status, doctor and the next briefing say so)")
+		fmt.Fprintln(a.stderr, "hint: "+syncPassphraseFix)
+	} else if errors.Is(err, exchange.ErrNoKeys) {
+		a.warn("no signing key yet: 'session-handoff keygen --no-passphrase' (sync's background sends cannot ask for a passphrase)")
+	}
 	if l, err := devices.Load(kr.Dir); err == nil && len(l.All()) == 0 {
 		a.warn("no other machine is paired yet: 'session-handoff devices add' here and there")
 	}
 	return nil
 }
+
+// syncPassphraseFix says how sync's background sends can sign when the
+// signing key is passphrase-protected.
+const syncPassphraseFix = "keep this machine's key without a passphrase: 'session-handoff key passphrase --remove' (SECURITY.md says what that means); or send by hand, in a terminal: 'session-handoff sync push'"
 
 // syncRemoteName checks that the remote named (or the only one) exists.
 func (a *app) syncRemoteName(dir, name string) (string, error) {
@@ -256,7 +270,10 @@ func newSyncPushCmd(a *app) *cobra.Command {
 		Long: `Sends the handoff ID to every paired device, through the project's sync
 remote, and pushes what earlier syncs left pending; without ID, only what
 is pending. The hooks start 'sync push ID --quiet' after each capture.
-With --quiet nothing is printed and a failure is logged to hooks.log.`,
+One push per remote runs at a time: this one waits for a running one;
+with --quiet it leaves what it asks for to it. With --quiet nothing is
+printed and a failure is logged to hooks.log; every failure also keeps
+the handoff pending, with its reason ('sync status').`,
 		Example: "  session-handoff sync push",
 		Args:    rangeArgs(0, 1, "at most one id"),
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -344,7 +361,12 @@ func runSyncPush(a *app, opts syncRunOptions) error {
 		return a.syncChanges(s, rec, project)
 	}
 	po.SigningKey = func() (*crypto.SigningKey, error) {
-		return a.signingKey("", "run 'session-handoff keygen' first")
+		sk, err := a.signingKey("", "run 'session-handoff keygen' first")
+		if info, ierr := kr.Info(); err != nil && ierr == nil && info.Encrypted {
+			// The fix for a send with no one there to type it.
+			return nil, withHint(err, syncPassphraseFix)
+		}
+		return sk, err
 	}
 	res, err := devsync.Push(a.ctx, po)
 	switch {
