@@ -2,7 +2,6 @@ package devsync
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -24,6 +23,10 @@ const (
 	maxStateSize = 4 << 20
 	// maxSent bounds the records whose last bundle's time is kept.
 	maxSent = 2000
+	// maxWanted bounds the sends asked for and not delivered: past it,
+	// the oldest requests go (a machine that could not send for so long
+	// is told so by sync status and doctor well before).
+	maxWanted = 1000
 	// maxReason bounds a failure's reason and fix, in bytes.
 	maxReason = 600
 )
@@ -177,6 +180,9 @@ func Want(dataDir, remote string, id handoff.ID, project string, now time.Time) 
 	return update(dataDir, func(s *State) {
 		s.Wanted = deleteRequest(s.Wanted, remote, id, time.Time{})
 		s.Wanted = append(s.Wanted, Request{Remote: remote, ID: id, Project: project, Time: now})
+		if n := len(s.Wanted); n > maxWanted {
+			s.Wanted = s.Wanted[n-maxWanted:]
+		}
 	})
 }
 
@@ -239,11 +245,6 @@ func (s *State) bundleTime(remote string, id handoff.ID, now time.Time) time.Tim
 		return last.Add(time.Second)
 	}
 	return now
-}
-
-// String describes a failure in one line.
-func (f Failure) String() string {
-	return fmt.Sprintf("%s: %s", f.Time.Local().Format("2006-01-02 15:04"), f.Reason)
 }
 
 // Pending is what has not gone out through the remote that the setting

@@ -140,6 +140,10 @@ func Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 			return res, nil
 		}
 		sent, err := drain(ctx, o)
+		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// A remote that hangs: said so, whatever git said.
+			err = fmt.Errorf("sync push: gave up after %s (the remote did not answer in time): %w", deadline, context.DeadlineExceeded)
+		}
 		res.Sent = append(res.Sent, sent...)
 		if uerr := lock.Unlock(); err == nil {
 			err = uerr
