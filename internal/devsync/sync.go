@@ -3,12 +3,13 @@
 // (internal/devices), through a git inbox (internal/remote), and received
 // on them, where only bundles signed by one of my devices are imported.
 // The hooks start both in the background (Push after a capture, Pull at a
-// session's start), so no hook waits on the network; a send that cannot
-// reach the remote stays pending and goes with the next Push.
+// session's start), so no hook waits on the network; a send is asked for
+// in the sync state (queue.go) before its push starts, and stays asked for,
+// with the reason of any failure, until the remote has it.
 //
 // The settings (on or off, for every project or one) are a file in the
-// configuration directory; a lock in the data directory lets one Push and
-// one Pull run at a time.
+// configuration directory; locks in the data directory let one Push per
+// remote and one Pull run at a time.
 package devsync
 
 import (
