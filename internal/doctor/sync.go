@@ -55,7 +55,10 @@ func checkSync(s Setup) (c Check, ok bool) {
 	case fail != nil:
 		// Never ok while a send is failing, pending or not.
 		c.Status, c.Fix = Warn, fail.Fix
-		c.Detail += fmt.Sprintf("; %s not yet pushed: the last send failed: %s", count(n, "bundle"), fail.Reason)
+		if n > 0 {
+			c.Detail += fmt.Sprintf("; %s not yet pushed", count(n, "bundle"))
+		}
+		c.Detail += ": the last send failed: " + fail.Reason
 		if c.Fix == "" {
 			c.Fix = "session-handoff sync push"
 		}
