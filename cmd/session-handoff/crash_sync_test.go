@@ -152,7 +152,24 @@ func checkSyncPush(c *crashCase) []string {
 		}
 	}
 	if code, out := c.syncOn("laptop", "sync", "push"); code != 0 {
-		return append(bad, fmt.Sprintf("sync push after the kill: exit %d: %s", code, firstLines(out, 4)))
+		// A kill inside the remote's receive-pack (a file:// remote
+		// runs it as our child) leaves its ref lock, as it would under
+		// git push; git refuses the ref until someone removes it. The
+		// push must fail saying so, and leave the send pending, with
+		// the reason; once the lock is gone, it goes.
+		locks := syncRefLocks(c)
+		if len(locks) == 0 || !strings.Contains(out, "cannot lock ref") {
+			return append(bad, fmt.Sprintf("sync push after the kill: exit %d: %s", code, firstLines(out, 4)))
+		}
+		if pending, failing, err := c.syncPendingOn("laptop"); err != nil || pending == 0 || !failing {
+			return append(bad, fmt.Sprintf("a push refused by a stale ref lock: %d pending, failing %v, %v", pending, failing, err))
+		}
+		for _, l := range locks {
+			os.Remove(l)
+		}
+		if code, out := c.syncOn("laptop", "sync", "push"); code != 0 {
+			return append(bad, fmt.Sprintf("sync push after removing the stale lock: exit %d: %s", code, firstLines(out, 4)))
+		}
 	}
 	pending, failing, err := c.syncPendingOn("laptop")
 	switch {
@@ -185,4 +202,10 @@ func rewriteSyncRemotes(t *testing.T, w *crashWorld, root string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// syncRefLocks are the ref locks left in the copy's sync.git.
+func syncRefLocks(c *crashCase) []string {
+	locks, _ := filepath.Glob(filepath.Join(c.root, "sync.git", "refs", "heads", "inbox", "*.lock"))
+	return locks
 }
