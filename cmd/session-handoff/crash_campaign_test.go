@@ -27,7 +27,8 @@ import (
 )
 
 // The crash campaign (issue 9): save, import, memory compact, handover run,
-// receive and apply (crash_apply_test.go), each SIGKILLed (with the git processes it started) at
+// receive, apply (crash_apply_test.go), sync push and sync pull
+// (crash_sync_test.go), each SIGKILLed (with the git processes it started) at
 // random points a few hundred times in all, then the state checked: the
 // store by 'list' (no repair) and 'store check', handover runs by
 // 'handover check', the memory directory by 'memory show' (no damaged
@@ -90,6 +91,7 @@ func (w *crashWorld) newCase(t *testing.T) *crashCase {
 	if err := os.WriteFile(remotes, conf, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	rewriteSyncRemotes(t, w, root)
 	// Approvals are by path: the copy's handover.toml is approved anew.
 	if r := c.cli("handover", "allow", "--project", c.project); r.code != 0 {
 		t.Fatalf("handover allow: %s", r.stderr)
@@ -140,7 +142,7 @@ type crashScenario struct {
 func (c *crashCase) expand(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = strings.NewReplacer("{project}", c.project, "{memory}", c.memory, "{bundle}", c.w.bundle,
+		out[i] = strings.NewReplacer("{root}", c.root, "{project}", c.project, "{memory}", c.memory, "{bundle}", c.w.bundle,
 			"{desk}", filepath.Join(c.root, "desk"), "{changes}", c.w.changesID).Replace(a)
 	}
 	return out
@@ -399,6 +401,7 @@ func newCrashWorld(t *testing.T) *crashWorld {
 		mustCLI(t, "world", me, "", "save", "--no-git", "--project", project, "--title", fmt.Sprintf("Mine %d", i))
 	}
 	w.records = 3
+	crashSyncWorld(t, dir)
 	w.changesID = crashApplyWorld(t, dir, me)
 	w.records++
 	if err := os.WriteFile(filepath.Join(project, "handover.toml"), []byte(crashConfig), 0o644); err != nil {
@@ -441,7 +444,7 @@ func crashScenarios(w *crashWorld) []crashScenario {
 		{name: "apply", args: []string{"apply", "{changes}", "--project", "{desk}"},
 			watch: func(c *crashCase) []string { return []string{filepath.Join(c.root, "desk")} }, check: checkApply},
 	}
-	return list
+	return append(list, crashSyncScenarios()...)
 }
 
 // checkCommon is what every killed run must leave: a store that lists

@@ -84,7 +84,9 @@ $XDG_DATA_HOME/session-handoff; --store names another):
   integrations/   what integrate changed in the agents' settings, so that
                   --remove can restore them
   inbox-ledger    the bundles receive has imported or rejected
-  sync-push.lock, sync-pull.lock   held by a running sync push or pull
+  sync-state      the sends sync was asked for and has not delivered,
+                  and why the last push failed
+  sync-push-REMOTE.lock, sync-pull.lock   held by a running sync push or pull
   handover/       the state of a handover run, to resume it
 
 The configuration directory ($SESSION_HANDOFF_HOME/config, else

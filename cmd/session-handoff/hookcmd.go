@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/handover"
 	"github.com/session-handoff/session-handoff/internal/hooks"
@@ -89,7 +90,10 @@ func runHook(a *app, opts hookOptions) error {
 				if err := r.LoadSecrets(kr, a.envPassphrase(keyPassphraseEnv, passphraseEnv)); err != nil {
 					return err
 				}
-				_, err := r.Run(ctx, false)
+				cp, err := r.Run(ctx, false)
+				if err == nil && cp != nil {
+					a.syncAfterHandover(kr.Dir, root, handoff.ID(cp.HandoffID))
+				}
 				return err
 			},
 			StartHandover: a.startHandover, StartSync: a.startSync, SyncBeside: a.getenv(syncWaitEnv) != "1",
