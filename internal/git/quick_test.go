@@ -269,6 +269,8 @@ func TestUntrustedQuickNeverMissesADriver(t *testing.T) {
 		"[user]\n\tname = \"quoted [filter \\\"x\\\"] value\"\n",
 		"[color \"diff\"]\n\tmeta = yellow\n",
 		"[merge \"ours\"]\n\tdriver = true\n",
+		"[MERGE.m]\n\tdriver = x\n",
+		"[merge]\n\tconflictStyle = diff3\n",
 		"[core]\n\tbare = false\n",
 		"[core]\n\tfsmonitor = x\n",
 	}
@@ -308,6 +310,9 @@ func TestConfigTextDefinesNothing(t *testing.T) {
 		"[x]\n\ty = \"no filters here\"\n":            false,
 		"[includeif \"gitdir:/\"]\n":                  false,
 		"[extensions]\n\tworktreeConfig = true\n":     false,
+		"[merge]\n\tconflictStyle = zdiff3\n":         true,
+		"[merge \"m\"]\n\tdriver = x\n":               false,
+		"[ Merge . m ]\n":                             false,
 	} {
 		if got := configTextDefinesNothing([]byte(text)); got != want {
 			t.Errorf("%q: got %v, want %v", text, got, want)
