@@ -17,24 +17,28 @@ import (
 	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
-// Who runs a git subcommand, and through which Runner.
-const (
-	// onWorktree: a read or write of a worktree session-handoff did not
-	// create (capture, changes, render), always through Untrusted.
-	onWorktree = "worktree"
-	// onClone: internal/remote's private clone, which session-handoff
-	// creates itself (no template, its own hooks directory, its own
+// trustedFiles are the files that run git with a Runner of their own,
+// not the untrusted one, and why; every other file that runs git reads
+// or writes a worktree session-handoff did not create (capture, changes,
+// render) and does it only through Untrusted.
+var trustedFiles = map[string]string{
+	// internal/remote's private clone, which session-handoff creates
+	// itself (no template, its own hooks directory, its own
 	// configuration); the remote's rules are internal/remote's.
-	onClone = "clone"
-	// onPublish: handover's publish step, which commits and pushes the
-	// user's memory directory in their own project at their request, as
-	// their own git commit and push would (their hooks, their signing,
-	// their credential helper).
-	onPublish = "publish"
-)
+	"internal/remote/clone.go":   "the private clone",
+	"internal/remote/refs.go":    "the private clone",
+	"internal/remote/send.go":    "the private clone",
+	"internal/remote/view.go":    "the private clone",
+	"internal/remote/migrate.go": "the private clone",
+	// handover's publish step commits and pushes the user's memory
+	// directory in their own project at their request, as their own git
+	// commit and push would (their hooks, signing, credential helper).
+	"internal/handover/steps.go": "the user's own publish step",
+}
 
-// guardTable lists every git subcommand session-handoff runs, the files
-// that run it, and how (who). Each row's runs are run on an armed
+// guardTable lists every git subcommand session-handoff runs and the
+// files that run it (trustedFiles says which do it without Untrusted).
+// Each row's runs are run on an armed
 // repository through the untrusted Runner, which must start none of the
 // armed programs; armed names a marker a plain git run of the same row
 // leaves, which shows the row is armed. TestEveryGitCallIsListed fails
@@ -43,75 +47,74 @@ const (
 var guardTable = []struct {
 	sub   string
 	files []string
-	who   string
 	runs  [][]string
 	armed string
 }{
-	{"add", []string{"internal/changes/apply.go", "internal/changes/make.go", "internal/handover/steps.go"}, onWorktree,
+	{"add", []string{"internal/changes/apply.go", "internal/changes/make.go", "internal/handover/steps.go"},
 		[][]string{{"add", "--", "f.txt"}, {"add", "--intent-to-add", "--", "new.txt"}}, "filter"},
-	{"apply", []string{"internal/changes/apply.go"}, onWorktree,
+	{"apply", []string{"internal/changes/apply.go"},
 		[][]string{{"apply", "--check", "@PATCH"}, {"add", "--", "f.txt"}, {"apply", "--3way", "--whitespace=nowarn", "@PATCH"}}, "merge"},
-	{"branch", []string{"internal/changes/journal.go"}, onWorktree,
+	{"branch", []string{"internal/changes/journal.go"},
 		[][]string{{"branch", "-D", "--end-of-options", "other"}}, "reference-transaction"},
-	{"cat-file", []string{"internal/changes/apply.go", "internal/remote/view.go"}, onWorktree,
+	{"cat-file", []string{"internal/changes/apply.go", "internal/remote/view.go"},
 		[][]string{{"cat-file", "-e", "--end-of-options", "HEAD^{commit}"}}, ""},
-	{"check-ref-format", []string{"internal/changes/apply.go"}, onWorktree,
+	{"check-ref-format", []string{"internal/changes/apply.go"},
 		[][]string{{"check-ref-format", "--branch", "x"}}, ""},
-	{"commit", []string{"internal/handover/steps.go"}, onPublish,
+	{"commit", []string{"internal/handover/steps.go"},
 		[][]string{{"commit", "--quiet", "-m", "m", "--", "f.txt"}}, "pre-commit"},
-	{"commit-tree", []string{"internal/remote/refs.go"}, onClone,
+	{"commit-tree", []string{"internal/remote/refs.go"},
 		[][]string{{"commit-tree", "--no-gpg-sign", "-m", "m", "HEAD^{tree}"}}, ""},
-	{"config", []string{"internal/capture/git.go", "internal/git/untrusted.go", "internal/remote/clone.go"}, onWorktree,
+	{"config", []string{"internal/capture/git.go", "internal/git/untrusted.go", "internal/remote/clone.go"},
 		[][]string{{"config", "--null", "--name-only", "--get-regexp", `^core\.`}}, ""},
-	{"diff", []string{"internal/capture/since.go", "internal/changes/apply.go", "internal/changes/make.go"}, onWorktree,
+	{"diff", []string{"internal/capture/since.go", "internal/changes/apply.go", "internal/changes/make.go"},
 		[][]string{{"diff", "--name-only", "-z", "--diff-filter=U"}, {"diff", "--binary", "HEAD", "--"}, {"diff", "HEAD~1"}}, "diff-command"},
-	{"fetch", []string{"internal/remote/refs.go"}, onClone,
+	{"fetch", []string{"internal/remote/refs.go"},
 		[][]string{{"fetch", "origin"}}, "ssh"},
-	{"for-each-ref", []string{"internal/remote/refs.go"}, onClone,
+	{"for-each-ref", []string{"internal/remote/refs.go"},
 		[][]string{{"for-each-ref", "--format=%(objectname) %(refname)"}}, ""},
-	{"gc", []string{"internal/remote/migrate.go"}, onClone,
+	{"gc", []string{"internal/remote/migrate.go"},
 		[][]string{{"gc", "--quiet", "--prune=now"}}, ""},
-	{"hash-object", []string{"internal/remote/migrate.go", "internal/remote/send.go"}, onClone,
+	{"hash-object", []string{"internal/remote/migrate.go", "internal/remote/send.go"},
 		[][]string{{"hash-object", "-w", "--no-filters", "--", "f.txt"}, {"hash-object", "--", "f.txt"}}, "filter"},
-	{"init", []string{"internal/remote/clone.go"}, onClone,
+	{"init", []string{"internal/remote/clone.go"},
 		[][]string{{"init", "--quiet", "--template="}}, ""},
-	{"log", []string{"internal/capture/git.go", "internal/capture/reconcile.go", "internal/capture/since.go"}, onWorktree,
+	{"log", []string{"internal/capture/git.go", "internal/capture/reconcile.go", "internal/capture/since.go"},
 		[][]string{{"log", "-p", "-2"}}, "textconv"},
-	{"ls-files", []string{"internal/capture/reconcile.go", "internal/changes/make.go", "internal/git/tracked.go"}, onWorktree,
+	{"ls-files", []string{"internal/capture/reconcile.go", "internal/changes/make.go", "internal/git/tracked.go"},
 		[][]string{{"ls-files", "-z", "--others", "--exclude-standard"}, {"ls-files", "-z", "--cached", "--", "f.txt"}}, ""},
-	{"ls-remote", []string{"internal/remote/refs.go"}, onClone,
+	{"ls-remote", []string{"internal/remote/refs.go"},
 		[][]string{{"ls-remote", "--refs", "origin"}}, "ssh"},
-	{"ls-tree", []string{"internal/remote/clone.go", "internal/remote/refs.go"}, onClone,
+	{"ls-tree", []string{"internal/changes/disk.go", "internal/remote/clone.go", "internal/remote/refs.go"},
 		[][]string{{"ls-tree", "-z", "--full-tree", "HEAD"}}, ""},
-	{"mktree", []string{"internal/remote/refs.go"}, onClone,
+	{"mktree", []string{"internal/remote/refs.go"},
 		[][]string{{"mktree", "-z"}}, ""},
-	{"push", []string{"internal/handover/steps.go", "internal/remote/refs.go"}, onClone,
+	{"push", []string{"internal/handover/steps.go", "internal/remote/refs.go"},
 		[][]string{{"push", "origin", "HEAD:refs/heads/x"}}, "ssh"},
-	{"read-tree", []string{"internal/changes/apply.go"}, onWorktree,
+	{"read-tree", []string{"internal/changes/apply.go"},
 		[][]string{{"read-tree", "--end-of-options", "HEAD"}}, ""},
-	{"reflog", []string{"internal/remote/migrate.go"}, onClone,
+	{"reflog", []string{"internal/remote/migrate.go"},
 		[][]string{{"reflog", "expire", "--expire=now", "--all"}}, ""},
-	{"remote", []string{"internal/capture/git.go", "internal/handover/steps.go"}, onWorktree,
+	{"remote", []string{"internal/capture/git.go", "internal/handover/steps.go"},
 		[][]string{{"remote"}, {"remote", "get-url", "--", "origin"}}, ""},
-	{"reset", []string{"internal/changes/journal.go"}, onWorktree,
+	{"reset", []string{"internal/changes/journal.go"},
 		[][]string{{"reset", "-q", "--hard", "HEAD"}}, "filter"},
-	{"restore", []string{"internal/remote/clone.go"}, onClone,
+	{"restore", []string{"internal/remote/clone.go"},
 		[][]string{{"restore", "--source=HEAD~1", "--worktree", "--", "f.txt"}}, "filter"},
-	{"rev-list", []string{"internal/capture/git.go", "internal/capture/since.go"}, onWorktree,
+	{"rev-list", []string{"internal/capture/git.go", "internal/capture/since.go"},
 		[][]string{{"rev-list", "--max-parents=0", "HEAD", "--"}, {"rev-list", "--count", "HEAD"}}, ""},
 	{"rev-parse", []string{"internal/capture/git.go", "internal/changes/apply.go", "internal/changes/journal.go",
-		"internal/changes/make.go", "internal/git/exclude.go", "internal/handover/steps.go"}, onWorktree,
+		"internal/changes/make.go", "internal/git/exclude.go", "internal/handover/steps.go"},
 		[][]string{{"rev-parse", "--show-toplevel", "--git-common-dir"}, {"rev-parse", "--verify", "-q", "HEAD^{commit}"}}, ""},
-	{"stash", []string{"internal/changes/apply.go", "internal/changes/journal.go"}, onWorktree,
+	{"stash", []string{"internal/changes/apply.go", "internal/changes/journal.go"},
 		[][]string{{"stash", "create", "m"}, {"reset", "-q", "--hard"}, {"stash", "apply", "--index", "stash@{0}"}}, "merge"},
-	{"status", []string{"internal/capture/git.go", "internal/changes/apply.go", "internal/handover/steps.go"}, onWorktree,
+	{"status", []string{"internal/capture/git.go", "internal/changes/apply.go", "internal/handover/steps.go"},
 		[][]string{{"status", "--porcelain=v1", "-z", "--untracked-files=all"}}, "fsmonitor"},
-	{"switch", []string{"internal/changes/apply.go", "internal/changes/journal.go"}, onWorktree,
+	{"switch", []string{"internal/changes/apply.go", "internal/changes/journal.go"},
 		[][]string{{"switch", "--no-guess", "-c", "nb", "--end-of-options", "HEAD"}, {"switch", "-f", "--no-guess", "other"}}, "post-checkout"},
 	{"symbolic-ref", []string{"internal/changes/apply.go", "internal/changes/journal.go", "internal/changes/make.go",
-		"internal/handover/steps.go"}, onWorktree,
+		"internal/handover/steps.go"},
 		[][]string{{"symbolic-ref", "-q", "HEAD"}}, ""},
-	{"update-ref", []string{"internal/remote/refs.go"}, onClone,
+	{"update-ref", []string{"internal/remote/refs.go"},
 		[][]string{{"update-ref", "refs/heads/y", "HEAD"}}, "reference-transaction"},
 }
 
@@ -169,14 +172,6 @@ func TestEveryGitCallIsListed(t *testing.T) {
 // publish step, every Runner the source makes is made untrusted at once
 // (Runner{…}.Untrusted, UntrustedQuick or UntrustedBeside).
 func TestWorktreeRunnersAreUntrusted(t *testing.T) {
-	trusted := map[string]bool{}
-	for _, row := range guardTable {
-		if row.who != onWorktree {
-			for _, f := range row.files {
-				trusted[f] = true
-			}
-		}
-	}
 	root, err := filepath.Abs("../..")
 	testsys.Check(t, err)
 	fset := token.NewFileSet()
@@ -212,7 +207,7 @@ func TestWorktreeRunnersAreUntrusted(t *testing.T) {
 			if !ok || !isRunnerType(lit.Type, strings.HasPrefix(rel, "internal/git/")) || made[lit] || len(lit.Elts) == 0 {
 				return true
 			}
-			if !trusted[rel] {
+			if trustedFiles[rel] == "" {
 				t.Errorf("%s:%d makes a git Runner that is not untrusted: a worktree is read and written only through Untrusted", rel, fset.Position(lit.Pos()).Line)
 			}
 			return true
