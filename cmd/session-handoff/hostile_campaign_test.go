@@ -51,7 +51,8 @@ const (
 	kindChanges     = "changes"
 )
 
-var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos, kindAgents, kindChanges}
+var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos, kindAgents, kindChanges,
+	kindMergeDrivers, kindRecipientLinks, kindJournalReplay}
 
 // hostileInput is one hostile input: where it comes from, how it is put in
 // place, and the commands run on it with what each must do.
@@ -229,6 +230,11 @@ func TestHostileCampaign(t *testing.T) {
 	inputs = append(inputs, fileTypeInputs()...)
 	inputs = append(inputs, wordsInputs()...)
 	more, err := changesInputs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs = append(inputs, more...)
+	more, err = applyInputs()
 	if err != nil {
 		t.Fatal(err)
 	}
