@@ -187,9 +187,10 @@ func (j *journal) keepWorktree(ctx context.Context, g git.Runner, message string
 }
 
 // removeCreated removes the file apply created at c.Path, if it is there
-// and holds exactly the content apply wrote (its blob id is c.Blob): a
-// file someone else wrote there since, or one whose content differs (a
-// conflict, an edit, a line-end conversion), is left. No link is
+// and holds exactly the content apply wrote (its blob id is c.Blob), or
+// nothing at all: a file someone else wrote there since, or one whose
+// content differs (a conflict, an edit, a line-end conversion, a write
+// cut short), is left. No link is
 // followed on the way to it (checkDisk).
 func removeCreated(root string, c created) error {
 	if err := checkDisk(root, &Summary{Files: []File{{Path: c.Path, Status: "M"}}}); err != nil {
@@ -208,8 +209,12 @@ func removeCreated(root string, c created) error {
 	if err != nil || !info.Mode().IsRegular() || info.Size() > MaxBinary {
 		return nil
 	}
-	if id, err := blobID(f, info.Size(), len(c.Blob)); err != nil || id != c.Blob {
-		return nil
+	// An empty file holds no byte of anyone's: git apply killed between
+	// creating a file and writing it leaves one.
+	if info.Size() > 0 {
+		if id, err := blobID(f, info.Size(), len(c.Blob)); err != nil || id != c.Blob {
+			return nil
+		}
 	}
 	return os.Remove(path)
 }

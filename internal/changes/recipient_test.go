@@ -172,27 +172,28 @@ func TestApplyReplaysTheJournalAlone(t *testing.T) {
 }
 
 // The journal names what the killed apply wrote, with its blob id: undo
-// removes such a file when it holds that, and leaves it otherwise.
+// removes such a file when it holds that (or nothing: killed between
+// creating and writing it), and leaves it otherwise.
 func TestUndoRemovesOnlyWhatApplyWrote(t *testing.T) {
-	for _, edited := range []bool{false, true} {
-		t.Run(fmt.Sprintf("edited=%v", edited), func(t *testing.T) {
+	for _, tc := range []struct {
+		name, content string
+		removed       bool
+	}{{"as written", "written by apply\n", true}, {"edited", "edited since\n", false}, {"empty", "", true}} {
+		t.Run(tc.name, func(t *testing.T) {
 			_, desktop := laptopAndDesktop(t)
 			content := "written by apply\n"
 			sum := sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(content), content)))
 			head := strings.TrimSpace(run(t, desktop, "rev-parse", "HEAD"))
 			write(t, desktop, ".git/"+journalName, "head "+head+"\nbranch refs/heads/main\nnew-branch \nstash \ncreate "+hex.EncodeToString(sum[:])+" made/by apply.txt\n")
-			if edited {
-				content = "edited since\n"
-			}
-			write(t, desktop, "made/by apply.txt", content)
+			write(t, desktop, "made/by apply.txt", tc.content)
 			j, err := readJournal(filepath.Join(desktop, ".git", journalName))
 			testsys.Check(t, err)
 			g, err := reader(context.Background(), desktop)
 			testsys.Check(t, err)
 			testsys.Check(t, j.undo(context.Background(), g, desktop, "t"))
 			_, err = os.Stat(filepath.Join(desktop, "made/by apply.txt"))
-			if edited != (err == nil) {
-				t.Fatalf("edited %v: the file after undo: %v", edited, err)
+			if tc.removed != os.IsNotExist(err) {
+				t.Fatalf("the file after undo: %v (want removed: %v)", err, tc.removed)
 			}
 		})
 	}
