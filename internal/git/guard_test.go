@@ -307,6 +307,12 @@ func armedRepo(t *testing.T) (repo, marks, patch string) {
 		{"remote.origin.uploadpack", mark("uploadpack")},
 		{"remote.origin.receivepack", mark("receivepack")},
 		{"protocol.allow", "always"},
+		// Git 2.54 and later run configured hooks whatever
+		// core.hooksPath says; an older git reads none of these.
+		{"hook.armed.command", mark("config-hook")},
+		{"hook.armed.event", "post-checkout"},
+		{"hook.armed2.command", mark("config-hook")},
+		{"hook.armed2.event", "reference-transaction"},
 	} {
 		// One section per setting (git reads repeated sections as one),
 		// written as text: forty git config calls are most of a row's time.
@@ -381,4 +387,24 @@ func withPatch(args []string, patch string) []string {
 		}
 	}
 	return out
+}
+
+// TestUntrustedTurnsOffConfiguredHooks: a hook the configuration names
+// (git 2.54 and later run it whatever core.hooksPath says) is turned off
+// by its name, dots and all; the git here may be older than the feature,
+// so the option itself is what is checked.
+func TestUntrustedTurnsOffConfiguredHooks(t *testing.T) {
+	repo, _ := quickRepo(t)
+	appendFile(t, filepath.Join(repo, ".git", "config"), "[hook \"lint.v2\"]\n\tcommand = x\n\tevent = post-checkout\n")
+	if _, _, ok := (Runner{Dir: repo}).UntrustedQuick(); ok {
+		t.Fatal("the quick read took a configured hook for nothing")
+	}
+	g, err := Runner{Dir: repo}.Untrusted(context.Background())
+	testsys.Check(t, err)
+	if !slices.Contains(g.guard, "hook.lint.v2.enabled=false") {
+		t.Fatalf("guard %q does not turn the hook off", g.guard)
+	}
+	if _, err := g.Run(context.Background(), "status"); err != nil {
+		t.Fatalf("git refuses the guard: %v", err)
+	}
 }

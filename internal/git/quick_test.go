@@ -271,6 +271,8 @@ func TestUntrustedQuickNeverMissesADriver(t *testing.T) {
 		"[merge \"ours\"]\n\tdriver = true\n",
 		"[MERGE.m]\n\tdriver = x\n",
 		"[merge]\n\tconflictStyle = diff3\n",
+		"[hook \"lint\"]\n\tcommand = x\n\tevent = post-checkout\n",
+		"[core]\n\thooksPath = /nowhere\n",
 		"[core]\n\tbare = false\n",
 		"[core]\n\tfsmonitor = x\n",
 	}
@@ -313,6 +315,8 @@ func TestConfigTextDefinesNothing(t *testing.T) {
 		"[merge]\n\tconflictStyle = zdiff3\n":         true,
 		"[merge \"m\"]\n\tdriver = x\n":               false,
 		"[ Merge . m ]\n":                             false,
+		"[hook \"h\"]\n\tcommand = x\n":               false,
+		"[core]\n\thooksPath = x\n":                   true,
 	} {
 		if got := configTextDefinesNothing([]byte(text)); got != want {
 			t.Errorf("%q: got %v, want %v", text, got, want)

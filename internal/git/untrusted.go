@@ -16,7 +16,7 @@ import (
 // so that reading the worktree could run a program it names.
 var ErrUnsafeConfig = errors.New("repository configuration cannot be made safe to read")
 
-// maxDrivers bounds how many filter, diff and merge drivers a repository may
+// maxDrivers bounds how many filter, diff and merge drivers and hooks a repository may
 // define before reading it is refused (each becomes options of every call).
 const maxDrivers = 200
 
@@ -76,9 +76,15 @@ const maxDrivers = 200
 //   - core.fsmonitor (git-config(1)) runs a hook on every status and
 //     diff: -c core.fsmonitor=false.
 //   - Hooks, in .git/hooks or core.hooksPath (githooks(5)): reads run
-//     none, but an index written back (post-index-change) could; -c
-//     core.hooksPath=/dev/null leaves no hook to find, and
-//     GIT_OPTIONAL_LOCKS=0 (git(1)) keeps status from writing the index.
+//     none, but an index written back (post-index-change) could, and a
+//     write (switch, stash, reset) runs post-checkout and
+//     reference-transaction; -c core.hooksPath=/dev/null leaves no hook
+//     to find, and GIT_OPTIONAL_LOCKS=0 (git(1)) keeps status from
+//     writing the index. Git 2.54 and later also run hooks the
+//     configuration names (hook.<name>.command, on hook.<name>.event),
+//     which core.hooksPath does not reach; git-config(1) turns one off
+//     by its name, hook.<name>.enabled=false: each hook name the listing
+//     finds gets that (an older git reads no hook.* setting at all).
 //   - Pagers: core.pager and pager.<cmd> (git-config(1)): --no-pager, and
 //     core.pager=cat; GIT_PAGER and PAGER are not passed on.
 //   - Signatures: log.showSignature (git-config(1)) makes log run
@@ -166,15 +172,15 @@ var untrustedEnv = []string{"GIT_ALLOW_PROTOCOL=", "GIT_EDITOR=:", "GIT_SEQUENCE
 // Untrusted returns a copy of r for reading the worktree at r.Dir, which
 // we did not create: no call through it runs a program that the
 // repository's configuration or attributes name. It lists the filter,
-// diff and merge drivers the configuration defines (running nothing) and
-// switches each off; status, diff and log calls get the options that keep them from
+// diff and merge drivers and the hooks the configuration defines (running
+// nothing) and switches each off; status, diff and log calls get the options that keep them from
 // running external diffs, text conversions, signature checks and
 // submodule statuses. The error wraps ErrUnsafeConfig when a driver cannot
 // be switched off, and ErrNoGit when git cannot be found.
 func (r Runner) Untrusted(ctx context.Context) (Runner, error) {
 	r.untrusted = true
 	guard := append([]string(nil), fixedGuard...)
-	out, err := r.run(ctx, guard, []string{"config", "--null", "--name-only", "--get-regexp", `^(filter|diff|merge)\.`})
+	out, err := r.run(ctx, guard, []string{"config", "--null", "--name-only", "--get-regexp", `^(filter|diff|merge|hook)\.`})
 	var ee *exitError
 	if errors.As(err, &ee) && ee.code == 1 {
 		// git config --get-regexp exits 1 when nothing matches.
@@ -203,7 +209,7 @@ func (r Runner) Untrusted(ctx context.Context) (Runner, error) {
 			return Runner{}, fmt.Errorf("%s: %s driver %s: %w", r.Dir, section, untrusted.Quote(name, 80), ErrUnsafeConfig)
 		}
 		if len(seen) > maxDrivers {
-			return Runner{}, fmt.Errorf("%s: over %d filter, diff and merge drivers: %w", r.Dir, maxDrivers, ErrUnsafeConfig)
+			return Runner{}, fmt.Errorf("%s: over %d filter, diff and merge drivers and hooks: %w", r.Dir, maxDrivers, ErrUnsafeConfig)
 		}
 		switch section {
 		case "filter":
@@ -218,6 +224,8 @@ func (r Runner) Untrusted(ctx context.Context) (Runner, error) {
 				"-c", "diff."+name+".textconv=")
 		case "merge":
 			guard = append(guard, "-c", "merge."+name+".driver="+mergeFile)
+		case "hook":
+			guard = append(guard, "-c", "hook."+name+".enabled=false")
 		}
 	}
 	r.guard = guard
