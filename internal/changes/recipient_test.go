@@ -264,3 +264,26 @@ func TestCheckBoundsADeltaByItsResult(t *testing.T) {
 		t.Fatalf("Check = %v, want a refusal of the delta's result", err)
 	}
 }
+
+// A link made after apply's first look at the worktree (by a new branch
+// checked out, or another process): the look right before git apply
+// refuses it. What is left is the moment between that look and git's
+// write, which apply cannot lock (SECURITY.md).
+func TestApplyLooksAgainRightBeforeGit(t *testing.T) {
+	ctx := context.Background()
+	_, desktop, data := carry(t, func(laptop string) { write(t, laptop, "dir/file", "pwned\n") })
+	sum, err := Check(data)
+	testsys.Check(t, err)
+	g, err := reader(ctx, desktop)
+	testsys.Check(t, err)
+	tmp, patch, err := tempPatch(data)
+	testsys.Check(t, err)
+	defer os.RemoveAll(tmp)
+	out := outside(t)
+	testsys.Check(t, os.Symlink(out, filepath.Join(desktop, "dir")))
+	pl := &Plan{Summary: sum}
+	if err := pl.apply(ctx, g, desktop, patch, ApplyOptions{}); !errors.Is(err, ErrLink) {
+		t.Fatalf("apply = %v, want ErrLink", err)
+	}
+	mustBeEmpty(t, out)
+}
