@@ -190,19 +190,16 @@ func (j *journal) keepWorktree(ctx context.Context, g git.Runner, message string
 // and holds exactly the content apply wrote (its blob id is c.Blob), or
 // nothing at all: a file someone else wrote there since, or one whose
 // content differs (a conflict, an edit, a line-end conversion, a write
-// cut short), is left. No link is
-// followed on the way to it (checkDisk).
+// cut short), is left. No link is followed on the way to it (checkDisk).
+// The error is only that of the removal.
 func removeCreated(root string, c created) error {
 	if err := checkDisk(root, &Summary{Files: []File{{Path: c.Path, Status: "M"}}}); err != nil {
 		return nil // a link on the way: nothing there is ours to remove
 	}
 	path := filepath.Join(root, filepath.FromSlash(c.Path))
 	f, err := os.OpenFile(path, os.O_RDONLY|safefile.OpenNoFollow|safefile.OpenNonBlock, 0)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
 	if err != nil {
-		return nil // not a file we could have written (a link, a directory…)
+		return nil // nothing there, or nothing we could have written (a link…)
 	}
 	defer f.Close()
 	info, err := f.Stat()
