@@ -53,7 +53,8 @@ const (
 	kindWho = "who"
 )
 
-var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos, kindAgents, kindChanges, kindWho}
+var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos, kindAgents, kindChanges, kindWho,
+	kindMergeDrivers, kindRecipientLinks, kindJournalReplay}
 
 // hostileInput is one hostile input: where it comes from, how it is put in
 // place, and the commands run on it with what each must do.
@@ -232,6 +233,11 @@ func TestHostileCampaign(t *testing.T) {
 	inputs = append(inputs, wordsInputs()...)
 	inputs = append(inputs, whoInputs()...)
 	more, err := changesInputs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs = append(inputs, more...)
+	more, err = applyInputs()
 	if err != nil {
 		t.Fatal(err)
 	}
