@@ -29,6 +29,15 @@ var realE2EExpectations = []struct {
 		Title: "check the tree", Requests: []string{"check the tree"},
 		NumCommands: 1, Commands: []expect.Command{{Prefix: "git status --short", Exit: expect.Exit(0), Count: 1, Status: "ok"}},
 		Compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."}},
+	// TestFailedEditAndShellMoves: apply_patch of keep.txt fails
+	// verification ("Failed to find expected lines"): a failed edit, no
+	// change; git mv and rm are commands, their files capture's (from
+	// git).
+	{"fidelity/rollout-2026-11-29T06-22-56-01a225f8-8f97-7101-8b68-d9a2d9fb54f1.jsonl", expect.Want{
+		Title: "tidy the project", Requests: []string{"tidy the project"},
+		NumCommands: 2, Commands: []expect.Command{{Prefix: "git mv old.txt new.txt", Exit: expect.Exit(0), Count: 1, Status: "ok"},
+			{Prefix: "rm gone.txt", Exit: expect.Exit(0), Count: 1, Status: "ok"}},
+		FailedEdits: map[string]expect.FailedEdit{"keep.txt": {Count: 1}}}},
 }
 
 func TestRealE2ETranscripts(t *testing.T) {

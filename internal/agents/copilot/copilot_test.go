@@ -48,6 +48,15 @@ var realExpectations = map[string]expect.Want{
 	"compaction/events.jsonl": {
 		Title: "say something", Requests: []string{"say something"},
 		Compaction: "E2E-SUMMARY: compacted."},
+	// TestFailedEditAndShellMoves (internal/e2e): create over keep.txt,
+	// which exists, is refused ("Path already exists"): a failed edit,
+	// no change; git mv and rm are commands, their files capture's (from
+	// git).
+	"fidelity/events.jsonl": {
+		Title: "tidy the project", Requests: []string{"tidy the project"},
+		NumCommands: 2, Commands: []expect.Command{{Prefix: "git mv old.txt new.txt", Exit: expect.Exit(0), Count: 1, Status: "ok"},
+			{Prefix: "rm gone.txt", Exit: expect.Exit(0), Count: 1, Status: "ok"}},
+		FailedEdits: map[string]expect.FailedEdit{"keep.txt": {Count: 1}}},
 }
 
 func readFileOf(t testing.TB, file string) *transcript.Digest {
