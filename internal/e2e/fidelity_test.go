@@ -144,3 +144,48 @@ func TestFailedEditAndShellMoves(t *testing.T) {
 		}
 	})
 }
+
+// subagentTurns are each agent's model turns by which the session runs a
+// subagent that writes sub.txt: the session's call, then the
+// subagent's own turns, then the session's last answer.
+var subagentTurns = map[string]func(w *world) []fakemodel.Turn{
+	// invoke_agent runs the generalist inline; a local subagent ends
+	// with complete_task, its output the generalist's {response}
+	// (packages/core/src/agents/generalist-agent.ts in the bundle of
+	// 0.61.0).
+	"gemini": func(w *world) []fakemodel.Turn {
+		return []fakemodel.Turn{
+			{Calls: []fakemodel.Call{{Name: "invoke_agent", Args: map[string]any{"agent_name": "generalist", "prompt": "Write sub.txt holding the word sub"}}}},
+			{Calls: []fakemodel.Call{w.agent.writeFile(w, "sub.txt", "sub\n")}},
+			{Calls: []fakemodel.Call{{Name: "complete_task", Args: map[string]any{"result": map[string]any{"response": "Wrote sub.txt."}}}}},
+			{Text: "The subagent wrote sub.txt."},
+		}
+	},
+}
+
+// TestSubagentWork: a session whose subagent writes sub.txt: the record
+// lists sub.txt as the subagent's, and the subagent's prompt is no
+// request of the user's. (Qwen Code's is in TestFailedEditAndShellMoves.)
+func TestSubagentWork(t *testing.T) {
+	forAgents(t, []agent{gemini}, func(t *testing.T, w *world) {
+		w.session("have a subagent write sub.txt", subagentTurns[w.agent.name](w)...)
+		w.sh("capture", "--from", w.agent.name, "--quiet")
+		recs := w.records()
+		if len(recs) != 1 || recs[0].Session == nil {
+			t.Fatalf("the store holds %d records, want 1 with a session", len(recs))
+		}
+		r := recs[0]
+		by := ""
+		for _, f := range r.Files {
+			if filepath.Base(f.Path) == "sub.txt" {
+				by = f.By
+			}
+		}
+		if !strings.HasPrefix(by, "subagent") {
+			t.Errorf("files %+v, want sub.txt by a subagent", r.Files)
+		}
+		if q := r.Session.Requests; len(q) != 1 || q[0] != "have a subagent write sub.txt" {
+			t.Errorf("requests %q, want the user's alone", q)
+		}
+	})
+}
