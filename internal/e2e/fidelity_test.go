@@ -189,3 +189,29 @@ func TestSubagentWork(t *testing.T) {
 		}
 	})
 }
+
+// TestGeminiResumeByID: a Gemini CLI session resumed by its id (gemini
+// --resume ID) stays one session: 'sessions' lists it once, titled, and
+// capture by its id is not ambiguous.
+func TestGeminiResumeByID(t *testing.T) {
+	w := newWorld(t, gemini)
+	w.session("add a greeting file",
+		fakemodel.Turn{Calls: []fakemodel.Call{w.agent.writeFile(w, "hello.txt", "hello\n")}},
+		fakemodel.Turn{Text: "Wrote hello.txt."})
+	var listed []struct{ ID, Title, Path string }
+	if err := json.Unmarshal([]byte(w.sh("sessions", "--from", "gemini", "--json")), &listed); err != nil || len(listed) != 1 {
+		t.Fatalf("sessions: %+v (%v)", listed, err)
+	}
+	id := listed[0].ID
+	w.sessionArgs([]string{"gemini", "--resume", id, "-p", "anything left?", "--yolo", "--model", "gemini-2.5-flash"},
+		fakemodel.Turn{Text: "Nothing left."})
+	listed = nil
+	if err := json.Unmarshal([]byte(w.sh("sessions", "--from", "gemini", "--json")), &listed); err != nil || len(listed) != 1 || listed[0].ID != id || listed[0].Title != "add a greeting file" {
+		t.Errorf("sessions after --resume %s: %+v (%v), want it once, titled", id, listed, err)
+	}
+	w.sh("capture", "--from", "gemini", "--session", id, "--quiet")
+	recs := w.records()
+	if len(recs) != 1 || recs[0].Session == nil || len(recs[0].Session.Requests) != 2 {
+		t.Errorf("capture --session %s: %+v, want one record of both requests", id, recs)
+	}
+}
