@@ -167,8 +167,12 @@ var subagentTurns = map[string]func(w *world) []fakemodel.Turn{
 // lists sub.txt as the subagent's, and the subagent's prompt is no
 // request of the user's. (Qwen Code's is in TestFailedEditAndShellMoves.)
 func TestSubagentWork(t *testing.T) {
-	forAgents(t, []agent{gemini}, func(t *testing.T, w *world) {
-		w.session("have a subagent write sub.txt", subagentTurns[w.agent.name](w)...)
+	forAgents(t, []agent{gemini, codex}, func(t *testing.T, w *world) {
+		if w.agent.name == "codex" {
+			codexSubagent(w)
+		} else {
+			w.session("have a subagent write sub.txt", subagentTurns[w.agent.name](w)...)
+		}
 		w.sh("capture", "--from", w.agent.name, "--quiet")
 		recs := w.records()
 		if len(recs) != 1 || recs[0].Session == nil {
@@ -214,4 +218,30 @@ func TestGeminiResumeByID(t *testing.T) {
 	if len(recs) != 1 || recs[0].Session == nil || len(recs[0].Session.Requests) != 2 {
 		t.Errorf("capture --session %s: %+v, want one record of both requests", id, recs)
 	}
+}
+
+// codexSubagent runs a Codex session whose subagent writes sub.txt:
+// multi_agent_v2 offers spawn_agent and wait_agent in the collaboration
+// namespace; the subagent, spawned with fork_turns "none", runs beside
+// the session, so each is answered from its own turns: a request that
+// holds the user's prompt is the session's.
+func codexSubagent(w *world) {
+	w.t.Helper()
+	const prompt = "have a subagent write sub.txt"
+	main := fakemodel.Queue(
+		fakemodel.Turn{Calls: []fakemodel.Call{{Name: "collaboration/spawn_agent", Args: map[string]any{
+			"task_name": "write_sub", "message": "Write sub.txt holding the word sub", "fork_turns": "none"}}}},
+		fakemodel.Turn{Calls: []fakemodel.Call{{Name: "collaboration/wait_agent", Args: map[string]any{"timeout_ms": 60000}}}},
+		fakemodel.Turn{Text: "The subagent wrote sub.txt."})
+	sub := fakemodel.Queue(
+		fakemodel.Turn{Calls: []fakemodel.Call{w.agent.writeFile(w, "sub.txt", "sub\n")}},
+		fakemodel.Turn{Text: "Wrote sub.txt."})
+	w.model.Reset()
+	w.model.SetScript(func(r fakemodel.Request) fakemodel.Turn {
+		if strings.Contains(string(r.Body), prompt) {
+			return main(r)
+		}
+		return sub(r)
+	})
+	w.run(nil, "codex", "exec", "--dangerously-bypass-approvals-and-sandbox", "-c", "features.multi_agent_v2=true", prompt)
 }
