@@ -161,13 +161,23 @@ var subagentTurns = map[string]func(w *world) []fakemodel.Turn{
 			{Text: "The subagent wrote sub.txt."},
 		}
 	},
+	// task runs a general-purpose subagent, synchronously (mode "sync").
+	"copilot": func(w *world) []fakemodel.Turn {
+		return []fakemodel.Turn{
+			{Calls: []fakemodel.Call{{Name: "task", Args: map[string]any{"name": "writer", "description": "write sub.txt",
+				"prompt": "Write sub.txt holding the word sub", "agent_type": "general-purpose", "mode": "sync"}}}},
+			{Calls: []fakemodel.Call{w.agent.writeFile(w, "sub.txt", "sub\n")}},
+			{Text: "Wrote sub.txt."},
+			{Text: "The subagent wrote sub.txt."},
+		}
+	},
 }
 
 // TestSubagentWork: a session whose subagent writes sub.txt: the record
 // lists sub.txt as the subagent's, and the subagent's prompt is no
 // request of the user's. (Qwen Code's is in TestFailedEditAndShellMoves.)
 func TestSubagentWork(t *testing.T) {
-	forAgents(t, []agent{gemini, codex}, func(t *testing.T, w *world) {
+	forAgents(t, []agent{gemini, codex, copilot}, func(t *testing.T, w *world) {
 		if w.agent.name == "codex" {
 			codexSubagent(w)
 		} else {
