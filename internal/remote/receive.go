@@ -82,6 +82,8 @@ type Item struct {
 	Err error `json:"-"`
 	// entry is the entry's tree entry.
 	entry entry
+	// holds is the bundle id the file's signed manifest names, once read.
+	holds string
 }
 
 // Failed reports whether the item was refused or rejected.
@@ -202,14 +204,22 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 		return nil, err
 	}
 	if opts.DryRun {
-		for _, it := range cands {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+		checked, _ := readOnce(cands, func(cands []Item) ([]Item, error) {
+			var out []Item
+			for _, it := range cands {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				out = append(out, dryRunOne(it, open, trust, opts, now))
 			}
-			items = append(items, dryRunOne(it, open, trust, opts, now))
+			return out, nil
+		})
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
+		items = append(items, checked...)
 	} else {
-		imported, err := importAll(ctx, cands, open, opts, now)
+		imported, err := readOnce(cands, func(cands []Item) ([]Item, error) { return importAll(ctx, cands, open, opts, now) })
 		if err != nil {
 			return nil, err
 		}
@@ -241,6 +251,53 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 	return res, nil
 }
 
+// readOnce reads each distinct file of cands once, however many entries
+// point to it: do reads the first entry of each file, then, when that
+// file's signed manifest names another of those entries (its own name),
+// that one; every other entry of the file is a copy under a name that is
+// not its bundle's, rejected without being read. A hostile writer's many
+// names for one large file cost one or two reads, not one each.
+func readOnce(cands []Item, do func([]Item) ([]Item, error)) ([]Item, error) {
+	var firsts []Item
+	copies := map[string][]Item{}
+	for _, it := range cands {
+		obj := it.entry.object
+		if _, ok := copies[obj]; ok {
+			copies[obj] = append(copies[obj], it)
+			continue
+		}
+		copies[obj] = []Item{}
+		firsts = append(firsts, it)
+	}
+	out, err := do(firsts)
+	if err != nil || len(firsts) == len(cands) {
+		return out, err
+	}
+	var again []Item
+	for i, first := range out {
+		group := copies[firsts[i].entry.object]
+		for _, it := range group {
+			if first.holds != "" && it.BundleID == first.holds && first.holds != first.BundleID {
+				again = append(again, it)
+				continue
+			}
+			it.Outcome = OutcomeRejected
+			it.Reason = fmt.Sprintf("the same file as %s", first.Path)
+			if first.holds != "" {
+				it.Reason = fmt.Sprintf("the file holds bundle %s, not %s (%s)", first.holds, it.BundleID, it.Reason)
+			} else if first.Reason != "" {
+				it.Outcome, it.Reason = first.Outcome, first.Reason+" ("+it.Reason+")"
+			}
+			out = append(out, it)
+		}
+	}
+	if len(again) == 0 {
+		return out, nil
+	}
+	more, err := do(again)
+	return append(out, more...), err
+}
+
 // allRecorded reports whether the ledger records every item: nothing is
 // left to try again.
 func allRecorded(items []Item) bool {
@@ -253,6 +310,11 @@ func allRecorded(items []Item) bool {
 	}
 	return true
 }
+
+// maxReads bounds the bundles one receive reads (and the time it holds
+// the remote's lock): the rest are refused for now, and read by the next
+// receive once these are recorded and removed.
+var maxReads = 10000
 
 // candidates sorts the entries of my directories into bundles to read
 // (Item with an empty Outcome), entries reported without reading them,
@@ -284,6 +346,9 @@ func candidates(es []entry, parse func(string) (string, string, bool), led *ledg
 			it.Outcome, it.Reason = OutcomeRejected, fmt.Sprintf("not a regular file (git mode %s)", e.mode)
 		case e.size > limit:
 			it.Outcome, it.Reason = OutcomeRejected, fmt.Sprintf("%d bytes: over the limit of %d bytes (--max-input)", e.size, limit)
+		}
+		if it.Outcome == "" && len(cands) >= maxReads {
+			it.Outcome, it.Reason = OutcomeRefused, fmt.Sprintf("left for the next receive: one receive reads at most %d new bundles", maxReads)
 		}
 		if it.Outcome != "" {
 			items = append(items, it)
@@ -364,6 +429,9 @@ func importAll(ctx context.Context, cands []Item, open func(Item) (io.ReadSeekCl
 // describe fills in what reading a bundle found out about it: how it was
 // signed, and the handoff it holds.
 func describe(it Item, res *bundle.Result) Item {
+	if res != nil && res.Manifest != nil {
+		it.holds = res.Manifest.BundleID
+	}
 	if res != nil && res.Verification.Status != "" {
 		v := res.Verification
 		it.Verification = &v

@@ -118,6 +118,9 @@ func (v *view) reader(ctx context.Context, items []Item, limit int64) (open func
 	// Blobs are read in batches of at most batchBytes, each with one git
 	// cat-file --batch: one process for a receive's bundles, not one each.
 	cache := map[string][]byte{}
+	// A file several entries point to is read once in a batch: only the
+	// first of them is read (readOnce), and a later read of the same file
+	// costs one more cat-file at most.
 	return func(it Item) (io.ReadSeekCloser, error) {
 		if checkoutHook != nil {
 			checkoutHook([]string{it.Path})
@@ -129,13 +132,15 @@ func (v *view) reader(ctx context.Context, items []Item, limit int64) (open func
 		if !ok {
 			var batch []entry
 			var total int64
+			inBatch := map[string]bool{}
 			for _, next := range items {
 				e := next.entry
-				if _, done := cache[e.object]; done || !e.regular() || e.size > limit || total+e.size > batchBytes && len(batch) > 0 {
+				if _, done := cache[e.object]; done || inBatch[e.object] || !e.regular() || e.size > limit || total+e.size > batchBytes && len(batch) > 0 {
 					continue
 				}
 				if e.object == it.entry.object || len(batch) > 0 {
 					batch = append(batch, e)
+					inBatch[e.object] = true
 					total += e.size
 				}
 			}

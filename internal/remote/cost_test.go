@@ -1,0 +1,78 @@
+package remote
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/internal/exchange"
+)
+
+// Many entries of my ref that point to one blob cost one read of that
+// blob (two when the first name is not the bundle's own), not one git
+// cat-file and one decryption each: the receive's git processes do not
+// grow with the copies. The copy named by the bundle's own id is imported
+// wherever it sorts; every other name is rejected as a copy.
+func TestManyEntriesOfOneBlobAreReadOnce(t *testing.T) {
+	r := bareRemote(t)
+	alice, bob := newMachine(t, "alice@laptop"), newMachine(t, "bob@desk")
+	bob.trusts(alice)
+	alice.send(r, alice.save("first"), bob) // the refs exist
+	bob.receive(r)
+	data, id := alice.exportTo("copied", exchange.ExportOptions{Recipients: []crypto.RecipientInfo{bob.recipient()}})
+	dir := inboxDir(r, bob.hash())
+	const copies = 150
+	files := []planted{{path: dir + "/" + id + bundleExt, content: data}}
+	for i := range copies {
+		// Half sort before the true name, half after.
+		prefix := "0"
+		if i%2 == 1 {
+			prefix = "f"
+		}
+		files = append(files, planted{path: dir + "/" + prefix + fmt.Sprintf("%031x", i) + bundleExt, content: data})
+	}
+	plant(t, r, files, "", "")
+	reads := 0
+	checkoutHook = func([]string) { reads++ }
+	defer func() { checkoutHook = nil }()
+	gits := countGit(t)
+	res := bob.receive(r)
+	if n := gits(); n > 12 {
+		t.Errorf("the receive started %d git processes for %d copies of one blob, want at most 12", n, copies)
+	}
+	if reads > 2 {
+		t.Errorf("the blob was opened %d times, want at most 2", reads)
+	}
+	if countOutcome(res, OutcomeImported) != 1 || countOutcome(res, OutcomeRejected) != copies {
+		t.Fatalf("receive: %d imported, %d rejected, want 1 and %d", countOutcome(res, OutcomeImported), countOutcome(res, OutcomeRejected), copies)
+	}
+	for _, it := range res.Items {
+		if it.Outcome == OutcomeRejected && !strings.Contains(it.Reason, "the file holds bundle "+id) {
+			t.Errorf("%s: %q", it.Path, it.Reason)
+		}
+	}
+	if res.Removed != copies+1 || bob.count() != 2 {
+		t.Errorf("removed %d, stored %d", res.Removed, bob.count())
+	}
+}
+
+// One receive reads at most maxReads new bundles; the rest are refused
+// for now and read by the next receive.
+func TestReceiveReadsAtMostMaxReads(t *testing.T) {
+	defer func(n int) { maxReads = n }(maxReads)
+	maxReads = 2
+	r := bareRemote(t)
+	alice, bob := newMachine(t, "alice@laptop"), newMachine(t, "bob@desk")
+	bob.trusts(alice)
+	for i := range 3 {
+		alice.send(r, alice.save(fmt.Sprint("h", i)), bob)
+	}
+	res := bob.receive(r)
+	if countOutcome(res, OutcomeImported) != 2 || countOutcome(res, OutcomeRefused) != 1 {
+		t.Fatalf("first receive: %+v", res)
+	}
+	if res := bob.receive(r); countOutcome(res, OutcomeImported) != 1 || bob.count() != 3 {
+		t.Fatalf("second receive: %+v", res)
+	}
+}
