@@ -1,11 +1,19 @@
 package remote
 
 import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/crypto"
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/exchange"
 )
 
@@ -74,5 +82,61 @@ func TestReceiveReadsAtMostMaxReads(t *testing.T) {
 	}
 	if res := bob.receive(r); countOutcome(res, OutcomeImported) != 1 || bob.count() != 3 {
 		t.Fatalf("second receive: %+v", res)
+	}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	io.ReadSeekCloser
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.ReadSeekCloser.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// A stranger's bundle is refused once its signature envelope is read,
+// before any of its blobs is decompressed or staged: a receive reads the
+// start of the file, not the 4 MiB attachment behind the envelope.
+func TestStrangersBundleIsRefusedBeforeItsBlobs(t *testing.T) {
+	r := bareRemote(t)
+	mallory, bob := newMachine(t, "mallory@x"), newMachine(t, "bob@desk")
+	mallory.send(r, mallory.save("first"), bob) // the refs exist
+	big := make([]byte, 4<<20)
+	if _, err := rand.Read(big); err != nil {
+		t.Fatal(err)
+	}
+	sum, size, err := mallory.s.PutBlob(bytes.NewReader(big), int64(len(big)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := mallory.save("large")
+	rec.Attachments = append(rec.Attachments, handoff.Attachment{Name: "big.bin", MediaType: "application/octet-stream", Size: size, SHA256: sum})
+	if _, err := mallory.s.Put(rec, true); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	man, err := exchange.Export(context.Background(), &buf, mallory.s, rec, exchange.ExportOptions{Recipients: []crypto.RecipientInfo{bob.recipient()},
+		SigningKey: mallory.sk, Producer: bundle.Producer{Name: "session-handoff", Version: "test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plant(t, r, []planted{{path: inboxDir(r, bob.hash()) + "/" + man.BundleID + bundleExt, content: buf.Bytes()}}, "", "")
+	var read atomic.Int64
+	readHook = func(f io.ReadSeekCloser) io.ReadSeekCloser { return countingReader{f, &read} }
+	defer func() { readHook = nil }()
+	res := bob.receive(r)
+	if countOutcome(res, OutcomeRefused) != 2 || countOutcome(res, OutcomeImported) != 0 {
+		t.Fatalf("receive: %+v", res)
+	}
+	for _, it := range res.Items {
+		if !errors.Is(it.Err, exchange.ErrRefusedUntrusted) || !strings.Contains(it.Reason, "not in the trust store") {
+			t.Errorf("%s: %q", it.Path, it.Reason)
+		}
+	}
+	if n := read.Load(); n > int64(buf.Len())/2 {
+		t.Errorf("the receive read %d bytes of bundles whose envelopes it refused (%d bytes of bundle)", n, buf.Len())
 	}
 }

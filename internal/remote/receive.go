@@ -156,6 +156,16 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 		return nil, err
 	}
 	opts.Read = forRemote(opts.Read)
+	// The signer is judged from the envelope, before any blob of the
+	// bundle is decompressed or staged: a stranger's bundle costs its
+	// first entry (FORMAT.md §4: the envelope comes first).
+	// One signed for others is rejected there too.
+	opts.Read.Admit = func(res *bundle.Result) error {
+		if !res.ForReader && !opts.Policy.AllowOtherRecipients {
+			return bundle.ErrWrongRecipient
+		}
+		return opts.Policy.Allows(res.Verification)
+	}
 	now := opts.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -404,6 +414,10 @@ func importAll(ctx context.Context, cands []Item, open func(Item) (io.ReadSeekCl
 	for i, r := range res {
 		it := describe(cands[i], r.Read)
 		switch {
+		case notAdmitted(r.ReadErr) != nil:
+			// The policy refused its signer: tried again next time.
+			cause := notAdmitted(r.ReadErr)
+			it.Outcome, it.Reason, it.Err = OutcomeRefused, cause.Error(), cause
 		case r.ReadErr != nil:
 			it.Outcome, it.Reason, it.Err = OutcomeRejected, r.ReadErr.Error(), r.ReadErr
 			if errors.Is(r.ReadErr, bundle.ErrIO) || errors.Is(r.ReadErr, ctx.Err()) {
@@ -424,6 +438,16 @@ func importAll(ctx context.Context, cands []Item, open func(Item) (io.ReadSeekCl
 		items[i] = it
 	}
 	return items, nil
+}
+
+// notAdmitted is the policy's refusal that stopped a read at the
+// envelope (ReceiveOptions' Admit), or nil.
+func notAdmitted(err error) error {
+	var be *bundle.Error
+	if !errors.Is(err, bundle.ErrNotAdmitted) || !errors.As(err, &be) || be.Err == nil {
+		return nil
+	}
+	return be.Err
 }
 
 // describe fills in what reading a bundle found out about it: how it was
@@ -453,6 +477,10 @@ func dryRunOne(it Item, open func(Item) (io.ReadSeekCloser, error), trust *crypt
 	defer f.Close()
 	res, err := check(f, it.BundleID, trust, opts.Read)
 	it = describe(it, res)
+	if cause := notAdmitted(err); cause != nil {
+		it.Outcome, it.Reason, it.Err = OutcomeRefused, cause.Error(), cause
+		return it
+	}
 	if err != nil {
 		it.Outcome, it.Reason, it.Err = OutcomeRejected, err.Error(), err
 		if errors.Is(err, bundle.ErrIO) {

@@ -152,6 +152,9 @@ func (v *view) reader(ctx context.Context, items []Item, limit int64) (open func
 			}
 		}
 		delete(cache, it.entry.object)
+		if readHook != nil {
+			return readHook(nopCloser{bytes.NewReader(data)}), nil
+		}
 		return nopCloser{bytes.NewReader(data)}, nil
 	}, func() {}, nil
 }
