@@ -140,3 +140,46 @@ func TestStrangersBundleIsRefusedBeforeItsBlobs(t *testing.T) {
 		t.Errorf("the receive read %d bytes of bundles whose envelopes it refused (%d bytes of bundle)", n, buf.Len())
 	}
 }
+
+// A bundle refused for its signer is remembered by its object: the next
+// receive reports it as still refused without reading it, inbox shows it
+// refused with the reason, a change to the trust store has it read again,
+// and Drop records it and removes it from my ref.
+func TestRefusedBundleIsRememberedThenDropped(t *testing.T) {
+	r := bareRemote(t)
+	mallory, bob, carol := newMachine(t, "mallory@x"), newMachine(t, "bob@desk"), newMachine(t, "carol@lab")
+	mallory.send(r, mallory.save("from a stranger"), bob)
+	if res := bob.receive(r); countOutcome(res, OutcomeRefused) != 1 {
+		t.Fatalf("first receive: %+v", res)
+	}
+	var read atomic.Int64
+	readHook = func(f io.ReadSeekCloser) io.ReadSeekCloser { return countingReader{f, &read} }
+	defer func() { readHook = nil }()
+	res := bob.receive(r)
+	if countOutcome(res, OutcomeStillRefused) != 1 || len(res.Items) != 1 || !strings.Contains(res.Items[0].Reason, "not in the trust store") {
+		t.Fatalf("second receive: %+v", res)
+	}
+	if n := read.Load(); n != 0 {
+		t.Errorf("a remembered refusal was read again: %d bytes", n)
+	}
+	l := bob.inbox(r)
+	if len(l.Bundles) != 1 || l.Bundles[0].Status != "refused" || !strings.Contains(l.Bundles[0].Reason, "not in the trust store") {
+		t.Fatalf("inbox: %+v", l.Bundles)
+	}
+	bob.trusts(carol) // the trust store changed: read again
+	if res := bob.receive(r); countOutcome(res, OutcomeRefused) != 1 || read.Load() == 0 {
+		t.Fatalf("after a trust change: %+v (read %d bytes)", res, read.Load())
+	}
+	o := bob.receiveOpts(r)
+	o.Drop = []string{res.Items[0].BundleID}
+	res, err := Receive(context.Background(), o)
+	if err != nil || countOutcome(res, OutcomeDropped) != 1 || res.Removed != 1 {
+		t.Fatalf("drop: %v %+v", err, res)
+	}
+	if n := bundlesFor(t, r, bob); n != 0 || bob.count() != 0 {
+		t.Fatalf("after the drop: %d bundles on the remote, %d stored", n, bob.count())
+	}
+	if res := bob.receive(r); len(res.Items) != 0 {
+		t.Fatalf("after the drop: %+v", res)
+	}
+}

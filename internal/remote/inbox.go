@@ -40,8 +40,9 @@ type InboxEntry struct {
 	SentAt time.Time `json:"sent_at,omitzero"`
 	Size   int64     `json:"size"`
 	// Status is set for mine only: "new" (not yet received), "imported",
-	// "rejected" (with Reason), or "invalid" (a new one that fails its
-	// checks, with Reason).
+	// "rejected" (with Reason, a dropped one's too), "refused" (a receive
+	// refused its signer, with Reason: see RefusedFile), or "invalid" (a
+	// new one that fails its checks, with Reason).
 	Status string `json:"status,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	// Verification is what a new bundle of mine proves about its signer.
@@ -106,11 +107,21 @@ func Inbox(ctx context.Context, opts InboxOptions) (*InboxListing, error) {
 		return nil, err
 	}
 	var verify []Item
+	refused := map[string]string{} // bundle id → why a receive refused it
+	memo := map[string]string{}
+	for _, r := range loadRefusals(opts.DataDir) {
+		if r.remote == opts.Remote.Name {
+			memo[r.object+"/"+r.bundleID] = r.reason
+		}
+	}
 	for _, e := range es {
 		rh, id, ok := v.parse(e.path)
 		if !ok {
 			out.Ignored = append(out.Ignored, e.path)
 			continue
+		}
+		if why, ok := memo[e.object+"/"+id]; ok {
+			refused[id] = why
 		}
 		ie := InboxEntry{BundleID: id, For: rh, Mine: true, Size: e.size}
 		switch le, ok := led.entries[id]; {
@@ -178,6 +189,9 @@ func Inbox(ctx context.Context, opts InboxOptions) (*InboxListing, error) {
 		b := &out.Bundles[i]
 		if r, ok := checked[b.BundleID]; ok && b.Status == "new" {
 			b.Status, b.Reason, b.Verification, b.Title, b.From, b.SentAt = r.Status, r.Reason, r.Verification, r.Title, r.From, r.SentAt
+		}
+		if why, ok := refused[b.BundleID]; ok && b.Status == "new" {
+			b.Status, b.Reason = "refused", why
 		}
 	}
 	sort.SliceStable(out.Bundles, func(i, j int) bool {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"time"
 
@@ -41,6 +42,11 @@ type ReceiveOptions struct {
 	Retry bool
 	// NoFetch works from what was fetched last.
 	NoFetch bool
+	// Drop names bundles (by bundle id) to drop if they are refused, now
+	// or as remembered: recorded in the ledger as dropped, removed from my
+	// ref, never imported. DropRefused drops every refused bundle.
+	Drop        []string
+	DropRefused bool
 	// Now is the time of the import (time.Now when zero).
 	Now time.Time
 }
@@ -63,6 +69,15 @@ const (
 	// OutcomeIgnored is an entry of my directory that is not named like a
 	// bundle: reported, never read.
 	OutcomeIgnored Outcome = "ignored"
+	// OutcomeStillRefused is a bundle an earlier receive refused for its
+	// signer, unchanged since, as are the trust store and the policy
+	// (RefusedFile): reported, not read again, and no failure of this
+	// receive.
+	OutcomeStillRefused Outcome = "still refused"
+	// OutcomeDropped is a refused bundle the user dropped
+	// (ReceiveOptions.Drop): recorded in the ledger and removed from my
+	// ref like a rejected one.
+	OutcomeDropped Outcome = "dropped"
 )
 
 // Item reports one entry of my directories.
@@ -84,6 +99,8 @@ type Item struct {
 	entry entry
 	// holds is the bundle id the file's signed manifest names, once read.
 	holds string
+	// admit is set when the policy refused the bundle's signer.
+	admit bool
 }
 
 // Failed reports whether the item was refused or rejected.
@@ -204,6 +221,13 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 		return nil, err
 	}
 	res.Earlier = earlier
+	state, err := refusalState(opts.Keys, opts.Policy)
+	if err != nil {
+		return nil, err
+	}
+	if !opts.Retry {
+		cands, items = remembered(cands, items, loadRefusals(opts.DataDir), opts.Remote.Name, state)
+	}
 	open, clear, err := lay.reader(ctx, cands, opts.Read.Limits.MaxInput)
 	defer clear()
 	if err != nil {
@@ -234,10 +258,14 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 			return nil, err
 		}
 		items = append(items, imported...)
+		dropSelected(items, opts)
 		// The outcomes go to the ledger once the store holds the
 		// records: a crash before leaves them to the next receive, which
 		// finds them already imported.
 		if err := led.recordAll(ledgerEntries(items, opts.Remote.Name, now)); err != nil {
+			return nil, err
+		}
+		if err := saveRefusals(opts.DataDir, opts.Remote.Name, state, refusals(items)); err != nil {
 			return nil, err
 		}
 	}
@@ -259,6 +287,47 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// remembered takes out of cands the bundles an earlier receive refused for
+// their signer, whose object, trust store and policy are unchanged: each
+// becomes an item still refused, with the reason then, not read again.
+func remembered(cands, items []Item, mem map[string]refusal, remote, state string) ([]Item, []Item) {
+	if len(mem) == 0 {
+		return cands, items
+	}
+	var left []Item
+	for _, it := range cands {
+		r, ok := mem[refusal{remote: remote, object: it.entry.object, state: state}.key()]
+		if !ok || r.bundleID != it.BundleID {
+			left = append(left, it)
+			continue
+		}
+		it.Outcome, it.Reason = OutcomeStillRefused, r.reason
+		items = append(items, it)
+	}
+	return left, items
+}
+
+// dropSelected turns the refused items that opts.Drop or DropRefused
+// names into dropped ones.
+func dropSelected(items []Item, opts ReceiveOptions) {
+	for i, it := range items {
+		if (it.Outcome == OutcomeRefused || it.Outcome == OutcomeStillRefused) && (opts.DropRefused || slices.Contains(opts.Drop, it.BundleID)) {
+			items[i].Outcome = OutcomeDropped
+		}
+	}
+}
+
+// refusals are the items to remember as refused for their signer.
+func refusals(items []Item) []refusal {
+	var out []refusal
+	for _, it := range items {
+		if it.Outcome == OutcomeStillRefused || it.Outcome == OutcomeRefused && it.admit {
+			out = append(out, refusal{object: it.entry.object, bundleID: it.BundleID, reason: it.Reason})
+		}
+	}
+	return out
 }
 
 // readOnce reads each distinct file of cands once, however many entries
@@ -313,7 +382,7 @@ func readOnce(cands []Item, do func([]Item) ([]Item, error)) ([]Item, error) {
 func allRecorded(items []Item) bool {
 	for _, it := range items {
 		switch it.Outcome {
-		case OutcomeImported, OutcomeReplaced, OutcomeAlready, OutcomeSkipped, OutcomeRejected:
+		case OutcomeImported, OutcomeReplaced, OutcomeAlready, OutcomeSkipped, OutcomeRejected, OutcomeDropped:
 		default:
 			return false
 		}
@@ -378,6 +447,8 @@ func ledgerEntries(items []Item, remote string, now time.Time) []ledgerEntry {
 		switch it.Outcome {
 		case OutcomeRejected:
 			e.Outcome, e.Detail = ledgerRejected, it.Reason
+		case OutcomeDropped:
+			e.Outcome, e.Detail = ledgerRejected, "dropped by the user: "+it.Reason
 		case OutcomeImported, OutcomeReplaced, OutcomeAlready, OutcomeSkipped:
 		default:
 			continue
@@ -417,7 +488,7 @@ func importAll(ctx context.Context, cands []Item, open func(Item) (io.ReadSeekCl
 		case notAdmitted(r.ReadErr) != nil:
 			// The policy refused its signer: tried again next time.
 			cause := notAdmitted(r.ReadErr)
-			it.Outcome, it.Reason, it.Err = OutcomeRefused, cause.Error(), cause
+			it.Outcome, it.Reason, it.Err, it.admit = OutcomeRefused, cause.Error(), cause, true
 		case r.ReadErr != nil:
 			it.Outcome, it.Reason, it.Err = OutcomeRejected, r.ReadErr.Error(), r.ReadErr
 			if errors.Is(r.ReadErr, bundle.ErrIO) || errors.Is(r.ReadErr, ctx.Err()) {
