@@ -107,7 +107,8 @@ func Inbox(ctx context.Context, opts InboxOptions) (*InboxListing, error) {
 		return nil, err
 	}
 	var verify []Item
-	refused := map[string]string{} // bundle id → why a receive refused it
+	// What a receive refused for its signer, and remembers, is listed with
+	// its reason, not read again.
 	memo := map[string]string{}
 	for _, r := range loadRefusals(opts.DataDir) {
 		if r.remote == opts.Remote.Name {
@@ -119,9 +120,6 @@ func Inbox(ctx context.Context, opts InboxOptions) (*InboxListing, error) {
 		if !ok {
 			out.Ignored = append(out.Ignored, e.path)
 			continue
-		}
-		if why, ok := memo[e.object+"/"+id]; ok {
-			refused[id] = why
 		}
 		ie := InboxEntry{BundleID: id, For: rh, Mine: true, Size: e.size}
 		switch le, ok := led.entries[id]; {
@@ -135,6 +133,8 @@ func Inbox(ctx context.Context, opts InboxOptions) (*InboxListing, error) {
 			ie.Status, ie.Reason = "invalid", "not a regular file"
 		case e.size > opts.Read.Limits.MaxInput:
 			ie.Status, ie.Reason = "invalid", "over the size limit (--max-input)"
+		case memo[e.object+"/"+id] != "":
+			ie.Status, ie.Reason = "refused", memo[e.object+"/"+id]
 		default:
 			ie.Status = "new"
 			if !opts.NoVerify {
@@ -189,9 +189,6 @@ func Inbox(ctx context.Context, opts InboxOptions) (*InboxListing, error) {
 		b := &out.Bundles[i]
 		if r, ok := checked[b.BundleID]; ok && b.Status == "new" {
 			b.Status, b.Reason, b.Verification, b.Title, b.From, b.SentAt = r.Status, r.Reason, r.Verification, r.Title, r.From, r.SentAt
-		}
-		if why, ok := refused[b.BundleID]; ok && b.Status == "new" {
-			b.Status, b.Reason = "refused", why
 		}
 	}
 	sort.SliceStable(out.Bundles, func(i, j int) bool {
