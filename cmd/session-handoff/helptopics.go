@@ -87,7 +87,9 @@ $XDG_DATA_HOME/session-handoff; --store names another):
                   before, past 1 MiB)
   integrations/   what integrate changed in the agents' settings, so that
                   --remove can restore them
-  inbox-ledger    the bundles receive has imported or rejected
+  inbox-ledger    the bundles receive has imported, rejected or dropped
+  inbox-refused   the bundles receive refused for their signer, so that
+                  it does not read them again while nothing changed
   sync-push.lock, sync-pull.lock   held by a running sync push or pull
   handover/       the state of a handover run, to resume it
 
