@@ -49,9 +49,10 @@ const (
 	kindRepos       = "repos"
 	kindAgents      = "agents"
 	kindChanges     = "changes"
+	kindRemotes     = "remotes"
 )
 
-var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos, kindAgents, kindChanges}
+var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos, kindAgents, kindChanges, kindRemotes}
 
 // hostileInput is one hostile input: where it comes from, how it is put in
 // place, and the commands run on it with what each must do.
@@ -228,6 +229,7 @@ func TestHostileCampaign(t *testing.T) {
 	inputs = append(inputs, credentialInputs()...)
 	inputs = append(inputs, fileTypeInputs()...)
 	inputs = append(inputs, wordsInputs()...)
+	inputs = append(inputs, remoteInputs()...)
 	more, err := changesInputs()
 	if err != nil {
 		t.Fatal(err)
