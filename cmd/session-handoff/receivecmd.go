@@ -224,7 +224,8 @@ func newInboxCmd(a *app) *cobra.Command {
 		Short: "list what git remotes hold: for whom, from whom, verified or not",
 		Long: `Fetches each remote (or the one --remote names) and lists my bundles
 (those in the refs of my age recipient and identities), one per line,
-with whether they are new, imported or rejected, and, for new ones,
+with whether they are new, imported, rejected, or refused by an earlier
+receive for their signer (with the reason), and, for new ones,
 whether they verify against my trust store (they are decrypted and
 checked, not stored: --no-verify skips that); "from" and "sent" are the
 bundle's own signer and time. The other recipients the remote holds
