@@ -182,4 +182,7 @@ func TestRefusedBundleIsRememberedThenDropped(t *testing.T) {
 	if res := bob.receive(r); len(res.Items) != 0 {
 		t.Fatalf("after the drop: %+v", res)
 	}
+	if mem := loadRefusals(bob.data); len(mem) != 0 {
+		t.Errorf("refusals of bundles no longer on the remote are remembered: %v", mem)
+	}
 }

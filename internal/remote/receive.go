@@ -265,7 +265,16 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 		if err := led.recordAll(ledgerEntries(items, opts.Remote.Name, now)); err != nil {
 			return nil, err
 		}
-		if err := saveRefusals(opts.DataDir, opts.Remote.Name, state, refusals(items)); err != nil {
+		// What stays in my refs: entries the ledger does not record.
+		present := map[string]bool{}
+		for _, e := range es {
+			if _, id, ok := lay.parse(e.path); ok {
+				if _, done := led.entries[id]; !done {
+					present[e.object] = true
+				}
+			}
+		}
+		if err := saveRefusals(opts.DataDir, opts.Remote.Name, state, refusals(items), present); err != nil {
 			return nil, err
 		}
 	}

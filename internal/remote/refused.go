@@ -80,9 +80,11 @@ func loadRefusals(dataDir string) map[string]refusal {
 }
 
 // saveRefusals replaces what is remembered for remote in state with now,
-// under the file's lock, atomically; what other remotes and states hold is
-// kept.
-func saveRefusals(dataDir, remote, state string, now []refusal) (err error) {
+// under the file's lock, atomically. What other remotes hold is kept, and
+// what other states of this remote hold while its object is still in my
+// refs (present): a refusal under an older trust store is forgotten once
+// its bundle is gone.
+func saveRefusals(dataDir, remote, state string, now []refusal, present map[string]bool) (err error) {
 	lock, err := safefile.LockFile(refusedPath(dataDir) + ".lock")
 	if err != nil {
 		return fmt.Errorf("lock %s: %w", RefusedFile, err)
@@ -95,7 +97,7 @@ func saveRefusals(dataDir, remote, state string, now []refusal) (err error) {
 	old := loadRefusals(dataDir)
 	all := map[string]refusal{}
 	for k, r := range old {
-		if r.remote != remote || r.state != state {
+		if r.remote != remote || r.state != state && present[r.object] {
 			all[k] = r
 		}
 	}
