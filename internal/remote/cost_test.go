@@ -186,3 +186,44 @@ func TestRefusedBundleIsRememberedThenDropped(t *testing.T) {
 		t.Errorf("refusals of bundles no longer on the remote are remembered: %v", mem)
 	}
 }
+
+// inbox reads a file under many names once too, and lists a stranger's
+// bundle from its envelope.
+func TestInboxReadsOneBlobOnce(t *testing.T) {
+	r := bareRemote(t)
+	mallory, bob := newMachine(t, "mallory@x"), newMachine(t, "bob@desk")
+	mallory.send(r, mallory.save("first"), bob)
+	data, id := mallory.exportTo("copied", exchange.ExportOptions{Recipients: []crypto.RecipientInfo{bob.recipient()}})
+	dir := inboxDir(r, bob.hash())
+	files := []planted{{path: dir + "/" + id + bundleExt, content: data}}
+	for i := range 100 {
+		files = append(files, planted{path: dir + "/" + fmt.Sprintf("%032x", i) + bundleExt, content: data})
+	}
+	plant(t, r, files, "", "")
+	bob.inbox(r) // the fetch
+	reads := 0
+	checkoutHook = func([]string) { reads++ }
+	defer func() { checkoutHook = nil }()
+	gits := countGit(t)
+	l, err := Inbox(context.Background(), InboxOptions{Remote: r, DataDir: bob.data, Keys: bob.keys, Read: bob.readOptions(), NoFetch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := gits(); n > 8 || reads > 3 {
+		t.Errorf("inbox started %d git processes and read %d files for 100 copies of one", n, reads)
+	}
+	invalid, untrusted := 0, 0
+	for _, b := range l.Bundles {
+		switch {
+		case b.Status == "invalid" && strings.Contains(b.Reason, "the file holds bundle "+id):
+			invalid++
+		case b.Status == "new" && b.Verification != nil && b.Verification.Status == bundle.StatusUntrusted:
+			untrusted++
+		default:
+			t.Errorf("%s: %s %q", b.BundleID, b.Status, b.Reason)
+		}
+	}
+	if invalid != 100 || untrusted != 2 {
+		t.Errorf("%d invalid, %d untrusted, want 100 and 2", invalid, untrusted)
+	}
+}
