@@ -108,12 +108,24 @@ func (v *view) parse(path string) (recipientHash, bundleID string, ok bool) {
 // Layout 1 checks them out (only those); layout 2 reads their blobs.
 func (v *view) reader(ctx context.Context, items []Item, limit int64) (open func(Item) (io.ReadSeekCloser, error), clear func(), err error) {
 	if v.version == 1 {
+		// One file of the work tree per object: entries that point to
+		// the same object read the same bytes.
 		var paths []string
+		first := map[string]string{}
 		for _, it := range items {
-			paths = append(paths, it.Path)
+			if _, ok := first[it.entry.object]; !ok {
+				first[it.entry.object] = it.Path
+				paths = append(paths, it.Path)
+			}
 		}
 		clear, err := v.c.checkout(ctx, v.commit(), paths)
-		return func(it Item) (io.ReadSeekCloser, error) { return v.c.openChecked(it.Path, limit) }, clear, err
+		return func(it Item) (io.ReadSeekCloser, error) {
+			path, ok := first[it.entry.object]
+			if !ok {
+				return nil, fmt.Errorf("%s was not checked out", it.Path)
+			}
+			return v.c.openChecked(path, limit)
+		}, clear, err
 	}
 	// Blobs are read in batches of at most batchBytes, each with one git
 	// cat-file --batch: one process for a receive's bundles, not one each.
