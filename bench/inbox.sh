@@ -62,7 +62,7 @@ bob_key=$(as "$work/bob" "$sh" key show --signing-key)
 me_hex=$(printf '%s' "$me_age" | sha256sum | cut -d' ' -f1)
 as "$work/me" "$sh" trust add "$bob_key" --principal bob@bench >/dev/null 2>>"$log" || fail "trust add"
 as "$work/me" "$sh" people add peer@bench "$peer_age" >/dev/null 2>>"$log" || fail "people add"
-as "$work/bob" "$sh" people add me@bench "$me_age" >/dev/null 2>>"$log" || fail "people add"
+as "$work/bob" "$sh" people add receiver@bench "$me_age" >/dev/null 2>>"$log" || fail "people add"
 
 # My 20 unread bundles: real sends from bob, taken out of a scratch inbox.
 git init -q --bare "$work/scratch.git"
@@ -70,7 +70,7 @@ as "$work/bob" "$sh" remote add scratch "file://$work/scratch.git" >/dev/null
 mkdir -p "$work/mine"
 for i in $(seq 1 20); do
   as "$work/bob" "$sh" save --no-git --project "$work/project" --title "From bob $i" --summary "$(head -c 1500 /dev/zero | tr '\0' x)" >/dev/null 2>>"$log" || fail save
-  as "$work/bob" "$sh" send latest --to me@bench >/dev/null 2>>"$log" || fail send
+  as "$work/bob" "$sh" send latest --to receiver@bench >/dev/null 2>>"$log" || fail send
 done
 git -C "$work/scratch.git" ls-tree "refs/heads/inbox/$me_hex" | while read -r _ _ oid name; do
   git -C "$work/scratch.git" cat-file blob "$oid" >"$work/mine/$name"

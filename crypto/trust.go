@@ -589,6 +589,21 @@ func (s *TrustStore) Lookup(key PublicKey) (principals []string, ok bool) {
 	return principals, len(principals) > 0
 }
 
+// Binds reports whether a usable entry binds principal to the key whose
+// fingerprint is fingerprint (any of its principals when principal is
+// empty): whether a record verified by that key as principal is vouched
+// for by the store as it is now.
+func (s *TrustStore) Binds(fingerprint, principal string) bool {
+	now := s.clock()
+	for _, l := range s.lines {
+		e := l.entry
+		if e != nil && e.Fingerprint == fingerprint && fingerprint != "" && e.usable(now) && (principal == "" || slices.Contains(e.Principals, principal)) {
+			return true
+		}
+	}
+	return false
+}
+
 // Add binds principal to key. Adding a binding that already exists on a
 // line without options is a no-op. Add does not check whether principal is
 // bound to other keys; see [TrustStore.Pin] for that.

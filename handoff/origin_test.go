@@ -25,3 +25,43 @@ func TestOrigin(t *testing.T) {
 		}
 	}
 }
+
+// Recheck decides an import's trust again when it is read: a record
+// verified at import whose signer's key the trust store no longer binds
+// reads as no longer trusted and is not vouched for; one still bound
+// stays verified; a check never promotes a pinned, untrusted or unsigned
+// record, nor touches one made here.
+func TestRecheck(t *testing.T) {
+	const fp = "SHA256:AAAA"
+	src := func(v string) Source {
+		return Source{Kind: SourceImport, Import: &Provenance{Verification: v, Signer: "me@laptop", Fingerprint: fp}}
+	}
+	bindsNone := func(string, string) bool { return false }
+	bindsAll := func(string, string) bool { return true }
+	bindsOther := func(f, signer string) bool { return f == fp && signer == "bob" }
+
+	s := src("verified")
+	s.Recheck(bindsAll)
+	if !s.Vouched() || s.Origin() != "verified: me@laptop" {
+		t.Fatalf("still trusted: %v %q", s.Vouched(), s.Origin())
+	}
+	for _, binds := range []func(string, string) bool{bindsNone, bindsOther} {
+		s := src("verified")
+		s.Recheck(binds)
+		if s.Vouched() || s.Origin() != "no longer trusted: me@laptop" {
+			t.Fatalf("withdrawn: %v %q", s.Vouched(), s.Origin())
+		}
+	}
+	for _, v := range []string{"pinned", "untrusted", "unsigned"} {
+		s := src(v)
+		s.Recheck(bindsAll)
+		if s.Vouched() || s.Import.Withdrawn {
+			t.Fatalf("%s read as vouched for after a recheck", v)
+		}
+	}
+	mine := Source{Kind: SourceHand}
+	mine.Recheck(bindsNone)
+	if !mine.Vouched() {
+		t.Fatal("a record made here was withdrawn")
+	}
+}

@@ -104,8 +104,10 @@ type Commit struct {
 // FileTouched is a file the session edited, created or deleted.
 type FileTouched struct {
 	Path string `json:"path"`
-	// Action is edited, created or deleted.
+	// Action is edited, created, deleted or renamed.
 	Action string `json:"action"`
+	// From is the path a renamed file had before.
+	From string `json:"from,omitempty"`
 	// Edits counts the edits the agent made to the file.
 	Edits int `json:"edits,omitempty"`
 	// Git tells how the file stands in git now: dirty, committed, or
@@ -196,7 +198,14 @@ type Command struct {
 	// By names who ran it when it was not the session's own agent:
 	// "subagent", or "subagent " and the subagent's id.
 	By string `json:"by,omitempty"`
+	// Runs is how each of its last runs ended (at most MaxRuns, oldest
+	// first, each a Status), set when they did not all end alike: a
+	// command run again after it failed shows that it failed before.
+	Runs []string `json:"runs,omitempty"`
 }
+
+// MaxRuns bounds Command.Runs.
+const MaxRuns = 10
 
 // Todo is one item of the agent's task list.
 type Todo struct {
@@ -246,6 +255,11 @@ type Provenance struct {
 	Signer string `json:"signer,omitempty"`
 	// Fingerprint is the signing key's SHA256 fingerprint, when signed.
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// Withdrawn is decided when the record is read (Source.Recheck),
+	// never stored: it was verified at import, and the trust store no
+	// longer binds its signer to its key (a device removed, a key no
+	// longer trusted).
+	Withdrawn bool `json:"-"`
 }
 
 // Attachment names a blob by content hash.

@@ -18,7 +18,7 @@ func Markdown(w io.Writer, rec *handoff.Record) error {
 	fmt.Fprintf(&b, "- id: %s\n- created: %s\n- tool: %s\n", recordID(rec.ID), rec.CreatedAt.Format("2006-01-02 15:04 MST"), inline(rec.Tool))
 	fmt.Fprintf(&b, "- project: %s (`%s`)\n", inline(rec.Project.Name), inline(rec.Project.Path))
 	if p := rec.Source.Import; p != nil {
-		fmt.Fprintf(&b, "- imported from bundle `%s`: %s", inline(p.BundleID), inline(p.Verification))
+		fmt.Fprintf(&b, "- imported from bundle `%s`: %s", inline(p.BundleID), inline(verification(p)))
 		if p.Signer != "" {
 			fmt.Fprintf(&b, ", signed by %s", inline(p.Signer))
 		}
@@ -72,6 +72,10 @@ func Markdown(w io.Writer, rec *handoff.Record) error {
 	if len(rec.Files) > 0 {
 		fmt.Fprintf(&b, "\n## Files touched\n\n")
 		for _, f := range rec.Files {
+			if f.From != "" {
+				fmt.Fprintf(&b, "- %s `%s` to `%s`\n", f.Action, inline(f.From), inline(f.Path))
+				continue
+			}
 			fmt.Fprintf(&b, "- %s `%s`\n", f.Action, inline(f.Path))
 		}
 	}

@@ -34,7 +34,7 @@ func People(w io.Writer, r *handoff.Record, now time.Time) {
 		fmt.Fprintf(w, " on %s", clean(r.Source.Machine))
 	}
 	if p := r.Source.Import; p != nil {
-		fmt.Fprintf(w, ", bundle %s, %s", clean(p.BundleID), p.Verification)
+		fmt.Fprintf(w, ", bundle %s, %s", clean(p.BundleID), verification(p))
 		if p.Signer != "" {
 			fmt.Fprintf(w, " by %s", clean(p.Signer))
 		}
@@ -79,6 +79,10 @@ func People(w io.Writer, r *handoff.Record, now time.Time) {
 	if len(r.Files) > 0 {
 		fmt.Fprintf(w, "\nFiles touched\n")
 		for _, f := range r.Files {
+			if f.From != "" {
+				fmt.Fprintf(w, "  %-8s %s -> %s\n", f.Action, clean(f.From), clean(f.Path))
+				continue
+			}
 			fmt.Fprintf(w, "  %-8s %s\n", f.Action, clean(f.Path))
 		}
 	}

@@ -97,15 +97,41 @@ type step struct {
 }
 
 // plan is the order in which sections give way when the text is over
-// budget: low-value detail is shortened first, then dropped; the task and
-// the state of the work go next. Decisions and next steps are never
-// dropped, only shortened last: each item clipped, then the first few
-// shown and the rest counted. Provenance is never touched.
-var plan = []step{
-	{SecAttachments, dropped}, {SecCommands, 1}, {SecFiles, 1}, {SecTodos, 1}, {SecGit, 1}, {SecStatus, 1}, {SecTask, 1}, {SecQuestions, 1},
-	{SecCommands, dropped}, {SecChecks, dropped}, {SecFiles, dropped}, {SecTodos, dropped},
-	{SecStatus, 2}, {SecQuestions, dropped}, {SecGit, dropped}, {SecTask, 2}, {SecStatus, dropped},
-	{SecDecisions, 1}, {SecNext, 1}, {SecDecisions, 2}, {SecNext, 2}, {SecDecisions, 3}, {SecNext, 3},
+// budget: low-value detail is shortened first, then dropped; the task
+// goes next. Where things stand (the summary), the decisions and the next
+// steps are clipped in turns, each a little at a time, and the summary is
+// dropped only when the decisions and next steps are at their shortest:
+// each item clipped, the first few shown and the rest counted (issue 48:
+// a long summary beside many next steps was dropped whole). Decisions and
+// next steps are never dropped. Provenance is never touched. After the
+// plan, render gives back what still fits (refill).
+var plan = func() []step {
+	p := []step{
+		{SecAttachments, dropped}, {SecCommands, 1}, {SecFiles, 1}, {SecTodos, 1}, {SecGit, 1}, {SecStatus, 1}, {SecTask, 1}, {SecQuestions, 1},
+		{SecCommands, dropped}, {SecChecks, dropped}, {SecFiles, dropped}, {SecTodos, dropped},
+		{SecStatus, 2}, {SecQuestions, dropped}, {SecGit, dropped}, {SecTask, 2},
+	}
+	// Decisions, next steps and the summary a level at a time, in turns.
+	status := 2
+	for lv := 1; lv < len(itemLevels); lv++ {
+		p = append(p, step{SecDecisions, lv}, step{SecNext, lv})
+		if status < len(summaryLevels)-1 {
+			status++
+			p = append(p, step{SecStatus, status})
+		}
+	}
+	for status < len(summaryLevels)-1 {
+		status++
+		p = append(p, step{SecStatus, status})
+	}
+	return append(p, step{SecStatus, dropped})
+}()
+
+// change is one step of the plan that render took: section from one
+// level to another.
+type change struct {
+	section  string
+	from, to int
 }
 
 // Render writes rec as text for an agent. The same record and options
@@ -135,6 +161,7 @@ func Render(rec *handoff.Record, opt Options) (*Result, error) {
 		res.Text = text
 		return res, nil
 	}
+	var taken []change
 	for _, st := range plan {
 		if len(text) <= opt.Budget.Bytes {
 			break
@@ -147,13 +174,26 @@ func Render(rec *handoff.Record, opt Options) (*Result, error) {
 			continue // nothing to give: the section is empty, or as short already
 		}
 		levels[st.section] = st.level
-		if st.level == dropped {
-			res.Omitted = append(res.Omitted, st.section)
-			res.Shortened = slices.DeleteFunc(res.Shortened, func(s string) bool { return s == st.section })
-		} else if !slices.Contains(res.Shortened, st.section) {
-			res.Shortened = append(res.Shortened, st.section)
-		}
+		taken = append(taken, change{st.section, cur, st.level})
+		res.note(taken, levels)
 		text = c.compose(levels, res)
+	}
+	// The steps go in coarse strides: the last may have given far more
+	// than was needed. Give back, most valuable first (the steps taken
+	// last), every one that still fits.
+	for i := len(taken) - 1; i >= 0 && len(text) <= opt.Budget.Bytes; i-- {
+		ch := taken[i]
+		if levels[ch.section] != ch.to {
+			continue
+		}
+		levels[ch.section] = ch.from
+		res.note(taken, levels)
+		if t := c.compose(levels, res); len(t) <= opt.Budget.Bytes {
+			text = t
+			continue
+		}
+		levels[ch.section] = ch.to
+		res.note(taken, levels)
 	}
 	if len(text) > opt.Budget.Bytes {
 		return nil, fmt.Errorf("%w: %s, but what is never left out (the preamble, provenance, and the first decisions and next steps) takes %d bytes (~%d tokens)",
@@ -161,6 +201,24 @@ func Render(rec *handoff.Record, opt Options) (*Result, error) {
 	}
 	res.Text = text
 	return res, nil
+}
+
+// note sets what res says was left out and shortened: the sections the
+// changes taken touched, in the order first touched, as levels leave them.
+func (res *Result) note(taken []change, levels map[string]int) {
+	res.Omitted, res.Shortened = nil, nil
+	for _, ch := range taken {
+		id := ch.section
+		if slices.Contains(res.Omitted, id) || slices.Contains(res.Shortened, id) {
+			continue
+		}
+		switch lv := levels[id]; {
+		case lv == dropped:
+			res.Omitted = append(res.Omitted, id)
+		case lv > 0:
+			res.Shortened = append(res.Shortened, id)
+		}
+	}
 }
 
 // composer renders a record's sections, each at most once per level, so

@@ -676,3 +676,111 @@ func TestUnknownAgentVersionIsSaid(t *testing.T) {
 		t.Errorf("a known version called unknown")
 	}
 }
+
+// TestSessionsOwnRenamesAndNewDirectories: a file the session renamed
+// (its old path deleted), and a new directory it wrote files in, are not
+// someone else's changes; the rename reads as one.
+func TestSessionsOwnRenamesAndNewDirectories(t *testing.T) {
+	rec := fullRecord()
+	rec.Files = append(rec.Files,
+		handoff.FileTouched{Path: "auth/token.go", Action: "renamed", From: "auth/jwt.go", Git: "untracked"},
+		handoff.FileTouched{Path: "pkg/a.go", Action: "created", Git: "untracked"})
+	rec.Git.Unstaged = append(rec.Git.Unstaged, handoff.FileStatus{Path: "auth/jwt.go", Status: "D"}, handoff.FileStatus{Path: "theirs.go", Status: "M"})
+	rec.Git.Untracked = append(rec.Git.Untracked, "auth/token.go", "pkg/", "other/")
+	res, err := render.Render(rec, render.Options{Mode: render.Prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Text, "renamed auth/jwt.go to auth/token.go (untracked)") {
+		t.Errorf("the rename is not shown as one:\n%s", res.Text)
+	}
+	_, dirty, _ := strings.Cut(res.Text, "Dirty in git but not touched by the session")
+	for _, own := range []string{"auth/jwt.go", "auth/token.go", "pkg/"} {
+		if strings.Contains(dirty, "- "+own+"\n") {
+			t.Errorf("%s is listed as someone else's change:\n%s", own, dirty)
+		}
+	}
+	for _, theirs := range []string{"theirs.go", "other/"} {
+		if !strings.Contains(dirty, "- "+theirs+"\n") {
+			t.Errorf("%s is missing from the untouched dirty files:\n%s", theirs, dirty)
+		}
+	}
+}
+
+// The briefing shows how a repeated command's runs ended, and says so
+// plainly when the agent's last message claims success over an open
+// failure: the message is the agent's word, the command record the fact.
+func TestClaimOverFailureAndRuns(t *testing.T) {
+	rec := fullRecord()
+	ok, failed := 0, 1
+	rec.Session.Commands = []handoff.Command{{Command: "go test ./auth/...", ExitCode: &ok, Count: 3, Status: "ok", Runs: []string{"failed", "failed", "ok"}}}
+	rec.Session.LastFailure = &handoff.Command{Command: "go vet ./...", ExitCode: &failed, Output: "vet: bad"}
+	rec.Session.LastAgentMessage = "Fixed: all tests pass now."
+	res, err := render.Render(rec, render.Options{Mode: render.Prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"[exit 0] go test ./auth/... (3 times: failed, failed, ok)", "That message claims success, but the record says otherwise"} {
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("lacks %q:\n%s", want, res.Text)
+		}
+	}
+	rec.Session.LastFailure = nil
+	if res, _ := render.Render(rec, render.Options{Mode: render.Prompt}); strings.Contains(res.Text, "claims success") {
+		t.Errorf("a claim with no open failure is questioned:\n%s", res.Text)
+	}
+}
+
+// TestBudgetIsFilled: a handoff larger than its budget fills it (at least
+// 85%) and keeps the start of its summary, rather than dropping whole
+// sections and leaving most of the budget empty (issue 48: a 60 KB
+// summary beside 200 next steps made a 2,004-byte briefing of 10,000 with
+// no summary).
+func TestBudgetIsFilled(t *testing.T) {
+	words := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "word%d ", i)
+		}
+		return b.String()
+	}
+	for name, mk := range map[string]func(*handoff.Record){
+		"60 KB summary, 200 next steps": func(r *handoff.Record) {
+			r.Summary = "SUMMARY-START " + words(7000)
+			r.NextSteps = nil
+			for i := range 200 {
+				r.NextSteps = append(r.NextSteps, fmt.Sprintf("Step number %d: do the thing carefully", i+1))
+			}
+		},
+		"15 KB summary": func(r *handoff.Record) { r.Summary = "SUMMARY-START " + words(1900) },
+		"many decisions and steps": func(r *handoff.Record) {
+			r.Summary = "SUMMARY-START short"
+			for i := range 150 {
+				r.Decisions = append(r.Decisions, fmt.Sprintf("Decision %d: %s", i, words(20)))
+				r.NextSteps = append(r.NextSteps, fmt.Sprintf("Step %d: %s", i, words(15)))
+			}
+		},
+	} {
+		rec := fullRecord()
+		mk(rec)
+		full, err := render.Render(rec, render.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, budget := range []int{4000, 6000, 10_000} {
+			if len(full.Text) <= budget {
+				continue
+			}
+			res, err := render.Render(rec, render.Options{Budget: render.Budget{Bytes: budget}})
+			if err != nil {
+				t.Fatalf("%s, %d: %v", name, budget, err)
+			}
+			if n := len(res.Text); n > budget || n < budget*85/100 {
+				t.Errorf("%s: %d bytes of a %d budget (%.0f%%)", name, n, budget, 100*float64(n)/float64(budget))
+			}
+			if !strings.Contains(res.Text, "SUMMARY-START") {
+				t.Errorf("%s, %d: the summary is dropped", name, budget)
+			}
+		}
+	}
+}

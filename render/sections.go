@@ -97,12 +97,14 @@ func provenanceSection(w *writer, rec *handoff.Record, _ int) {
 			bundleID = "`" + p.BundleID + "`"
 		}
 		w.printf("- Imported from bundle %s on %s: ", bundleID, p.ImportedAt.UTC().Format("2006-01-02"))
-		switch p.Verification {
-		case "verified":
+		switch {
+		case p.Verification == "verified" && p.Withdrawn:
+			w.printf("signed by %s (%s), a key that was in your trust store when it arrived and is no longer in your trust store under that name (a device removed, a key no longer trusted): who wrote it is not verified now.\n", token(p.Signer), fingerprint(p.Fingerprint))
+		case p.Verification == "verified":
 			w.printf("signed by %s (%s), a key in your trust store.\n", token(p.Signer), fingerprint(p.Fingerprint))
-		case "pinned":
+		case p.Verification == "pinned":
 			w.printf("signed by %s, a key trusted on first use when this bundle arrived (nobody vouched for it before).\n", fingerprint(p.Fingerprint))
-		case "untrusted":
+		case p.Verification == "untrusted":
 			w.printf("signed by %s, a key that is NOT in your trust store: who wrote it is not verified.\n", fingerprint(p.Fingerprint))
 		default:
 			w.printf("NOT signed: who wrote it is not known.\n")
@@ -251,7 +253,10 @@ func statusSection(w *writer, rec *handoff.Record, level int) {
 	w.heading(SecStatus)
 	if rec.Summary != "" {
 		w.printf("Summary:\n\n")
-		w.quote(rec.Summary, pick(level, 16<<10, 2<<10, 600))
+		w.quote(rec.Summary, pick(level, summaryLevels...))
+		if len(rec.Summary) > pick(level, summaryLevels...) {
+			w.printf("The whole summary: %s.\n", showCommand(rec.ID))
+		}
 	}
 	if s == nil || level >= 2 {
 		return
@@ -259,6 +264,11 @@ func statusSection(w *writer, rec *handoff.Record, level int) {
 	if s.LastAgentMessage != "" {
 		w.printf("\nThe agent's last message:\n\n")
 		w.quote(s.LastAgentMessage, pick(level, 8<<10, 1<<10))
+		if s.LastFailure != nil && claimsSuccess(s.LastAgentMessage) {
+			// The message is the agent's word; the command record is the
+			// fact (issue 45).
+			w.printf("\nThat message claims success, but the record says otherwise: the last command that failed (below) was not settled by any later run. Check it before you build on the claim.\n")
+		}
 	}
 	if s.CompactionSummary != "" {
 		w.printf("\nThe summary written when the session was compacted:\n\n")
@@ -312,12 +322,25 @@ func nextSection(w *writer, rec *handoff.Record, level int) {
 	w.quoteItems(rec, rec.NextSteps, level, true)
 }
 
+// summaryLevels are the bytes of the summary each level of where things
+// stand quotes.
+var summaryLevels = []int{16 << 10, 12 << 10, 9 << 10, 7 << 10, 5 << 10, 4 << 10, 3 << 10, 2 << 10, 1400, 1 << 10, 600}
+
+// itemLevels are how many decisions or next steps each level shows, and
+// the bytes of each: a little less at a time, so that a budget is filled
+// rather than left half empty (issue 48).
+var itemLevels = []struct{ items, itemMax int }{
+	{handoff.MaxItems, handoff.MaxItem}, {handoff.MaxItems, 400}, {handoff.MaxItems, 200},
+	{100, 200}, {70, 200}, {50, 200}, {35, 200}, {25, 200}, {18, 200}, {12, 200}, {8, 200}, {3, 120},
+}
+
 // quoteItems writes decisions or next steps at a level: whole at 0; under
 // a tight budget each item is clipped, then only the first few are shown,
 // and the rest are counted with the command that shows them all.
 func (w *writer) quoteItems(rec *handoff.Record, items []string, level int, numbered bool) {
-	maxItems := pick(level, handoff.MaxItems, handoff.MaxItems, 10, 3)
-	w.quoteLines(items[:min(len(items), maxItems)], maxItems, pick(level, handoff.MaxItem, 400, 200, 120), numbered)
+	l := itemLevels[min(level, len(itemLevels)-1)]
+	maxItems := l.items
+	w.quoteLines(items[:min(len(items), maxItems)], maxItems, l.itemMax, numbered)
 	if len(items) > maxItems {
 		w.printf("(and %d more: %s)\n", len(items)-maxItems, showCommand(rec.ID))
 	}
@@ -371,6 +394,9 @@ func filesSection(w *writer, rec *handoff.Record, level int) {
 		lines := make([]string, len(rec.Files))
 		for i, f := range rec.Files {
 			l := f.Action + " " + f.Path
+			if f.From != "" {
+				l = f.Action + " " + f.From + " to " + f.Path
+			}
 			var notes []string
 			if f.Edits > 1 {
 				notes = append(notes, fmt.Sprintf("%d edits", f.Edits))
@@ -422,11 +448,24 @@ func untouchedDirty(rec *handoff.Record) []string {
 	touched := map[string]bool{}
 	for _, f := range rec.Files {
 		touched[strings.TrimPrefix(f.Path, "./")] = true
+		if f.From != "" {
+			touched[strings.TrimPrefix(f.From, "./")] = true
+		}
+	}
+	// A new directory git lists as "dir/" is the session's when the
+	// session touched a file in it.
+	touchedIn := func(dir string) bool {
+		for p := range touched {
+			if strings.HasPrefix(p, dir) {
+				return true
+			}
+		}
+		return false
 	}
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {
-		if !touched[p] && !seen[p] && !agents.IsSettingsFile(p) {
+		if !touched[p] && !seen[p] && !agents.IsSettingsFile(p) && !(strings.HasSuffix(p, "/") && touchedIn(p)) {
 			seen[p] = true
 			out = append(out, p)
 		}
@@ -487,7 +526,15 @@ func commandLine(c handoff.Command) string {
 		// It did not run its course: say how.
 		l = fmt.Sprintf("[%s] %s", c.Status, l)
 	}
-	if c.Count > 1 {
+	switch {
+	case c.Count > 1 && len(c.Runs) > 0:
+		// The runs did not all end alike: say how each did.
+		runs := strings.Join(c.Runs, ", ")
+		if c.Count > len(c.Runs) {
+			runs = "…, " + runs
+		}
+		l += fmt.Sprintf(" (%d times: %s)", c.Count, runs)
+	case c.Count > 1:
 		l += fmt.Sprintf(" (%d times)", c.Count)
 	}
 	if c.By != "" {
@@ -575,4 +622,16 @@ func statusPaths(list []handoff.FileStatus) []string {
 		}
 	}
 	return out
+}
+
+// successClaim matches words by which an agent says the work is done and
+// good: "fixed", "all tests pass", "works now".
+var successClaim = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(fixed|passes|passing|pass now|tests? pass|succeed(s|ed)?|successful(ly)?|works now|working now|resolved|all green|is green)\b`)
+})
+
+// claimsSuccess says whether an agent's message reads as a claim that
+// the work succeeded (the start of it: a claim comes first).
+func claimsSuccess(msg string) bool {
+	return successClaim().MatchString(handoff.Clip(msg, 4096))
 }

@@ -44,3 +44,14 @@ func wordingFor(rec *handoff.Record) wording {
 	}
 	return unverified
 }
+
+// verification is the word for how an import was checked, as it reads
+// now: "verified", "pinned", "untrusted", "unsigned", or "no longer
+// trusted" for a record verified at import whose key the trust store no
+// longer binds to its signer (handoff.Source.Recheck).
+func verification(p *handoff.Provenance) string {
+	if p.Verification == "verified" && p.Withdrawn {
+		return "no longer trusted (verified when imported)"
+	}
+	return p.Verification
+}

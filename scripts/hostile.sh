@@ -3,7 +3,9 @@
 # corpora (bundles, transcripts, keys, trust stores, configuration and
 # memory files, armed repositories, and what agents reach: a breaking
 # directory name, linked agent directories, untrusted next steps, a 3 MB
-# MCP argument, a spliced armor paste) goes through the CLI, and for each the exit code, the one
+# MCP argument, a spliced armor paste; who counts as me: me@ comments, a
+# device named like a path, FIFOs, batch pinning, the directory-name
+# fallback, a removed key) goes through the CLI, and for each the exit code, the one
 # error line naming the cause and the file, and the store, memory, keys and
 # configuration trees before and after are checked. The inputs and what each
 # must give are in cmd/session-handoff/hostile_campaign_test.go; the corpus

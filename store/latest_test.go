@@ -255,6 +255,25 @@ func TestLatestForProjectByIdentity(t *testing.T) {
 				fromMachine(mkRecord(t, t0, "codex", "x", "another app"), "/Users/me/app", rootB, ""),
 			},
 			handoff.Identity{RootCommit: rootA}, 0, MatchName, 1},
+		{"a stranger's bundle of another repository of the same name is not its latest",
+			[]*handoff.Record{
+				func() *handoff.Record {
+					r := mkRecord(t, t0, "codex", "x", "mine, moved")
+					r.Project.Path, r.Project.Name = "/old/app", "app"
+					return r
+				}(),
+				func() *handoff.Record {
+					r := fromMachine(mkRecord(t, t0.Add(time.Hour), "codex", "x", "pinned stranger"), "/Users/eve/app", rootB, "")
+					r.Source.Import.Verification = "pinned"
+					return r
+				}(),
+				func() *handoff.Record {
+					r := fromMachine(mkRecord(t, t0.Add(2*time.Hour), "codex", "x", "untrusted stranger"), "/Users/mallory/app", "", "")
+					r.Source.Import.Verification, r.Source.Import.Signer = "untrusted", ""
+					return r
+				}(),
+			},
+			handoff.Identity{RootCommit: rootA}, 0, MatchName, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -346,5 +365,31 @@ func TestIdentitiesMarker(t *testing.T) {
 	mustSave(t, s, mkRecord(t, t0.Add(2*time.Hour), "codex", "app", "again"))
 	if may, err := s.mayHoldIdentities(); err != nil || !may {
 		t.Fatalf("after a rebuild from the records: %v %v", may, err)
+	}
+}
+
+// With SetTrust, Get rechecks every record against the trust store as it
+// is now: an import whose key is no longer trusted reads as not vouched
+// for, and identity matching no longer takes it for the project.
+func TestSetTrustRechecksOnRead(t *testing.T) {
+	const root = "1111111111111111111111111111111111111111"
+	s := newTestStore(t)
+	r := fromMachine(mkRecord(t, time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC), "codex", "x", "from my laptop"), "/Users/me/app", root, "")
+	mustSave(t, s, r)
+	id := func() handoff.Identity { return handoff.Identity{RootCommit: root} }
+	trusted := true
+	s.SetTrust(func(fp, signer string) bool {
+		return trusted && fp == r.Source.Import.Fingerprint && signer == r.Source.Import.Signer
+	})
+	if got, how, err := s.LatestForProject("/home/dev/src/app", id); err != nil || got == nil || how != MatchIdentity || !got.Source.Vouched() {
+		t.Fatalf("while trusted: %v, %v, %v", got, how, err)
+	}
+	trusted = false
+	got, err := s.Get(r.ID)
+	if err != nil || got.Source.Vouched() || !got.Source.Import.Withdrawn {
+		t.Fatalf("after the key's removal Get reads %+v, %v", got.Source.Import, err)
+	}
+	if got, how, err := s.LatestForProject("/home/dev/src/app", id); err != nil || got != nil || how != NoMatch {
+		t.Fatalf("after the key's removal latest is %v, %v, %v", got, how, err)
 	}
 }

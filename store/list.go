@@ -255,15 +255,19 @@ type matcher struct {
 	// elsewhere, with exactPath, also matches a handoff imported from
 	// another machine whose project has the identity it returns (read on
 	// first need, once).
-	elsewhere  *lazyIdentity
-	query      string // lower case
-	queryASCII bool
-	queryComma bool
-	idPrefix   []byte // upper case
-	since      bool
-	sinceMS    int64
-	limit      int
-	fields     bool // whether match needs more than the id
+	elsewhere *lazyIdentity
+	// vouchedImports, when set, reads a record whose index line matches
+	// and is an import: it matches only when vouched for
+	// (handoff.Source.Vouched), as identity matching requires.
+	vouchedImports func(id handoff.ID) (*handoff.Record, error)
+	query          string // lower case
+	queryASCII     bool
+	queryComma     bool
+	idPrefix       []byte // upper case
+	since          bool
+	sinceMS        int64
+	limit          int
+	fields         bool // whether match needs more than the id
 }
 
 func newMatcher(f Filter) (*matcher, error) {
@@ -353,6 +357,11 @@ func (m *matcher) match(line []byte) (bool, error) {
 		}
 		if !ok {
 			return false, nil
+		}
+	}
+	if m.vouchedImports != nil {
+		if ok, err := vouchedOrMine(f, m.vouchedImports); err != nil || !ok {
+			return false, err
 		}
 	}
 	if m.query != "" {
@@ -679,7 +688,8 @@ const (
 	// repository (handoff.Identity) at another path.
 	MatchIdentity
 	// MatchName: made for a project of the same directory name at another
-	// path, and nothing matched better.
+	// path, on this machine or imported and vouched for, and nothing
+	// matched better.
 	MatchName
 )
 
@@ -691,7 +701,9 @@ const (
 // candidate, since it costs git calls) and signed by a key the trust
 // store holds (handoff.Source.Vouched). Only when neither finds one, a
 // handoff made for a project of the same directory name elsewhere is
-// taken. It returns nil and NoMatch when there is none.
+// taken: made on this machine, or imported and vouched for (a stranger's
+// bundle from an unrelated repository of the same name never is). It
+// returns nil and NoMatch when there is none.
 func (s *Store) LatestForProject(root string, identity func() handoff.Identity) (*handoff.Record, ProjectMatch, error) {
 	m, err := newMatcher(Filter{Project: root})
 	if err != nil {
@@ -711,6 +723,9 @@ func (s *Store) LatestForProject(root string, identity func() handoff.Identity) 
 		if err != nil {
 			return nil, NoMatch, err
 		}
+		// A name says nothing of who made it: an import matched by
+		// name alone is taken only when vouched for, as by identity.
+		nm.vouchedImports = s.Get
 		ms = append(ms, nm)
 	}
 	// The end of the index first, briefly: a project at work has its
@@ -759,6 +774,17 @@ func (s *Store) LatestForProject(root string, identity func() handoff.Identity) 
 		return rec, how, err
 	}
 	return nil, NoMatch, nil
+}
+
+// vouchedOrMine reports whether the index line split into f is a handoff
+// made on this machine, or imported and vouched for (get reads it whole).
+func vouchedOrMine(f [indexFields][]byte, get func(handoff.ID) (*handoff.Record, error)) (bool, error) {
+	src, err := fieldValue(f[fSource])
+	if err != nil || string(src) != handoff.SourceImport {
+		return err == nil, err
+	}
+	rec, err := get(handoff.ID(f[fID]))
+	return err == nil && rec.Source.Vouched(), nil
 }
 
 // indexLacksIdentity reports whether no handoff imported from another

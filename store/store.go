@@ -82,8 +82,24 @@ const (
 
 // Store is a handoff store rooted at one directory.
 type Store struct {
-	dir  string
-	warn atomic.Pointer[func(error)]
+	dir   string
+	warn  atomic.Pointer[func(error)]
+	binds atomic.Pointer[func(fingerprint, signer string) bool]
+}
+
+// SetTrust sets the trust store as it is now, as binds (whether it binds
+// a signer's name to the key of a fingerprint, crypto.TrustStore.Binds):
+// every record Get reads is rechecked against it (handoff.Source.Recheck),
+// so that a record whose key was trusted at import and is no longer reads
+// as no longer trusted, wherever it is read. Without it records read as
+// their import judged them. binds must be safe for concurrent use if the
+// Store is.
+func (s *Store) SetTrust(binds func(fingerprint, signer string) bool) {
+	if binds == nil {
+		s.binds.Store(nil)
+		return
+	}
+	s.binds.Store(&binds)
 }
 
 // SetWarn sets a function to be told of problems an operation worked
@@ -278,6 +294,9 @@ func (s *Store) Get(id handoff.ID) (*handoff.Record, error) {
 	}
 	if rec.ID != id {
 		return nil, fmt.Errorf("%s: holds handoff %s, not %s", path, handoff.Shorten(string(rec.ID), 40), id)
+	}
+	if binds := s.binds.Load(); binds != nil {
+		rec.Source.Recheck(*binds)
 	}
 	return rec, nil
 }

@@ -89,12 +89,14 @@ var ErrNeedsForce = errors.New("needs an explicit id and --force")
 // by the agent at every start, so a wrong or unvouched handoff there
 // steers every session. It returns nil when there is no such reason.
 func CheckInstructionSource(rec *handoff.Record, root string) error {
-	if imp := rec.Source.Import; imp != nil && imp.Verification != "verified" && imp.Verification != "pinned" {
+	if imp := rec.Source.Import; imp != nil && (imp.Withdrawn || imp.Verification != "verified" && imp.Verification != "pinned") {
 		how := "with no verification recorded"
-		switch imp.Verification {
-		case "untrusted":
+		switch {
+		case imp.Withdrawn:
+			how = "signed by a key that is no longer trusted"
+		case imp.Verification == "untrusted":
 			how = "signed by a key that is not trusted"
-		case "unsigned":
+		case imp.Verification == "unsigned":
 			how = "unsigned"
 		}
 		return fmt.Errorf("handoff %s was imported %s: writing it into an instruction file %w", rec.ID, how, ErrNeedsForce)

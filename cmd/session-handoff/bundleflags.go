@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/internal/ctxio"
 	"github.com/session-handoff/session-handoff/internal/exchange"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // limitFlags adds a flag for each reader limit; zero keeps the default.
@@ -84,13 +84,11 @@ func (a *app) openInput(name string) (io.ReadCloser, error) {
 		}
 		return io.NopCloser(ctxio.Reader(a.ctx, a.stdin)), nil
 	}
-	f, err := os.Open(name)
+	// A regular file only, as every path read: a FIFO would block the
+	// open for ever, a device never end.
+	f, _, err := safefile.OpenRegular(name)
 	if err != nil {
 		return nil, err
-	}
-	if info, err := f.Stat(); err == nil && info.IsDir() {
-		f.Close()
-		return nil, fmt.Errorf("%s is a directory", name)
 	}
 	return struct {
 		io.Reader

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 	"unicode"
@@ -40,9 +39,17 @@ func (a *app) openStore() (*store.Store, error) {
 	}
 	// What the store worked around (a corrupt record left out of a rebuilt
 	// index) is said, one line each, without stopping the command.
-	s.SetWarn(func(err error) {
+	warn := func(err error) {
 		fmt.Fprintf(a.stderr, "session-handoff: warning: %s\n", untrusted.OneLine(err.Error(), maxLine))
-	})
+	}
+	s.SetWarn(warn)
+	// Trust is decided when a record is read, against the trust store as
+	// it is now (handoff.Source.Recheck).
+	if kr, err := a.keyring(); err == nil {
+		s.SetTrust(kr.Binds(warn))
+	} else {
+		s.SetTrust(func(string, string) bool { return false })
+	}
 	return s, nil
 }
 
@@ -158,7 +165,7 @@ func (a *app) readText(path string) (string, error) {
 	if path == "-" {
 		r, name = a.stdin, "standard input"
 	} else {
-		f, err := os.Open(path)
+		f, _, err := safefile.OpenRegular(path)
 		if err != nil {
 			return "", err
 		}

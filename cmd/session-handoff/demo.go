@@ -54,13 +54,15 @@ func runDemo(a *app, opts demoOptions) error {
 }
 
 // demo runs the round trip inside dir.
-func (a *app) demo(dir string) error {
+// demoRepo makes the demo's project under dir: a git repository with one
+// commit and one uncommitted file.
+func (a *app) demoRepo(dir string) (string, error) {
 	repo := filepath.Join(dir, "app")
 	if err := os.MkdirAll(repo, 0o755); err != nil {
-		return err
+		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(repo, "auth.go"), []byte("package auth\n\nfunc ParseToken(s string) error { return nil }\n"), 0o644); err != nil {
-		return err
+		return "", err
 	}
 	for _, args := range [][]string{
 		{"init", "-q", "-b", "main"},
@@ -70,10 +72,15 @@ func (a *app) demo(dir string) error {
 		cmd := exec.CommandContext(a.ctx, "git", args...)
 		cmd.Dir = repo
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %s: %s", args[0], untrusted.OneLine(string(out), maxLine))
+			return "", fmt.Errorf("git %s: %s", args[0], untrusted.OneLine(string(out), maxLine))
 		}
 	}
-	if err := os.WriteFile(filepath.Join(repo, "auth_test.go"), []byte("package auth\n"), 0o644); err != nil {
+	return repo, os.WriteFile(filepath.Join(repo, "auth_test.go"), []byte("package auth\n"), 0o644)
+}
+
+func (a *app) demo(dir string) error {
+	repo, err := a.demoRepo(dir)
+	if err != nil {
 		return err
 	}
 	// Two people on one machine: alice hands her session over to bob.
@@ -113,9 +120,20 @@ func (a *app) demo(dir string) error {
 		{"bob", bob, []string{"render", "latest", "--target", agents.ClaudeCode, "--sections", "task,decisions,next"}},
 		{"bob", bob, []string{"store", "check"}},
 	}
-	fmt.Fprintf(a.stdout, "# alice and bob each have a SESSION_HANDOFF_HOME under %s\n", dir)
+	fmt.Fprintf(a.stdout, "# alice and bob each have a SESSION_HANDOFF_HOME under %s, and work in %s\n", dir, repo)
+	// The commands run in the demo's project, as a user's would: "latest"
+	// is that project's latest handoff, not the newest of a store that
+	// has none for the directory the demo was started in.
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if err := os.Chdir(repo); err != nil {
+		return err
+	}
+	defer os.Chdir(wd)
 	for i, st := range steps {
-		fmt.Fprintf(a.stdout, "\n%s$ session-handoff %s\n", st.who, quoteArgs(st.args))
+		fmt.Fprintf(a.stdout, "\n%s:app$ session-handoff %s\n", st.who, quoteArgs(st.args))
 		if code := as(st.home).execute(st.args); code != exitOK {
 			return fmt.Errorf("step %q failed with exit code %d", st.args[0], code)
 		}

@@ -27,12 +27,15 @@ to them alone.
 Pairing takes one command on each machine. 'devices add' prints this
 machine's pairing text, one line; run 'devices add TEXT' with it on the
 other machine, which prints its own text back: run 'devices add TEXT' with
-that here. Both then print the same pairing code: compare them. Carry the
-texts yourself (a terminal, a paste between your own sessions); a text
-from anyone else would make their key "me".
+that here. Both then print the same pairing code, five groups of four
+characters (100 bits): compare all of them. Carry the texts yourself (a
+terminal, a paste between your own sessions); a text from anyone else
+would make their key "me". Only pairing gives a "me@" name: 'trust add',
+'people add' and trust on first use refuse one.
 
 'devices rm NAME' unpairs a machine (a lost laptop): it can still read
-every handoff sent to it before, and nothing sent from then on.`,
+every handoff sent to it before, and nothing sent from then on; what it
+sent before reads "no longer trusted" from then on.`,
 		`  session-handoff devices add --name laptop
   session-handoff devices add 'session-handoff-pair:…' --name desktop
   session-handoff devices list
@@ -65,7 +68,10 @@ func newDevicesAddCmd(a *app) *cobra.Command {
 public signing key and age recipient, with a checksum. With the other
 machine's pairing text (or the name of a file that holds it), pairs it: records its keys, trusts its signing key
 as "me@NAME", and prints the pairing code and this machine's text for the
-other side. Pairing the same text again changes nothing.`,
+other side. Pairing the same text again changes nothing, nor does a text
+with the same keys under another name: the device is paired already (to
+rename it, 'devices rm' it first). --name is kept: this machine's later
+texts name it so.`,
 		Example: `  session-handoff devices add --name laptop
   session-handoff devices add 'session-handoff-pair:…'`,
 		Args: rangeArgs(0, 1, "at most one pairing text"),
@@ -77,7 +83,7 @@ other side. Pairing the same text again changes nothing.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.name, "name", "", "this machine's name in its pairing text (default: the host name)")
+	f.StringVar(&opts.name, "name", "", "this machine's name in its pairing text, kept for the next ones (default: the name given last, else the host name)")
 	f.StringVar(&opts.as, "as", "", "the name to pair the other machine under (default: the name in its text)")
 	f.BoolVar(&opts.textOnly, "text", false, "print only this machine's pairing text (for scripts)")
 	return cmd
@@ -127,7 +133,7 @@ func runDevicesAdd(a *app, opts *devicesAddOptions) error {
 	if d.SigningKey == self.SigningKey || d.Recipient == self.Recipient {
 		return withHint(devices.ErrSelf, "run 'devices add' on the other machine, and give its text here")
 	}
-	added, err := devices.Add(kr.Dir, d)
+	d, added, err := devices.Add(kr.Dir, d, opts.as != "")
 	switch {
 	case errors.Is(err, devices.ErrExists):
 		return withHint(err, "'session-handoff devices rm NAME' first, or pass --as NAME")
@@ -146,8 +152,9 @@ func runDevicesAdd(a *app, opts *devicesAddOptions) error {
 	return nil
 }
 
-// thisDevice is this machine as a device: its keys, under name (default:
-// the host name).
+// thisDevice is this machine as a device: its keys, under name, which is
+// kept for the texts it prints later (devices.SetSelfName); without one,
+// under the name given last, else the host name.
 func thisDevice(kr exchange.Keyring, name string) (devices.Device, error) {
 	info, err := kr.Info()
 	if errors.Is(err, exchange.ErrNoKeys) {
@@ -156,12 +163,23 @@ func thisDevice(kr exchange.Keyring, name string) (devices.Device, error) {
 	if err != nil {
 		return devices.Device{}, err
 	}
+	given := name != ""
+	if !given {
+		if name, err = devices.SelfName(kr.Dir); err != nil {
+			return devices.Device{}, err
+		}
+	}
 	if name == "" {
 		name = paths.Hostname()
 	}
 	d, err := devices.New(name, info.AgeRecipient, info.SigningKey)
 	if err != nil {
 		return devices.Device{}, usageError{fmt.Errorf("%w (pass --name)", err)}
+	}
+	if given {
+		if err := devices.SetSelfName(kr.Dir, name); err != nil {
+			return devices.Device{}, err
+		}
 	}
 	return d, nil
 }

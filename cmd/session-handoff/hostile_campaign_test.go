@@ -49,10 +49,13 @@ const (
 	kindRepos       = "repos"
 	kindAgents      = "agents"
 	kindChanges     = "changes"
-	kindRemotes     = "remotes"
+	// kindWho: who counts as me, and whose handoff may brief my project.
+	kindWho = "who"
+	// kindRemotes: shared remotes armed or filled by whoever can write them.
+	kindRemotes = "remotes"
 )
 
-var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos, kindAgents, kindChanges, kindRemotes}
+var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos, kindAgents, kindChanges, kindWho, kindRemotes}
 
 // hostileInput is one hostile input: where it comes from, how it is put in
 // place, and the commands run on it with what each must do.
@@ -229,6 +232,7 @@ func TestHostileCampaign(t *testing.T) {
 	inputs = append(inputs, credentialInputs()...)
 	inputs = append(inputs, fileTypeInputs()...)
 	inputs = append(inputs, wordsInputs()...)
+	inputs = append(inputs, whoInputs()...)
 	inputs = append(inputs, remoteInputs()...)
 	more, err := changesInputs()
 	if err != nil {

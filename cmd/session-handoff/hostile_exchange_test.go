@@ -113,7 +113,7 @@ func exchangeInputs() []hostileInput {
 		{"tofu-bidi-override", "alice@\u202etset", "invisible"},
 		// A forged "me": a stranger's key under the name of one of my
 		// devices. Only pairing ('devices add') makes a key mine.
-		{"tofu-forged-me", "me@laptop", "only 'devices add' pairs a device"},
+		{"tofu-forged-me", "me@laptop", "names one of my devices, and only pairing"},
 	})...)
 
 	// A record of the year 9999 would stay "latest" for ever.

@@ -11,6 +11,7 @@ import (
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/exchange"
+	"github.com/session-handoff/session-handoff/internal/people"
 )
 
 func newTrustCmd(a *app) *cobra.Command {
@@ -20,7 +21,10 @@ func newTrustCmd(a *app) *cobra.Command {
 Only keys in it make a bundle "verified"; a key carried inside a bundle is
 never trusted because it is there. 'trust add' takes a public key line
 ("ssh-ed25519 AAAA… bob@desk") or a file holding one; the principal
-defaults to the line's comment.`,
+defaults to the line's comment. A "me@" name is refused, whatever its
+source: only 'devices add' (pairing) trusts a key as mine. 'trust rm'
+takes trust back from what the key signed before too: its handoffs read
+"no longer trusted" from then on.`,
 		`  session-handoff trust add "ssh-ed25519 AAAAC3Nz… bob@desk" --principal bob@desk
   session-handoff trust add ~/bob.pub
   session-handoff trust list
@@ -61,6 +65,8 @@ func runTrustAdd(a *app, opts *trustAddOptions) error {
 	switch {
 	case errors.Is(err, exchange.ErrNoPrincipal):
 		return usagef("the key line has no comment: pass --principal NAME")
+	case errors.Is(err, people.ErrMine):
+		return withHint(usageError{err}, "to trust this key as someone else's, pass --principal NAME; a machine of mine is paired with 'session-handoff devices add'")
 	case errors.As(err, &bad):
 		return usageError{err}
 	case err != nil:

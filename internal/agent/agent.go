@@ -69,6 +69,11 @@ type Agent struct {
 	// HookSpec says where integrate installs session-handoff's hooks, and
 	// which; nil when the agent has none.
 	HookSpec *HookSpec
+	// Reasoning says where its transcripts hold the model's private
+	// reasoning, which no copy of a transcript keeps
+	// (transcript.WithoutReasoning); empty for an agent whose sessions
+	// are rows of a database, which is never copied.
+	Reasoning transcript.Reasoning
 }
 
 // HookSpec says where an agent keeps its hook settings and which hooks
@@ -164,6 +169,16 @@ type Transcripts interface {
 // agent's lines to leave them alone.
 type LineDetector interface {
 	DetectLine(line []byte) (transcript.Detected, bool)
+}
+
+// SchemaDetector is what the Transcripts of an agent whose sessions are
+// rows of a SQLite database implement: DetectSchema says whether a
+// database whose tables (each name with its column names, read from
+// sqlite_schema wherever its pages lie) are tables is the agent's. It
+// claims only its own schema, so that no order of the table decides
+// (capture.DetectFile asks it before any guess from the file's head).
+type SchemaDetector interface {
+	DetectSchema(tables map[string][]string) (transcript.Detected, bool)
 }
 
 // MaxDetectLines is how many lines of a file's head detection reads.

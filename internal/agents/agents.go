@@ -30,6 +30,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents/opencode"
 	"github.com/session-handoff/session-handoff/internal/agents/pi"
 	"github.com/session-handoff/session-handoff/internal/agents/qwen"
+	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
 // Agent describes one coding agent (internal/agent).
@@ -118,6 +119,20 @@ func IsSettingsFile(rel string) bool {
 		}
 	}
 	return false
+}
+
+// Reasoning is every agent's Reasoning in one: an attached transcript is
+// copied without any of it, whichever agent wrote it, so that a file
+// recognised as one agent's but holding another's lines (or a provider's
+// raw messages) keeps no reasoning either. A name one agent uses for
+// reasoning is used by no agent for anything its reader keeps
+// (TestReaderReadsItsCopyWithoutReasoning).
+func Reasoning() transcript.Reasoning {
+	var r transcript.Reasoning
+	for _, a := range table {
+		r = r.Join(a.Reasoning)
+	}
+	return r
 }
 
 // Normal is the form names are compared in: trimmed, lower case, with '_'

@@ -8,6 +8,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
@@ -153,12 +154,39 @@ func TestDetectRealDatabases(t *testing.T) {
 		{"kilo/testdata/real-e2e/work", "kilo.db", "kilo"},
 		{"kilo/testdata/real-e2e/briefed", "kilo.db", "kilo"},
 		{"crush/testdata/real-e2e/work", "crush.db", "crush"},
+		// After VACUUM (or rebuilt from a dump, as users copy them) the
+		// schema starts past the first page (issue 45).
+		{"opencode/testdata/vacuumed", "opencode.db", "opencode"},
+		{"kilo/testdata/vacuumed", "kilo.db", "kilo"},
 	} {
 		dir := t.TempDir()
 		expect.Gunzip(t, c.dir, dir, c.file)
 		d, err := capture.DetectFile(filepath.Join(dir, c.file))
 		if err != nil || string(d.Agent) != c.want {
 			t.Errorf("%s/%s: %+v, %v; want %s", c.dir, c.file, d, err, c.want)
+		}
+	}
+}
+
+// A database after VACUUM reads as the database it was made from.
+func TestVacuumedDatabaseReadsTheSame(t *testing.T) {
+	for _, c := range []struct{ name, orig, vacuumed, file string }{
+		{"opencode", "opencode/testdata/real-e2e/work", "opencode/testdata/vacuumed", "opencode.db"},
+		{"kilo", "kilo/testdata/real-e2e/briefed", "kilo/testdata/vacuumed", "kilo.db"},
+	} {
+		orig, vac := t.TempDir(), t.TempDir()
+		expect.Gunzip(t, c.orig, orig, c.file, c.file+"-wal")
+		expect.Gunzip(t, c.vacuumed, vac, c.file)
+		want, err := readAs(c.name, filepath.Join(orig, c.file), transcript.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := readAs(c.name, filepath.Join(vac, c.file), transcript.Limits{})
+		if err != nil {
+			t.Fatalf("%s vacuumed: %v", c.name, err)
+		}
+		if w, g := comparable(t, want, orig), comparable(t, got, vac); w != g {
+			t.Errorf("%s vacuumed reads otherwise:\n got %s\nwant %s", c.name, g, w)
 		}
 	}
 }

@@ -9,13 +9,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/redact"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/sqlitefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
@@ -132,9 +136,10 @@ func Build(ctx context.Context, opts Options, now time.Time) (*Result, error) {
 		rec.Files = files
 		if sameTree(dig.CWD, st.Root) {
 			// Only the worktree the session ran in can say that a file it
-			// made is gone; a transcript captured into another project
-			// (--session FILE --project DIR) keeps its files.
-			rec.Files = dropVanished(files, st.Root)
+			// made is gone, or what its commands did; a transcript captured
+			// into another project (--session FILE --project DIR) keeps its
+			// files.
+			rec.Files = ReconcileShell(dropVanished(files, st.Root), s.Commands, st, dig.CWD)
 		}
 		res.UntouchedDirty = UntouchedDirty(rec.Files, st)
 	}
@@ -314,7 +319,7 @@ func copyTranscript(opts Options, path string, rep *redact.Report) error {
 	if opts.TranscriptCopy == nil {
 		return errors.New("no destination for the transcript copy")
 	}
-	f, err := os.Open(path)
+	f, _, err := safefile.OpenRegular(path)
 	if err != nil {
 		return err
 	}
@@ -329,12 +334,24 @@ func copyTranscript(opts Options, path string, rep *redact.Report) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	src := io.LimitReader(f, limitsOrDefault(opts.Limits).MaxFile)
+	// The model's private reasoning never leaves the agent's file: the
+	// copy is filtered as the record is (SECURITY.md, "Private
+	// reasoning"), then redacted.
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := transcript.WithoutReasoning(pw, f, agents.Reasoning(), transcript.Limits{MaxFile: limitsOrDefault(opts.Limits).MaxFile})
+		pw.CloseWithError(err)
+	}()
+	defer pr.Close()
 	if opts.Redactor == nil {
-		_, err = io.Copy(opts.TranscriptCopy, src)
-		return err
+		_, err = io.Copy(opts.TranscriptCopy, pr)
+	} else {
+		err = opts.Redactor.Copy(opts.TranscriptCopy, pr, "transcript", rep)
 	}
-	return opts.Redactor.Copy(opts.TranscriptCopy, src, "transcript", rep)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 func limitsOrDefault(l Limits) Limits {
@@ -360,16 +377,46 @@ func withoutAgentFiles(files []handoff.FileTouched, agent Agent, project string,
 	if err != nil {
 		return files
 	}
-	var own []string
+	var own, underHome []string
 	for _, d := range info.Dirs(home, env) {
 		if !transcript.UnderDir(project, d) {
 			own = append(own, d)
+		}
+		// The same directory in another machine's home: a transcript
+		// written there (synced, received) names its plans under
+		// /Users/NAME/.claude (issue 45).
+		if rel, err := filepath.Rel(home, d); err == nil && filepath.IsLocal(rel) {
+			underHome = append(underHome, filepath.ToSlash(rel))
 		}
 	}
 	if len(own) == 0 {
 		return files
 	}
 	return slices.DeleteFunc(slices.Clone(files), func(f handoff.FileTouched) bool {
-		return filepath.IsAbs(f.Path) && slices.ContainsFunc(own, func(d string) bool { return transcript.UnderDir(f.Path, d) })
+		if filepath.IsAbs(f.Path) && slices.ContainsFunc(own, func(d string) bool { return transcript.UnderDir(f.Path, d) }) {
+			return true
+		}
+		return !transcript.UnderDir(f.Path, project) && slices.ContainsFunc(underHome, func(rel string) bool { return inSomeHome(f.Path, rel) })
 	})
+}
+
+// someHome matches the home directories of the systems agents run on:
+// /home/NAME, /Users/NAME, /root, /var/root, C:/Users/NAME.
+var someHome = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(/home/[^/]+|/Users/[^/]+|/root|/var/root|[A-Za-z]:/Users/[^/]+)$`)
+})
+
+// windowsPath matches an absolute Windows path, written on another
+// machine.
+var windowsPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z]:\\`) })
+
+// inSomeHome says whether p lies under rel (an agent's directory relative
+// to a home, "/"-separated) in some user's home directory.
+func inSomeHome(p, rel string) bool {
+	if windowsPath().MatchString(p) {
+		p = strings.ReplaceAll(p, `\`, "/")
+	}
+	p = filepath.ToSlash(p)
+	i := strings.Index(p, "/"+rel+"/")
+	return i > 0 && someHome().MatchString(p[:i])
 }

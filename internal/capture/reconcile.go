@@ -5,12 +5,14 @@ import (
 	"context"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/git"
+	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
 // Reconciliation: the files an agent touched, as its transcript tells
@@ -117,6 +119,9 @@ func UntouchedDirty(files []handoff.FileTouched, st *handoff.GitState) []handoff
 	touched := make(map[string]bool, len(files))
 	for _, f := range files {
 		touched[f.Path] = true
+		if f.From != "" {
+			touched[f.From] = true // renamed: the old path's deletion is the session's too
+		}
 	}
 	seen := map[string]bool{}
 	var out []handoff.FileStatus
@@ -308,4 +313,161 @@ func (n *pathNorm) rel(p string) (string, bool) {
 // under it.
 func underSlashDir(p, dir string) bool {
 	return p == dir || dir == "/" && strings.HasPrefix(p, "/") || strings.HasPrefix(p, dir+"/")
+}
+
+// ReconcileShell adds to files, as Reconcile returns them, what the
+// session's own shell commands renamed, removed and made, where git shows
+// it now (issue 45): a rename git records (a staged rename, or the old
+// path deleted and the new one untracked), a deleted tracked file (or
+// every one under a removed directory), a new untracked file or one
+// under a new untracked directory. A file already listed takes the
+// effect's kind (renamed moves it to its new path, keeping its edits).
+// Commands that failed are passed over; a subagent's command makes its
+// files the subagent's. cwd is the session's working directory.
+func ReconcileShell(files []handoff.FileTouched, cmds []handoff.Command, st *handoff.GitState, cwd string) []handoff.FileTouched {
+	if st == nil || st.Root == "" || len(cmds) == 0 {
+		return files
+	}
+	n := newPathNorm(st.Root, cwd)
+	g := newGitFiles(st)
+	out := append([]handoff.FileTouched(nil), files...)
+	index := map[string]int{}
+	for i, f := range out {
+		index[f.Path] = i
+	}
+	put := func(f handoff.FileTouched, old string) {
+		i, ok := index[old]
+		if !ok {
+			i, ok = index[f.Path]
+		}
+		if !ok {
+			index[f.Path] = len(out)
+			out = append(out, f)
+			return
+		}
+		prev := &out[i]
+		delete(index, prev.Path)
+		prev.Path, prev.Action, prev.From, prev.Git = f.Path, f.Action, f.From, f.Git
+		if prev.By == "" {
+			prev.By = f.By
+		}
+		index[prev.Path] = i
+	}
+	for _, c := range cmds {
+		if c.ExitCode != nil && *c.ExitCode != 0 || c.Status == "failed" || c.Status == "denied" {
+			continue
+		}
+		for _, e := range transcript.ShellEffects(c.Command) {
+			path, inside := n.rel(e.Path)
+			if !inside {
+				continue
+			}
+			switch e.Kind {
+			case transcript.EffectRenamed:
+				from, ok := n.rel(e.From)
+				if !ok {
+					continue
+				}
+				for _, to := range candidates(path, from, e.IntoDir) {
+					if git := g.renamed(from, to); git != "" {
+						put(handoff.FileTouched{Path: to, Action: transcript.EffectRenamed, From: from, Git: git, By: c.By}, from)
+						break
+					}
+				}
+			case transcript.EffectDeleted:
+				for _, p := range g.deletedUnder(path) {
+					put(handoff.FileTouched{Path: p, Action: transcript.EffectDeleted, Git: GitDirty, By: c.By}, p)
+				}
+			case transcript.EffectCreated:
+				for _, to := range candidates(path, e.From, e.IntoDir) {
+					if slices.Contains(st.Untracked, to+"/") {
+						to += "/" // a new directory, as git names it
+					}
+					if g.untracked(to) {
+						if _, listed := index[to]; !listed {
+							put(handoff.FileTouched{Path: to, Action: transcript.EffectCreated, Git: GitUntracked, By: c.By}, to)
+						}
+						break
+					}
+				}
+			}
+		}
+	}
+	// A new directory is listed only when none of its files is.
+	return slices.DeleteFunc(out, func(f handoff.FileTouched) bool {
+		return strings.HasSuffix(f.Path, "/") && slices.ContainsFunc(out, func(o handoff.FileTouched) bool {
+			return o.Path != f.Path && strings.HasPrefix(o.Path, f.Path)
+		})
+	})
+}
+
+// candidates are the paths a move or copy to path may have made: path
+// itself, and with two operands path/BASE, where path was a directory.
+func candidates(path, from string, intoDir bool) []string {
+	if !intoDir || from == "" {
+		return []string{path}
+	}
+	return []string{path, path + "/" + pathBase(from)}
+}
+
+func pathBase(p string) string {
+	return p[strings.LastIndexByte(p, '/')+1:]
+}
+
+// gitFiles is a GitState's changes, for looking paths up.
+type gitFiles struct {
+	st      *handoff.GitState
+	deleted map[string]bool   // deleted in the index or the worktree
+	renames map[string]string // staged renames, new path to old
+}
+
+func newGitFiles(st *handoff.GitState) *gitFiles {
+	g := &gitFiles{st: st, deleted: map[string]bool{}, renames: map[string]string{}}
+	for _, list := range [][]handoff.FileStatus{st.Staged, st.Unstaged} {
+		for _, fs := range list {
+			switch fs.Status {
+			case "D":
+				g.deleted[fs.Path] = true
+			case "R":
+				g.renames[fs.Path] = fs.From
+			}
+		}
+	}
+	return g
+}
+
+// renamed is how the rename from → to stands in git ("" when git does
+// not show it).
+func (g *gitFiles) renamed(from, to string) string {
+	switch {
+	case g.renames[to] == from:
+		return GitDirty
+	case g.deleted[from] && g.untracked(to):
+		return GitUntracked
+	case g.deleted[from] && slices.ContainsFunc(g.st.Staged, func(fs handoff.FileStatus) bool { return fs.Path == to && fs.Status == "A" }):
+		return GitDirty
+	}
+	return ""
+}
+
+// deletedUnder lists p, when git shows it deleted, or the deleted paths
+// under the directory p.
+func (g *gitFiles) deletedUnder(p string) []string {
+	if g.deleted[p] {
+		return []string{p}
+	}
+	var out []string
+	for d := range g.deleted {
+		if strings.HasPrefix(d, p+"/") {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// untracked says whether git shows p as a new file, or as a new
+// directory ("p/", or under one).
+func (g *gitFiles) untracked(p string) bool {
+	return isUntracked(p, g.st.Untracked) || slices.Contains(g.st.Untracked, p+"/")
 }

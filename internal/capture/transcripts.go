@@ -11,6 +11,8 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agent"
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/sqlitefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
@@ -113,7 +115,7 @@ func ReadSession(s SessionInfo, limits Limits) (*Digest, error) {
 // transcript of an agent of the table (the first, in its order, that takes
 // it), another output of one, or what else it looks like.
 func DetectFile(path string) (Detected, error) {
-	f, err := os.Open(path)
+	f, _, err := safefile.OpenRegular(path)
 	if err != nil {
 		return Detected{}, err
 	}
@@ -122,7 +124,37 @@ func DetectFile(path string) (Detected, error) {
 	if err != nil {
 		return Detected{}, fmt.Errorf("%s: %w", path, err)
 	}
+	if sqlitefile.HasHeader(head) {
+		if d, ok := detectSchema(path); ok {
+			return d, nil
+		}
+	}
 	return Detect(head), nil
+}
+
+// detectSchema says whose the SQLite database at path is by its tables,
+// read wherever sqlite_schema lies (issue 45: after a VACUUM it no
+// longer starts on the first page, and a guess from the head took
+// OpenCode's and Kilo's databases for Crush's). ok is false when the
+// schema cannot be read: the head's guess is all there is.
+func detectSchema(path string) (Detected, bool) {
+	db, err := sqlitefile.Open(path, sqlitefile.Limits{})
+	if err != nil {
+		return Detected{}, false
+	}
+	defer db.Close()
+	tables, err := db.Schema()
+	if err != nil {
+		return Detected{}, false
+	}
+	for _, a := range agents.All() {
+		if sd, ok := a.Transcripts.(agent.SchemaDetector); ok {
+			if d, ok := sd.DetectSchema(tables); ok {
+				return d, true
+			}
+		}
+	}
+	return Detected{What: "a SQLite database of no agent known to this version"}, true
 }
 
 // Detect says what a file whose first bytes are head looks like. When

@@ -11,6 +11,7 @@ package devices
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"sort"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/people"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/tsvconf"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
@@ -37,8 +39,8 @@ const (
 
 // PrincipalPrefix starts the trust-store principal of every device of
 // mine: a device named laptop signs as "me@laptop". Only pairing gives a
-// key such a name; trust on first use refuses it (exchange).
-const PrincipalPrefix = "me@"
+// key such a name; people.CheckName refuses it everywhere else.
+const PrincipalPrefix = people.MinePrefix
 
 // Errors callers tell apart.
 var (
@@ -82,18 +84,16 @@ func (d Device) RecipientInfo() (crypto.RecipientInfo, error) {
 	return crypto.RecipientInfo{Recipient: r, Canonical: canon}, nil
 }
 
-// New checks a name, an age recipient and a signing key line (a comment
-// after the key is dropped) and returns them in canonical form. Both keys
+// New checks a name (people.CheckDeviceName, the rule of every name given
+// to a signer), an age recipient and a signing key line (a comment after
+// the key is dropped) and returns them in canonical form. Both keys
 // are required: a device both reads and signs.
 func New(name, recipient, signingKey string) (Device, error) {
 	if len(name) > MaxName {
 		return Device{}, fmt.Errorf("device name %s: longer than %d bytes", untrusted.Quote(name, MaxName), MaxName)
 	}
-	if err := crypto.ValidatePrincipal(PrincipalPrefix + name); err != nil || name == "" {
-		if err == nil {
-			err = errors.New("empty")
-		}
-		return Device{}, fmt.Errorf("device name %s: %w", untrusted.Quote(name, MaxName), err)
+	if err := people.CheckDeviceName(name); err != nil {
+		return Device{}, fmt.Errorf("device name: %w", err)
 	}
 	if strings.TrimSpace(signingKey) == "" {
 		return Device{}, fmt.Errorf("device %s: no signing key", name)
@@ -193,19 +193,30 @@ func (l *List) records() [][]string {
 
 // Add pairs d: it is added to the devices list of the configuration
 // directory dir, and its signing key is pinned in the trust store under
-// d.Principal(). added is false when d was paired already, with the same
-// keys. A name paired with other keys, or keys paired under another name,
-// is refused (ErrExists): 'devices rm' first.
-func Add(dir string, d Device) (added bool, err error) {
+// d.Principal(). It returns the device as paired, and added false when it
+// was paired already. Pairing the same text again changes nothing: the
+// same keys under another name are the device paired already, unless
+// named says the user chose that name (--as), which is refused
+// (ErrExists), as is a name paired with other keys: 'devices rm' first.
+func Add(dir string, d Device, named bool) (paired Device, added bool, err error) {
 	key, err := crypto.ParsePublicKey(d.SigningKey)
 	if err != nil {
-		return false, err
+		return Device{}, false, err
 	}
 	err = file(dir).Update(func() ([][]string, error) {
 		l, err := Load(dir)
 		if err != nil {
 			return nil, err
 		}
+		paired = d
+		for _, o := range l.devices {
+			if !named && o.SigningKey == d.SigningKey && o.Recipient == d.Recipient {
+				// The name in a text is the other machine's own
+				// suggestion: this device, paired as o.Name.
+				paired = o
+			}
+		}
+		d := paired
 		for _, o := range l.devices {
 			switch {
 			case o == d:
@@ -215,19 +226,22 @@ func Add(dir string, d Device) (added bool, err error) {
 				return nil, fmt.Errorf("these keys: %w as %s", ErrExists, o.Name)
 			}
 		}
-		if _, ok := l.Lookup(d.Name); !ok {
+		if _, ok := l.Lookup(paired.Name); !ok {
 			if len(l.devices) >= MaxDevices {
 				return nil, fmt.Errorf("%d devices are paired already", MaxDevices)
 			}
-			l.devices = append(l.devices, d)
+			l.devices = append(l.devices, paired)
 			added = true
 		}
 		// Pinned even when listed already: a crash between the two
 		// writes is mended by pairing again.
-		err = crypto.UpdateTrustStore(paths.ConfigDir(dir).Trust(), func(ts *crypto.TrustStore) error { return ts.Pin(d.Principal(), key) })
+		err = crypto.UpdateTrustStore(paths.ConfigDir(dir).Trust(), func(ts *crypto.TrustStore) error { return ts.Pin(paired.Principal(), key) })
 		return l.records(), err
 	})
-	return added, err
+	if err != nil {
+		return Device{}, false, err
+	}
+	return paired, added, nil
 }
 
 // Remove unpairs the device named name: it leaves the list, and its key's
@@ -253,4 +267,36 @@ func Remove(dir, name string) (Device, error) {
 		return l.records(), err
 	})
 	return gone, err
+}
+
+// SelfName is this machine's own name in its pairing text, as 'devices
+// add --name' last gave it and SetSelfName kept it in the configuration
+// directory dir: "" when none was given (the host name is used).
+func SelfName(dir string) (string, error) {
+	path := paths.ConfigDir(dir).DeviceName()
+	data, err := safefile.ReadFile(path, MaxName+1)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read this device's name: %w", err)
+	}
+	name := strings.TrimSuffix(string(data), "\n")
+	if err := people.CheckDeviceName(name); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return name, nil
+}
+
+// SetSelfName keeps name as this machine's own name in its pairing texts
+// from now on, so that the text it answers a pairing with names it as the
+// other machine was told (a one-line file, written atomically).
+func SetSelfName(dir, name string) error {
+	if err := people.CheckDeviceName(name); err != nil {
+		return err
+	}
+	if old, err := SelfName(dir); err == nil && old == name {
+		return nil
+	}
+	return safefile.WriteFile(paths.ConfigDir(dir).DeviceName(), []byte(name+"\n"), 0o600)
 }

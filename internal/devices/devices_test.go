@@ -2,6 +2,7 @@ package devices
 
 import (
 	"errors"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -74,20 +75,26 @@ func TestAddRemove(t *testing.T) {
 	dir := t.TempDir()
 	d, other := newDevice(t, "laptop"), newDevice(t, "phone")
 	for i, want := range []bool{true, false} {
-		added, err := Add(dir, d)
-		if err != nil || added != want {
-			t.Fatalf("Add %d: %v, %v", i, added, err)
+		got, added, err := Add(dir, d, false)
+		if err != nil || added != want || got != d {
+			t.Fatalf("Add %d: %+v, %v, %v", i, got, added, err)
 		}
 	}
 	renamed := other
 	renamed.Name = "laptop"
-	if _, err := Add(dir, renamed); !errors.Is(err, ErrExists) {
+	if _, _, err := Add(dir, renamed, false); !errors.Is(err, ErrExists) {
 		t.Fatalf("a name taken by other keys: %v", err)
 	}
+	// The same keys under the name their text gives now: the same device,
+	// paired already (the name in a text is the other machine's
+	// suggestion); under a name the user chose, refused.
 	again := d
 	again.Name = "laptop2"
-	if _, err := Add(dir, again); !errors.Is(err, ErrExists) {
-		t.Fatalf("keys paired under another name: %v", err)
+	if got, added, err := Add(dir, again, false); err != nil || added || got != d {
+		t.Fatalf("keys paired under another name, the text's: %+v, %v, %v", got, added, err)
+	}
+	if _, _, err := Add(dir, again, true); !errors.Is(err, ErrExists) {
+		t.Fatalf("keys paired under another name, the user's: %v", err)
 	}
 	trusted := func() bool {
 		ts, err := crypto.LoadTrustStore(paths.ConfigDir(dir).Trust())
@@ -126,5 +133,69 @@ func TestLoadDamaged(t *testing.T) {
 	}
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), path+":2:") {
 		t.Fatalf("Load: %v", err)
+	}
+}
+
+// The pairing code carries CodeBits bits: its alphabet and length give
+// that many, every character of it varies with the keys, and CodeBits is
+// enough that grinding two fake devices to one code (a collision of two
+// searches, 2^(CodeBits/2) key pairs each) is out of reach at the rate
+// SECURITY.md measures (80,000 key pairs in 18 s of one core).
+func TestCodeSpace(t *testing.T) {
+	if CodeBits < 100 {
+		t.Fatalf("CodeBits = %d", CodeBits)
+	}
+	a := newDevice(t, "a")
+	code := Code(a, newDevice(t, "b"))
+	groups := strings.Split(code, "-")
+	chars := strings.Join(groups, "")
+	if bits := len(chars) * 5; len(codeAlphabet) != 32 || bits != CodeBits {
+		t.Fatalf("%q: %d characters of an alphabet of %d: %d bits, want %d", code, len(chars), len(codeAlphabet), bits, CodeBits)
+	}
+	for _, g := range groups {
+		if len(g) != 4 {
+			t.Fatalf("%q: groups of 4 are what a person compares", code)
+		}
+	}
+	seen := make([]map[rune]bool, len(chars))
+	for i := range seen {
+		seen[i] = map[rune]bool{}
+	}
+	for range 200 {
+		c := strings.ReplaceAll(Code(a, newDevice(t, "x")), "-", "")
+		for i, r := range c {
+			if !strings.ContainsRune(codeAlphabet, r) {
+				t.Fatalf("%q: %q is not of the alphabet", c, r)
+			}
+			seen[i][r] = true
+		}
+	}
+	for i, s := range seen {
+		if len(s) < 16 {
+			t.Fatalf("character %d took %d values in 200 codes: it carries no 5 bits", i, len(s))
+		}
+	}
+	const perSecond = 80000 / 18 // key pairs one core makes, measured
+	years := math.Pow(2, CodeBits/2) / perSecond / (365 * 24 * 3600)
+	if years < 1000 {
+		t.Fatalf("a collision costs %.0f core-years", years)
+	}
+}
+
+// A swapped text (the attacker's keys in place of the other machine's, on
+// either side) gives each machine a different code.
+func TestCodeSwappedText(t *testing.T) {
+	a, b := newDevice(t, "laptop"), newDevice(t, "desktop")
+	fa, fb := newDevice(t, "laptop"), newDevice(t, "desktop")
+	if Code(a, fb) == Code(b, fa) {
+		t.Fatal("a swapped pair of texts, the same code on both machines")
+	}
+	if Code(a, fb) == Code(a, b) || Code(fa, b) == Code(a, b) {
+		t.Fatal("a swapped text, the code of the true pair")
+	}
+	evil := b
+	evil.Recipient = fb.Recipient // the keys that read, swapped alone
+	if Code(a, evil) == Code(a, b) {
+		t.Fatal("a swapped recipient, the same code")
 	}
 }

@@ -48,6 +48,11 @@ type agent struct {
 	// text only the agent's compaction request holds.
 	compact       func(w *world, prompt string) []string
 	compactMarker string
+	// continueCompacted, when set, is the command line that continues the
+	// compacted session: the agent's SessionStart hook fired after the
+	// compaction (source "compact"), and its first request to the model
+	// must carry the recap the hook gave (issue 45).
+	continueCompacted func(w *world, prompt string) []string
 	// summaryAs is the summary as the agent's compaction prompt asks the
 	// model to write it; nil keeps it as it is.
 	summaryAs func(summary string) string
@@ -128,6 +133,9 @@ var claudeCode = agent{
 	},
 	// The compaction prompt (claude.exe 2.1.328).
 	compactMarker: "Your task is to create a detailed summary of the conversation so far",
+	continueCompacted: func(w *world, prompt string) []string {
+		return []string{"claude", "--continue", "-p", prompt, "--permission-mode", "bypassPermissions"}
+	},
 	writeFile: func(w *world, rel, content string) fakemodel.Call {
 		return fakemodel.Call{Name: "Write", Args: map[string]any{"file_path": filepath.Join(w.project, rel), "content": content}}
 	},

@@ -221,6 +221,19 @@ func TestCompaction(t *testing.T) {
 		if !hasSummary(w.records()) {
 			t.Errorf("no record in the store holds the compaction summary")
 		}
+		if w.agent.continueCompacted != nil {
+			// The recap of the session (render.RenderRecap) reaches the
+			// model with the session's next request.
+			reqs := w.sessionArgs(w.agent.continueCompacted(w, "go on"), fakemodel.Turn{Text: "Going on."})
+			carried := false
+			for _, r := range mainRequests(reqs) {
+				carried = carried || strings.Contains(string(r.Body), "compaction summary may have dropped") && strings.Contains(string(r.Body), "add a greeting file")
+			}
+			if !carried {
+				dumpRequests(t, w.model)
+				t.Errorf("the request after the compaction does not carry the recap of the session")
+			}
+		}
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/people"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"os"
@@ -98,7 +99,7 @@ var ErrNoPrincipal = errors.New("the key line has no comment: pass a principal")
 // store.
 var ErrNotTrusted = errors.New("not in the trust store")
 
-// BadPrincipalError is a principal that crypto.ValidatePrincipal refuses.
+// BadPrincipalError is a principal that people.CheckName refuses.
 type BadPrincipalError struct{ Err error }
 
 func (e *BadPrincipalError) Error() string { return e.Err.Error() }
@@ -107,7 +108,8 @@ func (e *BadPrincipalError) Unwrap() error { return e.Err }
 // TrustKey reads a key to trust: arg is a public key line ("ssh-ed25519
 // AAAA… bob@desk") or the name of a file holding one. The principal is
 // principal, or else the line's comment; it must be a valid trust-store
-// principal (crypto.ValidatePrincipal), else a *BadPrincipalError.
+// name (people.CheckName: never one of my devices' "me@" names, which
+// pairing alone gives), else a *BadPrincipalError.
 func TrustKey(arg, principal string) (crypto.PublicKey, string, error) {
 	line := arg
 	if !strings.HasPrefix(strings.TrimSpace(line), "ssh-") {
@@ -127,7 +129,7 @@ func TrustKey(arg, principal string) (crypto.PublicKey, string, error) {
 	if principal == "" {
 		return crypto.PublicKey{}, "", ErrNoPrincipal
 	}
-	if err := crypto.ValidatePrincipal(principal); err != nil {
+	if err := people.CheckName(principal); err != nil {
 		return crypto.PublicKey{}, "", &BadPrincipalError{err}
 	}
 	return key, principal, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/people"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -96,7 +97,7 @@ func TestTOFURefusesADeviceName(t *testing.T) {
 	mallory, me := newParty(t, "me@laptop"), newParty(t, "me@desktop")
 	rec := newRecord(t, "trust me, I am you")
 	_, err := Import(bytes.NewReader(sealed(t, mallory, me, rec, "77777777777777777777777777777777")), me.store, me.keys, me.readOptions(t), Policy{TOFU: true}, time.Now())
-	if err == nil || !strings.Contains(err.Error(), "only 'devices add' pairs a device") {
+	if !errors.Is(err, people.ErrMine) {
 		t.Fatalf("TOFU of a device name: %v", err)
 	}
 	ts, err := me.keys.TrustStore()

@@ -8,14 +8,12 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/internal/devices"
-	"github.com/session-handoff/session-handoff/internal/untrusted"
+	"github.com/session-handoff/session-handoff/internal/people"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -150,6 +148,15 @@ func Import(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions,
 	if err != nil {
 		return nil, err
 	}
+	return importWith(r, s, keys, ropts, pol, now, trust)
+}
+
+// importWith is Import judging the bundle against trust, the trust store
+// as it was when the receive began: a key pinned by an earlier bundle of
+// the same receive is not in it, so its later bundles are pinned too,
+// never verified by that pin (ImportMany). Pins are still made in the
+// trust store as it is now (keys.TrustPath).
+func importWith(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOptions, pol Policy, now time.Time, trust *crypto.TrustStore) (*ImportResult, error) {
 	ropts.Trusted = trust
 	// Blobs are staged inside the store, so that once checked they move in
 	// by rename instead of being copied, hashed and synced a second time.
@@ -427,18 +434,15 @@ type pinRequest struct {
 }
 
 // tofuPrincipal decides the name to pin for an untrusted signer: the name
-// in the bundle's signer hint, which must be a valid principal not yet
-// bound to another key.
+// in the bundle's signer hint, which must be a name (people.CheckName, so
+// never one of my devices' "me@" names) not yet bound to another key.
 func tofuPrincipal(m *bundle.Manifest, v bundle.Verification, trust *crypto.TrustStore) (*pinRequest, error) {
 	if m.Signer == nil || m.Signer.Name == "" {
 		return nil, errors.New("cannot trust on first use: the bundle names no signer")
 	}
-	if err := crypto.ValidatePrincipal(m.Signer.Name); err != nil {
+	if err := people.CheckName(m.Signer.Name); err != nil {
+		// Never one of my devices' names: only pairing gives one.
 		return nil, fmt.Errorf("cannot trust on first use: %w", err)
-	}
-	if strings.HasPrefix(m.Signer.Name, devices.PrincipalPrefix) {
-		// A name of one of my devices: only pairing gives one.
-		return nil, fmt.Errorf("cannot trust on first use: %s names one of my devices, and only 'devices add' pairs a device", untrusted.Quote(m.Signer.Name, 80))
 	}
 	if err := trust.CheckNew(m.Signer.Name); err != nil {
 		return nil, fmt.Errorf("cannot trust on first use: %w", err)

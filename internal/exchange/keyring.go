@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"sync"
 
 	"filippo.io/age"
 
@@ -170,22 +171,14 @@ func (k Keyring) Identities(extra []string, passphrase func() ([]byte, error)) (
 	var ids []age.Identity
 	var recips []string
 	files := extra
-	own := false
 	if _, err := os.Lstat(k.AgeIdentityPath()); err == nil {
 		files = append([]string{k.AgeIdentityPath()}, extra...)
-		own = true
 		if err := checkPrivate(k.AgeIdentityPath()); err != nil {
 			return nil, nil, err
 		}
 	}
-	for i, f := range files {
-		read := safefile.ReadFile
-		if own && i == 0 {
-			// The keyring's own file is never a pipe; files named on
-			// the command line may be (process substitution).
-			read = safefile.ReadRegular
-		}
-		data, err := read(f, maxKeyFile)
+	for _, f := range files {
+		data, err := safefile.ReadFile(f, maxKeyFile)
 		if err != nil {
 			return nil, nil, fmt.Errorf("read identity %s: %w", f, err)
 		}
@@ -197,6 +190,22 @@ func (k Keyring) Identities(extra []string, passphrase func() ([]byte, error)) (
 		recips = append(recips, r...)
 	}
 	return ids, recips, nil
+}
+
+// Binds is the trust store as it is now, for store.Store.SetTrust: it is
+// read on the first record that asks, once. A trust store that cannot be
+// read binds nothing (every import reads as not vouched for), and warn is
+// told why.
+func (k Keyring) Binds(warn func(error)) func(fingerprint, signer string) bool {
+	load := sync.OnceValue(func() *crypto.TrustStore {
+		ts, err := k.TrustStore()
+		if err != nil {
+			warn(fmt.Errorf("imported handoffs read as not verified: %w", err))
+			return crypto.NewTrustStore("")
+		}
+		return ts
+	})
+	return func(fingerprint, signer string) bool { return load().Binds(fingerprint, signer) }
 }
 
 // TrustStore loads the trust store (empty if it does not exist yet).

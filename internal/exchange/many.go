@@ -51,8 +51,11 @@ type ManyResult struct {
 // store.Batch, with one append to the index and the fewest fsyncs. The
 // results are in the order of the bundles; records are stored in that
 // order. A bundle whose import would pin its signer (Policy.TOFU) is
-// imported alone afterwards, reopened, by Import, so that it sees the
-// pins made before it. The error is the store's (its lock, the index):
+// imported alone afterwards, reopened, against the trust store as it was
+// when the batch began: a key pinned by an earlier bundle of the batch is
+// pinned for the later ones too, never "verified" by that pin, so that
+// one receive of a stranger's bundles never makes any of them vouched for
+// (handoff.Source.Vouched). The error is the store's (its lock, the index):
 // records the batch stored before it stay stored.
 func ImportMany(o ManyOptions) ([]ManyResult, error) {
 	out := make([]ManyResult, o.N)
@@ -120,7 +123,9 @@ func ImportMany(o ManyOptions) ([]ManyResult, error) {
 			out[i].Result, out[i].Err = nil, err
 			continue
 		}
-		out[i].Result, out[i].Err = Import(f, o.Store, o.Keys, o.Read, o.Policy, o.Now)
+		// Judged against the trust store as the batch began: a pin made
+		// by an earlier bundle of this batch vouches for none of it.
+		out[i].Result, out[i].Err = importWith(f, o.Store, o.Keys, o.Read, o.Policy, o.Now, trust)
 		f.Close()
 	}
 	return out, nil

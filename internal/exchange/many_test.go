@@ -12,10 +12,12 @@ import (
 	"github.com/session-handoff/session-handoff/store"
 )
 
-// ImportMany gives each bundle the outcome Import gives it in turn: with
-// TOFU the first bundle from a new signer pins it and the next ones are
-// verified by that pin (the same bundle again replaces its record with
-// the new provenance), a damaged bundle and one the caller's check
+// ImportMany gives each bundle the outcome Import gives it in turn, with
+// one difference: with TOFU the first bundle from a new signer pins it,
+// and the next ones of the same batch are pinned too, never verified by
+// that pin (a key trusted on first use in this receive vouches for none of
+// its bundles: SECURITY.md "Trust on first use"; the same bundle again is
+// already imported), a damaged bundle and one the caller's check
 // refuses are refused for themselves (ReadErr). Attachments are adopted;
 // the store lists each record once.
 func TestImportManyMatchesImportInTurn(t *testing.T) {
@@ -52,7 +54,7 @@ func TestImportManyMatchesImportInTurn(t *testing.T) {
 		}
 		return string(r.Result.Outcome) + " " + r.Result.Record.Source.Import.Verification
 	}
-	want := []string{"imported pinned", "replaced verified", "read error", "imported pinned", "imported verified", "read error"}
+	want := []string{"imported pinned", "already imported pinned", "read error", "imported pinned", "imported pinned", "read error"}
 	for i, r := range res {
 		if got := outcome(r); got != want[i] {
 			t.Errorf("bundle %d: %s, want %s", i, got, want[i])

@@ -14,8 +14,12 @@ var ErrNoSigningKey = errors.New("trusting a person needs their signing key line
 // when trust is set, pins p's signing key in the trust store under p's
 // name: a name already trusted with another key is refused
 // (crypto.ErrPinnedToOtherKey), not given a second key. added is false
-// when the book held p already.
+// when the book held p already. p's name must be a name (people.CheckName):
+// never one of my devices' "me@" names.
 func (k Keyring) AddPerson(p people.Person, trust bool) (added bool, err error) {
+	if err := people.CheckName(p.Name); err != nil {
+		return false, err
+	}
 	if trust && p.SigningKey == "" {
 		return false, ErrNoSigningKey
 	}

@@ -203,7 +203,15 @@ func Run(ctx context.Context, o Options) error {
 			started = make(chan error, 1)
 			go func() { started <- o.syncStart(root, "") }()
 		}
-		err := sessionStart(ctx, o, root, pause)
+		var err error
+		if in.Source == "compact" {
+			// The same session goes on after a compaction: it is told
+			// what its summary dropped, not handed the project's latest
+			// handoff again.
+			err = sessionRecap(ctx, o, root, in)
+		} else {
+			err = sessionStart(ctx, o, root, pause)
+		}
 		switch {
 		case started != nil:
 			if serr := <-started; serr != nil {
@@ -343,6 +351,47 @@ func sessionStart(ctx context.Context, o Options, root string, pause []string) e
 		text += "\nsession-handoff's automated writes (captures at the end of a session, handover runs) are paused until the PAUSE file is removed ('session-handoff unpause'). What it says:\n\n" +
 			render.Fence(untrusted.OneLine(paused.Error(), maxPauseQuote)) + "\n"
 	}
+	return writeContext(o, text)
+}
+
+// sessionRecap writes, at the start of a session that continues after a
+// compaction (SessionStart with source "compact": Claude Code, Qwen
+// Code), the recap of that same session read from its transcript now
+// (render.RenderRecap): its requests, files, commands and open failure,
+// todos and plan, which the agent's own summary mostly drops. Nothing is
+// stored; the capture before the compaction already was. A session that
+// cannot be read gets the usual briefing.
+func sessionRecap(ctx context.Context, o Options, root string, in Input) error {
+	red, err := redact.LoadUserPatterns(o.ConfigDir)
+	if err != nil {
+		return err
+	}
+	opts := capture.Options{Agent: capture.Agent(o.Agent.Name), Session: "latest", Project: root, Env: o.Env, Redactor: red}
+	switch {
+	case in.TranscriptPath != "":
+		opts.Session = in.TranscriptPath
+	case in.SessionID != "":
+		opts.Session, opts.SessionIDOnly = in.SessionID, true
+	}
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	res, err := capture.Build(ctx, opts, now)
+	if err != nil {
+		o.warn("no recap after the compaction, the usual briefing instead: %v", err)
+		return sessionStart(ctx, o, root, handover.PauseFiles(o.ConfigDir, root))
+	}
+	r, err := render.RenderRecap(res.Record, render.Options{Budget: render.Budget{Bytes: briefingBudget(o.Agent.Name)}})
+	if err != nil {
+		return err
+	}
+	return writeContext(o, r.Text)
+}
+
+// writeContext writes text as the JSON the agent adds to the session's
+// context at its start.
+func writeContext(o Options, text string) error {
 	var out any
 	if o.Agent.Flat {
 		// GitHub Copilot CLI reads additionalContext at the top level.

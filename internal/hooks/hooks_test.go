@@ -409,3 +409,53 @@ func TestGeminiPreCompressCapturesOnlyBeforeACompression(t *testing.T) {
 		t.Fatalf("an automatic PreCompress past the user's threshold: %d handoffs, want 1", count(s))
 	}
 }
+
+// After a compaction (SessionStart with source "compact"), the same
+// session is told what its summary may have dropped, read from its own
+// transcript: its requests and files, not the project's latest handoff
+// (issue 45). A real Claude Code 2.1.332 compaction.
+func TestSessionStartAfterCompactionRecapsTheSession(t *testing.T) {
+	transcript := filepath.Join("..", "agents", "claude", "testdata", "real-e2e", "compaction", "fb266796-aa3e-42e5-a236-1283d3ae461d.jsonl")
+	project := gitProject(t)
+	s := newStore(t)
+	other, err := handoff.New(time.Now(), "codex", "Another handoff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Project.Path = project
+	other.NextSteps = []string{"OTHER-HANDOFF-STEP"}
+	if err := s.Save(other); err != nil {
+		t.Fatal(err)
+	}
+	run := func(source string) string {
+		t.Helper()
+		in, _ := json.Marshal(Input{CWD: project, TranscriptPath: transcript, Source: source, SessionID: "fb266796-aa3e-42e5-a236-1283d3ae461d"})
+		var stdout, stderr bytes.Buffer
+		err := Run(context.Background(), Options{Agent: hookAgent(t, "claude-code"), Event: "session-start",
+			Input: bytes.NewReader(in), Stdout: &stdout, Stderr: &stderr, Store: s, ConfigDir: t.TempDir(),
+			Env: func(string) string { return "" }})
+		if err != nil {
+			t.Fatalf("%s: %v (%s)", source, err, stderr.String())
+		}
+		var out Output
+		if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+			t.Fatalf("%s: output is not the hook JSON: %v\n%s", source, err, stdout.String())
+		}
+		return out.HookSpecificOutput.AdditionalContext
+	}
+	recap := run("compact")
+	for _, want := range []string{"what this session's compaction summary may have dropped", "add a greeting file", "created hello.txt"} {
+		if !strings.Contains(recap, want) {
+			t.Errorf("the recap lacks %q:\n%s", want, recap)
+		}
+	}
+	if strings.Contains(recap, "OTHER-HANDOFF-STEP") {
+		t.Errorf("the recap briefs the project's latest handoff:\n%s", recap)
+	}
+	if len(recap) > 10_000 {
+		t.Errorf("the recap is %d bytes, over Claude Code's 10,000", len(recap))
+	}
+	if start := run("startup"); !strings.Contains(start, "OTHER-HANDOFF-STEP") {
+		t.Errorf("a new session is not briefed with the latest handoff:\n%s", start)
+	}
+}

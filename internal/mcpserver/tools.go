@@ -219,6 +219,8 @@ func trust(origin string) string {
 	switch word {
 	case "mine", "verified", "pinned", "untrusted", "unsigned", "legacy":
 		return word
+	case "no longer trusted":
+		return "untrusted"
 	}
 	return "unknown"
 }

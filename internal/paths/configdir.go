@@ -32,6 +32,10 @@ func (d ConfigDir) People() string { return d.file("people") }
 // Devices lists my other machines, paired with 'devices add'.
 func (d ConfigDir) Devices() string { return d.file("devices") }
 
+// DeviceName is this machine's name as a device of mine, as 'devices
+// add --name' last gave it.
+func (d ConfigDir) DeviceName() string { return d.file("device-name") }
+
 // Sync says which projects are kept in step with my other machines.
 func (d ConfigDir) Sync() string { return d.file("sync") }
 

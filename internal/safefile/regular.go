@@ -13,10 +13,7 @@ var ErrNotRegular = errors.New("not a regular file")
 // ReadRegular reads the regular file at path, as ReadFile does, but refuses
 // anything else before reading: a directory, a device such as /dev/zero,
 // a socket, or a named pipe, which opened for reading would wait for a
-// writer for ever. Symbolic links are followed. It is for files a user
-// keeps at a fixed place (keys, the trust store, configuration), where a
-// pipe is never meant; files named on the command line may be pipes
-// (process substitution) and are read with ReadFile.
+// writer for ever. Symbolic links are followed. ReadFile is the same read.
 func ReadRegular(path string, limit int64) ([]byte, error) {
 	f, _, err := OpenRegular(path)
 	if err != nil {

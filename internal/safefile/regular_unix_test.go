@@ -32,10 +32,14 @@ func TestReadRegularRefusesWhatIsNotAFile(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// A FIFO without a writer: ReadFile would block here for ever.
+	// A FIFO without a writer would block an open for ever. ReadFile,
+	// the read of every path a user names, follows the same rule.
 	for _, p := range []string{fifo, dir, "/dev/zero"} {
 		if _, err := ReadRegular(p, 100); !errors.Is(err, ErrNotRegular) {
 			t.Errorf("%s: got %v, want ErrNotRegular", p, err)
+		}
+		if _, err := ReadFile(p, 100); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("ReadFile %s: got %v, want ErrNotRegular", p, err)
 		}
 	}
 	if _, err := ReadRegular(filepath.Join(dir, "missing"), 100); !errors.Is(err, os.ErrNotExist) {

@@ -137,15 +137,15 @@ func Remove(path string) error {
 	return SyncDir(filepath.Dir(path))
 }
 
-// ReadFile reads path but refuses files larger than limit bytes, so that a
-// hostile or corrupt file cannot make the caller allocate without bound.
+// ReadFile reads the file at path, a path a user gave or the tool keeps,
+// bounded: files larger than limit bytes are refused, so that a hostile or
+// corrupt file cannot make the caller allocate without bound, and so is
+// anything but a regular file (ReadRegular): a named pipe, which opened
+// for reading would wait for a writer for ever (deaf to SIGTERM), a
+// device such as /dev/zero, a directory. It is the one read of a file by
+// its path; stdin ("-", where a command takes it) is the way to pipe.
 func ReadFile(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadAllLimit(f, limit)
+	return ReadRegular(path, limit)
 }
 
 // ErrTooLarge is wrapped by errors for inputs over a size limit.

@@ -72,6 +72,40 @@ func (db *DB) Table(name string) (*Table, error) {
 	return found, nil
 }
 
+// MaxSchemaTables bounds the tables Schema lists.
+const MaxSchemaTables = 4096
+
+// Schema lists the database's rowid tables, each name with its column
+// names, wherever sqlite_schema's pages lie (after a VACUUM, or once
+// migrations have grown it, past the first page): what a reader needs to
+// tell whose database it is. A table whose CREATE statement cannot be
+// read is listed without columns; more than MaxSchemaTables is an error.
+func (db *DB) Schema() (map[string][]string, error) {
+	schema := schemaTable
+	schema.db = db
+	out := map[string][]string{}
+	err := schema.Scan(func(r *Row) error {
+		typ, _ := r.Value(0)
+		name, _ := r.Value(1)
+		if typ != "table" || !isString(name) {
+			return nil
+		}
+		if len(out) == MaxSchemaTables {
+			return corrupt("over %d tables", MaxSchemaTables)
+		}
+		var cols []string
+		if sql, err := r.Value(4); err == nil && isString(sql) {
+			cols, _, _, _ = parseColumns(sql.(string))
+		}
+		out[name.(string)] = cols
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite_schema: %w", err)
+	}
+	return out, nil
+}
+
 func isString(v Value) bool { _, ok := v.(string); return ok }
 
 // Column is the index of the named column (ASCII case ignored), or -1.

@@ -389,10 +389,13 @@ func (f *folder) call(e event) {
 func (f *folder) result(e event) {
 	if e.id != "" && e.id == f.planID {
 		// The answer to the plan: approved when the call succeeded,
-		// rejected when the user refused it; stopped, it is still pending.
+		// rejected when the user refused it; stopped, or failed as a tool
+		// fails ("No such tool available"), nobody decided: it is still
+		// pending (issue 45).
 		switch {
-		case e.status == handoff.StatusRejected || e.failed:
+		case e.status == handoff.StatusRejected:
 			f.planStatus = handoff.PlanRejected
+		case e.failed:
 		case e.known && !e.skipped:
 			f.planStatus = handoff.PlanApproved
 		}
@@ -438,15 +441,21 @@ func (f *folder) result(e event) {
 			f.cmds = append(f.cmds, run)
 			f.cmdIndex[cmd.Command+"\x00"+ranClass(cmd.Status)] = run
 		}
-		count := run.cmd.Count + 1
+		count, runs := run.cmd.Count+1, run.cmd.Runs
 		run.cmd, run.last = *cmd, ce.last
-		run.cmd.Count = count
+		run.cmd.Count, run.cmd.Runs = count, runs
 		f.cmdIndex[cmd.Command+"\x00"+ranClass(ce.prev.Status)] = ce
 		ce.cmd, ce.last, ce.prev = ce.prev, ce.prevLast, handoff.Command{}
 		f.cmdIndex[cmd.Command] = run
 		c.cmd, cmd = run, &run.cmd
 	} else {
 		f.cmdIndex[cmd.Command+"\x00"+ranClass(cmd.Status)] = ce
+	}
+	// The runs' outcomes in order, the last MaxRuns (a fresh array: an
+	// entry's earlier state may share the old one).
+	cmd.Runs = append(slices.Clip(cmd.Runs), cmd.Status)
+	if len(cmd.Runs) > handoff.MaxRuns {
+		cmd.Runs = slices.Clone(cmd.Runs[len(cmd.Runs)-handoff.MaxRuns:])
 	}
 	if failed {
 		cmd.Output = shortenMiddle(e.text, MaxCommandOutput)
@@ -570,7 +579,12 @@ func (f *folder) finish(d *Digest) {
 		cmds = kept
 	}
 	for _, c := range cmds {
-		s.Commands = append(s.Commands, c.cmd)
+		cmd := c.cmd
+		if !slices.ContainsFunc(cmd.Runs, func(r string) bool { return r != cmd.Status }) {
+			// Every run ended as the last did: its status says it all.
+			cmd.Runs = nil
+		}
+		s.Commands = append(s.Commands, cmd)
 	}
 	if n := len(f.failures); n > 0 {
 		lf := f.failures[n-1]

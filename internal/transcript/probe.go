@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // Discovery's toolkit for the readers in agents' folders
@@ -70,7 +72,7 @@ func ProbeSessions(agent Agent, files []Candidate, newProber func() Prober) []Se
 // probeFile feeds p the head and the tail of s's file, then fills s. A
 // file that cannot be read is listed as found.
 func probeFile(s *SessionInfo, p Prober) bool {
-	f, err := os.Open(s.Path)
+	f, _, err := safefile.OpenRegular(s.Path)
 	if err != nil {
 		return true
 	}

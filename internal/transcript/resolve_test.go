@@ -1,6 +1,10 @@
 package transcript
 
-import "testing"
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
 
 func TestResolves(t *testing.T) {
 	for _, c := range []struct {
@@ -70,5 +74,34 @@ func TestResolvesByShellWords(t *testing.T) {
 		if got := resolves(c.ok, c.failed); got != c.want {
 			t.Errorf("resolves(%q, %q) = %v, want %v", c.ok, c.failed, got, c.want)
 		}
+	}
+}
+
+// A command run again after it failed keeps how each run ended: "[exit
+// 0] go test (3 times)" would hide the failures before the success.
+func TestRepeatedCommandKeepsItsRuns(t *testing.T) {
+	b := NewBuilder()
+	b.Digest().Stats.Records = 5
+	b.Request("make the tests pass")
+	for i, exit := range []string{"1", "1", "0"} {
+		id := fmt.Sprint("t", i)
+		b.Command(id, "go test ./...")
+		b.Outcome(id, ParseExit(exit), exit != "0", "out")
+	}
+	for i := range 3 {
+		id := fmt.Sprint("s", i)
+		b.Command(id, "ls")
+		b.Outcome(id, ParseExit("0"), false, "")
+	}
+	d, err := b.Finish("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds := d.Session.Commands
+	if len(cmds) != 2 || cmds[0].Count != 3 || !slices.Equal(cmds[0].Runs, []string{"failed", "failed", "ok"}) {
+		t.Errorf("go test: %+v, want 3 runs failed, failed, ok", cmds)
+	}
+	if len(cmds) == 2 && cmds[1].Runs != nil {
+		t.Errorf("ls ran alike every time, runs = %v, want none", cmds[1].Runs)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
@@ -202,7 +203,7 @@ func ReadOpen(file string, lim Limits, read func(*io.SectionReader) (*Digest, er
 	if fi.Size() > lim.MaxFile {
 		return nil, fmt.Errorf("%s: %w: %d bytes, the limit is %d", file, ErrTooLarge, fi.Size(), lim.MaxFile)
 	}
-	f, err := os.Open(file)
+	f, _, err := safefile.OpenRegular(file)
 	if err != nil {
 		return nil, err
 	}

@@ -83,13 +83,13 @@ func Quote(s string, n int) string {
 // Go prints them) escaped too.
 func quoteVisible(s string) string {
 	q := strconv.Quote(s)
-	if !strings.ContainsFunc(q, func(r rune) bool { return isBidiControl(r) || isInvisibleFormat(r) }) {
+	if !strings.ContainsFunc(q, isInvisibleFormat) {
 		return q
 	}
 	var b strings.Builder
 	for _, r := range q {
 		switch {
-		case !isBidiControl(r) && !isInvisibleFormat(r):
+		case !isInvisibleFormat(r):
 			b.WriteRune(r)
 		case r <= 0xffff:
 			fmt.Fprintf(&b, `\u%04x`, r)
@@ -114,7 +114,7 @@ func CleanText(s string) string {
 			return -1
 		case r == 0x2028 || r == 0x2029:
 			return '\n'
-		case isBidiControl(r), isInvisibleFormat(r):
+		case isInvisibleFormat(r):
 			return -1
 		}
 		return r
@@ -122,21 +122,17 @@ func CleanText(s string) string {
 }
 
 // isInvisibleFormat reports the invisible formatting characters that can
-// hide text from a person while a model still reads it: the Unicode "Cf"
-// category (zero-width spaces, word joiners, the byte-order mark, soft
-// hyphens, the tag characters of U+E0000-E007F that spell ASCII
-// invisibly) and the supplementary variation selectors. The zero-width
+// hide text from a person while a model still reads it, or show it in
+// another order: the Unicode "Cf" category (zero-width spaces, word
+// joiners, the byte-order mark, soft hyphens, the tag characters of
+// U+E0000-E007F that spell ASCII invisibly, and every bidirectional
+// control: embeddings, overrides, isolates, directional marks;
+// TestBidiControlsAreInvisibleFormat) and the supplementary variation
+// selectors. The zero-width
 // joiner and non-joiner stay: scripts and emoji need them.
 func isInvisibleFormat(r rune) bool {
 	if r == 0x200c || r == 0x200d {
 		return false
 	}
 	return unicode.Is(unicode.Cf, r) || (r >= 0xe0100 && r <= 0xe01ef)
-}
-
-// isBidiControl reports the characters that change the display order of
-// text: embeddings, overrides, isolates and the directional marks.
-func isBidiControl(r rune) bool {
-	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) ||
-		r == 0x200e || r == 0x200f || r == 0x061c
 }

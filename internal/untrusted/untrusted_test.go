@@ -116,7 +116,24 @@ func TestQuote(t *testing.T) {
 // controls, bidirectional controls, invisible format characters and line
 // breaks of every kind.
 func hidden(r rune) bool {
-	return unicode.IsControl(r) || isBidiControl(r) || isInvisibleFormat(r) || r == 0x2028 || r == 0x2029
+	return unicode.IsControl(r) || bidiControl(r) || isInvisibleFormat(r) || r == 0x2028 || r == 0x2029
+}
+
+// bidiControl reports the characters that change the display order of
+// text (embeddings, overrides, isolates, directional marks), listed apart
+// from the Cf category that isInvisibleFormat removes.
+func bidiControl(r rune) bool {
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
+}
+
+// Every bidirectional control is in the Cf category, so that the one
+// check removes them.
+func TestBidiControlsAreInvisibleFormat(t *testing.T) {
+	for r := rune(0); r <= 0x10ffff; r++ {
+		if bidiControl(r) && !isInvisibleFormat(r) {
+			t.Errorf("U+%04X is a bidirectional control the cleaning keeps", r)
+		}
+	}
 }
 
 // FuzzUntrusted checks every function of the toolkit on any text and any

@@ -28,6 +28,12 @@ func Agent() agent.Agent {
 		SessionsDir:      SessionsDir,
 		SettingsFiles:    []string{".claude/", ".claude/settings.json", ".claude/settings.local.json", ".mcp.json"},
 		Transcripts:      Transcripts{},
+		// The model's thinking is a content block of the Messages API that
+		// Claude Code keeps in message.content as the API returned it:
+		// {"type":"thinking","thinking","signature"} and
+		// {"type":"redacted_thinking","data"}
+		// (https://docs.claude.com/en/docs/build-with-claude/extended-thinking).
+		Reasoning: transcript.Reasoning{Types: []string{"thinking", "redacted_thinking"}},
 		Profile: agent.Profile{
 			Reads: []string{"CLAUDE.md and .claude/CLAUDE.md in the project and its parent directories",
 				"CLAUDE.local.md (personal, not committed)", "~/.claude/CLAUDE.md (every project)",

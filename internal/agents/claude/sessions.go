@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
@@ -233,7 +234,7 @@ func subagentFiles(session, id string) []string {
 // subagentHeadOf reads the session id, agent id and Claude Code version
 // from the first lines of a subagent file.
 func subagentHeadOf(file string) (session, agent, version string) {
-	f, err := os.Open(file)
+	f, _, err := safefile.OpenRegular(file)
 	if err != nil {
 		return "", "", ""
 	}
@@ -285,7 +286,7 @@ func foldSubagents(d *transcript.Digest, file string, lim transcript.Limits) {
 
 // readSubagent reads one subagent transcript as a session of its own.
 func readSubagent(file string, lim transcript.Limits) (*transcript.Digest, error) {
-	f, err := os.Open(file)
+	f, _, err := safefile.OpenRegular(file)
 	if err != nil {
 		return nil, err
 	}

@@ -271,6 +271,11 @@ func TestClaudePlanStatusAndInterruptedTurn(t *testing.T) {
 			`{"type":"user","uuid":"r2","parentUuid":"r1","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]}}`,
 		}, handoff.PlanRejected, true},
 		"not answered": {[]string{ask, plan}, handoff.PlanPending, false},
+		// A tool error is no decision: the user never saw the plan
+		// (issue 45: print mode offers no ExitPlanMode).
+		"the tool failed": {[]string{ask, plan,
+			`{"type":"user","uuid":"r1","parentUuid":"a1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"p1","is_error":true,"content":"<tool_use_error>Error: No such tool available: ExitPlanMode</tool_use_error>"}]}}`,
+		}, handoff.PlanPending, false},
 		"stopped, then asked again": {[]string{ask, plan,
 			`{"type":"user","uuid":"r2","parentUuid":"a1","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]}}`,
 			`{"type":"user","uuid":"u2","parentUuid":"r2","message":{"role":"user","content":"never mind, just port it"}}`,

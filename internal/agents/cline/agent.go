@@ -39,6 +39,13 @@ func Agent() agent.Agent {
 		Hooks: true, HookSpec: &hookSpec, MCP: true,
 		SettingsFiles: []string{".cline/", ".cline/plugins/", hookSpec.ProjectSettings},
 		Transcripts:   reader{},
+		// Cline's messages.json keeps the Messages API's content blocks,
+		// thinking and redacted_thinking among them (its reader skips
+		// them: reader.go, assistant); the reasoning block and members are
+		// what OpenAI-compatible providers call the same thing, left out in
+		// case a provider's message is kept as it came.
+		Reasoning: transcript.Reasoning{Types: []string{"thinking", "redacted_thinking", "reasoning"},
+			Members: []string{"reasoning_details", "reasoning_content"}},
 		Profile: agent.Profile{
 			Reads: []string{"AGENTS.md", ".clinerules (a file, or a folder of .md, .markdown and .txt files)", ".cline/rules/",
 				"~/.agents/AGENTS.md, ~/.cline/rules/, ~/Documents/Cline/Rules/"},

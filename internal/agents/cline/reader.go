@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
@@ -208,7 +209,7 @@ func messagesPath(path string) string {
 // readSide decodes a small JSON file beside the messages, within maxSide;
 // a missing, irregular, oversized or invalid one is an error and left out.
 func readSide(path string, v any) error {
-	f, err := os.Open(path)
+	f, _, err := safefile.OpenRegular(path)
 	if err != nil {
 		return err
 	}

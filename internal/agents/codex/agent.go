@@ -33,6 +33,16 @@ func Agent() agent.Agent {
 		SessionsDir:      SessionsDir,
 		SettingsFiles:    []string{".codex/", ".codex/hooks.json", ".codex/config.toml"},
 		Transcripts:      Transcripts{},
+		// Reasoning in a rollout (codex-rs/protocol: ResponseItem::Reasoning
+		// {summary, content, encrypted_content}; EventMsg's AgentReasoning,
+		// AgentReasoningRawContent and their deltas, AgentReasoningSectionBreak,
+		// ReasoningContentDelta, ReasoningRawContentDelta; TurnItem::Reasoning),
+		// and the reasoning_text parts of its content.
+		Reasoning: transcript.Reasoning{
+			Types: []string{"reasoning", "Reasoning", "reasoning_text", "agent_reasoning", "agent_reasoning_delta",
+				"agent_reasoning_raw_content", "agent_reasoning_raw_content_delta", "agent_reasoning_section_break",
+				"reasoning_content_delta", "reasoning_raw_content_delta", "reasoning_summary_part_added"},
+			Members: []string{"encrypted_content"}},
 		Profile: agent.Profile{
 			Reads: []string{"~/.codex/AGENTS.md (or AGENTS.override.md), whole",
 				"AGENTS.md (or AGENTS.override.md) in each directory from the git root down to the working directory, joined",

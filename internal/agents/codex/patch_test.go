@@ -88,3 +88,33 @@ func TestCodexRemoteCompaction(t *testing.T) {
 		t.Errorf("compaction %q, want when it happened and nothing encrypted", c)
 	}
 }
+
+// A patch Codex refused to apply (its output is the refusal, sent to the
+// model in place of a result) changed nothing: its file is no edit
+// (issue 45: the briefing said "edited … (clean)").
+func TestCodexRefusedPatchIsNoEdit(t *testing.T) {
+	for _, out := range []string{
+		`apply_patch verification failed: Failed to find expected lines in /w/app/x.go:\nfunc old() {}`,
+		`patch rejected: empty patch`,
+	} {
+		lines := []string{
+			`{"timestamp":"2026-05-11T08:00:00Z","type":"session_meta","payload":{"id":"s1","cwd":"/w/app","cli_version":"0.171.0"}}`,
+			`{"timestamp":"2026-05-11T08:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"fix x"}]}}`,
+			`{"timestamp":"2026-05-11T08:00:02Z","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","call_id":"p1","input":"*** Begin Patch\n*** Update File: x.go\n@@\n-func old() {}\n+func new() {}\n*** End Patch"}}`,
+			`{"timestamp":"2026-05-11T08:00:03Z","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"p1","output":"` + out + `"}}`,
+			`{"timestamp":"2026-05-11T08:00:04Z","type":"response_item","payload":{"type":"function_call","name":"apply_patch","call_id":"p2","arguments":"{\"input\":\"*** Begin Patch\\n*** Add File: y.go\\n+package y\\n*** End Patch\"}"}}`,
+			`{"timestamp":"2026-05-11T08:00:05Z","type":"response_item","payload":{"type":"function_call_output","call_id":"p2","output":"Success. Updated the following files:\nA y.go"}}`,
+		}
+		d, err := codex(strings.Join(lines, "\n") + "\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range d.Files {
+			got = append(got, f.Action+" "+f.Path)
+		}
+		if strings.Join(got, ",") != "created y.go" {
+			t.Errorf("%.30s: files %q, want the applied patch's y.go alone", out, got)
+		}
+	}
+}

@@ -897,7 +897,18 @@ func outcome(v transcript.TextOrJSON) (exit *int, failed, known bool, text strin
 			exit = code
 		}
 	}
-	failed = (exit != nil && *exit != 0) || (success != nil && !*success)
-	known = exit != nil || success != nil
+	failed = (exit != nil && *exit != 0) || (success != nil && !*success) || patchRefused(text)
+	known = exit != nil || success != nil || failed
 	return exit, failed, known, text
+}
+
+// patchRefused reports whether a tool's output is apply_patch's refusal,
+// which Codex sends to the model as the output in place of a result
+// (openai/codex codex-rs/core/src/tools/handlers/apply_patch.rs:
+// "apply_patch verification failed: …" when the patch does not match the
+// file, "patch rejected: …" when it is empty or not allowed): nothing
+// was written, so the edits the patch names are no change (issue 45).
+func patchRefused(out string) bool {
+	out = strings.TrimSpace(out)
+	return strings.HasPrefix(out, "apply_patch verification failed") || strings.HasPrefix(out, "patch rejected:")
 }

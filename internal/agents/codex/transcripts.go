@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/session-handoff/session-handoff/internal/agent"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
@@ -138,7 +138,7 @@ type metaLine struct {
 // metaOf reads the session_meta that opens a rollout, in the first 256
 // KiB: its thread id and, for a subagent, its parent's.
 func metaOf(file string) (id, parent string) {
-	f, err := os.Open(file)
+	f, _, err := safefile.OpenRegular(file)
 	if err != nil {
 		return "", ""
 	}

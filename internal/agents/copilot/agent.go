@@ -7,6 +7,7 @@ package copilot
 
 import (
 	"github.com/session-handoff/session-handoff/internal/agent"
+	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
 // Name is GitHub Copilot CLI's name on the command line and in records.
@@ -27,6 +28,16 @@ func Agent() agent.Agent {
 		// whole is then taken for integrate's, not the user's work.
 		SettingsFiles: []string{".github/", ".github/hooks/", ".github/hooks/session-handoff.json", ".github/mcp.json"},
 		Transcripts:   sessions{},
+		// Copilot CLI's events (1.0.102's session-events.schema.json):
+		// assistant.reasoning and its deltas ({reasoningId, content}), an
+		// assistant.message's reasoningText, reasoningOpaque,
+		// reasoningBlocks and encryptedContent, a user.message's
+		// responsesReasoning; the model.* trace events hold the raw API's
+		// reasoning_text, reasoning_opaque and reasoning_content.
+		Reasoning: transcript.Reasoning{
+			Types: []string{"assistant.reasoning", "assistant.reasoning_delta"},
+			Members: []string{"reasoningText", "reasoningOpaque", "reasoningBlocks", "encryptedContent", "responsesReasoning",
+				"reasoning_text", "reasoning_opaque", "reasoning_content"}},
 		Profile: agent.Profile{
 			Reads: []string{".github/copilot-instructions.md", ".github/instructions/**/*.instructions.md (frontmatter applyTo)", "AGENTS.md (also CLAUDE.md, GEMINI.md)"},
 			// A path-specific instructions file whose applyTo matches every

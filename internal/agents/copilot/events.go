@@ -20,16 +20,22 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/transcript"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // event is one line of events.jsonl, as far as it is read: the outputs
 // Copilot copies beside a result (detailedContent, telemetry) are never
 // built.
 type event struct {
-	Type      string    `json:"type"`
-	ID        string    `json:"id"`
-	Timestamp string    `json:"timestamp"`
-	Data      eventData `json:"data"`
+	Type      string `json:"type"`
+	ID        string `json:"id"`
+	Timestamp string `json:"timestamp"`
+	// AgentID names the subagent whose event it is: "Sub-agent instance
+	// identifier. Absent for events from the root/main agent and
+	// session-level events" (1.0.102's session-events.schema.json, on
+	// every event type).
+	AgentID string    `json:"agentId"`
+	Data    eventData `json:"data"`
 }
 
 // eventData holds the fields of every event type read; each type fills
@@ -48,6 +54,10 @@ type eventData struct {
 	Content      string        `json:"content"`
 	MessageID    string        `json:"messageId"`
 	ToolRequests []toolRequest `json:"toolRequests"`
+	// ParentToolCallID is, on assistant.message and tool.execution_*,
+	// the task call of the subagent whose event it is: the older form of
+	// AgentID, deprecated in 1.0.102's schema.
+	ParentToolCallID string `json:"parentToolCallId"`
 	// tool.execution_complete
 	ToolCallID     string `json:"toolCallId"`
 	Success        *bool  `json:"success"`
@@ -126,7 +136,16 @@ func read(r io.Reader, lim transcript.Limits) (*transcript.Digest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rd.b.Finish(transcript.Agent(Name))
+	d, err = rd.b.Finish(transcript.Agent(Name))
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range rd.subOrder {
+		sub := rd.subs[id].Fold()
+		sub.CWD = d.CWD
+		transcript.MergeSubagent(d, sub, "subagent "+untrusted.OneLine(id, 64))
+	}
+	return d, nil
 }
 
 // readFile reads events.jsonl and takes the session's name from
@@ -148,6 +167,39 @@ type reader struct {
 	// sql holds the queries of sql calls until their outcome: a query
 	// that failed changed no todo.
 	sql map[string]string
+	// subs fold each subagent's tool calls apart, in the order they
+	// first appear: its work is the session's, marked as the subagent's,
+	// and its prompt (a user.message of its own) is no request of the
+	// user's (issue 45).
+	subs     map[string]*transcript.Builder
+	subOrder []string
+}
+
+// maxSubagents bounds the subagents folded apart; the events of more are
+// left out.
+const maxSubagents = 64
+
+// subagent is the builder of the subagent whose event e is, or nil for
+// the main agent's (and for a subagent past maxSubagents, with skip).
+func (rd *reader) subagent(e *event) (b *transcript.Builder, skip bool) {
+	id := transcript.FirstNonEmpty(e.AgentID, e.Data.ParentToolCallID)
+	if id == "" {
+		return nil, false
+	}
+	if b := rd.subs[id]; b != nil {
+		return b, false
+	}
+	if len(rd.subOrder) == maxSubagents {
+		return nil, true
+	}
+	if rd.subs == nil {
+		rd.subs = map[string]*transcript.Builder{}
+	}
+	b = transcript.NewBuilder()
+	b.SetCWD(rd.b.Digest().CWD)
+	rd.subs[id] = b
+	rd.subOrder = append(rd.subOrder, id)
+	return b, false
 }
 
 func (rd *reader) event(e *event) {
@@ -155,6 +207,26 @@ func (rd *reader) event(e *event) {
 		rd.b.Time(t)
 	}
 	d, data := rd.b.Digest(), &e.Data
+	if sub, skip := rd.subagent(e); sub != nil || skip {
+		switch e.Type {
+		case "assistant.message":
+			for i := range data.ToolRequests {
+				if sub != nil {
+					rd.call(sub, &data.ToolRequests[i])
+				}
+			}
+		case "tool.execution_complete":
+			if sub != nil {
+				rd.outcome(sub, data)
+			}
+		case "session.usage_record":
+			// The session's cost, the subagents' included.
+			u := data.Usage
+			rd.b.Tokens(e.ID, handoff.Tokens{Input: max(u.InputTokens, 0), Output: max(u.OutputTokens, 0),
+				CacheRead: max(u.CacheReadTokens, 0), CacheWrite: max(u.CacheWriteTokens, 0)})
+		}
+		return
+	}
 	switch e.Type {
 	case "session.start", "session.resume":
 		if e.Type == "session.start" {
@@ -175,10 +247,10 @@ func (rd *reader) event(e *event) {
 	case "assistant.message":
 		rd.b.AgentMessage(data.MessageID, data.Content)
 		for i := range data.ToolRequests {
-			rd.call(&data.ToolRequests[i])
+			rd.call(rd.b, &data.ToolRequests[i])
 		}
 	case "tool.execution_complete":
-		rd.outcome(data)
+		rd.outcome(rd.b, data)
 	case "session.usage_record":
 		// One record a model call; the line's id is unique, where the
 		// call's apiCallId is the provider's and may repeat.
@@ -199,17 +271,17 @@ func (rd *reader) event(e *event) {
 }
 
 // call reads one tool request of an assistant message.
-func (rd *reader) call(req *toolRequest) {
+func (rd *reader) call(b *transcript.Builder, req *toolRequest) {
 	id, args := req.ToolCallID, &req.Arguments
 	switch req.Name {
 	case "bash":
-		rd.b.Command(id, args.Command)
+		b.Command(id, args.Command)
 	case "create":
-		rd.b.File(id, args.Path, transcript.Create, 1)
+		b.File(id, args.Path, transcript.Create, 1)
 	case "edit":
-		rd.b.File(id, args.Path, transcript.Edit, 1)
+		b.File(id, args.Path, transcript.Edit, 1)
 	case "view":
-		rd.b.File(id, args.Path, transcript.Read, 0)
+		b.File(id, args.Path, transcript.Read, 0)
 	case "sql":
 		if id != "" && len(rd.sql) < maxPendingSQL {
 			rd.sql[id] = args.Query
@@ -219,19 +291,19 @@ func (rd *reader) call(req *toolRequest) {
 
 // outcome reads a tool.execution_complete. A shell command's exit code
 // decides: Copilot 1.0.102 writes success: true beside exitCode 1 or 2.
-func (rd *reader) outcome(data *eventData) {
+func (rd *reader) outcome(b *transcript.Builder, data *eventData) {
 	id := data.ToolCallID
 	success := data.Success != nil && *data.Success
 	if q, ok := rd.sql[id]; ok {
 		delete(rd.sql, id)
 		if success {
 			for _, t := range todoSQL(q) {
-				rd.b.Task(t.id, t.text, t.status)
+				b.Task(t.id, t.text, t.status)
 			}
 		}
 	}
 	if data.Error.Code == "denied" {
-		rd.b.Status(id, handoff.StatusRejected, data.Error.Message)
+		b.Status(id, handoff.StatusRejected, data.Error.Message)
 		return
 	}
 	out := data.Result.Content
@@ -240,14 +312,14 @@ func (rd *reader) outcome(data *eventData) {
 	}
 	if c := data.ShellExecution.ExitCode; c != nil && *c >= math.MinInt32 && *c <= math.MaxInt32 {
 		exit := int(*c)
-		rd.b.Outcome(id, &exit, exit != 0, out)
+		b.Outcome(id, &exit, exit != 0, out)
 		return
 	}
 	if data.Success == nil {
-		rd.b.Done(id, out)
+		b.Done(id, out)
 		return
 	}
-	rd.b.Outcome(id, nil, !success, out)
+	b.Outcome(id, nil, !success, out)
 }
 
 // isEvent says whether a line looks like a Copilot event: a dotted type

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
@@ -121,7 +122,7 @@ func (p *prober) Fill(s *transcript.SessionInfo) bool {
 // whether the user gave it (user_named: true). Only these two scalar lines
 // are read, from the first 64 KiB.
 func workspaceName(file string) (name string, user bool) {
-	f, err := os.Open(file)
+	f, _, err := safefile.OpenRegular(file)
 	if err != nil {
 		return "", false
 	}
@@ -189,7 +190,7 @@ func IsSessionID(id string) bool {
 // sessionEnd hook has run (seen offline: at sessionEnd and at agentStop
 // the file held session.start and the hook's lines only).
 func Ended(file string, size int64) bool {
-	f, err := os.Open(file)
+	f, _, err := safefile.OpenRegular(file)
 	if err != nil {
 		return false
 	}

@@ -170,6 +170,20 @@ func (reader) Detect(head []byte) (transcript.Detected, bool) {
 	return transcript.Detected{}, false
 }
 
+// DetectSchema takes a database whose sessions table has Crush's
+// parent_session_id, or that has goose's version table beside a sessions
+// table, wherever its schema lies.
+func (reader) DetectSchema(tables map[string][]string) (transcript.Detected, bool) {
+	cols, ok := tables["sessions"]
+	if !ok {
+		return transcript.Detected{}, false
+	}
+	if _, goose := tables["goose_db_version"]; goose || slices.Contains(cols, "parent_session_id") {
+		return transcript.Detected{Agent: Name, What: "a Crush database"}, true
+	}
+	return transcript.Detected{}, false
+}
+
 // Read reads the session id of the database at path (the latest session
 // that is no subagent's when id is none of the database's).
 func (reader) Read(path, id string, lim transcript.Limits) (*transcript.Digest, error) {

@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/sqlitefile"
 )
 
@@ -102,7 +103,7 @@ type projectEntry struct {
 
 // readProjects reads a projects.json, at most maxProjects bytes.
 func readProjects(path string) ([]projectEntry, error) {
-	f, err := os.Open(path)
+	f, _, err := safefile.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

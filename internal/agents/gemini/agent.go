@@ -41,6 +41,11 @@ func Agent() agent.Agent {
 		SessionsDir:   SessionsDir,
 		SettingsFiles: []string{".gemini/", ".gemini/settings.json"},
 		Transcripts:   Transcripts{},
+		// A chat record's gemini message keeps the model's thought
+		// summaries in "thoughts" ([{subject, description, timestamp}];
+		// packages/core/src/services/chatRecordingService.ts, MessageRecord),
+		// and a Content part the API marked {"thought": true} is a thought.
+		Reasoning: transcript.Reasoning{Members: []string{"thoughts", "thoughtSignature"}, Flags: []string{"thought"}},
 		Profile: agent.Profile{
 			Reads: []string{"GEMINI.md in the project, its parent directories and the directories below (or the names set in context.fileName)",
 				"~/.gemini/GEMINI.md (every project)", "@file.md imports inside those files"},

@@ -36,6 +36,10 @@ func TestFindGeminiSessions(t *testing.T) {
   "lastUpdated": "2025-09-01T10:05:00Z",
   "messages": [{"id": "1", "type": "user", "content": "Legacy request"}]
 }`, t0.Add(-time.Hour))
+	// A resumed session's second file under the same id, holding no
+	// conversation: the session is listed once, with its conversation.
+	writeFile(t, filepath.Join(tmp, "payments-api", "chats", "session-2026-03-12T11-00-4f1c2a9b.jsonl"),
+		`{"sessionId":"4f1c2a9b-7d3e","projectHash":"payments-api","startTime":"2026-03-12T11:00:00Z","lastUpdated":"2026-03-12T11:00:00Z","kind":"main"}`+"\n", t0.Add(time.Hour))
 	// A migrated .json beside its .jsonl is listed once.
 	writeFile(t, filepath.Join(tmp, "payments-api", "chats", "session-2026-03-12T10-15-4f1c2a9b.json"), `{"sessionId":"dup"}`, t0)
 

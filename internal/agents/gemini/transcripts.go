@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/internal/agent"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
@@ -111,7 +112,7 @@ func readSmall(file string, n int64) string {
 	if err != nil || !fi.Mode().IsRegular() {
 		return ""
 	}
-	f, err := os.Open(file)
+	f, _, err := safefile.OpenRegular(file)
 	if err != nil {
 		return ""
 	}
@@ -143,7 +144,40 @@ func (Transcripts) Find(roots []string) ([]transcript.SessionInfo, error) {
 			ss[i].FiledUnder = filedUnder(ss[i].Path, "")
 		}
 	}
-	return ss, nil
+	return oneFilePerSession(ss), nil
+}
+
+// oneFilePerSession keeps one recording of each session id: resuming a
+// session (gemini --resume) can leave a second file under the same id
+// that holds no conversation (issue 45: capture by id was "ambiguous",
+// and sessions listed it twice, once untitled). The one kept holds the
+// conversation (a title), and of those the latest; ss stays newest first.
+func oneFilePerSession(ss []transcript.SessionInfo) []transcript.SessionInfo {
+	best := map[string]int{}
+	for i, s := range ss {
+		j, seen := best[s.ID]
+		if !seen || better(s, ss[j]) {
+			best[s.ID] = i
+		}
+	}
+	if len(best) == len(ss) {
+		return ss
+	}
+	out := ss[:0:0]
+	for i, s := range ss {
+		if best[s.ID] == i {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// better says whether a is the recording to keep over b, of one session.
+func better(a, b transcript.SessionInfo) bool {
+	if (a.Title != "") != (b.Title != "") {
+		return a.Title != ""
+	}
+	return a.LastActivity.After(b.LastActivity)
 }
 
 // filedUnder says whether Gemini CLI filed the recording at file, whose

@@ -205,6 +205,20 @@ func (r reader) Detect(head []byte) (transcript.Detected, bool) {
 	return transcript.Detected{}, false
 }
 
+// DetectSchema takes a database that has the program's tables (Marks, or
+// session and part) and none of Foreign, wherever its schema lies: a
+// database after VACUUM, or rebuilt from a dump, as users copy them.
+func (r reader) DetectSchema(tables map[string][]string) (transcript.Detected, bool) {
+	has := func(table string) bool { _, ok := tables[table]; return ok }
+	if slices.ContainsFunc(r.l.Foreign, has) {
+		return transcript.Detected{}, false
+	}
+	if slices.ContainsFunc(r.l.Marks, has) || has("session") && has("part") {
+		return transcript.Detected{Agent: r.l.Name, What: r.l.What}, true
+	}
+	return transcript.Detected{}, false
+}
+
 // Read reads the session id of the database at path (the latest session
 // that is no subagent's when id is none of OpenCode's session ids).
 func (r reader) Read(path, id string, lim transcript.Limits) (*transcript.Digest, error) {

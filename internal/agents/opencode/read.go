@@ -11,6 +11,7 @@ import (
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/sqlitefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // messageData is a message row's data: MessageV2.Info of opencode
@@ -156,11 +157,28 @@ func readDB(db *sqlitefile.DB, id string, name transcript.Agent, lim transcript.
 	if err != nil {
 		return nil, err
 	}
-	fold(b, s.id, msgs)
+	subs := fold(b, s.id, msgs)
 	if len(todos) > 0 {
 		b.Todos(todos) // the table is the list as it stands
 	}
-	return b.Finish(name)
+	d, err = b.Finish(name)
+	if err != nil {
+		return nil, err
+	}
+	// A subagent's (task) tool calls are the session's work, marked as
+	// its (issue 45): they were folded apart, session by session.
+	for _, sub := range subs {
+		sd := sub.b.Fold()
+		sd.CWD = d.CWD
+		transcript.MergeSide(d, sd, "subagent "+untrusted.OneLine(sub.id, 64))
+	}
+	return d, nil
+}
+
+// subagent is the fold of one subagent session's tool calls.
+type subagent struct {
+	id string
+	b  *transcript.Builder
 }
 
 // pick finds the session id among all; an id that is none of OpenCode's
@@ -356,8 +374,20 @@ func todoList(db *sqlitefile.DB, id string) ([]handoff.Todo, error) {
 // requests, answers, tool calls, compactions and cancellation, and the
 // tool calls of its subagents (their prompts and answers are the
 // session's task calls, not the user's words or the agent's).
-func fold(b *transcript.Builder, id string, msgs []*message) {
+func fold(b *transcript.Builder, id string, msgs []*message) []subagent {
 	compacting := false
+	var subs []subagent
+	subOf := func(session string) *transcript.Builder {
+		for _, s := range subs {
+			if s.id == session {
+				return s.b
+			}
+		}
+		sb := transcript.NewBuilder()
+		sb.SetCWD(b.Digest().CWD)
+		subs = append(subs, subagent{session, sb})
+		return sb
+	}
 	for _, m := range msgs {
 		own := m.session == id
 		if m.data.Time.Created > 0 {
@@ -393,7 +423,11 @@ func fold(b *transcript.Builder, id string, msgs []*message) {
 						b.AgentMessage(m.id, p.data.Text)
 					}
 				case "tool":
-					tool(b, p)
+					if own {
+						tool(b, p)
+					} else {
+						tool(subOf(m.session), p)
+					}
 				}
 			}
 			if summary {
@@ -404,6 +438,7 @@ func fold(b *transcript.Builder, id string, msgs []*message) {
 			}
 		}
 	}
+	return subs
 }
 
 // userText is a request as the user typed it. 'opencode run' joins its

@@ -66,13 +66,14 @@ var expectations = []expectation{
 		files:      []handoff.FileTouched{{Path: "hello.txt", Action: "created", Edits: 1}},
 		compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go.",
 		tokens:     handoff.Tokens{Input: 3000, Output: 60}},
-	// The subagent's write is folded in; its prompt is the task's, not a
-	// request of the user's, and its answer is not the agent's last word.
+	// The subagent's write is folded in, marked as its (issue 45); its
+	// prompt is the task's, not a request of the user's, and its answer
+	// is not the agent's last word.
 	{name: "subagent", id: "ses_de295f165ffezDFm1PSkOTjG1S",
 		title:     "Delegate the notes",
 		requests:  []string{"Have a subagent write notes.md"},
 		last:      "The subagent wrote notes.md.",
-		files:     []handoff.FileTouched{{Path: "notes.md", Action: "created", Edits: 1}},
+		files:     []handoff.FileTouched{{Path: "notes.md", Action: "created", Edits: 1, By: "subagent ses_de295b0c8ffeeE75ven4nPAKBX"}},
 		subagents: 1,
 		tokens:    handoff.Tokens{Input: 2000, Output: 40}},
 	// The suite's TestCaptureAndBrief: the session the plugin captured,
@@ -172,7 +173,7 @@ func checkDigest(t *testing.T, e expectation, d *transcript.Digest) {
 	want := expect.Want{Title: e.title, Requests: e.requests, Files: map[string]expect.File{}, NumCommands: len(e.commands),
 		OpenFailure: e.lastFailure, Todos: e.todos, Compaction: e.compaction}
 	for _, f := range e.files {
-		want.Files[f.Path] = expect.File{Action: f.Action, Edits: f.Edits}
+		want.Files[f.Path] = expect.File{Action: f.Action, Edits: f.Edits, By: f.By}
 	}
 	for _, c := range e.commands {
 		want.Commands = append(want.Commands, expect.Command{Prefix: c.Command, Exit: c.ExitCode, Count: c.Count, Status: c.Status})

@@ -32,6 +32,9 @@ func Agent() agent.Agent {
 		OwnDirs:         dirs,
 		SessionsDir:     "sessions",
 		Transcripts:     transcripts{},
+		// pi's assistant content blocks: {"type":"thinking","thinking",
+		// "thinkingSignature"} (packages/ai/src/types.ts, ThinkingContent).
+		Reasoning: transcript.Reasoning{Types: []string{"thinking"}, Members: []string{"thinkingSignature"}},
 		Profile: agent.Profile{
 			// dist/core/resource-loader.js of 0.73.1: loadProjectContextFiles
 			// (the first of AGENTS.md, CLAUDE.md in each directory),

@@ -32,6 +32,10 @@ func Agent() agent.Agent {
 		// tracked.
 		SettingsFiles: []string{".qwen/", ".qwen/settings.json"},
 		Transcripts:   Transcripts{},
+		// Qwen Code records Gemini's Content: a part marked {"thought": true}
+		// is the model's thinking (packages/core/src/services/chatRecordingService.ts),
+		// as are Gemini CLI's "thoughts" where a record keeps them.
+		Reasoning: transcript.Reasoning{Members: []string{"thoughts", "thoughtSignature"}, Flags: []string{"thought"}},
 		// Qwen Code reads QWEN.md and AGENTS.md (context.fileName changes
 		// the names) from the project and its parents, ~/.qwen,
 		// <root>/.qwen/QWEN.local.md, and the rules in ~/.qwen/rules and
