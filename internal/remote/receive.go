@@ -167,6 +167,12 @@ func mine(read bundle.ReadOptions) ([]string, error) {
 // me, named by its own bundle id, then pass the policy) before anything
 // of it is stored, the records stored in one batch. A bundle that fails
 // is reported in its Item and left where it is; nothing of it is stored.
+// Its cost is bounded by what is new, whoever wrote my refs: a bundle's
+// signer is judged from its envelope before any blob is read (refused
+// there when the policy refuses it), a refusal is remembered
+// (RefusedFile) and not read again while nothing changed, a file under
+// several names is read once (readOnce), and at most maxReads bundles are
+// read.
 func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 	dirs, err := mine(opts.Read)
 	if err != nil {
@@ -174,9 +180,9 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 	}
 	opts.Read = forRemote(opts.Read)
 	// The signer is judged from the envelope, before any blob of the
-	// bundle is decompressed or staged: a stranger's bundle costs its
-	// first entry (FORMAT.md §4: the envelope comes first).
-	// One signed for others is rejected there too.
+	// bundle is decompressed or staged: a stranger's bundle, or one signed
+	// for others, costs its first entry (FORMAT.md §4: the envelope comes
+	// first).
 	opts.Read.Admit = func(res *bundle.Result) error {
 		if !res.ForReader && !opts.Policy.AllowOtherRecipients {
 			return bundle.ErrWrongRecipient
