@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -60,6 +61,10 @@ type clone struct {
 // checkoutHook, set by tests only, sees every list of paths written into
 // a work tree or read from git's objects.
 var checkoutHook func(paths []string)
+
+// readHook, set by tests only, wraps every bundle file a receive reads
+// from git's objects.
+var readHook func(io.ReadSeekCloser) io.ReadSeekCloser
 
 // clonePath is where the clone of remote name lives in the data directory.
 func clonePath(dataDir, name string) string { return filepath.Join(dataDir, remotesDir, name) }
