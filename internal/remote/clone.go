@@ -277,6 +277,21 @@ type entry struct {
 // submodule).
 func (e entry) regular() bool { return e.typ == "blob" && (e.mode == "100644" || e.mode == "100755") }
 
+// unreadable says why a bundle entry of an inbox is never read, "" when it
+// may be: a link (never followed), anything but a plain file, or over
+// limit bytes. Receive and inbox judge entries by it alike.
+func (e entry) unreadable(limit int64) string {
+	switch {
+	case e.mode == "120000":
+		return "a symbolic link: never followed"
+	case !e.regular():
+		return fmt.Sprintf("not a regular file (git mode %s)", e.mode)
+	case e.size > limit:
+		return fmt.Sprintf("%d bytes: over the limit of %d bytes (--max-input)", e.size, limit)
+	}
+	return ""
+}
+
 // list runs ls-tree on commit for the given paths; recursive descends
 // into subdirectories.
 func (c *clone) list(ctx context.Context, commit string, recursive bool, paths ...string) ([]entry, error) {

@@ -129,12 +129,8 @@ func Inbox(ctx context.Context, opts InboxOptions) (*InboxListing, error) {
 			ie.Status = "imported"
 		case ok:
 			ie.Status, ie.Reason = "rejected", le.Detail
-		case e.mode == "120000":
-			ie.Status, ie.Reason = "invalid", "a symbolic link: never followed"
-		case !e.regular():
-			ie.Status, ie.Reason = "invalid", "not a regular file"
-		case e.size > opts.Read.Limits.MaxInput:
-			ie.Status, ie.Reason = "invalid", "over the size limit (--max-input)"
+		case e.unreadable(opts.Read.Limits.MaxInput) != "":
+			ie.Status, ie.Reason = "invalid", e.unreadable(opts.Read.Limits.MaxInput)
 		case memo[e.object+"/"+id] != "":
 			ie.Status, ie.Reason = "refused", memo[e.object+"/"+id]
 		default:

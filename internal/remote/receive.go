@@ -433,13 +433,8 @@ func candidates(es []entry, parse func(string) (string, string, bool), led *ledg
 			earlier++
 			continue
 		}
-		switch {
-		case e.mode == "120000":
-			it.Outcome, it.Reason = OutcomeRejected, "a symbolic link: never followed"
-		case !e.regular():
-			it.Outcome, it.Reason = OutcomeRejected, fmt.Sprintf("not a regular file (git mode %s)", e.mode)
-		case e.size > limit:
-			it.Outcome, it.Reason = OutcomeRejected, fmt.Sprintf("%d bytes: over the limit of %d bytes (--max-input)", e.size, limit)
+		if why := e.unreadable(limit); why != "" {
+			it.Outcome, it.Reason = OutcomeRejected, why
 		}
 		if it.Outcome == "" && len(cands) >= maxReads {
 			it.Outcome, it.Reason = OutcomeRefused, fmt.Sprintf("left for the next receive: one receive reads at most %d new bundles", maxReads)
