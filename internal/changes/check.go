@@ -62,6 +62,9 @@ type File struct {
 	// content, when given in full (Make writes --full-index); empty
 	// otherwise. Apply's undo compares a created file with it.
 	Blob string
+	// OldBlob is the index line's id of the file's content before, when
+	// given in full; all zeros for a file the patch creates.
+	OldBlob string
 }
 
 // Summary is what Check read from a patch.
@@ -221,12 +224,12 @@ func (p *parser) extended(f *File) error {
 				return p.errf("%s: %v", untrusted.Quote(f.Path, 200), err)
 			}
 		case strings.HasPrefix(l, "index "):
-			to, err := indexLine(strings.TrimPrefix(l, "index "))
+			from, to, err := indexLine(strings.TrimPrefix(l, "index "))
 			if err != nil {
 				return p.errf("%s: %v", untrusted.Quote(f.Path, 200), err)
 			}
-			if isHash(to) {
-				f.Blob = to
+			if isHash(to) && isHash(from) {
+				f.Blob, f.OldBlob = to, from
 			}
 		case strings.HasPrefix(l, "similarity index"), strings.HasPrefix(l, "dissimilarity index"),
 			strings.HasPrefix(l, "rename "), strings.HasPrefix(l, "copy "):
@@ -265,16 +268,16 @@ func oldMode(m string) error {
 // indexLine checks "index OLD..NEW[ MODE]": the mode, when given, is that
 // of a file left as it was (already executable is fine).
 // It returns NEW.
-func indexLine(v string) (string, error) {
+func indexLine(v string) (from, to string, err error) {
 	ids, mode, hasMode := strings.Cut(v, " ")
 	from, to, ok := strings.Cut(ids, "..")
 	if !ok || !hexID(from) || !hexID(to) {
-		return "", fmt.Errorf("bad index line %s", untrusted.Quote(v, 100))
+		return "", "", fmt.Errorf("bad index line %s", untrusted.Quote(v, 100))
 	}
 	if hasMode {
-		return to, oldMode(mode)
+		return from, to, oldMode(mode)
 	}
-	return to, nil
+	return from, to, nil
 }
 
 func hexID(s string) bool {
