@@ -48,7 +48,7 @@ type readerOptions struct {
 
 // bind declares the reader flags on f.
 func (o *readerOptions) bind(f *pflag.FlagSet) {
-	repeatedVar(f, &o.identities, "identity", "an age identity file or OpenSSH private key to decrypt with, besides my own (repeatable)")
+	repeatedVar(f, &o.identities, "identity", "an age identity file or OpenSSH private key to decrypt with, besides my own and ~/.ssh/id_ed25519 and id_rsa (repeatable)")
 	f.StringVar(&o.passFile, "passphrase-file", "", "read the passphrase of a passphrase bundle from this file")
 	o.limits = limitFlags(f)
 }
