@@ -22,6 +22,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/memory"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
@@ -305,6 +306,16 @@ func (c *Config) validate() error {
 			case "note", "state", "compact":
 			default:
 				return fmt.Errorf("%s: action %q: want note, state or compact", where, handoff.Shorten(st.Action, 32))
+			}
+			// One tag rule with 'memory write --tag': cleaned as it
+			// cleans ("Team/API" is Team-API), refused here, before any
+			// step runs, when even cleaned it is not a tag.
+			if st.Tag != "" {
+				tag, _, err := memory.CleanTag(st.Tag)
+				if err != nil {
+					return fmt.Errorf("%s: %w", where, err)
+				}
+				st.Tag = tag
 			}
 			if st.KeepDays < 0 || st.KeepDays > 36500 {
 				return fmt.Errorf("%s: keep_days %d out of range", where, st.KeepDays)

@@ -84,7 +84,7 @@ func (d Dir) List(layer int, tag string) ([]File, error) {
 	out := []File{}
 	for _, rel := range rels {
 		h, err := classify(rel)
-		if err != nil || (tag != "" && h.Tag != tag) {
+		if err != nil || (tag != "" && !SameTag(h.Tag, tag)) {
 			continue
 		}
 		p, exists, err := d.locate(real, rel, false)

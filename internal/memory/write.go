@@ -345,7 +345,7 @@ func (d Dir) WriteNote(n Note) (path string, written bool, err error) {
 		return "", false, err
 	}
 	h := Header{Layer: 1, Tag: n.Tag, Date: n.Date, HandoffID: e.HandoffID}
-	return d.appendEntry(NotePath(n.Tag, n.Date), h, notePreamble(n.Tag, n.Date), e)
+	return d.appendEntry(h, e)
 }
 
 // WriteArchive adds an entry to the layer-3 archive of n.Tag for the
@@ -366,7 +366,7 @@ func (d Dir) WriteArchive(n Note) (path string, written bool, err error) {
 	}
 	month := n.Date[:7]
 	h := Header{Layer: 3, Tag: n.Tag, Date: month, HandoffID: e.HandoffID}
-	return d.appendEntry(ArchivePath(n.Tag, month), h, archivePreamble(n.Tag, month), e)
+	return d.appendEntry(h, e)
 }
 
 // WriteState replaces the layer-2 current state (layer2/current-state.md)
@@ -412,18 +412,31 @@ func archivePreamble(tag, month string) string {
 	return "# " + tag + ": archive of " + month + "\n"
 }
 
-// appendEntry adds e to the file rel (made with header h and text
-// preamble when missing) under the lock, unless e.Key is there already.
-func (d Dir) appendEntry(rel string, h Header, preamble string, e Entry) (string, bool, error) {
+// appendEntry adds e to the note or archive of header h (layer 1 or 3),
+// made with h and its preamble when missing, under the lock, unless e.Key
+// is there already. A file whose tag is h's but for case is that file
+// (SameTag): the entry goes into it, under the tag it has.
+func (d Dir) appendEntry(h Header, e Entry) (string, bool, error) {
 	real, err := d.root(true)
 	if err != nil {
 		return "", false, err
 	}
+	paths := func(tag string) (rel, preamble string) {
+		if h.Layer == 3 {
+			return ArchivePath(tag, h.Date), archivePreamble(tag, h.Date)
+		}
+		return NotePath(tag, h.Date), notePreamble(tag, h.Date)
+	}
+	rel, _ := paths(h.Tag)
 	l, err := d.lockFor(real, rel)
 	if err != nil {
 		return "", false, err
 	}
 	defer l.Unlock()
+	if h.Tag, err = d.tagInUse(real, h); err != nil {
+		return "", false, err
+	}
+	rel, preamble := paths(h.Tag)
 	p, exists, err := d.locate(real, rel, true)
 	if err != nil {
 		return "", false, err
@@ -534,4 +547,36 @@ func separate(s string) string {
 		return s + "\n"
 	}
 	return s + "\n\n"
+}
+
+// tagInUse is the tag of the existing note or archive of header h's layer
+// and date whose tag is h's but for case: h.Tag itself when the file of
+// h.Tag exists or none does, else the first such file's tag by name.
+func (d Dir) tagInUse(real string, h Header) (string, error) {
+	dirRel := "layer3"
+	if h.Layer == 1 {
+		dirRel = "layer1/" + h.Date[:7]
+	}
+	names, err := d.readDir(real, dirRel)
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(names)
+	found := ""
+	for _, n := range names {
+		f, err := classify(dirRel + "/" + n)
+		if err != nil || f.Layer != h.Layer || f.Date != h.Date || !SameTag(f.Tag, h.Tag) {
+			continue
+		}
+		if f.Tag == h.Tag {
+			return h.Tag, nil
+		}
+		if found == "" {
+			found = f.Tag
+		}
+	}
+	if found == "" {
+		return h.Tag, nil
+	}
+	return found, nil
 }
