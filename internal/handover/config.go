@@ -77,8 +77,9 @@ type Step struct {
 
 	// From is the agent capture reads (claude-code, codex, gemini, auto).
 	From string `toml:"from"`
-	// Fallback "save" makes capture save the handoff from git alone when
-	// no agent session is found.
+	// Fallback "save" (also when empty, as FORMAT.md says) makes capture
+	// save the handoff from git alone when no agent session is found;
+	// "none" fails the step instead.
 	Fallback string `toml:"fallback"`
 	// Title and Tool are used by save (and by capture's fallback).
 	Title string `toml:"title"`
@@ -298,8 +299,8 @@ func (c *Config) validate() error {
 			if st.From == "" {
 				st.From = "auto"
 			}
-			if st.Fallback != "" && st.Fallback != "save" {
-				return fmt.Errorf("%s: fallback %q: want save", where, handoff.Shorten(st.Fallback, 32))
+			if st.Fallback != "" && st.Fallback != "save" && st.Fallback != "none" {
+				return fmt.Errorf("%s: fallback %q: want save (the default) or none", where, handoff.Shorten(st.Fallback, 32))
 			}
 		case KindMemory:
 			switch st.Action {
