@@ -128,7 +128,13 @@ func runHandoverRun(a *app, opts handoverRunOptions) error {
 	if opts.json {
 		return a.writeJSON(cp)
 	}
-	fmt.Fprintf(a.stdout, "handover run %s completed: %d steps, handoff %s\n", cp.RunID, len(cp.Steps), cp.HandoffID)
+	// The run's handoff id is chosen at its start; only a capture or save
+	// step stores a handoff under it.
+	made := "handoff " + cp.HandoffID
+	if _, err := s.Get(handoff.ID(cp.HandoffID)); errors.Is(err, store.ErrNotFound) {
+		made = "no handoff saved (no capture or save step)"
+	}
+	fmt.Fprintf(a.stdout, "handover run %s completed: %d steps, %s\n", cp.RunID, len(cp.Steps), made)
 	return nil
 }
 

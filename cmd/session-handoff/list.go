@@ -90,9 +90,18 @@ func runList(a *app, opts *listOptions) error {
 		return err
 	}
 	a.noticeLegacyStore()
+	// One more than asked tells whether there are more to say so.
+	limit := f.Limit
+	if limit > 0 && !f.Latest {
+		f.Limit++
+	}
 	entries, err := listEntries(s, f)
 	if err != nil {
 		return err
+	}
+	more := limit > 0 && len(entries) > limit
+	if more {
+		entries = entries[:limit]
 	}
 	s.FillOrigins(entries)
 	if opts.full {
@@ -121,8 +130,13 @@ func runList(a *app, opts *listOptions) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err = io.WriteString(a.stdout, paintTable(a.style(), b.String(), "ORIGIN", paintOrigin))
-	return err
+	if _, err = io.WriteString(a.stdout, paintTable(a.style(), b.String(), "ORIGIN", paintOrigin)); err != nil {
+		return err
+	}
+	if more {
+		fmt.Fprintf(a.stderr, "the newest %d shown; there are more: --limit 0 lists them all\n", limit)
+	}
+	return nil
 }
 
 // paintTable paints a table tabwriter laid out: its header line bold, and
