@@ -45,8 +45,10 @@ a date. --limit 0 lists everything; --latest takes no --limit.
 
 The ORIGIN column (origin in --json) says how far to trust each: mine
 (saved or captured here), verified: NAME or pinned: NAME (signed by a key
-your trust store names), untrusted, unsigned, or legacy. --json --full
-prints the whole records instead of the index's entries.`,
+your trust store names), untrusted, unsigned, or legacy. --json prints the
+index's entries, without the summary and next steps; --json --full prints
+the whole records, with them, as v0.7.5's list --json did (README's table
+maps its fields).`,
 		Example: `  session-handoff list --since 2d --tool codex
   session-handoff list --project . --latest --json`,
 		Args: noArgs,
@@ -66,7 +68,7 @@ prints the whole records instead of the index's entries.`,
 	f.BoolVar(&opts.filter.Latest, "latest", false, "only the newest match")
 	f.IntVar(&opts.filter.Limit, "limit", defaultListLimit, "at most this many (0 for all)")
 	f.BoolVar(&opts.json, "json", false, "print as JSON")
-	f.BoolVar(&opts.full, "full", false, "with --json: print whole records")
+	f.BoolVar(&opts.full, "full", false, "with --json: print whole records (summary, next steps: v0.7.5's list --json fields)")
 	return cmd
 }
 
