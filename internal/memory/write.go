@@ -463,18 +463,7 @@ func (d Dir) appendEntry(h Header, e Entry) (string, bool, error) {
 // writeWhole replaces the file rel (layer 0 or 2) with text under header
 // h, dated today unless h has a date.
 func (d Dir) writeWhole(rel string, h Header, handoffID, text string) (string, error) {
-	id, err := validHandoffID(handoffID)
-	if err != nil {
-		return "", err
-	}
-	h.HandoffID = id
-	if h.Date == "" {
-		h.Date = today()
-	}
-	if err := ValidDate(h.Date); err != nil {
-		return "", err
-	}
-	body, err := CleanText(text)
+	doc, err := wholeDoc(h, handoffID, text)
 	if err != nil {
 		return "", err
 	}
@@ -491,10 +480,65 @@ func (d Dir) writeWhole(rel string, h Header, handoffID, text string) (string, e
 	if err != nil {
 		return "", err
 	}
-	if err := d.writeDoc(p, rel, &Doc{Header: h, Text: body}); err != nil {
+	if err := d.writeDoc(p, rel, doc); err != nil {
 		return "", err
 	}
 	return d.name(rel), nil
+}
+
+// wholeDoc checks what writeWhole writes and makes its document: header
+// h with the handoff id, dated today unless h has a date, and the cleaned
+// text.
+func wholeDoc(h Header, handoffID, text string) (*Doc, error) {
+	id, err := validHandoffID(handoffID)
+	if err != nil {
+		return nil, err
+	}
+	h.HandoffID = id
+	if h.Date == "" {
+		h.Date = today()
+	}
+	if err := ValidDate(h.Date); err != nil {
+		return nil, err
+	}
+	body, err := CleanText(text)
+	if err != nil {
+		return nil, err
+	}
+	return &Doc{Header: h, Text: body}, nil
+}
+
+// KeepsRootHandoff reports whether the project at root keeps agent-handoff's
+// layout, HANDOFF.md at its root as a regular file, and the memory
+// directory d holds no HANDOFF.md: the handoff the project's agent reads
+// is the root's.
+func KeepsRootHandoff(root string, d Dir) bool {
+	if _, err := os.Lstat(filepath.Join(d.Root, HandoffFile)); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	fi, err := os.Lstat(filepath.Join(root, HandoffFile))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// WriteRootHandoff replaces HANDOFF.md at the project root (agent-handoff's
+// layout: KeepsRootHandoff) atomically with text, as WriteHandoff writes
+// it in the memory directory. It takes no lock, so that the project gets
+// no lock file of ours: a whole-file replace, the last write wins. A
+// HANDOFF.md that is not a regular file is refused.
+func WriteRootHandoff(root, handoffID, text string) (string, error) {
+	doc, err := wholeDoc(Header{Layer: 0, Tag: "handoff"}, handoffID, text)
+	if err != nil {
+		return "", err
+	}
+	d := Dir{Root: root}
+	p := d.name(HandoffFile)
+	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file; not writing there", p)
+	}
+	if err := d.writeDoc(p, HandoffFile, doc); err != nil {
+		return "", err
+	}
+	return p, nil
 }
 
 // writeDoc replaces the file at p atomically with doc, refusing to make
