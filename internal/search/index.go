@@ -1,12 +1,15 @@
 package search
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,12 +51,189 @@ type entry struct {
 	Doc int    `json:"d,omitempty"`
 }
 
-// manifest lists an index's segments and its live documents.
+// manifest lists an index's segments and its live documents. On disk
+// (manifest.json) its first line is the header a search reads, a JSON
+// object with the segments, each with its number of documents and those
+// of them that no longer answer; then one line per source, a JSON array
+// [key, size, mtime, tail, segment, doc], that only writers read.
 type manifest struct {
-	Version  int              `json:"version"`
-	Next     int              `json:"next"`
-	Segments []string         `json:"segments"`
-	Live     map[string]entry `json:"live"`
+	Version  int
+	Next     int
+	Segments []string
+	Docs     map[string]int // documents per segment
+	Live     map[string]entry
+}
+
+// header is the manifest's first line.
+type header struct {
+	Version  int         `json:"version"`
+	Next     int         `json:"next"`
+	Segments []segHeader `json:"segments"`
+}
+
+type segHeader struct {
+	Name string `json:"name"`
+	Docs int    `json:"docs"`
+	Dead []int  `json:"dead,omitempty"`
+}
+
+// maxSourceLine bounds one source's line of the manifest.
+const maxSourceLine = 1 << 20
+
+func newManifest() *manifest {
+	return &manifest{Version: manifestVersion, Docs: map[string]int{}, Live: map[string]entry{}}
+}
+
+func (ix *Index) manifestPath() string { return filepath.Join(ix.dir, manifestName) }
+
+// readHeader reads the manifest's first line: what a search needs.
+func (ix *Index) readHeader() (*header, *bufio.Reader, *os.File, error) {
+	f, _, err := safefile.OpenRegular(ix.manifestPath())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	br := bufio.NewReaderSize(io.LimitReader(f, maxManifest), 64<<10)
+	line, err := readLine(br, maxManifest)
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, fmt.Errorf("%s: %w", ix.manifestPath(), err)
+	}
+	h := &header{}
+	if err := json.Unmarshal(line, h); err != nil || h.Version != manifestVersion {
+		f.Close()
+		return nil, nil, nil, fmt.Errorf("%s: not an index manifest of this version", ix.manifestPath())
+	}
+	for _, sg := range h.Segments {
+		if !validSegName(sg.Name) || sg.Docs < 0 {
+			f.Close()
+			return nil, nil, nil, fmt.Errorf("%s: bad segment %q", ix.manifestPath(), sg.Name)
+		}
+	}
+	return h, br, f, nil
+}
+
+// readLine reads one line of at most limit bytes, without its newline;
+// io.EOF at the end.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > limit {
+			return nil, errors.New("a line is too long")
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF && len(line) > 0 {
+			return line, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return line[:len(line)-1], nil
+	}
+}
+
+// readManifest reads the whole manifest, for a writer; an index not yet
+// built has an empty one.
+func (ix *Index) readManifest() (*manifest, error) {
+	h, br, f, err := ix.readHeader()
+	if errors.Is(err, fs.ErrNotExist) {
+		return newManifest(), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	m := newManifest()
+	m.Next = h.Next
+	for _, sg := range h.Segments {
+		m.Segments = append(m.Segments, sg.Name)
+		m.Docs[sg.Name] = sg.Docs
+	}
+	for {
+		line, err := readLine(br, maxSourceLine)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ix.manifestPath(), err)
+		}
+		var row []any
+		var e entry
+		var key string
+		if json.Unmarshal(line, &row) != nil || len(row) != 6 || !decodeRow(row, &key, &e) {
+			return nil, fmt.Errorf("%s: a source line is not [key, size, mtime, tail, segment, doc]", ix.manifestPath())
+		}
+		if e.Seg != "" && (e.Doc < 0 || e.Doc >= m.Docs[e.Seg]) {
+			return nil, fmt.Errorf("%s: a source lies outside its segment", ix.manifestPath())
+		}
+		m.Live[key] = e
+	}
+	return m, nil
+}
+
+func decodeRow(row []any, key *string, e *entry) bool {
+	k, ok1 := row[0].(string)
+	z, ok2 := row[1].(float64)
+	mt, ok3 := row[2].(float64)
+	t, ok4 := row[3].(string)
+	sg, ok5 := row[4].(string)
+	d, ok6 := row[5].(float64)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || (sg != "" && !validSegName(sg)) {
+		return false
+	}
+	*key = k
+	*e = entry{Stamp: Stamp{Size: int64(z), MTime: int64(mt), Tail: t}, Seg: sg, Doc: int(d)}
+	return true
+}
+
+func validSegName(s string) bool {
+	return strings.HasPrefix(s, segPrefix) && strings.HasSuffix(s, segSuffix) && !strings.ContainsAny(s, `/\`) && len(s) < 64
+}
+
+// writeManifest writes m atomically.
+func (ix *Index) writeManifest(m *manifest) error {
+	live := map[string]map[int]bool{}
+	for _, e := range m.Live {
+		if e.Seg != "" {
+			if live[e.Seg] == nil {
+				live[e.Seg] = map[int]bool{}
+			}
+			live[e.Seg][e.Doc] = true
+		}
+	}
+	h := header{Version: manifestVersion, Next: m.Next, Segments: []segHeader{}}
+	for _, s := range m.Segments {
+		sg := segHeader{Name: s, Docs: m.Docs[s]}
+		for d := range sg.Docs {
+			if !live[s][d] {
+				sg.Dead = append(sg.Dead, d)
+			}
+		}
+		h.Segments = append(h.Segments, sg)
+	}
+	keys := make([]string, 0, len(m.Live))
+	for k := range m.Live {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return safefile.Write(ix.manifestPath(), 0o600, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 256<<10)
+		enc := json.NewEncoder(bw)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(h); err != nil {
+			return err
+		}
+		for _, k := range keys {
+			e := m.Live[k]
+			if err := enc.Encode([]any{k, e.Size, e.MTime, e.Tail, e.Seg, e.Doc}); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
+	})
 }
 
 // Index is a search index in a directory of its own.
@@ -66,38 +246,6 @@ func Open(dir string) *Index { return &Index{dir: dir} }
 
 // Dir is the index's directory.
 func (ix *Index) Dir() string { return ix.dir }
-
-func (ix *Index) readManifest() (*manifest, error) {
-	raw, err := safefile.ReadFile(filepath.Join(ix.dir, manifestName), maxManifest)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &manifest{Version: manifestVersion, Live: map[string]entry{}}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	m := &manifest{}
-	if err := json.Unmarshal(raw, m); err != nil || m.Version != manifestVersion || m.Live == nil {
-		return nil, fmt.Errorf("%s: not an index manifest of this version", filepath.Join(ix.dir, manifestName))
-	}
-	for _, s := range m.Segments {
-		if !validSegName(s) {
-			return nil, fmt.Errorf("%s: bad segment name", filepath.Join(ix.dir, manifestName))
-		}
-	}
-	return m, nil
-}
-
-func validSegName(s string) bool {
-	return strings.HasPrefix(s, segPrefix) && strings.HasSuffix(s, segSuffix) && !strings.ContainsAny(s, `/\`) && len(s) < 64
-}
-
-func (ix *Index) writeManifest(m *manifest) error {
-	raw, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	return safefile.WriteFile(filepath.Join(ix.dir, manifestName), raw, 0o600)
-}
 
 // Source is one session or handoff the index should hold.
 type Source struct {
@@ -139,7 +287,7 @@ func (ix *Index) Update(sources []Source, rebuild bool, progress func(Progress))
 	if err != nil || rebuild {
 		// A manifest that cannot be read is started afresh: the index
 		// is a cache of what the sources say.
-		m = &manifest{Version: manifestVersion, Live: map[string]entry{}}
+		m = newManifest()
 	}
 	want := make(map[string]bool, len(sources))
 	var todo []Source
@@ -177,6 +325,7 @@ func (ix *Index) Update(sources []Source, rebuild bool, progress func(Progress))
 				return fmt.Errorf("write search index segment: %w", err)
 			}
 			m.Segments = append(m.Segments, name)
+			m.Docs[name] = len(b.recs)
 			for i, s := range pending {
 				m.Live[s.Key] = entry{Stamp: s.Stamp, Seg: name, Doc: i}
 			}
@@ -242,6 +391,11 @@ func (ix *Index) commit(m *manifest) error {
 		}
 	}
 	m.Segments = kept
+	for s := range m.Docs {
+		if !used[s] {
+			delete(m.Docs, s)
+		}
+	}
 	if err := ix.writeManifest(m); err != nil {
 		return fmt.Errorf("write search index manifest: %w", err)
 	}
@@ -273,16 +427,10 @@ func (ix *Index) mostlyDead(m *manifest) bool {
 	if len(m.Segments) < 2 {
 		return false
 	}
-	total := 0
+	total, live := 0, 0
 	for _, s := range m.Segments {
-		seg, err := openSegment(filepath.Join(ix.dir, s), s)
-		if err != nil {
-			return true
-		}
-		total += seg.ndocs
-		seg.close()
+		total += m.Docs[s]
 	}
-	live := 0
 	for _, e := range m.Live {
 		if e.Seg != "" {
 			live++
@@ -314,6 +462,7 @@ func (ix *Index) merge(m *manifest) error {
 			return fmt.Errorf("merge search index: %w", err)
 		}
 		segs = append(segs, name)
+		m.Docs[name] = len(b.recs)
 		for i, k := range keys {
 			e := m.Live[k]
 			e.Seg, e.Doc = name, i

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -93,20 +92,11 @@ func (ix *Index) search(q Query, f Filter, limit int) (Results, error) {
 	if _, err := os.Stat(filepath.Join(ix.dir, manifestName)); errors.Is(err, fs.ErrNotExist) {
 		return Results{}, ErrNoIndex
 	}
-	m, err := ix.readManifest()
+	h, _, mf, err := ix.readHeader()
 	if err != nil {
 		return Results{}, err
 	}
-	live := map[string]map[int]bool{}
-	for _, e := range m.Live {
-		if e.Seg == "" {
-			continue
-		}
-		if live[e.Seg] == nil {
-			live[e.Seg] = map[int]bool{}
-		}
-		live[e.Seg][e.Doc] = true
-	}
+	mf.Close()
 	var kinds uint8
 	for _, k := range f.Kinds {
 		kinds |= 1 << k
@@ -118,8 +108,9 @@ func (ix *Index) search(q Query, f Filter, limit int) (Results, error) {
 			s.close()
 		}
 	}()
-	for _, name := range m.Segments {
-		if live[name] == nil {
+	for _, sg := range h.Segments {
+		name := sg.Name
+		if len(sg.Dead) >= sg.Docs {
 			continue
 		}
 		seg, err := openSegment(filepath.Join(ix.dir, name), name)
@@ -127,13 +118,22 @@ func (ix *Index) search(q Query, f Filter, limit int) (Results, error) {
 			return Results{}, err
 		}
 		segs = append(segs, seg)
-		cs, err := matchSegment(seg, q, kinds, live[name])
+		if seg.ndocs != sg.Docs {
+			return Results{}, fmt.Errorf("search index segment %s: %w", name, errCorrupt)
+		}
+		dead := make([]bool, seg.ndocs)
+		for _, d := range sg.Dead {
+			if d >= 0 && d < len(dead) {
+				dead[d] = true
+			}
+		}
+		cs, err := matchSegment(seg, q, kinds, dead)
 		if err != nil {
 			return Results{}, fmt.Errorf("search index segment %s: %w", name, err)
 		}
 		cands = append(cands, cs...)
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].time.After(cands[j].time) })
+	slices.SortStableFunc(cands, func(a, b candidate) int { return b.time.Compare(a.time) })
 	var res Results
 	for _, c := range cands {
 		if !f.Since.IsZero() && c.time.Before(f.Since) || !f.Until.IsZero() && c.time.After(f.Until) {
@@ -174,6 +174,15 @@ func (f Filter) keeps(d *Doc) bool {
 	return f.Project == nil || f.Project(d)
 }
 
+// better says a hit in unit u of kind k shows more than one in unit ou
+// of kind ok.
+func better(k Kind, u int, ok Kind, ou int) bool {
+	if (k == KindTitle) != (ok == KindTitle) {
+		return ok == KindTitle
+	}
+	return u < ou
+}
+
 // unitKey is one unit of one document.
 type unitKey struct{ doc, unit int }
 
@@ -188,7 +197,7 @@ type unitHit struct {
 
 // matchSegment lists the live documents of seg that match q, each with
 // its first hit.
-func matchSegment(seg *segment, q Query, kinds uint8, live map[int]bool) ([]candidate, error) {
+func matchSegment(seg *segment, q Query, kinds uint8, dead []bool) ([]candidate, error) {
 	type first struct {
 		unit, pos, n int
 		kind         Kind
@@ -202,7 +211,7 @@ func matchSegment(seg *segment, q Query, kinds uint8, live map[int]bool) ([]cand
 				return nil, err
 			}
 			for k, h := range hits {
-				if !live[k.doc] {
+				if dead[k.doc] {
 					continue
 				}
 				if gi > 0 {
@@ -211,7 +220,9 @@ func matchSegment(seg *segment, q Query, kinds uint8, live map[int]bool) ([]cand
 					}
 				}
 				old, ok := found[k.doc]
-				if !ok || k.unit < old.unit {
+				// The first unit that matched shows why, a title last:
+				// the title is shown anyway.
+				if !ok || better(h.kind, k.unit, old.kind, old.unit) {
 					found[k.doc] = first{unit: k.unit, pos: int(h.pos[0]), n: len(a.Terms), kind: h.kind}
 				}
 			}
@@ -236,15 +247,18 @@ func matchSegment(seg *segment, q Query, kinds uint8, live map[int]bool) ([]cand
 		}
 	}
 	out := make([]candidate, 0, len(docs))
+	if len(docs) == 0 {
+		return out, nil
+	}
+	times, err := seg.docTimes()
+	if err != nil {
+		return nil, err
+	}
 	for d, h := range docs {
-		t, err := seg.docTime(d)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, candidate{seg: seg, doc: d, time: t, unit: h.unit, pos: h.pos, nterms: h.n, kind: h.kind})
+		out = append(out, candidate{seg: seg, doc: d, time: time.Unix(times[d], 0), unit: h.unit, pos: h.pos, nterms: h.n, kind: h.kind})
 	}
 	// Documents in one segment with one time keep their order.
-	sort.Slice(out, func(i, j int) bool { return out[i].doc < out[j].doc })
+	slices.SortFunc(out, func(a, b candidate) int { return a.doc - b.doc })
 	return out, nil
 }
 

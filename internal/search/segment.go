@@ -395,6 +395,9 @@ func (s *segment) postingsOf(e termEntry) ([]posting, error) {
 		return nil, err
 	}
 	out := make([]posting, 0, e.n)
+	// The positions of all entries share one array: at most one
+	// position a byte of the list.
+	all := make([]uint32, 0, len(raw)/2)
 	doc := 0
 	for p := 0; p < len(raw); {
 		var vals [3]uint64
@@ -409,29 +412,33 @@ func (s *segment) postingsOf(e termEntry) ([]posting, error) {
 		if doc >= s.ndocs || vals[2] > uint64(len(raw)-p) {
 			return nil, errCorrupt
 		}
-		ps := make([]uint32, vals[2])
+		from := len(all)
 		last := uint32(0)
-		for i := range ps {
+		for range vals[2] {
 			v, n := binary.Uvarint(raw[p:])
 			if n <= 0 {
 				return nil, errCorrupt
 			}
 			p += n
 			last += uint32(v)
-			ps[i] = last
+			all = append(all, last)
 		}
-		out = append(out, posting{doc: doc, unit: int(vals[1] >> 3), kind: Kind(vals[1] & 7), pos: ps})
+		out = append(out, posting{doc: doc, unit: int(vals[1] >> 3), kind: Kind(vals[1] & 7), pos: all[from:len(all):len(all)]})
 	}
 	return out, nil
 }
 
-// docTime is the time of document n.
-func (s *segment) docTime(n int) (time.Time, error) {
-	var b [16]byte
-	if _, err := s.f.ReadAt(b[:], s.docTable+int64(n)*16); err != nil {
-		return time.Time{}, err
+// docTimes are the times of the segment's documents, in Unix seconds.
+func (s *segment) docTimes() ([]int64, error) {
+	raw := make([]byte, 16*s.ndocs)
+	if _, err := s.f.ReadAt(raw, s.docTable); err != nil {
+		return nil, err
 	}
-	return time.Unix(int64(binary.LittleEndian.Uint64(b[8:])), 0), nil
+	out := make([]int64, s.ndocs)
+	for i := range out {
+		out[i] = int64(binary.LittleEndian.Uint64(raw[16*i+8:]))
+	}
+	return out, nil
 }
 
 // doc reads document n.
