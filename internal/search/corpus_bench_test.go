@@ -55,9 +55,6 @@ func TestEngineCorpus(t *testing.T) {
 		size += fi.Size()
 	}
 	t.Logf("indexed %d docs in %v, index %d bytes, heap sys %d MiB", len(sources), time.Since(start), size, ms.HeapSys>>20)
-	for _, q := range os.Args[len(os.Args)-0:] {
-		_ = q
-	}
 	for _, q := range []string{"rebguagd", `"pocox rebguagd"`, "zjgird", "rebg*"} {
 		pq, _ := ParseQuery(q)
 		var best time.Duration

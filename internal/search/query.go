@@ -138,12 +138,13 @@ func splitQuery(s string) []queryWord {
 func (q Query) String() string {
 	var parts []string
 	atom := func(a Atom) string {
+		if a.Prefix {
+			// A phrase whose last word is a prefix: foo-ba*.
+			return strings.Join(a.Terms, "-") + "*"
+		}
 		s := strings.Join(a.Terms, " ")
 		if len(a.Terms) > 1 {
 			s = `"` + s + `"`
-		}
-		if a.Prefix {
-			s += "*"
 		}
 		return s
 	}

@@ -82,7 +82,7 @@ func (b *builder) add(d *Doc) int {
 		var order []string
 		p := uint32(0)
 		eachToken(unit.Text, func(t token) bool {
-			if positions >= maxPositions {
+			if positions >= maxPositions || p >= maxUnitPositions {
 				return false
 			}
 			positions++

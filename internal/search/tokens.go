@@ -14,6 +14,10 @@ const maxTerm = 64
 // cost no more than this.
 const maxPositions = 1 << 18
 
+// maxUnitPositions bounds the terms indexed per unit, so that one flood
+// of a unit leaves the others of its document indexed.
+const maxUnitPositions = 1 << 16
+
 // token is one term of a text and where it lies.
 type token struct {
 	term       string
