@@ -169,21 +169,7 @@ func (a *app) searchFilter(opts searchOptions) (search.Filter, error) {
 		if root, err := capture.ProjectRoot(a.ctx, dir); err == nil && root != "" {
 			dir = root
 		}
-		identity := capture.IdentityFunc(a.ctx, dir)
-		var id *handoff.Identity
-		f.Project = func(d *search.Doc) bool {
-			if d.CWD == dir || strings.HasPrefix(d.CWD, dir+string(filepath.Separator)) {
-				return true
-			}
-			if d.Type != "handoff" || identity == nil {
-				return false
-			}
-			if id == nil {
-				v := identity()
-				id = &v
-			}
-			return id.Matches(d.RootCommit, d.Remote)
-		}
+		f.Project = search.ProjectFilter(dir, capture.IdentityFunc(a.ctx, dir))
 	}
 	return f, nil
 }
@@ -195,13 +181,10 @@ func (a *app) updateIndex(ix *search.Index, s *store.Store, rebuild bool) error 
 	if err != nil {
 		return err
 	}
-	warn := func(err error) { a.warn("%v", err) }
-	sources := search.SessionSources(capture.Agents, a.getenv, r, paths.Hostname(), warn)
-	hs, err := search.HandoffSources(s, r)
+	sources, err := search.AllSources(s, a.getenv, r, paths.Hostname(), func(err error) { a.warn("%v", err) })
 	if err != nil {
 		return err
 	}
-	sources = append(sources, hs...)
 	var progress func(search.Progress)
 	if rebuild && a.stderrTTY {
 		start := time.Now()

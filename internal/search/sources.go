@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -263,4 +264,36 @@ func firstOf(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// AllSources lists every session of every agent on this machine and
+// every record of st: what search holds.
+func AllSources(st *store.Store, env func(string) string, r *redact.Redactor, machine string, warn func(error)) ([]Source, error) {
+	sources := SessionSources(capture.Agents, env, r, machine, warn)
+	hs, err := HandoffSources(st, r)
+	if err != nil {
+		return nil, err
+	}
+	return append(sources, hs...), nil
+}
+
+// ProjectFilter keeps what ran in the directory dir or under it, and the
+// handoffs of the same repository made elsewhere (identity, read when
+// first needed, matched as latest matches it: the same root commit, else
+// the same remote).
+func ProjectFilter(dir string, identity func() handoff.Identity) func(*Doc) bool {
+	var id *handoff.Identity
+	return func(d *Doc) bool {
+		if d.CWD == dir || strings.HasPrefix(d.CWD, dir+string(filepath.Separator)) {
+			return true
+		}
+		if d.Type != "handoff" || identity == nil {
+			return false
+		}
+		if id == nil {
+			v := identity()
+			id = &v
+		}
+		return id.Matches(d.RootCommit, d.Remote)
+	}
 }
