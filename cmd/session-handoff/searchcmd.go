@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -24,6 +26,7 @@ type searchOptions struct {
 	agent, project, machine, kind string
 	since, until                  string
 	json, reindex, noUpdate       bool
+	update                        bool // catch up only, answer nothing
 	limit                         int
 }
 
@@ -45,7 +48,9 @@ foo-bar is the phrase "foo bar".
 The index lives in the data directory (search-index/ beside the store) and holds the
 text redacted as capture redacts it; search first catches up on the sessions
 and handoffs that changed since it last ran (--no-update skips that), and
---reindex builds it again from nothing. Deleting the directory is safe.
+--reindex builds it again from nothing, and --update catches it up without a
+query: the hooks run that in the background after each capture, once the index
+exists. Deleting the directory is safe.
 
 --project keeps what ran in that directory or under it, and handoffs of the
 same repository made elsewhere (same root commit or remote), as latest finds
@@ -70,6 +75,7 @@ and open (the command that opens it).`,
 	f.BoolVar(&opts.json, "json", false, "print as JSON")
 	f.BoolVar(&opts.reindex, "reindex", false, "build the index again from nothing")
 	f.BoolVar(&opts.noUpdate, "no-update", false, "answer from the index as it is, without catching up")
+	f.BoolVar(&opts.update, "update", false, "catch the index up, with no query (what the hooks run in the background)")
 	cmd.RegisterFlagCompletionFunc("agent", fixedCompletion(capture.AgentNames()...))
 	cmd.RegisterFlagCompletionFunc("kind", fixedCompletion("request", "message", "command", "file", "decision"))
 	return cmd
@@ -80,7 +86,7 @@ func runSearch(a *app, opts searchOptions, args []string) error {
 		return usagef("--limit must be 1 or more")
 	}
 	var q search.Query
-	if len(args) > 0 || !opts.reindex {
+	if len(args) > 0 || !opts.reindex && !opts.update {
 		var err error
 		if q, err = search.ParseQuery(strings.Join(args, " ")); err != nil {
 			return usagef("search: %w", err)
@@ -95,7 +101,7 @@ func runSearch(a *app, opts searchOptions, args []string) error {
 		return err
 	}
 	ix := search.Open(filepath.Join(s.Dir(), search.DirName))
-	if !opts.noUpdate || opts.reindex {
+	if !opts.noUpdate || opts.reindex || opts.update {
 		if err := a.updateIndex(ix, s, opts.reindex); err != nil {
 			return err
 		}
@@ -263,4 +269,42 @@ func displayPath(a *app, p string) string {
 		}
 	}
 	return p
+}
+
+// searchWaitEnv, set to 1, makes the hooks wait for the index's catch-up
+// they start (tests).
+const searchWaitEnv = "SESSION_HANDOFF_SEARCH_WAIT"
+
+// startIndex starts 'session-handoff search --update' in a process of its
+// own, at the lowest priority, and returns without waiting; nothing when
+// no index has been built (no one searches here yet).
+func (a *app) startIndex() error {
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	if !search.Open(filepath.Join(s.Dir(), search.DirName)).Built() {
+		return nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("start the index's update: %w", err)
+	}
+	args, err := a.childArgs("search", "--update")
+	if err != nil {
+		return fmt.Errorf("start the index's update: %w", err)
+	}
+	cmd := exec.Command(exe, args...)
+	// Named as the program is, whatever the file: the test binary
+	// dispatches on it.
+	cmd.Args[0] = "session-handoff"
+	if a.getenv(searchWaitEnv) == "1" {
+		return cmd.Run()
+	}
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the index's update: %w", err)
+	}
+	yieldCPU(cmd.Process.Pid)
+	return cmd.Process.Release()
 }

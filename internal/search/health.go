@@ -72,5 +72,11 @@ func (ix *Index) Check() Health {
 	return h
 }
 
+// Built says the index has been built: it has a manifest.
+func (ix *Index) Built() bool {
+	_, err := os.Stat(filepath.Join(ix.dir, manifestName))
+	return err == nil
+}
+
 // Remove deletes the index; search builds it again.
 func (ix *Index) Remove() error { return os.RemoveAll(ix.dir) }
