@@ -2,6 +2,7 @@ package search
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -163,7 +164,9 @@ func (ix *Index) readManifest() (*manifest, error) {
 		var row []any
 		var e entry
 		var key string
-		if json.Unmarshal(line, &row) != nil || len(row) != 6 || !decodeRow(row, &key, &e) {
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.UseNumber() // a time in nanoseconds is past a float64's precision
+		if dec.Decode(&row) != nil || len(row) != 6 || !decodeRow(row, &key, &e) {
 			return nil, fmt.Errorf("%s: a source line is not [key, size, mtime, tail, segment, doc]", ix.manifestPath())
 		}
 		if e.Seg != "" && (e.Doc < 0 || e.Doc >= m.Docs[e.Seg]) {
@@ -175,17 +178,25 @@ func (ix *Index) readManifest() (*manifest, error) {
 }
 
 func decodeRow(row []any, key *string, e *entry) bool {
+	num := func(v any) (int64, bool) {
+		n, ok := v.(json.Number)
+		if !ok {
+			return 0, false
+		}
+		i, err := n.Int64()
+		return i, err == nil
+	}
 	k, ok1 := row[0].(string)
-	z, ok2 := row[1].(float64)
-	mt, ok3 := row[2].(float64)
+	z, ok2 := num(row[1])
+	mt, ok3 := num(row[2])
 	t, ok4 := row[3].(string)
 	sg, ok5 := row[4].(string)
-	d, ok6 := row[5].(float64)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || (sg != "" && !validSegName(sg)) {
+	d, ok6 := num(row[5])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || (sg != "" && !validSegName(sg)) || d < 0 || d > 1<<31 {
 		return false
 	}
 	*key = k
-	*e = entry{Stamp: Stamp{Size: int64(z), MTime: int64(mt), Tail: t}, Seg: sg, Doc: int(d)}
+	*e = entry{Stamp: Stamp{Size: z, MTime: mt, Tail: t}, Seg: sg, Doc: int(d)}
 	return true
 }
 

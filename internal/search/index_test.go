@@ -190,3 +190,17 @@ func TestStraySegmentIgnoredAndRemoved(t *testing.T) {
 		t.Errorf("the stray segment is still there: %v", err)
 	}
 }
+
+// Stamps survive the manifest exactly: a modification time in
+// nanoseconds is past what a float64 holds.
+func TestStampsRoundTrip(t *testing.T) {
+	ix := Open(t.TempDir())
+	s := src("a", 1, withUnits(doc("a", 1), Unit{KindRequest, "x"}))
+	s.Stamp = Stamp{Size: 1<<40 + 3, MTime: 1795934389971487848, Tail: "9d01555fa50e110695eca1da"}
+	for i, want := range []int{1, 0} {
+		st, err := ix.Update([]Source{s}, false, nil)
+		if err != nil || st.Added != want {
+			t.Fatalf("update %d: %+v %v, want %d added", i, st, err, want)
+		}
+	}
+}
