@@ -187,10 +187,6 @@ func (a *app) updateIndex(ix *search.Index, s *store.Store, rebuild bool) error 
 	if err != nil {
 		return err
 	}
-	sources, err := search.AllSources(s, a.getenv, r, paths.Hostname(), func(err error) { a.warn("%v", err) })
-	if err != nil {
-		return err
-	}
 	var progress func(search.Progress)
 	if rebuild && a.stderrTTY {
 		start := time.Now()
@@ -204,7 +200,7 @@ func (a *app) updateIndex(ix *search.Index, s *store.Store, rebuild bool) error 
 			fmt.Fprintf(a.stderr, "\rindexing %d/%d  %.1f MB/s  %s left   ", p.Done, p.Total, mbs, eta)
 		}
 	}
-	st, err := ix.Update(sources, rebuild, progress)
+	st, err := search.CatchUp(ix, s, a.getenv, r, paths.Hostname(), rebuild, func(err error) { a.warn("%v", err) }, progress)
 	if progress != nil {
 		fmt.Fprintln(a.stderr)
 	}

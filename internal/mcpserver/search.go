@@ -100,11 +100,7 @@ func (s *server) search(_ context.Context, in searchInput) (*mcp.CallToolResult,
 	if err != nil {
 		return nil, searchOutput{}, err
 	}
-	sources, err := search.AllSources(s.o.Store, s.o.Env, red, s.o.Machine, nil)
-	if err != nil {
-		return nil, searchOutput{}, err
-	}
-	if _, err := ix.Update(sources, false, nil); err != nil {
+	if _, err := search.CatchUp(ix, s.o.Store, s.o.Env, red, s.o.Machine, false, nil, nil); err != nil {
 		return nil, searchOutput{}, fmt.Errorf("update the search index: %w", err)
 	}
 	res, err := ix.Search(q, f, in.Limit)

@@ -204,3 +204,32 @@ func TestStampsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A fingerprint changes when a file under the roots is added, grows or
+// goes, and not otherwise.
+func TestFingerprint(t *testing.T) {
+	root, flat := t.TempDir(), t.TempDir()
+	ix := Open(t.TempDir())
+	f := filepath.Join(root, "a", "s.jsonl")
+	os.MkdirAll(filepath.Dir(f), 0o700)
+	os.WriteFile(f, []byte("x"), 0o600)
+	fp := ix.Fingerprint([]string{root}, []string{flat})
+	if err := ix.SetFresh(fp); err != nil {
+		t.Fatal(err)
+	}
+	if !ix.Fresh(ix.Fingerprint([]string{root}, []string{flat})) {
+		t.Fatal("nothing changed, yet not fresh")
+	}
+	for _, change := range []func(){
+		func() { os.WriteFile(f, []byte("xy"), 0o600) },
+		func() { os.WriteFile(filepath.Join(root, "a", "t.jsonl"), nil, 0o600) },
+		func() { os.WriteFile(filepath.Join(flat, "index"), nil, 0o600) },
+		func() { os.Remove(f) },
+	} {
+		change()
+		if ix.Fresh(ix.Fingerprint([]string{root}, []string{flat})) {
+			t.Fatal("a change left the index fresh")
+		}
+		ix.SetFresh(ix.Fingerprint([]string{root}, []string{flat}))
+	}
+}

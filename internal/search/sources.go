@@ -297,3 +297,30 @@ func ProjectFilter(dir string, identity func() handoff.Identity) func(*Doc) bool
 		return id.Matches(d.RootCommit, d.Remote)
 	}
 }
+
+// CatchUp brings ix up to date with every session of every agent on this
+// machine and every record of st (AllSources), or rebuilds it; it reads
+// nothing when none of their files changed since the last complete
+// catch-up (Fingerprint), which is what makes a search's catch-up cheap.
+func CatchUp(ix *Index, st *store.Store, env func(string) string, r *redact.Redactor, machine string, rebuild bool, warn func(error), progress func(Progress)) (UpdateStats, error) {
+	var roots []string
+	for _, a := range capture.Agents {
+		rs, err := capture.SessionRoots(a, env)
+		if err == nil {
+			roots = append(roots, rs...)
+		}
+	}
+	fp := ix.Fingerprint(roots, []string{st.Dir()})
+	if !rebuild && ix.Built() && ix.Fresh(fp) {
+		return UpdateStats{}, nil
+	}
+	sources, err := AllSources(st, env, r, machine, warn)
+	if err != nil {
+		return UpdateStats{}, err
+	}
+	stats, err := ix.Update(sources, rebuild, progress)
+	if err != nil {
+		return stats, err
+	}
+	return stats, ix.SetFresh(fp)
+}
