@@ -10,9 +10,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
@@ -344,8 +346,11 @@ func (ix *Index) Update(sources []Source, rebuild bool, progress func(Progress))
 		pending, b = nil, newBuilder()
 		return ix.commit(m)
 	}
+	loaded, stop := loadAll(todo)
+	defer stop()
 	for _, s := range todo {
-		d, err := s.Load()
+		r := <-loaded
+		d, err := r.doc, r.err
 		prog.Done++
 		prog.Bytes += s.Stamp.Size
 		if err != nil || d == nil {
@@ -519,4 +524,52 @@ func (ix *Index) merge(m *manifest) error {
 	}
 	m.Segments = segs
 	return nil
+}
+
+// loaded is one source's document, or why it could not be read.
+type loaded struct {
+	doc *Doc
+	err error
+}
+
+// loadAll reads the documents of sources on every CPU and delivers them
+// in order; at most a few per CPU are read ahead, so memory stays bounded
+// by the largest documents, not by their number. The caller receives one
+// result per source, or calls stop to give up the rest.
+func loadAll(sources []Source) (results <-chan loaded, stop func()) {
+	workers := max(1, runtime.GOMAXPROCS(0))
+	out := make(chan loaded, workers)
+	done := make(chan struct{})
+	// Each source's result has a channel of its own; a window of them
+	// is in flight at a time.
+	slots := make(chan chan loaded, 2*workers)
+	go func() {
+		defer close(slots)
+		sem := make(chan struct{}, workers)
+		for _, s := range sources {
+			c := make(chan loaded, 1)
+			select {
+			case slots <- c:
+			case <-done:
+				return
+			}
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem }()
+				d, err := s.Load()
+				c <- loaded{d, err}
+			}()
+		}
+	}()
+	go func() {
+		defer close(out)
+		for c := range slots {
+			select {
+			case out <- <-c:
+			case <-done:
+			}
+		}
+	}()
+	var once sync.Once
+	return out, func() { once.Do(func() { close(done) }) }
 }
