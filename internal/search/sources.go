@@ -128,6 +128,12 @@ func loadSession(s capture.SessionInfo, r *redact.Redactor, machine string) (*Do
 	u := units{r: r}
 	u.add(KindTitle, doc.Title)
 	u.session(&d.Session)
+	// Every message the agent said, not only the last the digest keeps.
+	for i, m := range d.Said {
+		if i < len(d.Said)-1 || m != d.Session.LastAgentMessage {
+			u.add(KindMessage, m)
+		}
+	}
 	u.add(KindMessage, d.Goal)
 	for _, f := range d.Files {
 		u.add(KindFile, f.Path)
