@@ -44,16 +44,15 @@ func write(home string, i, size int) error {
 	g.Session = fmt.Sprintf("%08x-6b1e-4c41-9a3e-%012x", i, i)
 	g.Start = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC).Add(time.Duration(i) * 17 * time.Minute)
 	stamp := g.Start.Format("2006-01-02T15-04-05")
-	var agent, path string
+	// transcriptgen.Agents: Claude Code, Codex CLI, Gemini CLI, in turn.
+	agent := transcriptgen.Agents[i%3]
+	var path string
 	switch i % 3 {
 	case 0:
-		agent = "claude-code"
 		path = filepath.Join(home, ".claude", "projects", fmt.Sprintf("-home-dev-src-app%d", i%50), g.Session+".jsonl")
 	case 1:
-		agent = "codex"
 		path = filepath.Join(home, ".codex", "sessions", g.Start.Format("2006/01/02"), "rollout-"+stamp+"-"+g.Session+".jsonl")
 	default:
-		agent = "gemini"
 		path = filepath.Join(home, ".gemini", "tmp", fmt.Sprintf("%064x", i%50), "chats", fmt.Sprintf("session-%s-%08x.jsonl", g.Start.Format("2006-01-02T15-04"), i))
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
