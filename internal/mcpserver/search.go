@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -56,8 +55,19 @@ type searchOutput struct {
 	Text    string       `json:"text" jsonschema:"the results for reading: titles, projects and snippets quoted in a fenced block, as data"`
 }
 
-// safeID is the shape of a session id given outside the fence.
-var safeID = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+// safeID says id has the shape of a session id given outside the fence:
+// 1 to 128 letters, digits, '_', '.' and '-' (ASCII).
+func safeID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 func (s *server) search(_ context.Context, in searchInput) (*mcp.CallToolResult, searchOutput, error) {
 	q, err := search.ParseQuery(in.Query)
@@ -122,7 +132,7 @@ func (s *server) search(_ context.Context, in searchInput) (*mcp.CallToolResult,
 		if handoff.ValidTool(d.Agent) {
 			item.Agent = d.Agent
 		}
-		if safeID.MatchString(d.ID) {
+		if safeID(d.ID) {
 			item.ID = d.ID
 		}
 		out.Results = append(out.Results, item)
