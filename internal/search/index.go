@@ -287,11 +287,27 @@ type UpdateStats struct {
 // source read. Writers are serialised by a lock; a kill at any point
 // leaves the index answering with what the last manifest lists.
 func (ix *Index) Update(sources []Source, rebuild bool, progress func(Progress)) (UpdateStats, error) {
+	return ix.update(sources, rebuild, progress, true)
+}
+
+// ErrBusy says another process is updating the index.
+var ErrBusy = errors.New("another process is updating the search index")
+
+// update is Update; without wait, it returns ErrBusy at once when another
+// writer holds the lock.
+func (ix *Index) update(sources []Source, rebuild bool, progress func(Progress), wait bool) (UpdateStats, error) {
 	var st UpdateStats
 	if err := os.MkdirAll(ix.dir, 0o700); err != nil {
 		return st, err
 	}
-	lk, err := safefile.LockFile(filepath.Join(ix.dir, lockName))
+	lockPath := filepath.Join(ix.dir, lockName)
+	var lk *safefile.Lock
+	var err error
+	if wait {
+		lk, err = safefile.LockFile(lockPath)
+	} else if lk, err = safefile.TryLockFile(lockPath); err == nil && lk == nil {
+		return st, ErrBusy
+	}
 	if err != nil {
 		return st, fmt.Errorf("lock the search index: %w", err)
 	}

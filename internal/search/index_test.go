@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 func doc(id string, t int, units ...Unit) *Doc {
@@ -231,5 +233,26 @@ func TestFingerprint(t *testing.T) {
 			t.Fatal("a change left the index fresh")
 		}
 		ix.SetFresh(ix.Fingerprint([]string{root}, []string{flat}))
+	}
+}
+
+// A catch-up while another process updates the index does not wait for
+// it: the index answers as it is.
+func TestCatchUpDoesNotWaitForAWriter(t *testing.T) {
+	dir := t.TempDir()
+	ix := Open(dir)
+	if _, err := ix.Update(corpus(), false, nil); err != nil {
+		t.Fatal(err)
+	}
+	lk, err := safefile.LockFile(filepath.Join(dir, lockName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lk.Unlock()
+	if _, err := ix.update(corpus()[:1], false, nil, false); !errors.Is(err, ErrBusy) {
+		t.Fatalf("update while locked: %v, want ErrBusy", err)
+	}
+	if got := ids(t, ix, "payment", Filter{}); !slices.Equal(got, []string{"c", "a"}) {
+		t.Errorf("payment while locked = %v", got)
 	}
 }

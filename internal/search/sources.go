@@ -3,6 +3,7 @@ package search
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -308,6 +309,9 @@ func ProjectFilter(dir string, identity func() handoff.Identity) func(*Doc) bool
 // machine and every record of st (AllSources), or rebuilds it; it reads
 // nothing when none of their files changed since the last complete
 // catch-up (Fingerprint), which is what makes a search's catch-up cheap.
+// While another process updates the index, a catch-up (not a rebuild)
+// leaves it to that one and returns at once: the index answers as it is,
+// and what that process did not see changes the fingerprint for the next.
 func CatchUp(ix *Index, st *store.Store, env func(string) string, r *redact.Redactor, machine string, rebuild bool, warn func(error), progress func(Progress)) (UpdateStats, error) {
 	var roots []string
 	for _, a := range capture.Agents {
@@ -324,7 +328,10 @@ func CatchUp(ix *Index, st *store.Store, env func(string) string, r *redact.Reda
 	if err != nil {
 		return UpdateStats{}, err
 	}
-	stats, err := ix.Update(sources, rebuild, progress)
+	stats, err := ix.update(sources, rebuild, progress, rebuild)
+	if errors.Is(err, ErrBusy) {
+		return stats, nil
+	}
 	if err != nil {
 		return stats, err
 	}
