@@ -260,6 +260,11 @@ type Provenance struct {
 	// longer binds its signer to its key (a device removed, a key no
 	// longer trusted).
 	Withdrawn bool `json:"-"`
+	// BundleCreatedAt is the signed manifest's created_at: when the
+	// sender made this version of the record. It orders two versions of
+	// one record from one key whose session's activity is the same (words
+	// added by hand). A bundle made again carries none.
+	BundleCreatedAt *time.Time `json:"bundle_created_at,omitempty"`
 }
 
 // Attachment names a blob by content hash.

@@ -60,6 +60,9 @@ type CarriedChanges struct {
 	Files int `json:"files"`
 	// Applied is set when the worktree holds them now.
 	Applied bool `json:"applied"`
+	// CannotTell is set when a cheap look could not tell whether the
+	// worktree holds them (changes.AppliedState): neither is then said.
+	CannotTell bool `json:"cannot_tell,omitempty"`
 }
 
 // SecMemory names the memory files in Result.Shortened and Omitted when
@@ -192,6 +195,8 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 // it knew of, and whether they were applied here.
 func writeCarried(w *writer, b Briefing) {
 	switch c := b.Changes; {
+	case c != nil && c.CannotTell:
+		w.printf("\n- The handoff carries %d changed file(s) (changes.patch); whether this worktree has them could not be told at a glance (its files match neither side): `session-handoff apply --dry-run` says.\n", c.Files)
 	case c != nil && c.Applied:
 		w.printf("\n- The handoff carries %d changed file(s) (changes.patch), and they are applied in this worktree now, uncommitted.\n", c.Files)
 	case c != nil:

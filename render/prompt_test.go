@@ -784,3 +784,28 @@ func TestBudgetIsFilled(t *testing.T) {
 		}
 	}
 }
+
+// TestBriefingNeverSaysNotAppliedWhenItCannotTell: the carried changes are
+// said applied, not applied, or not known, and a worktree that cannot be
+// told is never said to lack them (issue 49: past git's limit the
+// briefing said "not applied" of a worktree that held them).
+func TestBriefingNeverSaysNotAppliedWhenItCannotTell(t *testing.T) {
+	rec := fullRecord()
+	for _, c := range []struct {
+		changes    render.CarriedChanges
+		want, deny string
+	}{
+		{render.CarriedChanges{Files: 3, Applied: true}, "applied in this worktree now", "not applied"},
+		{render.CarriedChanges{Files: 3}, "not applied", "could not be told"},
+		{render.CarriedChanges{Files: 3, CannotTell: true}, "could not be told", "not applied"},
+	} {
+		ch := c.changes
+		res, err := render.RenderBriefing(render.Briefing{Project: "/p", Record: rec, Changes: &ch}, render.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(res.Text, c.want) || strings.Contains(res.Text, c.deny) {
+			t.Errorf("%+v: want %q and not %q in:\n%s", c.changes, c.want, c.deny, res.Text)
+		}
+	}
+}

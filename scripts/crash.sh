@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The crash campaign (issue 9, "Proof"): save, import, memory compact,
-# handover run, receive and apply are killed with SIGKILL (with the git processes
+# handover run, receive, apply, sync push and sync pull are killed with SIGKILL (with the git processes
 # they started) at random points, a few hundred times in all, and after each
 # kill the store ('list', 'store check'), handover runs ('handover check'),
 # the memory directory ('memory show') and each command's own promise are

@@ -144,6 +144,9 @@ type hintError struct {
 func (e hintError) Error() string { return e.err.Error() }
 func (e hintError) Unwrap() error { return e.err }
 
+// Hint is the second line: what to do (devsync keeps it with a failure).
+func (e hintError) Hint() string { return e.hint }
+
 func withHint(err error, hint string) error { return hintError{err, hint} }
 
 // report prints err for the command named name ("save", "trust add"; empty

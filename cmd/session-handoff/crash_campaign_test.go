@@ -28,7 +28,8 @@ import (
 )
 
 // The crash campaign (issue 9): save, import, memory compact, handover run,
-// receive and apply (crash_apply_test.go), each SIGKILLed (with the git processes it started) at
+// receive, apply (crash_apply_test.go), sync push and sync pull
+// (crash_sync_test.go), each SIGKILLed (with the git processes it started) at
 // random points a few hundred times in all, then the state checked: the
 // store by 'list' (no repair) and 'store check', handover runs by
 // 'handover check', the memory directory by 'memory show' (no damaged
@@ -60,6 +61,7 @@ type crashWorld struct {
 	records   int    // handoffs in the store
 	notes     int    // entries in the memory notes
 	changesID string // the handoff that carries the desk's changes
+	nextID    string // another handoff of the desk's, applied after a killed apply
 }
 
 // crashCase is one run's copy of the world.
@@ -91,6 +93,7 @@ func (w *crashWorld) newCase(t *testing.T) *crashCase {
 	if err := os.WriteFile(remotes, conf, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	rewriteSyncRemotes(t, w, root)
 	// Approvals are by path: the copy's handover.toml is approved anew.
 	if r := c.cli("handover", "allow", "--project", c.project); r.code != 0 {
 		t.Fatalf("handover allow: %s", r.stderr)
@@ -141,7 +144,7 @@ type crashScenario struct {
 func (c *crashCase) expand(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = strings.NewReplacer("{project}", c.project, "{memory}", c.memory, "{bundle}", c.w.bundle,
+		out[i] = strings.NewReplacer("{root}", c.root, "{project}", c.project, "{memory}", c.memory, "{bundle}", c.w.bundle,
 			"{desk}", filepath.Join(c.root, "desk"), "{changes}", c.w.changesID).Replace(a)
 	}
 	return out
@@ -251,7 +254,8 @@ func TestCrashCampaign(t *testing.T) {
 		var keep []crashScenario
 		for _, s := range scenarios {
 			for _, name := range strings.Split(only, ",") {
-				if strings.TrimSpace(name) == s.name {
+				// "apply" selects "apply then another" too.
+				if name = strings.TrimSpace(name); name == s.name || strings.HasPrefix(s.name, name+" ") {
 					keep = append(keep, s)
 				}
 			}
@@ -400,8 +404,9 @@ func newCrashWorld(t *testing.T) *crashWorld {
 		mustCLI(t, "world", me, "", "save", "--no-git", "--project", project, "--title", fmt.Sprintf("Mine %d", i))
 	}
 	w.records = 3
-	w.changesID = crashApplyWorld(t, dir, me)
-	w.records++
+	crashSyncWorld(t, dir)
+	w.changesID, w.nextID = crashApplyWorld(t, dir, me)
+	w.records += 2
 	if err := os.WriteFile(filepath.Join(project, "handover.toml"), []byte(crashConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -441,9 +446,11 @@ func crashScenarios(w *crashWorld) []crashScenario {
 			check: checkReceive},
 		{name: "apply", args: []string{"apply", "{changes}", "--project", "{desk}"},
 			watch: func(c *crashCase) []string { return []string{filepath.Join(c.root, "desk")} }, check: checkApply},
+		{name: "apply then another", args: []string{"apply", "{changes}", "--project", "{desk}"},
+			watch: func(c *crashCase) []string { return []string{filepath.Join(c.root, "desk")} }, check: checkApplyNext},
 		{name: "search", args: []string{"search", "--reindex"}, watch: data, check: checkSearchIndex},
 	}
-	return list
+	return append(list, crashSyncScenarios()...)
 }
 
 // checkSearchIndex: a killed indexer leaves an index that answers without

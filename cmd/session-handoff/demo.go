@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/proc"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
@@ -54,26 +54,33 @@ func runDemo(a *app, opts demoOptions) error {
 }
 
 // demo runs the round trip inside dir.
-func (a *app) demo(dir string) error {
+// demoRepo makes the demo's project under dir: a git repository with one
+// commit and one uncommitted file.
+func (a *app) demoRepo(dir string) (string, error) {
 	repo := filepath.Join(dir, "app")
 	if err := os.MkdirAll(repo, 0o755); err != nil {
-		return err
+		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(repo, "auth.go"), []byte("package auth\n\nfunc ParseToken(s string) error { return nil }\n"), 0o644); err != nil {
-		return err
+		return "", err
 	}
 	for _, args := range [][]string{
 		{"init", "-q", "-b", "main"},
 		{"add", "auth.go"},
 		{"-c", "user.name=Demo", "-c", "user.email=demo@example.invalid", "commit", "-q", "-m", "Extract token parser"},
 	} {
-		cmd := exec.CommandContext(a.ctx, "git", args...)
+		cmd := proc.Command(a.ctx, "git", args...)
 		cmd.Dir = repo
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %s: %s", args[0], untrusted.OneLine(string(out), maxLine))
+			return "", fmt.Errorf("git %s: %s", args[0], untrusted.OneLine(string(out), maxLine))
 		}
 	}
-	if err := os.WriteFile(filepath.Join(repo, "auth_test.go"), []byte("package auth\n"), 0o644); err != nil {
+	return repo, os.WriteFile(filepath.Join(repo, "auth_test.go"), []byte("package auth\n"), 0o644)
+}
+
+func (a *app) demo(dir string) error {
+	repo, err := a.demoRepo(dir)
+	if err != nil {
 		return err
 	}
 	// Two people on one machine: alice hands her session over to bob.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/handover"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
@@ -121,6 +122,9 @@ func runHandoverRun(a *app, opts handoverRunOptions) error {
 		}
 		return err
 	}
+	// A session end that hands off to this run syncs what it made, as a
+	// capture does.
+	a.syncAfterHandover(kr.Dir, root, handoff.ID(cp.HandoffID))
 	if opts.json {
 		return a.writeJSON(cp)
 	}

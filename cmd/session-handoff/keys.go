@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/internal/exchange"
 )
 
@@ -92,9 +93,9 @@ type keyShowOptions struct {
 }
 
 func newKeyCmd(a *app) *cobra.Command {
-	return newParentCmd("key show [--json | --age-recipient | --signing-key]",
+	return newParentCmd("key show [--json | --age-recipient | --signing-key] | key passphrase --remove",
 		"show my public signing key, fingerprint and age recipient", "", "  session-handoff key show",
-		newKeyShowCmd(a))
+		newKeyShowCmd(a), newKeyPassphraseCmd(a))
 }
 
 func newKeyShowCmd(a *app) *cobra.Command {
@@ -146,5 +147,61 @@ func runKeyShow(a *app, opts *keyShowOptions) error {
 	if info.Encrypted {
 		fmt.Fprintln(a.stdout, "the signing key is passphrase-protected")
 	}
+	return nil
+}
+
+// keyPassphraseOptions are the flags of key passphrase.
+type keyPassphraseOptions struct {
+	remove   bool
+	passFile string // the current passphrase
+}
+
+func newKeyPassphraseCmd(a *app) *cobra.Command {
+	var opts keyPassphraseOptions
+	cmd := &cobra.Command{
+		Use:   "passphrase --remove [--key-passphrase-file F]",
+		Short: "keep this machine's signing key without its passphrase (for sync's background sends)",
+		Long: `With --remove, writes the signing key again without a passphrase, asking
+for the current one (from --key-passphrase-file, $SESSION_HANDOFF_KEY_PASSPHRASE
+or the terminal). The key stays the same: pairings and others' trust in it
+hold. Sync's background sends sign with this machine's key with no one there
+to type a passphrase; without one, the key is kept as the age identity beside
+it is, mode 0600, readable by your account alone (SECURITY.md).`,
+		Example: "  session-handoff key passphrase --remove",
+		Args:    noArgs,
+		RunE:    func(*cobra.Command, []string) error { return runKeyPassphrase(a, opts) },
+	}
+	cmd.Flags().BoolVar(&opts.remove, "remove", false, "write the key without a passphrase")
+	cmd.Flags().StringVar(&opts.passFile, "key-passphrase-file", "", "read the current passphrase from this file")
+	return cmd
+}
+
+func runKeyPassphrase(a *app, opts keyPassphraseOptions) error {
+	if !opts.remove {
+		return usagef("say what to do: --remove (a passphrase is set by keygen)")
+	}
+	kr, err := a.keyring()
+	if err != nil {
+		return err
+	}
+	info, err := kr.Info()
+	if errors.Is(err, exchange.ErrNoKeys) {
+		return withHint(err, "run 'session-handoff keygen' first")
+	}
+	if err != nil {
+		return err
+	}
+	if !info.Encrypted {
+		fmt.Fprintln(a.stdout, "the signing key has no passphrase already")
+		return nil
+	}
+	sk, err := a.signingKey(opts.passFile, "run 'session-handoff keygen' first")
+	if err != nil {
+		return err
+	}
+	if err := crypto.WriteSigningKey(kr.SigningKeyPath(), sk, nil, true); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "the signing key %s has no passphrase now: keep %s to yourself (mode 0600)\n", info.Fingerprint, kr.SigningKeyPath())
 	return nil
 }

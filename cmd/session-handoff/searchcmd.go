@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/proc"
 	"github.com/session-handoff/session-handoff/internal/search"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"github.com/session-handoff/session-handoff/store"
@@ -290,14 +290,13 @@ func (a *app) startIndex() error {
 	if err != nil {
 		return fmt.Errorf("start the index's update: %w", err)
 	}
-	cmd := exec.Command(exe, args...)
+	cmd := proc.Detached(exe, args...)
 	// Named as the program is, whatever the file: the test binary
 	// dispatches on it.
 	cmd.Args[0] = "session-handoff"
 	if a.getenv(searchWaitEnv) == "1" {
 		return cmd.Run()
 	}
-	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start the index's update: %w", err)
 	}

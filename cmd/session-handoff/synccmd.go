@@ -5,19 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/changes"
 	"github.com/session-handoff/session-handoff/internal/devices"
 	"github.com/session-handoff/session-handoff/internal/devsync"
+	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/hooks"
+	"github.com/session-handoff/session-handoff/internal/proc"
 	"github.com/session-handoff/session-handoff/internal/remote"
 	"github.com/session-handoff/session-handoff/store"
 )
@@ -35,7 +37,9 @@ end) the handoff is sent, signed by this machine and encrypted to my other
 devices alone, through a git remote ('remote add'); at a session's start
 the briefing is made from what has arrived, and a receive for next time
 starts. Both run in the background: no hook waits on the network. A send
-that cannot reach the remote stays pending and goes with the next one.
+that fails (the remote cannot be reached, the signing key needs a
+passphrase no one is there to type) stays pending, 'sync status', 'doctor'
+and the next session's briefing say why, and it goes with the next one.
 
 'sync on' turns it on for this project (by its root on this machine), or
 with --global for every project; 'sync off' the same ('sync off' in a
@@ -114,11 +118,22 @@ func runSyncSet(a *app, opts syncSetOptions) error {
 		return nil
 	}
 	fmt.Fprintf(a.stdout, "sync on for %s, through %s\n", where, via)
+	if info, err := kr.Info(); err == nil && info.Encrypted {
+		// The hooks' sends run with no one there to type it.
+		a.warn("the signing key is passphrase-protected: sync's background sends cannot sign with it, and keep each handoff pending (sync status, doctor and the next briefing say so)")
+		fmt.Fprintln(a.stderr, "hint: "+syncPassphraseFix)
+	} else if errors.Is(err, exchange.ErrNoKeys) {
+		a.warn("no signing key yet: 'session-handoff keygen --no-passphrase' (sync's background sends cannot ask for a passphrase)")
+	}
 	if l, err := devices.Load(kr.Dir); err == nil && len(l.All()) == 0 {
 		a.warn("no other machine is paired yet: 'session-handoff devices add' here and there")
 	}
 	return nil
 }
+
+// syncPassphraseFix says how sync's background sends can sign when the
+// signing key is passphrase-protected.
+const syncPassphraseFix = "keep this machine's key without a passphrase: 'session-handoff key passphrase --remove' (SECURITY.md says what that means); or send by hand, in a terminal: 'session-handoff sync push'"
 
 // syncRemoteName checks that the remote named (or the only one) exists.
 func (a *app) syncRemoteName(dir, name string) (string, error) {
@@ -162,6 +177,8 @@ type syncStatus struct {
 	Settings []devsync.Setting `json:"settings"`
 	Devices  []string          `json:"devices"`
 	Pending  int               `json:"pending"`
+	// Failure is why the last push failed; nil when it went through.
+	Failure *devsync.Failure `json:"failure,omitempty"`
 }
 
 func runSyncStatus(a *app, asJSON bool) error {
@@ -188,9 +205,7 @@ func runSyncStatus(a *app, asJSON bool) error {
 	st.On = set.On
 	if dataDir, err := a.dataDir(); err == nil && set.On {
 		if r, err := syncRemote(kr.Dir, set.Remote); err == nil {
-			if ls, err := remote.State(dataDir, r.Name); err == nil {
-				st.Pending = len(ls.Unsent)
-			}
+			st.Pending, st.Failure, _ = devsync.PendingThrough(dataDir, r.Name)
 		}
 	}
 	if asJSON {
@@ -211,6 +226,12 @@ func (a *app) printSyncStatus(st syncStatus) {
 	}
 	if st.Pending > 0 {
 		fmt.Fprintf(a.stdout, "pending: %d bundle%s not yet pushed (they go with the next sync, or 'session-handoff sync push')\n", st.Pending, pluralS(st.Pending))
+	}
+	if f := st.Failure; f != nil {
+		fmt.Fprintf(a.stdout, "last send failed (%s): %s\n", f.Time.Local().Format("2006-01-02 15:04"), clean(f.Reason))
+		if f.Fix != "" {
+			fmt.Fprintf(a.stdout, "fix: %s\n", clean(f.Fix))
+		}
 	}
 	if len(st.Settings) == 0 {
 		return
@@ -249,7 +270,10 @@ func newSyncPushCmd(a *app) *cobra.Command {
 		Long: `Sends the handoff ID to every paired device, through the project's sync
 remote, and pushes what earlier syncs left pending; without ID, only what
 is pending. The hooks start 'sync push ID --quiet' after each capture.
-With --quiet nothing is printed and a failure is logged to hooks.log.`,
+One push per remote runs at a time: this one waits for a running one;
+with --quiet it leaves what it asks for to it. With --quiet nothing is
+printed and a failure is logged to hooks.log; every failure also keeps
+the handoff pending, with its reason ('sync status').`,
 		Example: "  session-handoff sync push",
 		Args:    rangeArgs(0, 1, "at most one id"),
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -310,23 +334,39 @@ func runSyncPush(a *app, opts syncRunOptions) error {
 	if err != nil {
 		return err
 	}
-	po := devsync.PushOptions{ConfigDir: kr.Dir, Remote: r, Store: s, Producer: producer(), Now: time.Now()}
+	po := devsync.PushOptions{ConfigDir: kr.Dir, Remote: r, Store: s, Project: set.Scope, Producer: producer(), Now: time.Now(),
+		// The hooks' pushes leave their request to one running; a
+		// push typed waits for it.
+		Wait: !opts.quiet}
 	if opts.ref != "" {
 		id, err := resolve(s, opts.ref)
 		if err != nil {
 			return err
 		}
-		if po.Record, err = s.Get(handoff.ID(id)); err != nil {
+		po.ID = handoff.ID(id)
+	}
+	withChanges := a.getenv(withChangesEnv) == "1"
+	po.Prepare = func(rec *handoff.Record, project string) error {
+		if project == "" {
+			return nil
+		}
+		// The setting of the project the record was asked for in.
+		c, err := devsync.Load(kr.Dir)
+		if err != nil {
 			return err
 		}
-		if (set.WithChanges || a.getenv(withChangesEnv) == "1") && set.Scope != "" {
-			if err := a.syncChanges(s, po.Record, set.Scope); err != nil {
-				return err
-			}
+		if !c.For(project).WithChanges && !withChanges {
+			return nil
 		}
+		return a.syncChanges(s, rec, project)
 	}
-	if po.SigningKey, err = a.signingKey("", "run 'session-handoff keygen' first"); err != nil {
-		return err
+	po.SigningKey = func() (*crypto.SigningKey, error) {
+		sk, err := a.signingKey("", "run 'session-handoff keygen' first")
+		if info, ierr := kr.Info(); err != nil && ierr == nil && info.Encrypted {
+			// The fix for a send with no one there to type it.
+			return nil, withHint(err, syncPassphraseFix)
+		}
+		return sk, err
 	}
 	res, err := devsync.Push(a.ctx, po)
 	switch {
@@ -336,10 +376,21 @@ func runSyncPush(a *app, opts syncRunOptions) error {
 	case errors.Is(err, devsync.ErrNoDevices):
 		return withHint(err, "pair one: 'session-handoff devices add'")
 	case err != nil:
+		var h interface{ Hint() string }
+		if errors.As(err, &h) {
+			return withHint(err, h.Hint()+"; what could not be sent is kept, and goes with the next sync ('session-handoff sync push')")
+		}
 		return withHint(err, "what could not be sent is kept, and goes with the next sync ('session-handoff sync push')")
+	case res.Coalesced:
+		fmt.Fprintf(a.stderr, "a sync push to %s is running: it sends this too\n", r.Name)
+		return nil
 	}
-	for _, b := range res.Bundles {
-		fmt.Fprintf(a.stdout, "sent %s to %d device%s via %s\n", b.HandoffID, len(b.Recipients), pluralS(len(b.Recipients)), r.Name)
+	seen := map[string]bool{}
+	for _, b := range res.Sent {
+		if !seen[b.BundleID] {
+			seen[b.BundleID] = true
+			fmt.Fprintf(a.stdout, "sent %s to %d device%s via %s\n", b.HandoffID, len(b.Recipients), pluralS(len(b.Recipients)), r.Name)
+		}
 	}
 	return nil
 }
@@ -395,9 +446,9 @@ func runSyncPull(a *app, opts syncRunOptions) error {
 		return err
 	}
 	// What an earlier push could not deliver goes first: the remote is
-	// reachable again, perhaps.
-	if st, err := remote.State(s.Dir(), r.Name); err == nil && len(st.Unsent) > 0 {
-		if err := runSyncPush(a, syncRunOptions{project: opts.project}); err != nil {
+	// reachable again, perhaps (or the key can sign now).
+	if n, _, _ := devsync.PendingThrough(s.Dir(), r.Name); n > 0 {
+		if err := runSyncPush(a, syncRunOptions{project: opts.project, quiet: opts.quiet}); err != nil {
 			a.warn("%v", err)
 		}
 	}
@@ -443,6 +494,13 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 // returns without waiting, unless $SESSION_HANDOFF_SYNC_WAIT is
 // 1. Its output goes nowhere; a failure is logged to hooks.log.
 func (a *app) startSync(root string, id handoff.ID) error {
+	if id != "" {
+		// The send is asked for before the process that makes it
+		// starts: killed at any point, it is made by the next push.
+		if err := a.askSync(root, id); err != nil {
+			return fmt.Errorf("start the sync: %w", err)
+		}
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("start the sync: %w", err)
@@ -457,7 +515,7 @@ func (a *app) startSync(root string, id handoff.ID) error {
 	if err != nil {
 		return fmt.Errorf("start the sync: %w", err)
 	}
-	cmd := exec.Command(exe, args...)
+	cmd := proc.Detached(exe, args...)
 	// Named as the program is, whatever the file: the test binary
 	// dispatches on it.
 	cmd.Args[0] = "session-handoff"
@@ -467,7 +525,6 @@ func (a *app) startSync(root string, id handoff.ID) error {
 		_ = cmd.Run()
 		return nil
 	}
-	detach(cmd)
 	if a.start != nil {
 		return a.start(cmd)
 	}
@@ -476,4 +533,36 @@ func (a *app) startSync(root string, id handoff.ID) error {
 	}
 	yieldCPU(cmd.Process.Pid)
 	return cmd.Process.Release()
+}
+
+// askSync records, in the sync state, that the record id made in the
+// project at root is to be sent through the remote of root's setting.
+func (a *app) askSync(root string, id handoff.ID) error {
+	kr, err := a.keyring()
+	if err != nil {
+		return err
+	}
+	dataDir, err := a.dataDir()
+	if err != nil {
+		return err
+	}
+	set, r, err := a.syncSetting(kr.Dir, root)
+	if err != nil {
+		return err
+	}
+	return devsync.Want(dataDir, r.Name, id, set.Scope, time.Now())
+}
+
+// syncAfterHandover starts the sync push of the handoff a handover run
+// made in root, when sync is on there; what goes wrong is a warning.
+func (a *app) syncAfterHandover(configDir, root string, id handoff.ID) {
+	if id == "" {
+		return
+	}
+	if _, on, err := devsync.Enabled(configDir, root); err != nil || !on {
+		return
+	}
+	if err := a.startSync(root, id); err != nil {
+		a.warn("sync not started: %v", err)
+	}
 }

@@ -96,7 +96,7 @@ func Gather(ctx context.Context, s *store.Store, o Options) (render.Briefing, er
 		}
 	}
 	if br.Record != nil {
-		br.Changes = carried(ctx, s, o.Project, br.Record)
+		br.Changes = carried(s, o.Project, br.Record)
 	}
 	if br.Record != nil && br.Record.Git != nil {
 		if br.Drift, err = capture.SinceAtRoot(ctx, o.Project, br.Record.Git); err != nil {
@@ -110,14 +110,16 @@ func Gather(ctx context.Context, s *store.Store, o Options) (render.Briefing, er
 }
 
 // carried is what rec carries of its worktree's uncommitted changes, and
-// whether the worktree at root holds them now; nil when it carries none
+// whether the worktree at root holds them now, by a look that starts no
+// process and is bounded whatever the patch (changes.AppliedState: the
+// session-start path never waits on git apply); nil when it carries none
 // or they cannot be read.
-func carried(ctx context.Context, s *store.Store, root string, rec *handoff.Record) *render.CarriedChanges {
-	data, sum, err := changes.Carried(s, rec)
-	if err != nil || sum == nil {
+func carried(s *store.Store, root string, rec *handoff.Record) *render.CarriedChanges {
+	files, st, err := changes.CarriedState(s, rec, root)
+	if err != nil || files == 0 {
 		return nil
 	}
-	return &render.CarriedChanges{Files: len(sum.Files), Applied: changes.Applied(ctx, root, data)}
+	return &render.CarriedChanges{Files: files, Applied: st == changes.AllApplied, CannotTell: st == changes.CannotTell}
 }
 
 // substanceLookback bounds the project's handoffs read, newest first, to

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/git"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
@@ -88,9 +89,13 @@ func Make(ctx context.Context, root string) (*Made, error) {
 			return nil, fmt.Errorf("untracked files: %w", err)
 		}
 	}
+	paths, err := m.ownWork(ctx, g)
+	if err != nil || paths == nil {
+		return nil, err
+	}
 	g.Limit = MaxPatch
-	diff, err := g.Run(ctx, "diff", "--binary", "--full-index", "--no-color", "--no-renames", "--no-relative",
-		"--ignore-submodules=all", "--src-prefix=a/", "--dst-prefix=b/", "HEAD", "--")
+	diff, err := g.Run(ctx, append([]string{"diff", "--binary", "--full-index", "--no-color", "--no-renames", "--no-relative",
+		"--ignore-submodules=all", "--src-prefix=a/", "--dst-prefix=b/", "HEAD", "--"}, paths...)...)
 	if err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
@@ -111,6 +116,34 @@ func Make(ctx context.Context, root string) (*Made, error) {
 		return nil, fmt.Errorf("the changes cannot travel: %w", err)
 	}
 	return m, nil
+}
+
+// ownWork returns the pathspecs of the diff: none (every change) when no
+// file the agents' integration manages changed, else the changed files
+// but those (agents.IsSettingsFile: .claude/settings.json holds this
+// machine's path to the program; it is integrate's, never work in
+// progress), which LeftOut names; nil when nothing else changed.
+func (m *Made) ownWork(ctx context.Context, g git.Runner) ([]string, error) {
+	out, err := g.Run(ctx, "diff", "--name-only", "-z", "--no-renames", "--no-relative", "--ignore-submodules=all", "HEAD", "--")
+	if err != nil {
+		return nil, fmt.Errorf("diff: %w", err)
+	}
+	var kept []string
+	skipped := false
+	for _, p := range strings.Split(string(out), "\x00") {
+		switch {
+		case p == "":
+		case agents.IsSettingsFile(p):
+			m.LeftOut = append(m.LeftOut, p+" (the agent integration's own settings)")
+			skipped = true
+		default:
+			kept = append(kept, p)
+		}
+	}
+	if !skipped {
+		return []string{}, nil
+	}
+	return kept, nil
 }
 
 // copyIndex copies the repository's index to dst, so that adding to it

@@ -26,6 +26,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/integrate"
 	"github.com/session-handoff/session-handoff/internal/legacy"
 	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/proc"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
@@ -154,8 +155,8 @@ func checkGit(ctx context.Context, s Setup) Check {
 	}
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--version").Output()
-	if err != nil {
+	out, err := proc.Command(ctx, path, "--version").Output()
+	if err = proc.Result(err); err != nil {
 		c.Status, c.Detail, c.Fix = Warn, fmt.Sprintf("%s --version: %v", path, err), "reinstall git"
 		return c
 	}

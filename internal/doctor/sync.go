@@ -10,7 +10,8 @@ import (
 
 // checkSync says whether the project (or, outside one, every project)
 // syncs with my other devices, and what keeps it from working: no device
-// paired, a remote that is not configured, sends left pending. ok is
+// paired, a remote that is not configured, sends left pending and why the
+// last one failed. ok is
 // false when sync was never set up: no line then.
 func checkSync(s Setup) (c Check, ok bool) {
 	c = Check{Name: "sync"}
@@ -47,9 +48,23 @@ func checkSync(s Setup) (c Check, ok bool) {
 		return c, true
 	}
 	c.Status, c.Detail = OK, fmt.Sprintf("sync is on, through %s, with %s", r.Name, count(len(l.All()), "device"))
-	if st, err := remote.State(s.DataDir, r.Name); err == nil && len(st.Unsent) > 0 {
+	n, fail, err := devsync.PendingThrough(s.DataDir, r.Name)
+	switch {
+	case err != nil:
+		c.Status, c.Detail = Fail, err.Error()
+	case fail != nil:
+		// Never ok while a send is failing, pending or not.
+		c.Status, c.Fix = Warn, fail.Fix
+		if n > 0 {
+			c.Detail += fmt.Sprintf("; %s not yet pushed", count(n, "bundle"))
+		}
+		c.Detail += ": the last send failed: " + fail.Reason
+		if c.Fix == "" {
+			c.Fix = "session-handoff sync push"
+		}
+	case n > 0:
 		c.Status, c.Fix = Warn, "session-handoff sync push"
-		c.Detail += fmt.Sprintf("; %s not yet pushed (the remote could not be reached)", count(len(st.Unsent), "bundle"))
+		c.Detail += fmt.Sprintf("; %s not yet pushed", count(n, "bundle"))
 	}
 	return c, true
 }

@@ -16,6 +16,12 @@ import (
 // the bundle id given (a sender chooses it freely).
 func sealed(t *testing.T, from, to party, rec *handoff.Record, bundleID string) []byte {
 	t.Helper()
+	return sealedAt(t, from, to, rec, bundleID, time.Now().UTC().Truncate(time.Millisecond))
+}
+
+// sealedAt is sealed with the bundle made at made.
+func sealedAt(t *testing.T, from, to party, rec *handoff.Record, bundleID string, made time.Time) []byte {
+	t.Helper()
 	r, _, err := crypto.ParseRecipient(to.info.AgeRecipient)
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +31,7 @@ func sealed(t *testing.T, from, to party, rec *handoff.Record, bundleID string) 
 		t.Fatal(err)
 	}
 	m := &bundle.Manifest{Format: bundle.Format, Version: bundle.Version, BundleID: bundleID,
-		CreatedAt: time.Now().UTC().Truncate(time.Millisecond), Producer: bundle.Producer{Name: "session-handoff", Version: "test"}, Record: rec}
+		CreatedAt: made, Producer: bundle.Producer{Name: "session-handoff", Version: "test"}, Record: rec}
 	var buf bytes.Buffer
 	err = bundle.Write(&buf, m, nil, bundle.WriteOptions{SigningKeys: []*crypto.SigningKey{sk},
 		Recipients: []crypto.RecipientInfo{{Recipient: r, Canonical: to.info.AgeRecipient}}})

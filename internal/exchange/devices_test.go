@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -142,5 +143,55 @@ func TestConflictNewerInOneBatch(t *testing.T) {
 		if list, _ := desktop.store.List(store.Filter{}); len(list) != 1 {
 			t.Fatalf("order %q: the store lists %d records", order[0].Title, len(list))
 		}
+	}
+}
+
+// Words added to a synced record by hand (capture --next, an agent's
+// save) leave its session's activity as it was: the version whose bundle
+// was made later replaces the copy; an older bundle, or another version
+// made at the same time, is skipped. Before, any version with the same
+// activity was skipped, and the words were lost.
+func TestConflictNewerOrdersVersionsOfTheSameActivity(t *testing.T) {
+	laptop, desktop := newParty(t, "me@laptop"), newParty(t, "me@desktop")
+	trustParty(t, desktop, laptop)
+	v1 := newRecord(t, "a capture")
+	at := time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
+	v1.Session = &handoff.Session{Agent: "codex", ID: "s1", LastActivity: &at}
+	v2 := *v1
+	v2.NextSteps = []string{"Write the migration by hand"}
+	v3 := v2
+	v3.NextSteps = []string{"Another version made at the same time"}
+	t1 := at.Add(time.Minute)
+	t2 := t1.Add(time.Minute)
+	pol := Policy{OnConflict: ConflictNewer}
+	for i, s := range []struct {
+		rec  *handoff.Record
+		bid  string
+		made time.Time
+		want Outcome
+	}{
+		{v1, "11111111111111111111111111111111", t1, Imported},
+		{&v2, "22222222222222222222222222222222", t2, Replaced},
+		{v1, "33333333333333333333333333333333", t1, Skipped},  // the older bundle, late
+		{&v3, "44444444444444444444444444444444", t2, Skipped}, // the same time: the copy stays
+		{&v2, "55555555555555555555555555555555", t2.Add(time.Second), Already},
+	} {
+		res, err := Import(bytes.NewReader(sealedAt(t, laptop, desktop, s.rec, s.bid, s.made)), desktop.store, desktop.keys, desktop.readOptions(t), pol, time.Now())
+		if err != nil || res.Outcome != s.want {
+			t.Fatalf("step %d: %v, %v; want %s", i, res, err, s.want)
+		}
+	}
+	got, err := desktop.store.Get(v1.ID)
+	if err != nil || len(got.NextSteps) != 1 || got.NextSteps[0] != "Write the migration by hand" {
+		t.Fatalf("stored %v, %v; want the version with the words added", got, err)
+	}
+	if p := got.Source.Import; p.BundleCreatedAt == nil || !p.BundleCreatedAt.Equal(t2) {
+		t.Fatalf("provenance %+v: want the bundle's time %s", p, t2)
+	}
+	// Exported again, the copy carries no time of its own bundle.
+	var buf bytes.Buffer
+	m, err := Export(context.Background(), &buf, desktop.store, got, ExportOptions{NoEncrypt: true, Producer: bundle.Producer{Name: "session-handoff", Version: "test"}})
+	if err != nil || m.Record.Source.Import == nil || m.Record.Source.Import.BundleCreatedAt != nil {
+		t.Fatalf("exported %+v, %v", m, err)
 	}
 }

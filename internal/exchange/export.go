@@ -54,6 +54,14 @@ func Export(ctx context.Context, w io.Writer, s *store.Store, rec *handoff.Recor
 		return nil, errors.New("no recipients")
 	}
 	out := *rec
+	if p := rec.Source.Import; p != nil && p.BundleCreatedAt != nil {
+		// The time of the bundle this copy came in is this machine's
+		// note, not the record's: a receiver that predates it would
+		// refuse the field.
+		prov := *p
+		prov.BundleCreatedAt = nil
+		out.Source.Import = &prov
+	}
 	out.Attachments = append([]handoff.Attachment(nil), rec.Attachments...)
 	var sources []bundle.BlobSource
 	seen := map[string]bool{}

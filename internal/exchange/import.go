@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/session-handoff/session-handoff/bundle"
@@ -308,7 +310,9 @@ func judge(res *bundle.Result, trust *crypto.TrustStore, pol Policy, now time.Ti
 	if err := checkDate(m.Record, now); err != nil {
 		return nil, nil, err
 	}
-	prov := &handoff.Provenance{BundleID: m.BundleID, ImportedAt: now.UTC().Truncate(time.Millisecond), Fingerprint: v.Fingerprint}
+	made := m.CreatedAt.UTC()
+	prov := &handoff.Provenance{BundleID: m.BundleID, ImportedAt: now.UTC().Truncate(time.Millisecond), Fingerprint: v.Fingerprint,
+		BundleCreatedAt: &made}
 	var pin *pinRequest
 	switch v.Status {
 	case bundle.StatusVerified:
@@ -351,17 +355,26 @@ func decide(get func(handoff.ID) (*handoff.Record, error), rec *handoff.Record, 
 	}
 	old, prov := existing.Source.Import, rec.Source.Import
 	sameSigner := signerKey(existing) == signerKey(rec)
+	merged := false
+	if k := signerKey(rec); sameSigner && k != "local" && k != "unsigned" && SameHandoff(existing, rec) {
+		// The same handoff, signed by the same key, with other
+		// attachments: they merge; a bundle that adds nothing to the
+		// copy stored is that copy.
+		mergeAttachments(existing, rec, pol.OnConflict == ConflictNewer && newerVersion(rec, existing))
+		merged = true
+	}
 	same := sameSigner && SameContent(existing, rec)
 	switch {
 	case same && old.Verification == prov.Verification && old.Signer == prov.Signer:
 		return existing, Already, false, nil
-	case same:
+	case same, merged:
 		// The same record from the same key, now checked differently
 		// (its signer was trusted or pinned since): record the new
-		// provenance.
+		// provenance. Or the same handoff with attachments the copy
+		// lacks: store it with all of them.
 		return existing, "", true, nil
 	case pol.OnConflict == ConflictNewer && sameSigner && signerKey(rec) != "unsigned":
-		if activity(rec).After(activity(existing)) {
+		if newerVersion(rec, existing) {
 			return existing, "", true, nil
 		}
 		return existing, Skipped, false, nil
@@ -370,9 +383,127 @@ func decide(get func(handoff.ID) (*handoff.Record, error), rec *handoff.Record, 
 	case pol.OnConflict == ConflictReplace:
 		return existing, "", true, nil
 	case sameSigner:
-		return existing, "", false, fmt.Errorf("%w: %s (%s)", ErrConflict, rec.ID, describeSigner(existing))
+		return existing, "", false, fmt.Errorf("%w: %s (%s; %s)", ErrConflict, rec.ID, describeSigner(existing), differs(existing, rec))
 	}
-	return existing, "", false, fmt.Errorf("%w: %s is stored %s; this bundle is %s", ErrConflict, rec.ID, describeSigner(existing), describeSigner(rec))
+	return existing, "", false, fmt.Errorf("%w: %s is stored %s; this bundle is %s (%s)", ErrConflict, rec.ID, describeSigner(existing), describeSigner(rec), differs(existing, rec))
+}
+
+// SameHandoff reports whether two records are the same handoff: equal in
+// every field but Source (import's own), Attachments and Redactions (what
+// was attached, and what was redacted from it, may differ between two
+// exports of one handoff, and merge).
+func SameHandoff(a, b *handoff.Record) bool {
+	return len(differingFields(a, b)) == 0
+}
+
+// differingFields names the record's fields, as JSON names them, whose
+// values differ between a and b, but source, attachments and redactions.
+func differingFields(a, b *handoff.Record) []string {
+	fa, fb := fields(a), fields(b)
+	var out []string
+	for k, va := range fa {
+		if vb, ok := fb[k]; !ok || !bytes.Equal(va, vb) {
+			out = append(out, k)
+		}
+	}
+	for k := range fb {
+		if _, ok := fa[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// fields is r's JSON object by field, without the fields SameHandoff
+// leaves out; nil if it cannot be marshalled.
+func fields(r *handoff.Record) map[string]json.RawMessage {
+	data, err := json.Marshal(r)
+	var m map[string]json.RawMessage
+	if err != nil || json.Unmarshal(data, &m) != nil {
+		return nil
+	}
+	delete(m, "source")
+	delete(m, "attachments")
+	delete(m, "redactions")
+	return m
+}
+
+// differs says what differs between the stored record and the bundle's,
+// for a conflict's error.
+func differs(stored, rec *handoff.Record) string {
+	if f := differingFields(stored, rec); len(f) > 0 {
+		return "they differ in " + strings.Join(f, ", ")
+	}
+	return "they differ in their attachments"
+}
+
+// mergeAttachments gives rec the attachments of existing it lacks, in
+// existing's order then rec's new ones (of two of one name, the stored
+// one, unless recNewer: a newer version of the record, by sync's rule,
+// brings its own), and of the redactions of each kind the larger count:
+// the same handoff, attached to differently, is stored once with all of
+// it.
+func mergeAttachments(existing, rec *handoff.Record, recNewer bool) {
+	byName := map[string]handoff.Attachment{}
+	for _, at := range rec.Attachments {
+		byName[at.Name] = at
+	}
+	var merged []handoff.Attachment
+	seen := map[string]bool{}
+	for _, at := range existing.Attachments {
+		if n, ok := byName[at.Name]; ok && recNewer {
+			at = n
+		}
+		merged = append(merged, at)
+		seen[at.Name] = true
+	}
+	for _, at := range rec.Attachments {
+		if !seen[at.Name] {
+			merged = append(merged, at)
+		}
+	}
+	rec.Attachments = merged
+	counts := map[string]int{}
+	var kinds []string
+	for _, r := range append(append([]handoff.Redaction(nil), existing.Redactions...), rec.Redactions...) {
+		if _, ok := counts[r.Kind]; !ok {
+			kinds = append(kinds, r.Kind)
+		}
+		counts[r.Kind] = max(counts[r.Kind], r.Count)
+	}
+	rec.Redactions = nil
+	for _, k := range kinds {
+		rec.Redactions = append(rec.Redactions, handoff.Redaction{Kind: k, Count: counts[k]})
+	}
+}
+
+// newerVersion reports whether rec, from the key that sent existing, is a
+// later version of it: its session's activity is later, or, the activity
+// being the same (words added by hand, an agent's save), its bundle was
+// made later (a copy stored before bundles' times were kept counts as
+// older). The same time is not newer: the copy stays.
+func newerVersion(rec, existing *handoff.Record) bool {
+	ra, ea := activity(rec), activity(existing)
+	if !ra.Equal(ea) {
+		return ra.After(ea)
+	}
+	rb, eb := bundleMade(rec), bundleMade(existing)
+	switch {
+	case rb == nil:
+		return false
+	case eb == nil:
+		return true
+	}
+	return rb.After(*eb)
+}
+
+// bundleMade is when the bundle an imported record came in was made.
+func bundleMade(r *handoff.Record) *time.Time {
+	if r.Source.Import == nil {
+		return nil
+	}
+	return r.Source.Import.BundleCreatedAt
 }
 
 // activity is when a record was last worked on: its session's last

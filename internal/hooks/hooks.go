@@ -348,7 +348,8 @@ func sessionStart(ctx context.Context, o Options, root string, pause []string) e
 		return err
 	}
 	paused := handover.CheckPause(pause)
-	if br.Record == nil && len(br.Memory) == 0 && paused == nil {
+	unsent := unsentLine(o, root)
+	if br.Record == nil && len(br.Memory) == 0 && paused == nil && unsent == "" {
 		// Nothing to brief: no handoff for this project, no memory.
 		// Saying so would only cost the agent context.
 		return nil
@@ -360,6 +361,7 @@ func sessionStart(ctx context.Context, o Options, root string, pause []string) e
 		text += "\nsession-handoff's automated writes (captures at the end of a session, handover runs) are paused until the PAUSE file is removed ('session-handoff unpause'). What it says:\n\n" +
 			render.Fence(untrusted.OneLine(paused.Error(), maxPauseQuote)) + "\n"
 	}
+	text += unsent
 	return writeContext(o, text)
 }
 
@@ -415,6 +417,21 @@ func writeContext(o Options, text string) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
 }
+
+// unsentLine is the briefing's line saying that this machine's last
+// handoff did not go out to my other devices, when sync is on for root
+// and its last push failed; "" otherwise.
+func unsentLine(o Options, root string) string {
+	_, fail, err := devsync.Pending(o.ConfigDir, o.Store.Dir(), root)
+	if err != nil || fail == nil {
+		return ""
+	}
+	return "\nThis machine's last handoff did not go out to the user's other devices (sync: " +
+		untrusted.OneLine(fail.Reason, maxUnsentReason) + "); 'session-handoff sync status' says how to fix it.\n"
+}
+
+// maxUnsentReason bounds the failure's reason in the briefing, in bytes.
+const maxUnsentReason = 200
 
 // openHookContext keeps the briefing from closing the
 // "<hook_context>…</hook_context>" block Gemini CLI wraps it in

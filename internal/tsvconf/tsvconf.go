@@ -2,7 +2,14 @@
 // files in the configuration directory (the address book, the remotes):
 // a header line naming the format and its version, then one record per
 // line, fields separated by tabs. Blank lines and lines starting with '#'
-// are skipped; a trailing '\r' is ignored. Reads are bounded and refuse
+// are skipped; a trailing '\r' is ignored. A field that could not be
+// written as it is (it holds a tab, a newline or another control
+// character, starts with a double quote, or is a first field that would
+// make its line blank or a comment) is written as a Go string literal
+// ("a\tb"), and a field that starts with a double quote and is such a
+// literal is read as its value; every other field is read as written, so
+// files written before fields were quoted read the same (Quote, Unquote).
+// Reads are bounded and refuse
 // what is not a regular file; errors name the file and the line; a
 // rewrite is atomic and made under a lock file, through safefile.Update.
 package tsvconf
@@ -12,6 +19,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
@@ -56,7 +64,11 @@ func (f File) Read(record func(fields []string) error) error {
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		if err := record(strings.Split(line, "\t")); err != nil {
+		fields := strings.Split(line, "\t")
+		for i, f := range fields {
+			fields[i] = Unquote(f)
+		}
+		if err := record(fields); err != nil {
 			return fmt.Errorf("%s:%d: %w", f.Path, i+2, err)
 		}
 	}
@@ -70,7 +82,13 @@ func (f File) Marshal(records [][]string) []byte {
 	s.WriteString(f.Header + "\n")
 	s.WriteString("# " + f.Comment + "\n")
 	for _, r := range records {
-		s.WriteString(strings.Join(r, "\t") + "\n")
+		for i, field := range r {
+			if i > 0 {
+				s.WriteByte('\t')
+			}
+			s.WriteString(Quote(field, i == 0))
+		}
+		s.WriteByte('\n')
 	}
 	return []byte(s.String())
 }
@@ -86,4 +104,37 @@ func (f File) Update(records func() ([][]string, error)) error {
 		}
 		return f.Marshal(r), nil
 	})
+}
+
+// Quote is field as a record line holds it: as it is, or, when it could
+// not be read back so, as a Go string literal. first says the field
+// starts its line, where a '#' or a blank field would hide the record.
+func Quote(field string, first bool) string {
+	if needsQuote(field, first) {
+		return strconv.Quote(field)
+	}
+	return field
+}
+
+func needsQuote(field string, first bool) bool {
+	if strings.HasPrefix(field, `"`) || (first && (strings.TrimSpace(field) == "" || strings.HasPrefix(field, "#"))) {
+		return true
+	}
+	for i := 0; i < len(field); i++ {
+		if c := field[i]; c < 0x20 || c == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+// Unquote is the value of a field as a record line holds it: a Go string
+// literal's value when the field is one, else the field as it is.
+func Unquote(field string) string {
+	if strings.HasPrefix(field, `"`) {
+		if v, err := strconv.Unquote(field); err == nil {
+			return v
+		}
+	}
+	return field
 }

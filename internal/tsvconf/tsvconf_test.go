@@ -86,3 +86,59 @@ func TestUpdateWritesTheFormat(t *testing.T) {
 		t.Fatal("a failing update changed the file")
 	}
 }
+
+// Every record written reads back as it was, whatever its fields hold:
+// tabs, newlines, a leading '#' or quote, blanks. Before fields were
+// quoted, a project root with a tab broke its line and every later read.
+func TestRoundTrip(t *testing.T) {
+	f := testFile(t)
+	f.MaxSize = 1 << 20
+	for _, rec := range [][]string{
+		{"/home/me/a\tb", "on", "-", "-"},
+		{"/home/me/new\nline", "on"},
+		{"#not a comment", "x"},
+		{"", ""},
+		{"   ", "y"},
+		{`"quoted"`, `"`},
+		{"cr\r", "\x7f", "é ✓"},
+		{"plain", `C:\Users\me`, `a"b`},
+	} {
+		checkRoundTrip(t, f, rec)
+	}
+}
+
+func checkRoundTrip(t *testing.T, f File, rec []string) {
+	t.Helper()
+	if err := f.Update(func() ([][]string, error) { return [][]string{rec, {"after", "it"}}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	if err := f.Read(func(r []string) error { got = append(got, r); return nil }); err != nil {
+		t.Fatalf("%q: %v", rec, err)
+	}
+	if want := [][]string{rec, {"after", "it"}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("wrote %q, read %q", want, got)
+	}
+}
+
+// Files written before fields were quoted read the same: a field is
+// unquoted only when it starts with a double quote and is a Go literal.
+func TestReadsOldFilesUnchanged(t *testing.T) {
+	f := testFile(t)
+	testsys.Check(t, os.WriteFile(f.Path, []byte("session-handoff-things 1\nC:\\Users\\me\ta\\tb\t\"half\n"), 0o600))
+	got, err := read(f)
+	if want := [][]string{{`C:\Users\me`, `a\tb`, `"half`}}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("read %q, %v; want %q", got, err, want)
+	}
+}
+
+func FuzzRoundTrip(f *testing.F) {
+	f.Add("a\tb", "c")
+	f.Add("#x", "\n")
+	f.Add(`"q"`, "")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		file := File{Path: filepath.Join(t.TempDir(), "things"), What: "things", Kind: "things file",
+			Header: "session-handoff-things 1", Comment: "fuzz", MaxSize: 1 << 20, Perm: 0o600}
+		checkRoundTrip(t, file, []string{a, b})
+	})
+}
