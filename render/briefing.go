@@ -51,6 +51,10 @@ type Briefing struct {
 	// Changes says what the handoff carries of its worktree's uncommitted
 	// changes; nil when it carries none.
 	Changes *CarriedChanges
+	// InterruptedRun, when set, is the one line that says the project's
+	// handover run stopped with steps left; the briefing quotes it as a
+	// fact for the agent to pass on.
+	InterruptedRun string
 }
 
 // CarriedChanges are the uncommitted changes a handoff carries
@@ -126,6 +130,9 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 	w.printf("\nThe project's directory:\n\n")
 	w.quote(flatten(b.Project), 1024)
 	w.printf("\n%s\n", DataLabel("those files and from the handoff"))
+	if b.InterruptedRun != "" {
+		w.printf("\n%s\n", flatten(b.InterruptedRun))
+	}
 	if b.Record == nil || wordingFor(b.Record).guidance {
 		for _, g := range opt.Style.Guidance {
 			w.printf("\n%s\n", g)

@@ -785,6 +785,30 @@ func TestBudgetIsFilled(t *testing.T) {
 	}
 }
 
+// A failed edit is a failed action, never a change: the briefing lists
+// it apart from the files the session changed, says nothing was written,
+// and questions a last message that claims success over it.
+func TestFailedEditIsNoChange(t *testing.T) {
+	rec := fullRecord()
+	rec.Session.LastFailure = nil
+	rec.Session.FailedEdits = []handoff.FailedEdit{{Path: "keep.txt", Count: 2,
+		Error: "apply_patch verification failed: Failed to find expected lines in keep.txt:\nno such line"}}
+	rec.Session.LastAgentMessage = "Fixed keep.txt."
+	res, err := render.Render(rec, render.Options{Mode: render.Prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"failed edit of keep.txt: nothing was written (2 tries); the tool said: apply_patch verification failed: Failed to find expected lines in keep.txt: no such line",
+		"an edit failed and no later edit changed that file (keep.txt, below)"} {
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("lacks %q:\n%s", want, res.Text)
+		}
+	}
+	if strings.Contains(res.Text, "edited keep.txt") {
+		t.Errorf("the failed edit is listed as a change:\n%s", res.Text)
+	}
+}
+
 // TestBriefingNeverSaysNotAppliedWhenItCannotTell: the carried changes are
 // said applied, not applied, or not known, and a worktree that cannot be
 // told is never said to lack them (issue 49: past git's limit the

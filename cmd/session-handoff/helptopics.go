@@ -125,7 +125,6 @@ func newManCmd(a *app) *cobra.Command {
 		Short:   "write a man page for every command into DIR",
 		Long:    `Writes one roff page a command (session-handoff.1, session-handoff-save.1, …) into DIR, which must exist.`,
 		Example: "  session-handoff man ~/.local/share/man/man1",
-		Hidden:  true,
 		Args:    exactArgs(1, "one directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = args[0]

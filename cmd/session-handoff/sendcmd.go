@@ -63,6 +63,7 @@ pushes that bundle; it is never added twice.`,
 	f.StringVar(&opts.keyPassFile, "key-passphrase-file", "", "read the signing key's passphrase from this file")
 	f.BoolVar(&opts.json, "json", false, "print the result as JSON")
 	_ = cmd.RegisterFlagCompletionFunc("remote", a.completeRemotes)
+	_ = cmd.RegisterFlagCompletionFunc("to", a.completePeopleFlag(cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

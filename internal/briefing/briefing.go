@@ -27,9 +27,11 @@ import (
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/changes"
+	"github.com/session-handoff/session-handoff/internal/handover"
 	"github.com/session-handoff/session-handoff/internal/memory"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
 )
@@ -98,6 +100,7 @@ func Gather(ctx context.Context, s *store.Store, o Options) (render.Briefing, er
 	if br.Record != nil {
 		br.Changes = carried(s, o.Project, br.Record)
 	}
+	br.InterruptedRun = interruptedRun(s, o.Project)
 	if br.Record != nil && br.Record.Git != nil {
 		if br.Drift, err = capture.SinceAtRoot(ctx, o.Project, br.Record.Git); err != nil {
 			if !errors.Is(err, capture.ErrNotGitRepo) && !errors.Is(err, capture.ErrNoGit) {
@@ -107,6 +110,19 @@ func Gather(ctx context.Context, s *store.Store, o Options) (render.Briefing, er
 		}
 	}
 	return br, nil
+}
+
+// interruptedRun is one line on the project's handover run when it
+// stopped with steps left and no process runs it now; "" otherwise, also
+// when its checkpoint cannot be read ('handover check' says why).
+func interruptedRun(s *store.Store, project string) string {
+	stateDir := handover.StateDir(s.Dir(), project)
+	st, cp, err := handover.Check(stateDir)
+	if err != nil || st != handover.StatusResumeNeeded || cp == nil || handover.Running(stateDir) {
+		return ""
+	}
+	return fmt.Sprintf("The last session's end-of-session writes did not all run: handover run %s stopped with steps left (%s). Tell the user; `session-handoff handover run` finishes them.",
+		untrusted.OneLine(cp.RunID, 64), untrusted.OneLine(strings.Join(cp.Pending(), ", "), 256))
 }
 
 // carried is what rec carries of its worktree's uncommitted changes, and

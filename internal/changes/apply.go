@@ -217,7 +217,17 @@ func (pl *Plan) inspect(ctx context.Context, g git.Runner, root string, opts App
 		return fmt.Errorf("%s %w: fetch it first (%s), or push it from the other machine", base[:12], ErrNoBase, hint)
 	}
 	head, err := g.Run(ctx, "rev-parse", "--verify", "-q", "HEAD^{commit}")
-	pl.BaseIsHead = err == nil && strings.TrimSpace(string(head)) == base
+	if err != nil {
+		// An unborn branch (a fresh init, a clone of an empty
+		// repository, a fetch without a checkout): there is nothing to
+		// apply on top of, and no HEAD to come back to.
+		what := "git switch --create NAME " + base[:12]
+		if b := pl.Summary.Branch; b != "" {
+			what = "git switch " + untrusted.Quote(b, 80) + " (the handoff's branch), or " + what
+		}
+		return fmt.Errorf("HEAD names no commit: nothing is checked out here: %w (check one out first: %s; then apply)", ErrWorktree, what)
+	}
+	pl.BaseIsHead = strings.TrimSpace(string(head)) == base
 	if opts.Branch != "" {
 		if _, err := g.Run(ctx, "check-ref-format", "--branch", opts.Branch); err != nil || strings.HasPrefix(opts.Branch, "-") {
 			return fmt.Errorf("%s is not a branch name: %w", untrusted.Quote(opts.Branch, 80), ErrWorktree)

@@ -94,9 +94,9 @@ func (r *Runner) stepRecord(ctx context.Context, cp *Checkpoint, st Step) (map[s
 			if st.Title != "" {
 				rec.Title = st.Title
 			}
-		case errors.Is(err, capture.ErrNoSession) && st.Fallback == "save":
+		case errors.Is(err, capture.ErrNoSession) && st.Fallback != "none":
 			r.logf("step %s: no agent session found; saving from git instead", st.Name)
-		case errors.Is(err, capture.ErrNothingToCapture) && st.Fallback == "save":
+		case errors.Is(err, capture.ErrNothingToCapture) && st.Fallback != "none":
 			r.logf("step %s: the agent session holds nothing yet; saving from git instead", st.Name)
 		default:
 			return nil, err
