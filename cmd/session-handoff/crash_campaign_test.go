@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -447,8 +448,51 @@ func crashScenarios(w *crashWorld) []crashScenario {
 			watch: func(c *crashCase) []string { return []string{filepath.Join(c.root, "desk")} }, check: checkApply},
 		{name: "apply then another", args: []string{"apply", "{changes}", "--project", "{desk}"},
 			watch: func(c *crashCase) []string { return []string{filepath.Join(c.root, "desk")} }, check: checkApplyNext},
+		{name: "search", args: []string{"search", "--reindex"}, watch: data, check: checkSearchIndex},
 	}
 	return append(list, crashSyncScenarios()...)
+}
+
+// checkSearchIndex: a killed indexer leaves an index that answers without
+// a lie (store check finds it sound; what it finds is in the store), and
+// the next search repairs it to the whole truth.
+func checkSearchIndex(c *crashCase) []string {
+	bad := checkCommon(c)
+	titles, _, err := storeTitles(c)
+	if err != nil {
+		return append(bad, "reading the store: "+err.Error())
+	}
+	found := func(update bool) ([]string, bool) {
+		args := []string{"search", "mine", "--json", "--limit", "50"}
+		if !update {
+			args = append(args, "--no-update")
+		}
+		r := c.cli(args...)
+		if r.code != 0 {
+			bad = append(bad, fmt.Sprintf("search (update %v): exit %d: %s", update, r.code, firstLines(r.stderr, 2)))
+			return nil, false
+		}
+		var out struct {
+			Results []struct{ Type, Title string }
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			bad = append(bad, "search --json: "+err.Error())
+			return nil, false
+		}
+		var got []string
+		for _, h := range out.Results {
+			got = append(got, h.Title)
+			if h.Type != "handoff" || !slices.Contains(titles, h.Title) {
+				bad = append(bad, fmt.Sprintf("search found %s %q, which the store does not hold", h.Type, h.Title))
+			}
+		}
+		return got, true
+	}
+	found(false)
+	if got, ok := found(true); ok && len(got) != 3 {
+		bad = append(bad, fmt.Sprintf("after the next search: %d handoffs found for mine, want 3: %q", len(got), got))
+	}
+	return bad
 }
 
 // checkCommon is what every killed run must leave: a store that lists

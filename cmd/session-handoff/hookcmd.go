@@ -96,7 +96,7 @@ func runHook(a *app, opts hookOptions) error {
 				}
 				return err
 			},
-			StartHandover: a.startHandover, StartSync: a.startSync, SyncBeside: a.getenv(syncWaitEnv) != "1",
+			StartHandover: a.startHandover, StartSync: a.startSync, SyncBeside: a.getenv(syncWaitEnv) != "1", StartIndex: a.startIndex,
 			StartLater: func(input []byte, since int64) error { return a.startHookLater(opts, input, since) },
 			Later:      later, Since: since})
 	}()

@@ -51,7 +51,7 @@ var commandGroups = []*cobra.Group{
 func commandMakers() []commandMaker {
 	return []commandMaker{
 		{"save", "record", newSaveCmd}, {"snapshot", "record", newSnapshotCmd}, {"capture", "record", newCaptureCmd}, {"sessions", "record", newSessionsCmd},
-		{"list", "record", newListCmd}, {"show", "record", newShowCmd}, {"select", "record", newSelectCmd}, {"apply", "record", newApplyCmd},
+		{"list", "record", newListCmd}, {"search", "record", newSearchCmd}, {"show", "record", newShowCmd}, {"select", "record", newSelectCmd}, {"apply", "record", newApplyCmd},
 		{"rm", "record", newRmCmd}, {"score", "record", newScoreCmd}, {"store", "record", newStoreCmd},
 		{"export", "bundle", newExportCmd}, {"import", "bundle", newImportCmd}, {"verify", "bundle", newVerifyCmd}, {"inspect", "bundle", newInspectCmd},
 		{"keygen", "bundle", newKeygenCmd}, {"key", "bundle", newKeyCmd}, {"trust", "bundle", newTrustCmd}, {"people", "bundle", newPeopleCmd}, {"devices", "bundle", newDevicesCmd},

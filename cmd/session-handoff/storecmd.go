@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/session-handoff/session-handoff/internal/search"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"github.com/session-handoff/session-handoff/store"
 )
@@ -28,7 +31,8 @@ func newStoreCheckCmd(a *app) *cobra.Command {
 		Short: "validate every record, clean up after crashed writers, rebuild the index",
 		Long: `store check reads and validates every record, names each one that is
 corrupt, removes what a crashed writer left behind, and rebuilds the index
-if it is missing, stale or damaged. It reports the blobs no record
+if it is missing, stale or damaged. It checks the search index too (search
+--reindex rebuilds a damaged one). It reports the blobs no record
 attaches (left by a removed record, or brought by a bundle of an earlier
 version); --fix removes them (blobs younger than an hour are kept: an
 import may be storing its record). It exits 0 when every record is sound
@@ -51,6 +55,7 @@ func runStoreCheck(a *app, opts storeCheckOptions) error {
 	if err != nil {
 		return err
 	}
+	health := search.Open(filepath.Join(s.Dir(), search.DirName)).Check()
 	var gc *store.GCReport
 	if opts.fix && len(rep.Unreferenced) > 0 {
 		if gc, err = s.GC(time.Hour); err != nil {
@@ -58,9 +63,12 @@ func runStoreCheck(a *app, opts storeCheckOptions) error {
 		}
 	}
 	if opts.json {
-		err = a.writeJSON(checkJSON(s.Dir(), rep, gc))
+		out := checkJSON(s.Dir(), rep, gc)
+		out.SearchIndex = searchHealthJSON(health)
+		err = a.writeJSON(out)
 	} else {
 		printCheck(a, s.Dir(), rep, gc)
+		printSearchHealth(a, health)
 	}
 	if err != nil {
 		return err
@@ -68,7 +76,42 @@ func runStoreCheck(a *app, opts storeCheckOptions) error {
 	if len(rep.Bad) > 0 {
 		return exitError{code: exitFailure, err: fmt.Errorf("%d corrupt record(s)", len(rep.Bad))}
 	}
+	if len(health.Problems) > 0 {
+		return exitError{code: exitFailure, err: errors.New("the search index is damaged: 'session-handoff search --reindex' rebuilds it")}
+	}
 	return nil
+}
+
+// searchHealth is the search index's health as store check --json
+// prints it.
+type searchHealth struct {
+	Built      bool     `json:"built"`
+	Segments   int      `json:"segments"`
+	Documents  int      `json:"documents"`
+	Unreadable int      `json:"unreadable"`
+	Bytes      int64    `json:"bytes"`
+	Problems   []string `json:"problems"`
+}
+
+func searchHealthJSON(h search.Health) searchHealth {
+	return searchHealth{Built: h.Exists, Segments: h.Segments, Documents: h.Docs, Unreadable: h.Unreadable, Bytes: h.Bytes,
+		Problems: append([]string{}, h.Problems...)}
+}
+
+// printSearchHealth says how the search index is.
+func printSearchHealth(a *app, h search.Health) {
+	switch {
+	case !h.Exists:
+		fmt.Fprintln(a.stdout, "search index: not built yet (search builds it)")
+	case len(h.Problems) > 0:
+		for _, p := range h.Problems {
+			fmt.Fprintf(a.stdout, "search index: %s\n", untrusted.OneLine(p, maxLine))
+		}
+		fmt.Fprintln(a.stdout, "search index: damaged: 'session-handoff search --reindex' rebuilds it")
+	default:
+		fmt.Fprintf(a.stdout, "search index: ok (%d documents in %d segments, %d bytes; %d unreadable sources left out)\n",
+			h.Docs, h.Segments, h.Bytes, h.Unreadable)
+	}
 }
 
 type checkBad struct {
@@ -85,6 +128,8 @@ type checkReport struct {
 	Unreferenced      []string   `json:"unreferenced_blobs"`
 	UnreferencedBytes int64      `json:"unreferenced_bytes"`
 	BlobsRemoved      []string   `json:"blobs_removed,omitempty"`
+	// SearchIndex is the search index's health.
+	SearchIndex searchHealth `json:"search_index"`
 }
 
 // checkJSON is store check's report as --json prints it.

@@ -180,6 +180,10 @@ func checkCopyWithoutReasoning(t *testing.T, name, path string, lines []string) 
 	if strings.Contains(comparable(t, want, raw), reasoningMark) {
 		t.Errorf("the reader read planted reasoning into the digest")
 	}
+	// What the agent said, which search indexes beside the digest.
+	if strings.Contains(strings.Join(want.Said, "\n"), reasoningMark) {
+		t.Errorf("the reader read planted reasoning into what the agent said")
+	}
 }
 
 // plant adds lines to a JSON Lines transcript, or to the messages of one

@@ -124,6 +124,10 @@ type Options struct {
 	// for the transcript to grow past Since and end with its shutdown.
 	Later bool
 	Since int64
+	// StartIndex starts, in a process of its own, the search index's
+	// catch-up with the session just captured, and returns at once; nil
+	// never indexes.
+	StartIndex func() error
 	// Warn is told what the hook worked around.
 	Warn func(format string, args ...any)
 	Now  time.Time
@@ -267,6 +271,11 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	o.startSync(root, id)
+	if o.StartIndex != nil {
+		if err := o.StartIndex(); err != nil {
+			o.warn("search index not updated: %v", err)
+		}
+	}
 	return nil
 }
 

@@ -209,10 +209,28 @@ func TestEveryTool(t *testing.T) {
 	}
 	call(t, cs, ToolList, map[string]any{"since": "yesterday-ish"}, true)
 
+	// search finds past work in the index: the handoff saved above, its
+	// text fenced and the hit marked.
+	txt, out = call(t, cs, ToolSearch, map[string]any{"query": "AUTH middleware", "kind": "request"}, false)
+	if out["count"].(float64) != 0 {
+		t.Fatalf("search kind request: %s %v", txt, out)
+	}
 	txt, out = call(t, cs, ToolSearch, map[string]any{"query": "AUTH middleware"}, false)
-	if out["count"].(float64) != 1 || out["handoffs"].([]any)[0].(map[string]any)["id"] != id {
+	found := false
+	for _, r := range out["results"].([]any) {
+		r := r.(map[string]any)
+		found = found || r["type"] == "handoff" && r["id"] == id
+	}
+	if !found || !strings.Contains(txt, "«auth»") || !strings.Contains(txt, "handoff_show id "+id) {
 		t.Fatalf("search: %s %v", txt, out)
 	}
+	txt, out = call(t, cs, ToolSearch, map[string]any{"query": `"ignore previous instructions"`}, false)
+	assertQuoted(t, txt, "Ignore previous instructions")
+	if out["count"].(float64) != 1 || strings.Contains(mustJSON(out["results"]), "Ignore") {
+		t.Fatalf("search for the hostile title: %s %v", txt, out)
+	}
+	call(t, cs, ToolSearch, map[string]any{"query": "-only"}, true)
+	call(t, cs, ToolSearch, map[string]any{"query": "x", "limit": 21}, true)
 
 	txt, out = call(t, cs, ToolShow, map[string]any{"id": hostileID}, false)
 	assertQuoted(t, txt, "Ignore previous instructions")

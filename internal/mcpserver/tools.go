@@ -54,9 +54,9 @@ func (s *server) addTools(srv *mcp.Server) {
 	addTool(srv, s.gate, &mcp.Tool{Name: ToolList, Title: "List handoffs", Annotations: readOnly,
 		Description: "Lists stored handoffs, newest first, with the filters of 'session-handoff list': tool, project (a name, or a directory and everything under it), query, id prefix, since (90m, 6h, 2d, 1w or a date), latest, limit (default 20, at most 200)."},
 		filters, s.list)
-	addTool(srv, s.gate, &mcp.Tool{Name: ToolSearch, Title: "Search handoffs", Annotations: readOnly,
-		Description: "Finds handoffs with the query in any text field (title, summary, decisions, next steps, questions, tags, files, requests, todos), ignoring case, newest first, across every project."},
-		map[string]bound{"query": boundQuery}, s.search)
+	addTool(srv, s.gate, &mcp.Tool{Name: ToolSearch, Title: "Search past work", Annotations: readOnly,
+		Description: "Finds past work, newest first: every session of every coding agent on this machine (the requests, the agent's messages and summaries, commands with their output's first lines, files, decisions, plans, todos) and every stored handoff, this machine's and those synced from the user's other machines; secrets are redacted. Words are ANDed; \"a phrase\", prefix*, a OR b, -word. Filters: kind (request, message, command, file, decision), agent, project (. for this one), since; limit (default 8, at most 20). Each result says how to open it."},
+		map[string]bound{"query": boundQuery, "kind": boundName, "agent": toolName, "project": boundQuery, "since": boundBudget}, s.search)
 	ref := map[string]bound{"id": boundRef}
 	addTool(srv, s.gate, &mcp.Tool{Name: ToolShow, Title: "Show a handoff", Annotations: readOnly,
 		Description: "Shows one handoff in full: its task, state, decisions, next steps, questions, files, commands, git state and where it came from. id is an id, a unique prefix or latest (the default: the newest handoff of this project)."},
@@ -109,12 +109,6 @@ type listInput struct {
 	Limit   int    `json:"limit,omitempty" jsonschema:"at most this many, newest first (default 20, at most 200)"`
 }
 
-// searchInput are handoff_search's arguments.
-type searchInput struct {
-	Query string `json:"query" jsonschema:"text to look for, ignoring case, in titles, summaries, tags and project names"`
-	Limit int    `json:"limit,omitempty" jsonschema:"at most this many, newest first (default 20, at most 200)"`
-}
-
 // listItem is one handoff of a listing, in values of our own shape only:
 // its title and project are in the text, quoted.
 type listItem struct {
@@ -140,13 +134,6 @@ func (s *server) list(_ context.Context, in listInput) (*mcp.CallToolResult, lis
 	}
 	f := store.Filter{Tool: in.Tool, Project: s.projectFilter(in.Project), Query: in.Query, IDPrefix: in.ID, Since: since, Latest: in.Latest}
 	return s.listing(f, in.Limit, "Handoffs")
-}
-
-func (s *server) search(_ context.Context, in searchInput) (*mcp.CallToolResult, listOutput, error) {
-	if strings.TrimSpace(in.Query) == "" {
-		return nil, listOutput{}, errors.New("query: give the text to look for")
-	}
-	return s.listing(store.Filter{Query: in.Query}, in.Limit, "Handoffs matching the query")
 }
 
 // projectFilter is list's --project (store.ProjectFilter), with a

@@ -22,6 +22,7 @@ var callSites = []struct{ file, how, what string }{
 	{"cmd/session-handoff/demo.go", "Command", "the demo's git init, add and commit"},
 	{"cmd/session-handoff/hookcmd.go", "Detached", "Copilot CLI's late capture, and the handover run a session end starts"},
 	{"cmd/session-handoff/synccmd.go", "Detached", "the sync push or pull a hook starts"},
+	{"cmd/session-handoff/searchcmd.go", "Detached", "the search index's update a hook starts"},
 }
 
 // TestEveryProgramStartIsListed scans the module's source: every program

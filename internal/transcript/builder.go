@@ -18,6 +18,7 @@ type Builder struct {
 	d    *Digest
 	f    *folder
 	span timeSpan
+	said said
 }
 
 // NewBuilder starts an empty digest.
@@ -41,7 +42,11 @@ func (b *Builder) Request(text string) { b.f.add(evReq(text)) }
 
 // AgentMessage adds what the agent said; parts with one id are one
 // message.
-func (b *Builder) AgentMessage(id, text string) { b.f.add(evAgent(id, text)) }
+func (b *Builder) AgentMessage(id, text string) {
+	e := evAgent(id, text)
+	b.f.add(e)
+	b.said.add(e.id, e.text)
+}
 
 // Command adds a shell command the agent ran by the tool call id.
 func (b *Builder) Command(id, cmd string) { b.f.add(evCmd(id, cmd)) }
@@ -113,6 +118,7 @@ func (b *Builder) Tokens(id string, t handoff.Tokens) {
 // ErrNoRecords when no record was read.
 func (b *Builder) Finish(agent Agent) (*Digest, error) {
 	b.f.finish(b.d)
+	b.d.Said = b.said.list
 	s := &b.d.Session
 	if s.StartedAt == nil {
 		s.StartedAt = timePtr(b.span.first)
@@ -278,6 +284,7 @@ func (b *Builder) Decision(question, answer string) {
 // adds to the session's digest.
 func (b *Builder) Fold() *Digest {
 	b.f.finish(b.d)
+	b.d.Said = b.said.list
 	return b.d
 }
 
@@ -328,4 +335,36 @@ func (b *Builder) Touched(paths []string) {
 		e.ops = append(e.ops, fileOp{path: joinPath(b.d.CWD, p)})
 	}
 	foldEvent(b.f, b.d.CWD, e)
+}
+
+// Bounds on Digest.Said.
+const (
+	maxSaid      = 4096    // messages
+	maxSaidBytes = 4 << 20 // bytes in all
+)
+
+// said gathers every message the agent said, for Digest.Said: parts with
+// one id are one message, as the last message's are.
+type said struct {
+	list   []string
+	lastID string
+	bytes  int
+}
+
+func (s *said) add(id, text string) {
+	if text == "" || s.bytes >= maxSaidBytes {
+		return
+	}
+	if n := len(s.list); n > 0 && id != "" && id == s.lastID {
+		s.bytes -= len(s.list[n-1])
+		s.list[n-1] = shortenMiddle(s.list[n-1]+"\n\n"+text, MaxAgentMessage)
+		s.bytes += len(s.list[n-1])
+		return
+	}
+	s.lastID = id
+	if len(s.list) == maxSaid {
+		return
+	}
+	s.list = append(s.list, text)
+	s.bytes += len(text)
 }

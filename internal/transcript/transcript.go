@@ -185,6 +185,10 @@ type Digest struct {
 	// Cancelled says the user cancelled the last turn before it ended:
 	// its request may be half done.
 	Cancelled bool `json:"cancelled,omitempty"`
+	// Said is every message the agent said, in order (parts with one id
+	// joined), each bounded as the last one is, at most 4,096 messages
+	// and 4 MiB: what search indexes. It is no part of a record.
+	Said []string `json:"-"`
 }
 
 // ReadOpen opens file, which must be a regular file no larger than

@@ -2,6 +2,8 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,5 +87,28 @@ func TestLineReaderAcrossBuffer(t *testing.T) {
 		if _, _, err := lr.next(); err == nil {
 			t.Fatalf("max %d: no EOF", max)
 		}
+	}
+}
+
+// The Builder keeps every message the agent said, parts with one id
+// joined, beside the digest (Digest.Said), and the digest's JSON is what
+// it was: Said is no part of it.
+func TestBuilderKeepsEveryMessage(t *testing.T) {
+	b := NewBuilder()
+	b.Request("do it")
+	b.AgentMessage("m1", "first part")
+	b.AgentMessage("m1", "second part")
+	b.AgentMessage("m2", "")
+	b.AgentMessage("m3", "last")
+	d := b.Fold()
+	if want := []string{"first part\n\nsecond part", "last"}; !slices.Equal(d.Said, want) {
+		t.Errorf("Said = %q, want %q", d.Said, want)
+	}
+	raw, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte("first part")) {
+		t.Errorf("the digest's JSON carries an earlier message: %s", raw)
 	}
 }

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# bench/search.sh: search over a generated archive of agent sessions: the
+# full index (wall time, peak RSS, index size against the archive), the
+# incremental update after one new 10 MiB session, one-word and phrase
+# queries as whole processes (median of BENCH_RUNS, --json), with and
+# without the catch-up each search does first, beside `rg -l WORD` over the
+# same archive, in one run. See docs/SEARCH.md.
+#
+#   bench/search.sh                               # 20,000 sessions of 256 KiB: 5 GiB
+#   BENCH_SESSIONS=2000 BENCH_KB=128 bench/search.sh
+#
+# Environment:
+#   BENCH_SESSIONS  sessions in the archive (default 20000)
+#   BENCH_KB        size of each session in KiB (default 256)
+#   BENCH_RUNS      runs of each query (default 21)
+#   BENCH_KEEP      set to 1 to keep the work directory (its path is printed)
+#
+# It installs nothing: a missing tool stops it with the command to run.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+sessions=${BENCH_SESSIONS:-20000}
+kb=${BENCH_KB:-256}
+runs=${BENCH_RUNS:-21}
+. bench/lib.sh
+positive_int BENCH_SESSIONS "$sessions"
+positive_int BENCH_KB "$kb"
+positive_int BENCH_RUNS "$runs"
+require "ripgrep time coreutils" go rg du /usr/bin/time EPOCHREALTIME
+make_work
+
+echo "== session-handoff search benchmark"
+machine
+echo "tools:   $(go version | cut -d' ' -f3), $(rg --version | head -n1)"
+go build -o "$sh" ./cmd/session-handoff
+go build -o "$work/gensessions" ./bench/gensessions
+# The archive is the home directory of the agents: built after go build,
+# which keeps its module cache under the real one.
+export HOME=$work/home SESSION_HANDOFF_HOME=$work/sh
+unset CLAUDE_CONFIG_DIR CODEX_HOME GEMINI_CLI_HOME XDG_DATA_HOME XDG_CONFIG_HOME
+mkdir -p "$HOME"
+
+s=${EPOCHREALTIME/[.,]/}
+"$work/gensessions" -n "$sessions" -kb "$kb" -home "$HOME"
+e=${EPOCHREALTIME/[.,]/}
+archive=$(du -sb "$HOME" | cut -f1)
+echo "archive: $sessions sessions (Claude Code, Codex, Gemini CLI in turn), $((archive >> 20)) MiB, generated in $(((e - s) / 1000000)) s"
+
+# The full index, in a fresh process.
+/usr/bin/time -f '%e %M' -o "$work/full.time" "$sh" search --reindex 2>>"$log" || fail "search --reindex failed"
+read -r full_s full_kb <"$work/full.time"
+index=$(du -sb "$SESSION_HANDOFF_HOME/data/search-index" | cut -f1)
+echo
+echo "full index:         ${full_s} s, peak RSS $((full_kb >> 10)) MiB, index $((index >> 20)) MiB = $(awk -v i="$index" -v a="$archive" 'BEGIN {printf "%.1f", 100 * i / a}')% of the archive"
+echo "                    goal: <= 60 s, <= 300 MiB, <= 5% (issue 46)"
+
+# One new 10 MiB session.
+"$work/gensessions" -n 1 -kb 10240 -from "$sessions" -home "$HOME"
+/usr/bin/time -f '%e %M' -o "$work/inc.time" "$sh" search --update 2>>"$log" || fail "search --update failed"
+read -r inc_s inc_kb <"$work/inc.time"
+echo "one new 10 MiB session: ${inc_s} s, peak RSS $((inc_kb >> 10)) MiB (goal: <= 0.5 s)"
+
+word=refresh
+phrase='"token rotation"'
+for i in $(seq "$runs"); do
+  measure word "$sh" search "$word" --json
+  measure word-noupdate "$sh" search "$word" --json --no-update
+  measure phrase "$sh" search "$phrase" --json
+  measure phrase-noupdate "$sh" search "$phrase" --json --no-update
+  measure rg-l rg -l --hidden "$word" "$HOME"
+done
+echo
+echo "median of $runs, whole process, --json:"
+echo "  search $word                   $(median_ms "$work/word.times") ms   (goal: <= 20 ms)"
+echo "  search $word --no-update       $(median_ms "$work/word-noupdate.times") ms"
+echo "  search $phrase          $(median_ms "$work/phrase.times") ms   (goal: <= 50 ms)"
+echo "  search $phrase --no-update $(median_ms "$work/phrase-noupdate.times") ms"
+echo "  rg -l --hidden $word (the floor a user reaches for) $(median_ms "$work/rg-l.times") ms"
+echo
+echo "start-up of a command that does not search: internal/search has no package init:"
+GODEBUG=inittrace=1 "$sh" version 2>&1 >/dev/null | grep -c 'internal/search' | sed 's/^/  inits of internal\/search: /' || true
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,258 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/session-handoff/session-handoff/internal/safefile"
+)
+
+func doc(id string, t int, units ...Unit) *Doc {
+	return &Doc{Type: "session", Agent: "codex", ID: id, Title: "title " + id, Machine: "box", Time: time.Unix(int64(t), 0)}
+}
+
+func src(id string, stamp int, d *Doc) Source {
+	return Source{Key: "session:" + id, Stamp: Stamp{Size: int64(stamp)}, Load: func() (*Doc, error) {
+		if d == nil {
+			return nil, errors.New("unreadable")
+		}
+		c := *d
+		return &c, nil
+	}}
+}
+
+func withUnits(d *Doc, units ...Unit) *Doc { d.Units = units; return d }
+
+// ids lists the ids of what q finds under f.
+func ids(t *testing.T, ix *Index, q string, f Filter) []string {
+	t.Helper()
+	pq, err := ParseQuery(q)
+	if err != nil {
+		t.Fatalf("ParseQuery(%q): %v", q, err)
+	}
+	res, err := ix.Search(pq, f, 100)
+	if err != nil {
+		t.Fatalf("Search(%q): %v", q, err)
+	}
+	var out []string
+	for _, h := range res.Hits {
+		out = append(out, h.Doc.ID)
+	}
+	return out
+}
+
+func corpus() []Source {
+	return []Source{
+		src("a", 1, withUnits(doc("a", 100), Unit{KindRequest, "Refactor the payment module"}, Unit{KindCommand, "go test ./payment/..."})),
+		src("b", 1, withUnits(doc("b", 200), Unit{KindMessage, "I refactored the login flow and fixed the flaky test"}, Unit{KindFile, "internal/login/flow.go"})),
+		src("c", 1, withUnits(doc("c", 300), Unit{KindRequest, "why does the payment test fail"}, Unit{KindDecision, "Use Postgres? → yes"})),
+	}
+}
+
+func TestSearchQueries(t *testing.T) {
+	ix := Open(t.TempDir())
+	if _, err := ix.Search(Query{Groups: [][]Atom{{{Terms: []string{"x"}}}}}, Filter{}, 5); !errors.Is(err, ErrNoIndex) {
+		t.Fatalf("search before any index: %v, want ErrNoIndex", err)
+	}
+	st, err := ix.Update(corpus(), false, nil)
+	if err != nil || st.Added != 3 {
+		t.Fatalf("Update: %+v %v", st, err)
+	}
+	for _, c := range []struct {
+		q    string
+		f    Filter
+		want []string
+	}{
+		{"payment", Filter{}, []string{"c", "a"}},
+		{"PAYMENT test", Filter{}, []string{"c", "a"}},
+		{"payment -fail", Filter{}, []string{"a"}},
+		{`"payment test"`, Filter{}, []string{"c"}},
+		{`"test payment"`, Filter{}, []string{"a"}},
+		{`"fail payment"`, Filter{}, nil},
+		{"refactor*", Filter{}, []string{"b", "a"}},
+		{"login OR postgres", Filter{}, []string{"c", "b"}},
+		{"payment", Filter{Kinds: []Kind{KindCommand}}, []string{"a"}},
+		{"payment", Filter{Since: time.Unix(250, 0)}, []string{"c"}},
+		{"payment", Filter{Until: time.Unix(250, 0)}, []string{"a"}},
+		{"flow.go", Filter{Kinds: []Kind{KindFile}}, []string{"b"}},
+		{"payment", Filter{Machine: "other"}, nil},
+		{"nothing", Filter{}, nil},
+	} {
+		if got := ids(t, ix, c.q, c.f); !slices.Equal(got, c.want) {
+			t.Errorf("%q %+v = %v, want %v", c.q, c.f, got, c.want)
+		}
+	}
+	pq, _ := ParseQuery(`"payment test"`)
+	res, _ := ix.Search(pq, Filter{}, 5)
+	if want := "why does the «payment test» fail"; res.Hits[0].Snippet != want {
+		t.Errorf("snippet %q, want %q", res.Hits[0].Snippet, want)
+	}
+}
+
+func TestUpdateIsIncremental(t *testing.T) {
+	ix := Open(t.TempDir())
+	if _, err := ix.Update(corpus(), false, nil); err != nil {
+		t.Fatal(err)
+	}
+	st, err := ix.Update(corpus(), false, nil)
+	if err != nil || st.Added != 0 || st.Unchanged != 3 {
+		t.Fatalf("second Update: %+v %v", st, err)
+	}
+	// a changes (new stamp), c goes, d comes.
+	cs := corpus()
+	cs[0] = src("a", 2, withUnits(doc("a", 400), Unit{KindRequest, "rewrite billing"}))
+	cs = append(cs[:2], src("d", 1, withUnits(doc("d", 50), Unit{KindRequest, "payment again"})))
+	st, err = ix.Update(cs, false, nil)
+	if err != nil || st.Added != 2 || st.Removed != 1 {
+		t.Fatalf("third Update: %+v %v", st, err)
+	}
+	if got := ids(t, ix, "payment", Filter{}); !slices.Equal(got, []string{"d"}) {
+		t.Errorf("payment after the update = %v, want [d]", got)
+	}
+	if got := ids(t, ix, "billing", Filter{}); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("billing = %v, want [a]", got)
+	}
+	// An unreadable source is left out, and not read again until it
+	// changes.
+	reads := 0
+	bad := Source{Key: "session:e", Stamp: Stamp{Size: 9}, Load: func() (*Doc, error) { reads++; return nil, errors.New("bad") }}
+	for range 2 {
+		if _, err := ix.Update(append(cs, bad), false, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if reads != 1 {
+		t.Errorf("an unreadable source was read %d times, want 1", reads)
+	}
+}
+
+func TestMergeKeepsAnswers(t *testing.T) {
+	ix := Open(t.TempDir())
+	var srcs []Source
+	for i := range maxSegments + 3 {
+		id := fmt.Sprint("s", i)
+		srcs = append(srcs, src(id, 1, withUnits(doc(id, i), Unit{KindRequest, "common word" + fmt.Sprint(" w", i)})))
+		if _, err := ix.Update(srcs, false, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := ix.readManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Segments) > maxSegments {
+		t.Errorf("%d segments kept, want at most %d", len(m.Segments), maxSegments)
+	}
+	if got := ids(t, ix, "common", Filter{}); len(got) != len(srcs) {
+		t.Errorf("common found %d, want %d", len(got), len(srcs))
+	}
+	if got := ids(t, ix, "w3", Filter{}); !slices.Equal(got, []string{"s3"}) {
+		t.Errorf("w3 = %v", got)
+	}
+	des, _ := os.ReadDir(ix.Dir())
+	segs := 0
+	for _, de := range des {
+		if strings.HasPrefix(de.Name(), segPrefix) {
+			segs++
+		}
+	}
+	if segs != len(m.Segments) {
+		t.Errorf("%d segment files for %d listed: strays left", segs, len(m.Segments))
+	}
+}
+
+// A writer killed after writing a segment but before the manifest leaves
+// a stray segment: the index answers as before, and the next update
+// removes it.
+func TestStraySegmentIgnoredAndRemoved(t *testing.T) {
+	dir := t.TempDir()
+	ix := Open(dir)
+	if _, err := ix.Update(corpus(), false, nil); err != nil {
+		t.Fatal(err)
+	}
+	b := newBuilder()
+	b.add(withUnits(doc("ghost", 999), Unit{KindRequest, "payment ghost"}))
+	stray := filepath.Join(dir, segPrefix+"999999"+segSuffix)
+	if err := b.write(stray); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(t, ix, "ghost", Filter{}); got != nil {
+		t.Errorf("a stray segment answered: %v", got)
+	}
+	if _, err := ix.Update(corpus(), false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stray); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the stray segment is still there: %v", err)
+	}
+}
+
+// Stamps survive the manifest exactly: a modification time in
+// nanoseconds is past what a float64 holds.
+func TestStampsRoundTrip(t *testing.T) {
+	ix := Open(t.TempDir())
+	s := src("a", 1, withUnits(doc("a", 1), Unit{KindRequest, "x"}))
+	s.Stamp = Stamp{Size: 1<<40 + 3, MTime: 1795934389971487848, Tail: "9d01555fa50e110695eca1da"}
+	for i, want := range []int{1, 0} {
+		st, err := ix.Update([]Source{s}, false, nil)
+		if err != nil || st.Added != want {
+			t.Fatalf("update %d: %+v %v, want %d added", i, st, err, want)
+		}
+	}
+}
+
+// A fingerprint changes when a file under the roots is added, grows or
+// goes, and not otherwise.
+func TestFingerprint(t *testing.T) {
+	root, flat := t.TempDir(), t.TempDir()
+	ix := Open(t.TempDir())
+	f := filepath.Join(root, "a", "s.jsonl")
+	os.MkdirAll(filepath.Dir(f), 0o700)
+	os.WriteFile(f, []byte("x"), 0o600)
+	fp := ix.Fingerprint([]string{root}, []string{flat})
+	if err := ix.SetFresh(fp); err != nil {
+		t.Fatal(err)
+	}
+	if !ix.Fresh(ix.Fingerprint([]string{root}, []string{flat})) {
+		t.Fatal("nothing changed, yet not fresh")
+	}
+	for _, change := range []func(){
+		func() { os.WriteFile(f, []byte("xy"), 0o600) },
+		func() { os.WriteFile(filepath.Join(root, "a", "t.jsonl"), nil, 0o600) },
+		func() { os.WriteFile(filepath.Join(flat, "index"), nil, 0o600) },
+		func() { os.Remove(f) },
+	} {
+		change()
+		if ix.Fresh(ix.Fingerprint([]string{root}, []string{flat})) {
+			t.Fatal("a change left the index fresh")
+		}
+		ix.SetFresh(ix.Fingerprint([]string{root}, []string{flat}))
+	}
+}
+
+// A catch-up while another process updates the index does not wait for
+// it: the index answers as it is.
+func TestCatchUpDoesNotWaitForAWriter(t *testing.T) {
+	dir := t.TempDir()
+	ix := Open(dir)
+	if _, err := ix.Update(corpus(), false, nil); err != nil {
+		t.Fatal(err)
+	}
+	lk, err := safefile.LockFile(filepath.Join(dir, lockName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lk.Unlock()
+	if _, err := ix.update(corpus()[:1], false, nil, false); !errors.Is(err, ErrBusy) {
+		t.Fatalf("update while locked: %v, want ErrBusy", err)
+	}
+	if got := ids(t, ix, "payment", Filter{}); !slices.Equal(got, []string{"c", "a"}) {
+		t.Errorf("payment while locked = %v", got)
+	}
+}

@@ -1,0 +1,339 @@
+package search
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/redact"
+	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/store"
+)
+
+// What the index is fed from: the sessions the agents table can read
+// (capture.FindSessions and ReadSession, subagents folded in) and the
+// records of the store. Every text is redacted as capture redacts it
+// before it is indexed; private reasoning never reaches a digest.
+
+// tailBytes is how much of a transcript's end its stamp hashes.
+const tailBytes = 4096
+
+// maxOutputLines is how many first lines of a command's output are
+// indexed with it.
+const maxOutputLines = 5
+
+// SessionSources lists the sessions of agents on this machine (env as
+// for capture.FindSessions), each read through capture.ReadSession when
+// the index needs it, redacted by r, marked as done on machine. An agent
+// whose sessions cannot be listed is reported to warn and skipped.
+func SessionSources(agents []capture.Agent, env func(string) string, r *redact.Redactor, machine string, warn func(error)) []Source {
+	var out []Source
+	tails := map[string]string{}
+	for _, a := range agents {
+		found, err := capture.FindSessions(a, env)
+		if err != nil {
+			if warn != nil {
+				warn(fmt.Errorf("%s sessions: %w", a, err))
+			}
+			continue
+		}
+		for _, s := range found {
+			st, ok := stampFiles(tails, s)
+			if !ok {
+				continue
+			}
+			out = append(out, Source{
+				Key:   "session:" + string(s.Agent) + ":" + s.Path + "#" + s.ID,
+				Stamp: st,
+				Load:  func() (*Doc, error) { return loadSession(s, r, machine) },
+			})
+		}
+	}
+	return out
+}
+
+// stampFiles is the stamp of a session's files: its transcript's and its
+// subagents', sizes summed, the latest modification time, the
+// transcript's tail hashed (a database file shared by many sessions is
+// hashed once).
+func stampFiles(tails map[string]string, s capture.SessionInfo) (Stamp, bool) {
+	var st Stamp
+	paths := []string{s.Path}
+	for _, sub := range s.Subagents {
+		paths = append(paths, sub.Path)
+	}
+	for i, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			if i == 0 {
+				return st, false
+			}
+			continue
+		}
+		st.Size += fi.Size()
+		st.MTime = max(st.MTime, fi.ModTime().UnixNano())
+	}
+	t, ok := tails[s.Path]
+	if !ok {
+		t = tailHash(s.Path)
+		tails[s.Path] = t
+	}
+	st.Tail = t
+	return st, true
+}
+
+// tailHash is a hash of the last tailBytes of the file at path, "" when
+// it cannot be read.
+func tailHash(path string) string {
+	f, size, err := safefile.OpenRegular(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, max(0, size-tailBytes), min(size, tailBytes))); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// loadSession reads s and makes its document.
+func loadSession(s capture.SessionInfo, r *redact.Redactor, machine string) (*Doc, error) {
+	d, err := capture.ReadSession(s, capture.Limits{})
+	if err != nil {
+		return nil, err
+	}
+	if d.Subagent {
+		return nil, fmt.Errorf("%s: a subagent's transcript", s.Path)
+	}
+	doc := &Doc{
+		Type:    "session",
+		Agent:   string(s.Agent),
+		ID:      firstOf(d.Session.ID, s.ID),
+		Path:    s.Path,
+		Title:   red(r, firstOf(d.Title, s.Title)),
+		CWD:     firstOf(d.CWD, s.CWD),
+		Machine: machine,
+		Time:    s.LastActivity,
+	}
+	if t := d.Session.LastActivity; t != nil && !t.IsZero() {
+		doc.Time = *t
+	}
+	u := units{r: r}
+	u.add(KindTitle, doc.Title)
+	u.session(&d.Session)
+	// Every message the agent said, not only the last the digest keeps.
+	for i, m := range d.Said {
+		if i < len(d.Said)-1 || m != d.Session.LastAgentMessage {
+			u.add(KindMessage, m)
+		}
+	}
+	u.add(KindMessage, d.Goal)
+	for _, f := range d.Files {
+		u.add(KindFile, f.Path)
+	}
+	for _, x := range d.Decisions {
+		u.add(KindDecision, x)
+	}
+	doc.Units = u.list
+	return doc, nil
+}
+
+// HandoffSources lists the records of st, each read when the index
+// needs it; the index keeps a record until it leaves the store.
+func HandoffSources(st *store.Store, r *redact.Redactor) ([]Source, error) {
+	entries, err := st.List(store.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Source, 0, len(entries))
+	for _, e := range entries {
+		id := e.ID
+		out = append(out, Source{
+			Key:   "handoff:" + string(id),
+			Stamp: Stamp{MTime: e.CreatedAt.UnixNano(), Tail: hashString(e.Title + "\x00" + e.Source)},
+			Load: func() (*Doc, error) {
+				rec, err := st.Get(id)
+				if err != nil {
+					return nil, err
+				}
+				return recordDoc(rec, r), nil
+			},
+		})
+	}
+	return out, nil
+}
+
+func hashString(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:8])
+}
+
+// recordDoc is a handoff record's document.
+func recordDoc(rec *handoff.Record, r *redact.Redactor) *Doc {
+	doc := &Doc{
+		Type:       "handoff",
+		Agent:      rec.Tool,
+		ID:         string(rec.ID),
+		Title:      red(r, rec.Title),
+		CWD:        rec.Project.Path,
+		RootCommit: rec.Project.RootCommit,
+		Remote:     handoff.RemoteKey(rec.Project.Remote),
+		Machine:    rec.Source.Machine,
+		Time:       rec.CreatedAt,
+	}
+	u := units{r: r}
+	u.add(KindTitle, doc.Title)
+	u.add(KindTitle, strings.Join(rec.Tags, " "))
+	u.add(KindMessage, rec.Summary)
+	for _, x := range rec.Decisions {
+		u.add(KindDecision, x)
+	}
+	for _, x := range rec.NextSteps {
+		u.add(KindMessage, x)
+	}
+	for _, x := range rec.OpenQuestions {
+		u.add(KindMessage, x)
+	}
+	for _, f := range rec.Files {
+		u.add(KindFile, f.Path)
+	}
+	if rec.Session != nil {
+		u.session(rec.Session)
+	}
+	doc.Units = u.list
+	return doc
+}
+
+// units gathers a document's units, redacted.
+type units struct {
+	r    *redact.Redactor
+	list []Unit
+}
+
+func (u *units) add(k Kind, text string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	u.list = append(u.list, Unit{Kind: k, Text: red(u.r, text)})
+}
+
+// session adds what a digest's session holds.
+func (u *units) session(s *handoff.Session) {
+	for _, x := range s.Requests {
+		u.add(KindRequest, x)
+	}
+	u.add(KindMessage, s.LastAgentMessage)
+	u.add(KindMessage, s.CompactionSummary)
+	u.add(KindMessage, s.Plan)
+	for _, c := range s.Commands {
+		u.add(KindCommand, commandText(c))
+	}
+	if s.LastFailure != nil {
+		u.add(KindCommand, commandText(*s.LastFailure))
+	}
+	for _, t := range s.Todos {
+		u.add(KindTodo, t.Content)
+	}
+}
+
+// commandText is a command with its output's first lines.
+func commandText(c handoff.Command) string {
+	if c.Output == "" {
+		return c.Command
+	}
+	lines := strings.SplitN(c.Output, "\n", maxOutputLines+1)
+	if len(lines) > maxOutputLines {
+		lines = lines[:maxOutputLines]
+	}
+	return c.Command + "\n" + strings.Join(lines, "\n")
+}
+
+// red is text with what capture would redact replaced.
+func red(r *redact.Redactor, text string) string {
+	if r == nil {
+		r = redact.Default()
+	}
+	return r.String(text, "search", nil)
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// AllSources lists every session of every agent on this machine and
+// every record of st: what search holds.
+func AllSources(st *store.Store, env func(string) string, r *redact.Redactor, machine string, warn func(error)) ([]Source, error) {
+	sources := SessionSources(capture.Agents, env, r, machine, warn)
+	hs, err := HandoffSources(st, r)
+	if err != nil {
+		return nil, err
+	}
+	return append(sources, hs...), nil
+}
+
+// ProjectFilter keeps what ran in the directory dir or under it, and the
+// handoffs of the same repository made elsewhere (identity, read when
+// first needed, matched as latest matches it: the same root commit, else
+// the same remote).
+func ProjectFilter(dir string, identity func() handoff.Identity) func(*Doc) bool {
+	var id *handoff.Identity
+	return func(d *Doc) bool {
+		if d.CWD == dir || strings.HasPrefix(d.CWD, dir+string(filepath.Separator)) {
+			return true
+		}
+		if d.Type != "handoff" || identity == nil {
+			return false
+		}
+		if id == nil {
+			v := identity()
+			id = &v
+		}
+		return id.Matches(d.RootCommit, d.Remote)
+	}
+}
+
+// CatchUp brings ix up to date with every session of every agent on this
+// machine and every record of st (AllSources), or rebuilds it; it reads
+// nothing when none of their files changed since the last complete
+// catch-up (Fingerprint), which is what makes a search's catch-up cheap.
+// While another process updates the index, a catch-up (not a rebuild)
+// leaves it to that one and returns at once: the index answers as it is,
+// and what that process did not see changes the fingerprint for the next.
+func CatchUp(ix *Index, st *store.Store, env func(string) string, r *redact.Redactor, machine string, rebuild bool, warn func(error), progress func(Progress)) (UpdateStats, error) {
+	var roots []string
+	for _, a := range capture.Agents {
+		rs, err := capture.SessionRoots(a, env)
+		if err == nil {
+			roots = append(roots, rs...)
+		}
+	}
+	fp := ix.Fingerprint(roots, []string{st.Dir()})
+	if !rebuild && ix.Built() && ix.Fresh(fp) {
+		return UpdateStats{}, nil
+	}
+	sources, err := AllSources(st, env, r, machine, warn)
+	if err != nil {
+		return UpdateStats{}, err
+	}
+	stats, err := ix.update(sources, rebuild, progress, rebuild)
+	if errors.Is(err, ErrBusy) {
+		return stats, nil
+	}
+	if err != nil {
+		return stats, err
+	}
+	return stats, ix.SetFresh(fp)
+}
