@@ -1,0 +1,116 @@
+package native
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/transcript"
+)
+
+// realSession is the one session of an agent's real-e2e fixture dir.
+func realSession(t *testing.T, agent, dir string) capture.SessionInfo {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join("..", "agents", agent, "testdata", "real-e2e", dir, "*.json*"))
+	if len(files) == 0 {
+		t.Fatalf("no fixture for %s/%s", agent, dir)
+	}
+	name := agent
+	if agent == "claude" {
+		name = "claude-code"
+	}
+	return capture.SessionInfo{Agent: capture.Agent(name), Path: files[0]}
+}
+
+func TestReadRealSessions(t *testing.T) {
+	for _, tc := range []struct{ agent, dir, user, assistant, command, output string }{
+		{"claude", "work", "", "", "git status", "hello.txt"},
+		{"codex", "work", "add a greeting file and check the tree", "Wrote hello.txt and checked git status.", "git status --short", "?? hello.txt"},
+	} {
+		t.Run(tc.agent, func(t *testing.T) {
+			c, err := Read(realSession(t, tc.agent, tc.dir), transcript.Limits{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var users, assistants, calls int
+			var sawCmd, sawOut bool
+			for _, tu := range c.Turns {
+				switch tu.Kind {
+				case User:
+					users++
+				case Assistant:
+					assistants++
+				case Call:
+					calls++
+					sawCmd = sawCmd || strings.Contains(tu.Text, tc.command)
+					sawOut = sawOut || strings.Contains(tu.Output, tc.output)
+				}
+			}
+			if users == 0 || assistants == 0 || calls == 0 || !sawCmd || !sawOut {
+				t.Fatalf("users %d assistants %d calls %d command %v output %v: %+v", users, assistants, calls, sawCmd, sawOut, c.Turns)
+			}
+			if tc.user != "" && c.Turns[0].Text != tc.user {
+				t.Errorf("first turn %q", c.Turns[0].Text)
+			}
+			for i := 1; i < len(c.Turns); i++ {
+				if c.Turns[i].Kind == Assistant && c.Turns[i-1].Kind == Assistant && c.Turns[i].Text == c.Turns[i-1].Text {
+					t.Errorf("turn %d repeats the one before: %q", i+1, c.Turns[i].Text)
+				}
+			}
+		})
+	}
+}
+
+func TestWriteCodexReadsBack(t *testing.T) {
+	for _, agent := range []string{"claude", "codex"} {
+		t.Run(agent, func(t *testing.T) {
+			c, err := Read(realSession(t, agent, "work"), transcript.Limits{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			home, cwd := t.TempDir(), t.TempDir()
+			p, err := Codex{}.Plan(c, Options{Home: home, CWD: cwd, Now: time.Date(2026, 11, 29, 6, 0, 0, 0, time.UTC)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Write(p); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(p.Path, filepath.Join(home, "sessions")+string(filepath.Separator)) || !strings.HasSuffix(p.Path, p.ID+".jsonl") {
+				t.Errorf("path %s", p.Path)
+			}
+			found, err := capture.FindSessions(capture.Agent(Codex{}.Name()), func(k string) string {
+				if k == "CODEX_HOME" {
+					return home
+				}
+				return os.Getenv(k)
+			})
+			if err != nil || len(found) != 1 || found[0].ID != p.ID || found[0].CWD != cwd {
+				t.Fatalf("found %+v, %v", found, err)
+			}
+			if err := Write(p); err == nil || !strings.Contains(err.Error(), "already") {
+				t.Fatalf("second write: %v", err)
+			}
+		})
+	}
+}
+
+func TestReadBackRefusesAMisread(t *testing.T) {
+	c := &Conversation{Source: Source{Agent: "claude-code", Vouched: true}, Turns: []Turn{
+		{Kind: User, Text: "## My request for Codex: the reader cuts this"},
+	}}
+	p, err := Codex{}.Plan(c, Options{Home: t.TempDir(), CWD: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(p); !errors.Is(err, ErrReadBack) {
+		t.Fatalf("err %v", err)
+	}
+	if _, err := os.Stat(p.Path); !os.IsNotExist(err) {
+		t.Fatalf("a session that misreads stayed: %v", err)
+	}
+}
