@@ -59,6 +59,15 @@ type Writer interface {
 // Writers lists the targets a session can be written for.
 func Writers() []Writer { return []Writer{Codex{}} }
 
+// Names lists the targets' names.
+func Names() []string {
+	var out []string
+	for _, w := range Writers() {
+		out = append(out, w.Name())
+	}
+	return out
+}
+
 // Lookup finds the writer for the target agent name.
 func Lookup(name string) (Writer, error) {
 	var names []string

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/native"
+	"github.com/session-handoff/session-handoff/internal/transcript"
+)
+
+// nativeOptions are launch's flags for --native.
+type nativeOptions struct {
+	native  bool
+	from    string // the source agent, "" for any but the target
+	noStart bool
+	json    bool
+}
+
+// runLaunchNative writes the conversation of a session of another agent
+// on this machine as a session of the target's own, then starts the
+// target's resume command on it (unless --no-start or --dry-run).
+func runLaunchNative(a *app, opts *launchOptions) error {
+	n := &opts.native
+	w, err := native.Lookup(opts.target)
+	if err != nil {
+		return usageError{err}
+	}
+	if n.from != "" {
+		ag, err := capture.ParseAgent(n.from)
+		if err != nil {
+			return usageError{err}
+		}
+		n.from = string(ag)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	src, err := native.FindSource(n.from, w.Name(), opts.ref, cwd, a.getenv)
+	if err != nil {
+		return err
+	}
+	r, err := a.redactor()
+	if err != nil {
+		return err
+	}
+	conv, err := native.Read(src, transcript.Limits{}, r)
+	if err != nil {
+		return fmt.Errorf("read %s session %s: %w", src.Agent, src.Path, err)
+	}
+	home, err := native.Home(w.Name(), a.getenv)
+	if err != nil {
+		return err
+	}
+	p, err := w.Plan(conv, native.Options{Home: home, CWD: cwd, Now: time.Now()})
+	if err != nil {
+		return err
+	}
+	fallback := "session-handoff launch --target " + w.Name() + " (starts it with a briefing instead)"
+	if newer := native.Newer(w, a.getenv); newer != "" {
+		a.warn("%s %s is newer than the versions this writer was checked against (%s)", w.Name(), newer, strings.Join(w.Checked(), ", "))
+	}
+	if !opts.dryRun {
+		if err := native.Write(p); err != nil {
+			if errors.Is(err, native.ErrReadBack) {
+				return withHint(err, "nothing was left behind; "+fallback)
+			}
+			return err
+		}
+	}
+	if n.json {
+		return a.writeJSON(map[string]any{"written": !opts.dryRun, "target": w.Name(), "id": p.ID, "path": p.Path,
+			"resume": p.Resume, "source": map[string]any{"agent": src.Agent, "id": conv.Source.Session, "path": src.Path},
+			"turns": len(conv.Turns), "checked": w.Checked()})
+	}
+	if opts.dryRun {
+		fmt.Fprintf(a.stdout, "would write %s session %s\n  %s (%d bytes, %d turns from %s session %s)\n",
+			w.Name(), p.ID, p.Path, len(p.Data), len(conv.Turns), src.Agent, conv.Source.Session)
+		fmt.Fprintf(a.stdout, "resume: %s\n", strings.Join(p.Resume, " "))
+		return nil
+	}
+	fmt.Fprintf(a.stdout, "wrote %s session %s (%d turns from %s session %s)\n  %s\nresume: %s\n",
+		w.Name(), p.ID, len(conv.Turns), src.Agent, conv.Source.Session, p.Path, strings.Join(p.Resume, " "))
+	if n.noStart {
+		return nil
+	}
+	argv := append(append([]string{p.Resume[0]}, opts.extra...), p.Resume[1:]...)
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return withHint(fmt.Errorf("%s is not on PATH", argv[0]), "install it, then run: "+strings.Join(p.Resume, " "))
+	}
+	if err := execAgent(path, argv); err != nil {
+		return withHint(fmt.Errorf("start %s: %w", path, err), "run it yourself: "+strings.Join(p.Resume, " "))
+	}
+	return nil
+}

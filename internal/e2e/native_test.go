@@ -1,0 +1,79 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/e2e/fakemodel"
+)
+
+// The markers a source session plants, one in each kind of turn: the
+// tool's output is made by the command, so that the command's text does
+// not hold it.
+const (
+	markUser      = "user-marker-4e1b"
+	markAssistant = "assistant-marker-9c2d"
+	markToolCmd   = "printf 'tool-%s' marker-7f3a"
+	markTool      = "tool-marker-7f3a"
+)
+
+// nativeDirections are the directions TestNativeResume runs, each a
+// source and a target agent.
+var nativeDirections = []struct{ from, to agent }{
+	{claudeCode, codex},
+}
+
+// TestNativeResume: a session of one agent, converted by launch --native
+// --no-start, is found by the other agent's own resume command, and its
+// next request to the model carries the markers of a user turn, an
+// assistant turn and a tool result of the source session (issue 47).
+func TestNativeResume(t *testing.T) {
+	for _, d := range nativeDirections {
+		t.Run(d.from.name+"-to-"+d.to.name, func(t *testing.T) {
+			w := newWorld(t, d.to)
+			w.env = append(w.env, d.from.env(w)...)
+			d.from.setup(w)
+			src := w.agent
+			w.agent = d.from
+			w.session("remember "+markUser+" and run the command",
+				fakemodel.Turn{Calls: []fakemodel.Call{d.from.shell(markToolCmd)}},
+				fakemodel.Turn{Text: "Noted: " + markAssistant})
+			w.agent = src
+			out := w.sh("launch", "--target", d.to.name, "--native", "--from", d.from.name, "--no-start", "--json")
+			var got struct {
+				ID     string   `json:"id"`
+				Resume []string `json:"resume"`
+			}
+			if err := json.Unmarshal([]byte(out), &got); err != nil || got.ID == "" {
+				t.Fatalf("launch --native: %v\n%s", err, out)
+			}
+			reqs := mainRequests(w.sessionArgs(resumeArgs(d.to, got.ID, "continue where we were"), fakemodel.Turn{Text: "continuing"}))
+			if len(reqs) == 0 {
+				t.Fatal("the resumed session asked the model nothing")
+			}
+			body := string(reqs[0].Body)
+			for _, m := range []string{markUser, markAssistant, markTool, "continue where we were", "Imported by session-handoff"} {
+				if !strings.Contains(body, m) {
+					t.Errorf("the resumed session's first request lacks %q:\n%s", m, clip(body))
+				}
+			}
+		})
+	}
+}
+
+// resumeArgs is the headless command line that resumes the session id of
+// a with prompt.
+func resumeArgs(a agent, id, prompt string) []string {
+	switch a.name {
+	case codex.name:
+		return []string{"codex", "exec", "--dangerously-bypass-approvals-and-sandbox", "resume", id, prompt}
+	case claudeCode.name:
+		return []string{"claude", "-p", prompt, "--resume", id, "--permission-mode", "bypassPermissions"}
+	case gemini.name:
+		return []string{"gemini", "-p", prompt, "--resume", id, "--yolo", "--model", "gemini-2.5-flash"}
+	}
+	return nil
+}
