@@ -24,6 +24,9 @@ const (
 // source and a target agent.
 var nativeDirections = []struct{ from, to agent }{
 	{claudeCode, codex},
+	{codex, claudeCode},
+	{gemini, codex},
+	{gemini, claudeCode},
 }
 
 // TestNativeResume: a session of one agent, converted by launch --native

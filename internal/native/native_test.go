@@ -65,37 +65,55 @@ func TestReadRealSessions(t *testing.T) {
 	}
 }
 
-func TestWriteCodexReadsBack(t *testing.T) {
-	for _, agent := range []string{"claude", "codex"} {
-		t.Run(agent, func(t *testing.T) {
+// TestWriteReadsBack: each writer writes a real session of each source
+// where the target's own discovery finds it, at the new worktree's path,
+// reading back as written; a second write of the same session is refused.
+func TestWriteReadsBack(t *testing.T) {
+	for _, w := range Writers() {
+		for _, agent := range []string{"claude", "codex", "gemini"} {
+			t.Run(w.Name()+"/"+agent, func(t *testing.T) {
+				writeReadsBack(t, w, agent)
+			})
+		}
+	}
+}
+
+func writeReadsBack(t *testing.T, w Writer, agent string) {
+	{
+		{
 			c, err := Read(realSession(t, agent, "work"), transcript.Limits{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			home, cwd := t.TempDir(), t.TempDir()
-			p, err := Codex{}.Plan(c, Options{Home: home, CWD: cwd, Now: time.Date(2026, 11, 29, 6, 0, 0, 0, time.UTC)})
+			root, cwd := t.TempDir(), t.TempDir()
+			env := func(k string) string {
+				if k == "HOME" {
+					return root
+				}
+				return ""
+			}
+			home, err := Home(w.Name(), env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := w.Plan(c, Options{Home: home, CWD: cwd, Now: time.Date(2026, 11, 29, 6, 0, 0, 0, time.UTC)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := Write(p); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.HasPrefix(p.Path, filepath.Join(home, "sessions")+string(filepath.Separator)) || !strings.HasSuffix(p.Path, p.ID+".jsonl") {
+			if !strings.HasPrefix(p.Path, home+string(filepath.Separator)) || !strings.HasSuffix(p.Path, p.ID+".jsonl") {
 				t.Errorf("path %s", p.Path)
 			}
-			found, err := capture.FindSessions(capture.Agent(Codex{}.Name()), func(k string) string {
-				if k == "CODEX_HOME" {
-					return home
-				}
-				return os.Getenv(k)
-			})
+			found, err := capture.ListSessions([]capture.Agent{capture.Agent(w.Name())}, env, cwd)
 			if err != nil || len(found) != 1 || found[0].ID != p.ID || found[0].CWD != cwd {
 				t.Fatalf("found %+v, %v", found, err)
 			}
 			if err := Write(p); err == nil || !strings.Contains(err.Error(), "already") {
 				t.Fatalf("second write: %v", err)
 			}
-		})
+		}
 	}
 }
 

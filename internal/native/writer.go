@@ -57,7 +57,7 @@ type Writer interface {
 }
 
 // Writers lists the targets a session can be written for.
-func Writers() []Writer { return []Writer{Codex{}} }
+func Writers() []Writer { return []Writer{Codex{}, ClaudeCode{}} }
 
 // Names lists the targets' names.
 func Names() []string {
