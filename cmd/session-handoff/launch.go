@@ -29,7 +29,7 @@ type launchOptions struct {
 func newLaunchCmd(a *app) *cobra.Command {
 	var opts launchOptions
 	cmd := &cobra.Command{
-		Use:   "launch --target " + agents.Choices(targets.StartNames()) + " [ID|latest] [--budget N] [--dry-run] [-- AGENT-ARGS…]\n  launch --target " + agents.Choices(native.Names()) + " --native [SESSION|latest] [--from AGENT] [--no-start] [--dry-run] [--json]",
+		Use:   "launch --target " + agents.Choices(targets.StartNames()) + " [ID|latest] [--budget N] [--dry-run] [-- AGENT-ARGS…]\n  launch --target " + agents.Choices(native.Names()) + " --native [SESSION|latest] [--from AGENT | --handoff ID [--force]] [--no-start] [--dry-run] [--json]",
 		Short: "start an agent on a handoff (Claude Code, Codex CLI, Gemini CLI)",
 		Long: `Renders the handoff as a prompt for the target, writes it to a private
 file (mode 0600, in a new mode-0700 directory under $TMPDIR), and starts
@@ -58,7 +58,11 @@ plan, todos and compaction summary; private reasoning dropped, secrets
 redacted), its first turn saying where it came from, reads it back
 through session-handoff's reader for the target, and starts the target's
 own resume command on it (--no-start only writes it and prints the
-command; --dry-run writes nothing). Targets: ` + strings.Join(native.Names(), ", ") + ` (docs/TRANSCRIPTS.md).`,
+command; --dry-run writes nothing). --handoff ID carries over the
+transcript a handoff carries instead (capture --attach-transcript), from
+your other machine or a colleague: only a handoff vouched for (made here,
+or signed by a key you trust) unless --force, and then the first turn says
+it is not. Targets: ` + strings.Join(native.Names(), ", ") + ` (docs/TRANSCRIPTS.md).`,
 		Example: `  session-handoff launch --target claude-code
   session-handoff launch --target codex 01JD8 --budget 8000 -- --model o3
   session-handoff launch --target gemini --dry-run
@@ -90,6 +94,8 @@ command; --dry-run writes nothing). Targets: ` + strings.Join(native.Names(), ",
 	f.StringVar(&opts.native.from, "from", "", "with --native: the agent whose session to carry over (default: any other)")
 	f.BoolVar(&opts.native.noStart, "no-start", false, "with --native: write the session, print its id and resume command, start nothing")
 	f.BoolVar(&opts.native.json, "json", false, "with --native: print what was written as JSON")
+	f.StringVar(&opts.native.handoff, "handoff", "", "with --native: carry over the transcript this handoff carries (ID or latest) instead of a session of this machine")
+	f.BoolVar(&opts.native.force, "force", false, "with --native --handoff: convert a handoff not vouched for, its first turn saying so")
 	completeTargets(cmd, targets.StartNames)
 	return cmd
 }
@@ -101,8 +107,8 @@ func runLaunch(a *app, opts *launchOptions) error {
 	if opts.native.native {
 		return runLaunchNative(a, opts)
 	}
-	if opts.native.from != "" || opts.native.noStart || opts.native.json {
-		return usagef("--from, --no-start and --json go with --native")
+	if opts.native.from != "" || opts.native.noStart || opts.native.json || opts.native.handoff != "" || opts.native.force {
+		return usagef("--from, --handoff, --force, --no-start and --json go with --native")
 	}
 	p, err := targets.Lookup(opts.target)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/native"
+	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
@@ -19,6 +21,35 @@ type nativeOptions struct {
 	from    string // the source agent, "" for any but the target
 	noStart bool
 	json    bool
+	handoff string // a handoff whose transcript to carry over
+	force   bool   // convert a handoff not vouched for
+}
+
+// nativeSource reads the conversation to carry over: the transcript a
+// handoff carries (--handoff), else a session of this machine.
+func nativeSource(a *app, opts *launchOptions, target, cwd string, r *redact.Redactor) (capture.SessionInfo, *native.Conversation, error) {
+	n := &opts.native
+	if n.handoff != "" {
+		s, rec, err := a.openRecord(n.handoff, opts.allProjects)
+		if err != nil {
+			return capture.SessionInfo{}, nil, err
+		}
+		att, _ := native.Transcript(rec)
+		conv, err := native.ReadHandoff(rec, func(w io.Writer) error { return s.CopyAttachment(w, att) }, r, n.force)
+		if err != nil {
+			return capture.SessionInfo{}, nil, err
+		}
+		return capture.SessionInfo{Agent: capture.Agent(conv.Source.Agent), ID: conv.Source.Session, Path: "handoff " + string(rec.ID)}, conv, nil
+	}
+	src, err := native.FindSource(n.from, target, opts.ref, cwd, a.getenv)
+	if err != nil {
+		return src, nil, err
+	}
+	conv, err := native.Read(src, transcript.Limits{}, r)
+	if err != nil {
+		return src, nil, fmt.Errorf("read %s session %s: %w", src.Agent, src.Path, err)
+	}
+	return src, conv, nil
 }
 
 // runLaunchNative writes the conversation of a session of another agent
@@ -41,17 +72,13 @@ func runLaunchNative(a *app, opts *launchOptions) error {
 	if err != nil {
 		return err
 	}
-	src, err := native.FindSource(n.from, w.Name(), opts.ref, cwd, a.getenv)
-	if err != nil {
-		return err
-	}
 	r, err := a.redactor()
 	if err != nil {
 		return err
 	}
-	conv, err := native.Read(src, transcript.Limits{}, r)
+	src, conv, err := nativeSource(a, opts, w.Name(), cwd, r)
 	if err != nil {
-		return fmt.Errorf("read %s session %s: %w", src.Agent, src.Path, err)
+		return err
 	}
 	home, err := native.Home(w.Name(), a.getenv)
 	if err != nil {
