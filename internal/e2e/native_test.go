@@ -27,6 +27,8 @@ var nativeDirections = []struct{ from, to agent }{
 	{codex, claudeCode},
 	{gemini, codex},
 	{gemini, claudeCode},
+	{claudeCode, gemini},
+	{codex, gemini},
 }
 
 // TestNativeResume: a session of one agent, converted by launch --native

@@ -17,14 +17,16 @@ func wantLines(w Writer, c *Conversation) int {
 		switch {
 		case t.Kind == User && w.Name() == (Codex{}).Name():
 			n += 2 // the event and the item
+		case t.Kind == Call && w.Name() == (Gemini{}).Name():
+			n++ // the call holds its result
 		case t.Kind == Call:
 			n += 2 // the call and its result
 		default:
 			n++
 		}
 	}
-	if w.Name() == (Codex{}).Name() {
-		n++ // session_meta
+	if w.Name() != (ClaudeCode{}).Name() {
+		n++ // the session's metadata
 	}
 	return n
 }

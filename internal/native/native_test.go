@@ -103,7 +103,7 @@ func writeReadsBack(t *testing.T, w Writer, agent string) {
 			if err := Write(p); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.HasPrefix(p.Path, home+string(filepath.Separator)) || !strings.HasSuffix(p.Path, p.ID+".jsonl") {
+			if !strings.HasPrefix(p.Path, home+string(filepath.Separator)) || !strings.HasSuffix(p.Path, ".jsonl") {
 				t.Errorf("path %s", p.Path)
 			}
 			found, err := capture.ListSessions([]capture.Agent{capture.Agent(w.Name())}, env, cwd)

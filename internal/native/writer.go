@@ -1,6 +1,7 @@
 package native
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
@@ -41,8 +42,18 @@ type Planned struct {
 	Path   string   // the file it is written to
 	Data   []byte   // what is written
 	Resume []string // the target's own command that resumes it
+	// Marker, when set, is a file the target needs beside the session
+	// (Gemini CLI's .project_root), made first unless it is there with
+	// the same content.
+	Marker *File
 	// conv is the conversation as the target should read it back.
 	conv *Conversation
+}
+
+// File is a file to write.
+type File struct {
+	Path string
+	Data []byte
 }
 
 // Writer lays a conversation out in one target agent's format.
@@ -57,7 +68,7 @@ type Writer interface {
 }
 
 // Writers lists the targets a session can be written for.
-func Writers() []Writer { return []Writer{Codex{}, ClaudeCode{}} }
+func Writers() []Writer { return []Writer{Codex{}, ClaudeCode{}, Gemini{}} }
 
 // Names lists the targets' names.
 func Names() []string {
@@ -70,6 +81,9 @@ func Names() []string {
 
 // Lookup finds the writer for the target agent name.
 func Lookup(name string) (Writer, error) {
+	if a, err := agents.Lookup(name); err == nil {
+		name = a.Name
+	}
 	var names []string
 	for _, w := range Writers() {
 		if w.Name() == name {
@@ -92,6 +106,15 @@ var ErrReadBack = errors.New("the written session does not read back as written"
 func Write(p *Planned) error {
 	if err := os.MkdirAll(filepath.Dir(p.Path), 0o700); err != nil {
 		return fmt.Errorf("make %s: %w", filepath.Dir(p.Path), err)
+	}
+	if m := p.Marker; m != nil {
+		if err := safefile.Create(m.Path, m.Data, 0o600); errors.Is(err, fs.ErrExist) {
+			if have, _ := safefile.ReadFile(m.Path, int64(len(m.Data))+1); !bytes.Equal(have, m.Data) {
+				return fmt.Errorf("%s: it names another project; nothing written", m.Path)
+			}
+		} else if err != nil {
+			return fmt.Errorf("write %s: %w", m.Path, err)
+		}
 	}
 	if err := safefile.Create(p.Path, p.Data, 0o600); err != nil {
 		if errors.Is(err, fs.ErrExist) {
