@@ -41,21 +41,11 @@ func TestNativeResume(t *testing.T) {
 			w := newWorld(t, d.to)
 			w.env = append(w.env, d.from.env(w)...)
 			d.from.setup(w)
-			src := w.agent
-			w.agent = d.from
-			w.session("remember "+markUser+" and run the command",
+			w.sessionArgs(d.from.headless(w, "remember "+markUser+" and run the command"),
 				fakemodel.Turn{Calls: []fakemodel.Call{d.from.shell(markToolCmd)}},
 				fakemodel.Turn{Text: "Noted: " + markAssistant})
-			w.agent = src
-			out := w.sh("launch", "--target", d.to.name, "--native", "--from", d.from.name, "--no-start", "--json")
-			var got struct {
-				ID     string   `json:"id"`
-				Resume []string `json:"resume"`
-			}
-			if err := json.Unmarshal([]byte(out), &got); err != nil || got.ID == "" {
-				t.Fatalf("launch --native: %v\n%s", err, out)
-			}
-			reqs := mainRequests(w.sessionArgs(resumeArgs(d.to, got.ID, "continue where we were"), fakemodel.Turn{Text: "continuing"}))
+			id := carry(t, w, d.from, d.to)
+			reqs := mainRequests(w.sessionArgs(resumeArgs(d.to, id, "continue where we were"), fakemodel.Turn{Text: "continuing"}))
 			if len(reqs) == 0 {
 				t.Fatal("the resumed session asked the model nothing")
 			}
@@ -81,4 +71,51 @@ func resumeArgs(a agent, id, prompt string) []string {
 		return []string{"gemini", "-p", prompt, "--resume", id, "--yolo", "--model", "gemini-2.5-flash"}
 	}
 	return nil
+}
+
+// TestNativeRoundTrip: a session carried from one agent to another,
+// continued there, and carried back keeps the markers of both sides: the
+// first agent's resumed session's next request holds the source's user,
+// assistant and tool-output markers and those of the turns the second
+// agent added.
+func TestNativeRoundTrip(t *testing.T) {
+	for _, d := range nativeDirections[:2] {
+		t.Run(d.from.name+"-"+d.to.name, func(t *testing.T) {
+			w := newWorld(t, d.to)
+			w.env = append(w.env, d.from.env(w)...)
+			d.from.setup(w)
+			w.sessionArgs(d.from.headless(w, "remember "+markUser+" and run the command"),
+				fakemodel.Turn{Calls: []fakemodel.Call{d.from.shell(markToolCmd)}},
+				fakemodel.Turn{Text: "Noted: " + markAssistant})
+			there := carry(t, w, d.from, d.to)
+			w.sessionArgs(resumeArgs(d.to, there, "now on the other side: second-user-marker-1d"),
+				fakemodel.Turn{Calls: []fakemodel.Call{d.to.shell("printf 'second-tool-%s' marker-5e")}},
+				fakemodel.Turn{Text: "second-assistant-marker-2a"})
+			back := carry(t, w, d.to, d.from)
+			reqs := mainRequests(w.sessionArgs(resumeArgs(d.from, back, "back home"), fakemodel.Turn{Text: "home"}))
+			if len(reqs) == 0 {
+				t.Fatal("the session carried back asked the model nothing")
+			}
+			body := string(reqs[0].Body)
+			for _, m := range []string{markUser, markAssistant, markTool, "second-user-marker-1d", "second-assistant-marker-2a", "second-tool-marker-5e", "back home"} {
+				if !strings.Contains(body, m) {
+					t.Errorf("the session carried back lacks %q:\n%s", m, clip(body))
+				}
+			}
+		})
+	}
+}
+
+// carry converts the newest session of from in w's project into one of
+// to and returns its id.
+func carry(t *testing.T, w *world, from, to agent) string {
+	t.Helper()
+	out := w.sh("launch", "--target", to.name, "--native", "--from", from.name, "--no-start", "--json")
+	var got struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.ID == "" {
+		t.Fatalf("launch --native: %v\n%s", err, out)
+	}
+	return got.ID
 }
