@@ -58,7 +58,7 @@ plan, todos and compaction summary; private reasoning dropped, secrets
 redacted), its first turn saying where it came from, reads it back
 through session-handoff's reader for the target, and starts the target's
 own resume command on it (--no-start only writes it and prints the
-command; --dry-run writes nothing). --handoff ID carries over the
+command; --dry-run prints what it would write, and writes nothing). --handoff ID carries over the
 transcript a handoff carries instead (capture --attach-transcript), from
 your other machine or a colleague: only a handoff vouched for (made here,
 or signed by a key you trust) unless --force, and then the first turn says

@@ -109,7 +109,12 @@ func runLaunchNative(a *app, opts *launchOptions) error {
 		fmt.Fprintf(a.stdout, "would write %s session %s\n  %s (%d bytes, %d turns from %s session %s)\n",
 			w.Name(), p.ID, p.Path, len(p.Data), len(conv.Turns), src.Agent, conv.Source.Session)
 		fmt.Fprintf(a.stdout, "resume: %s\n", strings.Join(p.Resume, " "))
-		return nil
+		if p.Marker != nil {
+			fmt.Fprintf(a.stdout, "and %s\n", p.Marker.Path)
+		}
+		fmt.Fprintf(a.stdout, "--- %s\n", p.Path)
+		_, err := a.stdout.Write(escapeInvisible(p.Data))
+		return err
 	}
 	fmt.Fprintf(a.stdout, "wrote %s session %s (%d turns from %s session %s)\n  %s\nresume: %s\n",
 		w.Name(), p.ID, len(conv.Turns), src.Agent, conv.Source.Session, p.Path, strings.Join(p.Resume, " "))
