@@ -20,6 +20,7 @@
 package native
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -95,6 +96,11 @@ type Conversation struct {
 	Dropped int
 }
 
+// ErrNoTurns is wrapped when a session gives no turns to carry over: it
+// has none, or its agent's reader does not tell them to an observer yet
+// (every reader but Claude Code's, Codex CLI's and Gemini CLI's).
+var ErrNoTurns = errors.New("no turns to carry over (of the sources, the readers of Claude Code, Codex CLI and Gemini CLI give their turns; for another, 'launch --target AGENT' briefs the agent instead)")
+
 // Read reads the session s through its agent's reader and returns its
 // conversation, every text redacted by r.
 func Read(s capture.SessionInfo, lim transcript.Limits, r *redact.Redactor) (*Conversation, error) {
@@ -104,6 +110,9 @@ func Read(s capture.SessionInfo, lim transcript.Limits, r *redact.Redactor) (*Co
 	d, err := capture.ReadSession(s, lim)
 	if err != nil {
 		return nil, err
+	}
+	if len(c.Turns) == 0 {
+		return nil, fmt.Errorf("%s session %s: %w", s.Agent, untrusted.Quote(d.Session.ID, 64), ErrNoTurns)
 	}
 	c.Source = Source{Agent: string(s.Agent), Session: d.Session.ID, Machine: "this machine", Vouched: true}
 	c.CWD, c.Title = d.CWD, d.Title

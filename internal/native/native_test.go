@@ -132,3 +132,17 @@ func TestReadBackRefusesAMisread(t *testing.T) {
 		t.Fatalf("a session that misreads stayed: %v", err)
 	}
 }
+
+// TestReadRefusesASessionWithoutTurns: a source whose reader tells no
+// turn (Qwen Code's, not yet observed) is refused, never written as a
+// session of the imported turn alone.
+func TestReadRefusesASessionWithoutTurns(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "agents", "qwen", "testdata", "real-e2e", "*", "*", "*.jsonl"))
+	if len(files) == 0 {
+		t.Fatal("no Qwen Code fixture")
+	}
+	_, err := Read(capture.SessionInfo{Agent: "qwen-code", Path: files[0]}, transcript.Limits{}, nil)
+	if !errors.Is(err, ErrNoTurns) {
+		t.Fatalf("err %v", err)
+	}
+}
