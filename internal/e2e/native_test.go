@@ -4,6 +4,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -118,4 +121,62 @@ func carry(t *testing.T, w *world, from, to agent) string {
 		t.Fatalf("launch --native: %v\n%s", err, out)
 	}
 	return got.ID
+}
+
+// TestNativeAcrossMachines: a Claude Code session captured with its
+// transcript on the laptop, synced to the desktop, where the project is a
+// clone at another path, is resumed natively there by Codex CLI: the
+// handoff is vouched for (signed by the laptop, a paired device), the
+// session is written at the desktop's path, and its next request carries
+// the laptop session's markers and names the laptop's signer.
+func TestNativeAcrossMachines(t *testing.T) {
+	laptop, desktop := newWorld(t, claudeCode), newWorld(t, codex)
+	if err := os.RemoveAll(desktop.project); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "clone", "-q", laptop.project, desktop.project).CombinedOutput(); err != nil {
+		t.Fatalf("git clone: %v\n%s", err, out)
+	}
+	inbox := filepath.Join(t.TempDir(), "handoffs.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", inbox).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v\n%s", err, out)
+	}
+	text := map[*world]string{}
+	for _, w := range []*world{laptop, desktop} {
+		w.sh("keygen", "--no-passphrase", "--name", "me-"+w.agent.name)
+		w.sh("remote", "add", "mine", "file://"+inbox)
+		text[w] = strings.TrimSpace(w.sh("devices", "add", "--name", map[*world]string{laptop: "laptop", desktop: "desktop"}[w], "--text"))
+	}
+	desktop.sh("devices", "add", text[laptop])
+	laptop.sh("devices", "add", text[desktop])
+	for _, w := range []*world{laptop, desktop} {
+		w.sh("sync", "on")
+	}
+	laptop.session("remember "+markUser+" and run the command",
+		fakemodel.Turn{Calls: []fakemodel.Call{laptop.agent.shell(markToolCmd)}},
+		fakemodel.Turn{Text: "Noted: " + markAssistant})
+	laptop.sh("capture", "--from", claudeCode.name, "--attach-transcript")
+	laptop.sh("sync", "push", "latest")
+	desktop.sh("sync", "pull")
+	out := desktop.sh("launch", "--target", codex.name, "--native", "--handoff", "latest", "--no-start", "--json")
+	var got struct {
+		ID   string `json:"id"`
+		Path string `json:"path"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.ID == "" {
+		t.Fatalf("launch --native --handoff latest: %v\n%s", err, out)
+	}
+	if data, err := os.ReadFile(got.Path); err != nil || !strings.Contains(string(data), `"cwd":"`+desktop.project+`"`) {
+		t.Errorf("the session is not at the desktop's path %s: %v", desktop.project, err)
+	}
+	reqs := mainRequests(desktop.sessionArgs(resumeArgs(codex, got.ID, "continue on the desktop"), fakemodel.Turn{Text: "continuing"}))
+	if len(reqs) == 0 {
+		t.Fatal("the resumed session asked the model nothing")
+	}
+	body := string(reqs[0].Body)
+	for _, m := range []string{markUser, markAssistant, markTool, "signer: me@laptop", "is vouched for"} {
+		if !strings.Contains(body, m) {
+			t.Errorf("the desktop's resumed session lacks %q:\n%s", m, clip(body))
+		}
+	}
 }
