@@ -98,8 +98,9 @@ type Conversation struct {
 
 // ErrNoTurns is wrapped when a session gives no turns to carry over: it
 // has none, or its agent's reader does not tell them to an observer yet
-// (every reader but Claude Code's, Codex CLI's and Gemini CLI's).
-var ErrNoTurns = errors.New("no turns to carry over (of the sources, the readers of Claude Code, Codex CLI and Gemini CLI give their turns; for another, 'launch --target AGENT' briefs the agent instead)")
+// (every reader but Claude Code's, Codex CLI's, Gemini CLI's, Qwen
+// Code's and pi's).
+var ErrNoTurns = errors.New("no turns to carry over (the readers of Claude Code, Codex CLI, Gemini CLI, Qwen Code and pi give their turns; for another agent, 'launch --target AGENT' briefs the agent instead)")
 
 // Read reads the session s through its agent's reader and returns its
 // conversation, every text redacted by r.

@@ -15,13 +15,16 @@ import (
 // realSession is the one session of an agent's real-e2e fixture dir.
 func realSession(t *testing.T, agent, dir string) capture.SessionInfo {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join("..", "agents", agent, "testdata", "real-e2e", dir, "*.json*"))
+	files, _ := filepath.Glob(filepath.Join("..", "agents", agent, "testdata", "real-e2e", dir, "*.jsonl"))
 	if len(files) == 0 {
 		t.Fatalf("no fixture for %s/%s", agent, dir)
 	}
 	name := agent
-	if agent == "claude" {
+	switch agent {
+	case "claude":
 		name = "claude-code"
+	case "qwen":
+		name = "qwen-code"
 	}
 	return capture.SessionInfo{Agent: capture.Agent(name), Path: files[0]}
 }
@@ -30,8 +33,11 @@ func TestReadRealSessions(t *testing.T) {
 	for _, tc := range []struct{ agent, dir, user, assistant, command, output string }{
 		{"claude", "work", "", "", "git status", "hello.txt"},
 		{"codex", "work", "add a greeting file and check the tree", "Wrote hello.txt and checked git status.", "git status --short", "?? hello.txt"},
+		{"gemini", "work", "add a greeting file and check the tree", "", "git status --short", "?? hello.txt"},
+		{"qwen", "suite/work", "", "", "git status --short", "hello.txt"},
+		{"pi", "work", "Write calc.py with an add function and test it", "calc.py holds add.", "print(calc.add(2, 3))", "5\n"},
 	} {
-		t.Run(tc.agent, func(t *testing.T) {
+		t.Run(tc.agent+"/"+tc.dir, func(t *testing.T) {
 			c, err := Read(realSession(t, tc.agent, tc.dir), transcript.Limits{}, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -134,14 +140,11 @@ func TestReadBackRefusesAMisread(t *testing.T) {
 }
 
 // TestReadRefusesASessionWithoutTurns: a source whose reader tells no
-// turn (Qwen Code's, not yet observed) is refused, never written as a
+// turn (Copilot CLI's, not yet observed) is refused, never written as a
 // session of the imported turn alone.
 func TestReadRefusesASessionWithoutTurns(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "agents", "qwen", "testdata", "real-e2e", "*", "*", "*.jsonl"))
-	if len(files) == 0 {
-		t.Fatal("no Qwen Code fixture")
-	}
-	_, err := Read(capture.SessionInfo{Agent: "qwen-code", Path: files[0]}, transcript.Limits{}, nil)
+	file := filepath.Join("..", "agents", "copilot", "testdata", "real-e2e", "briefed", "events.jsonl")
+	_, err := Read(capture.SessionInfo{Agent: "copilot", Path: file}, transcript.Limits{}, nil)
 	if !errors.Is(err, ErrNoTurns) {
 		t.Fatalf("err %v", err)
 	}

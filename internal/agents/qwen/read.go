@@ -178,6 +178,7 @@ func read(r *io.SectionReader, lim transcript.Limits) (*transcript.Digest, error
 		return nil, err
 	}
 	rd := newReader(live)
+	rd.b.Observe(lim.Observe)
 	if err := transcript.EachLine(io.NewSectionReader(r, 0, r.Size()), lim, &rd.b.Digest().Stats, rd.line); err != nil {
 		return nil, err
 	}
