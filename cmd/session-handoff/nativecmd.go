@@ -13,6 +13,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/native"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/transcript"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // nativeOptions are launch's flags for --native.
@@ -95,11 +96,12 @@ func runLaunchNative(a *app, opts *launchOptions) error {
 	if !opts.dryRun {
 		if err := native.Write(p); err != nil {
 			if errors.Is(err, native.ErrReadBack) {
-				return withHint(err, "nothing was left behind; "+fallback)
+				return withHint(err, "nothing was left behind (this writer was checked against "+w.Name()+" "+strings.Join(w.Checked(), ", ")+"); "+fallback)
 			}
 			return err
 		}
 	}
+	srcID := untrusted.OneLine(conv.Source.Session, 64)
 	if n.json {
 		return a.writeJSON(map[string]any{"written": !opts.dryRun, "target": w.Name(), "id": p.ID, "path": p.Path,
 			"resume": p.Resume, "source": map[string]any{"agent": src.Agent, "id": conv.Source.Session, "path": src.Path},
@@ -107,17 +109,17 @@ func runLaunchNative(a *app, opts *launchOptions) error {
 	}
 	if opts.dryRun {
 		fmt.Fprintf(a.stdout, "would write %s session %s\n  %s (%d bytes, %d turns from %s session %s)\n",
-			w.Name(), p.ID, p.Path, len(p.Data), len(conv.Turns), src.Agent, conv.Source.Session)
+			w.Name(), p.ID, p.Path, len(p.Data), len(conv.Turns), src.Agent, srcID)
 		fmt.Fprintf(a.stdout, "resume: %s\n", strings.Join(p.Resume, " "))
 		if p.Marker != nil {
-			fmt.Fprintf(a.stdout, "and %s\n", p.Marker.Path)
+			fmt.Fprintf(a.stdout, "and the project's marker %s\n", p.Marker.Path)
 		}
 		fmt.Fprintf(a.stdout, "--- %s\n", p.Path)
 		_, err := a.stdout.Write(escapeInvisible(p.Data))
 		return err
 	}
 	fmt.Fprintf(a.stdout, "wrote %s session %s (%d turns from %s session %s)\n  %s\nresume: %s\n",
-		w.Name(), p.ID, len(conv.Turns), src.Agent, conv.Source.Session, p.Path, strings.Join(p.Resume, " "))
+		w.Name(), p.ID, len(conv.Turns), src.Agent, srcID, p.Path, strings.Join(p.Resume, " "))
 	if n.noStart {
 		return nil
 	}

@@ -32,6 +32,9 @@ var nativeDirections = []struct{ from, to agent }{
 	{gemini, claudeCode},
 	{claudeCode, gemini},
 	{codex, gemini},
+	// Sources that are no target yet.
+	{qwenCode, codex},
+	{pi, claudeCode},
 }
 
 // TestNativeResume: a session of one agent, converted by launch --native
