@@ -32,8 +32,9 @@ var nativeDirections = []struct{ from, to agent }{
 	{gemini, claudeCode},
 	{claudeCode, gemini},
 	{codex, gemini},
-	// Sources that are no target yet.
 	{qwenCode, codex},
+	{claudeCode, qwenCode},
+	// A source that is no target yet.
 	{pi, claudeCode},
 }
 
@@ -73,6 +74,8 @@ func resumeArgs(a agent, id, prompt string) []string {
 		return []string{"codex", "exec", "--dangerously-bypass-approvals-and-sandbox", "resume", id, prompt}
 	case claudeCode.name:
 		return []string{"claude", "-p", prompt, "--resume", id, "--permission-mode", "bypassPermissions"}
+	case qwenCode.name:
+		return []string{"qwen", "--yolo", "--resume", id, prompt}
 	case gemini.name:
 		return []string{"gemini", "-p", prompt, "--resume", id, "--yolo", "--model", "gemini-2.5-flash"}
 	}

@@ -25,7 +25,7 @@ func wantLines(w Writer, c *Conversation) int {
 			n++
 		}
 	}
-	if w.Name() != (ClaudeCode{}).Name() {
+	if w.Name() == (Codex{}).Name() || w.Name() == (Gemini{}).Name() {
 		n++ // the session's metadata
 	}
 	return n

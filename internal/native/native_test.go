@@ -109,6 +109,9 @@ func writeReadsBack(t *testing.T, w Writer, agent string) {
 			if err := Write(p); err != nil {
 				t.Fatal(err)
 			}
+			if w.Name() == (QwenCode{}).Name() && p.ID[14] != '4' {
+				t.Errorf("Qwen Code resumes only UUID versions 1 to 5: %s", p.ID)
+			}
 			if !strings.HasPrefix(p.Path, home+string(filepath.Separator)) || !strings.HasSuffix(p.Path, ".jsonl") {
 				t.Errorf("path %s", p.Path)
 			}

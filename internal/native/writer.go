@@ -68,7 +68,7 @@ type Writer interface {
 }
 
 // Writers lists the targets a session can be written for.
-func Writers() []Writer { return []Writer{Codex{}, ClaudeCode{}, Gemini{}} }
+func Writers() []Writer { return []Writer{Codex{}, ClaudeCode{}, Gemini{}, QwenCode{}} }
 
 // Names lists the targets' names.
 func Names() []string {
@@ -161,6 +161,16 @@ func Same(want, got *Conversation) error {
 		}
 	}
 	return nil
+}
+
+// newRandomID is a new random UUID (version 4), for a target that takes
+// no other version (Qwen Code: versions 1 to 5).
+func newRandomID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = 0x40 | b[6]&0x0f
+	b[8] = 0x80 | b[8]&0x3f
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 // differs says briefly how the turn got differs from want.
