@@ -91,8 +91,8 @@ func Lookup(name string) (Writer, error) {
 		}
 		names = append(names, w.Name())
 	}
-	return nil, fmt.Errorf("no native session writer for %s (one of %s); 'session-handoff launch --target %s' starts it with a briefing instead",
-		name, strings.Join(names, ", "), name)
+	return nil, fmt.Errorf("no native session writer for %s (one of %s); without --native, launch starts an agent it can start with a briefing instead",
+		name, strings.Join(names, ", "))
 }
 
 // ErrReadBack is wrapped when what was written does not read back as the
