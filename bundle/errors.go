@@ -45,6 +45,10 @@ var (
 	// ErrIO: reading the input or writing a blob file failed; says
 	// nothing about the bundle.
 	ErrIO = errors.New("i/o error")
+	// ErrNotAdmitted: ReadOptions.Admit refused the bundle once its
+	// envelope and manifest were read, before any blob was; says nothing
+	// against the bundle itself.
+	ErrNotAdmitted = errors.New("not admitted")
 )
 
 // Error is the error type of this package. Error() is "bundle: " + Msg.

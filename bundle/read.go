@@ -127,6 +127,13 @@ type ReadOptions struct {
 	// created, and the caller should remove the directory. Empty BlobDir
 	// hashes the blobs and discards them (verify, inspect).
 	BlobDir string
+	// Admit, when set, is asked once the envelope's signatures are
+	// verified and the manifest is parsed (Result.Verification, Manifest
+	// and ForReader are filled in), before any blob is read, decompressed
+	// or written: an error stops the read there, and Read returns an
+	// *Error of kind ErrNotAdmitted wrapping it. A receive refuses a
+	// stranger's bundle this way at the cost of its first entry.
+	Admit func(*Result) error
 }
 
 // Result is what Read learned about a bundle.
@@ -198,6 +205,7 @@ const tarPadding = 20 * 512
 //  3. signatures over the PAE of the exact payload bytes, before anything
 //     parses the payload (see verifyEnvelope);
 //  4. the manifest: strict JSON, known version, schema, record rules;
+//     then ReadOptions.Admit, when set, before any blob;
 //  5. every following entry: a regular file blobs/sha256/<hex> listed in
 //     the manifest, in manifest order, each once, of exactly the listed size
 //     and hash; nothing missing;
@@ -346,6 +354,11 @@ func (rd *reader) read(r io.Reader) error {
 
 	if err := rd.readManifest(tr); err != nil {
 		return err
+	}
+	if rd.opts.Admit != nil {
+		if err := rd.opts.Admit(rd.res); err != nil {
+			return wrapf(ErrNotAdmitted, err, "not read past its manifest")
+		}
 	}
 	if err := rd.readBlobs(tr); err != nil {
 		return err

@@ -95,7 +95,7 @@ func firstErrorLine(out string) string {
 // HasSubstance reports whether the record is worth briefing the next
 // session on: someone wrote it (a save by a person or the agent, an
 // import), or it names next steps or decisions, or its session did tool
-// work (files, commands), left todos or a plan, or was compacted. A
+// work (files, commands, failed edits), left todos or a plan, or was compacted. A
 // session that only asked a question has none; it is still stored, but a
 // briefing passes over it to the record before.
 func (r *Record) HasSubstance() bool {
@@ -103,5 +103,5 @@ func (r *Record) HasSubstance() bool {
 		return true
 	}
 	s := r.Session
-	return s != nil && (len(s.Commands)+len(s.Todos)+len(s.PullRequests) > 0 || s.Plan != "" || s.CompactionSummary != "" || s.LastFailure != nil)
+	return s != nil && (len(s.Commands)+len(s.Todos)+len(s.PullRequests)+len(s.FailedEdits) > 0 || s.Plan != "" || s.CompactionSummary != "" || s.LastFailure != nil)
 }

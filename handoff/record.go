@@ -149,6 +149,25 @@ type Session struct {
 	PlanStatus string `json:"plan_status,omitempty"`
 	// PullRequests are the pull requests the agent linked the session to.
 	PullRequests []PullRequest `json:"pull_requests,omitempty"`
+	// FailedEdits are the files whose edit, write or patch the agent's
+	// tool refused or failed, and that no later edit of the session
+	// changed: nothing was written to them.
+	FailedEdits []FailedEdit `json:"failed_edits,omitempty"`
+}
+
+// FailedEdit is a file the agent's edit tool failed to change: the edit
+// did not apply (its text was not found, the patch did not verify), or
+// the tool refused it (the file was not read first, a create over a file
+// that exists). It is no change of the file.
+type FailedEdit struct {
+	Path string `json:"path"`
+	// Error is the tool's answer, shortened.
+	Error string `json:"error,omitempty"`
+	// Count is how many edits of the file failed.
+	Count int `json:"count,omitempty"`
+	// By names who tried the edit when it was not the session's own
+	// agent: "subagent", or "subagent " and the subagent's id.
+	By string `json:"by,omitempty"`
 }
 
 // PullRequest is a pull request a session was linked to.

@@ -51,6 +51,10 @@ type Briefing struct {
 	// Changes says what the handoff carries of its worktree's uncommitted
 	// changes; nil when it carries none.
 	Changes *CarriedChanges
+	// InterruptedRun, when set, is the one line that says the project's
+	// handover run stopped with steps left; the briefing quotes it as a
+	// fact for the agent to pass on.
+	InterruptedRun string
 }
 
 // CarriedChanges are the uncommitted changes a handoff carries
@@ -60,6 +64,9 @@ type CarriedChanges struct {
 	Files int `json:"files"`
 	// Applied is set when the worktree holds them now.
 	Applied bool `json:"applied"`
+	// CannotTell is set when a cheap look could not tell whether the
+	// worktree holds them (changes.AppliedState): neither is then said.
+	CannotTell bool `json:"cannot_tell,omitempty"`
 }
 
 // SecMemory names the memory files in Result.Shortened and Omitted when
@@ -123,6 +130,9 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 	w.printf("\nThe project's directory:\n\n")
 	w.quote(flatten(b.Project), 1024)
 	w.printf("\n%s\n", DataLabel("those files and from the handoff"))
+	if b.InterruptedRun != "" {
+		w.printf("\n%s\n", flatten(b.InterruptedRun))
+	}
 	if b.Record == nil || wordingFor(b.Record).guidance {
 		for _, g := range opt.Style.Guidance {
 			w.printf("\n%s\n", g)
@@ -192,6 +202,8 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 // it knew of, and whether they were applied here.
 func writeCarried(w *writer, b Briefing) {
 	switch c := b.Changes; {
+	case c != nil && c.CannotTell:
+		w.printf("\n- The handoff carries %d changed file(s) (changes.patch); whether this worktree has them could not be told at a glance (its files match neither side): `session-handoff apply --dry-run` says.\n", c.Files)
 	case c != nil && c.Applied:
 		w.printf("\n- The handoff carries %d changed file(s) (changes.patch), and they are applied in this worktree now, uncommitted.\n", c.Files)
 	case c != nil:

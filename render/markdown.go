@@ -79,6 +79,12 @@ func Markdown(w io.Writer, rec *handoff.Record) error {
 			fmt.Fprintf(&b, "- %s `%s`\n", f.Action, inline(f.Path))
 		}
 	}
+	if rec.Session != nil && len(rec.Session.FailedEdits) > 0 {
+		fmt.Fprintf(&b, "\n## Failed edits (nothing was written)\n\n")
+		for _, fe := range rec.Session.FailedEdits {
+			fmt.Fprintf(&b, "- `%s`\n", inline(fe.Path))
+		}
+	}
 	if len(rec.Attachments) > 0 {
 		fmt.Fprintf(&b, "\n## Attachments\n\n")
 		for _, a := range rec.Attachments {

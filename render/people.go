@@ -86,6 +86,12 @@ func People(w io.Writer, r *handoff.Record, now time.Time) {
 			fmt.Fprintf(w, "  %-8s %s\n", f.Action, clean(f.Path))
 		}
 	}
+	if s := r.Session; s != nil && len(s.FailedEdits) > 0 {
+		fmt.Fprintf(w, "\nFailed edits (nothing was written)\n")
+		for _, fe := range s.FailedEdits {
+			fmt.Fprintf(w, "  %s\n", clean(fe.Path))
+		}
+	}
 	if len(r.Attachments) > 0 {
 		fmt.Fprintf(w, "\nAttachments\n")
 		for _, at := range r.Attachments {

@@ -784,3 +784,52 @@ func TestBudgetIsFilled(t *testing.T) {
 		}
 	}
 }
+
+// A failed edit is a failed action, never a change: the briefing lists
+// it apart from the files the session changed, says nothing was written,
+// and questions a last message that claims success over it.
+func TestFailedEditIsNoChange(t *testing.T) {
+	rec := fullRecord()
+	rec.Session.LastFailure = nil
+	rec.Session.FailedEdits = []handoff.FailedEdit{{Path: "keep.txt", Count: 2,
+		Error: "apply_patch verification failed: Failed to find expected lines in keep.txt:\nno such line"}}
+	rec.Session.LastAgentMessage = "Fixed keep.txt."
+	res, err := render.Render(rec, render.Options{Mode: render.Prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"failed edit of keep.txt: nothing was written (2 tries); the tool said: apply_patch verification failed: Failed to find expected lines in keep.txt: no such line",
+		"an edit failed and no later edit changed that file (keep.txt, below)"} {
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("lacks %q:\n%s", want, res.Text)
+		}
+	}
+	if strings.Contains(res.Text, "edited keep.txt") {
+		t.Errorf("the failed edit is listed as a change:\n%s", res.Text)
+	}
+}
+
+// TestBriefingNeverSaysNotAppliedWhenItCannotTell: the carried changes are
+// said applied, not applied, or not known, and a worktree that cannot be
+// told is never said to lack them (issue 49: past git's limit the
+// briefing said "not applied" of a worktree that held them).
+func TestBriefingNeverSaysNotAppliedWhenItCannotTell(t *testing.T) {
+	rec := fullRecord()
+	for _, c := range []struct {
+		changes    render.CarriedChanges
+		want, deny string
+	}{
+		{render.CarriedChanges{Files: 3, Applied: true}, "applied in this worktree now", "not applied"},
+		{render.CarriedChanges{Files: 3}, "not applied", "could not be told"},
+		{render.CarriedChanges{Files: 3, CannotTell: true}, "could not be told", "not applied"},
+	} {
+		ch := c.changes
+		res, err := render.RenderBriefing(render.Briefing{Project: "/p", Record: rec, Changes: &ch}, render.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(res.Text, c.want) || strings.Contains(res.Text, c.deny) {
+			t.Errorf("%+v: want %q and not %q in:\n%s", c.changes, c.want, c.deny, res.Text)
+		}
+	}
+}

@@ -71,6 +71,10 @@ func recap(rec *handoff.Record, level int) string {
 		}
 		w.quoteLines(lines, shape.maxFiles, 400, false)
 	}
+	if failed := failedEdits(rec); len(failed) > 0 {
+		w.subheading("Edits that failed: nothing was written by them")
+		w.quoteLines(failed, shape.maxFiles, 400, false)
+	}
 	if s != nil && (len(s.Commands) > 0 || s.LastFailure != nil) {
 		r := *rec
 		sess := *s

@@ -269,6 +269,9 @@ func statusSection(w *writer, rec *handoff.Record, level int) {
 			// fact (issue 45).
 			w.printf("\nThat message claims success, but the record says otherwise: the last command that failed (below) was not settled by any later run. Check it before you build on the claim.\n")
 		}
+		if len(s.FailedEdits) > 0 && claimsSuccess(s.LastAgentMessage) {
+			w.printf("\nThat message claims success, but the record says otherwise: an edit failed and no later edit changed that file (%s, below). Check it before you build on the claim.\n", clean(s.FailedEdits[len(s.FailedEdits)-1].Path))
+		}
 	}
 	if s.CompactionSummary != "" {
 		w.printf("\nThe summary written when the session was compacted:\n\n")
@@ -385,7 +388,8 @@ func filesSection(w *writer, rec *handoff.Record, level int) {
 	if w.filesAbove {
 		untouched = nil // the briefing lists what is dirty now, once
 	}
-	if len(rec.Files) == 0 && len(untouched) == 0 {
+	failed := failedEdits(rec)
+	if len(rec.Files) == 0 && len(untouched) == 0 && len(failed) == 0 {
 		return
 	}
 	w.heading(SecFiles)
@@ -419,6 +423,37 @@ func filesSection(w *writer, rec *handoff.Record, level int) {
 		w.printf("\nDirty in git but not touched by the session (someone else's change, or a tool's):\n\n")
 		w.quoteLines(untouched, limit, 512, false)
 	}
+	if len(failed) > 0 {
+		w.printf("\nEdits that failed: nothing was written by them, whatever the agent's last message says:\n\n")
+		w.quoteLines(failed, limit, 512, false)
+	}
+}
+
+// failedEdits are the lines of the session's failed edits: "failed edit
+// of PATH: nothing was written", with the tool's answer.
+func failedEdits(rec *handoff.Record) []string {
+	if rec.Session == nil {
+		return nil
+	}
+	lines := make([]string, 0, len(rec.Session.FailedEdits))
+	for _, fe := range rec.Session.FailedEdits {
+		l := "failed edit of " + fe.Path + ": nothing was written"
+		var notes []string
+		if fe.Count > 1 {
+			notes = append(notes, fmt.Sprintf("%d tries", fe.Count))
+		}
+		if fe.By != "" {
+			notes = append(notes, "by "+fe.By)
+		}
+		if len(notes) > 0 {
+			l += " (" + strings.Join(notes, ", ") + ")"
+		}
+		if e := handoff.Shorten(strings.Join(strings.Fields(clean(fe.Error)), " "), 200); e != "" {
+			l += "; the tool said: " + e
+		}
+		lines = append(lines, l)
+	}
+	return lines
 }
 
 // attachmentsSection lists the record's attachments (name, size, media

@@ -129,4 +129,8 @@ else
   cat "$work/log"
 fi
 echo "e2e:${pins%,}: took $(( $(date +%s) - start )) s"
+if [ -z "${E2E_CRUSH_BIN:-}" ]; then
+  # Said, not passed over: Crush's scenarios did not run.
+  echo "e2e: not run: Crush's scenarios (internal/e2e/crush_test.go): E2E_CRUSH_BIN names no crush binary, which its npm package cannot install here"
+fi
 exit "$status"

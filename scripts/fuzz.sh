@@ -6,6 +6,9 @@
 #   FUZZTIME=10m scripts/fuzz.sh                     # every target, 10 minutes each
 #   FUZZTIME=10m scripts/fuzz.sh FuzzRead FuzzArmor  # only the named targets (all packages)
 #   FUZZ_PARALLEL=1 ...                              # workers per target (default: GOMAXPROCS)
+#   FUZZ_MIN_EXECS=1000 ...                          # at least this many executions per target:
+#                                                    # a target short of it after FUZZTIME (a slow
+#                                                    # reader on a loaded machine) runs on for the rest
 #
 # A failure stops the script with go test's output; Go writes the failing
 # input under the package's testdata/fuzz/<target>/, where it becomes a
@@ -54,6 +57,22 @@ for pkg in $(go list ./...); do
     fi
     # The last progress line: "fuzz: elapsed: 10m0s, execs: N (R/sec), new interesting: K (total: T)".
     last=$(grep -o 'execs: [0-9]* ([0-9]*/sec), new interesting: [0-9]* (total: [0-9]*)' "$log" | tail -1 | sed 's| ([0-9]*/sec)||' || true)
+    execs=$(sed -n 's/^execs: \([0-9]*\).*/\1/p' <<<"$last")
+    if [ -n "${FUZZ_MIN_EXECS:-}" ] && [ "${execs:-0}" -lt "$FUZZ_MIN_EXECS" ]; then
+      # Short of the minimum: the rest as a count of executions, which
+      # the load cannot shrink.
+      more=$((FUZZ_MIN_EXECS - ${execs:-0}))
+      if ! go test -run='^$' -fuzz="^${target}\$" -fuzztime="${more}x" -fuzzminimizetime=2s \
+          "${parallel[@]}" "$pkg" >"$log" 2>&1; then
+        echo "FAIL $pkg $target (the executions after $fuzztime)"
+        cat "$log"; rm -f "$log"
+        failed=$((failed + 1))
+        [ -n "${FUZZ_KEEP_GOING:-}" ] && continue
+        echo "$passed passed, $failed failed"
+        exit 1
+      fi
+      note="$note (short of $FUZZ_MIN_EXECS executions in $fuzztime: $more more run)"
+    fi
     printf 'ok   %-58s %s%s\n' "$pkg $target" "${last:-no progress line}" "$note"
     rm -f "$log"
     passed=$((passed + 1))

@@ -67,7 +67,7 @@ func latestID(t *testing.T, s *Store) handoff.ID {
 
 // Entry order belongs to this store, not to the ids senders choose: an
 // index rebuilt from the record files (a damaged line, a damaged header,
-// store check --repair, or no index at all) keeps the order in which the
+// store check, or no index at all) keeps the order in which the
 // records entered, so an import whose id is newer than a later local save
 // does not become latest over it.
 func TestRebuildKeepsEntryOrder(t *testing.T) {
@@ -89,7 +89,7 @@ func TestRebuildKeepsEntryOrder(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"store check --repair of a stale index", func(t *testing.T, s *Store) {
+		{"store check of a stale index", func(t *testing.T, s *Store) {
 			// A line for a record that is not there: stale.
 			ghost := entryFromRecord(mkRecord(t, now, "codex", "app", "not stored"))
 			appendFile(t, indexPath(s), string(appendLine(nil, &ghost, unknownGreatest)))

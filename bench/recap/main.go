@@ -83,10 +83,10 @@ func (s *share) add(o share) { s.a, s.b, s.n = s.a+o.a, s.b+o.b, s.n+o.n }
 
 // result is one transcript's measure.
 type result struct {
-	agent, file                         string
+	agent, file                        string
 	files, commands, requests, failure share
-	recapBytes, limit                   int
-	missed                              []string
+	recapBytes, limit                  int
+	missed                             []string
 }
 
 func (r *result) add(o result) {

@@ -32,8 +32,10 @@ current directory). It first checks the patch (no path outside the
 worktree or into .git, no link, no file made executable, no submodule,
 bounded sizes), that its base commit is in this repository (and says how
 to fetch it if not), that it applies to that commit, and the worktree's
-state (no merge in progress, no untracked file where the patch creates
-one).
+state on disk (no merge in progress, no file, untracked or ignored, where
+the patch creates one, no symbolic link on the way to any path it writes,
+here or in the base commit). Git runs no program the repository names
+(no hook, filter, merge or diff driver).
 
 The changes go on top of the current branch with a three-way merge (git
 apply --3way), or with --branch NAME on a new branch made at the base
@@ -41,9 +43,10 @@ commit. Local changes are never overwritten: they are first kept as a
 stash entry (git stash list), and a file both sides changed is merged,
 with git's conflict markers where the same lines changed; apply then
 names those files and exits 1. An apply that was killed leaves a journal
-in the git directory: the next apply undoes what it began (keeping the
-worktree as it found it in the stash too) and starts again; a worktree
-that holds the changes already is left alone.
+in the git directory naming what it wrote: the next apply undoes what it
+began from that journal alone, removing only files that hold what it
+wrote (keeping the worktree as it found it in the stash too), and starts
+again; a worktree that holds the changes already is left alone.
 
 A handoff that is not verified and trusted (imported unsigned, from an
 untrusted or pinned key, legacy) is code from outside: apply refuses it

@@ -13,6 +13,7 @@ import (
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/internal/ctxio"
 	"github.com/session-handoff/session-handoff/internal/exchange"
+	"github.com/session-handoff/session-handoff/internal/people"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
@@ -48,7 +49,7 @@ type readerOptions struct {
 
 // bind declares the reader flags on f.
 func (o *readerOptions) bind(f *pflag.FlagSet) {
-	repeatedVar(f, &o.identities, "identity", "an age identity file or OpenSSH private key to decrypt with, besides my own (repeatable)")
+	repeatedVar(f, &o.identities, "identity", "an age identity file or OpenSSH private key to decrypt with, besides my own and ~/.ssh/id_ed25519 and id_rsa (repeatable)")
 	f.StringVar(&o.passFile, "passphrase-file", "", "read the passphrase of a passphrase bundle from this file")
 	o.limits = limitFlags(f)
 }
@@ -96,14 +97,21 @@ func (a *app) openInput(name string) (io.ReadCloser, error) {
 	}{ctxio.Reader(a.ctx, f), f}, nil
 }
 
-// parseRecipients turns --to values (age1…, ssh-… lines, or files of
-// either) and --to-file files into recipients; a bad inline key is a
-// usage error.
-func parseRecipients(to, toFiles []string) ([]crypto.RecipientInfo, error) {
-	list, err := exchange.ParseRecipients(to, toFiles)
+// parseRecipients turns --to values (age1…, ssh-… lines, files of either,
+// or names from the address book) and --to-file files into recipients; a
+// bad inline key is a usage error.
+func (a *app) parseRecipients(to, toFiles []string) ([]crypto.RecipientInfo, error) {
+	kr, err := a.keyring()
+	if err != nil {
+		return nil, err
+	}
+	list, err := kr.Recipients(to, toFiles)
 	var bad *exchange.BadRecipientError
-	if errors.As(err, &bad) {
+	switch {
+	case errors.As(err, &bad):
 		return nil, usagef("--to: %v", bad.Err)
+	case errors.Is(err, people.ErrUnknown):
+		return nil, withHint(fmt.Errorf("--to: %w", err), "pass age1…, an ssh- key line or a file of them, or add the person first: session-handoff people add NAME age1…")
 	}
 	return list, err
 }

@@ -134,11 +134,17 @@ func (a *app) printCarried(s *store.Store, rec *handoff.Record) {
 		if (rec.Source.Kind == handoff.SourceHand || rec.Source.Kind == handoff.SourceTranscript) && rec.Git != nil {
 			root, err = rec.Git.Root, nil
 		}
-		applied := err == nil && changes.Applied(a.ctx, root, data)
-		if applied {
+		st := changes.CannotTell
+		if err == nil {
+			st = changes.AppliedState(root, data)
+		}
+		switch st {
+		case changes.AllApplied:
 			fmt.Fprintf(a.stdout, "the handoff carries %d changed file(s), applied in this worktree\n", len(sum.Files))
-		} else {
+		case changes.NoneApplied:
 			fmt.Fprintf(a.stdout, "the handoff carries %d changed file(s), not applied: 'session-handoff apply --dry-run %s' shows what apply would do\n", len(sum.Files), rec.ID)
+		default:
+			fmt.Fprintf(a.stdout, "the handoff carries %d changed file(s); whether this worktree has them cannot be told at a glance: 'session-handoff apply --dry-run %s' says\n", len(sum.Files), rec.ID)
 		}
 	case rec.Git.Uncommitted() > 0 && rec.Source.Kind == handoff.SourceImport:
 		fmt.Fprintf(a.stdout, "%d uncommitted file(s) stayed on the machine the handoff was made on (--with-changes carries them)\n", rec.Git.Uncommitted())

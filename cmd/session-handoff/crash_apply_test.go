@@ -32,9 +32,21 @@ var crashApplyFiles = []struct{ name, base, changed string }{
 
 const crashLocalChange = "mine, changed here\n"
 
+// crashNextFiles are the changes of the desk's other handoff, made at
+// the same base: what the user applies after the killed apply.
+var crashNextFiles = []struct{ name, base, changed string }{
+	{"next.txt", "", "the next handoff's\n"},
+	{"next2.txt", "", "the next handoff's too\n"},
+}
+
+// crashUserFiles are the user's own untracked files, written after the
+// kill: user.txt no handoff names, next.txt the next handoff creates.
+var crashUserFiles = map[string]string{"user.txt": "the user's\n", "next.txt": "the user's own next\n"}
+
 // crashApplyWorld makes the desk repository under case/ and stores the
-// handoff that carries its changes; it returns the handoff's id.
-func crashApplyWorld(t *testing.T, dir string, me map[string]string) string {
+// handoff that carries its changes, and another made at the same base;
+// it returns their ids.
+func crashApplyWorld(t *testing.T, dir string, me map[string]string) (id, next string) {
 	desk := filepath.Join(dir, "case", "desk")
 	gitIn(t, filepath.Dir(desk), "init", "-q", "-b", "main", desk)
 	for _, f := range crashApplyFiles {
@@ -54,8 +66,18 @@ func crashApplyWorld(t *testing.T, dir string, me map[string]string) string {
 	}
 	gitIn(t, desk, "checkout", "-q", "--", ".")
 	gitIn(t, desk, "clean", "-qfd")
+	for _, f := range crashNextFiles {
+		writeFile(t, filepath.Join(desk, f.name), f.changed)
+	}
+	out = mustCLI(t, "world", me, "", "save", "--project", desk, "--title", "Other work to carry", "--with-changes", "--json").stdout
+	var nextRec struct{ ID string }
+	if err := json.Unmarshal([]byte(out), &nextRec); err != nil || nextRec.ID == "" {
+		t.Fatalf("save --json: %v: %s", err, out)
+	}
+	gitIn(t, desk, "checkout", "-q", "--", ".")
+	gitIn(t, desk, "clean", "-qfd")
 	writeFile(t, filepath.Join(desk, "local.txt"), crashLocalChange)
-	return rec.ID
+	return rec.ID, nextRec.ID
 }
 
 func writeFile(t *testing.T, path, text string) {
@@ -90,6 +112,11 @@ func checkApply(c *crashCase) []string {
 			bad = append(bad, fmt.Sprintf("%s = %q (%v), want %q", f.name, got, err, want))
 		}
 	}
+	return append(bad, localKept(desk)...)
+}
+
+// localKept: a stash entry holds the local change, and no journal is left.
+func localKept(desk string) (bad []string) {
 	stashes, err := exec.Command("git", "-C", desk, "stash", "list", "--format=%H").Output()
 	if err != nil {
 		return append(bad, "git stash list: "+err.Error())
@@ -107,4 +134,76 @@ func checkApply(c *crashCase) []string {
 		bad = append(bad, fmt.Sprintf("the apply journal is left: %v", err))
 	}
 	return bad
+}
+
+// checkApplyNext: after the kill the user writes files of their own,
+// one where the next handoff creates one, and applies that other
+// handoff. The killed apply is undone with its journal alone, and no
+// file of the user's is lost: the next apply refuses (a file is in the
+// way), and once the user moves it, applies, with every user file and the
+// local change in place.
+func checkApplyNext(c *crashCase) []string {
+	bad := checkCommon(c)
+	desk := filepath.Join(c.root, "desk")
+	for name, text := range crashUserFiles {
+		if err := os.WriteFile(filepath.Join(desk, name), []byte(text), 0o644); err != nil {
+			return append(bad, err.Error())
+		}
+	}
+	apply := func() cliResult {
+		r := c.cli("apply", c.w.nextID, "--project", desk)
+		if lock := filepath.Join(desk, ".git", "index.lock"); r.code != 0 && strings.Contains(r.stderr, "left "+lock) {
+			os.Remove(lock)
+			r = c.cli("apply", c.w.nextID, "--project", desk)
+		}
+		return r
+	}
+	userFilesKept := func(when string) {
+		for name, text := range crashUserFiles {
+			if got, err := os.ReadFile(filepath.Join(desk, name)); err != nil || string(got) != text {
+				bad = append(bad, fmt.Sprintf("%s: the user's %s = %q (%v), want %q", when, name, got, err, text))
+			}
+		}
+	}
+	if r := apply(); r.code == 0 || !strings.Contains(r.stderr, "exists here") {
+		bad = append(bad, fmt.Sprintf("the next apply over the user's next.txt: exit %d: %s", r.code, firstLines(r.stderr, 2)))
+	}
+	userFilesKept("after the refused apply")
+	moved := filepath.Join(desk, "next.txt.mine")
+	if err := os.Rename(filepath.Join(desk, "next.txt"), moved); err != nil {
+		return append(bad, err.Error())
+	}
+	if r := apply(); r.code != 0 {
+		return append(bad, fmt.Sprintf("the next apply: exit %d: %s", r.code, firstLines(r.stderr, 2)))
+	}
+	if got, err := os.ReadFile(moved); err != nil || string(got) != crashUserFiles["next.txt"] {
+		bad = append(bad, fmt.Sprintf("the user's moved next.txt = %q (%v)", got, err))
+	}
+	if err := os.Rename(moved, filepath.Join(desk, "next.txt.handoff")); err != nil {
+		return append(bad, err.Error())
+	}
+	for _, f := range crashNextFiles {
+		if got, err := os.ReadFile(filepath.Join(desk, f.name)); err != nil || string(got) != f.changed {
+			bad = append(bad, fmt.Sprintf("%s = %q (%v), want %q", f.name, got, err, f.changed))
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(desk, "user.txt")); err != nil || string(got) != crashUserFiles["user.txt"] {
+		bad = append(bad, fmt.Sprintf("the user's user.txt = %q (%v)", got, err))
+	}
+	// The first apply's files: undone (absent, or as at the base) when
+	// it was killed, its changes when it finished first; never another
+	// content.
+	for _, f := range crashApplyFiles {
+		got, err := os.ReadFile(filepath.Join(desk, f.name))
+		switch {
+		case f.name == "local.txt":
+			if string(got) != crashLocalChange {
+				bad = append(bad, fmt.Sprintf("local.txt = %q (%v), want the local change", got, err))
+			}
+		case f.base == "" && os.IsNotExist(err):
+		case err != nil || string(got) != f.base && string(got) != f.changed:
+			bad = append(bad, fmt.Sprintf("%s = %q (%v), want %q or %q", f.name, got, err, f.base, f.changed))
+		}
+	}
+	return append(bad, localKept(desk)...)
 }

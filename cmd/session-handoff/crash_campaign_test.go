@@ -60,6 +60,7 @@ type crashWorld struct {
 	records   int    // handoffs in the store
 	notes     int    // entries in the memory notes
 	changesID string // the handoff that carries the desk's changes
+	nextID    string // another handoff of the desk's, applied after a killed apply
 }
 
 // crashCase is one run's copy of the world.
@@ -252,7 +253,8 @@ func TestCrashCampaign(t *testing.T) {
 		var keep []crashScenario
 		for _, s := range scenarios {
 			for _, name := range strings.Split(only, ",") {
-				if strings.TrimSpace(name) == s.name {
+				// "apply" selects "apply then another" too.
+				if name = strings.TrimSpace(name); name == s.name || strings.HasPrefix(s.name, name+" ") {
 					keep = append(keep, s)
 				}
 			}
@@ -402,8 +404,8 @@ func newCrashWorld(t *testing.T) *crashWorld {
 	}
 	w.records = 3
 	crashSyncWorld(t, dir)
-	w.changesID = crashApplyWorld(t, dir, me)
-	w.records++
+	w.changesID, w.nextID = crashApplyWorld(t, dir, me)
+	w.records += 2
 	if err := os.WriteFile(filepath.Join(project, "handover.toml"), []byte(crashConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -443,6 +445,8 @@ func crashScenarios(w *crashWorld) []crashScenario {
 			check: checkReceive},
 		{name: "apply", args: []string{"apply", "{changes}", "--project", "{desk}"},
 			watch: func(c *crashCase) []string { return []string{filepath.Join(c.root, "desk")} }, check: checkApply},
+		{name: "apply then another", args: []string{"apply", "{changes}", "--project", "{desk}"},
+			watch: func(c *crashCase) []string { return []string{filepath.Join(c.root, "desk")} }, check: checkApplyNext},
 	}
 	return append(list, crashSyncScenarios()...)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/proc"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
@@ -69,7 +69,7 @@ func (a *app) demoRepo(dir string) (string, error) {
 		{"add", "auth.go"},
 		{"-c", "user.name=Demo", "-c", "user.email=demo@example.invalid", "commit", "-q", "-m", "Extract token parser"},
 	} {
-		cmd := exec.CommandContext(a.ctx, "git", args...)
+		cmd := proc.Command(a.ctx, "git", args...)
 		cmd.Dir = repo
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("git %s: %s", args[0], untrusted.OneLine(string(out), maxLine))

@@ -77,8 +77,10 @@ behind.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&opts.allProjects, "all-projects", false, allProjectsUsage)
-	repeatedVar(f, &opts.to, "to", "a recipient: age1…, an ssh-ed25519/ssh-rsa key line, or a file of them (repeatable)")
+	repeatedVar(f, &opts.to, "to", "a recipient: age1…, an ssh-ed25519/ssh-rsa key line, a file of them, or a name from the address book (repeatable)")
 	repeatedVar(f, &opts.toFiles, "to-file", "a file of recipients, one per line (repeatable)")
+	// A --to of export may also be a file.
+	_ = cmd.RegisterFlagCompletionFunc("to", a.completePeopleFlag(cobra.ShellCompDirectiveDefault))
 	f.BoolVar(&opts.passphrase, "passphrase", false, "encrypt to a passphrase instead of recipients")
 	f.StringVar(&opts.passFile, "passphrase-file", "", "read the passphrase from this file (with --passphrase)")
 	f.StringVar(&opts.keyPassFile, "key-passphrase-file", "", "read the signing key's passphrase from this file")
@@ -246,7 +248,7 @@ func (a *app) exportSettings(opts *exportOptions) (exchange.ExportOptions, error
 	if opts.output == "-" && !opts.armor && a.stdoutTTY {
 		return xopts, withHint(errors.New("will not write a binary bundle to a terminal"), "pass --armor, or -o FILE")
 	}
-	if xopts.Recipients, err = parseRecipients(opts.to, opts.toFiles); err != nil {
+	if xopts.Recipients, err = a.parseRecipients(opts.to, opts.toFiles); err != nil {
 		return xopts, err
 	}
 	if exchange.RedactAttachments(opts.attach, opts.noRedact) {

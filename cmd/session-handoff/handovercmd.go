@@ -128,7 +128,13 @@ func runHandoverRun(a *app, opts handoverRunOptions) error {
 	if opts.json {
 		return a.writeJSON(cp)
 	}
-	fmt.Fprintf(a.stdout, "handover run %s completed: %d steps, handoff %s\n", cp.RunID, len(cp.Steps), cp.HandoffID)
+	// The run's handoff id is chosen at its start; only a capture or save
+	// step stores a handoff under it.
+	made := "handoff " + cp.HandoffID
+	if _, err := s.Get(handoff.ID(cp.HandoffID)); errors.Is(err, store.ErrNotFound) {
+		made = "no handoff saved (no capture or save step)"
+	}
+	fmt.Fprintf(a.stdout, "handover run %s completed: %d steps, %s\n", cp.RunID, len(cp.Steps), made)
 	return nil
 }
 
@@ -138,6 +144,7 @@ type handoverStateOptions struct {
 	project    string
 	json       bool
 	checkpoint string // agent-handover's --checkpoint PATH
+	steps      bool   // list an agent-handover checkpoint's steps (status)
 }
 
 func newHandoverCheckCmd(a *app) *cobra.Command {
@@ -167,8 +174,12 @@ func runHandoverCheck(a *app, opts handoverStateOptions) error {
 	}
 	a.printCheck(rep)
 	code := int(rep.Status)
-	if a.printOlderCheckpoint(opts) == 1 {
-		code = 1
+	// An interrupted run of either tool needs resuming (1); a completed
+	// old run counts as agent-handover counted it (2) when no run of ours
+	// says otherwise.
+	switch old := a.printOlderCheckpoint(opts); {
+	case old == 1, old == 2 && code == 0:
+		code = old
 	}
 	return exitError{code: code}
 }
@@ -195,9 +206,28 @@ func (a *app) printOlderCheckpoint(opts handoverStateOptions) int {
 		fmt.Fprintf(a.stdout, "agent-handover: %s\n", untrusted.OneLine(err.Error(), maxLine))
 	case c != nil:
 		fmt.Fprintf(a.stdout, "agent-handover: %s\n", untrusted.OneLine(c.Advice(), maxLine))
+		if opts.steps {
+			a.printOlderSteps(c)
+		}
 		return c.ResumeCode()
 	}
 	return 0
+}
+
+// printOlderSteps lists an agent-handover checkpoint's steps, each done or
+// pending, as its status did.
+func (a *app) printOlderSteps(c *handover.OlderCheckpoint) {
+	pending := map[string]bool{}
+	for _, p := range c.Pending {
+		pending[p] = true
+	}
+	for _, s := range c.Steps {
+		state := "done"
+		if pending[s] {
+			state = "pending"
+		}
+		fmt.Fprintf(a.stdout, "  %-16s %s\n", untrusted.OneLine(s, 64), state)
+	}
 }
 
 func newHandoverStatusCmd(a *app) *cobra.Command {
@@ -405,6 +435,7 @@ func (a *app) printCheck(rep handover.Report) {
 }
 
 func runHandoverStatus(a *app, opts handoverStateOptions) error {
+	opts.steps = true
 	stateDir, err := a.handoverStateDir(opts.project)
 	if err != nil {
 		return err

@@ -34,7 +34,11 @@ Some commands say more (see their --help):
   handover check  0 no run was ever started here, 1 a run needs resuming
                   (or is running now), 2 the last run completed
   handover run    6 the work was stopped by a PAUSE file (see pause)
-  receive         1 when any bundle was refused or rejected
+  receive         1 when a bundle was refused or rejected by this receive,
+                  a remote could not be read, or --drop named no refused
+                  bundle; 0 when everything it could import is imported
+                  and what is left is still refused since an earlier
+                  receive, unchanged (inbox shows it; --drop drops it)
   doctor          1 when any check failed (warnings alone exit 0)
   hook            0 whatever happens once its arguments are right: a
                   hook never stops the agent
@@ -83,7 +87,9 @@ $XDG_DATA_HOME/session-handoff; --store names another):
                   before, past 1 MiB)
   integrations/   what integrate changed in the agents' settings, so that
                   --remove can restore them
-  inbox-ledger    the bundles receive has imported or rejected
+  inbox-ledger    the bundles receive has imported, rejected or dropped
+  inbox-refused   the bundles receive refused for their signer, so that
+                  it does not read them again while nothing changed
   sync-state      the sends sync was asked for and has not delivered,
                   and why the last push failed
   sync-push-REMOTE.lock, sync-pull.lock   held by a running sync push or pull
@@ -119,7 +125,6 @@ func newManCmd(a *app) *cobra.Command {
 		Short:   "write a man page for every command into DIR",
 		Long:    `Writes one roff page a command (session-handoff.1, session-handoff-save.1, …) into DIR, which must exist.`,
 		Example: "  session-handoff man ~/.local/share/man/man1",
-		Hidden:  true,
 		Args:    exactArgs(1, "one directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.dir = args[0]

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/handover"
 	"github.com/session-handoff/session-handoff/internal/hooks"
 	"github.com/session-handoff/session-handoff/internal/integrate"
+	"github.com/session-handoff/session-handoff/internal/proc"
 )
 
 // hookOptions are hook's arguments.
@@ -162,10 +162,9 @@ func (a *app) startHookLater(opts hookOptions, input []byte, since int64) error 
 		return fmt.Errorf("start the capture: %w", err)
 	}
 	defer r.Close()
-	cmd := exec.Command(exe, args...)
+	cmd := proc.Detached(exe, args...)
 	cmd.Stdin = r
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", hookLaterEnv, since))
-	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		w.Close()
 		return fmt.Errorf("start the capture: %w", err)
@@ -198,7 +197,9 @@ func (a *app) childArgs(args ...string) ([]string, error) {
 }
 
 // startHandover starts 'session-handoff handover run' for root in a
-// process of its own, with this one's store and keys, and returns without
+// process of its own, detached as every process a hook starts is (a
+// session of its own: the agent killing the hook's process group does not
+// end it; issue 50), with this one's store and keys, and returns without
 // waiting: its output goes nowhere (the run keeps its own state, which
 // 'handover status' shows), and a run cut short is finished by the next.
 func (a *app) startHandover(root string) error {
@@ -210,7 +211,7 @@ func (a *app) startHandover(root string) error {
 	if err != nil {
 		return fmt.Errorf("start the handover run: %w", err)
 	}
-	cmd := exec.Command(exe, args...)
+	cmd := proc.Detached(exe, args...)
 	cmd.Dir = root
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start the handover run: %w", err)

@@ -51,9 +51,12 @@ const (
 	kindChanges     = "changes"
 	// kindWho: who counts as me, and whose handoff may brief my project.
 	kindWho = "who"
+	// kindRemotes: shared remotes armed or filled by whoever can write them.
+	kindRemotes = "remotes"
 )
 
-var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos, kindAgents, kindChanges, kindWho}
+var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos, kindAgents, kindChanges, kindWho,
+	kindMergeDrivers, kindRecipientLinks, kindJournalReplay, kindRemotes}
 
 // hostileInput is one hostile input: where it comes from, how it is put in
 // place, and the commands run on it with what each must do.
@@ -231,7 +234,13 @@ func TestHostileCampaign(t *testing.T) {
 	inputs = append(inputs, fileTypeInputs()...)
 	inputs = append(inputs, wordsInputs()...)
 	inputs = append(inputs, whoInputs()...)
+	inputs = append(inputs, remoteInputs()...)
 	more, err := changesInputs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs = append(inputs, more...)
+	more, err = applyInputs()
 	if err != nil {
 		t.Fatal(err)
 	}

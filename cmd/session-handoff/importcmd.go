@@ -144,10 +144,14 @@ func importError(name string, err error) error {
 	case errors.Is(err, exchange.ErrConflict):
 		return withHint(fmt.Errorf("%s: %w", name, err), "pass --on-conflict skip or --on-conflict replace")
 	case errors.Is(err, bundle.ErrNoIdentity):
-		return withHint(fmt.Errorf("%s: %w", name, err), "it is encrypted to someone else (pass --identity with the key it was encrypted to), or it was damaged on the way: ask for it again")
+		return withHint(fmt.Errorf("%s: %w", name, err), noIdentityHint)
 	}
 	return fmt.Errorf("%s: %w", name, err)
 }
+
+// noIdentityHint is what to do when none of my identities opens a bundle:
+// my keyring's age identity and ~/.ssh/id_ed25519 and id_rsa were tried.
+const noIdentityHint = "it is encrypted to someone else, or to a key of yours other than my age identity, ~/.ssh/id_ed25519 and ~/.ssh/id_rsa, which were tried (pass --identity ~/.ssh/KEY, its private half), or it was damaged on the way: ask for it again"
 
 // isJSONInput reports whether the input's first byte other than white
 // space is '{'.

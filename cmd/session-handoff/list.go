@@ -45,8 +45,10 @@ a date. --limit 0 lists everything; --latest takes no --limit.
 
 The ORIGIN column (origin in --json) says how far to trust each: mine
 (saved or captured here), verified: NAME or pinned: NAME (signed by a key
-your trust store names), untrusted, unsigned, or legacy. --json --full
-prints the whole records instead of the index's entries.`,
+your trust store names), untrusted, unsigned, or legacy. --json prints the
+index's entries, without the summary and next steps; --json --full prints
+the whole records, with them, as v0.7.5's list --json did (README's table
+maps its fields).`,
 		Example: `  session-handoff list --since 2d --tool codex
   session-handoff list --project . --latest --json`,
 		Args: noArgs,
@@ -66,7 +68,7 @@ prints the whole records instead of the index's entries.`,
 	f.BoolVar(&opts.filter.Latest, "latest", false, "only the newest match")
 	f.IntVar(&opts.filter.Limit, "limit", defaultListLimit, "at most this many (0 for all)")
 	f.BoolVar(&opts.json, "json", false, "print as JSON")
-	f.BoolVar(&opts.full, "full", false, "with --json: print whole records")
+	f.BoolVar(&opts.full, "full", false, "with --json: print whole records (summary, next steps: v0.7.5's list --json fields)")
 	return cmd
 }
 
@@ -90,9 +92,18 @@ func runList(a *app, opts *listOptions) error {
 		return err
 	}
 	a.noticeLegacyStore()
+	// One more than asked tells whether there are more to say so.
+	limit := f.Limit
+	if limit > 0 && !f.Latest {
+		f.Limit++
+	}
 	entries, err := listEntries(s, f)
 	if err != nil {
 		return err
+	}
+	more := limit > 0 && len(entries) > limit
+	if more {
+		entries = entries[:limit]
 	}
 	s.FillOrigins(entries)
 	if opts.full {
@@ -121,8 +132,13 @@ func runList(a *app, opts *listOptions) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err = io.WriteString(a.stdout, paintTable(a.style(), b.String(), "ORIGIN", paintOrigin))
-	return err
+	if _, err = io.WriteString(a.stdout, paintTable(a.style(), b.String(), "ORIGIN", paintOrigin)); err != nil {
+		return err
+	}
+	if more {
+		fmt.Fprintf(a.stderr, "the newest %d shown; there are more: --limit 0 lists them all\n", limit)
+	}
+	return nil
 }
 
 // paintTable paints a table tabwriter laid out: its header line bold, and

@@ -9,10 +9,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 func main() {
@@ -28,5 +31,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	context.AfterFunc(ctx, stop)
+	// A wait for another process's lock says on whom it waits, and the
+	// first Ctrl-C ends it.
+	safefile.SetLockWait(ctx.Done(), func(msg string) { fmt.Fprintf(stderr, "session-handoff: %s\n", msg) })
 	return newApp(ctx, stdin, stdout, stderr).execute(args)
 }

@@ -196,7 +196,8 @@ func newMemoryShowCmd(a *app) *cobra.Command {
 		Short: "list the memory files, or print one",
 		Long: `Lists the memory files with their header fields (layer, tag, date,
 handoff, entries); --layer 2 prints the current state, --latest the newest
-session note (of --tag, if given; with --layer 3 the newest archive), and
+session note (of a tag holding --tag, ignoring case, as agent-handover's
+read_latest matched it; with --layer 3 the newest archive), and
 FILE (a path in the memory directory) prints that file.`,
 		Example: `  session-handoff memory show --tag api
   session-handoff memory show --layer 2

@@ -43,7 +43,7 @@ func TestMemoryWriteShow(t *testing.T) {
 		{"the current state", "all green\n", memoryWriteOptions{note: memory.Note{Layer: 2}, args: []string{"-"}}, 0, "wrote " + filepath.Join(dir, "layer2", "current-state.md") + "\n", ""},
 		{"no layer", "x\n", memoryWriteOptions{args: []string{"-"}}, 2, "", "session-handoff: memory write: --layer is required: 1 (notes), 2 (current state) or 3 (archive)\n"},
 		{"layer 1 without a tag: the general note", "x\n", memoryWriteOptions{note: memory.Note{Layer: 1, Date: "2026-03-05"}, args: []string{"-"}}, 0, "wrote " + filepath.Join(dir, "layer1", "2026-03", "general-2026-03-05.md") + "\n", ""},
-		{"a tag to clean", "x\n", memoryWriteOptions{note: memory.Note{Layer: 1, Tag: "Api/Auth", Date: "2026-03-05"}, args: []string{"-"}}, 0, "wrote " + filepath.Join(dir, "layer1", "2026-03", "api-auth-2026-03-05.md") + "\n", "note: tag \"Api/Auth\" written as \"api-auth\"\n"},
+		{"a tag to clean", "x\n", memoryWriteOptions{note: memory.Note{Layer: 1, Tag: "api/Auth", Date: "2026-03-05"}, args: []string{"-"}}, 0, "wrote " + filepath.Join(dir, "layer1", "2026-03", "api-Auth-2026-03-05.md") + "\n", "note: tag \"api/Auth\" written as \"api-Auth\"\n"},
 		{"a bad tag", "x\n", memoryWriteOptions{note: l1("../x"), args: []string{"-"}}, 2, "", "session-handoff: memory write: --tag \"../x\""},
 		{"a tag on layer 2", "x\n", memoryWriteOptions{note: memory.Note{Layer: 2, Tag: "api"}, args: []string{"-"}}, 2, "", "session-handoff: memory write: layer 2 takes no --tag and no --key\n"},
 		{"no text", "", memoryWriteOptions{note: l1("api")}, 2, "", "session-handoff: memory write: no text: give --file F, or \"-\" to read standard input\n"},

@@ -63,6 +63,14 @@ func (n *noteOptions) read(a *app) (handoff.Notes, error) {
 		}
 		notes.Summary = t
 	}
+	if len(notes.Summary) > handoff.MaxText {
+		flag := "--summary"
+		if n.summaryFile != "" {
+			flag = "--summary-file " + handoff.Shorten(n.summaryFile, 80)
+		}
+		return notes, withHint(usagef("%s: the summary is %d bytes, over the limit of %d (64 KiB)", flag, len(notes.Summary), handoff.MaxText),
+			"keep the summary to where things stand and put the longer text in a file: in the project, where the next session reads it, or sent along with 'session-handoff export --attach FILE'")
+	}
 	return notes, nil
 }
 

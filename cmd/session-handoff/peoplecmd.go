@@ -203,23 +203,32 @@ func runPeopleRm(a *app, opts *peopleRmOptions) error {
 }
 
 // completePeople completes 'people rm': the names in my address book.
-func (a *app) completePeople(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+func (a *app) completePeople(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	kr, err := a.keyring()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	b, err := people.Load(kr.Dir)
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	var out []string
-	for _, p := range b.List() {
-		if strings.HasPrefix(p.Name, toComplete) {
-			out = append(out, p.Name+"\t"+people.Short(p.Recipient))
+	return a.completePeopleFlag(cobra.ShellCompDirectiveNoFileComp)(cmd, args, toComplete)
+}
+
+// completePeopleFlag completes a --to flag with the names in the address
+// book, each described by its recipient; then says whether files are
+// offered too.
+func (a *app) completePeopleFlag(then cobra.ShellCompDirective) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		kr, err := a.keyring()
+		if err != nil {
+			return nil, then
 		}
+		book, err := people.Load(kr.Dir)
+		if err != nil {
+			return nil, then
+		}
+		var out []string
+		for _, p := range book.List() {
+			if strings.HasPrefix(p.Name, toComplete) {
+				out = append(out, p.Name+"\t"+people.Short(p.Recipient))
+			}
+		}
+		return out, then
 	}
-	return out, cobra.ShellCompDirectiveNoFileComp
 }

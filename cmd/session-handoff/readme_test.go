@@ -374,3 +374,98 @@ func TestReadmeListsEveryAgent(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeMachinesInStep runs README's "My machines in step" block as
+// written, on two new machines (a laptop and a desktop, each a home of its
+// own with a clone of the project and no keys): a command runs on the
+// machine its comment names ("on each machine": both, the laptop first),
+// else where the one before it ran. The pairing texts are what the other
+// machine printed, and the remote a bare repository.
+func TestReadmeMachinesInStep(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the block is a POSIX shell session")
+	}
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), "\n## My machines in step\n")
+	_, block, ok2 := strings.Cut(section, "```sh\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README.md has no sh block under \"## My machines in step\"")
+	}
+	root := t.TempDir()
+	bin := filepath.Join(root, "bin")
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "session-handoff"), ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	remote := filepath.Join(root, "handoffs.git")
+	laptop := tourMachine{"laptop", filepath.Join(root, "laptop")}
+	desktop := tourMachine{"desktop", filepath.Join(root, "desktop")}
+	shell := func(m tourMachine, dir, line string) (string, error) {
+		sh := exec.Command("sh", "-c", line)
+		sh.Dir = dir
+		sh.Env = append(m.env(bin), "SESSION_HANDOFF_KEY_PASSPHRASE=correct horse battery staple")
+		out, err := sh.CombinedOutput()
+		return string(out), err
+	}
+	project := func(m tourMachine) string { return m.file("src/app") }
+	origin := filepath.Join(root, "origin")
+	for _, line := range []string{"git init -q -b main " + origin, "git -C " + origin + " commit -q --allow-empty -m first"} {
+		if out, err := shell(laptop, root, line); err != nil {
+			t.Fatalf("%s: %v\n%s", line, err, out)
+		}
+	}
+	for _, m := range []tourMachine{laptop, desktop} {
+		if out, err := shell(m, root, "mkdir -p "+m.file("src")+" && git clone -q "+origin+" "+project(m)); err != nil {
+			t.Fatalf("clone on %s: %v\n%s", m.name, err, out)
+		}
+	}
+	if out, err := shell(laptop, root, "git init -q --bare "+remote); err != nil {
+		t.Fatalf("bare remote: %v\n%s", err, out)
+	}
+	pairText := regexp.MustCompile(`session-handoff-pair:[^'\s]+`)
+	said := map[string]string{} // the last pairing text each machine printed
+	on := []tourMachine{laptop}
+	n := 0
+	for _, raw := range strings.Split(block, "\n") {
+		cmd, comment := splitComment(raw)
+		if cmd == "" {
+			continue
+		}
+		n++
+		switch {
+		case strings.Contains(comment, "on each machine"):
+			on = []tourMachine{laptop, desktop}
+		case strings.Contains(comment, "on the desktop"):
+			on = []tourMachine{desktop}
+		case strings.Contains(comment, "on the laptop"):
+			on = []tourMachine{laptop}
+		case len(on) == 2:
+			on = on[:1]
+		}
+		for _, m := range on {
+			other := desktop
+			if m.name == desktop.name {
+				other = laptop
+				cmd = strings.ReplaceAll(cmd, "alice@laptop", "alice@desktop")
+			}
+			line := strings.ReplaceAll(cmd, "git@github.com:me/handoffs.git", remote)
+			line = strings.ReplaceAll(line, "session-handoff-pair:…", said[other.name])
+			out, err := shell(m, project(m), line)
+			if err != nil {
+				t.Fatalf("README \"My machines in step\", command %d on the %s:\n  %s\nfailed: %v\n%s", n, m.name, cmd, err, out)
+			}
+			if p := pairText.FindString(out); p != "" {
+				said[m.name] = p
+			}
+		}
+	}
+	if n < 5 {
+		t.Fatalf("found %d commands in the block", n)
+	}
+}

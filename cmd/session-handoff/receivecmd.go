@@ -30,13 +30,17 @@ type receiveOptions struct {
 	noFetch    bool
 	onConflict string
 	policy     exchange.Policy // --allow-untrusted, --allow-unsigned, --tofu
+	drop       []string        // bundle ids, or dropAllRefused
 	json       bool
 }
+
+// dropAllRefused is the --drop value that drops every refused bundle.
+const dropAllRefused = "all-refused"
 
 func newReceiveCmd(a *app) *cobra.Command {
 	var opts receiveOptions
 	cmd := &cobra.Command{
-		Use:   "receive [--remote NAME] [--dry-run] [--retry] [--allow-untrusted] [--allow-unsigned] [--tofu] [--json]",
+		Use:   "receive [--remote NAME] [--dry-run] [--retry] [--drop BUNDLE-ID|all-refused] [--allow-untrusted] [--allow-unsigned] [--tofu] [--json]",
 		Short: "fetch and import the bundles a git remote holds for me",
 		Long: `Fetches each remote (or the one --remote names) and imports every new
 bundle in my ref of its inbox, the one named by the hash of my age
@@ -51,12 +55,21 @@ bundles are recorded in a ledger in the data directory and not looked at
 again, and then removed from my ref on the remote (a sender pushing at
 the same moment loses nothing: the removal is leased and made again);
 bundles refused by the policy stay, and are imported once their signer is
-trusted. --retry looks again at rejected bundles still on the remote (an
-inbox of the earlier one-branch layout keeps them). Exit status 1 when any
-bundle was refused or rejected; --dry-run checks and writes nothing, and
-removes nothing.`,
+trusted. A bundle refused for its signer is remembered: later receives
+say it is "still refused" without reading it again, until it changes or
+the trust store does ('inbox' shows it refused, with the reason). --drop
+BUNDLE-ID (repeatable) or --drop all-refused drops refused bundles: they
+are recorded as dropped and removed from my ref, never imported.
+--retry looks again at rejected bundles still on the remote (an inbox of
+the earlier one-branch layout keeps them). Exit status 1 when a bundle
+was refused or rejected by this receive, a remote could not be read, or a
+--drop names no refused bundle; a bundle still refused since an earlier
+receive, unchanged, does not count. --dry-run checks and writes nothing,
+and removes nothing.`,
 		Example: `  session-handoff receive
   session-handoff receive --remote team --dry-run
+  session-handoff receive --drop 0123456789abcdef0123456789abcdef
+  session-handoff receive --drop all-refused
   session-handoff receive --tofu --json`,
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error { return runReceive(a, opts) },
@@ -68,6 +81,7 @@ removes nothing.`,
 	f.BoolVar(&opts.dryRun, "dry-run", false, "check and report, import nothing")
 	f.BoolVar(&opts.retry, "retry", false, "look again at bundles rejected before")
 	f.BoolVar(&opts.noFetch, "no-fetch", false, "use what was fetched last")
+	repeatedVar(f, &opts.drop, "drop", "drop this refused bundle (its id as receive and inbox print it; repeatable), or every refused one with all-refused")
 	f.StringVar(&opts.onConflict, "on-conflict", "fail", "when a different handoff with the same id is stored: fail, skip or replace")
 	f.BoolVar(&opts.policy.AllowUntrusted, "allow-untrusted", false, "accept a valid signature by a key that is not in my trust store (RISK: anyone can make such a key)")
 	f.BoolVar(&opts.policy.AllowUnsigned, "allow-unsigned", false, "accept unsigned bundles (RISK: anyone could have written them)")
@@ -85,6 +99,21 @@ func runReceive(a *app, opts receiveOptions) error {
 	default:
 		return usagef("--on-conflict %q: want fail, skip or replace", handoff.Shorten(opts.onConflict, 20))
 	}
+	dropAll := false
+	var dropIDs []string
+	for _, d := range opts.drop {
+		switch {
+		case d == dropAllRefused:
+			dropAll = true
+		case len(d) == 32 && strings.Trim(d, "0123456789abcdef") == "":
+			dropIDs = append(dropIDs, d)
+		default:
+			return usagef("--drop %q: want a bundle id (32 lower-case hex characters, as receive and inbox print it) or %s", handoff.Shorten(d, 40), dropAllRefused)
+		}
+	}
+	if opts.dryRun && len(opts.drop) > 0 {
+		return usagef("--drop writes the ledger and changes the remote: not with --dry-run")
+	}
 	remotes, err := a.inboxRemotes(opts.remote)
 	if err != nil {
 		return err
@@ -100,7 +129,7 @@ func runReceive(a *app, opts receiveOptions) error {
 	var tally receiveTally
 	for _, r := range remotes {
 		res, err := remote.Receive(a.ctx, remote.ReceiveOptions{Remote: r, DataDir: s.Dir(), Store: s, Keys: kr, Read: ropts,
-			Policy: pol, DryRun: opts.dryRun, Retry: opts.retry, NoFetch: opts.noFetch, Now: time.Now()})
+			Policy: pol, DryRun: opts.dryRun, Retry: opts.retry, NoFetch: opts.noFetch, Drop: dropIDs, DropRefused: dropAll, Now: time.Now()})
 		if errors.Is(err, exchange.ErrNoKeys) {
 			return withHint(err, "run 'session-handoff keygen' first")
 		}
@@ -122,7 +151,15 @@ func runReceive(a *app, opts receiveOptions) error {
 			return err
 		}
 	}
-	return tally.err(len(remotes))
+	if err := tally.err(len(remotes)); err != nil {
+		return err
+	}
+	for _, id := range dropIDs {
+		if !slices.Contains(tally.dropped, id) {
+			return withHint(fmt.Errorf("--drop %s: no refused bundle with this id in my refs", id), "'session-handoff inbox' lists my bundles and their ids")
+		}
+	}
+	return nil
 }
 
 // receiveTally counts what a receive did across its remotes.
@@ -131,6 +168,7 @@ type receiveTally struct {
 	failed            int // remotes that could not be read
 	refused, rejected int
 	hints             []string
+	dropped           []string // bundle ids dropped
 }
 
 func (t *receiveTally) add(res *remote.ReceiveResult) {
@@ -144,6 +182,8 @@ func (t *receiveTally) add(res *remote.ReceiveResult) {
 			}
 		case remote.OutcomeRejected:
 			t.rejected++
+		case remote.OutcomeDropped:
+			t.dropped = append(t.dropped, it.BundleID)
 		}
 	}
 }
@@ -184,7 +224,8 @@ func newInboxCmd(a *app) *cobra.Command {
 		Short: "list what git remotes hold: for whom, from whom, verified or not",
 		Long: `Fetches each remote (or the one --remote names) and lists my bundles
 (those in the refs of my age recipient and identities), one per line,
-with whether they are new, imported or rejected, and, for new ones,
+with whether they are new, imported, rejected, or refused by an earlier
+receive for their signer (with the reason), and, for new ones,
 whether they verify against my trust store (they are decrypted and
 checked, not stored: --no-verify skips that); "from" and "sent" are the
 bundle's own signer and time. The other recipients the remote holds
@@ -318,8 +359,10 @@ func (a *app) printReceive(res *remote.ReceiveResult) {
 		switch {
 		case it.Outcome == remote.OutcomeIgnored:
 			fmt.Fprintf(a.stdout, "%s: ignored %s: %s\n", res.Remote, cell(it.Path, 120), untrusted.OneLine(it.Reason, maxLine))
-		case it.Failed():
+		case it.Failed() || it.Outcome == remote.OutcomeDropped:
 			fmt.Fprintf(a.stdout, "%s: %s %s: %s\n", res.Remote, it.Outcome, it.BundleID, untrusted.OneLine(it.Reason, maxLine))
+		case it.Outcome == remote.OutcomeStillRefused:
+			fmt.Fprintf(a.stdout, "%s: %s %s: %s (unchanged; 'receive --drop %s' drops it)\n", res.Remote, it.Outcome, it.BundleID, untrusted.OneLine(it.Reason, maxLine), it.BundleID)
 		default:
 			who := ""
 			if it.Verification != nil {
@@ -333,7 +376,7 @@ func (a *app) printReceive(res *remote.ReceiveResult) {
 	}
 	var parts []string
 	for _, o := range []remote.Outcome{remote.OutcomeImported, remote.OutcomeReplaced, remote.OutcomeAlready, remote.OutcomeSkipped,
-		remote.OutcomeWouldImport, remote.OutcomeRefused, remote.OutcomeRejected, remote.OutcomeIgnored} {
+		remote.OutcomeWouldImport, remote.OutcomeRefused, remote.OutcomeStillRefused, remote.OutcomeDropped, remote.OutcomeRejected, remote.OutcomeIgnored} {
 		if counts[o] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[o], o))
 		}

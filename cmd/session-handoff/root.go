@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/legacy"
@@ -151,7 +152,7 @@ SESSION_HANDOFF_HOME relocates both.`,
 	root.SetVersionTemplate("session-handoff {{buildVersion}}\n")
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { printHelpTo(cmd, cmd.OutOrStdout()) })
 	root.SetUsageFunc(func(cmd *cobra.Command) error { printHelpTo(cmd, cmd.ErrOrStderr()); return nil })
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.global.storeDir, "store", "", "store directory (default $SESSION_HANDOFF_HOME/data or $XDG_DATA_HOME/session-handoff)")
@@ -203,6 +204,51 @@ func unknownCommand(root *cobra.Command, word string) error {
 		return withHint(err, "did you mean '"+strings.Join(s, "' or '")+"'? 'session-handoff help' lists the commands")
 	}
 	return withHint(err, "run 'session-handoff help' for the list of commands")
+}
+
+// flagError makes a flag error a usage error; an unknown long flag close
+// to one of the command's gets "did you mean", as an unknown command does.
+func flagError(cmd *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return usageError{err}
+	}
+	var near []string
+	seen := map[string]bool{}
+	visit := func(f *pflag.Flag) {
+		if !f.Hidden && !seen[f.Name] && (editDistance(name, f.Name) <= 2 || len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
+			seen[f.Name] = true
+			near = append(near, "--"+f.Name)
+		}
+	}
+	cmd.LocalFlags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	if len(near) == 0 || len(near) > 3 {
+		return usageError{err}
+	}
+	return withHint(usageError{err}, "did you mean "+strings.Join(near, " or ")+"? 'session-handoff "+commandName(cmd)+" --help' lists the flags")
+}
+
+// editDistance is the Levenshtein distance between two short words, in
+// bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // newParentCmd makes a command whose work is done by its subcommands

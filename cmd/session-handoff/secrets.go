@@ -121,12 +121,16 @@ func (a *app) keyPassphrase(file *string, flag string) *passphraseSource {
 
 // keyring opens the keyring named by --keys or the default location.
 func (a *app) keyring() (exchange.Keyring, error) {
+	var usual []string
+	if home, err := paths.Home(a.getenv); err == nil {
+		usual = exchange.UsualSSHKeys(home)
+	}
 	if a.global.keysDir != "" {
-		return exchange.Keyring{Dir: a.global.keysDir}, nil
+		return exchange.Keyring{Dir: a.global.keysDir, UsualSSH: usual}, nil
 	}
 	d, err := paths.Config(a.getenv)
 	if err != nil {
 		return exchange.Keyring{}, err
 	}
-	return exchange.Keyring{Dir: d}, nil
+	return exchange.Keyring{Dir: d, UsualSSH: usual}, nil
 }

@@ -40,7 +40,7 @@ address book ('people add') or an age1…/ssh- key; repeat it for several
 recipients. --remote may be left out when only one remote is configured.
 
 If someone else pushed at the same moment, the send is rebuilt on top of
-theirs and pushed again (up to 5 times). If the remote cannot be reached,
+theirs and pushed again (for up to 2 minutes, at most 60 rounds). If the remote cannot be reached,
 the bundle is kept: running the same send again, or 'send --pending',
 pushes that bundle; it is never added twice.`,
 		Example: `  session-handoff send --remote team --to bob@desk
@@ -63,6 +63,7 @@ pushes that bundle; it is never added twice.`,
 	f.StringVar(&opts.keyPassFile, "key-passphrase-file", "", "read the signing key's passphrase from this file")
 	f.BoolVar(&opts.json, "json", false, "print the result as JSON")
 	_ = cmd.RegisterFlagCompletionFunc("remote", a.completeRemotes)
+	_ = cmd.RegisterFlagCompletionFunc("to", a.completePeopleFlag(cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -35,7 +36,9 @@ func newSnapshotCmd(a *app) *cobra.Command {
 project's git worktree (branch, recent commits, uncommitted changes, the
 project's kind and its build and test commands; without git, the kind
 and commands only) and writes it, rendered, to HANDOFF.md in the project's
-memory directory, with a pointer to SOUL.md and MEMORY.md beside it.
+memory directory, with a pointer to SOUL.md and MEMORY.md beside it; in
+agent-handoff's layout (HANDOFF.md at the project's root, none in the
+memory directory) the root's HANDOFF.md is the one written.
 --mode records the session's mode as the tag mode:LABEL. For a full
 end-of-session run (the agent's transcript, notes, compaction) use
 'session-handoff handover run'.`,
@@ -104,8 +107,16 @@ func runSnapshot(a *app, opts snapshotOptions) error {
 	}
 	wd, _ := os.Getwd()
 	dir := memory.DefaultDir(rec.Project.Path, wd)
-	text := handover.SnapshotText(rec, opts.mode, dir.HasIdentity(), res.Text)
-	path, err := dir.WriteHandoff(string(rec.ID), text)
+	var text, path string
+	if root := filepath.Dir(dir.Root); memory.KeepsRootHandoff(root, dir) {
+		// agent-handoff's layout: HANDOFF.md (and SOUL.md, MEMORY.md)
+		// at the project's root, where its agent reads them.
+		text = handover.SnapshotText(rec, opts.mode, memory.Dir{Root: root}.HasIdentity(), res.Text)
+		path, err = memory.WriteRootHandoff(root, string(rec.ID), text)
+	} else {
+		text = handover.SnapshotText(rec, opts.mode, dir.HasIdentity(), res.Text)
+		path, err = dir.WriteHandoff(string(rec.ID), text)
+	}
 	if err != nil {
 		return fmt.Errorf("handoff %s saved, but: %w", rec.ID, err)
 	}

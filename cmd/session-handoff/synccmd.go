@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"text/tabwriter"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/devsync"
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/hooks"
+	"github.com/session-handoff/session-handoff/internal/proc"
 	"github.com/session-handoff/session-handoff/internal/remote"
 	"github.com/session-handoff/session-handoff/store"
 )
@@ -515,7 +515,7 @@ func (a *app) startSync(root string, id handoff.ID) error {
 	if err != nil {
 		return fmt.Errorf("start the sync: %w", err)
 	}
-	cmd := exec.Command(exe, args...)
+	cmd := proc.Detached(exe, args...)
 	// Named as the program is, whatever the file: the test binary
 	// dispatches on it.
 	cmd.Args[0] = "session-handoff"
@@ -525,7 +525,6 @@ func (a *app) startSync(root string, id handoff.ID) error {
 		_ = cmd.Run()
 		return nil
 	}
-	detach(cmd)
 	if a.start != nil {
 		return a.start(cmd)
 	}

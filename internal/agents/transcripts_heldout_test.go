@@ -50,6 +50,12 @@ type heldOutFile struct {
 	Plan        string                 `json:"plan"`
 	PlanStatus  string                 `json:"plan_status"`
 	Cancelled   bool                   `json:"cancelled"`
+	FailedEdits map[string]heldOutEdit `json:"failed_edits,omitempty"`
+}
+
+type heldOutEdit struct {
+	Count int    `json:"count"`
+	By    string `json:"by,omitempty"`
 }
 
 type heldOutPath struct {
@@ -78,6 +84,12 @@ func (h heldOutFile) expectation(file string) (realExpectation, error) {
 	for p, f := range h.Files {
 		e.files[p] = realFile{action: f.Action, edits: f.Edits, by: f.By}
 	}
+	for p, f := range h.FailedEdits {
+		if e.failedEdits == nil {
+			e.failedEdits = map[string]expect.FailedEdit{}
+		}
+		e.failedEdits[p] = expect.FailedEdit{Count: f.Count, By: f.By}
+	}
 	for _, c := range h.Commands {
 		e.commands = append(e.commands, realCommand{prefix: c.Prefix, exit: c.Exit, count: c.Count, status: c.Status, by: c.By})
 	}
@@ -91,6 +103,12 @@ func heldOutJSON(e realExpectation) ([]byte, error) {
 		Plan: e.plan, PlanStatus: e.planStatus, Cancelled: e.cancelled, Files: map[string]heldOutPath{}}
 	for p, f := range e.files {
 		h.Files[p] = heldOutPath{Action: f.action, Edits: f.edits, By: f.by}
+	}
+	for p, f := range e.failedEdits {
+		if h.FailedEdits == nil {
+			h.FailedEdits = map[string]heldOutEdit{}
+		}
+		h.FailedEdits[p] = heldOutEdit{Count: f.Count, By: f.By}
 	}
 	for _, c := range e.commands {
 		h.Commands = append(h.Commands, heldOutCommand{Prefix: c.prefix, Exit: c.exit, Count: c.count, Status: c.status, By: c.by})

@@ -3,6 +3,7 @@ package agents_test
 import (
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/agents"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // Expectations for the real Claude Code transcripts, established by
@@ -76,6 +77,14 @@ func init() {
 				{prefix: "ls -la types/", count: 3, status: failed, by: "subagent"},
 				{prefix: "npm run build", count: 4, status: failed, by: "subagent"},
 				{prefix: "cd /path/to/Demo/todo-app && npx tsc --noEmit --skipLibCheck", exit: exit(0), count: 2, status: ok, by: "subagent"},
+			},
+			// Edits, a MultiEdit and a Write of files a subagent had
+			// not read, each refused ("File has not been read yet"),
+			// none followed by an edit that went through.
+			failedEdits: map[string]expect.FailedEdit{
+				"types/index.ts":                 {Count: 4, By: "subagent"},
+				"types/state.ts":                 {Count: 2, By: "subagent"},
+				"todo-app/src/hooks/useTodos.ts": {Count: 4, By: "subagent"},
 			},
 			files: map[string]realFile{
 				"CLAUDE.md":                               {"created", 1, ""},

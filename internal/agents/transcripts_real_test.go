@@ -49,6 +49,9 @@ type realExpectation struct {
 	plan, planStatus string
 	// cancelled says the user stopped the last turn (an open question).
 	cancelled bool
+	// failedEdits are the files whose edit failed and no later edit
+	// changed, with how often and by whom; none when empty.
+	failedEdits map[string]expect.FailedEdit
 }
 
 type realFile struct {
@@ -140,7 +143,8 @@ func taggedBlock(t string) bool {
 // want is e in expect's terms.
 func (e realExpectation) want() expect.Want {
 	w := expect.Want{Title: e.title, Requests: e.requests, Files: filesWant(e.files), NumCommands: e.numCommands,
-		OpenFailure: e.openFailure, Todos: e.todos, Compaction: e.compaction, Plan: e.plan, PlanStatus: e.planStatus, Cancelled: e.cancelled}
+		OpenFailure: e.openFailure, Todos: e.todos, Compaction: e.compaction, Plan: e.plan, PlanStatus: e.planStatus, Cancelled: e.cancelled,
+		FailedEdits: e.failedEdits}
 	for _, c := range e.commands {
 		w.Commands = append(w.Commands, expect.Command{Prefix: c.prefix, Exit: c.exit, Count: c.count, Status: c.status, By: c.by})
 	}

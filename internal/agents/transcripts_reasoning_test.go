@@ -115,7 +115,10 @@ func fixtureRoots(name string) []string {
 // from the first; the second must hold no mark and read as the first.
 func checkCopyWithoutReasoning(t *testing.T, name, path string, lines []string) {
 	dir := filepath.Dir(path)
-	raw, filtered := t.TempDir(), t.TempDir()
+	// The copies keep the directory's name, which a reader may read (a
+	// Gemini CLI subagent's recording lies in a directory named after
+	// its parent session).
+	raw, filtered := filepath.Join(t.TempDir(), filepath.Base(dir)), filepath.Join(t.TempDir(), filepath.Base(dir))
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -27,9 +27,11 @@ import (
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/changes"
+	"github.com/session-handoff/session-handoff/internal/handover"
 	"github.com/session-handoff/session-handoff/internal/memory"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/store"
 )
@@ -96,8 +98,9 @@ func Gather(ctx context.Context, s *store.Store, o Options) (render.Briefing, er
 		}
 	}
 	if br.Record != nil {
-		br.Changes = carried(ctx, s, o.Project, br.Record)
+		br.Changes = carried(s, o.Project, br.Record)
 	}
+	br.InterruptedRun = interruptedRun(s, o.Project)
 	if br.Record != nil && br.Record.Git != nil {
 		if br.Drift, err = capture.SinceAtRoot(ctx, o.Project, br.Record.Git); err != nil {
 			if !errors.Is(err, capture.ErrNotGitRepo) && !errors.Is(err, capture.ErrNoGit) {
@@ -109,15 +112,30 @@ func Gather(ctx context.Context, s *store.Store, o Options) (render.Briefing, er
 	return br, nil
 }
 
+// interruptedRun is one line on the project's handover run when it
+// stopped with steps left and no process runs it now; "" otherwise, also
+// when its checkpoint cannot be read ('handover check' says why).
+func interruptedRun(s *store.Store, project string) string {
+	stateDir := handover.StateDir(s.Dir(), project)
+	st, cp, err := handover.Check(stateDir)
+	if err != nil || st != handover.StatusResumeNeeded || cp == nil || handover.Running(stateDir) {
+		return ""
+	}
+	return fmt.Sprintf("The last session's end-of-session writes did not all run: handover run %s stopped with steps left (%s). Tell the user; `session-handoff handover run` finishes them.",
+		untrusted.OneLine(cp.RunID, 64), untrusted.OneLine(strings.Join(cp.Pending(), ", "), 256))
+}
+
 // carried is what rec carries of its worktree's uncommitted changes, and
-// whether the worktree at root holds them now; nil when it carries none
+// whether the worktree at root holds them now, by a look that starts no
+// process and is bounded whatever the patch (changes.AppliedState: the
+// session-start path never waits on git apply); nil when it carries none
 // or they cannot be read.
-func carried(ctx context.Context, s *store.Store, root string, rec *handoff.Record) *render.CarriedChanges {
-	data, sum, err := changes.Carried(s, rec)
-	if err != nil || sum == nil {
+func carried(s *store.Store, root string, rec *handoff.Record) *render.CarriedChanges {
+	files, st, err := changes.CarriedState(s, rec, root)
+	if err != nil || files == 0 {
 		return nil
 	}
-	return &render.CarriedChanges{Files: len(sum.Files), Applied: changes.Applied(ctx, root, data)}
+	return &render.CarriedChanges{Files: files, Applied: st == changes.AllApplied, CannotTell: st == changes.CannotTell}
 }
 
 // substanceLookback bounds the project's handoffs read, newest first, to

@@ -312,6 +312,9 @@ func redactRecord(r *redact.Redactor, rec *handoff.Record, rep *redact.Report) {
 	for i := range s.Todos {
 		s.Todos[i].Content = r.String(s.Todos[i].Content, fmt.Sprintf("todo %d", i+1), rep)
 	}
+	for i := range s.FailedEdits {
+		s.FailedEdits[i].Error = r.String(s.FailedEdits[i].Error, fmt.Sprintf("failed edit %d", i+1), rep)
+	}
 }
 
 // copyTranscript writes a redacted copy of the transcript for attaching.

@@ -61,8 +61,10 @@ type Plan struct {
 // touched), and a file the patch changes too is merged, with conflict
 // markers where both changed the same lines. It refuses, changing
 // nothing, when the base commit is missing (ErrNoBase), a merge is in
-// progress or an untracked file is where the patch creates one
-// (ErrWorktree). Conflicts are no error: Plan.Conflicts lists them.
+// progress or a file (untracked or ignored) is where the patch creates
+// one (ErrWorktree), or a path the patch writes is, or lies below, a
+// symbolic link on disk or in the base commit (ErrLink). Conflicts are no
+// error: Plan.Conflicts lists them.
 func Apply(ctx context.Context, root string, data []byte, opts ApplyOptions) (*Plan, error) {
 	sum, err := Check(data)
 	if err != nil {
@@ -81,6 +83,12 @@ func Apply(ctx context.Context, root string, data []byte, opts ApplyOptions) (*P
 		return pl, err
 	}
 	if err := pl.inspect(ctx, g, root, opts); err != nil {
+		return pl, err
+	}
+	if err := checkDisk(root, sum); err != nil {
+		return pl, err
+	}
+	if err := checkBaseLinks(ctx, g, sum); err != nil {
 		return pl, err
 	}
 	tmp, patch, err := tempPatch(data)
@@ -102,8 +110,8 @@ func Apply(ctx context.Context, root string, data []byte, opts ApplyOptions) (*P
 	if err != nil {
 		return pl, err
 	}
-	if err := pl.apply(ctx, g, patch, opts); err != nil {
-		if uerr := j.undo(ctx, g, root, sum, opts.StashMessage); uerr != nil {
+	if err := pl.apply(ctx, g, root, patch, opts); err != nil {
+		if uerr := j.undo(ctx, g, root, opts.StashMessage); uerr != nil {
 			return pl, fmt.Errorf("%w; and undoing it: %v", err, uerr)
 		}
 		return pl, err
@@ -120,6 +128,14 @@ func (pl *Plan) begin(ctx context.Context, g git.Runner, jpath string, opts Appl
 	branch, _ := g.Run(ctx, "symbolic-ref", "-q", "HEAD")
 	j := &journal{path: jpath, Head: strings.TrimSpace(string(head)), Branch: strings.TrimSpace(string(branch)),
 		NewBranch: opts.Branch, Stash: pl.Stash}
+	// What the apply writes where nothing was (checkDisk saw to that):
+	// the files the patch creates, each with the blob id of its content.
+	// One whose id the patch does not give in full is never removed.
+	for _, f := range pl.Summary.Files {
+		if f.Status == "A" && f.Blob != "" {
+			j.Creates = append(j.Creates, created{Path: f.Path, Blob: f.Blob})
+		}
+	}
 	if err := j.write(); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -150,17 +166,23 @@ func (pl *Plan) resume(ctx context.Context, g git.Runner, root, jpath string, da
 	if opts.DryRun {
 		return true, nil
 	}
-	return false, j.undo(ctx, g, root, pl.Summary, opts.StashMessage)
+	return false, j.undo(ctx, g, root, opts.StashMessage)
 }
 
 // apply switches to the new branch if asked, and applies the patch with a
 // three-way merge; conflicts are left in the files and listed.
-func (pl *Plan) apply(ctx context.Context, g git.Runner, patch string, opts ApplyOptions) error {
+func (pl *Plan) apply(ctx context.Context, g git.Runner, root, patch string, opts ApplyOptions) error {
 	sum := pl.Summary
 	if opts.Branch != "" {
 		if _, err := g.Run(ctx, "switch", "--no-guess", "-c", opts.Branch, "--end-of-options", sum.Base); err != nil {
 			return fmt.Errorf("new branch: %w", err)
 		}
+	}
+	// Once more, as close to git apply as can be: the worktree may have
+	// changed since the first look (a new branch checked out, or another
+	// process of the user's at work).
+	if err := checkDisk(root, sum); err != nil {
+		return err
 	}
 	if len(pl.Touched) > 0 {
 		// git apply --3way merges into the index's version of a file:
@@ -195,7 +217,17 @@ func (pl *Plan) inspect(ctx context.Context, g git.Runner, root string, opts App
 		return fmt.Errorf("%s %w: fetch it first (%s), or push it from the other machine", base[:12], ErrNoBase, hint)
 	}
 	head, err := g.Run(ctx, "rev-parse", "--verify", "-q", "HEAD^{commit}")
-	pl.BaseIsHead = err == nil && strings.TrimSpace(string(head)) == base
+	if err != nil {
+		// An unborn branch (a fresh init, a clone of an empty
+		// repository, a fetch without a checkout): there is nothing to
+		// apply on top of, and no HEAD to come back to.
+		what := "git switch --create NAME " + base[:12]
+		if b := pl.Summary.Branch; b != "" {
+			what = "git switch " + untrusted.Quote(b, 80) + " (the handoff's branch), or " + what
+		}
+		return fmt.Errorf("HEAD names no commit: nothing is checked out here: %w (check one out first: %s; then apply)", ErrWorktree, what)
+	}
+	pl.BaseIsHead = strings.TrimSpace(string(head)) == base
 	if opts.Branch != "" {
 		if _, err := g.Run(ctx, "check-ref-format", "--branch", opts.Branch); err != nil || strings.HasPrefix(opts.Branch, "-") {
 			return fmt.Errorf("%s is not a branch name: %w", untrusted.Quote(opts.Branch, 80), ErrWorktree)

@@ -241,3 +241,22 @@ func TestApplyOnTopOfAMovedHead(t *testing.T) {
 		t.Fatalf("auth.go = %q", got)
 	}
 }
+
+// TestApplyOnAnUnbornHeadSaysWhatToDo: a clone with no commit checked out
+// (the base fetched, HEAD an unborn branch) is refused by the dry run and
+// the apply alike, saying what to check out; nothing changes.
+func TestApplyOnAnUnbornHeadSaysWhatToDo(t *testing.T) {
+	laptop, _, data := carry(t, func(laptop string) { write(t, laptop, "auth.go", "changed\n") })
+	fresh := t.TempDir()
+	run(t, fresh, "init", "-q", "-b", "trunk")
+	run(t, fresh, "fetch", "-q", laptop, "main")
+	for _, dry := range []bool{true, false} {
+		_, err := Apply(context.Background(), fresh, data, ApplyOptions{DryRun: dry})
+		if !errors.Is(err, ErrWorktree) || !strings.Contains(err.Error(), "nothing is checked out") || !strings.Contains(err.Error(), "git switch") {
+			t.Fatalf("dry run %v: err = %v", dry, err)
+		}
+	}
+	if st := run(t, fresh, "status", "--porcelain"); st != "" {
+		t.Fatalf("worktree changed: %q", st)
+	}
+}

@@ -40,6 +40,11 @@ const (
 	MaxHunkLines = 200_000
 	// MaxBinary bounds the inflated size of one binary literal or delta.
 	MaxBinary = 64 << 20
+	// MaxInflated bounds the inflated size of all the binary literals
+	// and deltas of one patch together (both blocks of each file, and
+	// for a delta the larger of its own size and the size it says its
+	// result has): what git apply may hold in memory for one patch.
+	MaxInflated = 256 << 20
 )
 
 // header is the first line of our preamble.
@@ -53,6 +58,13 @@ type File struct {
 	Path   string
 	Status string // "A" created, "D" deleted, "M" modified
 	Binary bool
+	// Blob is the object id the index line gives the file's new
+	// content, when given in full (Make writes --full-index); empty
+	// otherwise. Apply's undo compares a created file with it.
+	Blob string
+	// OldBlob is the index line's id of the file's content before, when
+	// given in full; all zeros for a file the patch creates.
+	OldBlob string
 }
 
 // Summary is what Check read from a patch.
@@ -73,9 +85,10 @@ func (s *Summary) Paths() []string {
 
 // parser walks a patch line by line.
 type parser struct {
-	lines [][]byte
-	i     int
-	sum   Summary
+	lines    [][]byte
+	i        int
+	sum      Summary
+	inflated uint64 // the binary contents so far, inflated (MaxInflated)
 }
 
 // Check reads a patch as git apply would and returns what it changes, or
@@ -211,8 +224,12 @@ func (p *parser) extended(f *File) error {
 				return p.errf("%s: %v", untrusted.Quote(f.Path, 200), err)
 			}
 		case strings.HasPrefix(l, "index "):
-			if err := indexLine(strings.TrimPrefix(l, "index ")); err != nil {
+			from, to, err := indexLine(strings.TrimPrefix(l, "index "))
+			if err != nil {
 				return p.errf("%s: %v", untrusted.Quote(f.Path, 200), err)
+			}
+			if isHash(to) && isHash(from) {
+				f.Blob, f.OldBlob = to, from
 			}
 		case strings.HasPrefix(l, "similarity index"), strings.HasPrefix(l, "dissimilarity index"),
 			strings.HasPrefix(l, "rename "), strings.HasPrefix(l, "copy "):
@@ -250,16 +267,17 @@ func oldMode(m string) error {
 
 // indexLine checks "index OLD..NEW[ MODE]": the mode, when given, is that
 // of a file left as it was (already executable is fine).
-func indexLine(v string) error {
+// It returns NEW.
+func indexLine(v string) (from, to string, err error) {
 	ids, mode, hasMode := strings.Cut(v, " ")
 	from, to, ok := strings.Cut(ids, "..")
 	if !ok || !hexID(from) || !hexID(to) {
-		return fmt.Errorf("bad index line %s", untrusted.Quote(v, 100))
+		return "", "", fmt.Errorf("bad index line %s", untrusted.Quote(v, 100))
 	}
 	if hasMode {
-		return oldMode(mode)
+		return from, to, oldMode(mode)
 	}
-	return nil
+	return from, to, nil
 }
 
 func hexID(s string) bool {
@@ -415,10 +433,27 @@ func (p *parser) binary(f *File) error {
 		if n > MaxBinary {
 			return p.errf("%s: binary content of %d bytes, over %d", untrusted.Quote(f.Path, 200), n, MaxBinary)
 		}
+		start := p.i + 1
 		for p.i++; p.i < len(p.lines) && p.line() != ""; p.i++ {
 			if c := p.lines[p.i][0]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
 				return p.errf("%s: bad binary patch line", untrusted.Quote(f.Path, 200))
 			}
+		}
+		if kind == "delta" {
+			// A delta of a few bytes can say its result is gigabytes
+			// (copies of the same stretch of the old content): the size
+			// it states counts, read from its header.
+			result, err := deltaResultSize(p.lines[start:p.i])
+			if err != nil {
+				return p.errf("%s: %v", untrusted.Quote(f.Path, 200), err)
+			}
+			if result > MaxBinary {
+				return p.errf("%s: binary content of %d bytes, over %d", untrusted.Quote(f.Path, 200), result, MaxBinary)
+			}
+			n = max(n, result)
+		}
+		if p.inflated += n; p.inflated > MaxInflated {
+			return p.errf("%s: binary contents of over %d bytes in all", untrusted.Quote(f.Path, 200), MaxInflated)
 		}
 		if p.i >= len(p.lines) {
 			return p.errf("%s: the binary patch ends early", untrusted.Quote(f.Path, 200))

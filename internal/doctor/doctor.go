@@ -26,6 +26,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/integrate"
 	"github.com/session-handoff/session-handoff/internal/legacy"
 	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/internal/proc"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
@@ -154,8 +155,8 @@ func checkGit(ctx context.Context, s Setup) Check {
 	}
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--version").Output()
-	if err != nil {
+	out, err := proc.Command(ctx, path, "--version").Output()
+	if err = proc.Result(err); err != nil {
 		c.Status, c.Detail, c.Fix = Warn, fmt.Sprintf("%s --version: %v", path, err), "reinstall git"
 		return c
 	}
@@ -374,6 +375,9 @@ func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
 			case agents.Gemini:
 				untrusted, err = geminiUntrusted(s, home, agent, installed)
 				folderFix = "start gemini in the project and trust the folder, or install the hooks with --user"
+			case agents.Copilot:
+				untrusted, err = copilotUntrusted(s, home, agent, installed)
+				folderFix = "start copilot in the project and trust the folder for future sessions, or install the hooks with --user"
 			}
 			if err != nil {
 				problems = append(problems, err.Error())
@@ -546,6 +550,41 @@ func geminiUntrusted(s Setup, home string, agent integrate.Agent, installed []st
 		return nil, nil
 	}
 	return []string{"installed in " + project + ", but Gemini CLI does not trust " + s.Project + " (" + rulesPath + "), so it ignores the project's settings and their hooks"}, nil
+}
+
+// copilotUntrusted says, when our hooks are in the project's
+// .github/hooks, whether GitHub Copilot CLI trusts the project's folder
+// for future sessions (its config.json): it runs a repository's hooks only
+// there, and asks at the start of an interactive session; a headless one
+// runs none.
+func copilotUntrusted(s Setup, home string, agent integrate.Agent, installed []string) ([]string, error) {
+	if s.Project == "" {
+		return nil, nil
+	}
+	project := agent.SettingsPath(s.Project, home, false, s.Env)
+	if !slices.Contains(installed, project) {
+		return nil, nil
+	}
+	info, ok := agents.Find(agents.Copilot)
+	dirs := info.Dirs(home, s.Env)
+	if !ok || len(dirs) == 0 {
+		return nil, nil
+	}
+	path := filepath.Join(dirs[0], "config.json")
+	config, err := readSettings(path)
+	if err != nil {
+		return nil, err
+	}
+	trusted := false
+	if config != nil {
+		if trusted, err = integrate.CopilotFolderTrusted(config, s.Project); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if trusted {
+		return nil, nil
+	}
+	return []string{"installed in " + project + ", but GitHub Copilot CLI does not trust " + s.Project + " (" + path + "), so it runs none of the repository's hooks until you trust the folder"}, nil
 }
 
 // readSettings reads an agent's settings file, bounded; nil when missing.

@@ -357,3 +357,33 @@ func installHooks(t *testing.T, agent, path string) []byte {
 	}
 	return text
 }
+
+// TestCopilotProjectHooksNeedATrustedFolder: GitHub Copilot CLI runs a
+// repository's .github/hooks only in a folder its config.json trusts, as
+// doctor warns for Gemini CLI and Codex.
+func TestCopilotProjectHooksNeedATrustedFolder(t *testing.T) {
+	s := setup(t)
+	installHooks(t, "copilot", filepath.Join(s.Project, ".github", "hooks", "session-handoff.json"))
+	c := find(t, Run(context.Background(), s), "hooks:copilot")
+	if c.Status != Warn || !strings.Contains(c.Detail, "does not trust") || !strings.Contains(c.Fix, "trust the folder") {
+		t.Fatalf("project hooks in an untrusted folder: %+v", c)
+	}
+	config := filepath.Join(s.Env("HOME"), ".copilot", "config.json")
+	if err := os.MkdirAll(filepath.Dir(config), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	trust, _ := json.Marshal(map[string]any{"trusted_folders": []string{filepath.Dir(s.Project)}})
+	if err := os.WriteFile(config, trust, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "hooks:copilot"); c.Status != OK {
+		t.Fatalf("project hooks in a trusted folder: %+v", c)
+	}
+	trust, _ = json.Marshal(map[string]any{"trustedFolders": []string{filepath.Join(s.Project, "sub")}})
+	if err := os.WriteFile(config, trust, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := find(t, Run(context.Background(), s), "hooks:copilot"); c.Status != Warn {
+		t.Fatalf("project hooks where only a folder below is trusted: %+v", c)
+	}
+}

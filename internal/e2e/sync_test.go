@@ -12,14 +12,12 @@ import (
 	"github.com/session-handoff/session-handoff/internal/e2e/fakemodel"
 )
 
-// TestSyncAcrossMachines: my machines in step, with a different agent on
-// each. A Claude Code session ends on the laptop; the desktop, where the
-// project is a clone at another path, runs Codex: its next session's
-// briefing, as sent to the model, carries the laptop's handoff, with no
-// command typed in between. The hooks wait for the sync they start
-// (SESSION_HANDOFF_SYNC_WAIT=1), so the test does not race it.
-func TestSyncAcrossMachines(t *testing.T) {
-	laptop, desktop := newWorld(t, claudeCode), newWorld(t, codex)
+// syncWorlds makes a laptop running Claude Code and a desktop running
+// Codex on a clone of the laptop's project at another path, paired, with
+// sync on through one remote; the laptop's signing key has passphrase when
+// it is not empty.
+func syncWorlds(t *testing.T, passphrase string) (laptop, desktop *world) {
+	laptop, desktop = newWorld(t, claudeCode), newWorld(t, codex)
 	if err := os.RemoveAll(desktop.project); err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +31,12 @@ func TestSyncAcrossMachines(t *testing.T) {
 	text := map[*world]string{}
 	for _, w := range []*world{laptop, desktop} {
 		w.env = append(w.env, "SESSION_HANDOFF_SYNC_WAIT=1")
-		w.sh("keygen", "--no-passphrase", "--name", "me-"+w.agent.name)
+		if w == laptop && passphrase != "" {
+			// What keygen makes on a terminal: a key with a passphrase.
+			w.run([]string{"SESSION_HANDOFF_KEY_PASSPHRASE=" + passphrase}, program, "keygen", "--name", "me-"+w.agent.name)
+		} else {
+			w.sh("keygen", "--no-passphrase", "--name", "me-"+w.agent.name)
+		}
 		w.sh("remote", "add", "mine", "file://"+inbox)
 		text[w] = strings.TrimSpace(w.sh("devices", "add", "--name", map[*world]string{laptop: "laptop", desktop: "desktop"}[w], "--text"))
 	}
@@ -44,7 +47,17 @@ func TestSyncAcrossMachines(t *testing.T) {
 		w.sh("integrate", w.agent.name)
 		w.agent.trustHooks(w)
 	}
+	return laptop, desktop
+}
 
+// TestSyncAcrossMachines: my machines in step, with a different agent on
+// each. A Claude Code session ends on the laptop; the desktop, where the
+// project is a clone at another path, runs Codex: its next session's
+// briefing, as sent to the model, carries the laptop's handoff, with no
+// command typed in between. The hooks wait for the sync they start
+// (SESSION_HANDOFF_SYNC_WAIT=1), so the test does not race it.
+func TestSyncAcrossMachines(t *testing.T) {
+	laptop, desktop := syncWorlds(t, "")
 	laptop.session("add a greeting file",
 		fakemodel.Turn{Calls: []fakemodel.Call{laptop.agent.writeFile(laptop, "hello.txt", "hello from the laptop\n")}},
 		fakemodel.Turn{Text: "Wrote hello.txt."})
@@ -78,5 +91,52 @@ func TestSyncAcrossMachines(t *testing.T) {
 			log, _ := os.ReadFile(filepath.Join(w.home, ".local", "share", "session-handoff", "hooks.log"))
 			t.Logf("%s's hooks.log:\n%s\nsync status:\n%s\nlist:\n%s", w.agent.name, log, w.sh("sync", "status"), w.sh("list"))
 		}
+	}
+}
+
+// TestSyncWithAPassphraseKey: the laptop's key has a passphrase, which the
+// background send after a session cannot ask for (issue 44). The handoff
+// stays pending, and the laptop's next session is told in one line that
+// its last handoff did not go out; once the user removes the passphrase
+// as sync on advised, a push delivers it, and the desktop's next session
+// is briefed with it.
+func TestSyncWithAPassphraseKey(t *testing.T) {
+	laptop, desktop := syncWorlds(t, "correct-horse")
+	laptop.session("add a greeting file",
+		fakemodel.Turn{Calls: []fakemodel.Call{laptop.agent.writeFile(laptop, "hello.txt", "hello from the laptop\n")}},
+		fakemodel.Turn{Text: "Wrote hello.txt."})
+	recs := laptop.records()
+	if len(recs) != 1 {
+		t.Fatalf("the laptop's store holds %d records, want 1", len(recs))
+	}
+	id := string(recs[0].ID)
+	if st := laptop.sh("sync", "status"); !strings.Contains(st, "pending: 1 bundle") || !strings.Contains(st, "last send failed") {
+		t.Errorf("the laptop's sync status does not say the send is pending and why:\n%s", st)
+	}
+	reqs := mainRequests(laptop.session("what next?", fakemodel.Turn{Text: "Noted."}))
+	if len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), "did not go out") {
+		t.Errorf("the laptop's next session is not told its last handoff did not go out")
+	}
+
+	laptop.run([]string{"SESSION_HANDOFF_KEY_PASSPHRASE=correct-horse"}, program, "key", "passphrase", "--remove")
+	laptop.sh("sync", "push")
+	if st := laptop.sh("sync", "status"); strings.Contains(st, "pending") {
+		t.Errorf("still pending after the fix:\n%s", st)
+	}
+	// Both sessions' handoffs went out: the desktop holds the first, and
+	// its briefing carries the laptop's newest.
+	newest := laptop.records()
+	latest := string(newest[0].ID) // list: the last entered first
+	desktop.session("anything new?", fakemodel.Turn{Text: "Nothing yet."})
+	reqs = mainRequests(desktop.session("what next?", fakemodel.Turn{Text: "Nothing to do."}))
+	if len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), latest) {
+		t.Errorf("the desktop's briefing does not carry the laptop's newest handoff %s", latest)
+	}
+	held := false
+	for _, r := range desktop.records() {
+		held = held || string(r.ID) == id
+	}
+	if !held {
+		t.Errorf("the desktop holds no copy of the handoff %s that was pending", id)
 	}
 }

@@ -271,7 +271,7 @@ func dumpRequests(t *testing.T, m *fakemodel.Server) {
 // (Claude Code's projects/, Codex's sessions/, Gemini CLI's chats/,
 // Copilot CLI's session-state/*/events.jsonl, OpenCode's opencode.db
 // and Kilo's kilo.db with their -wal, Cline's data/sessions/, pi's .pi/agent/sessions/, Qwen
-// Code's projects/*/chats/) into
+// Code's projects/*/chats/ and projects/*/subagents/) into
 // fixturesOut/TEST/, keeping their paths below home.
 func keepTranscripts(t *testing.T, home string) {
 	if fixturesOut == "" {
@@ -289,7 +289,7 @@ func keepTranscripts(t *testing.T, home string) {
 			strings.HasPrefix(slash, ".copilot/session-state/") && strings.HasSuffix(slash, "/events.jsonl") ||
 			strings.HasPrefix(slash, ".cline/data/sessions/") ||
 			strings.HasPrefix(slash, ".pi/agent/sessions/") ||
-			strings.HasPrefix(slash, ".qwen/projects/") && strings.Contains(slash, "/chats/") ||
+			strings.HasPrefix(slash, ".qwen/projects/") && (strings.Contains(slash, "/chats/") || strings.Contains(slash, "/subagents/")) ||
 			strings.HasPrefix(slash, ".local/share/opencode/opencode.db") ||
 			strings.HasPrefix(slash, ".local/share/kilo/kilo.db") ||
 			strings.HasPrefix(slash, "project/.crush/crush.db") || slash == ".local/share/crush/projects.json") {

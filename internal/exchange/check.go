@@ -32,14 +32,16 @@ type CheckReport struct {
 	Result       Verdict              `json:"result"`
 	Reason       string               `json:"reason,omitempty"`
 	Verification *bundle.Verification `json:"verification,omitempty"`
-	ForMe        bool                 `json:"for_me"`
-	Encryption   bundle.Encryption    `json:"encryption,omitempty"`
-	Armored      bool                 `json:"armored"`
-	BundleID     string               `json:"bundle_id,omitempty"`
-	Manifest     *bundle.Manifest     `json:"manifest,omitempty"`
-	Error        string               `json:"error,omitempty"`
-	Kind         string               `json:"error_kind,omitempty"`
-	Blobs        []bundle.Blob        `json:"blobs,omitempty"`
+	// ForMe is set when the manifest was read and lists me among its
+	// recipients (or has none: a passphrase or unencrypted bundle).
+	ForMe      bool              `json:"for_me"`
+	Encryption bundle.Encryption `json:"encryption,omitempty"`
+	Armored    bool              `json:"armored"`
+	BundleID   string            `json:"bundle_id,omitempty"`
+	Manifest   *bundle.Manifest  `json:"manifest,omitempty"`
+	Error      string            `json:"error,omitempty"`
+	Kind       string            `json:"error_kind,omitempty"`
+	Blobs      []bundle.Blob     `json:"blobs,omitempty"`
 	// ClaimedSigner is the name the bundle gives its signer (the
 	// manifest's signer hint): a claim, never proof.
 	ClaimedSigner string `json:"claimed_signer,omitempty"`
@@ -97,7 +99,9 @@ func checkClaim(rep *CheckReport, trust *crypto.TrustStore) {
 // and the manifest when one was read (also for a bundle signed for other
 // recipients, which inspect still shows).
 func Classify(res *bundle.Result, err error) *CheckReport {
-	rep := &CheckReport{ForMe: true}
+	// For me only when the manifest says so: a bundle none of my
+	// identities opens is not known to be for me.
+	rep := &CheckReport{}
 	if res != nil {
 		rep.Encryption, rep.Armored = res.Encryption, res.Armored
 		if res.Manifest != nil && (err == nil || errors.Is(err, bundle.ErrWrongRecipient)) {

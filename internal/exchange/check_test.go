@@ -28,7 +28,7 @@ func TestCheckVerdicts(t *testing.T) {
 	}
 	// Carol holds no identity the bundle was encrypted to: not checked.
 	_, rep, _ = Check(bytes.NewReader(b), carol.keys, carol.readOptions(t))
-	if rep.Result != VerdictUnchecked || rep.Kind != "no_identity" || rep.Manifest != nil {
+	if rep.Result != VerdictUnchecked || rep.Kind != "no_identity" || rep.Manifest != nil || rep.ForMe {
 		t.Fatalf("not for carol: %+v", rep)
 	}
 	// A damaged bundle is invalid, with a reason.

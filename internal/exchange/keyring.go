@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"filippo.io/age"
@@ -28,6 +29,20 @@ var ErrNoKeys = errors.New("no keys yet")
 // $XDG_CONFIG_HOME/session-handoff).
 type Keyring struct {
 	Dir string
+	// UsualSSH are the user's usual OpenSSH private keys (see
+	// [UsualSSHKeys]), tried after the keyring's own identity and the
+	// extra files: a bundle encrypted to the public half of one decrypts
+	// without --identity. One that is missing, is not a regular file or
+	// cannot be parsed is skipped; a passphrase-protected one asks for its
+	// passphrase only when a bundle names its public key.
+	UsualSSH []string
+}
+
+// UsualSSHKeys names the private keys that ssh-keygen makes by default and
+// that age-encrypting to ~/.ssh/*.pub assumes: ~/.ssh/id_ed25519 and
+// ~/.ssh/id_rsa under home.
+func UsualSSHKeys(home string) []string {
+	return []string{filepath.Join(home, ".ssh", "id_ed25519"), filepath.Join(home, ".ssh", "id_rsa")}
 }
 
 // Files names the files in the keyring's directory.
@@ -165,8 +180,9 @@ func checkPrivate(path string) error {
 }
 
 // Identities returns the age identities to decrypt with: the keyring's own
-// (when present) and those in the extra files (age identity files or
-// OpenSSH private keys), with the canonical recipient string of each.
+// (when present), those in the extra files (age identity files or OpenSSH
+// private keys) and the usual SSH keys that can be used (see UsualSSH),
+// with the canonical recipient string of each.
 func (k Keyring) Identities(extra []string, passphrase func() ([]byte, error)) ([]age.Identity, []string, error) {
 	var ids []age.Identity
 	var recips []string
@@ -189,7 +205,27 @@ func (k Keyring) Identities(extra []string, passphrase func() ([]byte, error)) (
 		ids = append(ids, i...)
 		recips = append(recips, r...)
 	}
+	for _, f := range k.UsualSSH {
+		i, r, ok := usualSSHIdentity(f, passphrase)
+		if ok {
+			ids = append(ids, i...)
+			recips = append(recips, r...)
+		}
+	}
 	return ids, recips, nil
+}
+
+// usualSSHIdentity reads one of the user's usual SSH keys, read-only and
+// bounded; ok is false for a file that is missing, not regular, too large
+// or not a key age can use, which the user did not name and so is skipped
+// in silence.
+func usualSSHIdentity(path string, passphrase func() ([]byte, error)) ([]age.Identity, []string, bool) {
+	data, err := safefile.ReadRegular(path, maxKeyFile)
+	if err != nil {
+		return nil, nil, false
+	}
+	ids, recips, err := crypto.ParseIdentities(data, path, passphrase)
+	return ids, recips, err == nil
 }
 
 // Binds is the trust store as it is now, for store.Store.SetTrust: it is

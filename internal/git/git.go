@@ -34,6 +34,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/session-handoff/session-handoff/internal/proc"
 )
 
 // Bounds on a git call.
@@ -142,7 +144,7 @@ func (r Runner) run(ctx context.Context, pre, args []string) ([]byte, error) {
 	full = append(full, pre...)
 	full = append(full, "-C", r.Dir)
 	full = append(full, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd := proc.Command(ctx, "git", full...)
 	cmd.Env = append(cleanEnv(cmd.Environ()), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C",
 		// A partial clone must not fetch a missing object because a
 		// handoff named it (git 2.44 and later; older ones ignore it).
@@ -156,7 +158,7 @@ func (r Runner) run(ctx context.Context, pre, args []string) ([]byte, error) {
 	cmd.Stdin = r.Stdin
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
-	err := cmd.Run()
+	err := proc.Result(cmd.Run())
 	if errors.Is(err, exec.ErrNotFound) {
 		return nil, ErrNoGit
 	}

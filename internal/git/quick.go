@@ -50,7 +50,7 @@ func quickEnvKnown(name string) bool {
 
 // UntrustedQuick is Untrusted and `rev-parse --show-toplevel` without
 // starting git, for the worktree most reads meet: one whose configuration
-// files define no filter or diff driver. It returns the reader (the same
+// files define no filter, diff or merge driver and no hook. It returns the reader (the same
 // Runner Untrusted returns when it lists no driver) and the top directory
 // of the worktree holding r.Dir, or ok false whenever the files cannot
 // promise that; the caller then asks git (UntrustedBeside), which is
@@ -84,7 +84,9 @@ func quickEnvKnown(name string) bool {
 //   - In those files, read as bytes folded to lower case with blanks
 //     removed, it gives up at any "filter", any "diff" followed by a
 //     quote or a dot (a [diff "driver"] or [diff.driver] section; a plain
-//     [diff] section defines no driver), any "include" (include.path and
+//     [diff] section defines no driver), any "merge" or "hook" followed
+//     by a quote or a dot (a merge driver, a configured hook; a plain
+//     [merge] section defines none), any "include" (include.path and
 //     includeIf name more files, on conditions), any "worktree"
 //     (core.worktree moves the top directory; extensions.worktreeConfig),
 //     and any "bare" not followed by "=false". That is more than git
@@ -300,7 +302,8 @@ func readSmall(path string, limit int64) ([]byte, bool) {
 }
 
 // configDefinesNothing reports whether the configuration file at path,
-// which may not exist, certainly defines no filter or diff driver, no
+// which may not exist, certainly defines no filter, diff or merge driver,
+// no configured hook, no
 // include, no worktree and no bare repository (see UntrustedQuick).
 func configDefinesNothing(path string) bool {
 	if path == os.DevNull {
@@ -329,7 +332,7 @@ func configTextDefinesNothing(data []byte) bool {
 		}
 		folded = append(folded, c)
 	}
-	for _, word := range []string{"filter", "include", "worktree", `diff"`, "diff."} {
+	for _, word := range []string{"filter", "include", "worktree", `diff"`, "diff.", `merge"`, "merge.", `hook"`, "hook."} {
 		if bytes.Contains(folded, []byte(word)) {
 			return false
 		}

@@ -269,6 +269,10 @@ func TestUntrustedQuickNeverMissesADriver(t *testing.T) {
 		"[user]\n\tname = \"quoted [filter \\\"x\\\"] value\"\n",
 		"[color \"diff\"]\n\tmeta = yellow\n",
 		"[merge \"ours\"]\n\tdriver = true\n",
+		"[MERGE.m]\n\tdriver = x\n",
+		"[merge]\n\tconflictStyle = diff3\n",
+		"[hook \"lint\"]\n\tcommand = x\n\tevent = post-checkout\n",
+		"[core]\n\thooksPath = /nowhere\n",
 		"[core]\n\tbare = false\n",
 		"[core]\n\tfsmonitor = x\n",
 	}
@@ -308,6 +312,11 @@ func TestConfigTextDefinesNothing(t *testing.T) {
 		"[x]\n\ty = \"no filters here\"\n":            false,
 		"[includeif \"gitdir:/\"]\n":                  false,
 		"[extensions]\n\tworktreeConfig = true\n":     false,
+		"[merge]\n\tconflictStyle = zdiff3\n":         true,
+		"[merge \"m\"]\n\tdriver = x\n":               false,
+		"[ Merge . m ]\n":                             false,
+		"[hook \"h\"]\n\tcommand = x\n":               false,
+		"[core]\n\thooksPath = x\n":                   true,
 	} {
 		if got := configTextDefinesNothing([]byte(text)); got != want {
 			t.Errorf("%q: got %v, want %v", text, got, want)

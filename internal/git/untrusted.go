@@ -12,11 +12,11 @@ import (
 )
 
 // ErrUnsafeConfig is wrapped when a repository's configuration defines a
-// filter or diff driver that cannot be switched off from the command line,
+// filter, diff or merge driver that cannot be switched off from the command line,
 // so that reading the worktree could run a program it names.
 var ErrUnsafeConfig = errors.New("repository configuration cannot be made safe to read")
 
-// maxDrivers bounds how many filter and diff drivers a repository may
+// maxDrivers bounds how many filter, diff and merge drivers and hooks a repository may
 // define before reading it is refused (each becomes options of every call).
 const maxDrivers = 200
 
@@ -52,6 +52,21 @@ const maxDrivers = 200
 //     differ from what is committed, as git would say without the filter
 //     (this holds for git-lfs files too, whose filter is switched off as
 //     well: a touched LFS file reads as modified).
+//   - Merge drivers: gitattributes(5) "merge" names merge.<driver>.driver,
+//     a command git runs for a three-way merge of the file (git apply
+//     --3way, git stash apply, git merge…), and merge.default names the
+//     driver of a file with no such attribute. A configured driver is
+//     found before the built-in ones of the same name, and its command
+//     cannot be unset from the command line (an empty one fails the
+//     merge). So each merge driver the listing finds gets -c
+//     merge.<d>.driver="git merge-file -L ours -L base -L theirs
+//     --marker-size=%L %A %O %B" (mergeFile): git's own three-way merge of the
+//     three files git hands a driver (git-merge-file(1)), which writes the
+//     result in place and exits non-zero on a conflict, as the built-in
+//     text driver would merge, with the labels git apply gives it. That
+//     runs sh and git, ours, and nothing the repository names; its
+//     merge.<d>.recursive names a driver, which is listed too or is
+//     built in.
 //   - Diff drivers and external diff: gitattributes(5) "diff" names
 //     diff.<driver>.command and diff.<driver>.textconv; diff.external
 //     (git-config(1)) runs for every diff. diff and log get --no-ext-diff
@@ -61,9 +76,15 @@ const maxDrivers = 200
 //   - core.fsmonitor (git-config(1)) runs a hook on every status and
 //     diff: -c core.fsmonitor=false.
 //   - Hooks, in .git/hooks or core.hooksPath (githooks(5)): reads run
-//     none, but an index written back (post-index-change) could; -c
-//     core.hooksPath=/dev/null leaves no hook to find, and
-//     GIT_OPTIONAL_LOCKS=0 (git(1)) keeps status from writing the index.
+//     none, but an index written back (post-index-change) could, and a
+//     write (switch, stash, reset) runs post-checkout and
+//     reference-transaction; -c core.hooksPath=/dev/null leaves no hook
+//     to find, and GIT_OPTIONAL_LOCKS=0 (git(1)) keeps status from
+//     writing the index. Git 2.54 and later also run hooks the
+//     configuration names (hook.<name>.command, on hook.<name>.event),
+//     which core.hooksPath does not reach; git-config(1) turns one off
+//     by its name, hook.<name>.enabled=false: each hook name the listing
+//     finds gets that (an older git reads no hook.* setting at all).
 //   - Pagers: core.pager and pager.<cmd> (git-config(1)): --no-pager, and
 //     core.pager=cat; GIT_PAGER and PAGER are not passed on.
 //   - Signatures: log.showSignature (git-config(1)) makes log run
@@ -77,11 +98,24 @@ const maxDrivers = 200
 //     existing configuration") lets no transport start at all.
 //     uploadpack.packObjectsHook runs only when serving a fetch, which no
 //     read does (and git ignores it in repository config).
+//   - Credentials and prompts: credential.helper, core.askPass and
+//     core.sshCommand run only for a transport, which none starts; they
+//     are emptied besides (an empty credential.helper resets the list).
+//     Editors: core.editor and sequence.editor give way to GIT_EDITOR
+//     and GIT_SEQUENCE_EDITOR, set to ":", git's "no editor".
+//   - Signing: commit.gpgSign=false and tag.gpgSign=false, so that no
+//     commit or tag made through the Runner runs gpg.program.
+//   - Background work: gc.auto=0 and maintenance.auto=false, so that no
+//     call leaves a git gc running after it (and its pre-auto-gc hook).
 //   - Submodules: git status and git diff run git status inside each
 //     submodule to see whether it is dirty (git-status(1)
 //     --ignore-submodules), under the submodule's own configuration, whose
 //     drivers were not listed: --ignore-submodules=dirty compares only
-//     the commit a submodule has checked out, which runs nothing.
+//     the commit a submodule has checked out, which runs nothing;
+//     submodule.recurse=false keeps checkout, reset and switch out of
+//     them, status.submoduleSummary=false keeps status from running git
+//     submodule summary, and stash apply and pop get --quiet, without
+//     which they start a git status of their own.
 //   - Another repository or configuration chosen by the environment
 //     (GIT_DIR, GIT_CONFIG_PARAMETERS, …): not passed on (cleanEnv, for
 //     every Runner).
@@ -90,30 +124,63 @@ const maxDrivers = 200
 // own) are read as usual: they may hold safe.directory, and their drivers
 // are listed and switched off like the repository's.
 
-// fixedGuard are the global options of every untrusted call.
+// mergeFile is the command every configured merge driver is replaced
+// with: git's own three-way text merge of the files git hands a driver
+// (%O the base, %A ours, written in place, %B theirs; %L the marker
+// size), exiting non-zero on a conflict as a driver must.
+const mergeFile = "git merge-file -L ours -L base -L theirs --marker-size=%L %A %O %B"
+
+// fixedGuard are the global options of every untrusted call: each
+// switches off a program, or a process, that configuration could start
+// whatever the attributes say (see above).
 var fixedGuard = []string{
 	"--no-pager",
 	"-c", "core.hooksPath=" + os.DevNull,
 	"-c", "core.pager=cat",
 	"-c", "log.showSignature=false",
 	"-c", "protocol.allow=never",
+	// An empty diff.external makes a diff that would run one fail
+	// rather than run the repository's (diff and log also get
+	// --no-ext-diff, which wins).
+	"-c", "diff.external=",
+	// No helper, no askpass program: an empty credential.helper resets
+	// the list (git-config(1)), an empty core.askPass leaves only the
+	// terminal prompt, which GIT_TERMINAL_PROMPT=0 refuses.
+	"-c", "credential.helper=",
+	"-c", "core.askPass=",
+	"-c", "core.sshCommand=",
+	// Nothing signs: a commit or tag made here runs no gpg.program.
+	"-c", "commit.gpgSign=false",
+	"-c", "tag.gpgSign=false",
+	// No submodule is entered: checkout, reset and switch stay in this
+	// repository, whose drivers were listed, and status shows no
+	// submodule summary (git submodule summary in each).
+	"-c", "submodule.recurse=false",
+	"-c", "status.submoduleSummary=false",
+	// No background git gc or maintenance is left running after a call.
+	"-c", "gc.auto=0",
+	"-c", "maintenance.auto=false",
 }
 
-// untrustedEnv is added to the environment of every untrusted call.
-var untrustedEnv = []string{"GIT_ALLOW_PROTOCOL="}
+// untrustedEnv is added to the environment of every untrusted call: no
+// transport at all, and ":" for the editors, which git takes for "no
+// editor" (a command that would open one gets no program of the
+// repository's core.editor or sequence.editor; the environment wins
+// over both).
+var untrustedEnv = []string{"GIT_ALLOW_PROTOCOL=", "GIT_EDITOR=:", "GIT_SEQUENCE_EDITOR=:"}
 
 // Untrusted returns a copy of r for reading the worktree at r.Dir, which
 // we did not create: no call through it runs a program that the
-// repository's configuration or attributes name. It lists the filter and
-// diff drivers the configuration defines (running nothing) and switches
-// each off; status, diff and log calls get the options that keep them from
+// repository's configuration or attributes name. It lists the filter,
+// diff and merge drivers and the hooks the configuration defines (running
+// nothing) and switches each off; status, diff and log calls get the options that keep them from
 // running external diffs, text conversions, signature checks and
 // submodule statuses. The error wraps ErrUnsafeConfig when a driver cannot
 // be switched off, and ErrNoGit when git cannot be found.
 func (r Runner) Untrusted(ctx context.Context) (Runner, error) {
 	r.untrusted = true
 	guard := append([]string(nil), fixedGuard...)
-	out, err := r.run(ctx, guard, []string{"config", "--null", "--name-only", "--get-regexp", `^(filter|diff)\.`})
+	out, err := r.run(ctx, guard, []string{"config", "--null", "--name-only", "--get-regexp", `^(filter|diff|merge|hook)\.`})
 	var ee *exitError
 	if errors.As(err, &ee) && ee.code == 1 {
 		// git config --get-regexp exits 1 when nothing matches.
@@ -128,7 +195,9 @@ func (r Runner) Untrusted(ctx context.Context) (Runner, error) {
 		section, rest, ok := strings.Cut(k, ".")
 		dot := strings.LastIndexByte(rest, '.')
 		if !ok || dot < 0 {
-			// filter.<variable> with no driver: nothing an attribute names.
+			// filter.<variable> (merge.default, diff.external…) with no
+			// driver: nothing an attribute names; fixedGuard sees to
+			// those that run a program.
 			continue
 		}
 		name := rest[:dot]
@@ -140,7 +209,7 @@ func (r Runner) Untrusted(ctx context.Context) (Runner, error) {
 			return Runner{}, fmt.Errorf("%s: %s driver %s: %w", r.Dir, section, untrusted.Quote(name, 80), ErrUnsafeConfig)
 		}
 		if len(seen) > maxDrivers {
-			return Runner{}, fmt.Errorf("%s: over %d filter and diff drivers: %w", r.Dir, maxDrivers, ErrUnsafeConfig)
+			return Runner{}, fmt.Errorf("%s: over %d filter, diff and merge drivers and hooks: %w", r.Dir, maxDrivers, ErrUnsafeConfig)
 		}
 		switch section {
 		case "filter":
@@ -153,6 +222,10 @@ func (r Runner) Untrusted(ctx context.Context) (Runner, error) {
 			guard = append(guard,
 				"-c", "diff."+name+".command=",
 				"-c", "diff."+name+".textconv=")
+		case "merge":
+			guard = append(guard, "-c", "merge."+name+".driver="+mergeFile)
+		case "hook":
+			guard = append(guard, "-c", "hook."+name+".enabled=false")
 		}
 	}
 	r.guard = guard
@@ -174,6 +247,14 @@ func (r Runner) harden(args []string) []string {
 		extra = []string{"--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty"}
 	case "log":
 		extra = []string{"--no-ext-diff", "--no-textconv", "--no-show-signature"}
+	case "stash":
+		// stash apply and pop start a git status of their own (with our
+		// -c options but not --ignore-submodules), unless quiet.
+		if len(args) > 1 && (args[1] == "apply" || args[1] == "pop") {
+			out := append([]string{args[0], args[1], "--quiet"}, args[2:]...)
+			return out
+		}
+		return args
 	default:
 		return args
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/memory"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
@@ -76,8 +77,9 @@ type Step struct {
 
 	// From is the agent capture reads (claude-code, codex, gemini, auto).
 	From string `toml:"from"`
-	// Fallback "save" makes capture save the handoff from git alone when
-	// no agent session is found.
+	// Fallback "save" (also when empty, as FORMAT.md says) makes capture
+	// save the handoff from git alone when no agent session is found;
+	// "none" fails the step instead.
 	Fallback string `toml:"fallback"`
 	// Title and Tool are used by save (and by capture's fallback).
 	Title string `toml:"title"`
@@ -297,14 +299,24 @@ func (c *Config) validate() error {
 			if st.From == "" {
 				st.From = "auto"
 			}
-			if st.Fallback != "" && st.Fallback != "save" {
-				return fmt.Errorf("%s: fallback %q: want save", where, handoff.Shorten(st.Fallback, 32))
+			if st.Fallback != "" && st.Fallback != "save" && st.Fallback != "none" {
+				return fmt.Errorf("%s: fallback %q: want save (the default) or none", where, handoff.Shorten(st.Fallback, 32))
 			}
 		case KindMemory:
 			switch st.Action {
 			case "note", "state", "compact":
 			default:
 				return fmt.Errorf("%s: action %q: want note, state or compact", where, handoff.Shorten(st.Action, 32))
+			}
+			// One tag rule with 'memory write --tag': cleaned as it
+			// cleans ("Team/API" is Team-API), refused here, before any
+			// step runs, when even cleaned it is not a tag.
+			if st.Tag != "" {
+				tag, _, err := memory.CleanTag(st.Tag)
+				if err != nil {
+					return fmt.Errorf("%s: %w", where, err)
+				}
+				st.Tag = tag
 			}
 			if st.KeepDays < 0 || st.KeepDays > 36500 {
 				return fmt.Errorf("%s: keep_days %d out of range", where, st.KeepDays)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/memory"
 	"github.com/session-handoff/session-handoff/internal/paths"
 	"github.com/session-handoff/session-handoff/internal/people"
+	"github.com/session-handoff/session-handoff/internal/proc"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/remote"
 	"github.com/session-handoff/session-handoff/internal/safefile"
@@ -94,9 +94,9 @@ func (r *Runner) stepRecord(ctx context.Context, cp *Checkpoint, st Step) (map[s
 			if st.Title != "" {
 				rec.Title = st.Title
 			}
-		case errors.Is(err, capture.ErrNoSession) && st.Fallback == "save":
+		case errors.Is(err, capture.ErrNoSession) && st.Fallback != "none":
 			r.logf("step %s: no agent session found; saving from git instead", st.Name)
-		case errors.Is(err, capture.ErrNothingToCapture) && st.Fallback == "save":
+		case errors.Is(err, capture.ErrNothingToCapture) && st.Fallback != "none":
 			r.logf("step %s: the agent session holds nothing yet; saving from git instead", st.Name)
 		default:
 			return nil, err
@@ -475,9 +475,11 @@ func (r *Runner) stepSend(ctx context.Context, cp *Checkpoint, st Step) (map[str
 }
 
 // stepExec runs the user's command in the project directory, in its own
-// process group so that a timeout stops everything it started.
+// process group so that a timeout stops everything it started
+// (internal/proc); the command's own exit decides, not a child it left
+// holding its output.
 func (r *Runner) stepExec(ctx context.Context, cp *Checkpoint, st Step) (map[string]string, error) {
-	cmd := exec.Command("/bin/sh", "-c", st.Run)
+	cmd := proc.Command(ctx, "/bin/sh", "-c", st.Run)
 	cmd.Dir = r.Project
 	cmd.Env = append(os.Environ(), "SESSION_HANDOFF_RUN_ID="+cp.RunID, "SESSION_HANDOFF_HANDOFF_ID="+cp.HandoffID,
 		"SESSION_HANDOFF_STEP="+st.Name)
@@ -487,18 +489,8 @@ func (r *Runner) stepExec(ctx context.Context, cp *Checkpoint, st Step) (map[str
 		w = io.MultiWriter(&tail, r.Log)
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	inOwnGroup(cmd)
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		killGroup(cmd)
-		<-done
+	err := proc.Result(cmd.Run())
+	if err != nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
 	if err != nil {

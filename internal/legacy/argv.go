@@ -75,7 +75,7 @@ func TranslateArgs(args []string) (Translation, error) {
 	}
 	switch args[cmdAt] {
 	case "render", "export", "import":
-	case "push", "auto", "init":
+	case "push", "auto", "init", "check", "status":
 		return Translation{}, oldCommand(args[cmdAt], args[cmdAt+1:])
 	default:
 		return Translation{Args: args}, nil
@@ -188,16 +188,20 @@ func (t *translator) passphrase(args []string, i int, value string, hasValue boo
 	return &ArgError{Command: t.cmd, Msg: "--passphrase no longer takes the passphrase on the command line: other users of this machine can read a process's arguments", Hint: hint}
 }
 
-// oldCommand is the one-line pointer for agent-handoff's commands that
-// have no command of that name now: push and auto (which uploaded
-// HANDOFF.md to MemoryVault) and init (which wrote SOUL.md, MEMORY.md and
-// HANDOFF.md). Its Command is empty: the word is not a command of ours.
+// oldCommand is the one-line pointer for the earlier tools' commands that
+// have no command of that name now: agent-handoff's push and auto (which
+// uploaded HANDOFF.md to MemoryVault) and init (which wrote SOUL.md,
+// MEMORY.md and HANDOFF.md), and agent-handover's check and status. Its Command is empty: the word is not a command of ours.
 func oldCommand(word string, args []string) *ArgError {
 	switch word {
 	case "push":
 		return &ArgError{Msg: "'push' was agent-handoff's upload to MemoryVault: send a handoff with 'session-handoff send' and fetch it on the other machine with 'session-handoff receive'"}
 	case "auto":
 		return &ArgError{Msg: "'auto' was agent-handoff's snapshot-and-push for cron: run 'session-handoff snapshot' from cron, or 'session-handoff handover run', which keeps the memory as well"}
+	case "check":
+		return &ArgError{Msg: "'check' was agent-handover's: it is now 'session-handoff handover check [--checkpoint PATH]', with its exit codes (0 no run, 1 resume, 2 completed)"}
+	case "status":
+		return &ArgError{Msg: "'status' was agent-handover's: it is now 'session-handoff handover status [--checkpoint PATH]'; 'session-handoff doctor' says how everything else stands"}
 	}
 	msg := "'init' is now 'session-handoff memory init [DIR] [--force]'"
 	for _, a := range args {

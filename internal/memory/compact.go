@@ -120,7 +120,8 @@ func (d Dir) Compact(month string, keepDays int, now time.Time) (CompactResult, 
 			if err != nil {
 				return res, err
 			}
-			k := [2]string{h.Date[:7], h.Tag}
+			// Notes of one tag but for case go into one archive.
+			k := [2]string{h.Date[:7], strings.ToLower(h.Tag)}
 			groups[k] = append(groups[k], note{rel, p, doc})
 			found = true
 		}
@@ -139,9 +140,13 @@ func (d Dir) Compact(month string, keepDays int, now time.Time) (CompactResult, 
 	// Every archive first, complete and durable.
 	var folded []note
 	for _, k := range keys {
-		month, tag := k[0], k[1]
+		month := k[0]
 		notes := groups[k]
 		sort.Slice(notes, func(i, j int) bool { return notes[i].doc.Header.Date < notes[j].doc.Header.Date })
+		tag, err := d.tagInUse(real, Header{Layer: 3, Tag: notes[0].doc.Header.Tag, Date: month})
+		if err != nil {
+			return res, err
+		}
 		arel := ArchivePath(tag, month)
 		ap, exists, err := d.locate(real, arel, true)
 		if err != nil {
@@ -160,7 +165,7 @@ func (d Dir) Compact(month string, keepDays int, now time.Time) (CompactResult, 
 		changed := false
 		for _, n := range notes {
 			entries := n.doc.Entries
-			if extra := handText(n.doc.Text, notePreamble(tag, n.doc.Header.Date)); extra != "" {
+			if extra := handText(n.doc.Text, notePreamble(n.doc.Header.Tag, n.doc.Header.Date)); extra != "" {
 				entries = append([]Entry{{Date: n.doc.Header.Date, Body: extra + "\n"}}, entries...)
 			}
 			for _, e := range entries {

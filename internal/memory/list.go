@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"strings"
 )
 
 // File describes one memory file, as List finds it.
@@ -84,7 +85,7 @@ func (d Dir) List(layer int, tag string) ([]File, error) {
 	out := []File{}
 	for _, rel := range rels {
 		h, err := classify(rel)
-		if err != nil || (tag != "" && h.Tag != tag) {
+		if err != nil || (tag != "" && !SameTag(h.Tag, tag)) {
 			continue
 		}
 		p, exists, err := d.locate(real, rel, false)
@@ -167,20 +168,26 @@ func (d Dir) Read(rel string) (File, *Doc, error) {
 	return f, doc, nil
 }
 
-// Latest is the newest readable note of layer (1 or 3) with tag ("" for
-// any), by date and then path, as agent-handover's read_latest gave it;
-// nil when there is none.
+// Latest is the newest readable note of layer (1 or 3) whose tag holds
+// tag ("" for any), ignoring case, by date and then path; nil when there
+// is none. As agent-handover's read_latest matched the tag anywhere in
+// the file name, "api" finds the notes of api and of api-auth.
 func (d Dir) Latest(layer int, tag string) (*File, error) {
 	if layer != 1 && layer != 3 {
 		return nil, fmt.Errorf("layer %d: the newest note is of layer 1 or 3", layer)
 	}
-	files, err := d.List(layer, tag)
+	if tag != "" {
+		if err := ValidTag(tag); err != nil {
+			return nil, err
+		}
+	}
+	files, err := d.List(layer, "")
 	if err != nil {
 		return nil, err
 	}
 	var best *File
 	for i, f := range files {
-		if f.Problem != "" {
+		if f.Problem != "" || !strings.Contains(strings.ToLower(f.Tag), strings.ToLower(tag)) {
 			continue
 		}
 		if best == nil || f.Date > best.Date || f.Date == best.Date && f.Path > best.Path {

@@ -58,18 +58,25 @@ type Dir struct {
 }
 
 var (
-	tagPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`) })
+	tagPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 	keyPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+=-]{0,127}$`) })
 )
 
-// ValidTag checks a note tag: 1 to 64 characters from a-z, 0-9, '.', '_'
-// and '-', starting with a letter or digit, without "..".
+// ValidTag checks a note tag: 1 to 64 characters from A-Z, a-z, 0-9, '.',
+// '_' and '-', starting with a letter or digit, without "..". Tags are
+// compared without regard to case (SameTag); a file keeps the case of the
+// tag it was first written with, as agent-handover kept it.
 func ValidTag(s string) error {
 	if !tagPattern().MatchString(s) || strings.Contains(s, "..") {
-		return fmt.Errorf("tag %q: want 1-64 characters from a-z 0-9 . _ - starting with a letter or digit, and no \"..\"", handoff.Shorten(s, 40))
+		return fmt.Errorf("tag %q: want 1-64 characters from letters, digits, . _ - starting with a letter or digit, and no \"..\"", handoff.Shorten(s, 40))
 	}
 	return nil
 }
+
+// SameTag reports whether two valid tags name the same notes: tags compare
+// without regard to case, so "Team-API" (agent-handover's file name) and
+// "team-api" are one tag, on every file system.
+func SameTag(a, b string) bool { return strings.EqualFold(a, b) }
 
 // ValidDate checks a calendar date written YYYY-MM-DD.
 func ValidDate(s string) error {
@@ -157,7 +164,7 @@ func classify(rel string) (Header, error) {
 // matches checks that a file's header agrees with the header its path
 // implies (the date of layers 0 and 2 is free).
 func (h Header) matches(want Header) error {
-	if h.Layer != want.Layer || h.Tag != want.Tag || (hasEntries(h.Layer) && h.Date != want.Date) {
+	if h.Layer != want.Layer || !SameTag(h.Tag, want.Tag) || (hasEntries(h.Layer) && h.Date != want.Date) {
 		return fmt.Errorf("its header (layer %d, tag %s, date %s) does not match its name (layer %d, tag %s, date %s)",
 			h.Layer, untrusted.Quote(h.Tag, 64), untrusted.Quote(h.Date, 32), want.Layer, untrusted.Quote(want.Tag, 64), untrusted.Quote(want.Date, 32))
 	}
@@ -241,7 +248,13 @@ func (d Dir) locate(real, rel string, create bool) (p string, exists bool, err e
 	parent, base := path.Split(rel)
 	p = real
 	if parent != "" {
-		if p, err = d.dir(real, strings.TrimSuffix(parent, "/"), create); err != nil {
+		p, err = d.dir(real, strings.TrimSuffix(parent, "/"), create)
+		if !create && errors.Is(err, fs.ErrNotExist) {
+			// A missing directory holds no file: layer2/ before the
+			// first state is written.
+			return "", false, nil
+		}
+		if err != nil {
 			return "", false, err
 		}
 	}
@@ -453,10 +466,10 @@ const DefaultTag = "general"
 
 // CleanTag turns a tag as a person or an earlier tool wrote it into a valid
 // one, as agent-handover's MemoryStore.write made its file names ('/' and
-// '\' become '-', white space '_') and in lower case. It reports whether
-// the tag changed, and fails when even the cleaned tag is not valid.
+// '\' become '-', white space '_'), its case kept. It reports whether the
+// tag changed, and fails when even the cleaned tag is not valid.
 func CleanTag(s string) (tag string, changed bool, err error) {
-	t := strings.ToLower(strings.TrimSpace(s))
+	t := strings.TrimSpace(s)
 	t = strings.NewReplacer("/", "-", "\\", "-").Replace(t)
 	t = strings.Join(strings.Fields(t), "_")
 	if ValidTag(t) != nil {

@@ -163,12 +163,12 @@ func TestParseRefusesDamage(t *testing.T) {
 }
 
 func TestValidation(t *testing.T) {
-	for _, s := range []string{"a", "api", "0", "a.b", "a_b-c", "x.", strings.Repeat("a", 64)} {
+	for _, s := range []string{"a", "api", "0", "a.b", "a_b-c", "x.", "A", "Team-API", strings.Repeat("a", 64)} {
 		if err := ValidTag(s); err != nil {
 			t.Errorf("ValidTag(%q): %v", s, err)
 		}
 	}
-	for _, s := range []string{"", "../x", "a/b", "A", "x\x00", "..", "a..b", ".a", "-a", "_a", "a b", "a\\b", "é", strings.Repeat("a", 65), "a\n"} {
+	for _, s := range []string{"", "../x", "a/b", "x\x00", "..", "a..b", ".a", "-a", "_a", "a b", "a\\b", "é", strings.Repeat("a", 65), "a\n"} {
 		if err := ValidTag(s); err == nil {
 			t.Errorf("ValidTag(%q) accepted", s)
 		}
@@ -463,7 +463,7 @@ func TestHostileInputWritesNothing(t *testing.T) {
 	before := snapshot(t, d.Root)
 	good := Note{Layer: 1, Tag: "api", Date: "2026-03-05", Body: "x"}
 	bad := []Note{}
-	for _, tag := range []string{"../x", "a/b", "A", "x\x00", "", "..", "a..b", "/etc", `a\b`} {
+	for _, tag := range []string{"../x", "a/b", "x\x00", "", "..", "a..b", "/etc", `a\b`} {
 		n := good
 		n.Tag = tag
 		bad = append(bad, n)
@@ -756,7 +756,11 @@ func TestList(t *testing.T) {
 	if _, err := d.List(4, ""); err == nil {
 		t.Fatal("layer 4 listed")
 	}
-	if _, err := d.List(0, "A"); err == nil {
+	// Tags compare without regard to case.
+	if files, _ := d.List(0, "API"); len(files) != 2 {
+		t.Fatalf("tag filter API: %+v", files)
+	}
+	if _, err := d.List(0, "a b"); err == nil {
 		t.Fatal("bad tag listed")
 	}
 }
@@ -800,5 +804,45 @@ func TestInitForceMergesGitignore(t *testing.T) {
 	}
 	if got := mustRead(t, filepath.Join(root2, ".gitignore")); got != LockFile+"\n" {
 		t.Fatalf(".gitignore: %q", got)
+	}
+}
+
+// TestTagsCompareWithoutCase: agent-handover kept a tag's case in its file
+// names (Team-API-2026-09-02.md); that note is listed by its tag in any
+// case, a write of the same tag in another case goes into it rather than
+// into a second file of the same day, and compaction archives it.
+func TestTagsCompareWithoutCase(t *testing.T) {
+	d := newDir(t)
+	old := filepath.Join(d.Root, "layer1", "2026-09", "Team-API-2026-09-02.md")
+	if err := os.MkdirAll(filepath.Dir(old), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(old, []byte("<!-- agent-handover | layer1 | 2026-09-02 -->\nfirst\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err := d.List(0, "team-api")
+	if err != nil || len(files) != 1 || files[0].Tag != "Team-API" || files[0].Problem != "" {
+		t.Fatalf("List(team-api) = %+v, %v", files, err)
+	}
+	p, _, err := d.WriteNote(Note{Tag: "team-api", Date: "2026-09-02", Body: "second"})
+	if err != nil || p != old {
+		t.Fatalf("WriteNote = %s, %v; want %s", p, err, old)
+	}
+	if _, err := d.Compact("2026-09", 0, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	files, err = d.List(3, "TEAM-API")
+	if err != nil || len(files) != 1 || files[0].Path != "layer3/2026-09-Team-API-archive.md" || files[0].Entries != 2 {
+		t.Fatalf("archive: %+v, %v", files, err)
+	}
+	// A missing layer2/current-state.md is not a file to list.
+	all, err := d.List(0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range all {
+		if f.Layer == 2 {
+			t.Fatalf("missing state listed: %+v", f)
+		}
 	}
 }

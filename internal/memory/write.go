@@ -345,7 +345,7 @@ func (d Dir) WriteNote(n Note) (path string, written bool, err error) {
 		return "", false, err
 	}
 	h := Header{Layer: 1, Tag: n.Tag, Date: n.Date, HandoffID: e.HandoffID}
-	return d.appendEntry(NotePath(n.Tag, n.Date), h, notePreamble(n.Tag, n.Date), e)
+	return d.appendEntry(h, e)
 }
 
 // WriteArchive adds an entry to the layer-3 archive of n.Tag for the
@@ -366,7 +366,7 @@ func (d Dir) WriteArchive(n Note) (path string, written bool, err error) {
 	}
 	month := n.Date[:7]
 	h := Header{Layer: 3, Tag: n.Tag, Date: month, HandoffID: e.HandoffID}
-	return d.appendEntry(ArchivePath(n.Tag, month), h, archivePreamble(n.Tag, month), e)
+	return d.appendEntry(h, e)
 }
 
 // WriteState replaces the layer-2 current state (layer2/current-state.md)
@@ -412,18 +412,31 @@ func archivePreamble(tag, month string) string {
 	return "# " + tag + ": archive of " + month + "\n"
 }
 
-// appendEntry adds e to the file rel (made with header h and text
-// preamble when missing) under the lock, unless e.Key is there already.
-func (d Dir) appendEntry(rel string, h Header, preamble string, e Entry) (string, bool, error) {
+// appendEntry adds e to the note or archive of header h (layer 1 or 3),
+// made with h and its preamble when missing, under the lock, unless e.Key
+// is there already. A file whose tag is h's but for case is that file
+// (SameTag): the entry goes into it, under the tag it has.
+func (d Dir) appendEntry(h Header, e Entry) (string, bool, error) {
 	real, err := d.root(true)
 	if err != nil {
 		return "", false, err
 	}
+	paths := func(tag string) (rel, preamble string) {
+		if h.Layer == 3 {
+			return ArchivePath(tag, h.Date), archivePreamble(tag, h.Date)
+		}
+		return NotePath(tag, h.Date), notePreamble(tag, h.Date)
+	}
+	rel, _ := paths(h.Tag)
 	l, err := d.lockFor(real, rel)
 	if err != nil {
 		return "", false, err
 	}
 	defer l.Unlock()
+	if h.Tag, err = d.tagInUse(real, h); err != nil {
+		return "", false, err
+	}
+	rel, preamble := paths(h.Tag)
 	p, exists, err := d.locate(real, rel, true)
 	if err != nil {
 		return "", false, err
@@ -450,18 +463,7 @@ func (d Dir) appendEntry(rel string, h Header, preamble string, e Entry) (string
 // writeWhole replaces the file rel (layer 0 or 2) with text under header
 // h, dated today unless h has a date.
 func (d Dir) writeWhole(rel string, h Header, handoffID, text string) (string, error) {
-	id, err := validHandoffID(handoffID)
-	if err != nil {
-		return "", err
-	}
-	h.HandoffID = id
-	if h.Date == "" {
-		h.Date = today()
-	}
-	if err := ValidDate(h.Date); err != nil {
-		return "", err
-	}
-	body, err := CleanText(text)
+	doc, err := wholeDoc(h, handoffID, text)
 	if err != nil {
 		return "", err
 	}
@@ -478,10 +480,65 @@ func (d Dir) writeWhole(rel string, h Header, handoffID, text string) (string, e
 	if err != nil {
 		return "", err
 	}
-	if err := d.writeDoc(p, rel, &Doc{Header: h, Text: body}); err != nil {
+	if err := d.writeDoc(p, rel, doc); err != nil {
 		return "", err
 	}
 	return d.name(rel), nil
+}
+
+// wholeDoc checks what writeWhole writes and makes its document: header
+// h with the handoff id, dated today unless h has a date, and the cleaned
+// text.
+func wholeDoc(h Header, handoffID, text string) (*Doc, error) {
+	id, err := validHandoffID(handoffID)
+	if err != nil {
+		return nil, err
+	}
+	h.HandoffID = id
+	if h.Date == "" {
+		h.Date = today()
+	}
+	if err := ValidDate(h.Date); err != nil {
+		return nil, err
+	}
+	body, err := CleanText(text)
+	if err != nil {
+		return nil, err
+	}
+	return &Doc{Header: h, Text: body}, nil
+}
+
+// KeepsRootHandoff reports whether the project at root keeps agent-handoff's
+// layout, HANDOFF.md at its root as a regular file, and the memory
+// directory d holds no HANDOFF.md: the handoff the project's agent reads
+// is the root's.
+func KeepsRootHandoff(root string, d Dir) bool {
+	if _, err := os.Lstat(filepath.Join(d.Root, HandoffFile)); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	fi, err := os.Lstat(filepath.Join(root, HandoffFile))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// WriteRootHandoff replaces HANDOFF.md at the project root (agent-handoff's
+// layout: KeepsRootHandoff) atomically with text, as WriteHandoff writes
+// it in the memory directory. It takes no lock, so that the project gets
+// no lock file of ours: a whole-file replace, the last write wins. A
+// HANDOFF.md that is not a regular file is refused.
+func WriteRootHandoff(root, handoffID, text string) (string, error) {
+	doc, err := wholeDoc(Header{Layer: 0, Tag: "handoff"}, handoffID, text)
+	if err != nil {
+		return "", err
+	}
+	d := Dir{Root: root}
+	p := d.name(HandoffFile)
+	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file; not writing there", p)
+	}
+	if err := d.writeDoc(p, HandoffFile, doc); err != nil {
+		return "", err
+	}
+	return p, nil
 }
 
 // writeDoc replaces the file at p atomically with doc, refusing to make
@@ -534,4 +591,36 @@ func separate(s string) string {
 		return s + "\n"
 	}
 	return s + "\n\n"
+}
+
+// tagInUse is the tag of the existing note or archive of header h's layer
+// and date whose tag is h's but for case: h.Tag itself when the file of
+// h.Tag exists or none does, else the first such file's tag by name.
+func (d Dir) tagInUse(real string, h Header) (string, error) {
+	dirRel := "layer3"
+	if h.Layer == 1 {
+		dirRel = "layer1/" + h.Date[:7]
+	}
+	names, err := d.readDir(real, dirRel)
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(names)
+	found := ""
+	for _, n := range names {
+		f, err := classify(dirRel + "/" + n)
+		if err != nil || f.Layer != h.Layer || f.Date != h.Date || !SameTag(f.Tag, h.Tag) {
+			continue
+		}
+		if f.Tag == h.Tag {
+			return h.Tag, nil
+		}
+		if found == "" {
+			found = f.Tag
+		}
+	}
+	if found == "" {
+		return h.Tag, nil
+	}
+	return found, nil
 }

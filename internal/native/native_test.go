@@ -152,3 +152,18 @@ func TestReadRefusesASessionWithoutTurns(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// TestReadLeavesSubagentsOut: a subagent's turns are not the session's:
+// Qwen Code's reader folds its subagents' work into the digest, but only
+// the main thread's turns reach the conversation.
+func TestReadLeavesSubagentsOut(t *testing.T) {
+	c, err := Read(realSession(t, "qwen", "fidelity/chats"), transcript.Limits{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tu := range c.Turns {
+		if strings.Contains(tu.Text, "Wrote sub.txt.") || strings.Contains(tu.Text, "Write sub.txt holding the word sub") {
+			t.Fatalf("a subagent's turn in the conversation: %q", tu.Text)
+		}
+	}
+}

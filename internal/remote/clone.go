@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -60,6 +61,10 @@ type clone struct {
 // checkoutHook, set by tests only, sees every list of paths written into
 // a work tree or read from git's objects.
 var checkoutHook func(paths []string)
+
+// readHook, set by tests only, wraps every bundle file a receive reads
+// from git's objects.
+var readHook func(io.ReadSeekCloser) io.ReadSeekCloser
 
 // clonePath is where the clone of remote name lives in the data directory.
 func clonePath(dataDir, name string) string { return filepath.Join(dataDir, remotesDir, name) }
@@ -271,6 +276,21 @@ type entry struct {
 // regular reports whether the entry is a plain file (not a link, tree or
 // submodule).
 func (e entry) regular() bool { return e.typ == "blob" && (e.mode == "100644" || e.mode == "100755") }
+
+// unreadable says why a bundle entry of an inbox is never read, "" when it
+// may be: a link (never followed), anything but a plain file, or over
+// limit bytes. Receive and inbox judge entries by it alike.
+func (e entry) unreadable(limit int64) string {
+	switch {
+	case e.mode == "120000":
+		return "a symbolic link: never followed"
+	case !e.regular():
+		return fmt.Sprintf("not a regular file (git mode %s)", e.mode)
+	case e.size > limit:
+		return fmt.Sprintf("%d bytes: over the limit of %d bytes (--max-input)", e.size, limit)
+	}
+	return ""
+}
 
 // list runs ls-tree on commit for the given paths; recursive descends
 // into subdirectories.

@@ -2,6 +2,8 @@ package remote
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -40,8 +42,9 @@ type InboxEntry struct {
 	SentAt time.Time `json:"sent_at,omitzero"`
 	Size   int64     `json:"size"`
 	// Status is set for mine only: "new" (not yet received), "imported",
-	// "rejected" (with Reason), or "invalid" (a new one that fails its
-	// checks, with Reason).
+	// "rejected" (with Reason, a dropped one's too), "refused" (a receive
+	// refused its signer, with Reason: see RefusedFile), or "invalid" (a
+	// new one that fails its checks, with Reason).
 	Status string `json:"status,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	// Verification is what a new bundle of mine proves about its signer.
@@ -106,6 +109,14 @@ func Inbox(ctx context.Context, opts InboxOptions) (*InboxListing, error) {
 		return nil, err
 	}
 	var verify []Item
+	// What a receive refused for its signer, and remembers, is listed with
+	// its reason, not read again.
+	memo := map[string]string{}
+	for _, r := range loadRefusals(opts.DataDir) {
+		if r.remote == opts.Remote.Name {
+			memo[r.object+"/"+r.bundleID] = r.reason
+		}
+	}
 	for _, e := range es {
 		rh, id, ok := v.parse(e.path)
 		if !ok {
@@ -118,12 +129,10 @@ func Inbox(ctx context.Context, opts InboxOptions) (*InboxListing, error) {
 			ie.Status = "imported"
 		case ok:
 			ie.Status, ie.Reason = "rejected", le.Detail
-		case e.mode == "120000":
-			ie.Status, ie.Reason = "invalid", "a symbolic link: never followed"
-		case !e.regular():
-			ie.Status, ie.Reason = "invalid", "not a regular file"
-		case e.size > opts.Read.Limits.MaxInput:
-			ie.Status, ie.Reason = "invalid", "over the size limit (--max-input)"
+		case e.unreadable(opts.Read.Limits.MaxInput) != "":
+			ie.Status, ie.Reason = "invalid", e.unreadable(opts.Read.Limits.MaxInput)
+		case memo[e.object+"/"+id] != "":
+			ie.Status, ie.Reason = "refused", memo[e.object+"/"+id]
 		default:
 			ie.Status = "new"
 			if !opts.NoVerify {
@@ -144,8 +153,30 @@ func Inbox(ctx context.Context, opts InboxOptions) (*InboxListing, error) {
 		}
 	}
 	checked := map[string]InboxEntry{}
+	// A bundle whose signer I do not trust is listed from its envelope:
+	// its blobs are not decompressed (receive would refuse it there).
+	read := opts.Read
+	read.Admit = func(res *bundle.Result) error {
+		if res.Verification.Status != bundle.StatusVerified {
+			return errEnvelopeEnough
+		}
+		return nil
+	}
+	// A file under several names is read once (twice when the first name
+	// is not its own): holds is the bundle id each file's manifest names,
+	// failed why reading it failed before that.
+	holds, failed := map[string]string{}, map[string]string{}
 	for _, it := range verify {
 		if _, ok := checked[it.BundleID]; ok {
+			continue
+		}
+		obj := it.entry.object
+		if h, ok := holds[obj]; ok && h != it.BundleID {
+			checked[it.BundleID] = InboxEntry{Status: "invalid", Reason: fmt.Sprintf("the file holds bundle %s, not %s", h, it.BundleID)}
+			continue
+		}
+		if why, ok := failed[obj]; ok {
+			checked[it.BundleID] = InboxEntry{Status: "invalid", Reason: why}
 			continue
 		}
 		b := InboxEntry{Status: "new"}
@@ -155,8 +186,16 @@ func Inbox(ctx context.Context, opts InboxOptions) (*InboxListing, error) {
 			checked[it.BundleID] = b
 			continue
 		}
-		res, err := check(f, it.BundleID, trust, opts.Read)
+		res, err := check(f, it.BundleID, trust, read)
 		f.Close()
+		if errors.Is(err, bundle.ErrNotAdmitted) && res != nil {
+			err = envelopeCheck(res, it.BundleID)
+		}
+		if res != nil && res.Manifest != nil {
+			holds[obj] = res.Manifest.BundleID
+		} else if err != nil {
+			failed[obj] = err.Error()
+		}
 		if res != nil && res.Manifest != nil {
 			b.SentAt = res.Manifest.CreatedAt
 			if res.Manifest.Record != nil {
@@ -188,6 +227,19 @@ func Inbox(ctx context.Context, opts InboxOptions) (*InboxListing, error) {
 		return a.BundleID < b.BundleID
 	})
 	return out, nil
+}
+
+// errEnvelopeEnough stops inbox's read of a bundle whose signer I do not
+// trust once its envelope is read.
+var errEnvelopeEnough = errors.New("listed from its envelope")
+
+// envelopeCheck is check's answer for a bundle read up to its envelope
+// only: the checks that need no blob.
+func envelopeCheck(res *bundle.Result, wantID string) error {
+	if !res.ForReader {
+		return exchange.ErrRefusedRecipient
+	}
+	return checkRead(res, nil, wantID)
 }
 
 // others lists the recipient hashes, not mine, for whom the inbox holds

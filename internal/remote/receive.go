@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"time"
 
@@ -41,6 +42,11 @@ type ReceiveOptions struct {
 	Retry bool
 	// NoFetch works from what was fetched last.
 	NoFetch bool
+	// Drop names bundles (by bundle id) to drop if they are refused, now
+	// or as remembered: recorded in the ledger as dropped, removed from my
+	// ref, never imported. DropRefused drops every refused bundle.
+	Drop        []string
+	DropRefused bool
 	// Now is the time of the import (time.Now when zero).
 	Now time.Time
 }
@@ -63,6 +69,15 @@ const (
 	// OutcomeIgnored is an entry of my directory that is not named like a
 	// bundle: reported, never read.
 	OutcomeIgnored Outcome = "ignored"
+	// OutcomeStillRefused is a bundle an earlier receive refused for its
+	// signer, unchanged since, as are the trust store and the policy
+	// (RefusedFile): reported, not read again, and no failure of this
+	// receive.
+	OutcomeStillRefused Outcome = "still refused"
+	// OutcomeDropped is a refused bundle the user dropped
+	// (ReceiveOptions.Drop): recorded in the ledger and removed from my
+	// ref like a rejected one.
+	OutcomeDropped Outcome = "dropped"
 )
 
 // Item reports one entry of my directories.
@@ -82,6 +97,10 @@ type Item struct {
 	Err error `json:"-"`
 	// entry is the entry's tree entry.
 	entry entry
+	// holds is the bundle id the file's signed manifest names, once read.
+	holds string
+	// admit is set when the policy refused the bundle's signer.
+	admit bool
 }
 
 // Failed reports whether the item was refused or rejected.
@@ -148,12 +167,28 @@ func mine(read bundle.ReadOptions) ([]string, error) {
 // me, named by its own bundle id, then pass the policy) before anything
 // of it is stored, the records stored in one batch. A bundle that fails
 // is reported in its Item and left where it is; nothing of it is stored.
+// Its cost is bounded by what is new, whoever wrote my refs: a bundle's
+// signer is judged from its envelope before any blob is read (refused
+// there when the policy refuses it), a refusal is remembered
+// (RefusedFile) and not read again while nothing changed, a file under
+// several names is read once (readOnce), and at most maxReads bundles are
+// read.
 func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 	dirs, err := mine(opts.Read)
 	if err != nil {
 		return nil, err
 	}
 	opts.Read = forRemote(opts.Read)
+	// The signer is judged from the envelope, before any blob of the
+	// bundle is decompressed or staged: a stranger's bundle, or one signed
+	// for others, costs its first entry (FORMAT.md §4: the envelope comes
+	// first).
+	opts.Read.Admit = func(res *bundle.Result) error {
+		if !res.ForReader && !opts.Policy.AllowOtherRecipients {
+			return bundle.ErrWrongRecipient
+		}
+		return opts.Policy.Allows(res.Verification)
+	}
 	now := opts.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -192,6 +227,13 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 		return nil, err
 	}
 	res.Earlier = earlier
+	state, err := refusalState(opts.Keys, opts.Policy)
+	if err != nil {
+		return nil, err
+	}
+	if !opts.Retry {
+		cands, items = remembered(cands, items, loadRefusals(opts.DataDir), opts.Remote.Name, state)
+	}
 	open, clear, err := lay.reader(ctx, cands, opts.Read.Limits.MaxInput)
 	defer clear()
 	if err != nil {
@@ -202,22 +244,43 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 		return nil, err
 	}
 	if opts.DryRun {
-		for _, it := range cands {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+		checked, _ := readOnce(cands, func(cands []Item) ([]Item, error) {
+			var out []Item
+			for _, it := range cands {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				out = append(out, dryRunOne(it, open, trust, opts, now))
 			}
-			items = append(items, dryRunOne(it, open, trust, opts, now))
+			return out, nil
+		})
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
+		items = append(items, checked...)
 	} else {
-		imported, err := importAll(ctx, cands, open, opts, now)
+		imported, err := readOnce(cands, func(cands []Item) ([]Item, error) { return importAll(ctx, cands, open, opts, now) })
 		if err != nil {
 			return nil, err
 		}
 		items = append(items, imported...)
+		dropSelected(items, opts)
 		// The outcomes go to the ledger once the store holds the
 		// records: a crash before leaves them to the next receive, which
 		// finds them already imported.
 		if err := led.recordAll(ledgerEntries(items, opts.Remote.Name, now)); err != nil {
+			return nil, err
+		}
+		// What stays in my refs: entries the ledger does not record.
+		present := map[string]bool{}
+		for _, e := range es {
+			if _, id, ok := lay.parse(e.path); ok {
+				if _, done := led.entries[id]; !done {
+					present[e.object] = true
+				}
+			}
+		}
+		if err := saveRefusals(opts.DataDir, opts.Remote.Name, state, refusals(items), present); err != nil {
 			return nil, err
 		}
 	}
@@ -241,18 +304,111 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 	return res, nil
 }
 
+// remembered takes out of cands the bundles an earlier receive refused for
+// their signer, whose object, trust store and policy are unchanged: each
+// becomes an item still refused, with the reason then, not read again.
+func remembered(cands, items []Item, mem map[string]refusal, remote, state string) ([]Item, []Item) {
+	if len(mem) == 0 {
+		return cands, items
+	}
+	var left []Item
+	for _, it := range cands {
+		r, ok := mem[refusal{remote: remote, object: it.entry.object, state: state}.key()]
+		if !ok || r.bundleID != it.BundleID {
+			left = append(left, it)
+			continue
+		}
+		it.Outcome, it.Reason = OutcomeStillRefused, r.reason
+		items = append(items, it)
+	}
+	return left, items
+}
+
+// dropSelected turns the refused items that opts.Drop or DropRefused
+// names into dropped ones.
+func dropSelected(items []Item, opts ReceiveOptions) {
+	for i, it := range items {
+		if (it.Outcome == OutcomeRefused || it.Outcome == OutcomeStillRefused) && (opts.DropRefused || slices.Contains(opts.Drop, it.BundleID)) {
+			items[i].Outcome = OutcomeDropped
+		}
+	}
+}
+
+// refusals are the items to remember as refused for their signer.
+func refusals(items []Item) []refusal {
+	var out []refusal
+	for _, it := range items {
+		if it.Outcome == OutcomeStillRefused || it.Outcome == OutcomeRefused && it.admit {
+			out = append(out, refusal{object: it.entry.object, bundleID: it.BundleID, reason: it.Reason})
+		}
+	}
+	return out
+}
+
+// readOnce reads each distinct file of cands once, however many entries
+// point to it: do reads the first entry of each file, then, when that
+// file's signed manifest names another of those entries (its own name),
+// that one; every other entry of the file is a copy under a name that is
+// not its bundle's, rejected without being read. A hostile writer's many
+// names for one large file cost one or two reads, not one each.
+func readOnce(cands []Item, do func([]Item) ([]Item, error)) ([]Item, error) {
+	var firsts []Item
+	copies := map[string][]Item{}
+	for _, it := range cands {
+		obj := it.entry.object
+		if _, ok := copies[obj]; ok {
+			copies[obj] = append(copies[obj], it)
+			continue
+		}
+		copies[obj] = []Item{}
+		firsts = append(firsts, it)
+	}
+	out, err := do(firsts)
+	if err != nil || len(firsts) == len(cands) {
+		return out, err
+	}
+	var again []Item
+	for i, first := range out {
+		group := copies[firsts[i].entry.object]
+		for _, it := range group {
+			if first.holds != "" && it.BundleID == first.holds && first.holds != first.BundleID {
+				again = append(again, it)
+				continue
+			}
+			it.Outcome = OutcomeRejected
+			it.Reason = fmt.Sprintf("the same file as %s", first.Path)
+			if first.holds != "" {
+				it.Reason = fmt.Sprintf("the file holds bundle %s, not %s (%s)", first.holds, it.BundleID, it.Reason)
+			} else if first.Reason != "" {
+				it.Outcome, it.Reason = first.Outcome, first.Reason+" ("+it.Reason+")"
+			}
+			out = append(out, it)
+		}
+	}
+	if len(again) == 0 {
+		return out, nil
+	}
+	more, err := do(again)
+	return append(out, more...), err
+}
+
 // allRecorded reports whether the ledger records every item: nothing is
 // left to try again.
 func allRecorded(items []Item) bool {
 	for _, it := range items {
 		switch it.Outcome {
-		case OutcomeImported, OutcomeReplaced, OutcomeAlready, OutcomeSkipped, OutcomeRejected:
+		case OutcomeImported, OutcomeReplaced, OutcomeAlready, OutcomeSkipped, OutcomeRejected, OutcomeDropped:
 		default:
 			return false
 		}
 	}
 	return true
 }
+
+// maxReads bounds the bundles one receive reads (and the time it holds
+// the remote's lock): the rest are refused for now, and read by the next
+// receive once these are recorded and removed.
+var maxReads = 10000
 
 // candidates sorts the entries of my directories into bundles to read
 // (Item with an empty Outcome), entries reported without reading them,
@@ -277,13 +433,11 @@ func candidates(es []entry, parse func(string) (string, string, bool), led *ledg
 			earlier++
 			continue
 		}
-		switch {
-		case e.mode == "120000":
-			it.Outcome, it.Reason = OutcomeRejected, "a symbolic link: never followed"
-		case !e.regular():
-			it.Outcome, it.Reason = OutcomeRejected, fmt.Sprintf("not a regular file (git mode %s)", e.mode)
-		case e.size > limit:
-			it.Outcome, it.Reason = OutcomeRejected, fmt.Sprintf("%d bytes: over the limit of %d bytes (--max-input)", e.size, limit)
+		if why := e.unreadable(limit); why != "" {
+			it.Outcome, it.Reason = OutcomeRejected, why
+		}
+		if it.Outcome == "" && len(cands) >= maxReads {
+			it.Outcome, it.Reason = OutcomeRefused, fmt.Sprintf("left for the next receive: one receive reads at most %d new bundles", maxReads)
 		}
 		if it.Outcome != "" {
 			items = append(items, it)
@@ -303,6 +457,8 @@ func ledgerEntries(items []Item, remote string, now time.Time) []ledgerEntry {
 		switch it.Outcome {
 		case OutcomeRejected:
 			e.Outcome, e.Detail = ledgerRejected, it.Reason
+		case OutcomeDropped:
+			e.Outcome, e.Detail = ledgerRejected, "dropped by the user: "+it.Reason
 		case OutcomeImported, OutcomeReplaced, OutcomeAlready, OutcomeSkipped:
 		default:
 			continue
@@ -339,6 +495,10 @@ func importAll(ctx context.Context, cands []Item, open func(Item) (io.ReadSeekCl
 	for i, r := range res {
 		it := describe(cands[i], r.Read)
 		switch {
+		case notAdmitted(r.ReadErr) != nil:
+			// The policy refused its signer: tried again next time.
+			cause := notAdmitted(r.ReadErr)
+			it.Outcome, it.Reason, it.Err, it.admit = OutcomeRefused, cause.Error(), cause, true
 		case r.ReadErr != nil:
 			it.Outcome, it.Reason, it.Err = OutcomeRejected, r.ReadErr.Error(), r.ReadErr
 			if errors.Is(r.ReadErr, bundle.ErrIO) || errors.Is(r.ReadErr, ctx.Err()) {
@@ -361,9 +521,22 @@ func importAll(ctx context.Context, cands []Item, open func(Item) (io.ReadSeekCl
 	return items, nil
 }
 
+// notAdmitted is the policy's refusal that stopped a read at the
+// envelope (ReceiveOptions' Admit), or nil.
+func notAdmitted(err error) error {
+	var be *bundle.Error
+	if !errors.Is(err, bundle.ErrNotAdmitted) || !errors.As(err, &be) || be.Err == nil {
+		return nil
+	}
+	return be.Err
+}
+
 // describe fills in what reading a bundle found out about it: how it was
 // signed, and the handoff it holds.
 func describe(it Item, res *bundle.Result) Item {
+	if res != nil && res.Manifest != nil {
+		it.holds = res.Manifest.BundleID
+	}
 	if res != nil && res.Verification.Status != "" {
 		v := res.Verification
 		it.Verification = &v
@@ -385,6 +558,10 @@ func dryRunOne(it Item, open func(Item) (io.ReadSeekCloser, error), trust *crypt
 	defer f.Close()
 	res, err := check(f, it.BundleID, trust, opts.Read)
 	it = describe(it, res)
+	if cause := notAdmitted(err); cause != nil {
+		it.Outcome, it.Reason, it.Err = OutcomeRefused, cause.Error(), cause
+		return it
+	}
 	if err != nil {
 		it.Outcome, it.Reason, it.Err = OutcomeRejected, err.Error(), err
 		if errors.Is(err, bundle.ErrIO) {

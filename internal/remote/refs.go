@@ -12,8 +12,10 @@ import (
 )
 
 // quietEnv keeps git's housekeeping off the user's path: no automatic gc
-// or maintenance in the clone (nor in a file:// remote's receive-pack, a
-// child of ours), and no reflogs that would keep removed bundles alive.
+// or maintenance in the clone, and no reflogs that would keep removed
+// bundles alive. (git clears these variables for the receive-pack or
+// upload-pack it starts on a local remote: what that one runs is set on
+// its command line, see transport.go.)
 // Compacting is explicit: Maintain. What a fetch brings is kept as the
 // pack it came in (two files), not unpacked into a file per object.
 var quietEnv = []string{
@@ -50,7 +52,7 @@ type refState map[string]string
 // ending in "/*" names every ref under it. Only refs matching a pattern
 // exactly (or under a "/*" one) are kept.
 func (c *clone) lsRemote(ctx context.Context, patterns ...string) (refState, error) {
-	out, err := c.net.Run(ctx, append([]string{"ls-remote", "--refs", "origin"}, patterns...)...)
+	out, err := c.talk(ctx, append([]string{"ls-remote", "--refs", "origin"}, patterns...)...)
 	if err != nil {
 		return nil, fmt.Errorf("fetch %s: %w", c.remote.Name, err)
 	}
@@ -172,7 +174,7 @@ func (c *clone) sync(ctx context.Context, noFetch bool, patterns ...string) (ref
 // whole, as v1 needs.
 func (c *clone) fetch(ctx context.Context, specs []string) error {
 	args := append([]string{"fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", "origin"}, specs...)
-	if _, err := c.net.Run(ctx, args...); err != nil {
+	if _, err := c.talk(ctx, args...); err != nil {
 		return fmt.Errorf("fetch %s: %w", c.remote.Name, err)
 	}
 	return nil
@@ -214,7 +216,7 @@ func (c *clone) push(ctx context.Context, ups []update) error {
 	for _, u := range ups {
 		args = append(args, u.new+":"+u.ref)
 	}
-	if _, err := c.net.Run(ctx, args...); err != nil {
+	if _, err := c.talk(ctx, args...); err != nil {
 		return err
 	}
 	for _, u := range ups {

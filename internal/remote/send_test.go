@@ -4,20 +4,18 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// rejectPushes installs a pre-receive hook in the bare repository that
-// refuses every push, and returns a function that removes it.
+// rejectPushes makes the bare repository refuse every push that carries
+// objects (its receive.maxInputSize is one byte: no hook, since a push
+// runs none of the remote's), and returns a function that lifts that.
 func rejectPushes(t *testing.T, r Remote) func() {
 	t.Helper()
-	hook := filepath.Join(strings.TrimPrefix(r.URL, "file://"), "hooks", "pre-receive")
-	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'denied by test' >&2\nexit 1\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return func() { os.Remove(hook) }
+	dir := strings.TrimPrefix(r.URL, "file://")
+	gitT(t, dir, "config", "receive.maxInputSize", "1")
+	return func() { gitT(t, dir, "config", "--unset", "receive.maxInputSize") }
 }
 
 // bundlesFor counts the bundles for m on the remote.

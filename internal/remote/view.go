@@ -108,16 +108,31 @@ func (v *view) parse(path string) (recipientHash, bundleID string, ok bool) {
 // Layout 1 checks them out (only those); layout 2 reads their blobs.
 func (v *view) reader(ctx context.Context, items []Item, limit int64) (open func(Item) (io.ReadSeekCloser, error), clear func(), err error) {
 	if v.version == 1 {
+		// One file of the work tree per object: entries that point to
+		// the same object read the same bytes.
 		var paths []string
+		first := map[string]string{}
 		for _, it := range items {
-			paths = append(paths, it.Path)
+			if _, ok := first[it.entry.object]; !ok {
+				first[it.entry.object] = it.Path
+				paths = append(paths, it.Path)
+			}
 		}
 		clear, err := v.c.checkout(ctx, v.commit(), paths)
-		return func(it Item) (io.ReadSeekCloser, error) { return v.c.openChecked(it.Path, limit) }, clear, err
+		return func(it Item) (io.ReadSeekCloser, error) {
+			path, ok := first[it.entry.object]
+			if !ok {
+				return nil, fmt.Errorf("%s was not checked out", it.Path)
+			}
+			return v.c.openChecked(path, limit)
+		}, clear, err
 	}
 	// Blobs are read in batches of at most batchBytes, each with one git
 	// cat-file --batch: one process for a receive's bundles, not one each.
 	cache := map[string][]byte{}
+	// A file several entries point to is read once in a batch: only the
+	// first of them is read (readOnce), and a later read of the same file
+	// costs one more cat-file at most.
 	return func(it Item) (io.ReadSeekCloser, error) {
 		if checkoutHook != nil {
 			checkoutHook([]string{it.Path})
@@ -129,13 +144,15 @@ func (v *view) reader(ctx context.Context, items []Item, limit int64) (open func
 		if !ok {
 			var batch []entry
 			var total int64
+			inBatch := map[string]bool{}
 			for _, next := range items {
 				e := next.entry
-				if _, done := cache[e.object]; done || !e.regular() || e.size > limit || total+e.size > batchBytes && len(batch) > 0 {
+				if _, done := cache[e.object]; done || inBatch[e.object] || !e.regular() || e.size > limit || total+e.size > batchBytes && len(batch) > 0 {
 					continue
 				}
 				if e.object == it.entry.object || len(batch) > 0 {
 					batch = append(batch, e)
+					inBatch[e.object] = true
 					total += e.size
 				}
 			}
@@ -147,6 +164,9 @@ func (v *view) reader(ctx context.Context, items []Item, limit int64) (open func
 			}
 		}
 		delete(cache, it.entry.object)
+		if readHook != nil {
+			return readHook(nopCloser{bytes.NewReader(data)}), nil
+		}
 		return nopCloser{bytes.NewReader(data)}, nil
 	}, func() {}, nil
 }

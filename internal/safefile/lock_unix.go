@@ -29,11 +29,21 @@ func Flock(f *os.File, nonBlocking bool) error {
 	}
 }
 
+// writeHolder writes, into the lock file it now holds, who holds it, for
+// a process that waits to say (flock is advisory: the file reads).
+func writeHolder(f *os.File) {
+	line := holderLine()
+	if f.Truncate(0) == nil {
+		_, _ = f.WriteAt([]byte(line), 0)
+	}
+}
+
 // Unlock releases the lock.
 func (l *Lock) Unlock() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
+	_ = l.f.Truncate(0) // nobody holds it now
 	err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
 	if cerr := l.f.Close(); err == nil {
 		err = cerr

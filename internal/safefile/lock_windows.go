@@ -25,6 +25,10 @@ func Flock(f *os.File, nonBlocking bool) error {
 	return err
 }
 
+// writeHolder does nothing on Windows, whose lock keeps others from
+// reading the locked byte: a waiter says "another process".
+func writeHolder(*os.File) {}
+
 // Unlock releases the lock.
 func (l *Lock) Unlock() error {
 	if l == nil || l.f == nil {

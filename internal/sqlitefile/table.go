@@ -147,6 +147,17 @@ func (db *DB) TableColumns(name string, cols ...string) (*Named, error) {
 	return n, nil
 }
 
+// TableOf is TableColumns for a reader that expects the database to be
+// what (say "a Crush database"): a missing column says it is not one of a
+// known version.
+func (db *DB) TableOf(what, name string, cols ...string) (*Named, error) {
+	t, err := db.TableColumns(name, cols...)
+	if errors.Is(err, ErrNoColumn) {
+		return nil, fmt.Errorf("%w: not %s of a known version", err, what)
+	}
+	return t, err
+}
+
 // Text and Int are Row.Text and Row.Int of the column named col, one of
 // those TableColumns found.
 func (n *Named) Text(r *Row, col string) (string, error) { return r.Text(n.index(col)) }

@@ -189,7 +189,7 @@ func (p Probed) Fill(s *SessionInfo) {
 	}
 }
 
-// MergeSubagent adds a subagent's commands and file edits to d, each
+// MergeSubagent adds a subagent's commands, file edits and failed edits to d, each
 // marked by ("subagent ID"), and counts the subagent: for a reader that
 // folds in the transcripts of a session's subagents. A file d touched as
 // well stays d's, with the subagent's edits counted in.
@@ -228,6 +228,16 @@ func mergeSubagent(d, sub *Digest, by string) {
 		f.Path, f.By = path, by
 		index[path] = len(d.Files)
 		d.Files = append(d.Files, f)
+	}
+	for _, fe := range sub.Session.FailedEdits {
+		if len(d.Session.FailedEdits) >= maxFiles {
+			break
+		}
+		if sub.CWD != d.CWD {
+			fe.Path = normPath(d.CWD, joinPath(sub.CWD, fe.Path))
+		}
+		fe.By = by
+		d.Session.FailedEdits = append(d.Session.FailedEdits, fe)
 	}
 }
 

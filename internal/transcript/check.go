@@ -72,6 +72,11 @@ func CheckDigest(d *Digest) error {
 	for i, f := range d.Files {
 		check(len(f.By) <= 300, "file %d by: %d bytes", i, len(f.By))
 	}
+	check(len(s.FailedEdits) <= maxFiles, "%d failed edits", len(s.FailedEdits))
+	for i, fe := range s.FailedEdits {
+		check(fe.Path != "" && len(fe.Path) <= maxPath && len(fe.Error) <= maxFailedEditError && len(fe.By) <= 300 && fe.Count >= 1,
+			"failed edit %d: path %d bytes, error %d, by %d, count %d", i, len(fe.Path), len(fe.Error), len(fe.By), fe.Count)
+	}
 	check(len(d.Worktree) <= maxPath, "worktree: %d bytes", len(d.Worktree))
 	check(len(d.Stats.UnknownTypes) <= MaxUnknownTypes, "%d unknown type names", len(d.Stats.UnknownTypes))
 	check(len(s.Todos) <= maxTodos, "%d todos", len(s.Todos))

@@ -196,6 +196,7 @@ type folder struct {
 	tokSeen      bool
 	files        map[string]*fileEntry
 	fileOrder    []string
+	failedEdits  []handoff.FailedEdit // edits that failed, and that no later edit of the file followed
 	seen         map[string]bool
 	seq          int
 	firstRequest string // the first request that is not a slash command: the title
@@ -420,6 +421,9 @@ func (f *folder) result(e event) {
 		f.applyOps(c)
 	} else {
 		c.opsDone = true // it did not happen
+		if e.failed && c.cmd == nil {
+			f.failEdits(c.ops, e.text)
+		}
 	}
 	if c.resolved {
 		// Nothing more can happen to it: a later result for the id
@@ -499,10 +503,36 @@ func (f *folder) applyOps(c *callEntry) {
 	}
 }
 
+// failEdits records the files of an edit tool's call that failed: no
+// change, a failed action. A command's failure is the command's alone.
+func (f *folder) failEdits(ops []fileOp, output string) {
+	for _, op := range ops {
+		if op.path == "" || len(op.path) > maxPath {
+			continue
+		}
+		i := slices.IndexFunc(f.failedEdits, func(fe handoff.FailedEdit) bool { return fe.Path == op.path })
+		if i < 0 {
+			if len(f.failedEdits) >= maxFiles {
+				continue
+			}
+			f.failedEdits = append(f.failedEdits, handoff.FailedEdit{Path: op.path})
+			i = len(f.failedEdits) - 1
+		}
+		fe := &f.failedEdits[i]
+		fe.Count = min(fe.Count+1, math.MaxInt32)
+		fe.Error = shortenMiddle(strings.TrimSpace(output), maxFailedEditError)
+	}
+}
+
+// maxFailedEditError bounds a failed edit's error text.
+const maxFailedEditError = 500
+
 func (f *folder) applyOp(op fileOp) {
 	if op.path == "" || len(op.path) > maxPath {
 		return
 	}
+	// A later edit of a file whose edit failed changed it after all.
+	f.failedEdits = slices.DeleteFunc(f.failedEdits, func(fe handoff.FailedEdit) bool { return fe.Path == op.path })
 	n := op.n
 	if n <= 0 {
 		n = 1
@@ -624,6 +654,7 @@ func (f *folder) finish(d *Digest) {
 	for _, p := range f.fileOrder {
 		d.Files = append(d.Files, f.files[p].f)
 	}
+	s.FailedEdits = f.failedEdits
 	if first := cmp.Or(f.firstRequest, f.firstCommand); d.Title == "" && first != "" {
 		d.Title = titleFrom(first)
 	}

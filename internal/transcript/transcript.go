@@ -567,11 +567,11 @@ func UnderDir(p, dir string) bool {
 }
 
 // Empty says whether d holds nothing a handoff could carry: no request,
-// message, command, edit, todo, compaction summary, plan, pull request or
+// message, command, edit, failed edit, todo, compaction summary, plan, pull request or
 // decision.
 func (d *Digest) Empty() bool {
 	s := d.Session
-	return len(s.Requests) == 0 && s.LastAgentMessage == "" && len(s.Commands) == 0 && len(d.Files) == 0 &&
+	return len(s.Requests) == 0 && s.LastAgentMessage == "" && len(s.Commands) == 0 && len(d.Files) == 0 && len(s.FailedEdits) == 0 &&
 		len(s.Todos) == 0 && s.CompactionSummary == "" && s.Plan == "" && len(s.PullRequests) == 0 && len(d.Decisions) == 0
 }
 

@@ -54,6 +54,18 @@ var realE2EExpectations = []struct {
 		Title: "add a greeting file", Requests: []string{"add a greeting file"},
 		Files:      map[string]expect.File{"hello.txt": {Action: "created", Edits: 1}},
 		Compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."}},
+	// TestFailedEditAndShellMoves: the Edit of keep.txt whose old_string
+	// is not there fails: a failed edit, no change; rm gone.txt deletes
+	// it (git mv's file is capture's, from git); ExitPlanMode, which print
+	// mode lacks ("No such tool available"), leaves its plan pending, not
+	// rejected.
+	{"fidelity/13cbe6b8-6a5c-4b35-848c-76c1b13bdf84.jsonl", expect.Want{
+		Title: "tidy the project", Requests: []string{"tidy the project"},
+		Files:       map[string]expect.File{"gone.txt": {Action: "deleted"}},
+		NumCommands: 2, Commands: []expect.Command{{Prefix: "git mv old.txt new.txt", Exit: expect.Exit(0), Count: 1, Status: "ok"},
+			{Prefix: "rm gone.txt", Exit: expect.Exit(0), Count: 1, Status: "ok"}},
+		Plan: "1. Fix keep.txt", PlanStatus: "pending",
+		FailedEdits: map[string]expect.FailedEdit{"keep.txt": {Count: 1}}}},
 }
 
 func TestRealE2ETranscripts(t *testing.T) {

@@ -332,11 +332,12 @@ func (c *reader) record(raw []byte, l *line) {
 		// skills, cwd, date, permissions; turn_context has the cwd) and
 		// each response's tokens (token_count has the totals). Neither is
 		// the session's work.
-	case "inter_agent_communication":
+	case "inter_agent_communication", "inter_agent_communication_metadata":
 		// What agents of one thread tree tell each other
 		// (RolloutItem::InterAgentCommunication, openai/codex
-		// codex-rs/protocol/src/protocol.rs): not the user's, and what a
-		// subagent did is folded in from its own rollout.
+		// codex-rs/protocol/src/protocol.rs), and since 0.171.0 whether
+		// such a message starts a turn ({"trigger_turn"}): not the user's,
+		// and what a subagent did is folded in from its own rollout.
 	default:
 		if c.b != nil {
 			c.b.Digest().Stats.UnknownType(l.Type)

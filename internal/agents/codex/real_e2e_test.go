@@ -29,6 +29,33 @@ var realE2EExpectations = []struct {
 		Title: "check the tree", Requests: []string{"check the tree"},
 		NumCommands: 1, Commands: []expect.Command{{Prefix: "git status --short", Exit: expect.Exit(0), Count: 1, Status: "ok"}},
 		Compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."}},
+	// TestFailedEditAndShellMoves: apply_patch of keep.txt fails
+	// verification ("Failed to find expected lines"): a failed edit, no
+	// change; git mv and rm are commands, their files capture's (from
+	// git).
+	{"fidelity/rollout-2026-11-29T06-22-56-01a225f8-8f97-7101-8b68-d9a2d9fb54f1.jsonl", expect.Want{
+		Title: "tidy the project", Requests: []string{"tidy the project"},
+		NumCommands: 2, Commands: []expect.Command{{Prefix: "git mv old.txt new.txt", Exit: expect.Exit(0), Count: 1, Status: "ok"},
+			{Prefix: "rm gone.txt", Exit: expect.Exit(0), Count: 1, Status: "ok"}},
+		FailedEdits: map[string]expect.FailedEdit{"keep.txt": {Count: 1}}}},
+	// TestSubagentWork: spawn_agent (multi_agent_v2) starts a thread
+	// whose rollout, beside the session's in the sessions tree, writes
+	// sub.txt: the subagent's, its message no request of the user's.
+	{"subagent/sessions/2026/11/29/rollout-2026-11-29T06-40-41-01a22608-d055-7830-bb60-c678db578b77.jsonl", expect.Want{
+		Title: "have a subagent write sub.txt", Requests: []string{"have a subagent write sub.txt"},
+		Files: map[string]expect.File{"sub.txt": {Action: "created", Edits: 1, By: "subagent 01a22608-d122-7b11-b373-2deb7624abee"}}}},
+}
+
+// The subagent's rollout read alone is a subagent's, naming its parent.
+func TestRealE2ESubagentAlone(t *testing.T) {
+	d := readFile(t, filepath.Join(realE2EDir, "subagent/sessions/2026/11/29/rollout-2026-11-29T06-40-41-01a22608-d122-7b11-b373-2deb7624abee.jsonl"))
+	if !d.Subagent || d.Parent != "01a22608-d055-7830-bb60-c678db578b77" || len(d.Session.Requests) != 0 {
+		t.Errorf("subagent %v, parent %q, requests %q", d.Subagent, d.Parent, d.Session.Requests)
+	}
+	// inter_agent_communication_metadata (0.171.0) is a known type.
+	if d.Stats.Unknown != 0 {
+		t.Errorf("unknown types %v", d.Stats.UnknownTypes)
+	}
 }
 
 func TestRealE2ETranscripts(t *testing.T) {

@@ -48,6 +48,21 @@ var realExpectations = map[string]expect.Want{
 	"compaction/events.jsonl": {
 		Title: "say something", Requests: []string{"say something"},
 		Compaction: "E2E-SUMMARY: compacted."},
+	// TestFailedEditAndShellMoves (internal/e2e): create over keep.txt,
+	// which exists, is refused ("Path already exists"): a failed edit,
+	// no change; git mv and rm are commands, their files capture's (from
+	// git).
+	"fidelity/events.jsonl": {
+		Title: "tidy the project", Requests: []string{"tidy the project"},
+		NumCommands: 2, Commands: []expect.Command{{Prefix: "git mv old.txt new.txt", Exit: expect.Exit(0), Count: 1, Status: "ok"},
+			{Prefix: "rm gone.txt", Exit: expect.Exit(0), Count: 1, Status: "ok"}},
+		FailedEdits: map[string]expect.FailedEdit{"keep.txt": {Count: 1}}},
+	// TestSubagentWork: task (general-purpose, mode sync) runs a subagent
+	// whose events carry its agentId: its create of sub.txt is its, its
+	// prompt no request.
+	"subagent/events.jsonl": {
+		Title: "have a subagent write sub.txt", Requests: []string{"have a subagent write sub.txt"},
+		Files: map[string]expect.File{"sub.txt": {Action: "created", Edits: 1, By: "subagent fef50db5-05c0-449d-a611-27adaacdbe03"}}},
 }
 
 func readFileOf(t testing.TB, file string) *transcript.Digest {

@@ -20,7 +20,6 @@ package crush
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -151,11 +150,7 @@ func openDB(path string, maxRow int) (*sqlitefile.DB, error) {
 // openTable finds table name with the columns cols, or says which one
 // the database lacks.
 func openTable(db *sqlitefile.DB, name string, cols ...string) (*sqlitefile.Named, error) {
-	t, err := db.TableColumns(name, cols...)
-	if errors.Is(err, sqlitefile.ErrNoColumn) {
-		return nil, fmt.Errorf("%w: not a Crush database of a known version", err)
-	}
-	return t, err
+	return db.TableOf("a Crush database", name, cols...)
 }
 
 // sessionRow is a row of the sessions table.

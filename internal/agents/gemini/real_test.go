@@ -41,6 +41,24 @@ var realE2EExpectations = []struct {
 		Title: "add a greeting file", Requests: []string{"add a greeting file", "check the tree"},
 		Files:      map[string]expect.File{"/tmp/TestCompactiongemini3573133766/001/project/hello.txt": {Action: "created", Edits: 1}},
 		Compaction: "E2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go."}},
+	// TestFailedEditAndShellMoves: replace of keep.txt finds no
+	// old_string (its fix-up, asked of the scripted model, finds none):
+	// a failed edit, no change; git mv and rm are commands, their files
+	// capture's (from git). Then resumed headless (--resume latest -p):
+	// Gemini CLI 0.61.0 writes the resumed run into the same file (a
+	// second metadata line, $set.messages), so one file, one session.
+	{"fidelity/session-2026-11-29T06-25-62cbd583.jsonl", expect.Want{
+		Title: "tidy the project", Requests: []string{"tidy the project", "anything left?"},
+		NumCommands: 2, Commands: []expect.Command{{Prefix: "git mv old.txt new.txt", Exit: expect.Exit(0), Count: 1, Status: "ok"},
+			{Prefix: "rm gone.txt", Exit: expect.Exit(0), Count: 1, Status: "ok"}},
+		FailedEdits: map[string]expect.FailedEdit{"/tmp/TestFailedEditAndShellMovesgemini81426750/001/project/keep.txt": {Count: 1}}}},
+	// TestSubagentWork: invoke_agent runs the generalist, whose
+	// recording lies in chats/<session id>/: its write of sub.txt is the
+	// subagent's, its prompt no request.
+	{"subagent/session-2026-11-29T06-35-068e1db5.jsonl", expect.Want{
+		Title: "have a subagent write sub.txt", Requests: []string{"have a subagent write sub.txt"},
+		Files: map[string]expect.File{"/tmp/TestSubagentWorkgemini973441100/001/project/sub.txt": {Action: "created", Edits: 1,
+			By: "subagent d125a1b9-bfe7-40ea-8e2b-598b495cd92d"}}}},
 }
 
 func TestRealE2ETranscripts(t *testing.T) {

@@ -17,7 +17,6 @@ package opencode
 // reads it with its -wal file, as of the last commit, without writing.
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -104,11 +103,7 @@ func rowLimits(maxRow int) sqlitefile.Limits {
 // openTable finds table name with the columns cols, or says which one
 // the database lacks.
 func openTable(db *sqlitefile.DB, name string, cols ...string) (*sqlitefile.Named, error) {
-	t, err := db.TableColumns(name, cols...)
-	if errors.Is(err, sqlitefile.ErrNoColumn) {
-		return nil, fmt.Errorf("%w: not an OpenCode database of a known version", err)
-	}
-	return t, err
+	return db.TableOf("an OpenCode database", name, cols...)
 }
 
 // sessionRow is a row of the session table.

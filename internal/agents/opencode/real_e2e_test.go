@@ -39,6 +39,7 @@ type expectation struct {
 	compaction  string
 	subagents   int
 	tokens      handoff.Tokens
+	failedEdits map[string]expect.FailedEdit
 }
 
 var expectations = []expectation{
@@ -98,6 +99,17 @@ var expectations = []expectation{
 		requests: []string{"save a handoff, list them, then resume"},
 		last:     "Saved, listed and resumed.",
 		tokens:   handoff.Tokens{Input: 4000, Output: 80}},
+	// The suite's TestFailedEditAndShellMoves: edit of keep.txt finds no
+	// oldString, a failed edit and no change; git mv and rm are commands,
+	// their files capture's (from git).
+	{name: "fidelity", id: "ses_dda063396ffel9BB39AG3e4auT",
+		title:    "ok.",
+		requests: []string{"tidy the project"},
+		last:     "Fixed keep.txt, renamed old.txt to new.txt and removed gone.txt.",
+		commands: []handoff.Command{{Command: "git mv old.txt new.txt", ExitCode: exit(0), Count: 1, Status: "ok"},
+			{Command: "rm gone.txt", ExitCode: exit(0), Count: 1, Status: "ok"}},
+		failedEdits: map[string]expect.FailedEdit{"keep.txt": {Count: 1}},
+		tokens:      handoff.Tokens{Input: 4000, Output: 80}},
 }
 
 // TestRealDatabases reads each session OpenCode 1.18.33 wrote and checks
@@ -171,7 +183,7 @@ func checkDigest(t *testing.T, e expectation, d *transcript.Digest) {
 	// in, with OpenCode's own mark: a request still in 'opencode run''s
 	// quotes.
 	want := expect.Want{Title: e.title, Requests: e.requests, Files: map[string]expect.File{}, NumCommands: len(e.commands),
-		OpenFailure: e.lastFailure, Todos: e.todos, Compaction: e.compaction}
+		OpenFailure: e.lastFailure, Todos: e.todos, Compaction: e.compaction, FailedEdits: e.failedEdits}
 	for _, f := range e.files {
 		want.Files[f.Path] = expect.File{Action: f.Action, Edits: f.Edits, By: f.By}
 	}

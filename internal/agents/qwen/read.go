@@ -3,10 +3,13 @@ package qwen
 import (
 	"encoding/json"
 	"io"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/transcript"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
 // A Qwen Code session is JSON Lines, one ChatRecord a line
@@ -51,6 +54,8 @@ type record struct {
 	Usage          *usage          `json:"usageMetadata"`
 	ToolCallResult *toolCallResult `json:"toolCallResult"`
 	SystemPayload  json.RawMessage `json:"systemPayload"`
+	// AgentID is set on every record of a subagent's transcript.
+	AgentID string `json:"agentId"`
 }
 
 // content is Gemini's Content: a role and its parts.
@@ -165,9 +170,64 @@ func knownSystem(subtype string) bool {
 // Read reads the Qwen Code session at path; id is unused: a file holds one
 // session.
 func (Transcripts) Read(path, _ string, lim transcript.Limits) (*transcript.Digest, error) {
-	return transcript.ReadOpen(path, lim, func(r *io.SectionReader) (*transcript.Digest, error) {
+	d, err := transcript.ReadOpen(path, lim, func(r *io.SectionReader) (*transcript.Digest, error) {
 		return read(r, lim)
 	})
+	if err != nil || d.Subagent {
+		return d, err
+	}
+	lim.Observe = nil // a subagent's turns are not the session's
+	mergeSubagents(d, path, lim)
+	return d, nil
+}
+
+// Subagents: Qwen Code writes a subagent's conversation (the agent tool,
+// inline or in the background) to
+// projects/<project>/subagents/<session id, sanitized>/agent-<agent id>.jsonl,
+// beside a .meta.json, records of the session's own shape whose every
+// line carries the agent's agentId (getAgentJsonlPath,
+// packages/core/src/agents/agent-transcript.ts, in chunks/chunk-DPEB6S2R.js
+// of 0.24.4). Such a file is never a session: discovery lists chats/
+// alone, capture refuses it and names its parent, and reading the parent
+// folds in the files its subagents touched and the commands they ran,
+// marked as theirs; a subagent's prompt is no request of the user's.
+
+// maxSubagents bounds the subagents' transcripts folded into a session.
+const maxSubagents = 64
+
+// mergeSubagents folds into d the transcripts of its subagents, for a
+// session read at path (projects/<project>/chats/<id>.jsonl).
+func mergeSubagents(d *transcript.Digest, path string, lim transcript.Limits) {
+	if d.Session.ID == "" || filepath.Base(filepath.Dir(path)) != "chats" {
+		return
+	}
+	dir := filepath.Join(filepath.Dir(filepath.Dir(path)), "subagents", safeName(d.Session.ID))
+	var kids []transcript.Candidate
+	transcript.ListFiles(dir, func(name string) bool {
+		return strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".jsonl")
+	}, &kids)
+	slices.SortFunc(kids, func(a, b transcript.Candidate) int { return strings.Compare(a.Path, b.Path) })
+	for _, k := range kids[:min(len(kids), maxSubagents)] {
+		kid, err := transcript.ReadOpen(k.Path, lim, func(r *io.SectionReader) (*transcript.Digest, error) {
+			return read(r, lim)
+		})
+		if err != nil || !kid.Subagent || kid.Parent != d.Session.ID {
+			continue
+		}
+		id := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(k.Path), "agent-"), ".jsonl")
+		transcript.MergeSubagent(d, kid, "subagent "+untrusted.OneLine(id, 64))
+	}
+}
+
+// safeName is Qwen Code's sanitizeFilenameComponent: every character but
+// ASCII letters, digits, _ and - becomes _.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, s)
 }
 
 // read reads a session in two passes: the first links the records, the
@@ -268,6 +328,11 @@ func (rd *reader) line(line []byte) error {
 	}
 	if rec.SessionID != "" && d.Session.ID == "" {
 		d.Session.ID = rec.SessionID
+	}
+	if rec.AgentID != "" && !d.Subagent {
+		// A subagent's transcript: its session id is its parent's.
+		d.Subagent = true
+		d.Parent = transcript.ShortenHead(rec.SessionID, 256)
 	}
 	if rec.CWD != "" && !rd.cwdSet {
 		rd.b.SetCWD(rec.CWD)
@@ -413,6 +478,14 @@ func (rd *reader) toolResult(rec *record) {
 			rd.b.Todos(todos(disp.Todos))
 		}
 	}
+	if res.Status == "" {
+		// A subagent's transcript keeps no status (its toolCallResult is
+		// the call id and the duration): a response that is an error
+		// failed; of any other, how it ended is not known.
+		failed := hasError(rec, res.CallID)
+		rd.b.OutcomeKnown(res.CallID, nil, failed, failed, output)
+		return
+	}
 	failed := res.Status != "success"
 	var exit *int
 	if disp.Type == "shell_result" {
@@ -420,6 +493,23 @@ func (rd *reader) toolResult(rec *record) {
 		failed = failed || disp.Outcome == "failed"
 	}
 	rd.b.Outcome(res.CallID, exit, failed, output)
+}
+
+// hasError says whether the function response to the call id is an
+// error.
+func hasError(rec *record, id string) bool {
+	if rec.Message == nil {
+		return false
+	}
+	for _, pt := range rec.Message.Parts {
+		if fr := pt.FunctionResponse; fr != nil && fr.ID == id {
+			var s string
+			if json.Unmarshal(fr.Response.Error, &s) == nil && s != "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // responseText is the text the tool gave the model for call id: its

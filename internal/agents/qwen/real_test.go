@@ -21,6 +21,7 @@ func exit(n int) *int { return &n }
 type realFile struct {
 	action string
 	edits  int
+	by     string // who changed it when not the session's agent
 }
 
 var realExpectations = []struct {
@@ -34,6 +35,7 @@ var realExpectations = []struct {
 	todos         []handoff.Todo
 	compaction    string
 	tokens        handoff.Tokens
+	failedEdits   map[string]expect.FailedEdit
 }{
 	// Two runs of one session. The refused edit (the file not read first)
 	// is no edit; the assert and ls fail by their exit codes.
@@ -41,7 +43,7 @@ var realExpectations = []struct {
 		title:    "Write calc.py with an add function and test it",
 		requests: []string{"Write calc.py with an add function and test it", "Now add a sub function"},
 		last:     "calc.py has sub too.",
-		files:    map[string]realFile{"calc.py": {"created", 3}},
+		files:    map[string]realFile{"calc.py": {"created", 3, ""}},
 		commands: []handoff.Command{
 			{Command: `python3 -c 'import calc; assert calc.add(2, 2) == 4, "bad add"'`, ExitCode: exit(1), Count: 1, Status: handoff.StatusFailed,
 				Output: "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nAssertionError: bad add"},
@@ -62,7 +64,7 @@ var realExpectations = []struct {
 		title:      "add a greeting file",
 		requests:   []string{"add a greeting file", "check the tree"},
 		last:       "Checked the tree.",
-		files:      map[string]realFile{"hello.txt": {"created", 1}},
+		files:      map[string]realFile{"hello.txt": {"created", 1, ""}},
 		commands:   []handoff.Command{{Command: "git status --short", ExitCode: exit(0), Count: 1, Status: handoff.StatusOK}},
 		compaction: "<state_snapshot>\nE2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go.\n</state_snapshot>",
 		tokens:     handoff.Tokens{Input: 4000, Output: 80}},
@@ -71,7 +73,7 @@ var realExpectations = []struct {
 	{file: "suite/work/702c0321-7e16-450a-9874-a28497b751e8.jsonl", id: "702c0321-7e16-450a-9874-a28497b751e8", cwd: "/tmp/TestCaptureAndBriefqwen-code1745764760/001/project",
 		title: "add a greeting file and check the tree", requests: []string{"add a greeting file and check the tree"},
 		last:     "Wrote hello.txt and checked git status.",
-		files:    map[string]realFile{"hello.txt": {"created", 1}},
+		files:    map[string]realFile{"hello.txt": {"created", 1, ""}},
 		commands: []handoff.Command{{Command: "git status --short", ExitCode: exit(0), Count: 1, Status: handoff.StatusOK}},
 		tokens:   handoff.Tokens{Input: 3000, Output: 60}},
 	// Briefed at its start: the SessionStart hook's context reaches the
@@ -89,10 +91,28 @@ var realExpectations = []struct {
 	{file: "suite/compaction/c70f5249-1b8d-4539-8894-4b04229f69f1.jsonl", id: "c70f5249-1b8d-4539-8894-4b04229f69f1", cwd: "/tmp/TestCompactionqwen-code4175115294/001/project",
 		title: "add a greeting file", requests: []string{"add a greeting file", "check the tree"},
 		last:       "Checked the tree.",
-		files:      map[string]realFile{"hello.txt": {"created", 1}},
+		files:      map[string]realFile{"hello.txt": {"created", 1, ""}},
 		commands:   []handoff.Command{{Command: "git status --short", ExitCode: exit(0), Count: 1, Status: handoff.StatusOK}},
 		compaction: "<state_snapshot>\nE2E-SUMMARY: hello.txt holds the greeting; next, wire it into main.go.\n</state_snapshot>",
 		tokens:     handoff.Tokens{Input: 4000, Output: 80}},
+	// TestFailedEditAndShellMoves (internal/e2e): the edit of keep.txt
+	// refused (not read first) is a failed edit, no change; git mv and
+	// rm are commands (their files are capture's, from git); the
+	// subagent's write of sub.txt, in
+	// subagents/<session id>/agent-general-purpose-call_0004_0.jsonl, is
+	// the subagent's, and its prompt no request. The subagent's records
+	// keep no status: its write's outcome is its response.
+	{file: "fidelity/chats/09a73772-5382-4964-857e-e6f096a3ba29.jsonl", id: "09a73772-5382-4964-857e-e6f096a3ba29",
+		cwd:   "/tmp/TestFailedEditAndShellMovesqwen-code2433644187/001/project",
+		title: "tidy the project", requests: []string{"tidy the project"},
+		last:  "Fixed keep.txt, renamed old.txt to new.txt and removed gone.txt.",
+		files: map[string]realFile{"sub.txt": {"created", 1, "subagent general-purpose-call_0004_0"}},
+		commands: []handoff.Command{{Command: "git mv old.txt new.txt", ExitCode: exit(0), Count: 1, Status: handoff.StatusOK},
+			{Command: "rm gone.txt", ExitCode: exit(0), Count: 1, Status: handoff.StatusOK}},
+		failedEdits: map[string]expect.FailedEdit{"keep.txt": {Count: 1}},
+		// Five model calls of the session's own (the subagent's two
+		// are in its file), each 1,000 and 20.
+		tokens: handoff.Tokens{Input: 5000, Output: 100}},
 }
 
 // TestReadReal reads each real transcript and checks every field the
@@ -116,7 +136,7 @@ func TestReadReal(t *testing.T) {
 			}
 			got := map[string]realFile{}
 			for _, f := range d.Files {
-				got[f.Path] = realFile{f.Action, f.Edits}
+				got[f.Path] = realFile{f.Action, f.Edits, f.By}
 			}
 			if !reflect.DeepEqual(got, e.files) {
 				t.Errorf("files %+v, want %+v", got, e.files)
@@ -155,9 +175,9 @@ func TestReadRealExpect(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := expect.Want{Title: e.title, Requests: e.requests, Files: map[string]expect.File{}, NumCommands: len(e.commands),
-				Todos: e.todos, Compaction: e.compaction}
+				Todos: e.todos, Compaction: e.compaction, FailedEdits: e.failedEdits}
 			for p, f := range e.files {
-				want.Files[p] = expect.File{Action: f.action, Edits: f.edits}
+				want.Files[p] = expect.File{Action: f.action, Edits: f.edits, By: f.by}
 			}
 			for _, c := range e.commands {
 				want.Commands = append(want.Commands, expect.Command{Prefix: c.Command, Exit: c.ExitCode, Count: c.Count, Status: c.Status})
@@ -167,5 +187,21 @@ func TestReadRealExpect(t *testing.T) {
 			}
 			expect.Check(t, expect.Got{Title: d.Title, Session: d.Session, Files: d.Files, Cancelled: d.Cancelled}, want, marks)
 		})
+	}
+}
+
+// A subagent's transcript read on its own is a subagent's, naming its
+// parent session: capture refuses it, and its prompt is never a request
+// of the user's in any session.
+func TestReadRealSubagentAlone(t *testing.T) {
+	d, err := Transcripts{}.Read(filepath.Join(realDir, "fidelity/subagents/09a73772-5382-4964-857e-e6f096a3ba29/agent-general-purpose-call_0004_0.jsonl"), "", transcript.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Subagent || d.Parent != "09a73772-5382-4964-857e-e6f096a3ba29" || d.Stats.Subagents != 0 {
+		t.Errorf("subagent %v, parent %q, subagents %d", d.Subagent, d.Parent, d.Stats.Subagents)
+	}
+	if len(d.Files) != 1 || d.Files[0].Path != "sub.txt" || d.Files[0].Action != "created" {
+		t.Errorf("files %+v, want sub.txt created", d.Files)
 	}
 }

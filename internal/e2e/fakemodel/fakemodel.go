@@ -115,6 +115,7 @@ type Server struct {
 	mu       sync.Mutex
 	script   Script
 	finish   func(text string) Call
+	absent   map[string]bool // tools the script may call unoffered
 	requests []Request
 	all      []Request // every request since Start, for dumps
 	errs     []error
@@ -152,6 +153,18 @@ func (s *Server) SetFinish(finish func(text string) Call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.finish = finish
+}
+
+// CallAbsent lets the script call the named tool where a request does
+// not offer it: a scenario of the model calling a tool the agent lacks
+// ("No such tool available"). It outlives Reset and SetScript.
+func (s *Server) CallAbsent(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.absent == nil {
+		s.absent = map[string]bool{}
+	}
+	s.absent[name] = true
 }
 
 // Requests are the requests received so far, oldest first.
@@ -216,7 +229,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	for _, c := range turn.Calls {
-		if !req.Offers(c.Name) {
+		if !req.Offers(c.Name) && !s.absent[c.Name] {
 			// A script written for another version of the agent: say so
 			// rather than let the agent answer "unknown tool".
 			s.errs = append(s.errs, fmt.Errorf("%s: the script calls %s, which the request does not offer (it offers %v)", r.URL.Path, c.Name, tools))

@@ -41,6 +41,16 @@ type Want struct {
 	Plan, PlanStatus string
 	// Cancelled says the user stopped the last turn.
 	Cancelled bool
+	// FailedEdits maps each file whose edit failed (and no later edit
+	// changed) to how often and by whom; none when empty.
+	FailedEdits map[string]FailedEdit
+}
+
+// FailedEdit is a failed edit's expected count and author ("" for the
+// session's agent).
+type FailedEdit struct {
+	Count int
+	By    string
 }
 
 // File is a touched file's expected action and edit count; By names who
@@ -86,7 +96,7 @@ type Marks struct {
 
 // Fields are the fields Compare tells apart, in the order the held-out
 // check prints them.
-var Fields = []string{"title", "requests", "files", "commands", "last_failure", "todos", "compaction", "plan", "cancelled"}
+var Fields = []string{"title", "requests", "files", "commands", "last_failure", "todos", "compaction", "plan", "cancelled", "failed_edits"}
 
 // Mismatch is one way a digest differs from its expectation, in one of
 // Fields.
@@ -158,7 +168,27 @@ func Compare(got Got, want Want, marks Marks) []Mismatch {
 	if got.Cancelled != want.Cancelled {
 		ms.add("cancelled", "last turn cancelled %v, want %v", got.Cancelled, want.Cancelled)
 	}
+	ms.failedEdits(s.FailedEdits, want.FailedEdits)
 	return ms
+}
+
+// failedEdits compares the failed edits exactly: an expectation that
+// names none holds the transcript to none.
+func (ms *mismatches) failedEdits(got []handoff.FailedEdit, want map[string]FailedEdit) {
+	if len(got) != len(want) {
+		ms.add("failed_edits", "%d failed edits, want %d: %+v", len(got), len(want), got)
+	}
+	for _, fe := range got {
+		w, ok := want[fe.Path]
+		switch {
+		case !ok:
+			ms.add("failed_edits", "failed edit of %q (%d, by %q) not expected", fe.Path, fe.Count, fe.By)
+		case fe.Count != w.Count || fe.By != w.By:
+			ms.add("failed_edits", "failed edit of %q: %d by %q, want %d by %q", fe.Path, fe.Count, fe.By, w.Count, w.By)
+		case strings.TrimSpace(fe.Error) == "":
+			ms.add("failed_edits", "failed edit of %q: no error text", fe.Path)
+		}
+	}
 }
 
 // injected reports whether a request holds a tagged block of context the

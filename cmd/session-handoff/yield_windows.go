@@ -1,0 +1,6 @@
+//go:build windows
+
+package main
+
+// yieldCPU does nothing on Windows.
+func yieldCPU(int) {}
