@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/session-handoff/session-handoff/internal/agents"
+	"github.com/session-handoff/session-handoff/internal/native"
 	"github.com/session-handoff/session-handoff/render"
 	"github.com/session-handoff/session-handoff/targets"
 )
@@ -22,12 +23,13 @@ type launchOptions struct {
 	target      string
 	budget      string
 	dryRun      bool
+	native      nativeOptions // --native and its flags (nativecmd.go)
 }
 
 func newLaunchCmd(a *app) *cobra.Command {
 	var opts launchOptions
 	cmd := &cobra.Command{
-		Use:   "launch --target " + agents.Choices(targets.StartNames()) + " [ID|latest] [--budget N] [--dry-run] [-- AGENT-ARGS…]",
+		Use:   "launch --target " + agents.Choices(targets.StartNames()) + " [ID|latest] [--budget N] [--dry-run] [-- AGENT-ARGS…]\n  launch --target " + agents.Choices(native.Names()) + " --native [SESSION|latest] [--from AGENT | --handoff ID [--force]] [--no-start] [--dry-run] [--json]",
 		Short: "start an agent on a handoff (Claude Code, Codex CLI, Gemini CLI)",
 		Long: `Renders the handoff as a prompt for the target, writes it to a private
 file (mode 0600, in a new mode-0700 directory under $TMPDIR), and starts
@@ -45,10 +47,27 @@ and the exit status. Arguments after -- go to the agent, before ours.
 
 When the agent is not on PATH, launch says so, prints the command to run
 once it is installed, and exits 1; the prompt file stays. --dry-run writes
-the prompt file and prints it and the command, and starts nothing.`,
+the prompt file and prints it and the command, and starts nothing.
+
+--native switches agents with the whole conversation instead: it reads a
+session of another agent on this machine (--from, default any other
+agent; SESSION an id or prefix, default the newest of this directory),
+writes it as a session of the target's own (user and assistant turns in
+order, tool calls with their commands and outputs, cut where marked, the
+plan, todos and compaction summary; private reasoning dropped, secrets
+redacted), its first turn saying where it came from, reads it back
+through session-handoff's reader for the target, and starts the target's
+own resume command on it (--no-start only writes it and prints the
+command; --dry-run prints what it would write, and writes nothing). --handoff ID carries over the
+transcript a handoff carries instead (capture --attach-transcript), from
+your other machine or a colleague: only a handoff vouched for (made here,
+or signed by a key you trust) unless --force, and then the first turn says
+it is not. Targets: ` + strings.Join(native.Names(), ", ") + ` (docs/TRANSCRIPTS.md).`,
 		Example: `  session-handoff launch --target claude-code
   session-handoff launch --target codex 01JD8 --budget 8000 -- --model o3
-  session-handoff launch --target gemini --dry-run`,
+  session-handoff launch --target gemini --dry-run
+  session-handoff launch --target codex --native --from claude-code
+  session-handoff launch --target codex --native latest --no-start --json`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: a.completeIDs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -71,6 +90,12 @@ the prompt file and prints it and the command, and starts nothing.`,
 	f.StringVar(&opts.target, "target", "", "the agent: "+strings.Join(targets.StartNames(), ", "))
 	f.StringVar(&opts.budget, "budget", "", "size limit: tokens (8000) or bytes (32KiB); default none")
 	f.BoolVar(&opts.dryRun, "dry-run", false, "write the prompt file, print it and the command, start nothing")
+	f.BoolVar(&opts.native.native, "native", false, "write another agent's session as the target's own and resume it")
+	f.StringVar(&opts.native.from, "from", "", "with --native: the agent whose session to carry over (default: any other)")
+	f.BoolVar(&opts.native.noStart, "no-start", false, "with --native: write the session, print its id and resume command, start nothing")
+	f.BoolVar(&opts.native.json, "json", false, "with --native: print what was written as JSON")
+	f.StringVar(&opts.native.handoff, "handoff", "", "with --native: carry over the transcript this handoff carries (ID or latest) instead of a session of this machine")
+	f.BoolVar(&opts.native.force, "force", false, "with --native --handoff: convert a handoff not vouched for, its first turn saying so")
 	completeTargets(cmd, targets.StartNames)
 	return cmd
 }
@@ -78,6 +103,12 @@ the prompt file and prints it and the command, and starts nothing.`,
 func runLaunch(a *app, opts *launchOptions) error {
 	if opts.target == "" {
 		return usagef("--target is required: %s", strings.Join(targets.StartNames(), ", "))
+	}
+	if opts.native.native {
+		return runLaunchNative(a, opts)
+	}
+	if opts.native.from != "" || opts.native.noStart || opts.native.json || opts.native.handoff != "" || opts.native.force {
+		return usagef("--from, --handoff, --force, --no-start and --json go with --native")
 	}
 	p, err := targets.Lookup(opts.target)
 	if err != nil {

@@ -72,16 +72,20 @@ func (b *Builder) File(id, path string, op FileOp, edits int) {
 // Outcome adds how the tool call id ended: its exit code when known,
 // whether it failed, and its output (kept only for a failure).
 func (b *Builder) Outcome(id string, exit *int, failed bool, output string) {
-	b.f.add(evOut(id, exit, failed, true, output))
+	b.f.add(b.withOutput(evOut(id, exit, failed, true, output), output))
 }
 
 // Done adds the end of the tool call id when the transcript does not say
 // whether it succeeded.
-func (b *Builder) Done(id, output string) { b.f.add(evOut(id, nil, false, false, output)) }
+func (b *Builder) Done(id, output string) {
+	b.f.add(b.withOutput(evOut(id, nil, false, false, output), output))
+}
 
 // Status adds an outcome with a status of its own (handoff.StatusRejected,
 // StatusInterrupted, StatusBlocked, StatusBackground).
-func (b *Builder) Status(id, status, output string) { b.f.add(evStatus(id, status, output)) }
+func (b *Builder) Status(id, status, output string) {
+	b.f.add(b.withOutput(evStatus(id, status, output), output))
+}
 
 // Todos sets the todo list as it now stands.
 func (b *Builder) Todos(items []handoff.Todo) { b.f.add(evTodoList(items)) }
@@ -314,7 +318,7 @@ func (b *Builder) Files(id string, ops ...PathOp) {
 // OutcomeKnown adds how the tool call id ended when known says the
 // transcript tells (Outcome), else that it ended (Done).
 func (b *Builder) OutcomeKnown(id string, exit *int, failed, known bool, output string) {
-	b.f.add(evOut(id, exit, failed, known, output))
+	b.f.add(b.withOutput(evOut(id, exit, failed, known, output), output))
 }
 
 // TotalTokens sets the session's token use so far, as a transcript that

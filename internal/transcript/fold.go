@@ -66,6 +66,9 @@ type event struct {
 	ids    []string
 	tokens handoff.Tokens
 	set    bool
+	// output is a call's output for an observer (Builder.Observe),
+	// failed or not; the fold never reads it.
+	output string
 }
 
 // Constructors that bound the text they store.
@@ -168,6 +171,7 @@ type fileEntry struct {
 }
 
 type folder struct {
+	observe      func(Event) // Builder.Observe
 	requests     []string
 	agentText    string
 	agentID      string
@@ -212,6 +216,11 @@ func newFolder() *folder {
 }
 
 func (f *folder) add(e event) {
+	if f.observe != nil {
+		if o, ok := observed(e); ok {
+			f.observe(o)
+		}
+	}
 	switch e.kind {
 	case evRequest:
 		f.addRequest(e.text)

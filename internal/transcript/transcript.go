@@ -80,6 +80,10 @@ type Limits struct {
 	// MaxLine is the longest line decoded (default 16 MiB); a longer line
 	// is skipped and counted, not fatal.
 	MaxLine int
+	// Observe, when set, is told every event of the session's main thread
+	// as its reader gives it to its Builder (Builder.Observe); the digest
+	// is the same with it or without.
+	Observe func(Event)
 }
 
 func (l Limits) withDefaults() Limits {

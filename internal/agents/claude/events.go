@@ -326,6 +326,8 @@ func result(b *transcript.Builder, raw []byte, i int, bl *block, tur *toolUseRes
 			out := "" // the output of a success is not kept
 			if *exit != 0 {
 				out = firstNonEmpty(tur.Stderr, text())
+			} else if b.Observing() {
+				out = text()
 			}
 			b.Outcome(id, exit, *exit != 0, out)
 			return *exit == 0
@@ -345,8 +347,11 @@ func result(b *transcript.Builder, raw []byte, i int, bl *block, tur *toolUseRes
 			return true
 		}
 	}
-	zero := 0
-	b.Outcome(id, &zero, false, "")
+	zero, out := 0, ""
+	if b.Observing() {
+		out = text()
+	}
+	b.Outcome(id, &zero, false, out)
 	return true
 }
 

@@ -119,6 +119,9 @@ type reader struct {
 // lines (a hundred bytes or so each), not with what they hold.
 func read(r *io.SectionReader, lim transcript.Limits, subagent bool) (*transcript.Digest, error) {
 	rd := &reader{b: transcript.NewBuilder(), subagent: subagent}
+	if !subagent {
+		rd.b.Observe(lim.Observe)
+	}
 	n := 0
 	e := new(entry) // reused: a line's fields are copied out
 	err := transcript.EachLine(io.NewSectionReader(r, 0, r.Size()), lim, &rd.b.Digest().Stats, func(raw []byte) error {

@@ -219,6 +219,7 @@ func read(r *io.SectionReader, lim transcript.Limits) (*transcript.Digest, error
 	}
 	// Paths are made relative to the directory the session began in.
 	c.b.SetCWD(first.cwd)
+	c.b.Observe(lim.Observe)
 	d := c.b.Digest()
 	if err := c.each(io.NewSectionReader(r, 0, r.Size()), lim, &d.Stats); err != nil {
 		return nil, err

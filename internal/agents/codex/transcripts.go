@@ -27,6 +27,7 @@ func (Transcripts) Read(path, _ string, lim transcript.Limits) (*transcript.Dige
 		if err != nil || d.Subagent || d.Session.ID == "" {
 			return d, err
 		}
+		lim.Observe = nil // a subagent's turns are not the session's
 		for _, kid := range children(path, d) {
 			k, err := transcript.ReadOpen(kid, lim, func(r *io.SectionReader) (*transcript.Digest, error) { return read(r, lim) })
 			if err == nil && k.Subagent {

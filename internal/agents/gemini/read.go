@@ -280,6 +280,7 @@ func (g *chat[T]) finishMeta() (touched []string) {
 func read(sec *io.SectionReader, lim transcript.Limits, rootHint string) (*transcript.Digest, error) {
 	lim = lim.WithDefaults()
 	b := transcript.NewBuilder()
+	b.Observe(lim.Observe)
 	g := newChat[ref](b)
 	st := &b.Digest().Stats
 	n := int32(-1)

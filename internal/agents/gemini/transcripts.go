@@ -61,6 +61,7 @@ func readFile(r *io.SectionReader, lim transcript.Limits, file string) (*transcr
 	if d.Session.ID == "" {
 		return d, nil
 	}
+	lim.Observe = nil // a subagent's turns are not the session's
 	var kids []transcript.Candidate
 	transcript.ListFiles(filepath.Join(filepath.Dir(file), safeName(d.Session.ID)), func(name string) bool {
 		return strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".json")

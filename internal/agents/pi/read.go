@@ -63,6 +63,7 @@ type session struct {
 func read(r io.Reader, lim transcript.Limits) (*transcript.Digest, error) {
 	rd := &reader{lim: lim, version: 1, byID: map[string]int{}}
 	b := transcript.NewBuilder()
+	b.Observe(lim.Observe)
 	d := b.Digest()
 	err := transcript.EachLine(r, lim, &d.Stats, func(raw []byte) error {
 		var l line
@@ -356,8 +357,11 @@ func toolResult(m *message) func(*session) {
 		case s.bash[key] && aborted:
 			s.b.Status(key, handoff.StatusInterrupted, out)
 		case s.bash[key] && !failed && exit == nil:
-			zero := 0
-			s.b.Outcome(key, &zero, false, "")
+			zero, kept := 0, "" // the output of a success is not kept
+			if s.b.Observing() {
+				kept = out
+			}
+			s.b.Outcome(key, &zero, false, kept)
 		default:
 			s.b.Outcome(key, exit, failed, out)
 		}

@@ -176,6 +176,7 @@ func (Transcripts) Read(path, _ string, lim transcript.Limits) (*transcript.Dige
 	if err != nil || d.Subagent {
 		return d, err
 	}
+	lim.Observe = nil // a subagent's turns are not the session's
 	mergeSubagents(d, path, lim)
 	return d, nil
 }
@@ -237,6 +238,7 @@ func read(r *io.SectionReader, lim transcript.Limits) (*transcript.Digest, error
 		return nil, err
 	}
 	rd := newReader(live)
+	rd.b.Observe(lim.Observe)
 	if err := transcript.EachLine(io.NewSectionReader(r, 0, r.Size()), lim, &rd.b.Digest().Stats, rd.line); err != nil {
 		return nil, err
 	}
