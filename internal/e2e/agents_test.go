@@ -376,9 +376,14 @@ var copilot = agent{
 		return strings.Contains(out, "Status: Enabled") && strings.Contains(out, "Source: Workspace")
 	},
 	// MCP tools are offered at once, as SERVER-TOOL.
-	mcpTool:    func(name string) string { return "session-handoff-" + name },
-	setup:      func(w *world) {},
-	trustHooks: func(w *world) {}, // GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS above
+	mcpTool: func(name string) string { return "session-handoff-" + name },
+	setup:   func(w *world) {},
+	// Headless, the repository's hooks load with
+	// GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS (above); a user trusts the
+	// folder, which doctor checks (config.json's trustedFolders).
+	trustHooks: func(w *world) {
+		w.writeHome(".copilot/config.json", fmt.Sprintf(`{"trustedFolders": [%q]}`, w.project)+"\n")
+	},
 	headless: func(w *world, prompt string) []string {
 		return []string{"copilot", "-p", prompt, "--allow-all-tools", "--disable-client-telemetry", "--no-auto-update"}
 	},

@@ -260,6 +260,11 @@ func TestDoctor(t *testing.T) {
 			if c := w.doctorCheck("hooks:codex"); c.Status != "warn" || !strings.Contains(c.Detail, "not trusted") {
 				t.Errorf("doctor on untrusted Codex hooks: %+v", c)
 			}
+		case "copilot":
+			// Not trusted yet: Copilot runs none of the repository's hooks.
+			if c := w.doctorCheck("hooks:copilot"); c.Status != "warn" || !strings.Contains(c.Detail, "does not trust") {
+				t.Errorf("doctor on Copilot hooks in an untrusted folder: %+v", c)
+			}
 		case "gemini":
 			// The project's folder not trusted: Gemini ignores its
 			// settings, hooks and all.
