@@ -99,14 +99,15 @@ func TestNextSteps(t *testing.T) {
 			}
 		}
 
-		// A huge handoff still briefs.
+		// A huge handoff still briefs: its first steps, and the command that
+		// shows the rest (each step clipped, or the later ones counted).
 		args := []string{"save", "--tool", w.agent.name, "--title", "a huge plan"}
 		for i := range 100 {
 			args = append(args, "--next", fmt.Sprintf("step %03d %s", i+1, strings.Repeat("s", 1000)))
 		}
 		w.sh(args...)
 		reqs = mainRequests(w.session("start", fakemodel.Turn{Text: "Started."}))
-		if len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), "step 001 sss") || !strings.Contains(string(reqs[0].Body), "more: `session-handoff show") {
+		if len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), "step 001 sss") || !strings.Contains(string(reqs[0].Body), "`session-handoff show 0") {
 			t.Errorf("a 100 KB handoff did not brief with its first steps and the way to the rest")
 		}
 	})
