@@ -5,8 +5,6 @@ package e2e
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -136,25 +134,7 @@ func carry(t *testing.T, w *world, from, to agent) string {
 // session is written at the desktop's path, and its next request carries
 // the laptop session's markers and names the laptop's signer.
 func TestNativeAcrossMachines(t *testing.T) {
-	laptop, desktop := newWorld(t, claudeCode), newWorld(t, codex)
-	if err := os.RemoveAll(desktop.project); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("git", "clone", "-q", laptop.project, desktop.project).CombinedOutput(); err != nil {
-		t.Fatalf("git clone: %v\n%s", err, out)
-	}
-	inbox := filepath.Join(t.TempDir(), "handoffs.git")
-	if out, err := exec.Command("git", "init", "-q", "--bare", inbox).CombinedOutput(); err != nil {
-		t.Fatalf("git init --bare: %v\n%s", err, out)
-	}
-	text := map[*world]string{}
-	for _, w := range []*world{laptop, desktop} {
-		w.sh("keygen", "--no-passphrase", "--name", "me-"+w.agent.name)
-		w.sh("remote", "add", "mine", "file://"+inbox)
-		text[w] = strings.TrimSpace(w.sh("devices", "add", "--name", map[*world]string{laptop: "laptop", desktop: "desktop"}[w], "--text"))
-	}
-	desktop.sh("devices", "add", text[laptop])
-	laptop.sh("devices", "add", text[desktop])
+	laptop, desktop := pairedWorlds(t, "")
 	for _, w := range []*world{laptop, desktop} {
 		w.sh("sync", "on")
 	}

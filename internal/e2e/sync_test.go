@@ -12,11 +12,11 @@ import (
 	"github.com/session-handoff/session-handoff/internal/e2e/fakemodel"
 )
 
-// syncWorlds makes a laptop running Claude Code and a desktop running
-// Codex on a clone of the laptop's project at another path, paired, with
-// sync on through one remote; the laptop's signing key has passphrase when
-// it is not empty.
-func syncWorlds(t *testing.T, passphrase string) (laptop, desktop *world) {
+// pairedWorlds makes a laptop running Claude Code and a desktop running
+// Codex on a clone of the laptop's project at another path, each with its
+// keys (the laptop's signing key with passphrase when it is not empty),
+// one remote "mine", and paired with the other.
+func pairedWorlds(t *testing.T, passphrase string) (laptop, desktop *world) {
 	laptop, desktop = newWorld(t, claudeCode), newWorld(t, codex)
 	if err := os.RemoveAll(desktop.project); err != nil {
 		t.Fatal(err)
@@ -30,7 +30,6 @@ func syncWorlds(t *testing.T, passphrase string) (laptop, desktop *world) {
 	}
 	text := map[*world]string{}
 	for _, w := range []*world{laptop, desktop} {
-		w.env = append(w.env, "SESSION_HANDOFF_SYNC_WAIT=1")
 		if w == laptop && passphrase != "" {
 			// What keygen makes on a terminal: a key with a passphrase.
 			w.run([]string{"SESSION_HANDOFF_KEY_PASSPHRASE=" + passphrase}, program, "keygen", "--name", "me-"+w.agent.name)
@@ -42,7 +41,15 @@ func syncWorlds(t *testing.T, passphrase string) (laptop, desktop *world) {
 	}
 	desktop.sh("devices", "add", text[laptop])
 	laptop.sh("devices", "add", text[desktop])
+	return laptop, desktop
+}
+
+// syncWorlds is pairedWorlds with sync on for every project and the
+// agents' hooks installed, the hooks waiting for the sync they start.
+func syncWorlds(t *testing.T, passphrase string) (laptop, desktop *world) {
+	laptop, desktop = pairedWorlds(t, passphrase)
 	for _, w := range []*world{laptop, desktop} {
+		w.env = append(w.env, "SESSION_HANDOFF_SYNC_WAIT=1")
 		w.sh("sync", "on", "--global")
 		w.sh("integrate", w.agent.name)
 		w.agent.trustHooks(w)
