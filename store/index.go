@@ -370,6 +370,14 @@ func (r *lineRef) cmp(o *lineRef) int {
 	return 0
 }
 
+// findLive returns the position in live (ascending by id) of the id hi,
+// lo, and whether it is there.
+func findLive(live []lineRef, hi, lo uint64) (int, bool) {
+	return slices.BinarySearchFunc(live, [2]uint64{hi, lo}, func(r lineRef, id [2]uint64) int {
+		return cmp.Or(cmp.Compare(r.hi, id[0]), cmp.Compare(r.lo, id[1]))
+	})
+}
+
 // parsedIndex is a loaded index: the bytes and the live records in it.
 type parsedIndex struct {
 	buf  []byte

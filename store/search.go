@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -115,9 +114,7 @@ func (s *Store) searchCached(base Filter, q string, limit int, lastEntered bool)
 	cached, err := s.loadSearch(q, func(id [2]uint64, st byte) {
 		i, found := next, next < len(ix.live) && ix.live[next].hi == id[0] && ix.live[next].lo == id[1]
 		if !found {
-			i, found = slices.BinarySearchFunc(ix.live, id, func(r lineRef, id [2]uint64) int {
-				return cmp.Or(cmp.Compare(r.hi, id[0]), cmp.Compare(r.lo, id[1]))
-			})
+			i, found = findLive(ix.live, id[0], id[1])
 		}
 		if found {
 			ix.live[i].cached = st

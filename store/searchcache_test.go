@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -190,4 +191,41 @@ func TestSearchMemoryIsFlat(t *testing.T) {
 	if alloc, index := after.TotalAlloc-before.TotalAlloc, uint64(st.Size()); alloc > index/2 {
 		t.Errorf("a search allocated %d bytes for an index of %d", alloc, index)
 	}
+}
+
+// TestCompactAsYouGo: the same record replaced 300 times, with a text of
+// 8 KB, leaves an index and a search cache within about twice what is
+// live (plus the floors), not 300 lines of each; what the store answers
+// is unchanged, and it is compacted without a store check (issue 49:
+// 6.56 MB for one record captured 200 times).
+func TestCompactAsYouGo(t *testing.T) {
+	defer func(i, s int64) { compactIndexFloor, compactSearchFloor = i, s }(compactIndexFloor, compactSearchFloor)
+	compactIndexFloor, compactSearchFloor = 4<<10, 16<<10
+	s := newTestStore(t)
+	other := mkRecord(t, baseTime, "codex", "app", "another handoff")
+	mustSave(t, s, other)
+	r := mkRecord(t, baseTime.Add(time.Hour), "claude-code", "app", "captured again and again")
+	for i := range 300 {
+		r.Summary = fmt.Sprintf("capture %d %s", i, strings.Repeat("okapi ", 1300))
+		if _, err := s.Put(r, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	index, search := fileSize(s.path(indexFile)), fileSize(s.path(searchFile))
+	if index > 2*2*1024+compactIndexFloor*2 {
+		t.Errorf("index is %d bytes for two records", index)
+	}
+	if search > 2*(2*8<<10)+compactSearchFloor*2 {
+		t.Errorf("search cache is %d bytes for two records", search)
+	}
+	if got := ids(mustList(t, s, Filter{})); !slices.Equal(got, []string{string(r.ID), string(other.ID)}) {
+		t.Errorf("list after compaction: %v", got)
+	}
+	if got := ids(mustSearch(t, s, Filter{Query: "capture 299"})); !slices.Equal(got, []string{string(r.ID)}) {
+		t.Errorf("search for the last text: %v", got)
+	}
+	if got := mustSearch(t, s, Filter{Query: "capture 298 "}); len(got) != 0 {
+		t.Errorf("search for an earlier text: %v", ids(got))
+	}
+	assertConsistent(t, s)
 }
