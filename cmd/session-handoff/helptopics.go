@@ -92,6 +92,8 @@ $XDG_DATA_HOME/session-handoff; --store names another):
                   it does not read them again while nothing changed
   sync-state      the sends sync was asked for and has not delivered,
                   and why the last push failed
+  sync-pull-time  how long the last sync pull took: a session start waits
+                  for its pull (150 ms at most) only when that is within it
   sync-push-REMOTE.lock, sync-pull.lock   held by a running sync push or pull
   handover/       the state of a handover run, to resume it
 

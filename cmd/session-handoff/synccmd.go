@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"text/tabwriter"
 	"time"
@@ -494,16 +495,51 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 // returns without waiting, unless $SESSION_HANDOFF_SYNC_WAIT is
 // 1. Its output goes nowhere; a failure is logged to hooks.log.
 func (a *app) startSync(root string, id handoff.ID) error {
+	cmd, err := a.syncProcess(root, id)
+	if err != nil || cmd == nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the sync: %w", err)
+	}
+	yieldCPU(cmd.Process.Pid)
+	return cmd.Process.Release()
+}
+
+// startPull is startSync's pull, returning a channel closed when its
+// process has ended, for the session start that waits for it
+// (hooks.Options.PullWait).
+func (a *app) startPull(root string) (<-chan struct{}, error) {
+	done := make(chan struct{})
+	cmd, err := a.syncProcess(root, "")
+	if err != nil || cmd == nil {
+		close(done)
+		return done, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start the sync: %w", err)
+	}
+	go func() {
+		// The hook may end first: the pull goes on, its own session's.
+		_ = cmd.Wait()
+		close(done)
+	}()
+	return done, nil
+}
+
+// syncProcess is the process startSync starts; nil when it was run
+// already (SESSION_HANDOFF_SYNC_WAIT, or a test's a.start).
+func (a *app) syncProcess(root string, id handoff.ID) (*exec.Cmd, error) {
 	if id != "" {
 		// The send is asked for before the process that makes it
 		// starts: killed at any point, it is made by the next push.
 		if err := a.askSync(root, id); err != nil {
-			return fmt.Errorf("start the sync: %w", err)
+			return nil, fmt.Errorf("start the sync: %w", err)
 		}
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("start the sync: %w", err)
+		return nil, fmt.Errorf("start the sync: %w", err)
 	}
 	args := []string{"sync", "pull", "--quiet", "--project", root}
 	if id != "" {
@@ -513,7 +549,7 @@ func (a *app) startSync(root string, id handoff.ID) error {
 	// absolute first.
 	args, err = a.childArgs(args...)
 	if err != nil {
-		return fmt.Errorf("start the sync: %w", err)
+		return nil, fmt.Errorf("start the sync: %w", err)
 	}
 	cmd := proc.Detached(exe, args...)
 	// Named as the program is, whatever the file: the test binary
@@ -523,16 +559,12 @@ func (a *app) startSync(root string, id handoff.ID) error {
 	if a.getenv(syncWaitEnv) == "1" {
 		// Its exit status is in hooks.log: a hook never fails for it.
 		_ = cmd.Run()
-		return nil
+		return nil, nil
 	}
 	if a.start != nil {
-		return a.start(cmd)
+		return nil, a.start(cmd)
 	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start the sync: %w", err)
-	}
-	yieldCPU(cmd.Process.Pid)
-	return cmd.Process.Release()
+	return cmd, nil
 }
 
 // askSync records, in the sync state, that the record id made in the

@@ -293,9 +293,16 @@ func Pull(ctx context.Context, o PullOptions) (*remote.ReceiveResult, error) {
 		return nil, ErrBusy
 	}
 	defer lock.Unlock()
+	began := time.Now()
 	pol := exchange.Policy{OnConflict: exchange.ConflictNewer, Signers: signers}
-	return remote.Receive(ctx, remote.ReceiveOptions{Remote: o.Remote, DataDir: o.Store.Dir(), Store: o.Store,
+	res, err := remote.Receive(ctx, remote.ReceiveOptions{Remote: o.Remote, DataDir: o.Store.Dir(), Store: o.Store,
 		Keys: o.Keys, Read: o.Read, Policy: pol, Now: o.Now})
+	if err == nil {
+		// Only a guide for the next session start's wait: not worth
+		// failing a pull that went through.
+		_ = RecordPullTime(o.Store.Dir(), time.Since(began))
+	}
+	return res, err
 }
 
 // lockIn takes the lock file name in the data directory dir (made when

@@ -115,6 +115,17 @@ type Options struct {
 	// costs the hook nothing. Off when the hook waits for the sync it
 	// starts (tests), which must not import while the briefing is read.
 	SyncBeside bool
+	// StartPull starts the session-start pull as StartSync does and
+	// returns a channel closed when its process has ended; with
+	// PullWait, session start waits for it, at most PullWait, before
+	// the briefing is made, so that what another device sent just
+	// before is in this very briefing (issue 49: without the wait, it
+	// was in the one after). It waits only when the last pull took no
+	// longer than PullWait (devsync.LastPullTime), or none is known: a
+	// remote that answers slowly costs a session start nothing, and its
+	// pull runs beside the briefing as before. nil or 0: never waits.
+	StartPull func(root string) (<-chan struct{}, error)
+	PullWait  time.Duration
 	// StartLater runs this hook again in a process of its own, with
 	// input as its stdin and since passed on as Since, and returns at
 	// once; nil does the work now. It serves GitHub Copilot CLI's session
@@ -202,6 +213,9 @@ func Run(ctx context.Context, o Options) error {
 		// for next time is started beside it (or after it), and is not
 		// waited for.
 		syncing := handover.CheckPause(pause) == nil
+		if syncing && o.pullFirst(root) {
+			syncing = false // started, and waited for
+		}
 		var started chan error
 		if syncing && o.SyncBeside {
 			started = make(chan error, 1)
@@ -285,6 +299,33 @@ func (o Options) startSync(root string, id handoff.ID) {
 	if err := o.syncStart(root, id); err != nil {
 		o.warn("sync not started: %v", err)
 	}
+}
+
+// pullFirst starts the pull of root and waits for it, at most PullWait,
+// when sync is on for root and the last pull took no longer than that (or
+// none is known). It reports whether it started one.
+func (o Options) pullFirst(root string) bool {
+	if o.StartPull == nil || o.PullWait <= 0 {
+		return false
+	}
+	if _, on, err := devsync.Enabled(o.ConfigDir, root); err != nil || !on {
+		return false
+	}
+	if last, known := devsync.LastPullTime(o.Store.Dir()); known && last > o.PullWait {
+		return false
+	}
+	done, err := o.StartPull(root)
+	if err != nil {
+		o.warn("sync not started: %v", err)
+		return true
+	}
+	wait := time.NewTimer(o.PullWait)
+	defer wait.Stop()
+	select {
+	case <-done:
+	case <-wait.C:
+	}
+	return true
 }
 
 // syncStart is startSync returning what went wrong instead of warning.
