@@ -29,6 +29,9 @@ import (
 // scripts); by default they never do.
 const syncWaitEnv = "SESSION_HANDOFF_SYNC_WAIT"
 
+// noPullWaitEnv, set to 1, makes a session start never wait for its pull.
+const noPullWaitEnv = "SESSION_HANDOFF_NO_PULL_WAIT"
+
 func newSyncCmd(a *app) *cobra.Command {
 	cmd := newParentCmd(`sync on|off [--global] | sync status | sync push [ID] | sync pull`,
 		"keep my machines in step: each session's handoff goes to my other devices",
