@@ -96,11 +96,10 @@ type Conversation struct {
 	Dropped int
 }
 
-// ErrNoTurns is wrapped when a session gives no turns to carry over: it
-// has none, or its agent's reader does not tell them to an observer yet
-// (every reader but Claude Code's, Codex CLI's, Gemini CLI's, Qwen
-// Code's and pi's).
-var ErrNoTurns = errors.New("no turns to carry over (the readers of Claude Code, Codex CLI, Gemini CLI, Qwen Code and pi give their turns; for another agent, 'launch --target AGENT' briefs the agent instead)")
+// ErrNoTurns is wrapped when a session gives no turns to carry over
+// (one that only started): every reader of the agents table tells its
+// turns to an observer.
+var ErrNoTurns = errors.New("no turns to carry over ('launch --target AGENT' briefs the agent instead)")
 
 // Read reads the session s through its agent's reader and returns its
 // conversation, every text redacted by r.
@@ -146,8 +145,10 @@ func (c *Conversation) add(e transcript.Event, calls map[string]int) {
 		for _, f := range e.Files {
 			t.Files = append(t.Files, opName(f.Op)+" "+f.Path)
 		}
-		if i, ok := calls[e.ID]; ok && e.ID != "" && c.Turns[i].Kind == Call {
-			// One call told twice (a command that also touches files).
+		if i, ok := calls[e.ID]; ok && e.ID != "" && c.Turns[i].Kind == Call && !c.Turns[i].ended() {
+			// One call told twice (a command that also touches files);
+			// an id whose call has ended is a new call's (Copilot CLI
+			// numbers its calls afresh each turn).
 			c.Turns[i].Files = append(c.Turns[i].Files, t.Files...)
 			if c.Turns[i].Text == "" {
 				c.Turns[i].Text = t.Text
@@ -158,7 +159,7 @@ func (c *Conversation) add(e transcript.Event, calls map[string]int) {
 		c.Turns = append(c.Turns, t)
 	case transcript.EventResult:
 		i, ok := calls[e.ID]
-		if !ok || e.ID == "" {
+		if !ok || e.ID == "" || c.Turns[i].ended() {
 			// A result whose call the reader did not tell (a tool that is
 			// no command and touches no file): kept as a call of its own.
 			i = len(c.Turns)
@@ -178,6 +179,9 @@ func (c *Conversation) add(e transcript.Event, calls map[string]int) {
 		c.Compaction = e.Text
 	}
 }
+
+// ended says a call's result has been seen.
+func (t Turn) ended() bool { return t.Kind == Call && t.Status != "" }
 
 func resultStatus(e transcript.Event) string {
 	switch {

@@ -142,12 +142,21 @@ func TestReadBackRefusesAMisread(t *testing.T) {
 	}
 }
 
-// TestReadRefusesASessionWithoutTurns: a source whose reader tells no
-// turn (Copilot CLI's, not yet observed) is refused, never written as a
-// session of the imported turn alone.
+// TestReadRefusesASessionWithoutTurns: a source with no turn (a session
+// that only started) is refused, never written as a session of the
+// imported turn alone.
 func TestReadRefusesASessionWithoutTurns(t *testing.T) {
-	file := filepath.Join("..", "agents", "copilot", "testdata", "real-e2e", "briefed", "events.jsonl")
-	_, err := Read(capture.SessionInfo{Agent: "copilot", Path: file}, transcript.Limits{}, nil)
+	real := filepath.Join("..", "agents", "copilot", "testdata", "real-e2e", "work", "events.jsonl")
+	b, err := os.ReadFile(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "events.jsonl")
+	first, _, _ := strings.Cut(string(b), "\n")
+	if err := os.WriteFile(file, []byte(first+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Read(capture.SessionInfo{Agent: "copilot", Path: file}, transcript.Limits{}, nil)
 	if !errors.Is(err, ErrNoTurns) {
 		t.Fatalf("err %v", err)
 	}

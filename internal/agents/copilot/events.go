@@ -124,6 +124,7 @@ var known = func() map[string]bool {
 func read(r io.Reader, lim transcript.Limits) (*transcript.Digest, error) {
 	lim = lim.WithDefaults()
 	rd := &reader{b: transcript.NewBuilder(), sql: map[string]string{}}
+	rd.b.Observe(lim.Observe) // the main agent's events only: a subagent's have builders of their own
 	d := rd.b.Digest()
 	err := transcript.EachLine(io.LimitReader(r, lim.MaxFile), lim, &d.Stats, func(line []byte) error {
 		var e event

@@ -136,6 +136,7 @@ func readDB(db *sqlitefile.DB, id string, name transcript.Agent, lim transcript.
 	// The session and its subagents', to any depth.
 	in := transcript.Subtree(s.id, all, func(o sessionRow) (string, string) { return o.id, o.parent })
 	b := transcript.NewBuilder()
+	b.Observe(lim.Observe) // the session's own turns: fold gives its subagents builders of their own
 	d := b.Digest()
 	d.Session.ID = s.id
 	d.Session.AgentVersion = s.version
