@@ -7,6 +7,8 @@ import (
 	"os"
 	"regexp"
 	"testing"
+
+	"github.com/session-handoff/session-handoff/internal/agents"
 )
 
 // wantLines is the number of records w writes for c: every text stays
@@ -15,9 +17,9 @@ func wantLines(w Writer, c *Conversation) int {
 	n := 0
 	for _, t := range c.Turns {
 		switch {
-		case t.Kind == User && w.Name() == (Codex{}).Name():
+		case t.Kind == User && w.Name() == agents.Codex:
 			n += 2 // the event and the item
-		case t.Kind == Call && w.Name() == (Gemini{}).Name():
+		case t.Kind == Call && w.Name() == agents.Gemini:
 			n++ // the call holds its result
 		case t.Kind == Call:
 			n += 2 // the call and its result
@@ -25,7 +27,7 @@ func wantLines(w Writer, c *Conversation) int {
 			n++
 		}
 	}
-	if w.Name() == (Codex{}).Name() || w.Name() == (Gemini{}).Name() {
+	if w.Name() == agents.Codex || w.Name() == agents.Gemini {
 		n++ // the session's metadata
 	}
 	return n
@@ -52,7 +54,7 @@ func FuzzWriters(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n, want := bytes.Count(p.Data, []byte("\n")), wantLines(w, p.conv); n != want {
+			if n, want := bytes.Count(p.Data, []byte("\n")), wantLines(w, p.Want); n != want {
 				t.Fatalf("%s: %d lines, want %d", w.Name(), n, want)
 			}
 			for _, line := range bytes.Split(bytes.TrimSuffix(p.Data, []byte("\n")), []byte("\n")) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/session-handoff/session-handoff/internal/agents"
+	"github.com/session-handoff/session-handoff/internal/carry"
 	"github.com/session-handoff/session-handoff/internal/fences"
 )
 
@@ -36,7 +38,7 @@ func hostile() *Conversation {
 // with a marker, and the session reads back as written.
 func TestHostileSourceStaysInItsTurns(t *testing.T) {
 	c := hostile()
-	p, err := Codex{}.Plan(c, Options{Home: t.TempDir(), CWD: t.TempDir()})
+	p, err := writer(t, agents.Codex).Plan(c, Options{Home: t.TempDir(), CWD: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,16 +71,16 @@ func TestHostileSourceStaysInItsTurns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, want := bytes.Count(p.Data, []byte("\n")), wantLines(w, p.conv); n != want {
+		if n, want := bytes.Count(p.Data, []byte("\n")), wantLines(w, p.Want); n != want {
 			t.Fatalf("%s: %d lines, want %d", w.Name(), n, want)
 		}
-		imported := p.conv.Turns[0].Text
+		imported := p.Want.Turns[0].Text
 		outside := fences.Outside(imported)
-		ours := fences.Outside(codexFit(Turn{Kind: User, Text: hostileFree().Imported(w.Name())}).Text)
+		ours := fences.Outside(carry.FitText(Turn{Kind: User, Text: hostileFree().Imported(w.Name())}).Text)
 		if outside != ours {
 			t.Fatalf("%s: text outside the imported turn's fence:\n%s\nwant\n%s", w.Name(), outside, ours)
 		}
-		if out := p.conv.Turns[5].Output; len(out) > MaxOutput || !strings.Contains(out, "…") {
+		if out := p.Want.Turns[5].Output; len(out) > MaxOutput || !strings.Contains(out, "…") {
 			t.Errorf("%s: a huge output kept whole or cut without a marker: %d bytes", w.Name(), len(out))
 		}
 		if err := Write(p); err != nil && !errors.Is(err, ErrReadBack) {
