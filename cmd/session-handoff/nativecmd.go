@@ -85,7 +85,7 @@ func runLaunchNative(a *app, opts *launchOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := w.Plan(conv, native.Options{Home: home, CWD: cwd, Now: time.Now()})
+	p, err := w.Plan(conv, native.Options{Home: home, CWD: cwd, Now: time.Now(), Getenv: a.getenv})
 	if err != nil {
 		return err
 	}

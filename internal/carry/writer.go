@@ -35,6 +35,18 @@ type Options struct {
 	Now time.Time
 	// ID is the new session's id; "" makes a new one.
 	ID string
+	// Getenv is the environment, for a target whose own variables move
+	// where it looks for sessions; nil reads none.
+	Getenv func(string) string
+}
+
+// Env is the value of the environment variable key under o ("" without
+// an environment).
+func (o Options) Env(key string) string {
+	if o.Getenv == nil {
+		return ""
+	}
+	return o.Getenv(key)
 }
 
 // Planned is a session a Writer would write: nothing is on disk yet.

@@ -27,8 +27,8 @@ func wantLines(w Writer, c *Conversation) int {
 			n++
 		}
 	}
-	if w.Name() == agents.Codex || w.Name() == agents.Gemini {
-		n++ // the session's metadata
+	if w.Name() == agents.Codex || w.Name() == agents.Gemini || w.Name() == agents.Pi {
+		n++ // the session's metadata, or header
 	}
 	return n
 }
