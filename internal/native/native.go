@@ -64,7 +64,7 @@ var ErrNoTurns = errors.New("no turns to carry over ('launch --target AGENT' bri
 func Read(s capture.SessionInfo, lim transcript.Limits, r *redact.Redactor) (*Conversation, error) {
 	c := &Conversation{}
 	calls := map[string]int{}
-	lim.Observe = func(e transcript.Event) { add(c, e, calls) }
+	lim.Observe = func(e transcript.Event) { add(c, e, calls, MaxOutput) }
 	d, err := capture.ReadSession(s, lim)
 	if err != nil {
 		return nil, err
@@ -79,8 +79,10 @@ func Read(s capture.SessionInfo, lim transcript.Limits, r *redact.Redactor) (*Co
 	return c, nil
 }
 
-// add adds to c what the reader told its builder.
-func add(c *Conversation, e transcript.Event, calls map[string]int) {
+// add adds to c what the reader told its builder, each call's output cut
+// to maxOutput (0: as the reader gave it, for a read-back, whose outputs
+// were cut before they were written).
+func add(c *Conversation, e transcript.Event, calls map[string]int, maxOutput int) {
 	switch e.Kind {
 	case transcript.EventRequest:
 		if t := strings.TrimSpace(e.Text); t != "" {
@@ -125,7 +127,10 @@ func add(c *Conversation, e transcript.Event, calls map[string]int) {
 			c.Turns = append(c.Turns, Turn{Kind: Call, ID: e.ID})
 		}
 		t := &c.Turns[i]
-		t.Output = transcript.ShortenMiddle(e.Text, MaxOutput)
+		t.Output = e.Text
+		if maxOutput > 0 {
+			t.Output = transcript.ShortenMiddle(e.Text, maxOutput)
+		}
 		t.Exit, t.Failed, t.Status = e.Exit, e.Failed, resultStatus(e)
 	case transcript.EventTodos:
 		c.Todos = e.Todos

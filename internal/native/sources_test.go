@@ -109,7 +109,7 @@ func TestEverySourceCarriesOver(t *testing.T) {
 				}
 				got := &Conversation{}
 				calls := map[string]int{}
-				lim := transcript.Limits{Observe: func(e transcript.Event) { add(got, e, calls) }}
+				lim := transcript.Limits{Observe: func(e transcript.Event) { add(got, e, calls, 0) }}
 				if _, err := capture.ReadTranscript(capture.Agent(p.Target), p.Path, lim); err != nil {
 					t.Fatal(err)
 				}

@@ -94,7 +94,7 @@ func Write(p *Planned) error {
 func ReadBack(p *Planned) error {
 	got := &Conversation{}
 	calls := map[string]int{}
-	lim := transcript.Limits{Observe: func(e transcript.Event) { add(got, e, calls) }}
+	lim := transcript.Limits{Observe: func(e transcript.Event) { add(got, e, calls, 0) }}
 	d, err := capture.ReadTranscript(capture.Agent(p.Target), p.Path, lim)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrReadBack, p.Path, err)
