@@ -17,7 +17,7 @@ import (
 // object a line in tmp/<project>/chats/session-YYYY-MM-DDTHH-MM-<first 8
 // of id>.jsonl under ~/.gemini ($GEMINI_CLI_HOME/.gemini), where gemini
 // --resume ID finds a session of that project by the sessionId of its
-// first line ({"sessionId", "projectHash": the SHA-256 of the project's
+// first line (a random UUID) ({"sessionId", "projectHash": the SHA-256 of the project's
 // path, "startTime", "lastUpdated", "kind": "main"}). Each later line is
 // a message: {"id", "timestamp", "type": "user", "content": [{"text"}]}
 // for a user turn; {"type": "gemini", "content": text} for an assistant
@@ -117,7 +117,10 @@ func projectDir(home, cwd string) (string, bool) {
 
 // Plan lays c out as a Gemini CLI chat recording under o.
 func (w Native) Plan(c *carry.Conversation, o carry.Options) (*carry.Planned, error) {
-	d, err := carry.Begin(Name, c, o, carry.NewID, carry.FitShellOnly)
+	// A random id (version 4, as Gemini CLI makes them): the file's name
+	// holds its first 8 characters and the minute, which a time-ordered
+	// id's would repeat within a minute.
+	d, err := carry.Begin(Name, c, o, carry.NewRandomID, carry.FitShellOnly)
 	if err != nil {
 		return nil, err
 	}
