@@ -186,3 +186,21 @@ func TestReadLeavesCrushSubagentsOut(t *testing.T) {
 		}
 	}
 }
+
+// TestReadKeepsATaskList: Copilot CLI keeps its todos in a table its sql
+// tool changes task by task (transcript.Builder.Task); the observer is
+// told the list as it stands after each change, so the conversation
+// carries the session's last todo list.
+func TestReadKeepsATaskList(t *testing.T) {
+	c, err := Read(fixtureSession(t, "copilot", "copilot", "work"), transcript.Limits{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, td := range c.Todos {
+		got = append(got, td.Content+"="+td.Status)
+	}
+	if strings.Join(got, " ") != "Write calc.py=completed Test calc.py=in_progress" {
+		t.Errorf("todos %v", got)
+	}
+}

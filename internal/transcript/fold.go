@@ -247,6 +247,10 @@ func (f *folder) add(e event) {
 		f.todosSet = true
 	case evTask:
 		f.task(e)
+		if f.observe != nil {
+			// An observer is told the list as it now stands.
+			f.observe(Event{Kind: EventTodos, Todos: slices.Clone(f.todos)})
+		}
 	case evPlan:
 		if e.text != "" {
 			f.plan, f.planID, f.planStatus = e.text, e.id, cmp.Or(e.status, handoff.PlanPending)

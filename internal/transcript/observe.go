@@ -20,7 +20,7 @@ const (
 	EventAgentText                       // Text: what the agent said; ID groups the parts of one message
 	EventCall                            // a tool call: ID; Text: its command, if a shell command; Files: its file operations
 	EventResult                          // a tool call's outcome: ID, Exit, Failed, Status; Text: its output
-	EventTodos                           // Todos: the todo list as it now stands
+	EventTodos                           // Todos: the todo list as it now stands (also after each change of one task)
 	EventCompaction                      // Text: a compaction summary
 	EventPlan                            // Text: the plan the agent put to the user; Status: its answer
 	EventDecision                        // Text: a question the user answered, and the answer
