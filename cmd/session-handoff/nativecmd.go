@@ -96,8 +96,12 @@ func runLaunchNative(a *app, opts *launchOptions) error {
 		}
 	}
 	if newer != "" {
-		fmt.Fprintf(a.stderr, "session-handoff: note: %s %s is newer than the versions this writer was checked against (%s); the session read back as written\n",
-			w.Name(), newer, strings.Join(w.Checked(), ", "))
+		outcome := "the session read back as written"
+		if opts.dryRun {
+			outcome = "a session it writes is read back before it is kept"
+		}
+		fmt.Fprintf(a.stderr, "session-handoff: note: %s %s is newer than the versions this writer was checked against (%s); %s\n",
+			w.Name(), newer, strings.Join(w.Checked(), ", "), outcome)
 	}
 	srcID := untrusted.OneLine(conv.Source.Session, 64)
 	if n.json {
