@@ -55,6 +55,11 @@ type Turn struct {
 	Failed bool
 	Status string
 	ID     string // a Call's id in the source
+	// Tool and Arguments are a Call's tool, as the source agent names it,
+	// and its arguments (JSON, cut with a marker), when its reader tells
+	// them.
+	Tool      string
+	Arguments string
 }
 
 // Ended says a call's result has been seen.
@@ -201,10 +206,16 @@ func FitText(t Turn) Turn {
 func FitShellOnly(t Turn) Turn {
 	if t.Kind == Call && strings.TrimSpace(t.Text) == "" {
 		text := "[tool call in the source session"
+		if t.Tool != "" {
+			text += ": " + t.Tool
+		}
 		if len(t.Files) > 0 {
-			text += ": " + strings.Join(t.Files, ", ")
+			text += " (" + strings.Join(t.Files, ", ") + ")"
 		}
 		text += "]"
+		if t.Arguments != "" {
+			text += "\narguments: " + t.Arguments
+		}
 		if t.Output != "" {
 			text += "\nresult:\n" + t.Output
 		}

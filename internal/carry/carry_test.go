@@ -38,10 +38,11 @@ func TestDraftChainsItsLines(t *testing.T) {
 }
 
 // TestFitShellOnly: a call that ran no command is the assistant's words
-// about it, with its files and result; a command stays a call.
+// about it, with its tool, files, arguments and result; a command stays a
+// call.
 func TestFitShellOnly(t *testing.T) {
-	got := FitShellOnly(Turn{Kind: Call, Files: []string{"edit a.go"}, Output: "ok"})
-	if got.Kind != Assistant || got.Text != "[tool call in the source session: edit a.go]\nresult:\nok" {
+	got := FitShellOnly(Turn{Kind: Call, Tool: "Edit", Arguments: `{"path":"a.go"}`, Files: []string{"edit a.go"}, Output: "ok"})
+	if got.Kind != Assistant || got.Text != "[tool call in the source session: Edit (edit a.go)]\narguments: {\"path\":\"a.go\"}\nresult:\nok" {
 		t.Errorf("got %+v", got)
 	}
 	if got := FitShellOnly(Turn{Kind: Call, Text: " ls "}); got.Kind != Call || got.Text != "ls" {

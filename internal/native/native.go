@@ -22,6 +22,7 @@
 package native
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -101,18 +102,18 @@ func add(c *Conversation, e transcript.Event, calls map[string]int, maxOutput in
 			c.Turns = append(c.Turns, turn)
 		}
 	case transcript.EventCall:
-		t := Turn{Kind: Call, Text: e.Text, ID: e.ID}
+		t := Turn{Kind: Call, Text: e.Text, ID: e.ID, Tool: e.Tool, Arguments: e.Arguments}
 		for _, f := range e.Files {
 			t.Files = append(t.Files, opName(f.Op)+" "+f.Path)
 		}
 		if i, ok := calls[e.ID]; ok && e.ID != "" && c.Turns[i].Kind == Call && !c.Turns[i].Ended() {
-			// One call told twice (a command that also touches files);
-			// an id whose call has ended is a new call's (Copilot CLI
-			// numbers its calls afresh each turn).
-			c.Turns[i].Files = append(c.Turns[i].Files, t.Files...)
-			if c.Turns[i].Text == "" {
-				c.Turns[i].Text = t.Text
-			}
+			// One call told twice (a command that also touches files,
+			// its tool told apart); an id whose call has ended is a new
+			// call's (Copilot CLI numbers its calls afresh each turn).
+			u := &c.Turns[i]
+			u.Files = append(u.Files, t.Files...)
+			u.Text = cmp.Or(u.Text, t.Text)
+			u.Tool, u.Arguments = cmp.Or(u.Tool, t.Tool), cmp.Or(u.Arguments, t.Arguments)
 			return
 		}
 		calls[e.ID] = len(c.Turns)
@@ -192,6 +193,7 @@ func Redact(c *Conversation, r *redact.Redactor) {
 		where := fmt.Sprintf("turn %d", i+1)
 		t.Text = red(t.Text, where)
 		t.Output = red(t.Output, where)
+		t.Arguments = red(t.Arguments, where)
 		for j := range t.Files {
 			t.Files[j] = red(t.Files[j], where)
 		}

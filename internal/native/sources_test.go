@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/internal/transcript/expect"
@@ -202,5 +203,44 @@ func TestReadKeepsATaskList(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "Write calc.py=completed Test calc.py=in_progress" {
 		t.Errorf("todos %v", got)
+	}
+}
+
+// TestReadKeepsToolsAndArguments: a call that ran no shell command keeps
+// its tool's name and arguments and its result, and a target that shows
+// its model only shell commands says them in the assistant's words.
+func TestReadKeepsToolsAndArguments(t *testing.T) {
+	for _, tc := range []struct{ name, tool, args, output string }{
+		{"copilot", "sql", "INSERT INTO todos", "2 row(s) inserted"},
+		{"opencode", "todowrite", `"content":"Write calc.py"`, "Write calc.py"},
+		{"cline", "submit_and_exit", `"summary"`, "Submission recorded"},
+		{"crush", "view", `"file_path"`, "def add(a, b)"},
+	} {
+		c, err := Read(fixtureSession(t, tc.name, tc.name, "work"), transcript.Limits{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, tu := range c.Turns {
+			found = found || tu.Kind == Call && tu.Tool == tc.tool && strings.Contains(tu.Arguments, tc.args) && strings.Contains(tu.Output, tc.output)
+		}
+		if !found {
+			t.Errorf("%s: no %s call with its arguments and result", tc.name, tc.tool)
+			continue
+		}
+		p, err := writer(t, agents.ClaudeCode).Plan(c, Options{Home: t.TempDir(), CWD: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(p); err != nil {
+			t.Fatal(err)
+		}
+		said := false
+		for _, tu := range p.Want.Turns {
+			said = said || tu.Kind == Assistant && strings.Contains(tu.Text, ": "+tc.tool) && strings.Contains(tu.Text, "arguments: ")
+		}
+		if !said {
+			t.Errorf("%s: the %s call is not in the assistant's words", tc.name, tc.tool)
+		}
 	}
 }

@@ -28,6 +28,7 @@ const (
 	evPlan                         // text: the plan the agent put to the user; id: the call that put it; status: a handoff.Plan* status, "" for pending
 	evCancel                       // the user stopped the turn; a later request starts a new one
 	evDecision                     // text: a question the user answered, and the answer
+	evTool                         // for an observer only: a tool call's tool in text, its arguments in output; the fold ignores it
 )
 
 type opKind uint8

@@ -455,6 +455,9 @@ func (s *session) assistant(m message, blocks []block) {
 func (s *session) toolUse(bl block) {
 	id := bl.ID
 	c := call{name: bl.Name}
+	if bl.Name != "run_commands" { // each of its commands is a call of its own
+		s.b.Tool(id, bl.Name, string(bl.Input))
+	}
 	switch bl.Name {
 	case "run_commands":
 		c.commands = commandsOf(bl.Input)

@@ -16,7 +16,8 @@ import (
 // each user turn is a user_message event and a user message item; each
 // assistant turn an assistant message item; each tool call a
 // function_call item (exec_command {"cmd"} for a shell command,
-// imported_tool_call {"files"} for another) and its function_call_output,
+// imported_tool_call {"tool", "arguments", "files"} for another) and its
+// function_call_output,
 // always written, since the model's API refuses a call without one. The
 // format is read from the rollouts of testdata/real-e2e (Codex CLI
 // 0.171.0) and openai/codex codex-rs/protocol (RolloutLine, SessionMeta,
@@ -74,7 +75,7 @@ func (w Native) Plan(c *carry.Conversation, o carry.Options) (*carry.Planned, er
 			callID := fmt.Sprintf("imported_%d", i)
 			name, args := "exec_command", map[string]any{"cmd": t.Text}
 			if t.Text == "" {
-				name, args = "imported_tool_call", map[string]any{"files": t.Files}
+				name, args = "imported_tool_call", map[string]any{"tool": t.Tool, "arguments": t.Arguments, "files": t.Files}
 			}
 			a, _ := json.Marshal(args)
 			if err = emit("response_item", map[string]any{"type": "function_call", "name": name, "arguments": string(a), "call_id": callID}); err == nil {

@@ -356,6 +356,7 @@ func startTool(b *transcript.Builder, key string, c toolCall) {
 	if c.Input != "" && json.Unmarshal([]byte(c.Input), &in) != nil {
 		return // arguments the model got wrong: the tool ran nothing
 	}
+	b.Tool(key, c.Name, c.Input)
 	switch c.Name {
 	case "bash":
 		if strings.TrimSpace(in.Command) != "" {
@@ -396,6 +397,12 @@ func endTool(b *transcript.Builder, c call, r toolResult) {
 		}
 	case "write", "edit", "multiedit":
 		b.Outcome(c.key, nil, r.IsError, r.Content)
+	default:
+		if b.Observing() {
+			// Another tool's result (view, ls, grep, fetch, an MCP
+			// server's): an observer keeps it.
+			b.Outcome(c.key, nil, r.IsError, r.Content)
+		}
 	}
 }
 
