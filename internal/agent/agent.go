@@ -9,6 +9,7 @@ package agent
 import (
 	"path/filepath"
 
+	"github.com/session-handoff/session-handoff/internal/carry"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
@@ -74,6 +75,12 @@ type Agent struct {
 	// (transcript.WithoutReasoning); empty for an agent whose sessions
 	// are rows of a database, which is never copied.
 	Reasoning transcript.Reasoning
+
+	// Native, when set, lays a conversation carried over from another
+	// agent out as a session of this agent's own, where its resume
+	// command finds it (launch --native, internal/native); nil for an
+	// agent session-handoff writes no session of.
+	Native carry.Writer
 }
 
 // HookSpec says where an agent keeps its hook settings and which hooks

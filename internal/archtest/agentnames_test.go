@@ -21,7 +21,6 @@ var allowedLiterals = map[string][]string{
 	// the JSON keys the fast parser interns).
 	"internal/transcript/jsonfast.go":     {"gemini"},
 	"internal/e2e/fakemodel/fakemodel.go": {"gemini"},
-	"internal/native/gemini.go":           {"gemini"},
 	// The generator of the three agents' transcripts for tests spells
 	// their names: the table imports the readers whose tests use it.
 	"internal/transcriptgen/transcriptgen.go": {"gemini", "claude-code", "codex"},

@@ -46,6 +46,9 @@ const (
 	MaxAgentMessage = 16 << 10
 	// MaxCommandText bounds the text of one command.
 	MaxCommandText = 4 << 10
+	// MaxToolArguments bounds a tool call's arguments as an observer is
+	// told them (Builder.Tool).
+	MaxToolArguments = 2 << 10
 	// MaxCommandOutput bounds the output kept with a failed command.
 	MaxCommandOutput = 4 << 10
 	// MaxFailureOutput bounds the output of the last failure.

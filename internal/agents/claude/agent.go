@@ -83,5 +83,7 @@ func Agent() agent.Agent {
 			// capture fits many times over.
 			Events: []agent.HookEvent{{Ours: "session-start", Theirs: "SessionStart"}, {Ours: "pre-compact", Theirs: "PreCompact", Timeout: 60}, {Ours: "session-end", Theirs: "SessionEnd", Timeout: 60}},
 			Docs:   "https://code.claude.com/docs/en/hooks"},
+		// Its native writer (launch --native): native.go.
+		Native: Native{},
 	}
 }

@@ -90,6 +90,8 @@ func Agent() agent.Agent {
 			// (codex-rs/hooks/src/engine/discovery.rs, hook_trust_status).
 			Trust: "Codex runs a new hook only after you review and trust it: start codex, type /hooks and trust the three session-handoff hooks (again after each change to them); a project's .codex/hooks.json loads only in a project Codex trusts.",
 			Docs:  "https://developers.openai.com/codex/hooks"},
+		// Its native writer (launch --native): native.go.
+		Native: Native{},
 	}
 }
 
