@@ -67,7 +67,7 @@ func Agent() agent.Agent {
 			// directory up) or the user's ~/.config/crush/crush.json,
 			// each server {"type": "stdio", "command", "args"}
 			// (MCPConfig, internal/config/config.go v0.90.0).
-			MCP: &agent.MCPRegistration{ProjectFile: "crush.json", UserFile: "~/.config/crush/crush.json", Format: "json-stdio", Key: "mcp",
+			MCP: &agent.MCPRegistration{ProjectFile: "crush.json", UserFile: "~/.config/crush/crush.json", Format: "json", Key: "mcp", Entry: stdioEntry,
 				Register: "session-handoff integrate crush --mcp",
 				Docs:     "README.md of github.com/charmbracelet/crush, MCPs (v0.90.0)"},
 		},

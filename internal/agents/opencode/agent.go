@@ -54,7 +54,7 @@ func Agent() agent.Agent {
 			// the config schema of opencode 1.18.33). Checked offline:
 			// 'opencode mcp list' shows it connected, and its tools reach
 			// the model as session-handoff_handoff_list….
-			MCP: &agent.MCPRegistration{ProjectFile: "opencode.json", UserFile: "~/.config/opencode/opencode.json", Format: "json-local", Key: "mcp",
+			MCP: &agent.MCPRegistration{ProjectFile: "opencode.json", UserFile: "~/.config/opencode/opencode.json", Format: "json", Key: "mcp", Entry: LocalEntry,
 				Register: "session-handoff integrate opencode --mcp",
 				Docs:     "https://opencode.ai/docs/mcp-servers/ (opencode-ai 1.18.33)"},
 		},
