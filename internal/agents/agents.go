@@ -54,8 +54,6 @@ var table = []Agent{
 	cline.Agent(),
 	pi.Agent(),
 	qwen.Agent(),
-	// Kilo before Crush: Crush's detector takes any SQLite database whose
-	// schema lies past its first page, as Kilo's does.
 	kilo.Agent(),
 	crush.Agent(),
 }

@@ -165,7 +165,7 @@ func (reader) Detect(head []byte) (transcript.Detected, bool) {
 	}
 	// Page 1: the 100-byte header, then an interior table page.
 	if len(head) >= 112 && head[100] == 0x05 {
-		return transcript.Detected{Agent: Name, What: "a SQLite database whose schema lies past its first pages (Crush's, if any)"}, true
+		return transcript.Detected{Agent: Name, What: "a SQLite database whose schema lies past its first pages (Crush's, if any)", Guess: true}, true
 	}
 	return transcript.Detected{}, false
 }
