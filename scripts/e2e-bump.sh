@@ -49,8 +49,10 @@ sed -i.bak \
   -e "s/^KILO_VERSION=.*/KILO_VERSION=${kilo}/" \
   internal/e2e/versions.env
 rm -f internal/e2e/versions.env.bak
-# README.md says which versions are checked end to end
-# (TestReadmeNamesTheAgentVersionsCheckedEndToEnd holds it to versions.env).
+# README.md says which versions are checked end to end. The agents' own
+# Checked (in internal/agents/<name>/agent.go) must follow by hand once
+# the suite passes: TestEndToEndPinsAreTheTables holds versions.env to
+# them, and TestReadmeListsEveryAgent README's rows.
 esc() { printf '%s' "$1" | sed 's/[.]/\\./g'; }
 sed -i.bak \
   -e "s/Code $(esc "$CLAUDE_CODE_VERSION"),/Code ${claude},/" \
