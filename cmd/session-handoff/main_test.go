@@ -18,6 +18,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/session-handoff/session-handoff/internal/testsys"
+	"github.com/session-handoff/session-handoff/targets"
 )
 
 func TestMain(m *testing.M) {
@@ -67,6 +68,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CODEX_HOME", filepath.Join(work, ".codex"))
 			env.Setenv("TRANSCRIPTS", transcripts)
 			env.Setenv("BASH_COMPLETION", bashCompletion)
+			// The agents launch starts, from the table, as its usage
+			// errors list them.
+			env.Setenv("START_TARGETS", strings.Join(targets.StartNames(), ", "))
 			return os.MkdirAll(filepath.Join(work, ".home"), 0o700)
 		},
 		// [bashcompletion]: bash's completion library is installed;

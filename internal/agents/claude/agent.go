@@ -68,6 +68,7 @@ func Agent() agent.Agent {
 		// the system prompt, and some versions take it in print mode only.)
 		StartArgs: func(dir, message string) []string { return []string{message} },
 
+		Package: plugin,
 		HookSpec: &agent.HookSpec{ProjectSettings: ".claude/settings.json", UserSettings: ".claude/settings.json",
 			// .claude/settings.local.json is the project's personal settings
 			// file, not shared with the team: Claude Code writes there itself

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -142,8 +141,9 @@ func (reader) Read(path, _ string, lim transcript.Limits) (*transcript.Digest, e
 		if haveCompaction {
 			s.compaction = &c
 		}
+		// ReadOpen names the file.
 		if err := s.read(r, lim); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
 		}
 		return s.finish()
 	})

@@ -1,4 +1,4 @@
-package transcript
+package jsonfast
 
 import (
 	"bufio"
@@ -57,7 +57,7 @@ type decodeCall struct {
 // Decode builds what json.Unmarshal builds (with UseNumber).
 func TestDecodeMatchesStd(t *testing.T) {
 	var files []string
-	for _, glob := range []string{"testdata/real-e2e/*/*/*.jsonl", "../agents/codex/testdata/real-e2e/*/*.jsonl", "../agents/gemini/testdata/real-e2e/*/*.jsonl", samplesDir + "/real/*/*/*.jsonl", samplesDir + "/*/*.jsonl"} {
+	for _, glob := range []string{"../agents/codex/testdata/real-e2e/*/*.jsonl", "../agents/gemini/testdata/real-e2e/*/*.jsonl", samplesDir + "/real/*/*/*.jsonl", samplesDir + "/*/*.jsonl"} {
 		m, _ := filepath.Glob(glob)
 		files = append(files, m...)
 	}

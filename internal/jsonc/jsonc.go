@@ -1,16 +1,21 @@
-package integrate
+// Package jsonc scans JSON with comments (// and /* */) and trailing commas,
+// as agents' settings files allow, recording byte offsets so that a
+// settings file can be edited by inserting text and nothing else of the
+// user's file changes. It reads, bounded in depth; a leaf every package
+// may use.
+package jsonc
 
 import (
 	"errors"
 	"fmt"
 )
 
-// member is one "key": value pair of a JSON object, with byte offsets into
+// Member is one "key": value pair of a JSON object, with byte offsets into
 // the text it was scanned from.
-type member struct {
-	key        string
-	valueStart int // offset of the value's first byte
-	valueEnd   int // offset just past the value
+type Member struct {
+	Key        string
+	ValueStart int // offset of the value's first byte
+	ValueEnd   int // offset just past the value
 }
 
 // scanner walks JSON with comments (// and /* */) and trailing commas,
@@ -21,10 +26,11 @@ type scanner struct {
 	pos int
 }
 
-var errSyntax = errors.New("not valid JSON")
+// ErrSyntax is wrapped by every error of a text that does not scan.
+var ErrSyntax = errors.New("not valid JSON")
 
 func (sc *scanner) fail(what string) error {
-	return fmt.Errorf("%w: %s at byte %d", errSyntax, what, sc.pos)
+	return fmt.Errorf("%w: %s at byte %d", ErrSyntax, what, sc.pos)
 }
 
 // skip moves past white space and comments.
@@ -113,9 +119,9 @@ func (sc *scanner) str() (string, error) {
 }
 
 // object reads an object at sc.pos and returns its members.
-func (sc *scanner) object(depth int) ([]member, error) {
+func (sc *scanner) object(depth int) ([]Member, error) {
 	sc.pos++ // {
-	var out []member
+	var out []Member
 	for {
 		if err := sc.skip(); err != nil {
 			return nil, err
@@ -144,11 +150,11 @@ func (sc *scanner) object(depth int) ([]member, error) {
 		if err := sc.skip(); err != nil {
 			return nil, err
 		}
-		m := member{key: key, valueStart: sc.pos}
+		m := Member{Key: key, ValueStart: sc.pos}
 		if err := sc.value(depth + 1); err != nil {
 			return nil, err
 		}
-		m.valueEnd = sc.pos
+		m.ValueEnd = sc.pos
 		out = append(out, m)
 		if err := sc.skip(); err != nil {
 			return nil, err
@@ -187,9 +193,9 @@ func (sc *scanner) array(depth int) (int, error) {
 	}
 }
 
-// topObject scans a whole document that must be one object, returning
+// TopObject scans a whole document that must be one object, returning
 // its members and the offset of its opening brace.
-func topObject(text []byte) (members []member, open int, err error) {
+func TopObject(text []byte) (members []Member, open int, err error) {
 	sc := &scanner{s: text}
 	if err := sc.skip(); err != nil {
 		return nil, 0, err
@@ -210,14 +216,14 @@ func topObject(text []byte) (members []member, open int, err error) {
 	return members, open, nil
 }
 
-// objectAt scans the object whose '{' is at off.
-func objectAt(text []byte, off int) ([]member, error) {
+// ObjectAt scans the object whose '{' is at off.
+func ObjectAt(text []byte, off int) ([]Member, error) {
 	sc := &scanner{s: text, pos: off}
 	return sc.object(0)
 }
 
-// arrayLen counts the elements of the array whose '[' is at off.
-func arrayLen(text []byte, off int) (int, error) {
+// ArrayLen counts the elements of the array whose '[' is at off.
+func ArrayLen(text []byte, off int) (int, error) {
 	sc := &scanner{s: text, pos: off}
 	return sc.array(0)
 }

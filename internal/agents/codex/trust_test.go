@@ -1,4 +1,4 @@
-package integrate
+package codex
 
 import "testing"
 
@@ -18,7 +18,7 @@ func TestCodexHooksHashAsCodex(t *testing.T) {
 		path + ":pre_compact:0:0":   "sha256:30041271656115ddf862593a11e798ec34cc01151032fa22d72dcd18523b61a3",
 		path + ":session_end:0:0":   "sha256:03aebbabfe81c3726ad935ac2c84b5a1758b05a6c0153ab6fb08f9031adabf53",
 	}
-	hooks, err := CodexHooks(path, text)
+	hooks, err := Hooks(path, text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestCodexHooksHashAsCodex(t *testing.T) {
 }
 
 func TestCodexTrustedHashes(t *testing.T) {
-	got, err := CodexTrustedHashes([]byte(`model = "x"
+	got, err := TrustedHashes([]byte(`model = "x"
 [hooks.state."/h/hooks.json:session_start:0:0"]
 trusted_hash = "sha256:ab"
 [hooks.state."/h/hooks.json:pre_compact:0:0"]
@@ -45,7 +45,7 @@ enabled = false
 	if len(got) != 1 || got["/h/hooks.json:session_start:0:0"] != "sha256:ab" {
 		t.Errorf("got %v", got)
 	}
-	if _, err := CodexTrustedHashes([]byte("[hooks.state\n")); err == nil {
+	if _, err := TrustedHashes([]byte("[hooks.state\n")); err == nil {
 		t.Error("a broken config.toml gave no error")
 	}
 }

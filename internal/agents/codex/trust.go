@@ -1,4 +1,4 @@
-package integrate
+package codex
 
 import (
 	"bytes"
@@ -6,15 +6,19 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/session-handoff/session-handoff/internal/agent"
 )
 
-// CodexHook is one command hook of a Codex hooks.json, as Codex keys and
+// Hook is one command hook of a Codex hooks.json, as Codex keys and
 // hashes it to decide whether the user trusts it.
-type CodexHook struct {
+type Hook struct {
 	// Key is Codex's name for it: "<hooks.json path>:<event>:<group>:<handler>",
 	// event in snake case (session_start), group and handler the
 	// positions in the file.
@@ -28,7 +32,7 @@ type CodexHook struct {
 	Hash string
 }
 
-// CodexHooks lists the command hooks of the hooks.json at path (its
+// Hooks lists the command hooks of the hooks.json at path (its
 // absolute path, which the keys hold), text being its content.
 //
 // Codex runs a hook that is not managed only when config.toml holds
@@ -41,7 +45,7 @@ type CodexHook struct {
 // command_hook_hash; codex-rs/config/src/fingerprint.rs, version_for_toml;
 // checked against the currentHash that @openai/codex@0.169.0's app-server
 // reports in hooks/list).
-func CodexHooks(path string, text []byte) ([]CodexHook, error) {
+func Hooks(path string, text []byte) ([]Hook, error) {
 	var file struct {
 		Hooks map[string][]struct {
 			Matcher *string `json:"matcher"`
@@ -57,7 +61,7 @@ func CodexHooks(path string, text []byte) ([]CodexHook, error) {
 	if err := json.Unmarshal(text, &file); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	var out []CodexHook
+	var out []Hook
 	for event, groups := range file.Hooks {
 		label := snakeCase(event)
 		for gi, g := range groups {
@@ -81,7 +85,7 @@ func CodexHooks(path string, text []byte) ([]CodexHook, error) {
 				if err != nil {
 					return nil, err
 				}
-				out = append(out, CodexHook{
+				out = append(out, Hook{
 					Key:   fmt.Sprintf("%s:%s:%d:%d", path, label, gi, hi),
 					Event: event, Command: h.Command, Hash: hash,
 				})
@@ -120,9 +124,9 @@ func snakeCase(s string) string {
 	return b.String()
 }
 
-// CodexTrustedHashes reads the trusted hashes a Codex config.toml holds,
+// TrustedHashes reads the trusted hashes a Codex config.toml holds,
 // by hook key ([hooks.state."KEY"] trusted_hash).
-func CodexTrustedHashes(configText []byte) (map[string]string, error) {
+func TrustedHashes(configText []byte) (map[string]string, error) {
 	var cfg struct {
 		Hooks struct {
 			State map[string]struct {
@@ -140,4 +144,52 @@ func CodexTrustedHashes(configText []byte) (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// hookTrust is doctor's check (agent.Agent.HookTrust): our hooks in the
+// Codex hooks.json files that Codex does not run because config.toml
+// holds no trusted hash for them, or another one (the hook changed since
+// it was trusted). Codex skips an untrusted hook without a word.
+func hookTrust(c agent.TrustCheck) (*agent.Distrust, error) {
+	if len(c.Dirs) == 0 {
+		return nil, nil
+	}
+	cfgPath := filepath.Join(c.Dirs[0], "config.toml")
+	cfg, err := c.Read(cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	trusted, err := TrustedHashes(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfgPath, err)
+	}
+	var untrusted []string
+	for _, f := range c.Installed {
+		text, err := c.Read(f)
+		if err != nil {
+			return nil, err
+		}
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return nil, err
+		}
+		hooks, err := Hooks(abs, text)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hooks {
+			_, ours, found := strings.Cut(h.Command, " hook "+Name+" ")
+			if found && trusted[h.Key] != h.Hash {
+				untrusted = append(untrusted, ours+" ("+h.Event+" in "+f+")")
+			}
+		}
+	}
+	if len(untrusted) == 0 {
+		return nil, nil
+	}
+	slices.Sort(untrusted)
+	return &agent.Distrust{
+		Detail: "installed in " + strings.Join(c.Installed, " and ") + ", but not trusted (new, or changed since trusted), so Codex does not run them: " + strings.Join(untrusted, ", "),
+		Fix:    "start codex, type /hooks and trust the session-handoff hooks",
+	}, nil
 }

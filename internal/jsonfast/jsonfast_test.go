@@ -1,4 +1,4 @@
-package transcript
+package jsonfast
 
 import (
 	"bytes"
@@ -68,7 +68,7 @@ func TestParseObjectMatchesStd(t *testing.T) {
 	// Every line of the sample transcripts and the hostile corpus, whole and
 	// cut short, and with bytes flipped at random.
 	var corpus [][]byte
-	for _, pat := range []string{filepath.Join(samplesDir, "*", "*"), filepath.Join("testdata", "hostile", "*"), "../agents/*/testdata/real-e2e/*/*.jsonl"} {
+	for _, pat := range []string{filepath.Join(samplesDir, "*", "*"), filepath.Join("..", "transcript", "testdata", "hostile", "*"), "../agents/*/testdata/real-e2e/*/*.jsonl"} {
 		files, _ := filepath.Glob(pat)
 		if len(files) == 0 {
 			t.Fatalf("no files match %s", pat)
@@ -117,3 +117,7 @@ func FuzzParseObject(f *testing.F) {
 	f.Add([]byte(`{"type":"response_item","payload":{"type":"reasoning","encrypted_content":"x","content":[{"text":"a"}],"info":{"total_token_usage":{}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) { checkSame(t, data) })
 }
+
+// samplesDir holds the sample transcripts (testdata/transcripts at the
+// repository's root).
+const samplesDir = "../../testdata/transcripts"
