@@ -49,7 +49,7 @@ func FromWorktree(ctx context.Context, rec *handoff.Record, dir string, noGit bo
 		detectKind(rec)
 		return nil
 	}
-	st, err := State(ctx, abs)
+	st, remote, root, err := Worktree(ctx, abs)
 	if err != nil {
 		if errors.Is(err, ErrNotGitRepo) {
 			return fmt.Errorf("project %s is %w", abs, ErrNotGitRepo)
@@ -58,10 +58,8 @@ func FromWorktree(ctx context.Context, rec *handoff.Record, dir string, noGit bo
 	}
 	rec.Git = st
 	rec.Project.Path = st.Root
-	rec.Project.Remote = Remote(ctx, st.Root)
-	if st.Head != "" {
-		rec.Project.RootCommit = RootCommit(ctx, st.Root)
-	}
+	rec.Project.Remote = remote
+	rec.Project.RootCommit = root
 	nameProject(rec)
 	detectKind(rec)
 	return nil

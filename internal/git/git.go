@@ -84,6 +84,8 @@ type Runner struct {
 	// options that switch off every program the repository could name.
 	untrusted bool
 	guard     []string
+	// quick is set by UntrustedQuick: the files it read.
+	quick *quickFiles
 }
 
 // Result is the outcome of one git command run by RunAll.
