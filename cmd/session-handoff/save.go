@@ -93,6 +93,7 @@ func runSave(a *app, opts *saveOptions) error {
 		if m, err = a.makeChanges(rec.Git.Root, opts.changes); err != nil {
 			return err
 		}
+		defer m.Close()
 	}
 	s, err := a.openStore()
 	if err != nil {
