@@ -149,13 +149,51 @@ func TestFromWorktreeOneRound(t *testing.T) {
 	if rec.Project.Remote != "https://example.com/app.git" || rec.Project.RootCommit == "" || rec.Git.Branch != "main" || len(rec.Git.RecentCommits) != 2 {
 		t.Errorf("remote %q root %q branch %q commits %d", rec.Project.Remote, rec.Project.RootCommit, rec.Git.Branch, len(rec.Git.RecentCommits))
 	}
-	calls, err := os.ReadFile(log)
-	if err != nil {
+	calls := func() []string {
+		t.Helper()
+		data, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testsys.Check(t, os.Remove(log))
+		got := strings.Fields(string(data))
+		slices.Sort(got)
+		return got
+	}
+	if got := calls(); !slices.Equal(got, []string{"log", "rev-list", "status"}) {
+		t.Errorf("git processes %q, want log, rev-list and status", got)
+	}
+
+	// Saved again at the same commit, after a handoff made there: git
+	// status alone, and the same history.
+	rec.Source.Kind = handoff.SourceHand
+	prev := func(top string) *handoff.Record {
+		if top != repo {
+			t.Errorf("previous asked for %q, want %q", top, repo)
+		}
+		return &rec
+	}
+	var again handoff.Record
+	if err := FromWorktreeAfter(ctx, &again, repo, false, prev); err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Fields(string(calls))
-	slices.Sort(got)
-	if !slices.Equal(got, []string{"log", "rev-list", "status"}) {
-		t.Errorf("git processes %q, want log, rev-list and status", got)
+	if got := calls(); !slices.Equal(got, []string{"status"}) {
+		t.Errorf("at the same commit: git processes %q, want status alone", got)
+	}
+	if again.Project.RootCommit != rec.Project.RootCommit || !slices.Equal(again.Git.RecentCommits, rec.Git.RecentCommits) || again.Git.Head != rec.Git.Head {
+		t.Errorf("at the same commit: root %q commits %v, want %q %v", again.Project.RootCommit, again.Git.RecentCommits, rec.Project.RootCommit, rec.Git.RecentCommits)
+	}
+
+	// After a commit the history is read again.
+	gitCmd(t, repo, "commit", "-q", "--allow-empty", "-m", "third")
+	var third handoff.Record
+	if err := FromWorktreeAfter(ctx, &third, repo, false, prev); err != nil {
+		t.Fatal(err)
+	}
+	if got := calls(); !slices.Equal(got, []string{"log", "rev-list", "status"}) {
+		t.Errorf("after a commit: git processes %q, want log, rev-list and status", got)
+	}
+	if len(third.Git.RecentCommits) != 3 || third.Git.RecentCommits[0].Subject != "third" {
+		t.Errorf("after a commit: commits %v", third.Git.RecentCommits)
 	}
 }
