@@ -87,6 +87,7 @@ for name in "${names[@]}"; do
   w=$(median_ms "$work/ours-$name.times")
   printf '| %-13s | %-21s | %9s | %8s | %5s |\n' "${ours[$name]%% --[a-z]* [A-Za-z]*}" "${theirs[$name]%% --tool*}" "$o" "$w" "$(awk -v a="$w" -v b="$o" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
 done
-echo "save: ours 'save --quiet --title bench --summary S --next A' (git state: status, log and the root commit's"
-echo "rev-list in one round, the remote read from the configuration); v0.7.5 'save --tool codex --project . …'"
-echo "(one git status). show latest has no v0.7.5 command: its list --latest --json prints the whole record."
+echo "save: ours 'save --quiet --title bench --summary S --next A' (git status alone at the commit of the"
+echo "project's previous handoff, as here; after a commit status, log and rev-list in one round); v0.7.5"
+echo "'save --tool codex --project . …' (one git status). show latest has no v0.7.5 command: its"
+echo "list --latest --json prints the whole record."
