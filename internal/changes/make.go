@@ -99,8 +99,11 @@ func reader(ctx context.Context, dir string) (git.Runner, error) {
 // of at most MaxUntrackedSize), binary-safe. Submodules are left as they
 // are. The repository's index is not changed: untracked files are added,
 // as intent to add, to a copy of it. A patch Check would refuse (a link,
-// a file made executable) is an error naming the file. Make returns nil
-// when there is nothing to carry.
+// a file made executable) is an error naming the file; changes whose
+// patch would pass MaxPatch, an error matching ErrTooLarge that says so.
+// Make returns nil when there is nothing to carry. The patch is streamed
+// to a temporary file, never held: the caller reads it with Made.Open and
+// releases it with Made.Close.
 func Make(ctx context.Context, root string) (*Made, error) {
 	g, err := reader(ctx, root)
 	if err != nil {

@@ -18,11 +18,16 @@ import (
 // this reading is not sure to take as git does: then the caller asks git.
 //
 // It reads the files UntrustedQuick found complete (none includes
-// another), in git's order (system, global, the repository's config and
-// config.worktree), and gives up at a backslash anywhere in a line it
-// needs (escapes, continued lines), at a section header followed by
-// more text, at a remote with no URL or an empty one, and at remotes
-// defined the old way (files in .git/remotes or .git/branches).
+// another), in git's order (system, global, the repository's config),
+// each parsed as git's config.c parses it (quotes, escapes, continued
+// lines, comments, a key after a section header, the old [remote.name]
+// header), and gives up at what git would refuse or this reading does
+// not take (an unknown escape, a NUL, a byte-order mark, a remote with
+// no URL or an empty one, a dotted section name beside a quoted
+// subsection), at a config.worktree file, and at remotes defined the old
+// way (files in .git/remotes or .git/branches). As get-url, it knows
+// only a remote the repository's own file names; one named only in the
+// global or system file gives "".
 func (r Runner) QuickRemote() (url string, ok bool) {
 	if r.quick == nil {
 		return "", false
