@@ -94,8 +94,23 @@ func TestScripts(t *testing.T) {
 			"maxsize":  cmdMaxSize,
 			"subst":    cmdSubst,
 			"oldtool":  cmdOldTool,
+			"bigfile":  cmdBigFile,
 		},
 	})
+}
+
+// cmdBigFile writes N MiB of numbered text lines to FILE: bigfile FILE N
+func cmdBigFile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: bigfile FILE N")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	var b strings.Builder
+	for i := 0; b.Len() < n<<20; i++ {
+		fmt.Fprintf(&b, "line %08d of a large change %s\n", i, strings.Repeat("x", 170))
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()[:n<<20]), 0o600))
 }
 
 // cmdMaxSize fails unless FILE is at most N bytes: maxsize FILE N

@@ -412,6 +412,7 @@ func (a *app) syncChanges(s *store.Store, rec *handoff.Record, root string) erro
 	if err != nil || m == nil {
 		return err
 	}
+	defer m.Close()
 	rec.Attachments = slices.DeleteFunc(rec.Attachments, func(at handoff.Attachment) bool { return at.Name == changes.Name })
 	if err := attachChanges(s, rec, m); err != nil {
 		return err
