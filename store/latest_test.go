@@ -65,6 +65,12 @@ func TestResolveForProject(t *testing.T) {
 		if err != nil || p.ID != c.want || p.Note != c.note {
 			t.Errorf("%s in %q: %+v %v, want %s %q", c.ref, c.root, p, err, c.want, c.note)
 		}
+		// A project's latest was read to be found: it comes with the
+		// pick, so the caller does not read it again.
+		project := strings.EqualFold(c.ref, "latest") && c.root != "" && !strings.Contains(c.note, "no handoff")
+		if got := p.Record != nil && p.Record.ID == c.want; got != project {
+			t.Errorf("%s in %q: record with the pick %v, want %v", c.ref, c.root, got, project)
+		}
 	}
 	if _, err := newTestStore(t).ResolveForProject("latest", app.Project.Path, nil); !errors.Is(err, ErrEmpty) {
 		t.Errorf("empty store: %v", err)

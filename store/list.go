@@ -678,6 +678,10 @@ type Pick struct {
 	// Fallback is set when the project has no handoff and "latest" is the
 	// store's newest, as it would be without a project.
 	Fallback bool
+	// Record is the handoff ID names when it was read on the way (the
+	// project's latest), so that the caller need not read it again; nil
+	// otherwise.
+	Record *handoff.Record
 }
 
 // ResolveForProject is Resolve with "latest" meaning the newest handoff of
@@ -698,7 +702,7 @@ func (s *Store) ResolveForProject(ref, root string, identity func() handoff.Iden
 		return Pick{ID: id, Fallback: true, Note: fmt.Sprintf("latest: no handoff for this project; the store's newest is %s", id)}, nil
 	}
 	if rec.ID == id {
-		return Pick{ID: id}, nil
+		return Pick{ID: id, Record: rec}, nil
 	}
 	how := ""
 	switch match {
@@ -707,5 +711,5 @@ func (s *Store) ResolveForProject(ref, root string, identity func() handoff.Iden
 	case MatchIdentity:
 		how = " (made on another machine for the same repository)"
 	}
-	return Pick{ID: rec.ID, Note: fmt.Sprintf("latest: the newest handoff of %s%s (%s)", handoff.CleanText(root), how, rec.ID)}, nil
+	return Pick{ID: rec.ID, Record: rec, Note: fmt.Sprintf("latest: the newest handoff of %s%s (%s)", handoff.CleanText(root), how, rec.ID)}, nil
 }

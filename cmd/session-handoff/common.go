@@ -110,6 +110,13 @@ func resolveHint(err error) error {
 // handoff of the project of the working directory unless allProjects, and
 // says on stderr which one "latest" took when that is not obvious.
 func (a *app) resolveHere(s *store.Store, ref string, allProjects bool) (handoff.ID, error) {
+	pick, err := a.pickHere(s, ref, allProjects)
+	return pick.ID, err
+}
+
+// pickHere is resolveHere's store.Pick: with the record, when finding it
+// read it.
+func (a *app) pickHere(s *store.Store, ref string, allProjects bool) (store.Pick, error) {
 	root := ""
 	if !allProjects && strings.EqualFold(ref, "latest") {
 		// No project found (the directory is gone, git fails): the
@@ -120,9 +127,9 @@ func (a *app) resolveHere(s *store.Store, ref string, allProjects bool) (handoff
 	if err != nil {
 		id, err := resolveLegacy(s, ref, err)
 		if err != nil {
-			return "", resolveHint(err)
+			return store.Pick{}, resolveHint(err)
 		}
-		return id, nil
+		return store.Pick{ID: id}, nil
 	}
 	// The store's newest, taken because this project has none, is worth a
 	// note inside a git worktree, where another project's handoff may be
@@ -130,7 +137,7 @@ func (a *app) resolveHere(s *store.Store, ref string, allProjects bool) (handoff
 	if pick.Note != "" && (!pick.Fallback || inWorktree(a, root)) {
 		fmt.Fprintf(a.stderr, "session-handoff: %s\n", pick.Note)
 	}
-	return pick.ID, nil
+	return pick, nil
 }
 
 // inWorktree reports whether root is the top of a git worktree.
@@ -146,11 +153,14 @@ func (a *app) openRecord(ref string, allProjects bool) (*store.Store, *handoff.R
 	if err != nil {
 		return nil, nil, err
 	}
-	id, err := a.resolveHere(s, ref, allProjects)
+	pick, err := a.pickHere(s, ref, allProjects)
 	if err != nil {
 		return s, nil, err
 	}
-	rec, err := s.Get(id)
+	if pick.Record != nil {
+		return s, pick.Record, nil
+	}
+	rec, err := s.Get(pick.ID)
 	return s, rec, err
 }
 
