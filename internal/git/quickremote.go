@@ -265,15 +265,15 @@ func (p *configParser) quotedSub(name string, c byte) (section, sub string, ok b
 // blank inside it out of quotes made a space.
 func (p *configParser) keyValue(c byte) (key, value string, set, ok bool) {
 	name := []byte{lower(c)}
-	var eof bool
 	for {
+		var eof bool
 		if c, eof = p.next(); eof || !isKeyChar(c) {
 			break
 		}
 		name = append(name, lower(c))
 	}
 	for c == ' ' || c == '\t' {
-		c, eof = p.next()
+		c, _ = p.next() // at the end, a newline
 	}
 	if c == '\n' {
 		return string(name), "", false, true

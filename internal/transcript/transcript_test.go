@@ -11,10 +11,6 @@ import (
 	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
-// samplesDir holds the sample transcripts (testdata/transcripts at the
-// repository's root; SOURCES.md there says where each comes from).
-const samplesDir = "../../testdata/transcripts"
-
 // A title made from a request is its first paragraph on one line, cut at
 // a word within MaxTitleLine bytes: never the whole request.
 func TestTitleFrom(t *testing.T) {
