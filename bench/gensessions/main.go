@@ -71,5 +71,10 @@ func write(home string, i, size int) error {
 		f.Close()
 		return err
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	// An archive's sessions were written when they ran, not now.
+	end := g.Start.Add(time.Hour)
+	return os.Chtimes(path, end, end)
 }

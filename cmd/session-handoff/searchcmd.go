@@ -102,7 +102,13 @@ func runSearch(a *app, opts searchOptions, args []string) error {
 	}
 	ix := search.Open(filepath.Join(s.Dir(), search.DirName))
 	if !opts.noUpdate || opts.reindex || opts.update {
-		if err := a.updateIndex(ix, s, opts.reindex); err != nil {
+		mode := search.Quick
+		if opts.reindex {
+			mode = search.Rebuild
+		} else if opts.update {
+			mode = search.Full
+		}
+		if err := a.updateIndex(ix, s, mode); err != nil {
 			return err
 		}
 	}
@@ -181,12 +187,9 @@ func (a *app) searchFilter(opts searchOptions) (search.Filter, error) {
 }
 
 // updateIndex catches the index up with the sessions and handoffs there
-// are now; with rebuild, from nothing, with progress on a terminal.
-func (a *app) updateIndex(ix *search.Index, s *store.Store, rebuild bool) error {
-	r, err := a.redactor()
-	if err != nil {
-		return err
-	}
+// are now, as mode says; a rebuild, with progress on a terminal.
+func (a *app) updateIndex(ix *search.Index, s *store.Store, mode search.Mode) error {
+	rebuild := mode == search.Rebuild
 	var progress func(search.Progress)
 	if rebuild && a.stderrTTY {
 		start := time.Now()
@@ -200,7 +203,7 @@ func (a *app) updateIndex(ix *search.Index, s *store.Store, rebuild bool) error 
 			fmt.Fprintf(a.stderr, "\rindexing %d/%d  %.1f MB/s  %s left   ", p.Done, p.Total, mbs, eta)
 		}
 	}
-	st, err := search.CatchUp(ix, s, a.getenv, r, paths.Hostname(), rebuild, func(err error) { a.warn("%v", err) }, progress)
+	st, err := search.CatchUp(ix, s, a.getenv, a.redactor, paths.Hostname(), mode, func(err error) { a.warn("%v", err) }, progress)
 	if progress != nil {
 		fmt.Fprintln(a.stderr)
 	}

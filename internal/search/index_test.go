@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -207,32 +208,64 @@ func TestStampsRoundTrip(t *testing.T) {
 	}
 }
 
-// A fingerprint changes when a file under the roots is added, grows or
-// goes, and not otherwise.
-func TestFingerprint(t *testing.T) {
+// A snapshot sees a file added, removed or grown (one written lately),
+// a directory added deep down, and a file in the store's directory, and
+// nothing else; one taken right after a change is not kept.
+func TestSnapshot(t *testing.T) {
 	root, flat := t.TempDir(), t.TempDir()
 	ix := Open(t.TempDir())
-	f := filepath.Join(root, "a", "s.jsonl")
-	os.MkdirAll(filepath.Dir(f), 0o700)
-	os.WriteFile(f, []byte("x"), 0o600)
-	fp := ix.Fingerprint([]string{root}, []string{flat})
-	if err := ix.SetFresh(fp); err != nil {
-		t.Fatal(err)
+	old := filepath.Join(root, "a", "old.jsonl")
+	hot := filepath.Join(root, "a", "hot.jsonl")
+	os.MkdirAll(filepath.Dir(old), 0o700)
+	os.WriteFile(old, []byte("x"), 0o600)
+	os.WriteFile(hot, []byte("x"), 0o600)
+	// Everything as if written long ago, but hot an hour ago.
+	age := func() {
+		filepath.WalkDir(root, func(p string, _ fs.DirEntry, _ error) error {
+			return os.Chtimes(p, time.Now(), time.Now().Add(-30*24*time.Hour))
+		})
+		filepath.WalkDir(flat, func(p string, _ fs.DirEntry, _ error) error {
+			return os.Chtimes(p, time.Now(), time.Now().Add(-30*24*time.Hour))
+		})
+		os.Chtimes(hot, time.Now(), time.Now().Add(-time.Hour))
 	}
-	if !ix.Fresh(ix.Fingerprint([]string{root}, []string{flat})) {
-		t.Fatal("nothing changed, yet not fresh")
+	roots, flats := []string{root, filepath.Join(root, "absent")}, []string{flat}
+	fresh := func() {
+		t.Helper()
+		age()
+		if err := ix.SetFresh(takeSnapshot(roots, flats, time.Now())); err != nil {
+			t.Fatal(err)
+		}
+		if !ix.Unchanged(roots, flats) {
+			t.Fatal("nothing changed, yet not unchanged")
+		}
 	}
-	for _, change := range []func(){
-		func() { os.WriteFile(f, []byte("xy"), 0o600) },
+	fresh()
+	if ix.Unchanged(roots[:1], flats) {
+		t.Error("other roots, yet unchanged")
+	}
+	for i, change := range []func(){
+		func() { os.WriteFile(hot, []byte("xy"), 0o600) },
 		func() { os.WriteFile(filepath.Join(root, "a", "t.jsonl"), nil, 0o600) },
+		func() { os.MkdirAll(filepath.Join(root, "a", "b", "c"), 0o700) },
+		func() { os.WriteFile(filepath.Join(root, "a", "b", "c", "d.jsonl"), nil, 0o600) },
 		func() { os.WriteFile(filepath.Join(flat, "index"), nil, 0o600) },
-		func() { os.Remove(f) },
+		func() { os.MkdirAll(roots[1], 0o700) },
+		func() { os.Remove(old) },
 	} {
 		change()
-		if ix.Fresh(ix.Fingerprint([]string{root}, []string{flat})) {
-			t.Fatal("a change left the index fresh")
+		if ix.Unchanged(roots, flats) {
+			t.Fatalf("change %d left the index unchanged", i)
 		}
-		ix.SetFresh(ix.Fingerprint([]string{root}, []string{flat}))
+		fresh()
+	}
+	// Taken right after a change, a snapshot is not kept.
+	os.WriteFile(hot, []byte("xyz"), 0o600)
+	if err := ix.SetFresh(takeSnapshot(roots, flats, time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	if ix.Unchanged(roots, flats) {
+		t.Error("a racy snapshot was kept")
 	}
 }
 
