@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
@@ -287,5 +288,38 @@ func TestCatchUpDoesNotWaitForAWriter(t *testing.T) {
 	}
 	if got := ids(t, ix, "payment", Filter{}); !slices.Equal(got, []string{"c", "a"}) {
 		t.Errorf("payment while locked = %v", got)
+	}
+}
+
+// A session sharing its file with others (a database) is stamped by its
+// own last activity: another session's work, which changes the file,
+// leaves its stamp as it was (each was read again before, every time one
+// session of the database moved).
+func TestSharedFileSessionStamp(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "opencode.db")
+	os.WriteFile(db, []byte("one"), 0o600)
+	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	a := capture.SessionInfo{Agent: "opencode", Path: db, ID: "a", LastActivity: at}
+	b := capture.SessionInfo{Agent: "opencode", Path: db, ID: "b", LastActivity: at.Add(time.Minute)}
+	stamp := func(s capture.SessionInfo) Stamp {
+		t.Helper()
+		st, ok := sessionStamp(map[string]string{}, s, Stamp{}, true)
+		if !ok {
+			t.Fatalf("%s: no stamp", s.ID)
+		}
+		return st
+	}
+	sa, sb := stamp(a), stamp(b)
+	os.WriteFile(db, []byte("one, and b's new message"), 0o600)
+	b.LastActivity = b.LastActivity.Add(time.Minute)
+	if stamp(a) != sa {
+		t.Error("b's work changed a's stamp")
+	}
+	if stamp(b) == sb {
+		t.Error("b's work left b's stamp as it was")
+	}
+	os.Remove(db)
+	if _, ok := sessionStamp(map[string]string{}, a, Stamp{}, true); ok {
+		t.Error("a session whose database is gone has a stamp")
 	}
 }

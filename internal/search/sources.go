@@ -58,9 +58,13 @@ func sessionSources(agents []capture.Agent, env func(string) string, r *redact.R
 			}
 			continue
 		}
+		perFile := map[string]int{}
+		for _, s := range found {
+			perFile[s.Path]++
+		}
 		for _, s := range found {
 			key := "session:" + string(s.Agent) + ":" + s.Path + "#" + s.ID
-			st, ok := stampFiles(tails, s, prev[key].Stamp)
+			st, ok := sessionStamp(tails, s, prev[key].Stamp, perFile[s.Path] > 1)
 			if !ok {
 				continue
 			}
@@ -107,6 +111,24 @@ func stampFiles(tails map[string]string, s capture.SessionInfo, prev Stamp) (Sta
 	}
 	st.Tail = t
 	return st, true
+}
+
+// sessionStamp is the stamp of session s (stampFiles), or, for one that
+// shares its file with other sessions (shared: a database, OpenCode's,
+// Kilo's, Crush's), the time of its last activity as its agent records
+// it in its row (each message the agent adds updates it), and that the
+// file still exists: the file's own size and time change with every
+// other session's work, and a stamp of them would read every session of
+// the database again whenever one of them moved. A shared session with
+// no time is stamped by its file.
+func sessionStamp(tails map[string]string, s capture.SessionInfo, prev Stamp, shared bool) (Stamp, bool) {
+	if !shared || s.LastActivity.IsZero() {
+		return stampFiles(tails, s, prev)
+	}
+	if _, err := os.Stat(s.Path); err != nil {
+		return Stamp{}, false
+	}
+	return Stamp{MTime: s.LastActivity.UnixNano(), Tail: "shared"}, true
 }
 
 // tailHash is a hash of the last tailBytes of the file at path, "" when
