@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -202,7 +203,9 @@ func messages(db *sqlitefile.DB, in map[string]bool, lim transcript.Limits, st *
 		return nil, err
 	}
 	var out []*message
-	err = t.Scan(func(r *sqlitefile.Row) error {
+	// By the index on session_id: reading one session of a database of
+	// many is not a scan of every session's messages.
+	err = t.ScanEqual("session_id", slices.Sorted(maps.Keys(in)), func(r *sqlitefile.Row) error {
 		sid, err := t.Text(r, "session_id")
 		if err != nil || !in[sid] {
 			return err

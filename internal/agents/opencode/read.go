@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -219,7 +220,9 @@ func messages(db *sqlitefile.DB, in map[string]bool, lim transcript.Limits, st *
 		return nil, err
 	}
 	var out []*message
-	err = t.Scan(func(r *sqlitefile.Row) error {
+	// By the index on session_id: reading one session of a database of
+	// many is not a scan of every session's messages.
+	err = t.ScanEqual("session_id", slices.Sorted(maps.Keys(in)), func(r *sqlitefile.Row) error {
 		sid, err := t.Text(r, "session_id")
 		if err != nil || !in[sid] {
 			return err
@@ -294,7 +297,7 @@ func parts(db *sqlitefile.DB, msgs []*message, lim transcript.Limits, st *transc
 		return err
 	}
 	n := 0
-	err = t.Scan(func(r *sqlitefile.Row) error {
+	err = t.ScanEqual("message_id", slices.Sorted(maps.Keys(byID)), func(r *sqlitefile.Row) error {
 		mid, err := t.Text(r, "message_id")
 		if err != nil {
 			return err
@@ -339,7 +342,7 @@ func todoList(db *sqlitefile.DB, id string) ([]handoff.Todo, error) {
 		todo handoff.Todo
 	}
 	var rows []row
-	err = t.Scan(func(r *sqlitefile.Row) error {
+	err = t.ScanEqual("session_id", []string{id}, func(r *sqlitefile.Row) error {
 		sid, err := t.Text(r, "session_id")
 		if err != nil || sid != id {
 			return err
