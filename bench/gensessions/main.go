@@ -20,12 +20,22 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/session-handoff/session-handoff/internal/agents/claude"
+	"github.com/session-handoff/session-handoff/internal/agents/cline"
+	"github.com/session-handoff/session-handoff/internal/agents/codex"
+	"github.com/session-handoff/session-handoff/internal/agents/copilot"
+	"github.com/session-handoff/session-handoff/internal/agents/crush"
+	"github.com/session-handoff/session-handoff/internal/agents/gemini"
+	"github.com/session-handoff/session-handoff/internal/agents/kilo"
+	"github.com/session-handoff/session-handoff/internal/agents/opencode"
+	"github.com/session-handoff/session-handoff/internal/agents/pi"
+	"github.com/session-handoff/session-handoff/internal/agents/qwen"
 	"github.com/session-handoff/session-handoff/internal/transcriptgen"
 )
 
 // agentOrder is the order sessions take the agents in: session i is of
 // agentOrder[i%10].
-var agentOrder = []string{"claude-code", "codex", "gemini", "copilot", "opencode", "cline", "pi", "qwen-code", "kilo", "crush"}
+var agentOrder = []string{claude.Name, codex.Name, gemini.Name, copilot.Name, string(opencode.Name), cline.Name, pi.Name, qwen.Name, string(kilo.Name), string(crush.Name)}
 
 func main() {
 	n := flag.Int("n", 1000, "sessions to write")
@@ -68,24 +78,24 @@ func (g *gen) write(i, size int) error {
 	var paths []string
 	var err error
 	switch agent := agentOrder[i%len(agentOrder)]; agent {
-	case "claude-code", "codex", "gemini":
+	case claude.Name, codex.Name, gemini.Name:
 		var path string
 		path, err = g.generated(agent, i, id, project, start, size)
 		paths = []string{path}
-	case "copilot":
+	case copilot.Name:
 		dir := filepath.Join(g.home, ".copilot", "session-state", id)
 		paths = []string{filepath.Join(dir, "events.jsonl"), filepath.Join(dir, "workspace.yaml")}
 		err = replayLines(g.fixtures, copilotFixture, id, seed, size, start, paths[0])
 		if err == nil {
 			err = replaySide(g.fixtures, copilotYAML, copilotFixture.id, id, paths[1])
 		}
-	case "pi":
+	case pi.Name:
 		paths = []string{filepath.Join(g.home, ".pi", "agent", "sessions", "--home-dev-src-"+project+"--", start.Format("2006-01-02T15-04-05-000Z")+"_"+id+".jsonl")}
 		err = replayLines(g.fixtures, piFixture, id, seed, size, start, paths[0])
-	case "qwen-code":
+	case qwen.Name:
 		paths = []string{filepath.Join(g.home, ".qwen", "projects", "-home-dev-src-"+project, "chats", id+".jsonl")}
 		err = replayLines(g.fixtures, qwenFixture, id, seed, size, start, paths[0])
-	case "cline":
+	case cline.Name:
 		cid := fmt.Sprintf("%d_%05x", start.UnixMilli(), i&0xfffff)
 		dir := filepath.Join(g.home, ".cline", "data", "sessions", cid)
 		paths = []string{filepath.Join(dir, cid+".messages.json"), filepath.Join(dir, cid+".json")}
@@ -93,7 +103,7 @@ func (g *gen) write(i, size int) error {
 		if err == nil {
 			err = replaySide(g.fixtures, clineManifest, clineFixture.id, cid, paths[1])
 		}
-	case "opencode", "kilo", "crush":
+	case string(opencode.Name), string(kilo.Name), string(crush.Name):
 		return g.database(agent, i, seed, size, start)
 	}
 	if err != nil {
@@ -113,7 +123,7 @@ func (g *gen) write(i, size int) error {
 func (g *gen) database(agent string, i int, seed uint64, size int, start time.Time) error {
 	w := g.dbs[agent]
 	if w == nil {
-		f := map[string]dbFixture{"opencode": opencodeDB, "kilo": kiloDB, "crush": crushDB}[agent]
+		f := map[string]dbFixture{string(opencode.Name): opencodeDB, string(kilo.Name): kiloDB, string(crush.Name): crushDB}[agent]
 		var err error
 		if w, err = newDBWriter(g.fixtures, g.home, f); err != nil {
 			return err
@@ -121,7 +131,7 @@ func (g *gen) database(agent string, i int, seed uint64, size int, start time.Ti
 		g.dbs[agent] = w
 	}
 	id := fmt.Sprintf("%s%0*x", w.f.id[:4], len(w.f.id)-4, i)
-	if agent == "crush" {
+	if agent == string(crush.Name) {
 		id = fmt.Sprintf("%08x-6b1e-4c41-9a3e-%012x", i, i)
 	}
 	return w.add(i, id, seed, size, start)
@@ -135,9 +145,9 @@ func (g *gen) generated(agent string, i int, id, project string, start time.Time
 	tg.Start = start
 	var path string
 	switch agent {
-	case "claude-code":
+	case claude.Name:
 		path = filepath.Join(g.home, ".claude", "projects", "-home-dev-src-"+project, id+".jsonl")
-	case "codex":
+	case codex.Name:
 		path = filepath.Join(g.home, ".codex", "sessions", start.Format("2006/01/02"), "rollout-"+start.Format("2006-01-02T15-04-05")+"-"+id+".jsonl")
 	default:
 		path = filepath.Join(g.home, ".gemini", "tmp", fmt.Sprintf("%064x", i%50), "chats", fmt.Sprintf("session-%s-%08x.jsonl", start.Format("2006-01-02T15-04"), i))
