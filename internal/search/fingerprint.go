@@ -73,7 +73,12 @@ func takeSnapshot(roots, flat []string, now time.Time) *snapshot {
 	s := &snapshot{Roots: roots, Flat: flat, Items: []item{}}
 	for _, root := range roots {
 		fi, err := os.Stat(root)
-		if err != nil || !fi.IsDir() {
+		switch {
+		case err == nil && fi.Mode().IsRegular():
+			// A root that is a file (a database named by itself).
+			s.add(itemFile, root, fi, now)
+			continue
+		case err != nil || !fi.IsDir():
 			s.Items = append(s.Items, item{Kind: itemAbsent, Path: root})
 			continue
 		}

@@ -217,6 +217,9 @@ func TestSnapshot(t *testing.T) {
 	ix := Open(t.TempDir())
 	old := filepath.Join(root, "a", "old.jsonl")
 	hot := filepath.Join(root, "a", "hot.jsonl")
+	// A root that is a file: a database named by itself.
+	file := filepath.Join(t.TempDir(), "crush.db")
+	os.WriteFile(file, []byte("x"), 0o600)
 	os.MkdirAll(filepath.Dir(old), 0o700)
 	os.WriteFile(old, []byte("x"), 0o600)
 	os.WriteFile(hot, []byte("x"), 0o600)
@@ -229,8 +232,9 @@ func TestSnapshot(t *testing.T) {
 			return os.Chtimes(p, time.Now(), time.Now().Add(-30*24*time.Hour))
 		})
 		os.Chtimes(hot, time.Now(), time.Now().Add(-time.Hour))
+		os.Chtimes(file, time.Now(), time.Now().Add(-30*24*time.Hour))
 	}
-	roots, flats := []string{root, filepath.Join(root, "absent")}, []string{flat}
+	roots, flats := []string{root, filepath.Join(root, "absent"), file}, []string{flat}
 	fresh := func() {
 		t.Helper()
 		age()
@@ -253,6 +257,7 @@ func TestSnapshot(t *testing.T) {
 		func() { os.WriteFile(filepath.Join(flat, "index"), nil, 0o600) },
 		func() { os.MkdirAll(roots[1], 0o700) },
 		func() { os.Remove(old) },
+		func() { os.WriteFile(file, []byte("xy"), 0o600) },
 	} {
 		change()
 		if ix.Unchanged(roots, flats) {
