@@ -19,8 +19,8 @@ import (
 // it (a uuid, a short hex id, a tool call's id) so that no message is
 // taken for another's copy, chains its first entry to the last of the one
 // before (parentId, parentUuid), and appends generated prose to every
-// text that holds a space, so that each session says something of its
-// own. The session's own id is replaced everywhere, and the files go
+// text that holds a space (a command line aside), so that each session
+// says something of its own. The session's own id is replaced everywhere, and the files go
 // where the agent keeps them.
 
 // replayFixture is a transcript an agent wrote: one of JSON lines (the
@@ -120,7 +120,8 @@ func (p *replayer) walk(v any, key string) any {
 			}
 			return x
 		}
-		if strings.Contains(x, " ") && !strings.HasPrefix(x, "{") && !strings.HasPrefix(x, "[") && key != "cwd" {
+		// Not into a command line: a real one is short.
+		if strings.Contains(x, " ") && !strings.HasPrefix(x, "{") && !strings.HasPrefix(x, "[") && key != "cwd" && key != "command" && key != "cmd" {
 			return x + " " + prose(p.r, 64+p.r.IntN(1024))
 		}
 	}
