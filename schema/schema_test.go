@@ -106,6 +106,52 @@ func TestEmbeddedSchemasCompile(t *testing.T) {
 	}
 }
 
+// TestEveryPatternCompiles compiles every pattern of the embedded
+// schemas, which validation compiles only when a string meets it.
+func TestEveryPatternCompiles(t *testing.T) {
+	schemas, err := compiled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[*node]bool{}
+	patterns := 0
+	var walk func(n *node)
+	walk = func(n *node) {
+		if n == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		if n.pattern != nil {
+			patterns++
+			if _, err := n.pattern.compiled(); err != nil {
+				t.Error(err)
+			}
+		}
+		for _, c := range n.properties {
+			walk(c)
+		}
+		for _, c := range []*node{n.additional, n.items, n.refNode, n.ifNode, n.thenNode, n.elseNode} {
+			walk(c)
+		}
+	}
+	for _, n := range schemas {
+		walk(n)
+	}
+	if patterns < 10 {
+		t.Errorf("found %d patterns, the handoff schema alone has 13", patterns)
+	}
+}
+
+// A pattern that does not compile is a violation where it is used.
+func TestBadPatternIsAViolation(t *testing.T) {
+	n := &node{minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, pattern: newPattern("#/x", "(")}
+	var got []Violation
+	n.validateValue("text", "", &got)
+	if len(got) != 1 || !strings.Contains(got[0].Message, "#/x/pattern") {
+		t.Errorf("violations %v, want one naming the pattern", got)
+	}
+}
+
 func FuzzStrictCheck(f *testing.F) {
 	f.Add([]byte(goodRecord))
 	f.Add([]byte(`{"a":1,"a":2}`))

@@ -44,7 +44,7 @@ fi
 agents=(
   "claude @anthropic-ai/claude-code ${CLAUDE_CODE_VERSION}"
   "codex @openai/codex ${CODEX_VERSION}"
-  "gemini @google/gemini-cli ${GEMINI_CLI_VERSION}"
+  "gemini @google/gemini-cli ${GEMINI_VERSION}"
   "copilot @github/copilot ${COPILOT_VERSION}"
   "cline cline ${CLINE_VERSION}"
   "pi @mariozechner/pi-coding-agent ${PI_VERSION}"

@@ -158,5 +158,9 @@ func (b *Batch) finish() error {
 	if err := b.w.appendIndex(b.index); err != nil {
 		return err
 	}
-	return b.w.removePending()
+	if err := b.w.removePending(); err != nil {
+		return err
+	}
+	b.w.compactIfDue()
+	return nil
 }

@@ -341,6 +341,12 @@ type lineRef struct {
 	off, end uint32 // the line within the buffer, without its newline
 	del      bool   // a tombstone
 	inOrder  bool   // a "+" line: no earlier line has a greater id
+	// matched and idHit are searchCached's marks on the line
+	// (refScanner.onLine): the base conditions match it; its id holds
+	// the query. cached is what the search cache says of the query for
+	// the id (searchMiss, searchFound, searchCut; 0: it has no line).
+	matched, idHit bool
+	cached         byte
 }
 
 func (r *lineRef) cmp(o *lineRef) int {
@@ -362,6 +368,14 @@ func (r *lineRef) cmp(o *lineRef) int {
 		return 1
 	}
 	return 0
+}
+
+// findLive returns the position in live (ascending by id) of the id hi,
+// lo, and whether it is there.
+func findLive(live []lineRef, hi, lo uint64) (int, bool) {
+	return slices.BinarySearchFunc(live, [2]uint64{hi, lo}, func(r lineRef, id [2]uint64) int {
+		return cmp.Or(cmp.Compare(r.hi, id[0]), cmp.Compare(r.lo, id[1]))
+	})
 }
 
 // parsedIndex is a loaded index: the bytes and the live records in it.
@@ -418,56 +432,97 @@ func parseIndex(buf []byte, refs []lineRef) (*parsedIndex, error) {
 	if nl < 0 || string(buf[:nl]) != indexHeader {
 		return ix, &indexError{Line: 1, Reason: headerReason(buf[:max(nl, 0)])}
 	}
-	refs = refs[:0]
-	sorted := true
-	var prevHi, prevLo, maxHi, maxLo uint64
-	seenRecord := false
-	pos := nl + 1
-	lineNo := 1
-	for pos < len(buf) {
-		lineNo++
-		n := bytes.IndexByte(buf[pos:], '\n')
+	sc := refScanner{refs: refs[:0], lineNo: 1}
+	ix.torn = sc.lines(buf[nl+1:], nl+1) < len(buf)
+	if sc.err != nil {
+		return ix, sc.err
+	}
+	ix.refs, ix.lines = sc.refs, len(sc.refs)
+	ix.live, ix.inFileOrder = sc.live()
+	return ix, nil
+}
+
+// refScanner checks the event lines of an index fed to it in order, whole
+// or in chunks, and keeps a lineRef of each: what parseIndex needs, and
+// what a search needs without holding the file (searchCached).
+type refScanner struct {
+	refs   []lineRef
+	lineNo int   // the number of the last line fed, from 1 (the header)
+	err    error // the first damaged line's, after which nothing is fed
+	// notSorted is set once an id is not greater than the one before.
+	notSorted      bool
+	prevHi, prevLo uint64
+	maxHi, maxLo   uint64 // the greatest id of a record line so far
+	seenRecord     bool
+	onLine         func(line []byte, ref *lineRef) error
+}
+
+// lines feeds the whole lines of data, which starts at offset off of the
+// file, and returns the offset just past the last whole line (a final line
+// without its newline is left unread). It stops at the first damaged line
+// and keeps its error.
+func (sc *refScanner) lines(data []byte, off int) int {
+	pos := 0
+	for pos < len(data) && sc.err == nil {
+		n := bytes.IndexByte(data[pos:], '\n')
 		if n < 0 {
-			ix.torn = true
 			break
 		}
-		line := buf[pos : pos+n]
-		ref, reason := checkLine(line)
-		if reason != "" {
-			return ix, &indexError{Line: lineNo, Reason: reason}
-		}
-		ref.off, ref.end = uint32(pos), uint32(pos+n)
-		if !ref.del {
-			greater := !seenRecord || ref.hi > maxHi || ref.hi == maxHi && ref.lo > maxLo
-			if ref.inOrder && !greater {
-				// Readers from the end trust this promise: a false one is damage.
-				return ix, &indexError{Line: lineNo, Reason: "marked in order (+) after a record line with a greater id"}
-			}
-			if greater {
-				maxHi, maxLo, seenRecord = ref.hi, ref.lo, true
-			}
-		}
-		if sorted && len(refs) > 0 && (ref.hi < prevHi || ref.hi == prevHi && ref.lo <= prevLo) {
-			sorted = false
-		}
-		prevHi, prevLo = ref.hi, ref.lo
-		refs = append(refs, ref)
+		sc.add(data[pos:pos+n], off+pos)
 		pos += n + 1
 	}
-	ix.refs, ix.lines = refs, len(refs)
-	if sorted {
+	return off + pos
+}
+
+// add checks one event line found at offset off of the file.
+func (sc *refScanner) add(line []byte, off int) {
+	sc.lineNo++
+	ref, reason := checkLine(line)
+	if reason != "" {
+		sc.err = &indexError{Line: sc.lineNo, Reason: reason}
+		return
+	}
+	ref.off, ref.end = uint32(off), uint32(off+len(line))
+	if !ref.del {
+		greater := !sc.seenRecord || ref.hi > sc.maxHi || ref.hi == sc.maxHi && ref.lo > sc.maxLo
+		if ref.inOrder && !greater {
+			// Readers from the end trust this promise: a false one is damage.
+			sc.err = &indexError{Line: sc.lineNo, Reason: "marked in order (+) after a record line with a greater id"}
+			return
+		}
+		if greater {
+			sc.maxHi, sc.maxLo, sc.seenRecord = ref.hi, ref.lo, true
+		}
+	}
+	if len(sc.refs) > 0 && (ref.hi < sc.prevHi || ref.hi == sc.prevHi && ref.lo <= sc.prevLo) {
+		sc.notSorted = true
+	}
+	sc.prevHi, sc.prevLo = ref.hi, ref.lo
+	sc.refs = append(sc.refs, ref)
+	if sc.onLine != nil {
+		if err := sc.onLine(line, &sc.refs[len(sc.refs)-1]); err != nil {
+			sc.err = err
+		}
+	}
+}
+
+// live returns the live entry of every id, ascending by id, in the storage
+// of the refs (which it reorders), and whether that is also the order of
+// their lines in the file.
+func (sc *refScanner) live() (live []lineRef, inFileOrder bool) {
+	refs := sc.refs
+	if !sc.notSorted {
 		// Strictly ascending ids: no id repeats, so every "+" line is live.
-		live := refs[:0]
+		live = refs[:0]
 		for _, r := range refs {
 			if !r.del {
 				live = append(live, r)
 			}
 		}
-		ix.live, ix.inFileOrder = live, true
-		return ix, nil
+		return live, true
 	}
 	slices.SortFunc(refs, func(a, b lineRef) int { return a.cmp(&b) })
-	live := refs[:0]
+	live = refs[:0]
 	for i := range refs {
 		if i+1 < len(refs) && refs[i+1].hi == refs[i].hi && refs[i+1].lo == refs[i].lo {
 			continue // a later line for the same id wins
@@ -476,8 +531,7 @@ func parseIndex(buf []byte, refs []lineRef) (*parsedIndex, error) {
 			live = append(live, refs[i])
 		}
 	}
-	ix.live = live
-	return ix, nil
+	return live, false
 }
 
 // checkLine checks the shape of one event line and returns its reference,

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // Search is List with f.Query looked for in every text field of the
@@ -61,74 +65,177 @@ func (s *Store) Search(f Filter) ([]Entry, error) {
 // searchCached is Search through the search cache: the index gives the
 // candidates (newest first, base's conditions), the cache's line of each
 // its text; only a record whose line was cut, or that has none, is read.
-// ok is false when there is no cache to use.
+// Neither file is held whole: the index is read in chunks, keeping a
+// lineRef of each line, and the lines of the matches are read again one
+// by one, so memory stays flat in the size of the store (issue 49:
+// 100,000 handoffs within 20 MiB). ok is false when there is no cache to
+// use, or the index is damaged and no rebuild could be written (a writer
+// holds the lock): the caller then reads the records.
 func (s *Store) searchCached(base Filter, q string, limit int, lastEntered bool) (out []Entry, ok bool, err error) {
-	hits, err := s.loadSearch(q)
-	if err != nil || hits == nil {
-		return nil, false, err
-	}
 	m, err := newMatcher(base)
 	if err != nil {
 		return nil, false, err
 	}
-	m.limit = 0
-	raw := rawSearchable(q)
 	// An id is upper-case ASCII: only an ASCII query can be in one.
 	idASCII := isASCII([]byte(q))
-	err = s.withIndex(func(ix *parsedIndex) error {
-		out = out[:0]
-		best := -1 // with lastEntered: the match whose line comes last
-		for k := len(ix.live) - 1; k >= 0; k-- {
-			i := ix.entered(k)
-			if lastEntered && best >= 0 && ix.live[i].off < ix.live[best].off {
-				continue
-			}
-			line := ix.line(i)
-			match, err := m.match(line)
-			if err != nil {
-				return &indexError{Line: ix.lineNumber(i), Reason: err.Error()}
-			}
-			if !match {
-				continue
-			}
-			r := ix.live[i]
-			st, has := hits.lookup([2]uint64{r.hi, r.lo})
-			hit := idASCII && indexFoldASCII(line[2:tombstoneLen], q) || has && st == searchFound
-			if !hit && (!has || st == searchCut) {
-				e, err := ix.entry(i)
-				if err != nil {
-					return err
-				}
-				if hit, err = s.entryContains(e, q, raw); err != nil {
-					return err
-				}
-			}
-			if !hit {
-				continue
-			}
-			if lastEntered {
-				best = i
-				continue
-			}
-			e, err := ix.entry(i)
-			if err != nil {
-				return err
-			}
-			out = append(out, e)
-			if limit > 0 && len(out) == limit {
-				break
-			}
+	mark := func(line []byte, r *lineRef) error {
+		if r.del {
+			return nil
 		}
-		if best >= 0 {
-			e, err := ix.entry(best)
-			if err != nil {
-				return err
-			}
-			out = append(out, e)
+		match, err := m.match(line)
+		if err != nil {
+			return err
 		}
+		r.matched = match
+		r.idHit = match && idASCII && indexFoldASCII(line[2:tombstoneLen], q)
 		return nil
+	}
+	ix, f, err := s.streamIndex(mark)
+	if errors.Is(err, errCorruptIndex) {
+		// Rebuild the index (withIndex does, when no writer holds the
+		// lock), then read it again.
+		if err = s.withIndex(func(*parsedIndex) error { return nil }); err != nil {
+			return nil, false, err
+		}
+		ix, f, err = s.streamIndex(mark)
+		if errors.Is(err, errCorruptIndex) {
+			return nil, false, nil
+		}
+	}
+	if err != nil || f == nil {
+		return nil, err == nil, err
+	}
+	defer f.Close()
+	// ix.live is ascending by id: each cache line finds its entry by a
+	// binary search, or at once when it follows the previous line's (the
+	// cache is in the index's order, and that is mostly the ids'); the
+	// last line for an id is the one left.
+	next := 0
+	cached, err := s.loadSearch(q, func(id [2]uint64, st byte) {
+		i, found := next, next < len(ix.live) && ix.live[next].hi == id[0] && ix.live[next].lo == id[1]
+		if !found {
+			i, found = findLive(ix.live, id[0], id[1])
+		}
+		if found {
+			ix.live[i].cached = st
+			next = i + 1
+		}
 	})
-	return out, err == nil, err
+	if err != nil || !cached {
+		return nil, false, err
+	}
+	raw := rawSearchable(q)
+	var line []byte
+	for k := len(ix.live) - 1; k >= 0; k-- {
+		r := &ix.live[ix.entered(k)]
+		if !r.matched {
+			continue
+		}
+		hit := r.idHit || r.cached == searchFound
+		if !hit && r.cached == searchMiss {
+			continue
+		}
+		if line, err = readLine(f, r, line); err != nil {
+			return nil, false, safefile.Wrap("read", s.path(indexFile), err)
+		}
+		ie, _, err := parseLine(line)
+		if err != nil {
+			return nil, false, err
+		}
+		e := ie.toEntry()
+		if !hit {
+			if hit, err = s.entryContains(e, q, raw); err != nil {
+				return nil, false, err
+			}
+		}
+		if !hit {
+			continue
+		}
+		out = append(out, e)
+		if lastEntered || limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	return out, true, nil
+}
+
+// streamIndex reads the index in chunks and returns its lineRefs, with
+// mark called on every line (refScanner.onLine), and the file, open, for
+// reading lines again; the parsedIndex holds no bytes. A missing index
+// with no records gives no file and no error; a damaged or missing one
+// an error wrapping errCorruptIndex.
+func (s *Store) streamIndex(mark func(line []byte, r *lineRef) error) (*parsedIndex, *os.File, error) {
+	if s.pendingActive() {
+		s.tryRepair()
+	}
+	path := s.path(indexFile)
+	f, size, err := openIndexFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		has, err := s.hasRecords()
+		if err != nil || !has {
+			return nil, nil, err
+		}
+		return nil, nil, &indexError{Reason: "missing while records exist"}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	sc := refScanner{onLine: mark}
+	buf := make([]byte, min(size, indexChunk))
+	have, off := 0, 0 // bytes of buf in use; the file offset of buf[0]
+	for read := 0; int64(read) < size; {
+		n, err := f.ReadAt(buf[have:min(int64(len(buf)), size-int64(off))], int64(read))
+		if n == 0 && err != nil {
+			f.Close()
+			return nil, nil, safefile.Wrap("read", path, err)
+		}
+		read += n
+		have += n
+		data := buf[:have]
+		start := 0
+		if off == 0 {
+			nl := bytes.IndexByte(data, '\n')
+			if nl < 0 || string(data[:nl]) != indexHeader {
+				f.Close()
+				return nil, nil, &indexError{Line: 1, Reason: headerReason(data[:max(nl, 0)])}
+			}
+			start, sc.lineNo = nl+1, 1
+		}
+		done := sc.lines(data[start:], off+start) - off
+		if off == 0 && done > start {
+			// Room for every line, as dense as the first chunk's, and a
+			// tenth more: the refs are not copied as they grow.
+			est := int64(len(sc.refs)) * (size - int64(start)) / int64(done-start)
+			sc.refs = slices.Grow(sc.refs, int(min(est+est/10+16, size/tombstoneLen)))
+		}
+		if sc.err != nil {
+			f.Close()
+			return nil, nil, sc.err
+		}
+		if done == 0 && have == len(buf) {
+			// A line longer than the chunk: read on with a larger one.
+			buf = slices.Grow(buf, len(buf))[:2*len(buf)]
+			continue
+		}
+		// What is left is the start of a line (or a torn append at the end).
+		have = copy(buf, data[done:])
+		off += done
+	}
+	ix := &parsedIndex{refs: sc.refs, lines: len(sc.refs)}
+	ix.live, ix.inFileOrder = sc.live()
+	return ix, f, nil
+}
+
+// indexChunk is how much of the index streamIndex reads at a time.
+const indexChunk = 256 << 10
+
+// readLine reads the line of r from the index file f into buf.
+func readLine(f *os.File, r *lineRef, buf []byte) ([]byte, error) {
+	buf = slices.Grow(buf[:0], int(r.end-r.off))[:r.end-r.off]
+	if _, err := f.ReadAt(buf, int64(r.off)); err != nil {
+		return nil, err
+	}
+	return buf, nil
 }
 
 // entryContains reports whether the record of e holds q (lower case): from

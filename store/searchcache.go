@@ -102,74 +102,31 @@ func (s *Store) writeSearch(scan *scanResult) error {
 
 // What the search cache says of one id's last line.
 const (
-	searchMiss  byte = iota // the whole text does not hold the query
-	searchFound             // the text holds it
-	searchCut               // the text, cut, does not hold it: read the record
+	searchMiss  byte = iota + 1 // the whole text does not hold the query (0: no line)
+	searchFound                 // the text holds it
+	searchCut                   // the text, cut, does not hold it: read the record
 )
 
-// searchStates is what the search cache says of a query: for every id
-// with a line, whether its last line holds the query. The lines are kept
-// in the file's order, without a map: lookups come in the index's order,
-// newest first, which is the cache's own order (each save appends to both)
-// but for the lines a rebuild or a repair put elsewhere.
-type searchStates struct {
-	ids   [][2]uint64
-	state []byte
-	// next is the line lookups go on from, walking backward; passed holds
-	// the state of each id passed on the way, from the last line of it
-	// met (the first, walking backward).
-	next   int
-	passed map[[2]uint64]byte
-}
-
-func (ss *searchStates) add(id [2]uint64, st byte) {
-	ss.ids = append(ss.ids, id)
-	ss.state = append(ss.state, st)
-}
-
-// lookup returns what the last line of id says, and whether id has one.
-func (ss *searchStates) lookup(id [2]uint64) (byte, bool) {
-	if st, ok := ss.passed[id]; ok {
-		return st, true
-	}
-	for ss.next >= 0 {
-		i := ss.next
-		ss.next--
-		if ss.ids[i] == id {
-			return ss.state[i], true
-		}
-		if _, ok := ss.passed[ss.ids[i]]; !ok {
-			if ss.passed == nil {
-				ss.passed = make(map[[2]uint64]byte)
-			}
-			ss.passed[ss.ids[i]] = ss.state[i]
-		}
-	}
-	return 0, false
-}
-
-// loadSearch reads the search cache and says, for every id with a line,
-// whether its last line holds q (lower case, searchable). A missing or
-// damaged cache is rebuilt from the records when no writer holds the
-// lock; when that cannot be done it returns nil, and the caller reads
+// loadSearch reads the search cache and calls state with what each line
+// says of q (lower case, searchable), in the file's order: the last line
+// for an id is the one that counts. It returns false when there is no
+// cache: a missing or damaged cache is rebuilt from the records when no
+// writer holds the lock, and when that cannot be done the caller reads
 // records. Damaged lines are skipped: their ids have no answer, and their
 // records are read.
-func (s *Store) loadSearch(q string) (*searchStates, error) {
+func (s *Store) loadSearch(q string, state func(id [2]uint64, st byte)) (bool, error) {
 	f, err := s.openSearch()
 	if err != nil || f == nil {
-		return nil, err
+		return false, err
 	}
 	defer f.Close()
 	qn := needle{b: []byte(q)}
 	// Read in chunks, so that memory does not grow with the store; a line
 	// is at most searchCap bytes of text and its id, well within a chunk.
-	size := int64(1 << 20)
-	lines := 1024
+	size := int64(searchChunk)
 	if st, err := f.Stat(); err == nil {
 		size = max(64<<10, min(size, st.Size()))
-		lines = int(min(st.Size()/256, 1<<20)) // lines are a few hundred bytes
 	}
-	out := &searchStates{ids: make([][2]uint64, 0, lines), state: make([]byte, 0, lines)}
 	buf := make([]byte, size)
 	have := 0
 	for first := true; ; first = false {
@@ -180,27 +137,29 @@ func (s *Store) loadSearch(q string) (*searchStates, error) {
 			qn.anchor(countBytes(data))
 		}
 		done := bytes.LastIndexByte(data, '\n') + 1
-		searchLines(data[:done], qn, out)
+		searchLines(data[:done], qn, state)
 		// What is left is the start of a line (or a torn append at the end).
 		have = copy(buf, data[done:])
 		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
-			out.next = len(out.ids) - 1
-			return out, nil
+			return true, nil
 		}
 		if rerr != nil {
-			return nil, safefile.Wrap("read", s.path(searchFile), rerr)
+			return false, safefile.Wrap("read", s.path(searchFile), rerr)
 		}
 		if have == len(buf) {
-			return nil, fmt.Errorf("%s: a line longer than %d bytes", s.path(searchFile), len(buf))
+			return false, fmt.Errorf("%s: a line longer than %d bytes", s.path(searchFile), len(buf))
 		}
 	}
 }
 
-// searchLines records in out what each line of data (whole lines) says of
+// searchChunk is how much of the search cache is read at a time.
+const searchChunk = 256 << 10
+
+// searchLines tells state what each line of data (whole lines) says of
 // the query q: the query is looked for in data at once, not line by line,
 // so that a query found nowhere costs one pass of bytes.IndexByte. A query
 // with a newline is looked for line by line (a line's text holds none).
-func searchLines(data []byte, q needle, out *searchStates) {
+func searchLines(data []byte, q needle, state func(id [2]uint64, st byte)) {
 	const textAt = handoff.IDLength + 3 // "ID\tMARK\t"
 	multiline := bytes.IndexByte(q.b, '\n') >= 0
 	next := -1 // the offset of an occurrence at or after the current line's text, or -1
@@ -225,7 +184,7 @@ func searchLines(data []byte, q needle, out *searchStates) {
 			}
 			found = next >= 0 && next+len(q.b) <= end
 		}
-		searchLineState(line, found, out)
+		searchLineState(line, found, state)
 		start = end + 1
 	}
 }
@@ -266,10 +225,10 @@ func (s *Store) openSearch() (*os.File, error) {
 	}
 }
 
-// searchLineState records in out what one line of the search cache says
+// searchLineState tells state what one line of the search cache says
 // of the query, which its text holds when found. A damaged line is
 // skipped.
-func searchLineState(line []byte, found bool, out *searchStates) {
+func searchLineState(line []byte, found bool, state func(id [2]uint64, st byte)) {
 	if len(line) < handoff.IDLength+3 || line[handoff.IDLength] != '\t' || line[handoff.IDLength+2] != '\t' {
 		return
 	}
@@ -288,5 +247,5 @@ func searchLineState(line []byte, found bool, out *searchStates) {
 	case mark == '~':
 		st = searchCut
 	}
-	out.add([2]uint64{hi, lo}, st)
+	state([2]uint64{hi, lo}, st)
 }

@@ -225,6 +225,7 @@ func (s *Store) Put(r *handoff.Record, replace bool) (replaced bool, err error) 
 	if err := w.removePending(); err != nil {
 		return false, err
 	}
+	w.compactIfDue()
 	return exists, nil
 }
 
@@ -343,7 +344,11 @@ func (s *Store) Remove(id handoff.ID) error {
 	if err := safefile.Remove(path); err != nil {
 		return safefile.Wrap("remove", path, err)
 	}
-	return w.removePending()
+	if err := w.removePending(); err != nil {
+		return err
+	}
+	w.compactIfDue()
+	return nil
 }
 
 // encodeRecord validates r and returns the bytes of its record file.

@@ -125,6 +125,7 @@ func runCapture(a *app, opts *captureOptions) error {
 		if m, err = a.makeChanges(res.Record.Git.Root, opts.changes); err != nil {
 			return err
 		}
+		defer m.Close()
 	}
 	updated := false
 	if !opts.dryRun {

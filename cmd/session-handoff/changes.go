@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -36,21 +35,27 @@ func (c *changesFlags) bind(f *pflag.FlagSet, a *app) {
 // worktree has nothing uncommitted.
 func (a *app) makeChanges(root string, c changesFlags) (*changes.Made, error) {
 	m, err := changes.Make(a.ctx, root)
-	if errors.Is(err, changes.ErrHostile) {
+	switch {
+	case errors.Is(err, changes.ErrHostile):
 		return nil, withHint(err, "commit those files first, or go without --with-changes")
+	case errors.Is(err, changes.ErrTooLarge):
+		return nil, withHint(err, "commit them, or go without --with-changes (--with-changes=false)")
 	}
 	if err != nil || m == nil {
 		return nil, err
 	}
 	r, err := a.redactor()
 	if err != nil {
+		m.Close()
 		return nil, err
 	}
 	if _, err := m.Secrets(r); err != nil {
 		if !errors.Is(err, changes.ErrSecrets) {
+			m.Close()
 			return nil, err
 		}
 		if !c.allowSecrets {
+			m.Close()
 			return nil, withHint(fmt.Errorf("%w: they were not attached", err),
 				"remove the secret from the change, or pass --allow-secrets-in-changes to carry it as it is")
 		}
@@ -64,7 +69,12 @@ func (a *app) makeChanges(root string, c changesFlags) (*changes.Made, error) {
 
 // attachChanges stores the patch m as a blob of s and as rec's attachment.
 func attachChanges(s *store.Store, rec *handoff.Record, m *changes.Made) error {
-	sum, size, err := s.PutBlob(bytes.NewReader(m.Data), changes.MaxPatch)
+	r, err := m.Open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	sum, size, err := s.PutBlob(r, changes.MaxPatch)
 	if err != nil {
 		return fmt.Errorf("store the changes: %w", err)
 	}
@@ -72,17 +82,23 @@ func attachChanges(s *store.Store, rec *handoff.Record, m *changes.Made) error {
 	return nil
 }
 
-// changesBlob is the patch m as a blob for a bundle.
-func changesBlob(m *changes.Made) (bundle.BlobSource, error) {
+// changesBlob is the patch open reads (changes.Made.Open) as a blob for
+// a bundle.
+func changesBlob(open func() (io.ReadCloser, error)) (bundle.BlobSource, error) {
 	src, err := bundle.FirstPass(func(w io.Writer) error {
-		_, err := w.Write(m.Data)
+		r, err := open()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		_, err = io.Copy(w, r)
 		return err
 	})
 	if err != nil {
 		return src, err
 	}
 	src.Name, src.MediaType = changes.Name, changes.MediaType
-	src.Open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(m.Data)), nil }
+	src.Open = open
 	return src, nil
 }
 
@@ -108,18 +124,13 @@ func (a *app) sayChanges(rec *handoff.Record, m *changes.Made) {
 // carriedChanges is what rec carries of its worktree's uncommitted
 // changes: nil when none, or when they cannot be read or checked (said
 // on stderr).
+// The patch is read as a stream, never held.
 func (a *app) carriedChanges(s *store.Store, rec *handoff.Record) *changes.Summary {
-	sum, _ := a.carried(s, rec)
-	return sum
-}
-
-// carried is carriedChanges with the patch itself.
-func (a *app) carried(s *store.Store, rec *handoff.Record) (*changes.Summary, []byte) {
-	data, sum, err := changes.Carried(s, rec)
+	sum, err := changes.CarriedSummary(s, rec)
 	if err != nil {
 		a.warn("%v", err)
 	}
-	return sum, data
+	return sum
 }
 
 // printCarried says, for show, what rec carries of the worktree's
@@ -127,7 +138,7 @@ func (a *app) carried(s *store.Store, rec *handoff.Record) (*changes.Summary, []
 // one it was made in for a handoff made here, else the current
 // directory's.
 func (a *app) printCarried(s *store.Store, rec *handoff.Record) {
-	sum, data := a.carried(s, rec)
+	sum := a.carriedChanges(s, rec)
 	switch {
 	case sum != nil:
 		root, err := a.projectRoot(".")
@@ -136,7 +147,7 @@ func (a *app) printCarried(s *store.Store, rec *handoff.Record) {
 		}
 		st := changes.CannotTell
 		if err == nil {
-			st = changes.AppliedState(root, data)
+			_, st, _ = changes.CarriedState(s, rec, root)
 		}
 		switch st {
 		case changes.AllApplied:

@@ -29,7 +29,7 @@ import (
 
 // The crash campaign (issue 9): save, import, memory compact, handover run,
 // receive, apply (crash_apply_test.go), sync push and sync pull
-// (crash_sync_test.go), each SIGKILLed (with the git processes it started) at
+// (crash_sync_test.go), launch --native (crash_native_test.go), each SIGKILLed (with the git processes it started) at
 // random points a few hundred times in all, then the state checked: the
 // store by 'list' (no repair) and 'store check', handover runs by
 // 'handover check', the memory directory by 'memory show' (no damaged
@@ -139,6 +139,8 @@ type crashScenario struct {
 	// check says what is wrong with the state a killed (or finished) run
 	// left; it may run recovery steps, which must then succeed.
 	check func(c *crashCase) []string
+	// prepare, when set, readies the copy before the command runs.
+	prepare func(c *crashCase) error
 }
 
 func (c *crashCase) expand(args []string) []string {
@@ -163,6 +165,11 @@ type crashOutcome struct {
 // when killAt is 0).
 func (c *crashCase) runKilled(s crashScenario, killAt int) (crashOutcome, error) {
 	var out crashOutcome
+	if s.prepare != nil {
+		if err := s.prepare(c); err != nil {
+			return out, err
+		}
+	}
 	wakeDir := filepath.Join(c.root, "wake")
 	if err := os.Mkdir(wakeDir, 0o700); err != nil {
 		return out, err
@@ -450,6 +457,7 @@ func crashScenarios(w *crashWorld) []crashScenario {
 			watch: func(c *crashCase) []string { return []string{filepath.Join(c.root, "desk")} }, check: checkApplyNext},
 		{name: "search", args: []string{"search", "--reindex"}, watch: data, check: checkSearchIndex},
 	}
+	list = append(list, crashNativeScenarios()...)
 	return append(list, crashSyncScenarios()...)
 }
 

@@ -186,6 +186,7 @@ func (a *app) exportBundle(s *store.Store, rec *handoff.Record, opts *exportOpti
 	if err != nil {
 		return err
 	}
+	defer carried.Close()
 	var m *bundle.Manifest
 	err = a.writeOutput(opts.output, 0o600, func(w io.Writer) error {
 		m, err = exchange.Export(a.ctx, w, s, rec, xopts)
@@ -222,8 +223,9 @@ func (a *app) exportChanges(s *store.Store, rec *handoff.Record, c changesFlags,
 	if err != nil || m == nil {
 		return nil, err
 	}
-	src, err := changesBlob(m)
+	src, err := changesBlob(m.Open)
 	if err != nil {
+		m.Close()
 		return nil, err
 	}
 	xopts.Blobs = append(xopts.Blobs, src)

@@ -62,6 +62,11 @@ SESSION_HANDOFF_WITH_CHANGES
 SESSION_HANDOFF_SYNC_WAIT
     1 makes the hooks wait for the sync they start (for tests and
     scripts; by default it runs in the background)
+SESSION_HANDOFF_NO_PULL_WAIT
+    1 makes a session start never wait for the sync pull it starts (by
+    default it waits at most 150 ms, through a remote that answered that
+    fast last time, so that what another device sent just before is in
+    this briefing)
 CLAUDE_CONFIG_DIR
     where Claude Code keeps its sessions and settings (default ~/.claude)
 CODEX_HOME
@@ -92,6 +97,8 @@ $XDG_DATA_HOME/session-handoff; --store names another):
                   it does not read them again while nothing changed
   sync-state      the sends sync was asked for and has not delivered,
                   and why the last push failed
+  sync-pull-time  how long the last sync pull took: a session start waits
+                  for its pull (150 ms at most) only when that is within it
   sync-push-REMOTE.lock, sync-pull.lock   held by a running sync push or pull
   handover/       the state of a handover run, to resume it
 

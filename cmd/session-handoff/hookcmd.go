@@ -97,6 +97,7 @@ func runHook(a *app, opts hookOptions) error {
 				return err
 			},
 			StartHandover: a.startHandover, StartSync: a.startSync, SyncBeside: a.getenv(syncWaitEnv) != "1", StartIndex: a.startIndex,
+			StartPull: a.startPull, PullWait: a.pullWait(),
 			StartLater: func(input []byte, since int64) error { return a.startHookLater(opts, input, since) },
 			Later:      later, Since: since})
 	}()
@@ -140,6 +141,20 @@ func integrateAgentNames() []string {
 // hookLaterEnv marks the process startHookLater starts, with the size of
 // the transcript when the agent ran the hook.
 const hookLaterEnv = "SESSION_HANDOFF_HOOK_LATER"
+
+// sessionStartPullWait bounds how long a session start waits for the pull
+// it starts (hooks.Options.PullWait): what another device sent just
+// before is then in this very briefing when the remote answers within it
+// (bench/README.md, "sync latency").
+const sessionStartPullWait = 150 * time.Millisecond
+
+// pullWait is sessionStartPullWait, or 0 with SESSION_HANDOFF_NO_PULL_WAIT=1.
+func (a *app) pullWait() time.Duration {
+	if a.getenv(noPullWaitEnv) == "1" {
+		return 0
+	}
+	return sessionStartPullWait
+}
 
 // startHookLater runs 'session-handoff hook AGENT EVENT' again in a
 // process of its own, with input on its stdin, and returns without

@@ -56,7 +56,7 @@ const (
 )
 
 var hostileKinds = []string{kindBundles, kindTranscripts, kindKeys, kindTrust, kindConfigs, kindRepos, kindAgents, kindChanges, kindWho,
-	kindMergeDrivers, kindRecipientLinks, kindJournalReplay, kindRemotes}
+	kindMergeDrivers, kindRecipientLinks, kindJournalReplay, kindRemotes, kindNative}
 
 // hostileInput is one hostile input: where it comes from, how it is put in
 // place, and the commands run on it with what each must do.
@@ -79,7 +79,10 @@ type hostileInput struct {
 // strings may hold {home}, {config}, {data}, {project}, {memory},
 // {input}, {out}, {good}, {mallory}, {transcript}, {recipient}.
 type hostileRun struct {
-	args  []string
+	args []string
+	// dir, when set, is the directory the command runs in (launch
+	// --native writes for the working directory).
+	dir   string
 	stdin string
 	code  int
 	// errHas: the one error line ("session-handoff: CMD: …", then at
@@ -235,6 +238,7 @@ func TestHostileCampaign(t *testing.T) {
 	inputs = append(inputs, wordsInputs()...)
 	inputs = append(inputs, whoInputs()...)
 	inputs = append(inputs, remoteInputs()...)
+	inputs = append(inputs, nativeInputs()...)
 	more, err := changesInputs()
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +331,7 @@ func runHostileInput(t *testing.T, e *hostileEnv, in hostileInput) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := runCLI(e.env, e.expand(run.stdin), args...)
+		r := runInDir(t, e.expand(run.dir), func() cliResult { return runCLI(e.env, e.expand(run.stdin), args...) })
 		if r.panicked != "" {
 			t.Errorf("%s: panicked: %s", what, r.panicked)
 			continue

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,7 +66,7 @@ func changesBundle(e *hostileEnv, rec *handoff.Record, patch []byte) error {
 		return fmt.Errorf("project HEAD: %w", err)
 	}
 	data := append([]byte("# session-handoff changes 1\n# base "+strings.TrimSpace(string(head))+"\n"), patch...)
-	src, err := changesBlob(&changes.Made{Data: data})
+	src, err := changesBlob(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil })
 	if err != nil {
 		return err
 	}

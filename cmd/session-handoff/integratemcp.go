@@ -59,8 +59,8 @@ func runIntegrateMCP(a *app, opts integrateOptions) error {
 	if err := a.applyIntegration(opts, path, stateDir, c, mcpWords); err != nil {
 		return err
 	}
-	if !c.Nothing && !opts.dryRun && !opts.remove && opts.agent == agents.Codex && !opts.user {
-		fmt.Fprintln(a.stdout, "Codex reads a project's .codex/config.toml only when it trusts the project; --user registers the server for every project")
+	if !c.Nothing && !opts.dryRun && !opts.remove && !opts.user && reg.ProjectNote != "" {
+		fmt.Fprintln(a.stdout, reg.ProjectNote)
 	}
 	return nil
 }
@@ -76,29 +76,22 @@ func runIntegratePackage(a *app, opts integrateOptions) error {
 	if opts.remove || opts.user || opts.mcp || opts.dryRun {
 		return usagef("--plugin and --extension take no --remove, --user, --mcp or --dry-run: they write a directory, which you delete to undo")
 	}
-	var (
-		files map[string][]byte
-		dir   string
-		next  string
-	)
-	switch {
-	case opts.plugin != "" && info.Name == agents.ClaudeCode:
-		dir = opts.plugin
-		files, err = integrate.ClaudePlugin(opts.program, buildinfo.Version())
-		next = "load it with 'claude --plugin-dir " + dir + "', or add it to a plugin marketplace"
-	case opts.extension != "" && info.Name == agents.Gemini:
-		// Gemini CLI matches the extension's directory with its name.
-		dir = opts.extension
-		if filepath.Base(filepath.Clean(dir)) != integrate.PackageName {
-			dir = filepath.Join(dir, integrate.PackageName)
-		}
-		files, err = integrate.GeminiExtension(opts.program, buildinfo.Version())
-		next = "install it with 'gemini extensions link " + dir + "' (or 'gemini extensions install " + dir + "')"
-	case opts.plugin != "":
-		return usagef("--plugin makes a Claude Code plugin: integrate claude-code --plugin DIR")
-	default:
-		return usagef("--extension makes a Gemini CLI extension: integrate gemini --extension DIR")
+	flag, dir := "plugin", opts.plugin
+	if opts.plugin == "" {
+		flag, dir = "extension", opts.extension
 	}
+	pk := info.Package
+	if pk == nil || pk.Flag != flag {
+		var makes []string
+		for _, o := range agents.All() {
+			if o.Package != nil && o.Package.Flag == flag {
+				makes = append(makes, "a "+o.Display+" "+o.Package.Kind+": integrate "+o.Name+" --"+flag+" DIR")
+			}
+		}
+		return usagef("--%s makes %s", flag, strings.Join(makes, "; "))
+	}
+	dir = pk.Dir(dir, integrate.PackageName)
+	files, err := integrate.PackageFiles(info, opts.program, buildinfo.Version())
 	if err != nil {
 		return err
 	}
@@ -111,6 +104,6 @@ func runIntegratePackage(a *app, opts integrateOptions) error {
 	} else {
 		fmt.Fprintf(a.stdout, "wrote %s: %s\n", dir, strings.Join(written, ", "))
 	}
-	fmt.Fprintln(a.stdout, next)
+	fmt.Fprintln(a.stdout, pk.Next(dir))
 	return nil
 }

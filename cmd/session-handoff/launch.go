@@ -62,7 +62,11 @@ command; --dry-run prints what it would write, and writes nothing). --handoff ID
 transcript a handoff carries instead (capture --attach-transcript), from
 your other machine or a colleague: only a handoff vouched for (made here,
 or signed by a key you trust) unless --force, and then the first turn says
-it is not. Targets: ` + strings.Join(native.Names(), ", ") + ` (docs/TRANSCRIPTS.md).`,
+it is not. Before it writes, it runs the target's --version: when that is
+newer than the versions the writer was checked against, a session that
+does not read back is refused, naming launch with a briefing as the
+fallback, and one that does is written with a note. Sources: every agent
+session-handoff reads. Targets: ` + strings.Join(native.Names(), ", ") + ` (docs/TRANSCRIPTS.md).`,
 		Example: `  session-handoff launch --target claude-code
   session-handoff launch --target codex 01JD8 --budget 8000 -- --model o3
   session-handoff launch --target gemini --dry-run

@@ -18,6 +18,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/session-handoff/session-handoff/internal/testsys"
+	"github.com/session-handoff/session-handoff/targets"
 )
 
 func TestMain(m *testing.M) {
@@ -67,6 +68,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CODEX_HOME", filepath.Join(work, ".codex"))
 			env.Setenv("TRANSCRIPTS", transcripts)
 			env.Setenv("BASH_COMPLETION", bashCompletion)
+			// The agents launch starts, from the table, as its usage
+			// errors list them.
+			env.Setenv("START_TARGETS", strings.Join(targets.StartNames(), ", "))
 			return os.MkdirAll(filepath.Join(work, ".home"), 0o700)
 		},
 		// [bashcompletion]: bash's completion library is installed;
@@ -90,8 +94,23 @@ func TestScripts(t *testing.T) {
 			"maxsize":  cmdMaxSize,
 			"subst":    cmdSubst,
 			"oldtool":  cmdOldTool,
+			"bigfile":  cmdBigFile,
 		},
 	})
+}
+
+// cmdBigFile writes N MiB of numbered text lines to FILE: bigfile FILE N
+func cmdBigFile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: bigfile FILE N")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	var b strings.Builder
+	for i := 0; b.Len() < n<<20; i++ {
+		fmt.Fprintf(&b, "line %08d of a large change %s\n", i, strings.Repeat("x", 170))
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()[:n<<20]), 0o600))
 }
 
 // cmdMaxSize fails unless FILE is at most N bytes: maxsize FILE N

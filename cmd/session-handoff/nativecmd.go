@@ -85,21 +85,23 @@ func runLaunchNative(a *app, opts *launchOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := w.Plan(conv, native.Options{Home: home, CWD: cwd, Now: time.Now()})
+	p, err := w.Plan(conv, native.Options{Home: home, CWD: cwd, Now: time.Now(), Getenv: a.getenv})
 	if err != nil {
 		return err
 	}
-	fallback := "session-handoff launch --target " + w.Name() + " (starts it with a briefing instead)"
-	if newer := native.Newer(w, a.getenv); newer != "" {
-		a.warn("%s %s is newer than the versions this writer was checked against (%s)", w.Name(), newer, strings.Join(w.Checked(), ", "))
-	}
+	newer := newerAgent(a, w)
 	if !opts.dryRun {
-		if err := native.Write(p); err != nil {
-			if errors.Is(err, native.ErrReadBack) {
-				return withHint(err, "nothing was left behind (this writer was checked against "+w.Name()+" "+strings.Join(w.Checked(), ", ")+"); "+fallback)
-			}
+		if err := writeNative(w, p, newer); err != nil {
 			return err
 		}
+	}
+	if newer != "" {
+		outcome := "the session read back as written"
+		if opts.dryRun {
+			outcome = "a session it writes is read back before it is kept"
+		}
+		fmt.Fprintf(a.stderr, "session-handoff: note: %s %s is newer than the versions this writer was checked against (%s); %s\n",
+			w.Name(), newer, strings.Join(w.Checked(), ", "), outcome)
 	}
 	srcID := untrusted.OneLine(conv.Source.Session, 64)
 	if n.json {
@@ -132,4 +134,38 @@ func runLaunchNative(a *app, opts *launchOptions) error {
 		return withHint(fmt.Errorf("start %s: %w", path, err), "run it yourself: "+strings.Join(p.Resume, " "))
 	}
 	return nil
+}
+
+// newerAgent is the version of the installed target when it is newer
+// than every version its writer was checked against: the version its
+// program prints for --version, or, when it is not on PATH, the version
+// that wrote its newest session here; "" when it is not newer, or not
+// known.
+func newerAgent(a *app, w native.Writer) string {
+	v := native.Installed(a.ctx, w.Name())
+	if v == "" {
+		return native.Newer(w, a.getenv)
+	}
+	if native.NewerThan(v, w.Checked()) {
+		return v
+	}
+	return ""
+}
+
+// writeNative writes p. A session that does not read back is refused in
+// one line that names the fallback, and when the installed agent is
+// newer than the writer was checked against (newer), says so: its format
+// has likely changed.
+func writeNative(w native.Writer, p *native.Planned, newer string) error {
+	err := native.Write(p)
+	if err == nil || !errors.Is(err, native.ErrReadBack) {
+		return err
+	}
+	checked := strings.Join(w.Checked(), ", ")
+	fallback := "session-handoff launch --target " + w.Name() + " starts it with a briefing instead"
+	if newer != "" {
+		return fmt.Errorf("%w; %s %s is newer than this writer was checked against (%s), so its format has likely changed: nothing was left behind; %s",
+			err, w.Name(), newer, checked, fallback)
+	}
+	return withHint(err, "nothing was left behind (this writer was checked against "+w.Name()+" "+checked+"); "+fallback)
 }

@@ -24,6 +24,13 @@ func newRootCmd(a *app) *cobra.Command {
 	for _, c := range commandMakers() {
 		root.AddCommand(c.command(a))
 	}
+	addSetupCommands(root)
+	return root
+}
+
+// addSetupCommands adds what every whole tree has besides the commands:
+// the help topics, and cobra's help and completion in the setup group.
+func addSetupCommands(root *cobra.Command) {
 	root.AddCommand(newHelpTopics()...)
 	root.SetCompletionCommandGroupID("setup")
 	root.SetHelpCommandGroupID("setup")
@@ -31,7 +38,6 @@ func newRootCmd(a *app) *cobra.Command {
 	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
 		c.Short = "print a shell completion script (bash, zsh, fish, powershell)"
 	}
-	return root
 }
 
 // commandGroups are the jobs the overview lists the commands under, as
@@ -80,10 +86,15 @@ func (c commandMaker) command(a *app) *cobra.Command {
 // newRootCmdFor is the command tree args need: when they name a
 // top-level command (after the global flags), the root with that command
 // alone, since making every command and binding its flags is most of what
-// a short command costs at start; otherwise (no command, help,
-// completion, a word that names none, a flag the root does not know) the
-// whole tree, which lists, completes and suggests.
+// a short command costs at start; for the overview alone (nothing,
+// --help, -h, help) the root with a stand-in for each command
+// (overview.go); otherwise (help COMMAND, completion, a word that names
+// none, a flag the root does not know) the whole tree, which lists,
+// completes and suggests.
 func newRootCmdFor(a *app, args []string) *cobra.Command {
+	if overviewOnly(args) {
+		return newOverviewRootCmd(a)
+	}
 	name := commandWord(args)
 	for _, c := range commandMakers() {
 		if c.name == name {
@@ -99,18 +110,26 @@ func newRootCmdFor(a *app, args []string) *cobra.Command {
 // (--store, --keys and --color, with their values), or "" when a flag the root does
 // not take, or "--", comes first.
 func commandWord(args []string) string {
+	rest := afterGlobalFlags(args)
+	if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
+		return ""
+	}
+	return rest[0]
+}
+
+// afterGlobalFlags is args from the first that is not one of the root's
+// own flags (--store, --keys and --color, with their values).
+func afterGlobalFlags(args []string) []string {
 	for i := 0; i < len(args); i++ {
 		switch arg := args[i]; {
 		case arg == "--store" || arg == "--keys" || arg == "--color":
 			i++
 		case strings.HasPrefix(arg, "--store=") || strings.HasPrefix(arg, "--keys=") || strings.HasPrefix(arg, "--color="):
-		case strings.HasPrefix(arg, "-"):
-			return ""
 		default:
-			return arg
+			return args[i:]
 		}
 	}
-	return ""
+	return nil
 }
 
 // addVersionFunc gives cobra's templates (a map of cobra's own, shared by

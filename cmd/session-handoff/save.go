@@ -13,6 +13,7 @@ import (
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/changes"
 	"github.com/session-handoff/session-handoff/internal/paths"
+	"github.com/session-handoff/session-handoff/store"
 	"github.com/session-handoff/session-handoff/targets"
 )
 
@@ -79,7 +80,11 @@ func runSave(a *app, opts *saveOptions) error {
 		return err
 	}
 	rec.Source.Machine = paths.Hostname()
-	if err := capture.FromWorktree(a.ctx, rec, opts.project, opts.noGit); err != nil {
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	if err := capture.FromWorktreeAfter(a.ctx, rec, opts.project, opts.noGit, previous(s)); err != nil {
 		if errors.Is(err, capture.ErrNotGitRepo) {
 			return withHint(err, "pass --no-git to save without git state")
 		}
@@ -93,10 +98,7 @@ func runSave(a *app, opts *saveOptions) error {
 		if m, err = a.makeChanges(rec.Git.Root, opts.changes); err != nil {
 			return err
 		}
-	}
-	s, err := a.openStore()
-	if err != nil {
-		return err
+		defer m.Close()
 	}
 	if m != nil {
 		if err := attachChanges(s, rec, m); err != nil {
@@ -117,4 +119,16 @@ func runSave(a *app, opts *saveOptions) error {
 	// The advice comes after what was done.
 	a.warnIncomplete(rec, opts.quiet)
 	return nil
+}
+
+// previous is the newest handoff of s made at a project's own path, from
+// which a save at the same commit takes the history (capture.Worktree).
+func previous(s *store.Store) capture.Previous {
+	return func(top string) *handoff.Record {
+		rec, match, err := s.LatestForProject(top, nil)
+		if err != nil || match != store.MatchPath {
+			return nil
+		}
+		return rec
+	}
 }

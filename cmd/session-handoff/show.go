@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -26,7 +27,7 @@ func newShowCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show ID|PREFIX|latest [--json | --attachment NAME -o FILE|-]",
 		Short: "print one stored handoff",
-		Long: `Prints a handoff for people, or as the exact stored JSON with --json. The id may be any unique prefix, or "latest".
+		Long: `Prints a handoff for people, or as the exact stored JSON with --json (a handoff whose signer is no longer trusted says so on standard error: the JSON keeps how it was verified at import). The id may be any unique prefix, or "latest".
 
 With --attachment NAME -o FILE, writes the attachment of that name to FILE (or to stdout with -o -), checking it against its SHA-256 as it is copied: a blob that does not match is an error and leaves no file.`,
 		Example: `  session-handoff show latest
@@ -67,6 +68,11 @@ func runShow(a *app, opts showOptions) error {
 		return a.writeOutput(opts.output, 0o600, func(w io.Writer) error { return s.CopyAttachment(w, at) })
 	}
 	if opts.json {
+		if imp := rec.Source.Import; imp != nil && imp.Withdrawn {
+			// The stored JSON says how it was verified at import; that
+			// its signer is no longer trusted is decided now.
+			fmt.Fprintf(a.stderr, "note: %s: %s (its stored verification is how it read at import)\n", rec.ID, rec.Source.Origin())
+		}
 		return a.writeJSON(rec)
 	}
 	a.printRecord(rec)

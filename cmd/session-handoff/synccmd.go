@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"slices"
 	"text/tabwriter"
 	"time"
@@ -27,6 +29,9 @@ import (
 // syncWaitEnv makes the hooks wait for the sync they start (for tests and
 // scripts); by default they never do.
 const syncWaitEnv = "SESSION_HANDOFF_SYNC_WAIT"
+
+// noPullWaitEnv, set to 1, makes a session start never wait for its pull.
+const noPullWaitEnv = "SESSION_HANDOFF_NO_PULL_WAIT"
 
 func newSyncCmd(a *app) *cobra.Command {
 	cmd := newParentCmd(`sync on|off [--global] | sync status | sync push [ID] | sync pull`,
@@ -260,6 +265,10 @@ type syncRunOptions struct {
 	ref     string // push: the record to send; "" pushes only what is pending
 	project string // the project whose setting applies (default: here)
 	quiet   bool   // print nothing: failures go to hooks.log
+	// importedFD (pull, hidden: the session start's) is a file
+	// descriptor closed once what arrived is stored, before the
+	// delivered bundles are removed from the remote (startPull).
+	importedFD int
 }
 
 func newSyncPushCmd(a *app) *cobra.Command {
@@ -403,6 +412,7 @@ func (a *app) syncChanges(s *store.Store, rec *handoff.Record, root string) erro
 	if err != nil || m == nil {
 		return err
 	}
+	defer m.Close()
 	rec.Attachments = slices.DeleteFunc(rec.Attachments, func(at handoff.Attachment) bool { return at.Name == changes.Name })
 	if err := attachChanges(s, rec, m); err != nil {
 		return err
@@ -429,6 +439,8 @@ hook starts 'sync pull --quiet'; when one is running, another returns.`,
 		},
 	}
 	opts.bind(cmd)
+	cmd.Flags().IntVar(&opts.importedFD, "imported-fd", 0, "a descriptor to close once what arrived is stored (for the session start)")
+	cmd.Flags().MarkHidden("imported-fd")
 	return cmd
 }
 
@@ -452,7 +464,12 @@ func runSyncPull(a *app, opts syncRunOptions) error {
 			a.warn("%v", err)
 		}
 	}
-	res, err := devsync.Pull(a.ctx, devsync.PullOptions{Remote: r, Store: s, Keys: kr, Read: ropts, Now: time.Now()})
+	var imported func()
+	if signal := inheritedPipe(opts.importedFD); signal != nil {
+		defer signal.Close()
+		imported = func() { signal.Close() }
+	}
+	res, err := devsync.Pull(a.ctx, devsync.PullOptions{Remote: r, Store: s, Keys: kr, Read: ropts, Now: time.Now(), Imported: imported})
 	switch {
 	case errors.Is(err, devsync.ErrBusy):
 		fmt.Fprintln(a.stderr, "another sync pull is running")
@@ -494,45 +511,94 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 // returns without waiting, unless $SESSION_HANDOFF_SYNC_WAIT is
 // 1. Its output goes nowhere; a failure is logged to hooks.log.
 func (a *app) startSync(root string, id handoff.ID) error {
-	if id != "" {
-		// The send is asked for before the process that makes it
-		// starts: killed at any point, it is made by the next push.
-		if err := a.askSync(root, id); err != nil {
-			return fmt.Errorf("start the sync: %w", err)
-		}
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("start the sync: %w", err)
-	}
-	args := []string{"sync", "pull", "--quiet", "--project", root}
-	if id != "" {
-		args = []string{"sync", "push", string(id), "--quiet", "--project", root}
-	}
-	// The child runs in root: a relative --store or --keys is made
-	// absolute first.
-	args, err = a.childArgs(args...)
-	if err != nil {
-		return fmt.Errorf("start the sync: %w", err)
-	}
-	cmd := proc.Detached(exe, args...)
-	// Named as the program is, whatever the file: the test binary
-	// dispatches on it.
-	cmd.Args[0] = "session-handoff"
-	cmd.Dir = root
-	if a.getenv(syncWaitEnv) == "1" {
-		// Its exit status is in hooks.log: a hook never fails for it.
-		_ = cmd.Run()
-		return nil
-	}
-	if a.start != nil {
-		return a.start(cmd)
+	cmd, err := a.syncProcess(root, id, nil)
+	if err != nil || cmd == nil {
+		return err
 	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start the sync: %w", err)
 	}
 	yieldCPU(cmd.Process.Pid)
 	return cmd.Process.Release()
+}
+
+// startPull is startSync's pull, returning a channel closed when what it
+// brings is stored (or it has ended), for the session start that waits
+// for it (hooks.Options.PullWait): the pull closes the write end of a pipe
+// it inherits (--imported-fd) before it removes the delivered bundles
+// from the remote, and its exit closes it too.
+func (a *app) startPull(root string) (<-chan struct{}, error) {
+	done := make(chan struct{})
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start the sync: %w", err)
+	}
+	defer w.Close()
+	cmd, err := a.syncProcess(root, "", w)
+	if err != nil || cmd == nil {
+		r.Close()
+		close(done)
+		return done, err
+	}
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("start the sync: %w", err)
+	}
+	go func() {
+		// The hook may end first: the pull goes on, its own session's.
+		io.Copy(io.Discard, r)
+		r.Close()
+		close(done)
+	}()
+	return done, cmd.Process.Release()
+}
+
+// syncProcess is the process startSync starts; nil when it was run
+// already (SESSION_HANDOFF_SYNC_WAIT, or a test's a.start).
+// With imported, the pull is given it as descriptor 3, to close once what
+// it brings is stored.
+func (a *app) syncProcess(root string, id handoff.ID, imported *os.File) (*exec.Cmd, error) {
+	if id != "" {
+		// The send is asked for before the process that makes it
+		// starts: killed at any point, it is made by the next push.
+		if err := a.askSync(root, id); err != nil {
+			return nil, fmt.Errorf("start the sync: %w", err)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("start the sync: %w", err)
+	}
+	args := []string{"sync", "pull", "--quiet", "--project", root}
+	if id != "" {
+		args = []string{"sync", "push", string(id), "--quiet", "--project", root}
+	}
+	if imported != nil && canPassPipes {
+		args = append(args, "--imported-fd", "3")
+	}
+	// The child runs in root: a relative --store or --keys is made
+	// absolute first.
+	args, err = a.childArgs(args...)
+	if err != nil {
+		return nil, fmt.Errorf("start the sync: %w", err)
+	}
+	cmd := proc.Detached(exe, args...)
+	// Named as the program is, whatever the file: the test binary
+	// dispatches on it.
+	cmd.Args[0] = "session-handoff"
+	cmd.Dir = root
+	if imported != nil && canPassPipes {
+		cmd.ExtraFiles = []*os.File{imported} // descriptor 3
+	}
+	if a.getenv(syncWaitEnv) == "1" {
+		// Its exit status is in hooks.log: a hook never fails for it.
+		_ = cmd.Run()
+		return nil, nil
+	}
+	if a.start != nil {
+		return nil, a.start(cmd)
+	}
+	return cmd, nil
 }
 
 // askSync records, in the sync state, that the record id made in the

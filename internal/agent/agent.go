@@ -9,6 +9,7 @@ package agent
 import (
 	"path/filepath"
 
+	"github.com/session-handoff/session-handoff/internal/carry"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
@@ -74,6 +75,40 @@ type Agent struct {
 	// (transcript.WithoutReasoning); empty for an agent whose sessions
 	// are rows of a database, which is never copied.
 	Reasoning transcript.Reasoning
+
+	// What the commands' generic code asks of the agent beyond the facts
+	// above (declare.go): each declared by the agent's folder, nil when
+	// the agent needs nothing of the kind. hooks, doctor, targets and
+	// integrate ask the table for these and never compare an agent's
+	// name, so that adding an agent is its folder and one line of the
+	// table (internal/agents/recipe_test.go).
+
+	// LateSession is set for an agent that writes a session's log only
+	// after its session-end hook has run: the capture waits for it in a
+	// process of its own (internal/hooks).
+	LateSession *LateSession
+	// CompactCaptures says whether an automatic pre-compact hook call
+	// comes before a compaction, for an agent that fires it before others
+	// too; nil captures at every pre-compact hook.
+	CompactCaptures func(HookCall) bool
+	// HookTrust is doctor's check that the agent will run our hooks where
+	// they are installed: a Distrust when it will not (an untrusted
+	// folder, an unapproved hook), nil when it will or cannot tell.
+	HookTrust func(TrustCheck) (*Distrust, error)
+	// ForProject is the agent's Profile as it applies in the project at
+	// root, for what the agent decides from the project's files (Codex:
+	// an override file, a configured size limit); dirs are its own
+	// directories (Dirs).
+	ForProject func(p Profile, root string, dirs []string) (Profile, error)
+	// Package is the plugin or extension integrate writes for the agent
+	// (integrate --plugin or --extension).
+	Package *Package
+
+	// Native, when set, lays a conversation carried over from another
+	// agent out as a session of this agent's own, where its resume
+	// command finds it (launch --native, internal/native); nil for an
+	// agent session-handoff writes no session of.
+	Native carry.Writer
 }
 
 // HookSpec says where an agent keeps its hook settings and which hooks

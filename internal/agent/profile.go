@@ -71,10 +71,8 @@ type MCPRegistration struct {
 	// UserFile is the user's own file, as people write its path.
 	UserFile string `json:"user_file"`
 	// Format is "json" (servers are members of the object Key at the top
-	// of the file, each {"command", "args"}), "json-local" (as "json", each
-	// {"type": "local", "command": [program, args…]}: OpenCode's),
-	// "json-stdio" (as "json", each {"type": "stdio", "command", "args"}:
-	// Crush's) or "toml" (each server is a table Key.NAME).
+	// of the file, each as Entry makes it) or "toml" (each server is a
+	// table Key.NAME, {command, args}).
 	Format string `json:"format"`
 	Key    string `json:"key"`
 	// Register is the command that registers the server in the project.
@@ -85,6 +83,12 @@ type MCPRegistration struct {
 	RegisterUser string `json:"register_user,omitempty"`
 	// Docs is where the agent documents this, as checked.
 	Docs string `json:"docs"`
+	// Entry is the JSON value of our server's entry, given its program
+	// and arguments; nil for {"command", "args"}.
+	Entry func(command string, args []string) any `json:"-"`
+	// ProjectNote is what integrate says after it registers the server
+	// in the project's file; "" when nothing needs saying.
+	ProjectNote string `json:"-"`
 }
 
 // CheckGuidance points at no section by name: the checks section is left

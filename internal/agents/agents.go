@@ -14,6 +14,11 @@
 // which internal/archtest holds it to.
 package agents
 
+// What the repository says of each agent outside its folder comes from
+// the table (README.md's row, the end-to-end pin, the render goldens):
+//go:generate go run ./gen -root ../..
+//go:generate go test ../../render -run ^TestGoldenPerTarget$ -update
+
 import (
 	"fmt"
 	"strings"
@@ -54,8 +59,6 @@ var table = []Agent{
 	cline.Agent(),
 	pi.Agent(),
 	qwen.Agent(),
-	// Kilo before Crush: Crush's detector takes any SQLite database whose
-	// schema lies past its first page, as Kilo's does.
 	kilo.Agent(),
 	crush.Agent(),
 }
@@ -90,6 +93,14 @@ func namesWhere(keep func(Agent) bool) []string {
 		}
 	}
 	return out
+}
+
+// PinVar is the variable of internal/e2e/versions.env that pins the
+// version of the agent named name that the end-to-end suite installs: the
+// name in upper case, '-' written '_', then _VERSION (CODEX_VERSION). It
+// is the agent's Checked (TestEndToEndPinsAreTheTables).
+func PinVar(name string) string {
+	return strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_VERSION"
 }
 
 // Choices writes names and then extra as a usage line writes choices:

@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/session-handoff/session-handoff/internal/agents"
-	"github.com/session-handoff/session-handoff/internal/agents/cline"
-	"github.com/session-handoff/session-handoff/internal/agents/qwen"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
@@ -21,41 +19,42 @@ const reasoningMark = "PRIVATE-REASONING-7f3a"
 
 // plantedReasoning is, per agent whose transcripts are files, lines (or,
 // for a transcript that is one document, messages) holding reasoning in
-// each shape the agent writes it, as its folder's Reasoning cites.
-var plantedReasoning = map[string][]string{
-	agents.ClaudeCode: {
-		`{"type":"assistant","uuid":"r1","sessionId":"s","timestamp":"2026-11-01T00:00:00Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"` + reasoningMark + `","signature":"` + reasoningMark + `"},{"type":"redacted_thinking","data":"` + reasoningMark + `"}]}}`,
-	},
-	agents.Codex: {
-		`{"timestamp":"2026-11-01T00:00:00Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"` + reasoningMark + `"}],"content":[{"type":"reasoning_text","text":"` + reasoningMark + `"}],"encrypted_content":"` + reasoningMark + `"}}`,
-		`{"timestamp":"2026-11-01T00:00:00Z","type":"event_msg","payload":{"type":"agent_reasoning","text":"` + reasoningMark + `"}}`,
-		`{"timestamp":"2026-11-01T00:00:00Z","type":"event_msg","payload":{"type":"agent_reasoning_raw_content","text":"` + reasoningMark + `"}}`,
-	},
-	agents.Gemini: {
-		`{"id":"r1","timestamp":"2026-11-01T00:00:00Z","type":"gemini","content":"","thoughts":[{"subject":"` + reasoningMark + `","description":"` + reasoningMark + `","timestamp":"2026-11-01T00:00:00Z"}]}`,
-	},
-	qwen.Name: {
-		`{"uuid":"r1","parentUuid":null,"sessionId":"s","timestamp":"2026-11-01T00:00:00Z","type":"assistant","message":{"role":"model","parts":[{"text":"` + reasoningMark + `","thought":true}]}}`,
-	},
-	agents.Copilot: {
-		`{"type":"assistant.reasoning","data":{"reasoningId":"r1","content":"` + reasoningMark + `"},"id":"r1","timestamp":"2026-11-01T00:00:00Z","parentId":null}`,
-		`{"type":"assistant.message","data":{"messageId":"m1","content":"","reasoningText":"` + reasoningMark + `","reasoningOpaque":"` + reasoningMark + `","encryptedContent":"` + reasoningMark + `"},"id":"r2","timestamp":"2026-11-01T00:00:00Z","parentId":"r1"}`,
-	},
-	agents.Pi: {
-		`{"type":"message","id":"r1","parentId":null,"timestamp":"2026-11-01T00:00:00Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"` + reasoningMark + `","thinkingSignature":"` + reasoningMark + `"}]}}`,
-	},
-	cline.Name: {
-		`{"id":"r1","role":"assistant","content":[{"type":"thinking","thinking":"` + reasoningMark + `"},{"type":"redacted_thinking","data":"` + reasoningMark + `"}],"ts":1795790093000}`,
-	},
+// each shape the agent writes it, as its folder's Reasoning cites: its
+// testdata/reasoning-planted.txt, one a line.
+func plantedReasoning(t *testing.T) map[string][]string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("*", "testdata", "reasoning-planted.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, f := range files {
+		a, ok := agents.Find(filepath.Dir(filepath.Dir(f)))
+		if !ok {
+			t.Fatalf("%s: in the folder of no agent", f)
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			if !strings.Contains(l, reasoningMark) {
+				t.Fatalf("%s: a line without %s: %s", f, reasoningMark, l)
+			}
+			out[a.Name] = append(out[a.Name], l)
+		}
+	}
+	return out
 }
 
 // Every agent whose sessions are files says where they hold reasoning,
-// and has planted reasoning in this test.
+// and its folder plants reasoning (testdata/reasoning-planted.txt).
 func TestEveryFileAgentDeclaresReasoning(t *testing.T) {
+	planted := plantedReasoning(t)
 	for _, a := range agents.All() {
-		_, planted := plantedReasoning[a.Name]
-		if a.Reasoning.Empty() != !planted {
-			t.Errorf("%s: declares reasoning %v, planted in this test %v: a transcript kept in files declares where it holds reasoning, and this test plants it", a.Name, !a.Reasoning.Empty(), planted)
+		_, has := planted[a.Name]
+		if a.Reasoning.Empty() != !has {
+			t.Errorf("%s: declares reasoning %v, plants it in testdata/reasoning-planted.txt %v: a transcript kept in files declares where it holds reasoning, and its folder plants it", a.Name, !a.Reasoning.Empty(), has)
 		}
 	}
 }
@@ -66,8 +65,9 @@ func TestEveryFileAgentDeclaresReasoning(t *testing.T) {
 // reasoning is one a reader keeps.
 func TestReaderReadsItsCopyWithoutReasoning(t *testing.T) {
 	n := 0
+	planted := plantedReasoning(t)
 	for _, a := range agents.All() {
-		lines, ok := plantedReasoning[a.Name]
+		lines, ok := planted[a.Name]
 		if !ok {
 			continue
 		}

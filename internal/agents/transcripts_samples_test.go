@@ -1,13 +1,13 @@
 package agents_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/transcript"
+	"github.com/session-handoff/session-handoff/internal/transcript/expect"
 )
 
 // sampleExpectations hold, field by field, what each sample transcript
@@ -110,25 +110,15 @@ func TestSampleTranscriptsCovered(t *testing.T) {
 	for _, e := range sampleExpectations {
 		have[e.file] = true
 	}
-	n := 0
+	var files []string
 	for dir := range sampleAgents {
-		files, err := filepath.Glob(filepath.Join(samplesDir, dir, "*.json*"))
+		found, err := filepath.Glob(filepath.Join(samplesDir, dir, "*.json*"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range files {
-			n++
-			if rel := dir + "/" + filepath.Base(f); !have[rel] {
-				t.Errorf("%s has no expectation in sampleExpectations", rel)
-			}
+		for _, f := range found {
+			files = append(files, dir+"/"+filepath.Base(f))
 		}
 	}
-	if n != len(have) {
-		t.Errorf("%d samples, %d expectations", n, len(have))
-	}
-	for f := range have {
-		if _, err := os.Stat(filepath.Join(samplesDir, f)); err != nil {
-			t.Errorf("expectation for a missing file: %v", err)
-		}
-	}
+	expect.CoveredFiles(t, files, have, nil)
 }

@@ -19,9 +19,8 @@ var allowedLiterals = map[string][]string{
 	// Wire formats: the word is the agent's format or API, not our name
 	// for the agent (Gemini CLI's message type "gemini", the Gemini API,
 	// the JSON keys the fast parser interns).
-	"internal/transcript/jsonfast.go":     {"gemini"},
+	"internal/jsonfast/jsonfast.go":       {"gemini"},
 	"internal/e2e/fakemodel/fakemodel.go": {"gemini"},
-	"internal/native/gemini.go":           {"gemini"},
 	// The generator of the three agents' transcripts for tests spells
 	// their names: the table imports the readers whose tests use it.
 	"internal/transcriptgen/transcriptgen.go": {"gemini", "claude-code", "codex"},

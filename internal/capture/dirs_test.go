@@ -1,18 +1,17 @@
 package capture
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
-
-	"github.com/session-handoff/session-handoff/internal/agents/kilo"
-	"github.com/session-handoff/session-handoff/internal/agents/opencode"
-	"github.com/session-handoff/session-handoff/internal/agents/qwen"
 )
 
-// SessionRoots names the directories FindSessions reads: a transcript
-// put under each root is found.
+// SessionRoots names the directories FindSessions reads: a session put
+// under each root is found. Each agent's folder lays one out, as under
+// its first session root, in testdata/findable.
 func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 	home := t.TempDir()
 	env := func(k string) string {
@@ -21,37 +20,7 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 		}
 		return ""
 	}
-	files := map[Agent]string{
-		ClaudeCode: filepath.Join("-src-app", "0b9e.jsonl"),
-		Codex:      filepath.Join("2026", "01", "02", "rollout-2026-01-02T03-04-05-0b9e2a41-1c2d-4e5f-8a9b-0c1d2e3f4a5b.jsonl"),
-		Gemini:     filepath.Join("app", "chats", "session-2026-01-02T03-04-0b9e.jsonl"),
-		Copilot:    filepath.Join("0b9e2a41-1c2d-4e5f-8a9b-0c1d2e3f4a5b", "events.jsonl"),
-		"cline":    filepath.Join("1795790092737_lizig", "1795790092737_lizig.messages.json"),
-		"pi":       filepath.Join("--src-app--", "2026-01-02T03-04-05-000Z_0b9e.jsonl"),
-		qwen.Name:  filepath.Join("-src-app", "chats", "0b9e.jsonl"),
-		// OpenCode's sessions are rows of one SQLite database.
-		opencode.Name: "opencode.db",
-		// Kilo's are, in OpenCode's layout.
-		kilo.Name: "kilo.db",
-		// So are Crush's, one database per project; a root's own
-		// crush.db is read as a data directory's.
-		"crush": "crush.db",
-	}
-	// pi lists a file only when it starts with its header and holds an
-	// entry.
-	content := map[Agent]string{"pi": `{"type":"session","version":3,"id":"0b9e","cwd":"/src/app"}` + "\n" +
-		`{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}` + "\n"}
-	seed, err := os.ReadFile("../agents/opencode/testdata/seed.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	content[opencode.Name] = string(seed)
-	content[kilo.Name] = string(seed)
-	seed, err = os.ReadFile("../agents/crush/testdata/seed.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	content["crush"] = string(seed)
+	trees := findableTrees(t)
 	for _, agent := range Agents {
 		roots, err := SessionRoots(agent, env)
 		if err != nil {
@@ -60,15 +29,13 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 		if len(roots) == 0 || !slices.ContainsFunc(roots, func(r string) bool { return filepath.IsAbs(r) }) {
 			t.Fatalf("%s: roots %q", agent, roots)
 		}
-		p := filepath.Join(roots[0], files[agent])
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
+		tree, ok := trees[agent]
+		if !ok {
+			t.Errorf("%s: its folder has no testdata/findable", agent)
+			continue
 		}
-		text := "{}\n"
-		if c, ok := content[agent]; ok {
-			text = c
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		p, err := copyTree(tree, roots[0])
+		if err != nil {
 			t.Fatal(err)
 		}
 		found, err := FindSessions(agent, env)
@@ -82,4 +49,51 @@ func TestSessionRootsAreWhereFindSessionsLooks(t *testing.T) {
 	if _, err := SessionRoots("vim", env); err == nil {
 		t.Error("unknown agent: no error")
 	}
+}
+
+// findableTrees are the agents' testdata/findable directories, by agent
+// (a folder is named by the agent's name or one of its aliases).
+func findableTrees(t *testing.T) map[Agent]string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join("..", "agents", "*", "testdata", "findable"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[Agent]string{}
+	for _, d := range dirs {
+		a, err := ParseAgent(filepath.Base(filepath.Dir(filepath.Dir(d))))
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		out[a] = d
+	}
+	return out
+}
+
+// copyTree copies the one file under tree to the same place under root,
+// returning where it went.
+func copyTree(tree, root string) (string, error) {
+	var dst string
+	err := filepath.WalkDir(tree, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(tree, path)
+		if err != nil {
+			return err
+		}
+		if dst != "" {
+			return fmt.Errorf("%s holds more than one file", tree)
+		}
+		dst = filepath.Join(root, rel)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	return dst, err
 }

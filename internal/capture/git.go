@@ -185,6 +185,90 @@ func State(ctx context.Context, dir string) (*handoff.GitState, error) {
 	return parseState(ctx, abs, g.RunAll(ctx, stateCmds...))
 }
 
+// Previous returns the newest handoff made at the worktree whose top
+// directory is top, or nil: what Worktree may take the history from.
+type Previous func(top string) *handoff.Record
+
+// Worktree reads what a save records of the worktree holding dir: its
+// state, the URL of its origin remote (or first remote, credentials
+// removed; Remote) and its root commit (RootCommit), in one round of git
+// processes where the worktree's files allow it: its top directory and
+// its remote read from the configuration files without starting git
+// (git.Runner.UntrustedQuick, QuickRemote), then status, log and the
+// root commit's rev-list at once. Otherwise it reads them as State,
+// Remote and RootCommit do, one after the other.
+//
+// When prev gives a handoff made in this worktree at the commit HEAD
+// names now (read from the repository's files, git.Runner.QuickHead),
+// its recent commits and root commit are this one's too (a commit's
+// history is part of its hash; a shallow clone, whose boundary a fetch
+// moves, is read again): git status alone is started, and should HEAD
+// have moved meanwhile, log and rev-list after it.
+func Worktree(ctx context.Context, dir string, prev Previous) (st *handoff.GitState, remote, root string, err error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, "", "", err
+	}
+	g, top, quick := git.Runner{Dir: abs}.UntrustedQuick()
+	url, urlQuick := g.QuickRemote()
+	if !quick || !urlQuick || ctx.Err() != nil {
+		if st, err = State(ctx, abs); err != nil {
+			return nil, "", "", err
+		}
+		remote = Remote(ctx, st.Root)
+		if st.Head != "" {
+			root = RootCommit(ctx, st.Root)
+		}
+		return st, remote, root, nil
+	}
+	g.Dir = top
+	if head, ok := g.QuickHead(); ok && prev != nil && !g.QuickShallow() {
+		if p := prev(top); sameHistory(p, top, head) {
+			res := g.RunAll(ctx, stateCmds[1])
+			if st, err = parseStatusAt(ctx, top, res[0]); err != nil {
+				return nil, "", "", err
+			}
+			if st.Head == head {
+				st.RecentCommits = slices.Clone(p.Git.RecentCommits)
+				return st, git.StripCredentials(url), p.Project.RootCommit, nil
+			}
+		}
+	}
+	rootDone := make(chan string, 1)
+	go func() {
+		r := g
+		r.Timeout = rootCommitTimeout
+		out, err := r.Run(ctx, "rev-list", "--max-parents=0", "HEAD", "--")
+		if err != nil {
+			out = nil
+		}
+		rootDone <- rootCommit(out)
+	}()
+	res := g.RunAll(ctx, stateCmds[1], stateCmds[2])
+	root = <-rootDone
+	if st, err = parseStatusAt(ctx, top, res[0]); err != nil {
+		return nil, "", "", err
+	}
+	if st.Head == "" {
+		// No commit yet: the log fails, and there is no root.
+		return st, git.StripCredentials(url), "", nil
+	}
+	if res[1].Err != nil {
+		return nil, "", "", res[1].Err
+	}
+	st.RecentCommits = parseLog(res[1].Out)
+	return st, git.StripCredentials(url), root, nil
+}
+
+// sameHistory reports whether p is a handoff made here, in the worktree
+// whose top is top, at the commit head, with its recent commits and root
+// commit read.
+func sameHistory(p *handoff.Record, top, head string) bool {
+	return p != nil && p.Git != nil && p.Git.Root == top && p.Git.Head == head &&
+		(p.Source.Kind == handoff.SourceHand || p.Source.Kind == handoff.SourceTranscript) &&
+		len(p.Git.RecentCommits) > 0 && handoff.ValidCommit(p.Project.RootCommit)
+}
+
 // stateCmds are the reads State makes, in the order parseState takes
 // their results.
 var stateCmds = [][]string{

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -161,18 +162,38 @@ func detectSchema(path string) (Detected, bool) {
 // the file opens with a JSON object on a line, the first of its first
 // lines (agent.MaxDetectLines) that an agent's DetectLine claims decides,
 // the agents asked in the table's order; otherwise, or when none claims a
-// line, the first agent whose Detect takes the whole head.
+// line, the agent whose Detect takes the whole head, a sure claim before
+// a guess (Detected.Guess).
 func Detect(head []byte) Detected {
 	if d, ok := detectByLine(head); ok {
 		return d
 	}
+	var guesses []Detected
 	for _, a := range agents.All() {
 		if a.Transcripts == nil {
 			continue
 		}
-		if d, ok := a.Transcripts.Detect(head); ok {
+		if d, ok := a.Transcripts.Detect(head); ok && !d.Guess {
 			return d
+		} else if ok {
+			guesses = append(guesses, d)
 		}
+	}
+	switch len(guesses) {
+	case 0:
+	case 1:
+		return guesses[0]
+	default:
+		// Two agents guess (their databases look alike past what was
+		// read): neither is named.
+		var whose []string
+		for _, g := range guesses {
+			if a, ok := agents.Find(string(g.Agent)); ok {
+				whose = append(whose, a.Display+"'s")
+			}
+		}
+		slices.Sort(whose)
+		return Detected{What: "a file whose content was not read far enough to tell whose it is (" + agents.OrList(whose...) + ", if any)"}
 	}
 	d := transcript.Detect(head)
 	d.Agent = ""
@@ -183,6 +204,8 @@ func Detect(head []byte) Detected {
 				names = append(names, a.Display)
 			}
 		}
+		// Sorted: the table's order says nothing.
+		slices.Sort(names)
 		d.What += " (" + strings.Join(names, ", ") + ")"
 	}
 	return d

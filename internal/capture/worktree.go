@@ -37,6 +37,13 @@ func ProjectDir(dir string) (string, error) {
 // worktree"), after rec.Project.Path is set, so a caller that tolerates
 // it keeps a record without git state.
 func FromWorktree(ctx context.Context, rec *handoff.Record, dir string, noGit bool) error {
+	return FromWorktreeAfter(ctx, rec, dir, noGit, nil)
+}
+
+// FromWorktreeAfter is FromWorktree, taking the history (recent commits,
+// root commit) from the previous handoff prev gives when it was made at
+// the same commit (Worktree).
+func FromWorktreeAfter(ctx context.Context, rec *handoff.Record, dir string, noGit bool, prev Previous) error {
 	// One save is one moment: each worktree's git reader is made once.
 	ctx = WithReaderCache(ctx)
 	abs, err := ProjectDir(dir)
@@ -49,7 +56,7 @@ func FromWorktree(ctx context.Context, rec *handoff.Record, dir string, noGit bo
 		detectKind(rec)
 		return nil
 	}
-	st, err := State(ctx, abs)
+	st, remote, root, err := Worktree(ctx, abs, prev)
 	if err != nil {
 		if errors.Is(err, ErrNotGitRepo) {
 			return fmt.Errorf("project %s is %w", abs, ErrNotGitRepo)
@@ -58,10 +65,8 @@ func FromWorktree(ctx context.Context, rec *handoff.Record, dir string, noGit bo
 	}
 	rec.Git = st
 	rec.Project.Path = st.Root
-	rec.Project.Remote = Remote(ctx, st.Root)
-	if st.Head != "" {
-		rec.Project.RootCommit = RootCommit(ctx, st.Root)
-	}
+	rec.Project.Remote = remote
+	rec.Project.RootCommit = root
 	nameProject(rec)
 	detectKind(rec)
 	return nil

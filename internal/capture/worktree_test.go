@@ -3,7 +3,9 @@ package capture
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,5 +111,89 @@ func TestCurrentState(t *testing.T) {
 	}
 	if st := CurrentState(ctx, &handoff.Record{}); st != nil {
 		t.Errorf("no git state recorded: got %+v", st)
+	}
+}
+
+// TestFromWorktreeOneRound: in a worktree whose configuration files the
+// quick read takes, a save's git state (branch, status, recent commits,
+// remote, root commit) costs three git processes started at once:
+// status, log and rev-list, and no rev-parse, remote or remote get-url.
+// Each process is logged by a git on PATH that runs the real one.
+func TestFromWorktreeOneRound(t *testing.T) {
+	real := testsys.LookPath(t, "git")
+	ctx := context.Background()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(root, "global"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	repo := filepath.Join(root, "repo")
+	write(t, filepath.Join(repo, "a.go"), "package a\n")
+	gitCmd(t, repo, "init", "-q", "-b", "main")
+	gitCmd(t, repo, "remote", "add", "origin", "https://user:secret@example.com/app.git")
+	gitCmd(t, repo, "add", ".")
+	gitCmd(t, repo, "commit", "-q", "-m", "first")
+	gitCmd(t, repo, "commit", "-q", "--allow-empty", "-m", "second")
+	log := filepath.Join(root, "calls")
+	bin := filepath.Join(root, "bin")
+	write(t, filepath.Join(bin, "git"), "#!/bin/sh\nfor a; do case $a in status|log|rev-list|rev-parse|remote|config) echo $a >>"+log+"; break;; esac; done\nexec "+real+" \"$@\"\n")
+	if err := os.Chmod(filepath.Join(bin, "git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	var rec handoff.Record
+	if err := FromWorktree(ctx, &rec, repo, false); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Project.Remote != "https://example.com/app.git" || rec.Project.RootCommit == "" || rec.Git.Branch != "main" || len(rec.Git.RecentCommits) != 2 {
+		t.Errorf("remote %q root %q branch %q commits %d", rec.Project.Remote, rec.Project.RootCommit, rec.Git.Branch, len(rec.Git.RecentCommits))
+	}
+	calls := func() []string {
+		t.Helper()
+		data, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testsys.Check(t, os.Remove(log))
+		got := strings.Fields(string(data))
+		slices.Sort(got)
+		return got
+	}
+	if got := calls(); !slices.Equal(got, []string{"log", "rev-list", "status"}) {
+		t.Errorf("git processes %q, want log, rev-list and status", got)
+	}
+
+	// Saved again at the same commit, after a handoff made there: git
+	// status alone, and the same history.
+	rec.Source.Kind = handoff.SourceHand
+	prev := func(top string) *handoff.Record {
+		if top != repo {
+			t.Errorf("previous asked for %q, want %q", top, repo)
+		}
+		return &rec
+	}
+	var again handoff.Record
+	if err := FromWorktreeAfter(ctx, &again, repo, false, prev); err != nil {
+		t.Fatal(err)
+	}
+	if got := calls(); !slices.Equal(got, []string{"status"}) {
+		t.Errorf("at the same commit: git processes %q, want status alone", got)
+	}
+	if again.Project.RootCommit != rec.Project.RootCommit || !slices.Equal(again.Git.RecentCommits, rec.Git.RecentCommits) || again.Git.Head != rec.Git.Head {
+		t.Errorf("at the same commit: root %q commits %v, want %q %v", again.Project.RootCommit, again.Git.RecentCommits, rec.Project.RootCommit, rec.Git.RecentCommits)
+	}
+
+	// After a commit the history is read again.
+	gitCmd(t, repo, "commit", "-q", "--allow-empty", "-m", "third")
+	var third handoff.Record
+	if err := FromWorktreeAfter(ctx, &third, repo, false, prev); err != nil {
+		t.Fatal(err)
+	}
+	if got := calls(); !slices.Equal(got, []string{"log", "rev-list", "status"}) {
+		t.Errorf("after a commit: git processes %q, want log, rev-list and status", got)
+	}
+	if len(third.Git.RecentCommits) != 3 || third.Git.RecentCommits[0].Subject != "third" {
+		t.Errorf("after a commit: commits %v", third.Git.RecentCommits)
 	}
 }

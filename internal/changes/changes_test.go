@@ -3,6 +3,7 @@ package changes
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,7 +61,21 @@ func carry(t *testing.T, edit func(laptop string)) (laptop, desktop string, data
 	edit(laptop)
 	m, err := Make(context.Background(), laptop)
 	testsys.Check(t, err)
-	return laptop, desktop, m.Data
+	return laptop, desktop, patchOf(t, m)
+}
+
+// patchOf reads the whole patch of m, and releases it.
+func patchOf(t *testing.T, m *Made) []byte {
+	t.Helper()
+	r, err := m.Open()
+	testsys.Check(t, err)
+	data, err := io.ReadAll(r)
+	testsys.Check(t, err)
+	if int64(len(data)) != m.Size {
+		t.Fatalf("read %d bytes of a patch of %d", len(data), m.Size)
+	}
+	testsys.Check(t, m.Close())
+	return data
 }
 
 func TestMakeAndApplyBringTheState(t *testing.T) {
@@ -81,13 +96,14 @@ func TestMakeAndApplyBringTheState(t *testing.T) {
 	if got := strings.Join(m.Summary.Paths(), ","); got != "auth.go,blob.bin,new/untracked.go,staged.txt" {
 		t.Fatalf("files = %s", got)
 	}
-	if strings.Contains(string(m.Data), "debug.log") {
+	data := patchOf(t, m)
+	if strings.Contains(string(data), "debug.log") {
 		t.Fatal("an ignored file went into the patch")
 	}
 	if m.Summary.Branch != "main" || len(m.Summary.Base) != 40 {
 		t.Fatalf("base %q branch %q", m.Summary.Base, m.Summary.Branch)
 	}
-	pl, err := Apply(ctx, desktop, m.Data, ApplyOptions{StashMessage: "test"})
+	pl, err := Apply(ctx, desktop, data, ApplyOptions{StashMessage: "test"})
 	testsys.Check(t, err)
 	if len(pl.Conflicts) > 0 || len(pl.Local) > 0 {
 		t.Fatalf("plan = %+v", pl)

@@ -14,9 +14,11 @@
 package changes
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -46,6 +48,11 @@ const (
 	// result has): what git apply may hold in memory for one patch.
 	MaxInflated = 256 << 20
 )
+
+// deltaHeadLines is how many lines of a binary delta are kept to read
+// the sizes at its start from (20 inflated bytes; a line carries up to
+// 52 deflated ones).
+const deltaHeadLines = 64
 
 // header is the first line of our preamble.
 const header = "# session-handoff changes 1"
@@ -83,42 +90,99 @@ func (s *Summary) Paths() []string {
 	return out
 }
 
-// parser walks a patch line by line.
+// parser walks a patch line by line, as it is read: what it holds is
+// the current line (and the first lines of a binary delta), whatever
+// the patch's size.
 type parser struct {
-	lines    [][]byte
-	i        int
+	r        *bufio.Reader
+	cur      []byte // the current line, with its newline
+	ok       bool   // there is a current line
+	i        int    // the current line's index (the number of lines before it)
+	read     int64  // bytes read so far
+	err      error  // the patch is over MaxPatch, ends without a newline, or cannot be read
 	sum      Summary
 	inflated uint64 // the binary contents so far, inflated (MaxInflated)
 }
 
 // Check reads a patch as git apply would and returns what it changes, or
 // an error wrapping ErrHostile that names the line and the cause.
-func Check(data []byte) (*Summary, error) {
-	if len(data) > MaxPatch {
-		return nil, fmt.Errorf("%w: patch over %d bytes", ErrHostile, MaxPatch)
+func Check(data []byte) (*Summary, error) { return CheckReader(bytes.NewReader(data)) }
+
+// CheckReader is Check of a patch read from r, streamed: its memory does
+// not grow with the patch (but for a line's length). Reading fails past
+// MaxPatch bytes.
+func CheckReader(r io.Reader) (*Summary, error) {
+	p := &parser{r: bufio.NewReaderSize(r, 64<<10), i: -1}
+	p.next()
+	err := p.patch()
+	if err != nil && p.err == nil {
+		// The whole patch is read, as when it was read first: an
+		// oversized or unfinished one says so, whatever else is wrong.
+		for p.ok {
+			p.next()
+		}
 	}
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		return nil, fmt.Errorf("%w: patch does not end with a newline", ErrHostile)
+	if p.err != nil {
+		return nil, p.err
 	}
-	p := &parser{lines: bytes.SplitAfter(data, []byte("\n"))}
-	if n := len(p.lines); n > 0 && len(p.lines[n-1]) == 0 {
-		p.lines = p.lines[:n-1]
-	}
-	if err := p.preamble(); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	if p.i >= len(p.lines) {
-		return nil, fmt.Errorf("%w: the patch changes no file", ErrHostile)
+	return &p.sum, nil
+}
+
+// patch reads the preamble and every file.
+func (p *parser) patch() error {
+	if err := p.preamble(); err != nil {
+		return err
 	}
-	for p.i < len(p.lines) {
+	if !p.ok {
+		return fmt.Errorf("%w: the patch changes no file", ErrHostile)
+	}
+	for p.ok {
 		if len(p.sum.Files) >= MaxFiles {
-			return nil, p.errf("over %d files", MaxFiles)
+			return p.errf("over %d files", MaxFiles)
 		}
 		if err := p.file(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return &p.sum, nil
+	return nil
+}
+
+// next reads the next line, or leaves none at the end of the patch (or
+// of what may be read of it).
+func (p *parser) next() {
+	p.i++
+	p.ok = false
+	if p.err != nil {
+		return
+	}
+	p.cur = p.cur[:0]
+	for {
+		chunk, err := p.r.ReadSlice('\n')
+		p.read += int64(len(chunk))
+		if p.read > MaxPatch {
+			p.err = fmt.Errorf("%w: patch over %d bytes", ErrHostile, MaxPatch)
+			return
+		}
+		p.cur = append(p.cur, chunk...)
+		switch {
+		case err == nil:
+			p.ok = true
+			return
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			if len(p.cur) > 0 {
+				p.err = fmt.Errorf("%w: patch does not end with a newline", ErrHostile)
+			}
+			return
+		default:
+			p.err = fmt.Errorf("read the patch: %w", err)
+			return
+		}
+	}
 }
 
 func (p *parser) errf(format string, args ...any) error {
@@ -126,15 +190,15 @@ func (p *parser) errf(format string, args ...any) error {
 }
 
 // line returns the current line without its newline.
-func (p *parser) line() string { return strings.TrimSuffix(string(p.lines[p.i]), "\n") }
+func (p *parser) line() string { return strings.TrimSuffix(string(p.cur), "\n") }
 
 // preamble reads our comment lines: the header, base, branch, and
 // nothing else before the first "diff --git".
 func (p *parser) preamble() error {
-	if p.i >= len(p.lines) || p.line() != header {
+	if !p.ok || p.line() != header {
 		return p.errf("not a session-handoff changes patch (want %q first)", header)
 	}
-	for p.i++; p.i < len(p.lines); p.i++ {
+	for p.next(); p.ok; p.next() {
 		l := p.line()
 		switch {
 		case strings.HasPrefix(l, "diff --git "):
@@ -191,7 +255,7 @@ func (p *parser) file() error {
 		return p.errf("%v", err)
 	}
 	f := File{Path: path, Status: "M"}
-	p.i++
+	p.next()
 	if err := p.extended(&f); err != nil {
 		return err
 	}
@@ -205,7 +269,7 @@ func (p *parser) file() error {
 // extended reads the extended header lines git writes between "diff
 // --git" and "---": modes and the index line.
 func (p *parser) extended(f *File) error {
-	for ; p.i < len(p.lines); p.i++ {
+	for ; p.ok; p.next() {
 		l := p.line()
 		key, val, _ := strings.Cut(l, " mode ")
 		switch {
@@ -295,11 +359,11 @@ func hexID(s string) bool {
 // names reads the "--- a/X" and "+++ b/X" lines when present: each names
 // the header's path, or /dev/null for a created or deleted file.
 func (p *parser) names(f *File) error {
-	if p.i >= len(p.lines) || !strings.HasPrefix(p.line(), "--- ") {
+	if !p.ok || !strings.HasPrefix(p.line(), "--- ") {
 		return nil
 	}
 	for _, side := range []struct{ prefix, dir, null string }{{"--- ", "a/", "A"}, {"+++ ", "b/", "D"}} {
-		if p.i >= len(p.lines) || !strings.HasPrefix(p.line(), side.prefix) {
+		if !p.ok || !strings.HasPrefix(p.line(), side.prefix) {
 			return p.errf("want a %q line", side.prefix)
 		}
 		name := strings.TrimPrefix(p.line(), side.prefix)
@@ -313,7 +377,7 @@ func (p *parser) names(f *File) error {
 				return p.errf("%s does not name %s", untrusted.Quote(name, 200), untrusted.Quote(f.Path, 200))
 			}
 		}
-		p.i++
+		p.next()
 	}
 	return nil
 }
@@ -321,12 +385,12 @@ func (p *parser) names(f *File) error {
 // body reads the file's hunks or its binary patch, up to the next
 // "diff --git" line.
 func (p *parser) body(f *File) error {
-	if p.i < len(p.lines) && p.line() == "GIT binary patch" {
+	if p.ok && p.line() == "GIT binary patch" {
 		f.Binary = true
-		p.i++
+		p.next()
 		return p.binary(f)
 	}
-	for p.i < len(p.lines) {
+	for p.ok {
 		l := p.line()
 		switch {
 		case strings.HasPrefix(l, "diff --git "):
@@ -360,11 +424,11 @@ func (p *parser) hunk(f *File) error {
 	if oldN > MaxHunkLines || newN > MaxHunkLines {
 		return p.errf("%s: a hunk of over %d lines", untrusted.Quote(f.Path, 200), MaxHunkLines)
 	}
-	for p.i++; oldN > 0 || newN > 0; p.i++ {
-		if p.i >= len(p.lines) {
+	for p.next(); oldN > 0 || newN > 0; p.next() {
+		if !p.ok {
 			return p.errf("%s: the patch ends inside a hunk", untrusted.Quote(f.Path, 200))
 		}
-		l := p.lines[p.i]
+		l := p.cur
 		switch l[0] {
 		case ' ':
 			oldN--
@@ -381,8 +445,8 @@ func (p *parser) hunk(f *File) error {
 			return p.errf("%s: a hunk longer than its header says", untrusted.Quote(f.Path, 200))
 		}
 	}
-	if p.i < len(p.lines) && p.lines[p.i][0] == '\\' {
-		p.i++ // "\ No newline at end of file" after the last line
+	if p.ok && p.cur[0] == '\\' {
+		p.next() // "\ No newline at end of file" after the last line
 	}
 	return nil
 }
@@ -422,7 +486,7 @@ func rangeCount(r string) (int, error) {
 // bounded.
 func (p *parser) binary(f *File) error {
 	for block := 0; block < 2; block++ {
-		if p.i >= len(p.lines) {
+		if !p.ok {
 			return p.errf("%s: the binary patch ends early", untrusted.Quote(f.Path, 200))
 		}
 		kind, size, _ := strings.Cut(p.line(), " ")
@@ -433,17 +497,20 @@ func (p *parser) binary(f *File) error {
 		if n > MaxBinary {
 			return p.errf("%s: binary content of %d bytes, over %d", untrusted.Quote(f.Path, 200), n, MaxBinary)
 		}
-		start := p.i + 1
-		for p.i++; p.i < len(p.lines) && p.line() != ""; p.i++ {
-			if c := p.lines[p.i][0]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+		var head [][]byte // a delta's first lines, which hold its sizes
+		for p.next(); p.ok && p.line() != ""; p.next() {
+			if c := p.cur[0]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
 				return p.errf("%s: bad binary patch line", untrusted.Quote(f.Path, 200))
+			}
+			if kind == "delta" && len(head) < deltaHeadLines {
+				head = append(head, bytes.Clone(p.cur))
 			}
 		}
 		if kind == "delta" {
 			// A delta of a few bytes can say its result is gigabytes
 			// (copies of the same stretch of the old content): the size
 			// it states counts, read from its header.
-			result, err := deltaResultSize(p.lines[start:p.i])
+			result, err := deltaResultSize(head)
 			if err != nil {
 				return p.errf("%s: %v", untrusted.Quote(f.Path, 200), err)
 			}
@@ -455,15 +522,15 @@ func (p *parser) binary(f *File) error {
 		if p.inflated += n; p.inflated > MaxInflated {
 			return p.errf("%s: binary contents of over %d bytes in all", untrusted.Quote(f.Path, 200), MaxInflated)
 		}
-		if p.i >= len(p.lines) {
+		if !p.ok {
 			return p.errf("%s: the binary patch ends early", untrusted.Quote(f.Path, 200))
 		}
-		p.i++ // the empty line that ends a block
-		if p.i >= len(p.lines) || strings.HasPrefix(p.line(), "diff --git ") {
+		p.next() // the empty line that ends a block
+		if !p.ok || strings.HasPrefix(p.line(), "diff --git ") {
 			return nil
 		}
 	}
-	if p.i < len(p.lines) && !strings.HasPrefix(p.line(), "diff --git ") {
+	if p.ok && !strings.HasPrefix(p.line(), "diff --git ") {
 		return p.errf("%s: unexpected text after the binary patch", untrusted.Quote(f.Path, 200))
 	}
 	return nil

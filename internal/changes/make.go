@@ -28,15 +28,57 @@ const (
 	maxIndex = 256 << 20
 )
 
-// Made is a patch of a worktree's uncommitted changes.
+// Made is a patch of a worktree's uncommitted changes, kept in a
+// temporary file (removed from its directory at once where the system
+// allows it) and read through Open: its memory does not grow with the
+// patch. Close releases it.
 type Made struct {
-	Data    []byte
 	Summary *Summary
+	// Size is the patch's size in bytes.
+	Size int64
 	// Untracked are the untracked files the patch carries (as created
 	// files); LeftOut the untracked files it does not, each with why.
 	Untracked []string
 	LeftOut   []string
+
+	file    *os.File
+	path    string // the file's name, when it could not be removed at once
+	changed int    // the files the diff names
 }
+
+// Open returns a reader of the whole patch; several may read at once.
+func (m *Made) Open() (io.ReadCloser, error) {
+	if m == nil || m.file == nil {
+		return nil, errors.New("changes: no patch")
+	}
+	return io.NopCloser(io.NewSectionReader(m.file, 0, m.Size)), nil
+}
+
+// Close releases the patch's file.
+func (m *Made) Close() error {
+	if m == nil || m.file == nil {
+		return nil
+	}
+	err := m.file.Close()
+	if m.path != "" {
+		err = errors.Join(err, os.Remove(m.path))
+	}
+	m.file = nil
+	return err
+}
+
+// ErrTooLarge is matched (errors.Is) by the error of Make when the
+// uncommitted changes make a patch over MaxPatch bytes.
+var ErrTooLarge = errors.New("the changes are too large to carry")
+
+// tooLarge is that error, saying the limit and how many files changed.
+type tooLarge struct{ files int }
+
+func (e tooLarge) Error() string {
+	return fmt.Sprintf("the changes are over %d MiB (%d changed file(s)), the most a handoff carries", MaxPatch>>20, e.files)
+}
+
+func (e tooLarge) Is(target error) bool { return target == ErrTooLarge }
 
 // ErrNoCommit is wrapped when the worktree has no commit to make a patch
 // against.
@@ -57,8 +99,11 @@ func reader(ctx context.Context, dir string) (git.Runner, error) {
 // of at most MaxUntrackedSize), binary-safe. Submodules are left as they
 // are. The repository's index is not changed: untracked files are added,
 // as intent to add, to a copy of it. A patch Check would refuse (a link,
-// a file made executable) is an error naming the file. Make returns nil
-// when there is nothing to carry.
+// a file made executable) is an error naming the file; changes whose
+// patch would pass MaxPatch, an error matching ErrTooLarge that says so.
+// Make returns nil when there is nothing to carry. The patch is streamed
+// to a temporary file, never held: the caller reads it with Made.Open and
+// releases it with Made.Close.
 func Make(ctx context.Context, root string) (*Made, error) {
 	g, err := reader(ctx, root)
 	if err != nil {
@@ -93,29 +138,60 @@ func Make(ctx context.Context, root string) (*Made, error) {
 	if err != nil || paths == nil {
 		return nil, err
 	}
-	g.Limit = MaxPatch
-	diff, err := g.Run(ctx, append([]string{"diff", "--binary", "--full-index", "--no-color", "--no-renames", "--no-relative",
-		"--ignore-submodules=all", "--src-prefix=a/", "--dst-prefix=b/", "HEAD", "--"}, paths...)...)
-	if err != nil {
-		return nil, fmt.Errorf("diff: %w", err)
-	}
-	if len(diff) == 0 {
-		return nil, nil
-	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\n# base %s\n", header, base)
+	var pre bytes.Buffer
+	fmt.Fprintf(&pre, "%s\n# base %s\n", header, base)
 	if br := strings.TrimSpace(string(branch)); br != "" {
-		fmt.Fprintf(&b, "# branch %s\n", br)
+		fmt.Fprintf(&pre, "# branch %s\n", br)
 	}
 	for _, l := range m.LeftOut {
-		fmt.Fprintf(&b, "# left out: %s\n", untrusted.OneLine(l, 300))
+		fmt.Fprintf(&pre, "# left out: %s\n", untrusted.OneLine(l, 300))
 	}
-	b.Write(diff)
-	m.Data = b.Bytes()
-	if m.Summary, err = Check(m.Data); err != nil {
+	if err := m.write(ctx, g, pre.Bytes(), paths); err != nil || m.file == nil {
+		return nil, err
+	}
+	r, err := m.Open()
+	if err == nil {
+		m.Summary, err = CheckReader(r)
+	}
+	if err != nil {
+		m.Close()
 		return nil, fmt.Errorf("the changes cannot travel: %w", err)
 	}
 	return m, nil
+}
+
+// write writes the patch, the preamble pre then git's diff of paths
+// against HEAD, to a temporary file of m's, streamed; m.file stays nil
+// when the diff is empty.
+func (m *Made) write(ctx context.Context, g git.Runner, pre []byte, paths []string) error {
+	f, err := os.CreateTemp("", "session-handoff-changes-*.patch")
+	if err != nil {
+		return err
+	}
+	m.file, m.path = f, f.Name()
+	if os.Remove(f.Name()) == nil {
+		m.path = ""
+	}
+	fail := func(err error) error {
+		m.Close()
+		return err
+	}
+	if _, err := f.Write(pre); err != nil {
+		return fail(err)
+	}
+	g.Limit = MaxPatch - len(pre)
+	n, err := g.RunTo(ctx, f, append([]string{"diff", "--binary", "--full-index", "--no-color", "--no-renames", "--no-relative",
+		"--ignore-submodules=all", "--src-prefix=a/", "--dst-prefix=b/", "HEAD", "--"}, paths...)...)
+	switch {
+	case errors.Is(err, git.ErrOutputLimit):
+		return fail(tooLarge{files: m.changed})
+	case err != nil:
+		return fail(fmt.Errorf("diff: %w", err))
+	case n == 0:
+		return fail(nil)
+	}
+	m.Size = int64(len(pre)) + n
+	return nil
 }
 
 // ownWork returns the pathspecs of the diff: none (every change) when no
@@ -131,6 +207,9 @@ func (m *Made) ownWork(ctx context.Context, g git.Runner) ([]string, error) {
 	var kept []string
 	skipped := false
 	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			m.changed++
+		}
 		switch {
 		case p == "":
 		case agents.IsSettingsFile(p):
@@ -213,7 +292,12 @@ var ErrSecrets = errors.New("the uncommitted changes hold secrets")
 // wraps ErrSecrets, naming how many of which kinds, when it found any.
 func (m *Made) Secrets(r *redact.Redactor) (*redact.Report, error) {
 	rep := &redact.Report{}
-	if err := r.Copy(io.Discard, bytes.NewReader(m.Data), Name, rep); err != nil {
+	in, err := m.Open()
+	if err != nil {
+		return rep, err
+	}
+	defer in.Close()
+	if err := r.Copy(io.Discard, in, Name, rep); err != nil {
 		return rep, err
 	}
 	if n := rep.Total(); n > 0 {

@@ -22,12 +22,12 @@ func TestMakeLeavesTheIntegrationsFilesOut(t *testing.T) {
 	write(t, laptop, ".claude/settings.json", `{"hooks": {"command": "/home/me/bin/session-handoff hook claude-code"}}`+"\n")
 	m, err := Make(context.Background(), laptop)
 	if err != nil || m != nil {
-		t.Fatalf("only the integration's files changed: %v; want nothing to carry, got:\n%s", err, m.Data)
+		t.Fatalf("only the integration's files changed: %v; want nothing to carry, got %+v", err, m)
 	}
 	write(t, laptop, "auth.go", "package auth\n\nfunc A() { return }\n")
 	m, err = Make(context.Background(), laptop)
 	testsys.Check(t, err)
-	patch := string(m.Data)
+	patch := string(patchOf(t, m))
 	if strings.Contains(patch, "/home/me/bin") || !strings.Contains(patch, "auth.go") {
 		t.Fatalf("the patch:\n%s", patch)
 	}

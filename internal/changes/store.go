@@ -34,3 +34,26 @@ func Carried(s *store.Store, rec *handoff.Record) ([]byte, *Summary, error) {
 	}
 	return data, sum, nil
 }
+
+// CarriedSummary is what Carried checks of rec's patch, read from the
+// store as a stream: its memory does not grow with the patch. nil when
+// rec carries none.
+func CarriedSummary(s *store.Store, rec *handoff.Record) (*Summary, error) {
+	at, ok := rec.Changes()
+	if !ok {
+		return nil, nil
+	}
+	if at.Size > MaxPatch {
+		return nil, fmt.Errorf("%s: over %d bytes", Name, MaxPatch)
+	}
+	r, _, err := s.OpenBlob(at.SHA256)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	defer r.Close()
+	sum, err := CheckReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
+	}
+	return sum, nil
+}

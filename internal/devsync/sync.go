@@ -267,6 +267,8 @@ type PullOptions struct {
 	Read bundle.ReadOptions
 	// Now is the time of the import.
 	Now time.Time
+	// Imported is remote.ReceiveOptions.Imported.
+	Imported func()
 }
 
 // Pull receives what my devices sent me: only bundles signed by a paired
@@ -293,9 +295,29 @@ func Pull(ctx context.Context, o PullOptions) (*remote.ReceiveResult, error) {
 		return nil, ErrBusy
 	}
 	defer lock.Unlock()
+	// The time recorded is what a session start waits for: until what
+	// arrived is stored (the removal from the remote comes after), or
+	// until the pull knows nothing is new.
+	began := time.Now()
+	var took time.Duration
+	imported := func() {
+		took = time.Since(began)
+		if o.Imported != nil {
+			o.Imported()
+		}
+	}
 	pol := exchange.Policy{OnConflict: exchange.ConflictNewer, Signers: signers}
-	return remote.Receive(ctx, remote.ReceiveOptions{Remote: o.Remote, DataDir: o.Store.Dir(), Store: o.Store,
-		Keys: o.Keys, Read: o.Read, Policy: pol, Now: o.Now})
+	res, err := remote.Receive(ctx, remote.ReceiveOptions{Remote: o.Remote, DataDir: o.Store.Dir(), Store: o.Store,
+		Keys: o.Keys, Read: o.Read, Policy: pol, Now: o.Now, Imported: imported})
+	if err == nil {
+		if took == 0 {
+			took = time.Since(began)
+		}
+		// Only a guide for the next session start's wait: not worth
+		// failing a pull that went through.
+		_ = RecordPullTime(o.Store.Dir(), took)
+	}
+	return res, err
 }
 
 // lockIn takes the lock file name in the data directory dir (made when

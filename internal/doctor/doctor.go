@@ -14,10 +14,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/session-handoff/session-handoff/internal/agent"
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/buildinfo"
 	"github.com/session-handoff/session-handoff/internal/capture"
@@ -339,46 +339,37 @@ func checkSessions(s Setup) ([]Check, map[capture.Agent]bool) {
 func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
 	home, _ := paths.Home(s.Env)
 	var out []Check
-	for _, agent := range integrate.Agents {
-		c := Check{Name: "hooks:" + agent.Name}
+	for _, ia := range integrate.Agents {
+		c := Check{Name: "hooks:" + ia.Name}
 		var files, installed, problems, broken []string
 		if s.Project != "" {
-			files = append(files, agent.SettingsPath(s.Project, home, false, s.Env))
-			if local, err := agent.ScopePath(integrate.ScopeLocal, s.Project, home, s.Env); err == nil {
+			files = append(files, ia.SettingsPath(s.Project, home, false, s.Env))
+			if local, err := ia.ScopePath(integrate.ScopeLocal, s.Project, home, s.Env); err == nil {
 				files = append(files, local)
 			}
 		}
 		if home != "" {
-			files = append(files, agent.SettingsPath("", home, true, s.Env))
+			files = append(files, ia.SettingsPath("", home, true, s.Env))
 		}
 		for _, f := range files {
 			text, err := readSettings(f)
 			switch {
 			case err != nil:
 				problems = append(problems, err.Error())
-			case text != nil && integrate.Installed(text, agent.Name):
+			case text != nil && integrate.Installed(text, ia.Name):
 				installed = append(installed, f)
-				for _, prog := range integrate.InstalledPrograms(text, agent.Name) {
+				for _, prog := range integrate.InstalledPrograms(text, ia.Name) {
 					if err := integrate.CheckProgram(prog, exec.LookPath); err != nil {
 						broken = append(broken, fmt.Sprintf("%v (in %s)", err, f))
 					}
 				}
 			}
 		}
-		var untrusted []string
-		var folderFix string
-		if len(broken) == 0 && len(problems) == 0 {
+		var distrust *agent.Distrust
+		if info, ok := agents.Find(ia.Name); ok && info.HookTrust != nil && len(broken) == 0 && len(problems) == 0 {
 			var err error
-			switch agent.Name {
-			case agents.Codex:
-				untrusted, err = codexUntrusted(s, home, installed)
-			case agents.Gemini:
-				untrusted, err = geminiUntrusted(s, home, agent, installed)
-				folderFix = "start gemini in the project and trust the folder, or install the hooks with --user"
-			case agents.Copilot:
-				untrusted, err = copilotUntrusted(s, home, agent, installed)
-				folderFix = "start copilot in the project and trust the folder for future sessions, or install the hooks with --user"
-			}
+			distrust, err = info.HookTrust(agent.TrustCheck{Project: s.Project, ProjectSettings: ia.SettingsPath(s.Project, home, false, s.Env),
+				Installed: installed, Dirs: info.Dirs(home, s.Env), Env: s.Env, Read: readSettings})
 			if err != nil {
 				problems = append(problems, err.Error())
 			}
@@ -388,72 +379,22 @@ func checkHooks(s Setup, used map[capture.Agent]bool) []Check {
 			// A hook whose command does not run fails at every session
 			// start and end of the agent.
 			c.Status, c.Detail = Fail, "the hooks cannot run: "+strings.Join(broken, "; ")
-			c.Fix = "session-handoff integrate " + agent.Name + " --remove, then integrate again (it writes this binary's path)"
+			c.Fix = "session-handoff integrate " + ia.Name + " --remove, then integrate again (it writes this binary's path)"
 		case len(problems) > 0:
 			c.Status, c.Detail, c.Fix = Warn, strings.Join(problems, "; "), "fix the file, or pass the agent its settings another way"
-		case len(untrusted) > 0 && folderFix != "":
-			c.Status = Warn
-			c.Detail = strings.Join(untrusted, "; ")
-			c.Fix = folderFix
-		case len(untrusted) > 0:
-			// Codex skips an untrusted hook without a word.
-			c.Status = Warn
-			c.Detail = "installed in " + strings.Join(installed, " and ") + ", but not trusted (new, or changed since trusted), so Codex does not run them: " + strings.Join(untrusted, ", ")
-			c.Fix = "start codex, type /hooks and trust the session-handoff hooks"
+		case distrust != nil:
+			c.Status, c.Detail, c.Fix = Warn, distrust.Detail, distrust.Fix
 		case len(installed) > 0:
 			c.Status, c.Detail = OK, "installed in "+strings.Join(installed, " and ")
-		case used[capture.Agent(agent.Name)]:
+		case used[capture.Agent(ia.Name)]:
 			c.Status, c.Detail = Warn, "no session-handoff hooks in "+strings.Join(files, " or ")+": sessions are not briefed or captured by themselves"
-			c.Fix = "session-handoff integrate " + agent.Name
+			c.Fix = "session-handoff integrate " + ia.Name
 		default:
 			c.Status, c.Detail = OK, "not installed (the agent is not used on this machine)"
 		}
 		out = append(out, c)
 	}
 	return out
-}
-
-// codexUntrusted names our hooks in the Codex hooks.json files that Codex
-// does not run because config.toml holds no trusted hash for them, or
-// another one (the hook changed since it was trusted).
-func codexUntrusted(s Setup, home string, files []string) ([]string, error) {
-	info, ok := agents.Find(agents.Codex)
-	dirs := info.Dirs(home, s.Env)
-	if !ok || len(dirs) == 0 {
-		return nil, nil
-	}
-	cfgPath := filepath.Join(dirs[0], "config.toml")
-	cfg, err := readSettings(cfgPath)
-	if err != nil {
-		return nil, err
-	}
-	trusted, err := integrate.CodexTrustedHashes(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", cfgPath, err)
-	}
-	var out []string
-	for _, f := range files {
-		text, err := readSettings(f)
-		if err != nil {
-			return nil, err
-		}
-		abs, err := filepath.Abs(f)
-		if err != nil {
-			return nil, err
-		}
-		hooks, err := integrate.CodexHooks(abs, text)
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range hooks {
-			_, ours, found := strings.Cut(h.Command, " hook "+agents.Codex+" ")
-			if found && trusted[h.Key] != h.Hash {
-				out = append(out, ours+" ("+h.Event+" in "+f+")")
-			}
-		}
-	}
-	slices.Sort(out)
-	return out, nil
 }
 
 // checkMCP checks, for each agent with our MCP server registered, that
@@ -513,78 +454,6 @@ func checkMCP(s Setup) []Check {
 		out = append(out, c)
 	}
 	return out
-}
-
-// geminiUntrusted says, for hooks installed in the project's
-// .gemini/settings.json, that Gemini CLI ignores that file because it
-// does not trust the project's folder (trustedFolders.json), unless the
-// user turned folder trust off.
-func geminiUntrusted(s Setup, home string, agent integrate.Agent, installed []string) ([]string, error) {
-	if s.Project == "" {
-		return nil, nil
-	}
-	project := agent.SettingsPath(s.Project, home, false, s.Env)
-	if !slices.Contains(installed, project) {
-		return nil, nil
-	}
-	info, ok := agents.Find(agents.Gemini)
-	dirs := info.Dirs(home, s.Env)
-	if !ok || len(dirs) == 0 {
-		return nil, nil
-	}
-	if user, err := readSettings(filepath.Join(dirs[0], "settings.json")); err == nil && user != nil && integrate.GeminiFolderTrustOff(user) {
-		return nil, nil
-	}
-	rulesPath := integrate.GeminiTrustedFoldersPath(dirs[0], s.Env)
-	rules, err := readSettings(rulesPath)
-	if err != nil {
-		return nil, err
-	}
-	trusted := false
-	if rules != nil {
-		if trusted, err = integrate.GeminiFolderTrusted(rules, s.Project); err != nil {
-			return nil, fmt.Errorf("%s: %w", rulesPath, err)
-		}
-	}
-	if trusted {
-		return nil, nil
-	}
-	return []string{"installed in " + project + ", but Gemini CLI does not trust " + s.Project + " (" + rulesPath + "), so it ignores the project's settings and their hooks"}, nil
-}
-
-// copilotUntrusted says, when our hooks are in the project's
-// .github/hooks, whether GitHub Copilot CLI trusts the project's folder
-// for future sessions (its config.json): it runs a repository's hooks only
-// there, and asks at the start of an interactive session; a headless one
-// runs none.
-func copilotUntrusted(s Setup, home string, agent integrate.Agent, installed []string) ([]string, error) {
-	if s.Project == "" {
-		return nil, nil
-	}
-	project := agent.SettingsPath(s.Project, home, false, s.Env)
-	if !slices.Contains(installed, project) {
-		return nil, nil
-	}
-	info, ok := agents.Find(agents.Copilot)
-	dirs := info.Dirs(home, s.Env)
-	if !ok || len(dirs) == 0 {
-		return nil, nil
-	}
-	path := filepath.Join(dirs[0], "config.json")
-	config, err := readSettings(path)
-	if err != nil {
-		return nil, err
-	}
-	trusted := false
-	if config != nil {
-		if trusted, err = integrate.CopilotFolderTrusted(config, s.Project); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	if trusted {
-		return nil, nil
-	}
-	return []string{"installed in " + project + ", but GitHub Copilot CLI does not trust " + s.Project + " (" + path + "), so it runs none of the repository's hooks until you trust the folder"}, nil
 }
 
 // readSettings reads an agent's settings file, bounded; nil when missing.

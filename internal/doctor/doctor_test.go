@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/agents/codex"
 	"github.com/session-handoff/session-handoff/internal/buildinfo"
 	"github.com/session-handoff/session-handoff/internal/exchange"
 	"github.com/session-handoff/session-handoff/internal/integrate"
@@ -230,7 +231,7 @@ func TestCodexHooksMustBeTrusted(t *testing.T) {
 	if c.Status != Warn || !strings.Contains(c.Detail, "not trusted") || !strings.Contains(c.Fix, "/hooks") {
 		t.Fatalf("untrusted Codex hooks: %+v", c)
 	}
-	hooks, err := integrate.CodexHooks(hooksPath, text)
+	hooks, err := codex.Hooks(hooksPath, text)
 	if err != nil {
 		t.Fatal(err)
 	}

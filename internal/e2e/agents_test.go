@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	codexagent "github.com/session-handoff/session-handoff/internal/agents/codex"
 	"github.com/session-handoff/session-handoff/internal/e2e/fakemodel"
-	"github.com/session-handoff/session-handoff/internal/integrate"
 )
 
 // agent is what the suite knows of one agent: how to run it headless and
@@ -246,7 +246,7 @@ func trustCodexHooks(w *world) {
 		if err != nil {
 			w.t.Fatal(err)
 		}
-		hooks, err := integrate.CodexHooks(p, text)
+		hooks, err := codexagent.Hooks(p, text)
 		if err != nil {
 			w.t.Fatal(err)
 		}

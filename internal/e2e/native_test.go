@@ -32,8 +32,8 @@ var nativeDirections = []struct{ from, to agent }{
 	{codex, gemini},
 	{qwenCode, codex},
 	{claudeCode, qwenCode},
-	// A source that is no target yet.
 	{pi, claudeCode},
+	{claudeCode, pi},
 }
 
 // TestNativeResume: a session of one agent, converted by launch --native
@@ -76,6 +76,8 @@ func resumeArgs(a agent, id, prompt string) []string {
 		return []string{"qwen", "--yolo", "--resume", id, prompt}
 	case gemini.name:
 		return []string{"gemini", "-p", prompt, "--resume", id, "--yolo", "--model", "gemini-2.5-flash"}
+	case pi.name:
+		return []string{"pi", "-p", "--provider", "fake", "--model", "fake-model", "--session", id, prompt}
 	}
 	return nil
 }

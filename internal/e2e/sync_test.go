@@ -61,7 +61,9 @@ func syncWorlds(t *testing.T, passphrase string) (laptop, desktop *world) {
 // each. A Claude Code session ends on the laptop; the desktop, where the
 // project is a clone at another path, runs Codex: its next session's
 // briefing, as sent to the model, carries the laptop's handoff, with no
-// command typed in between. The hooks wait for the sync they start
+// command typed in between: the very next one, since a session start
+// waits for the receive it starts through a remote that answers fast
+// (issue 49). The hooks wait for the sync they start
 // (SESSION_HANDOFF_SYNC_WAIT=1), so the test does not race it.
 func TestSyncAcrossMachines(t *testing.T) {
 	laptop, desktop := syncWorlds(t, "")
@@ -74,12 +76,11 @@ func TestSyncAcrossMachines(t *testing.T) {
 	}
 	id := string(recs[0].ID)
 
-	// The desktop's first session starts the receive; its next session's
-	// briefing carries what arrived.
-	desktop.session("anything new?", fakemodel.Turn{Text: "Nothing yet."})
+	// The desktop's first session starts the receive, waits for it, and
+	// its briefing carries what arrived.
 	reqs := mainRequests(desktop.session("what next?", fakemodel.Turn{Text: "Nothing to do."}))
 	if len(reqs) == 0 {
-		t.Fatal("the desktop's second session sent the model no request")
+		t.Fatal("the desktop's first session sent the model no request")
 	}
 	if body := string(reqs[0].Body); !strings.Contains(body, id) || !strings.Contains(body, "hello.txt") {
 		t.Errorf("the desktop's briefing does not carry the laptop's handoff %s:\n%s", id, clip(body))

@@ -93,10 +93,16 @@ func callSites(t *testing.T) (sites []callSite, execs []callSite) {
 					execs = append(execs, callSite{sub: "exec", file: rel, line: fset.Position(n.Pos()).Line})
 				}
 				sel, ok := n.Fun.(*ast.SelectorExpr)
-				if !ok || (sel.Sel.Name != "Run" && sel.Sel.Name != "UntrustedBeside") || len(n.Args) < 2 {
+				if !ok {
 					return true
 				}
-				if sub, ok := stringLit(n.Args[1]); ok && (pkgRunsGit || slices.Contains(gitCommands, sub)) {
+				// The subcommand is the argument after the context, or,
+				// for RunTo, after the writer.
+				i, known := map[string]int{"Run": 1, "UntrustedBeside": 1, "RunTo": 2}[sel.Sel.Name]
+				if !known || len(n.Args) <= i {
+					return true
+				}
+				if sub, ok := stringLit(n.Args[i]); ok && (pkgRunsGit || slices.Contains(gitCommands, sub)) {
 					sites = append(sites, callSite{sub: sub, file: rel, line: fset.Position(n.Pos()).Line})
 				}
 			case *ast.CompositeLit:

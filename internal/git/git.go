@@ -84,6 +84,8 @@ type Runner struct {
 	// options that switch off every program the repository could name.
 	untrusted bool
 	guard     []string
+	// quick is set by UntrustedQuick: the files it read.
+	quick *quickFiles
 }
 
 // Result is the outcome of one git command run by RunAll.
@@ -99,6 +101,60 @@ type Result struct {
 func (r Runner) Run(ctx context.Context, args ...string) ([]byte, error) {
 	return r.run(ctx, r.guard, r.harden(args))
 }
+
+// ErrOutputLimit is wrapped when a git command printed more than its
+// Runner's Limit.
+var ErrOutputLimit = errors.New("output over the limit")
+
+// RunTo is Run with git's standard output written to w as it comes
+// instead of kept: past r.Limit bytes the call stops and fails with an
+// error wrapping ErrOutputLimit (what was written by then stays
+// written). It returns how many bytes were written.
+func (r Runner) RunTo(ctx context.Context, w io.Writer, args ...string) (int64, error) {
+	sw := &streamWriter{w: w, limit: int64(r.limit())}
+	_, err := r.runWith(ctx, r.guard, r.harden(args), sw)
+	return sw.n, err
+}
+
+// streamWriter passes what git prints to w, up to limit bytes; past
+// them, or once w fails, it fails, which ends git's output.
+type streamWriter struct {
+	w     io.Writer
+	limit int64
+	n     int64
+	over  bool
+}
+
+func (s *streamWriter) Write(p []byte) (int, error) {
+	if s.n+int64(len(p)) > s.limit {
+		s.over = true
+		return 0, ErrOutputLimit
+	}
+	n, err := s.w.Write(p)
+	s.n += int64(n)
+	return n, err
+}
+
+// limit is r.Limit, or OutputLimit.
+func (r Runner) limit() int {
+	if r.Limit <= 0 {
+		return OutputLimit
+	}
+	return r.Limit
+}
+
+// outputLimitError is the error of a call whose output went past its
+// limit; it wraps ErrOutputLimit.
+type outputLimitError struct {
+	sub   string
+	limit int
+}
+
+func (e *outputLimitError) Error() string {
+	return fmt.Sprintf("git %s: output over %d bytes", e.sub, e.limit)
+}
+
+func (e *outputLimitError) Unwrap() error { return ErrOutputLimit }
 
 // RunAll runs git commands concurrently, as Run does, and returns their
 // results in order. Only commands that read and do not depend on each
@@ -125,6 +181,12 @@ func (r Runner) runAll(ctx context.Context, pre []string, cmds [][]string) []Res
 // run runs git with the global options pre, then args. Optional locks are
 // not taken, so reading the state of a worktree never changes it.
 func (r Runner) run(ctx context.Context, pre, args []string) ([]byte, error) {
+	return r.runWith(ctx, pre, args, nil)
+}
+
+// runWith is run with standard output written to sw instead of kept,
+// when sw is not nil.
+func (r Runner) runWith(ctx context.Context, pre, args []string, sw *streamWriter) ([]byte, error) {
 	if len(args) == 0 {
 		return nil, errors.New("git: no command")
 	}
@@ -132,10 +194,7 @@ func (r Runner) run(ctx context.Context, pre, args []string) ([]byte, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	limit := r.Limit
-	if limit <= 0 {
-		limit = OutputLimit
-	}
+	limit := r.limit()
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -157,8 +216,14 @@ func (r Runner) run(ctx context.Context, pre, args []string) ([]byte, error) {
 	stderr := limitedBuffer{limit: stderrLimit}
 	cmd.Stdin = r.Stdin
 	cmd.Stdout = &stdout
+	if sw != nil {
+		cmd.Stdout = sw
+	}
 	cmd.Stderr = &stderr
 	err := proc.Result(cmd.Run())
+	if sw != nil && sw.over {
+		return nil, &outputLimitError{sub: args[0], limit: limit}
+	}
 	if errors.Is(err, exec.ErrNotFound) {
 		return nil, ErrNoGit
 	}
@@ -181,7 +246,7 @@ func (r Runner) run(ctx context.Context, pre, args []string) ([]byte, error) {
 		return nil, &exitError{msg: fmt.Sprintf("git %s: %s", args[0], msg), code: code}
 	}
 	if stdout.over {
-		return nil, fmt.Errorf("git %s: output over %d bytes", args[0], limit)
+		return nil, &outputLimitError{sub: args[0], limit: limit}
 	}
 	return stdout.Bytes(), nil
 }

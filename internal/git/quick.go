@@ -123,7 +123,15 @@ func (r Runner) UntrustedQuick() (u Runner, top string, ok bool) {
 	}
 	r.untrusted = true
 	r.guard = slices.Clone(fixedGuard)
+	r.quick = &quickFiles{gitDir: gitDir, configs: files}
 	return r, top, true
+}
+
+// quickFiles are what UntrustedQuick found: the git directory and every
+// configuration file git reads for the worktree, in git's order.
+type quickFiles struct {
+	gitDir  string
+	configs []string
 }
 
 // quickEnv is the environment a call of r would have, as a map: ours

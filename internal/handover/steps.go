@@ -138,6 +138,7 @@ func (r *Runner) attachChanges(ctx context.Context, rec *handoff.Record) error {
 	if err != nil || m == nil {
 		return err
 	}
+	defer m.Close()
 	red := r.Redactor
 	if red == nil {
 		red = redact.Default()
@@ -148,7 +149,12 @@ func (r *Runner) attachChanges(ctx context.Context, rec *handoff.Record) error {
 	for _, l := range m.LeftOut {
 		r.logf("left out of the changes: %s", handoff.Shorten(l, 300))
 	}
-	sum, size, err := r.Store.PutBlob(bytes.NewReader(m.Data), changes.MaxPatch)
+	patch, err := m.Open()
+	if err != nil {
+		return err
+	}
+	defer patch.Close()
+	sum, size, err := r.Store.PutBlob(patch, changes.MaxPatch)
 	if err != nil {
 		return fmt.Errorf("store the changes: %w", err)
 	}

@@ -20,8 +20,6 @@ import (
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/agent"
 	"github.com/session-handoff/session-handoff/internal/agents"
-	"github.com/session-handoff/session-handoff/internal/agents/copilot"
-	"github.com/session-handoff/session-handoff/internal/agents/gemini"
 	"github.com/session-handoff/session-handoff/internal/briefing"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/devsync"
@@ -115,6 +113,17 @@ type Options struct {
 	// costs the hook nothing. Off when the hook waits for the sync it
 	// starts (tests), which must not import while the briefing is read.
 	SyncBeside bool
+	// StartPull starts the session-start pull as StartSync does and
+	// returns a channel closed when its process has ended; with
+	// PullWait, session start waits for it, at most PullWait, before
+	// the briefing is made, so that what another device sent just
+	// before is in this very briefing (issue 49: without the wait, it
+	// was in the one after). It waits only when the last pull took no
+	// longer than PullWait (devsync.LastPullTime), or none is known: a
+	// remote that answers slowly costs a session start nothing, and its
+	// pull runs beside the briefing as before. nil or 0: never waits.
+	StartPull func(root string) (<-chan struct{}, error)
+	PullWait  time.Duration
 	// StartLater runs this hook again in a process of its own, with
 	// input as its stdin and since passed on as Since, and returns at
 	// once; nil does the work now. It serves GitHub Copilot CLI's session
@@ -202,6 +211,9 @@ func Run(ctx context.Context, o Options) error {
 		// for next time is started beside it (or after it), and is not
 		// waited for.
 		syncing := handover.CheckPause(pause) == nil
+		if syncing && o.pullFirst(root) {
+			syncing = false // started, and waited for
+		}
 		var started chan error
 		if syncing && o.SyncBeside {
 			started = make(chan error, 1)
@@ -229,24 +241,25 @@ func Run(ctx context.Context, o Options) error {
 	if err := handover.CheckPause(pause); err != nil {
 		return err
 	}
-	// Copilot's log is written when the session shuts down: after the
-	// sessionEnd hook, and after the preCompact hook of a /compact run
-	// (which fires no sessionEnd).
-	if id := in.SessionIDCamel; o.Agent.Flat && o.Event != "session-start" && copilot.IsSessionID(id) {
+	info, _ := agents.Find(o.Agent.Name)
+	if id := in.SessionIDCamel; info.LateSession != nil && o.Event != "session-start" && info.LateSession.IsID(id) {
+		// The agent writes the session's log only after this hook has
+		// run (agent.LateSession): the capture waits for it, in a
+		// process of its own.
 		switch {
 		case o.Later:
-			waitCopilotEnd(ctx, o, id)
+			waitLateSession(ctx, o, info, id)
 		case o.StartLater != nil:
 			// The log may not exist yet: a new session's is written,
 			// whole, when it shuts down.
 			var size int64
-			if fi, err := os.Stat(copilotEventsFile(id, o.Env)); err == nil {
+			if fi, err := os.Stat(lateSessionFile(info, id, o.Env)); err == nil {
 				size = fi.Size()
 			}
 			return o.StartLater(data, size)
 		}
 	}
-	if o.Agent.Name == agents.Gemini && o.Event == "pre-compact" && in.Trigger != "manual" && !geminiWillCompress(o, root, in) {
+	if o.Event == "pre-compact" && info.CompactCaptures != nil && !info.CompactCaptures(hookCall(o, info, root, in)) {
 		return nil
 	}
 	cfg, cfgPath, err := handover.ResolveConfig("", root, o.ConfigDir)
@@ -287,6 +300,33 @@ func (o Options) startSync(root string, id handoff.ID) {
 	}
 }
 
+// pullFirst starts the pull of root and waits for it, at most PullWait,
+// when sync is on for root and the last pull took no longer than that (or
+// none is known). It reports whether it started one.
+func (o Options) pullFirst(root string) bool {
+	if o.StartPull == nil || o.PullWait <= 0 {
+		return false
+	}
+	if _, on, err := devsync.Enabled(o.ConfigDir, root); err != nil || !on {
+		return false
+	}
+	if last, known := devsync.LastPullTime(o.Store.Dir()); known && last > o.PullWait {
+		return false
+	}
+	done, err := o.StartPull(root)
+	if err != nil {
+		o.warn("sync not started: %v", err)
+		return true
+	}
+	wait := time.NewTimer(o.PullWait)
+	defer wait.Stop()
+	select {
+	case <-done:
+	case <-wait.C:
+	}
+	return true
+}
+
 // syncStart is startSync returning what went wrong instead of warning.
 func (o Options) syncStart(root string, id handoff.ID) error {
 	if o.StartSync == nil {
@@ -299,28 +339,28 @@ func (o Options) syncStart(root string, id handoff.ID) error {
 	return err
 }
 
-// LaterWait bounds how long a later session-end hook waits for GitHub
-// Copilot CLI to write the session's events.
+// LaterWait bounds how long a later session-end hook waits for an agent
+// that writes its session's log late (agent.LateSession) to write it.
 const LaterWait = 2 * time.Minute
 
-// copilotEventsFile is the event log of the GitHub Copilot CLI session id
-// (from the hook's input), in the first of its session directories that
+// lateSessionFile is the log of session id (from the hook's input) of an
+// agent that writes it late, in the first of its session directories that
 // holds it; "" when none does or id is no plain name.
-func copilotEventsFile(id string, env func(string) string) string {
-	roots, err := capture.SessionRoots(capture.Agent(copilot.Name), env)
+func lateSessionFile(info agents.Agent, id string, env func(string) string) string {
+	roots, err := capture.SessionRoots(capture.Agent(info.Name), env)
 	if err != nil {
 		return ""
 	}
-	return copilot.EventsFile(id, roots)
+	return info.LateSession.File(id, roots)
 }
 
-// waitCopilotEnd waits until Copilot has written the events of session
-// id (copilot.Ended), polling, at most LaterWait; past that it
-// captures what there is, and says so.
-func waitCopilotEnd(ctx context.Context, o Options, id string) {
+// waitLateSession waits until the agent has written the log of session id
+// whole (agent.LateSession.Ended), polling, at most LaterWait; past that
+// it captures what there is, and says so.
+func waitLateSession(ctx context.Context, o Options, info agents.Agent, id string) {
 	deadline := time.Now().Add(LaterWait)
 	for {
-		if file := copilotEventsFile(id, o.Env); file != "" && copilot.Ended(file, o.Since) {
+		if file := lateSessionFile(info, id, o.Env); file != "" && info.LateSession.Ended(file, o.Since) {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -499,53 +539,15 @@ func briefingBudget(agent string) int {
 	return min(BriefingBudget, a.HookContextLimit-pauseNoteRoom)
 }
 
-// Gemini CLI's context windows (@google/gemini-cli@0.61.0, tokenLimit):
-// 1,048,576 tokens for the Gemini models, 256,000 for Gemma 4.
-const (
-	geminiWindow = 1_048_576
-	gemmaWindow  = 256_000
-)
-
-// geminiWillCompress says whether an automatic PreCompress of Gemini CLI
-// comes before a compression. Gemini CLI fires it before every model
-// call, and only then checks whether the last prompt's token count has
-// reached the compression threshold of the model's window
-// (ChatCompressionService.compress); the hook checks the same, from the
-// transcript and the settings (the project's over the user's), so that a
-// capture runs only when the conversation is about to be compressed. When
-// it cannot tell, it says yes: a capture too many is better than one lost.
-func geminiWillCompress(o Options, root string, in Input) bool {
-	if in.TranscriptPath == "" {
-		return true
-	}
-	tokens, model, err := gemini.LastPrompt(in.TranscriptPath)
-	if err != nil {
-		return true
-	}
-	threshold := 0.5
-	var files []string
+// hookCall is what an agent's CompactCaptures is told of this call: the
+// input's transcript and trigger, and the agent's own directories.
+func hookCall(o Options, info agents.Agent, root string, in Input) agent.HookCall {
+	c := agent.HookCall{Root: root, TranscriptPath: in.TranscriptPath, Trigger: in.Trigger,
+		Read: func(path string) ([]byte, error) { return safefile.ReadRegular(path, integrate.MaxSettings) }}
 	if home, err := paths.Home(o.Env); err == nil {
-		if info, ok := agents.Find(agents.Gemini); ok {
-			if dirs := info.Dirs(home, o.Env); len(dirs) > 0 {
-				files = append(files, filepath.Join(dirs[0], "settings.json"))
-			}
-		}
+		c.Dirs = info.Dirs(home, o.Env)
 	}
-	files = append(files, filepath.Join(root, ".gemini", "settings.json"))
-	for _, f := range files {
-		text, err := safefile.ReadRegular(f, integrate.MaxSettings)
-		if err != nil {
-			continue
-		}
-		if v, ok, err := integrate.GeminiCompressionThreshold(text); err == nil && ok {
-			threshold = v
-		}
-	}
-	window := float64(geminiWindow)
-	if strings.HasPrefix(model, "gemma") {
-		window = gemmaWindow
-	}
-	return float64(tokens) >= threshold*window
+	return c
 }
 
 // captureSession captures the transcript the input names (else the

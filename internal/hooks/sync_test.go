@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/devsync"
@@ -81,4 +83,69 @@ func gitProject(t *testing.T) string {
 		}
 	}
 	return dir
+}
+
+// Session start waits for the pull it starts, so that a handoff another
+// device sent just before is in this very briefing, when the last pull
+// was fast (or none is known); through a slow remote it does not wait,
+// and the pull runs beside the briefing as before (issue 49).
+func TestSessionStartWaitsForAFastPull(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		lastPull time.Duration // 0: none recorded
+		waits    bool
+	}{
+		{"no pull known", 0, true},
+		{"fast remote", 40 * time.Millisecond, true},
+		{"slow remote", 2 * time.Second, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			project := gitProject(t)
+			config, s := t.TempDir(), newStore(t)
+			if err := devsync.Set(config, devsync.Setting{Scope: project, On: true}); err != nil {
+				t.Fatal(err)
+			}
+			if c.lastPull > 0 {
+				if err := os.MkdirAll(s.Dir(), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := devsync.RecordPullTime(s.Dir(), c.lastPull); err != nil {
+					t.Fatal(err)
+				}
+			}
+			root, _ := filepath.EvalSymlinks(project)
+			var pulls, syncs int
+			// The pull "imports" a handoff of the project before it ends.
+			pull := func(string) (<-chan struct{}, error) {
+				pulls++
+				r, err := handoff.New(time.Now(), "codex", "sent from the laptop just now")
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Project.Path, r.Project.Name = root, filepath.Base(root)
+				if err := s.Save(r); err != nil {
+					t.Fatal(err)
+				}
+				done := make(chan struct{})
+				close(done)
+				return done, nil
+			}
+			in, _ := json.Marshal(Input{CWD: project, Source: "startup"})
+			var out, stderr bytes.Buffer
+			err := Run(context.Background(), Options{Agent: hookAgent(t, "claude-code"), Event: "session-start",
+				Input: bytes.NewReader(in), Stdout: &out, Stderr: &stderr, Store: s, ConfigDir: config,
+				Env: func(string) string { return "" }, StartPull: pull, PullWait: 150 * time.Millisecond,
+				StartSync: func(string, handoff.ID) error { syncs++; return nil }})
+			if err != nil {
+				t.Fatalf("%v (%s)", err, stderr.String())
+			}
+			briefed := strings.Contains(out.String(), "sent from the laptop just now")
+			if c.waits && (pulls != 1 || syncs != 0 || !briefed) {
+				t.Errorf("pulls %d, beside %d, briefed with the pulled handoff %v; want 1, 0, true:\n%s", pulls, syncs, briefed, out.String())
+			}
+			if !c.waits && (pulls != 0 || syncs != 1) {
+				t.Errorf("slow remote: pulls waited for %d, beside %d; want 0, 1", pulls, syncs)
+			}
+		})
+	}
 }

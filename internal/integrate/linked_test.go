@@ -57,7 +57,7 @@ func TestLinkedAgentDirectoryIsRefused(t *testing.T) {
 	if err := os.Symlink(filepath.Join(home, ".claude"), filepath.Join(pkg, ".claude-plugin")); err != nil {
 		t.Fatal(err)
 	}
-	files, err := ClaudePlugin("/bin/session-handoff", "v1")
+	files, err := packageFiles(t, "claude-code", "/bin/session-handoff", "v1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/session-handoff/session-handoff/internal/agents"
+	"github.com/session-handoff/session-handoff/internal/jsonc"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/targets"
 )
@@ -96,11 +97,11 @@ func PlanInstallMCP(path string, reg *targets.MCPRegistration, server MCPServer)
 	)
 	switch reg.Format {
 	case "json":
-		after, snippet, installed, err = insertJSONServer(before, reg.Key, server)
-	case "json-local":
-		after, snippet, installed, err = insertJSONServer(before, reg.Key, localServer{Type: "local", Command: append([]string{server.Command}, server.Args...)})
-	case "json-stdio":
-		after, snippet, installed, err = insertJSONServer(before, reg.Key, stdioServer{Type: "stdio", MCPServer: server})
+		var entry any = server
+		if reg.Entry != nil {
+			entry = reg.Entry(server.Command, server.Args)
+		}
+		after, snippet, installed, err = insertJSONServer(before, reg.Key, entry)
 	case "toml":
 		after, snippet, installed, err = insertTOMLServer(before, reg.Key, server)
 	default:
@@ -123,23 +124,6 @@ func PlanRemoveMCP(path, stateDir string) (*Change, error) {
 	return planRemove(path, mcpKey(path), stateDir)
 }
 
-// localServer is a server entry of the "json-local" format (OpenCode's
-// "mcp" in opencode.json: {"type": "local", "command": [program,
-// args…]}, https://opencode.ai/docs/mcp-servers/).
-type localServer struct {
-	Type    string   `json:"type"`
-	Command []string `json:"command"`
-}
-
-// stdioServer is a server entry of the "json-stdio" format (Crush's
-// "mcp" in crush.json: {"type": "stdio", "command", "args"}; MCPConfig of
-// internal/config/config.go in github.com/charmbracelet/crush v0.90.0,
-// which starts no server whose type is missing).
-type stdioServer struct {
-	Type string `json:"type"`
-	MCPServer
-}
-
 // insertJSONServer adds "NAME": {server} to the object key at the top of
 // text (making the object when there is none). installed is set, and
 // nothing changed, when the object already has a member NAME.
@@ -147,7 +131,7 @@ func insertJSONServer(text []byte, key string, server any) (out []byte, snippet 
 	if len(bytes.TrimSpace(text)) == 0 {
 		text = []byte("{}\n")
 	}
-	members, open, err := topObject(text)
+	members, open, err := jsonc.TopObject(text)
 	if err != nil {
 		return nil, "", false, err
 	}
@@ -158,22 +142,22 @@ func insertJSONServer(text []byte, key string, server any) (out []byte, snippet 
 	member := fmt.Sprintf("%q: %s", MCPServerName, entry)
 	var at int
 	for _, m := range members {
-		if m.key != key {
+		if m.Key != key {
 			continue
 		}
-		if text[m.valueStart] != '{' {
+		if text[m.ValueStart] != '{' {
 			return nil, "", false, fmt.Errorf("%q: %w", key, ErrNotObject)
 		}
-		servers, err := objectAt(text, m.valueStart)
+		servers, err := jsonc.ObjectAt(text, m.ValueStart)
 		if err != nil {
 			return nil, "", false, err
 		}
 		for _, s := range servers {
-			if s.key == MCPServerName {
+			if s.Key == MCPServerName {
 				return text, "", true, nil
 			}
 		}
-		at, snippet = m.valueStart+1, "\n    "+member
+		at, snippet = m.ValueStart+1, "\n    "+member
 		if len(servers) > 0 {
 			snippet += ","
 		}
@@ -188,7 +172,7 @@ func insertJSONServer(text []byte, key string, server any) (out []byte, snippet 
 		}
 	}
 	out = append(append(append([]byte(nil), text[:at]...), snippet...), text[at:]...)
-	if _, _, err := topObject(out); err != nil {
+	if _, _, err := jsonc.TopObject(out); err != nil {
 		return nil, "", false, fmt.Errorf("internal error: the edited settings do not parse: %w", err)
 	}
 	if json.Valid(text) && !json.Valid(out) {
@@ -287,15 +271,15 @@ func RegisteredCommand(path string, text []byte) (command string, ok bool, err e
 		srv, ok := cfg.Servers[MCPServerName]
 		return srv.Command, ok, nil
 	}
-	value := func(members []member, key string) (member, bool) {
+	value := func(members []jsonc.Member, key string) (jsonc.Member, bool) {
 		for _, m := range members {
-			if m.key == key {
+			if m.Key == key {
 				return m, true
 			}
 		}
-		return member{}, false
+		return jsonc.Member{}, false
 	}
-	top, _, err := topObject(text)
+	top, _, err := jsonc.TopObject(text)
 	if err != nil {
 		return "", false, fmt.Errorf("%s: %w", path, err)
 	}
@@ -303,18 +287,18 @@ func RegisteredCommand(path string, text []byte) (command string, ok bool, err e
 	if !found {
 		servers, found = value(top, "mcp")
 	}
-	if !found || text[servers.valueStart] != '{' {
+	if !found || text[servers.ValueStart] != '{' {
 		return "", false, nil
 	}
-	list, err := objectAt(text, servers.valueStart)
+	list, err := jsonc.ObjectAt(text, servers.ValueStart)
 	if err != nil {
 		return "", false, fmt.Errorf("%s: %w", path, err)
 	}
 	srv, found := value(list, MCPServerName)
-	if !found || text[srv.valueStart] != '{' {
+	if !found || text[srv.ValueStart] != '{' {
 		return "", false, nil
 	}
-	fields, err := objectAt(text, srv.valueStart)
+	fields, err := jsonc.ObjectAt(text, srv.ValueStart)
 	if err != nil {
 		return "", false, fmt.Errorf("%s: %w", path, err)
 	}
@@ -322,7 +306,7 @@ func RegisteredCommand(path string, text []byte) (command string, ok bool, err e
 	if !found {
 		return "", true, nil
 	}
-	raw := text[cmd.valueStart:cmd.valueEnd]
+	raw := text[cmd.ValueStart:cmd.ValueEnd]
 	if raw[0] == '[' {
 		var words []string
 		if err := json.Unmarshal(raw, &words); err != nil || len(words) == 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/targets"
 )
 
@@ -244,7 +245,7 @@ func FuzzInsertMCP(f *testing.F) {
 }
 
 func TestPackages(t *testing.T) {
-	plugin, err := ClaudePlugin("session-handoff", "v1.2.3")
+	plugin, err := packageFiles(t, "claude-code", "session-handoff", "v1.2.3")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func TestPackages(t *testing.T) {
 	if err := json.Unmarshal(plugin[".mcp.json"], &servers); err != nil || servers.MCPServers[MCPServerName].Command != "session-handoff" {
 		t.Fatalf(".mcp.json: %s %v", plugin[".mcp.json"], err)
 	}
-	ext, err := GeminiExtension("/usr/bin/session-handoff", "devel")
+	ext, err := packageFiles(t, "gemini", "/usr/bin/session-handoff", "devel")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +320,7 @@ func TestPackages(t *testing.T) {
 	}
 }
 
-// OpenCode's "mcp" servers ("json-local") are {"type": "local",
+// OpenCode's "mcp" servers (its registration's Entry) are {"type": "local",
 // "command": [program, args…]}; the registered command is the list's
 // first word.
 func TestLocalServerFormat(t *testing.T) {
@@ -329,7 +330,7 @@ func TestLocalServerFormat(t *testing.T) {
 	if err := os.WriteFile(path, []byte(before), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	reg := &targets.MCPRegistration{Format: "json-local", Key: "mcp"}
+	reg := mcpRegistration(t, "opencode")
 	c, err := PlanInstallMCP(path, reg, NewMCPServer("/opt/my tools/session-handoff", "opencode"))
 	if err != nil {
 		t.Fatal(err)
@@ -347,11 +348,11 @@ func TestLocalServerFormat(t *testing.T) {
 	}
 }
 
-// Crush's "mcp" servers ("json-stdio") are {"type": "stdio", "command",
+// Crush's "mcp" servers (its registration's Entry) are {"type": "stdio", "command",
 // "args"}: Crush starts no server without its type.
 func TestStdioServerFormat(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "crush.json")
-	reg := &targets.MCPRegistration{Format: "json-stdio", Key: "mcp"}
+	reg := mcpRegistration(t, "crush")
 	c, err := PlanInstallMCP(path, reg, NewMCPServer("/opt/my tools/session-handoff", "x"))
 	if err != nil {
 		t.Fatal(err)
@@ -364,4 +365,24 @@ func TestStdioServerFormat(t *testing.T) {
 	if err != nil || !ok || prog != "/opt/my tools/session-handoff" {
 		t.Errorf("RegisteredCommand: %q %v %v", prog, ok, err)
 	}
+}
+
+// mcpRegistration is the MCP registration of the target name.
+func mcpRegistration(t *testing.T, name string) *targets.MCPRegistration {
+	t.Helper()
+	p, err := targets.Lookup(name)
+	if err != nil || p.MCP == nil {
+		t.Fatalf("%s: %v, no MCP registration", name, err)
+	}
+	return p.MCP
+}
+
+// packageFiles is the package of the agent name (PackageFiles).
+func packageFiles(t *testing.T, name, program, version string) (map[string][]byte, error) {
+	t.Helper()
+	info, ok := agents.Find(name)
+	if !ok {
+		t.Fatalf("no agent %s", name)
+	}
+	return PackageFiles(info, program, version)
 }

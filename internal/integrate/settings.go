@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/session-handoff/session-handoff/internal/jsonc"
 )
 
 // Hook is one hook to install.
@@ -53,7 +55,7 @@ func Insert(text []byte, hooks []Hook) ([]byte, []string, error) {
 			text = []byte("{\n  \"version\": 1\n}\n")
 		}
 	}
-	members, open, err := topObject(text)
+	members, open, err := jsonc.TopObject(text)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -61,8 +63,8 @@ func Insert(text []byte, hooks []Hook) ([]byte, []string, error) {
 	var ins []insertion
 	hooksAt := -1
 	for _, m := range members {
-		if m.key == "hooks" {
-			hooksAt = m.valueStart
+		if m.Key == "hooks" {
+			hooksAt = m.ValueStart
 		}
 	}
 	if hooksAt < 0 {
@@ -85,7 +87,7 @@ func Insert(text []byte, hooks []Hook) ([]byte, []string, error) {
 		if text[hooksAt] != '{' {
 			return nil, nil, fmt.Errorf("\"hooks\": %w", ErrNotObject)
 		}
-		events, err := objectAt(text, hooksAt)
+		events, err := jsonc.ObjectAt(text, hooksAt)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -93,14 +95,14 @@ func Insert(text []byte, hooks []Hook) ([]byte, []string, error) {
 		for _, h := range groupByEvent(hooks) {
 			found := false
 			for _, m := range events {
-				if m.key != h.event {
+				if m.Key != h.event {
 					continue
 				}
 				found = true
-				if text[m.valueStart] != '[' {
+				if text[m.ValueStart] != '[' {
 					return nil, nil, fmt.Errorf("\"hooks\".%q is not an array", h.event)
 				}
-				n, err := arrayLen(text, m.valueStart)
+				n, err := jsonc.ArrayLen(text, m.ValueStart)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -108,7 +110,7 @@ func Insert(text []byte, hooks []Hook) ([]byte, []string, error) {
 				if n > 0 {
 					snippet += ", "
 				}
-				ins = append(ins, insertion{m.valueStart + 1, snippet})
+				ins = append(ins, insertion{m.ValueStart + 1, snippet})
 			}
 			if !found {
 				missing = append(missing, h)
@@ -135,7 +137,7 @@ func Insert(text []byte, hooks []Hook) ([]byte, []string, error) {
 		out = append(out[:in.at], append([]byte(in.text), out[in.at:]...)...)
 		snippets = append(snippets, in.text)
 	}
-	if _, _, err := topObject(out); err != nil {
+	if _, _, err := jsonc.TopObject(out); err != nil {
 		return nil, nil, fmt.Errorf("internal error: the edited settings do not parse: %w", err)
 	}
 	if strict && !json.Valid(out) {

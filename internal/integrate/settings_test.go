@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/session-handoff/session-handoff/internal/jsonc"
 	"github.com/session-handoff/session-handoff/internal/testsys"
 )
 
@@ -158,7 +159,7 @@ func FuzzInsert(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, _, err := topObject(out); err != nil {
+		if _, _, err := jsonc.TopObject(out); err != nil {
 			t.Fatalf("the edited settings do not parse: %v", err)
 		}
 		if json.Valid(text) && !json.Valid(out) {

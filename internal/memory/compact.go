@@ -82,16 +82,41 @@ func (d Dir) Compact(month string, keepDays int, now time.Time) (CompactResult, 
 	if err != nil {
 		return res, err
 	}
+	groups, keys, monthDirs, err := d.collectNotes(real, layer1, month, cutoff)
+	if err != nil {
+		return res, err
+	}
+	// Every archive first, complete and durable; then the notes.
+	folded, err := d.writeArchives(real, groups, keys, &res)
+	if err != nil {
+		return res, err
+	}
+	if afterArchives != nil {
+		if err := afterArchives(); err != nil {
+			return res, err
+		}
+	}
+	err = d.removeFolded(layer1, folded, monthDirs, &res)
+	return res, err
+}
+
+// compactNote is a layer-1 note Compact folds: its path in the root, on
+// disk, and what it holds.
+type compactNote struct {
+	rel, path string
+	doc       *Doc
+}
+
+// collectNotes is Compact's first phase: the notes to fold (those of
+// month, or when month is "" those dated before cutoff), grouped by month
+// and tag (tags compared without case), the groups' keys in order, and
+// the month directories they lie in.
+func (d Dir) collectNotes(real, layer1, month, cutoff string) (groups map[[2]string][]compactNote, keys [][2]string, monthDirs []string, err error) {
 	months, err := os.ReadDir(layer1)
 	if err != nil {
-		return res, fmt.Errorf("%s: %w", d.name("layer1"), err)
+		return nil, nil, nil, fmt.Errorf("%s: %w", d.name("layer1"), err)
 	}
-	type note struct {
-		rel, path string
-		doc       *Doc
-	}
-	groups := map[[2]string][]note{} // by month and tag
-	var monthDirs []string
+	groups = map[[2]string][]compactNote{} // by month and tag
 	for _, md := range months {
 		if ValidMonth(md.Name()) != nil || (month != "" && md.Name() != month) || (month == "" && md.Name() > cutoff[:7]) {
 			continue
@@ -99,11 +124,11 @@ func (d Dir) Compact(month string, keepDays int, now time.Time) (CompactResult, 
 		dirRel := "layer1/" + md.Name()
 		dp, err := d.dir(real, dirRel, false)
 		if err != nil {
-			return res, err
+			return nil, nil, nil, err
 		}
 		files, err := os.ReadDir(dp)
 		if err != nil {
-			return res, fmt.Errorf("%s: %w", d.name(dirRel), err)
+			return nil, nil, nil, fmt.Errorf("%s: %w", d.name(dirRel), err)
 		}
 		found := false
 		for _, f := range files {
@@ -114,48 +139,55 @@ func (d Dir) Compact(month string, keepDays int, now time.Time) (CompactResult, 
 			}
 			p, _, err := d.locate(real, rel, false)
 			if err != nil {
-				return res, err
+				return nil, nil, nil, err
 			}
 			doc, err := d.readDoc(p, rel)
 			if err != nil {
-				return res, err
+				return nil, nil, nil, err
 			}
 			// Notes of one tag but for case go into one archive.
 			k := [2]string{h.Date[:7], strings.ToLower(h.Tag)}
-			groups[k] = append(groups[k], note{rel, p, doc})
+			groups[k] = append(groups[k], compactNote{rel, p, doc})
 			found = true
 		}
 		if found {
 			monthDirs = append(monthDirs, dirRel)
 		}
 	}
-	keys := make([][2]string, 0, len(groups))
+	keys = make([][2]string, 0, len(groups))
 	for k := range groups {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		return keys[i][0] < keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] < keys[j][1]
 	})
+	return groups, keys, monthDirs, nil
+}
 
-	// Every archive first, complete and durable.
-	var folded []note
+// writeArchives is Compact's second phase: each group of notes folded
+// into its archive (layer3/YYYY-MM-<tag>-archive.md), entries in date
+// order, an entry the archive holds already not added again, each archive
+// written atomically and fsynced. It returns the notes folded and adds
+// the archives written to res.
+func (d Dir) writeArchives(real string, groups map[[2]string][]compactNote, keys [][2]string, res *CompactResult) ([]compactNote, error) {
+	var folded []compactNote
 	for _, k := range keys {
 		month := k[0]
 		notes := groups[k]
 		sort.Slice(notes, func(i, j int) bool { return notes[i].doc.Header.Date < notes[j].doc.Header.Date })
 		tag, err := d.tagInUse(real, Header{Layer: 3, Tag: notes[0].doc.Header.Tag, Date: month})
 		if err != nil {
-			return res, err
+			return nil, err
 		}
 		arel := ArchivePath(tag, month)
 		ap, exists, err := d.locate(real, arel, true)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
 		archive := &Doc{Header: Header{Layer: 3, Tag: tag, Date: month}, Text: archivePreamble(tag, month)}
 		if exists {
 			if archive, err = d.readDoc(ap, arel); err != nil {
-				return res, err
+				return nil, err
 			}
 		}
 		have := map[string]int{}
@@ -185,22 +217,21 @@ func (d Dir) Compact(month string, keepDays int, now time.Time) (CompactResult, 
 		}
 		if changed {
 			if err := d.writeDoc(ap, arel, archive); err != nil {
-				return res, err
+				return nil, err
 			}
 			res.Archives = append(res.Archives, d.name(arel))
 		}
 		folded = append(folded, notes...)
 	}
-	if afterArchives != nil {
-		if err := afterArchives(); err != nil {
-			return res, err
-		}
-	}
+	return folded, nil
+}
 
-	// Then the notes, and the month directories they leave empty.
+// removeFolded is Compact's last phase, once every archive is durable:
+// the folded notes removed, then the month directories they leave empty.
+func (d Dir) removeFolded(layer1 string, folded []compactNote, monthDirs []string, res *CompactResult) error {
 	for _, n := range folded {
 		if err := safefile.Remove(n.path); err != nil {
-			return res, safefile.Wrap("remove", d.name(n.rel), err)
+			return safefile.Wrap("remove", d.name(n.rel), err)
 		}
 		res.Archived = append(res.Archived, d.name(n.rel))
 	}
@@ -214,16 +245,16 @@ func (d Dir) Compact(month string, keepDays int, now time.Time) (CompactResult, 
 			continue
 		}
 		if err := os.Remove(p); err != nil {
-			return res, safefile.Wrap("remove", d.name(dirRel), err)
+			return safefile.Wrap("remove", d.name(dirRel), err)
 		}
 		removed = true
 	}
 	if removed {
 		if err := safefile.SyncDir(layer1); err != nil {
-			return res, err
+			return err
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // handText is what a note holds before its first entry besides the

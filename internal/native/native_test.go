@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/session-handoff/session-handoff/internal/agents"
+	"github.com/session-handoff/session-handoff/internal/agents/qwen"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
@@ -109,7 +111,7 @@ func writeReadsBack(t *testing.T, w Writer, agent string) {
 			if err := Write(p); err != nil {
 				t.Fatal(err)
 			}
-			if w.Name() == (QwenCode{}).Name() && p.ID[14] != '4' {
+			if w.Name() == qwen.Name && p.ID[14] != '4' {
 				t.Errorf("Qwen Code resumes only UUID versions 1 to 5: %s", p.ID)
 			}
 			if !strings.HasPrefix(p.Path, home+string(filepath.Separator)) || !strings.HasSuffix(p.Path, ".jsonl") {
@@ -130,7 +132,7 @@ func TestReadBackRefusesAMisread(t *testing.T) {
 	c := &Conversation{Source: Source{Agent: "claude-code", Vouched: true}, Turns: []Turn{
 		{Kind: User, Text: "## My request for Codex: the reader cuts this"},
 	}}
-	p, err := Codex{}.Plan(c, Options{Home: t.TempDir(), CWD: t.TempDir()})
+	p, err := writer(t, agents.Codex).Plan(c, Options{Home: t.TempDir(), CWD: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,12 +144,21 @@ func TestReadBackRefusesAMisread(t *testing.T) {
 	}
 }
 
-// TestReadRefusesASessionWithoutTurns: a source whose reader tells no
-// turn (Copilot CLI's, not yet observed) is refused, never written as a
-// session of the imported turn alone.
+// TestReadRefusesASessionWithoutTurns: a source with no turn (a session
+// that only started) is refused, never written as a session of the
+// imported turn alone.
 func TestReadRefusesASessionWithoutTurns(t *testing.T) {
-	file := filepath.Join("..", "agents", "copilot", "testdata", "real-e2e", "briefed", "events.jsonl")
-	_, err := Read(capture.SessionInfo{Agent: "copilot", Path: file}, transcript.Limits{}, nil)
+	real := filepath.Join("..", "agents", "copilot", "testdata", "real-e2e", "work", "events.jsonl")
+	b, err := os.ReadFile(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "events.jsonl")
+	first, _, _ := strings.Cut(string(b), "\n")
+	if err := os.WriteFile(file, []byte(first+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Read(capture.SessionInfo{Agent: "copilot", Path: file}, transcript.Limits{}, nil)
 	if !errors.Is(err, ErrNoTurns) {
 		t.Fatalf("err %v", err)
 	}
@@ -166,4 +177,14 @@ func TestReadLeavesSubagentsOut(t *testing.T) {
 			t.Fatalf("a subagent's turn in the conversation: %q", tu.Text)
 		}
 	}
+}
+
+// writer is the native writer of the target agent name.
+func writer(t testing.TB, name string) Writer {
+	t.Helper()
+	w, err := Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }

@@ -2,8 +2,6 @@ package native
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/capture"
@@ -20,55 +17,17 @@ import (
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
 
-// Options say where and how a session is written.
-type Options struct {
-	// Home is the target agent's own directory, where it keeps its
-	// sessions (~/.codex, ~/.claude, ~/.gemini, or the one its
-	// environment names).
-	Home string
-	// CWD is the worktree the session is resumed in: the target finds
-	// the session by it.
-	CWD string
-	// Now is the time the session is written at.
-	Now time.Time
-	// ID is the new session's id; "" makes a new one.
-	ID string
+// Writers lists the targets a session can be written for: the agents
+// whose folder declares a native writer, in the table's order.
+func Writers() []Writer {
+	var out []Writer
+	for _, a := range agents.All() {
+		if a.Native != nil {
+			out = append(out, a.Native)
+		}
+	}
+	return out
 }
-
-// Planned is a session a Writer would write: nothing is on disk yet.
-type Planned struct {
-	Target string   // the target agent's name
-	ID     string   // the new session's id
-	Path   string   // the file it is written to
-	Data   []byte   // what is written
-	Resume []string // the target's own command that resumes it
-	// Marker, when set, is a file the target needs beside the session
-	// (Gemini CLI's .project_root), made first unless it is there with
-	// the same content.
-	Marker *File
-	// conv is the conversation as the target should read it back.
-	conv *Conversation
-}
-
-// File is a file to write.
-type File struct {
-	Path string
-	Data []byte
-}
-
-// Writer lays a conversation out in one target agent's format.
-type Writer interface {
-	// Name is the target agent's name, as the agents table spells it.
-	Name() string
-	// Checked lists the versions of the agent the format was checked
-	// against, by the real-agent suite (internal/e2e).
-	Checked() []string
-	// Plan lays c out for the target under o.
-	Plan(c *Conversation, o Options) (*Planned, error)
-}
-
-// Writers lists the targets a session can be written for.
-func Writers() []Writer { return []Writer{Codex{}, ClaudeCode{}, Gemini{}, QwenCode{}} }
 
 // Names lists the targets' names.
 func Names() []string {
@@ -135,7 +94,7 @@ func Write(p *Planned) error {
 func ReadBack(p *Planned) error {
 	got := &Conversation{}
 	calls := map[string]int{}
-	lim := transcript.Limits{Observe: func(e transcript.Event) { got.add(e, calls) }}
+	lim := transcript.Limits{Observe: func(e transcript.Event) { add(got, e, calls, 0) }}
 	d, err := capture.ReadTranscript(capture.Agent(p.Target), p.Path, lim)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrReadBack, p.Path, err)
@@ -143,7 +102,7 @@ func ReadBack(p *Planned) error {
 	if d.Session.ID != p.ID {
 		return fmt.Errorf("%w: %s: session id %q, not %q", ErrReadBack, p.Path, d.Session.ID, p.ID)
 	}
-	return Same(p.conv, got)
+	return Same(p.Want, got)
 }
 
 // Same reports how got, read back, differs from want, as written: the
@@ -163,16 +122,6 @@ func Same(want, got *Conversation) error {
 	return nil
 }
 
-// newRandomID is a new random UUID (version 4), for a target that takes
-// no other version (Qwen Code: versions 1 to 5).
-func newRandomID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = 0x40 | b[6]&0x0f
-	b[8] = 0x80 | b[8]&0x3f
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
 // differs says briefly how the turn got differs from want.
 func differs(want, got Turn) string {
 	switch {
@@ -182,61 +131,6 @@ func differs(want, got Turn) string {
 		return fmt.Sprintf("text %s, not %s", untrusted.Quote(got.Text, 80), untrusted.Quote(want.Text, 80))
 	}
 	return fmt.Sprintf("output %s lacks %s", untrusted.Quote(got.Output, 80), untrusted.Quote(want.Output, 80))
-}
-
-// newID is a new UUID (version 7: time-ordered, as Codex makes them).
-func newID(now time.Time) string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	ms := uint64(now.UnixMilli())
-	var t [8]byte
-	binary.BigEndian.PutUint64(t[:], ms<<16)
-	copy(b[:6], t[:6])
-	b[6] = 0x70 | b[6]&0x0f
-	b[8] = 0x80 | b[8]&0x3f
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
-// written is c as a target reads it back: the imported turn first, then
-// c's turns, each text as the target keeps it (fit turns it into the
-// target's form).
-func written(c *Conversation, target string, fit func(Turn) Turn) *Conversation {
-	out := &Conversation{Source: c.Source, CWD: c.CWD, Title: c.Title}
-	out.Turns = append(out.Turns, fit(Turn{Kind: User, Text: c.Imported(target)}))
-	for _, t := range c.Turns {
-		t = fit(t)
-		if t.Kind != Call && strings.TrimSpace(t.Text) == "" || out.repeats(t) {
-			continue
-		}
-		out.Turns = append(out.Turns, t)
-	}
-	return out
-}
-
-// repeats reports whether t is an assistant turn that says again what
-// the agent said last since the last user turn: readers of agents that
-// record a message twice (as an event and as an item) tell it twice.
-func (c *Conversation) repeats(t Turn) bool {
-	if t.Kind != Assistant {
-		return false
-	}
-	for i := len(c.Turns) - 1; i >= 0; i-- {
-		switch c.Turns[i].Kind {
-		case User:
-			return false
-		case Assistant:
-			return c.Turns[i].Text == t.Text
-		}
-	}
-	return false
-}
-
-// program is the program that starts the agent name.
-func program(name string) string {
-	if a, ok := agents.Find(name); ok && a.Program != "" {
-		return a.Program
-	}
-	return name
 }
 
 // checkedVersion reports whether v is one of checked.

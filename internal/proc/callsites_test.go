@@ -19,6 +19,7 @@ var callSites = []struct{ file, how, what string }{
 	{"internal/git/git.go", "Command", "every git call (internal/git.Runner)"},
 	{"internal/handover/steps.go", "Command", "a handover.toml exec step, under its timeout"},
 	{"internal/doctor/doctor.go", "Command", "git --version"},
+	{"internal/native/version.go", "Command", "the installed target agent's --version, before launch --native writes its session"},
 	{"cmd/session-handoff/demo.go", "Command", "the demo's git init, add and commit"},
 	{"cmd/session-handoff/hookcmd.go", "Detached", "Copilot CLI's late capture, and the handover run a session end starts"},
 	{"cmd/session-handoff/synccmd.go", "Detached", "the sync push or pull a hook starts"},

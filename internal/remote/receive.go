@@ -47,6 +47,10 @@ type ReceiveOptions struct {
 	// ref, never imported. DropRefused drops every refused bundle.
 	Drop        []string
 	DropRefused bool
+	// Imported, when set, is called once the store and the ledger hold
+	// what this receive imported, before the delivered bundles are
+	// removed from the remote (a session start waits for no more).
+	Imported func()
 	// Now is the time of the import (time.Now when zero).
 	Now time.Time
 }
@@ -282,6 +286,9 @@ func Receive(ctx context.Context, opts ReceiveOptions) (*ReceiveResult, error) {
 		}
 		if err := saveRefusals(opts.DataDir, opts.Remote.Name, state, refusals(items), present); err != nil {
 			return nil, err
+		}
+		if opts.Imported != nil {
+			opts.Imported()
 		}
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].Path < items[j].Path })

@@ -349,3 +349,31 @@ func TestFirstReceiveFetchesOnlyMine(t *testing.T) {
 		t.Fatalf("the new clone holds\n%s\nwant\n%s", got, want)
 	}
 }
+
+// Imported is called once the store holds what arrived and before the
+// delivered bundles leave the remote: a session start waiting on it is
+// briefed with them without waiting for the removal's push (issue 49).
+func TestReceiveSaysImportedBeforeRemoving(t *testing.T) {
+	r := bareRemote(t)
+	alice, bob := newMachine(t, "alice@laptop"), newMachine(t, "bob@desk")
+	bob.trusts(alice)
+	alice.send(r, alice.save("one"), bob)
+	calls := 0
+	opts := bob.receiveOpts(r)
+	opts.Imported = func() {
+		calls++
+		if n := bob.count(); n != 1 {
+			t.Errorf("imported said with %d records stored, want 1", n)
+		}
+		if n := bundlesFor(t, r, bob); n != 1 {
+			t.Errorf("imported said after the removal: %d bundles left", n)
+		}
+	}
+	res, err := Receive(context.Background(), opts)
+	if err != nil || res.Removed != 1 {
+		t.Fatalf("receive: %+v, %v", res, err)
+	}
+	if calls != 1 {
+		t.Fatalf("Imported called %d times, want 1", calls)
+	}
+}

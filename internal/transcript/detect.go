@@ -23,6 +23,11 @@ type Detected struct {
 	// Foreign is set for a file recognised as another output of an agent
 	// (a prompt log, an event stream): no reader can take it.
 	Foreign bool
+	// Guess is set when an agent's claim rests on the file's shape alone
+	// (a database whose schema lies past the bytes detection read): a
+	// claim that is no guess wins over it, and guesses of two agents name
+	// neither, so that no order of the agents decides.
+	Guess bool
 }
 
 // Detect says what a file whose first bytes are head looks like, as far

@@ -28,6 +28,7 @@ const (
 	evPlan                         // text: the plan the agent put to the user; id: the call that put it; status: a handoff.Plan* status, "" for pending
 	evCancel                       // the user stopped the turn; a later request starts a new one
 	evDecision                     // text: a question the user answered, and the answer
+	evTool                         // for an observer only: a tool call's tool in text, its arguments in output; the fold ignores it
 )
 
 type opKind uint8
@@ -249,6 +250,10 @@ func (f *folder) add(e event) {
 		f.todosSet = true
 	case evTask:
 		f.task(e)
+		if f.observe != nil {
+			// An observer is told the list as it now stands.
+			f.observe(Event{Kind: EventTodos, Todos: slices.Clone(f.todos)})
+		}
 	case evPlan:
 		if e.text != "" {
 			f.plan, f.planID, f.planStatus = e.text, e.id, cmp.Or(e.status, handoff.PlanPending)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/jsonfast"
 )
 
 // The toolkit for readers in the agents' folders (internal/agents/<name>)
@@ -18,7 +19,7 @@ func Int(n json.Number) (int64, bool) {
 	if n == "" {
 		return 0, false
 	}
-	return toInt(n)
+	return jsonfast.Int(n)
 }
 
 // ExitCode is the exit code a JSON number gives (a fraction dropped); nil

@@ -1,6 +1,9 @@
 package transcript
 
-import "github.com/session-handoff/session-handoff/handoff"
+import (
+	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/untrusted"
+)
 
 // Events: what a reader tells a Builder, in the session's order, as an
 // observer sees it (Limits.Observe). A digest keeps only the end of a
@@ -18,9 +21,9 @@ type EventKind uint8
 const (
 	EventRequest    EventKind = iota + 1 // Text: what the user asked
 	EventAgentText                       // Text: what the agent said; ID groups the parts of one message
-	EventCall                            // a tool call: ID; Text: its command, if a shell command; Files: its file operations
+	EventCall                            // a tool call: ID; Text: its command, if a shell command; Files: its file operations; Tool, Arguments: its tool and arguments, when the reader tells them
 	EventResult                          // a tool call's outcome: ID, Exit, Failed, Status; Text: its output
-	EventTodos                           // Todos: the todo list as it now stands
+	EventTodos                           // Todos: the todo list as it now stands (also after each change of one task)
 	EventCompaction                      // Text: a compaction summary
 	EventPlan                            // Text: the plan the agent put to the user; Status: its answer
 	EventDecision                        // Text: a question the user answered, and the answer
@@ -36,12 +39,30 @@ type Event struct {
 	Failed bool
 	Status string
 	Todos  []handoff.Todo
+	// Tool is a call's tool, as the agent names it; Arguments its
+	// arguments (JSON, as the transcript holds them), cut at
+	// MaxToolArguments with a marker. A reader that tells them
+	// (Builder.Tool) may tell them before or after the call's command or
+	// files, in an event of their own with the call's ID.
+	Tool      string
+	Arguments string
 }
 
 // Observe has fn told every event the builder is given from now on, in
 // order. A reader calls it with its Limits.Observe for a session's main
 // thread only, never for a subagent's.
 func (b *Builder) Observe(fn func(Event)) { b.f.observe = fn }
+
+// Tool tells an observer the tool of the call id and its arguments
+// (raw JSON or text, cut at MaxToolArguments): what a call that is no
+// shell command and touches no file did. The digest does not keep it;
+// without an observer it does nothing.
+func (b *Builder) Tool(id, name, arguments string) {
+	if b.f.observe == nil || id == "" {
+		return
+	}
+	b.f.add(event{kind: evTool, id: id, text: untrusted.OneLine(name, 128), output: shortenHead(arguments, MaxToolArguments)})
+}
 
 // Observing says an observer wants the outputs of calls that succeeded
 // too, which a digest does not keep: a reader that leaves them out for
@@ -75,6 +96,8 @@ func observed(e event) (Event, bool) {
 		out.Kind = EventPlan
 	case evDecision:
 		out.Kind = EventDecision
+	case evTool:
+		out.Kind, out.Text, out.Tool, out.Arguments = EventCall, "", e.text, e.output
 	default:
 		return Event{}, false
 	}

@@ -13,7 +13,6 @@ package transcript
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +26,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/jsonfast"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/untrusted"
 )
@@ -46,6 +46,9 @@ const (
 	MaxAgentMessage = 16 << 10
 	// MaxCommandText bounds the text of one command.
 	MaxCommandText = 4 << 10
+	// MaxToolArguments bounds a tool call's arguments as an observer is
+	// told them (Builder.Tool).
+	MaxToolArguments = 2 << 10
 	// MaxCommandOutput bounds the output kept with a failed command.
 	MaxCommandOutput = 4 << 10
 	// MaxFailureOutput bounds the output of the last failure.
@@ -334,24 +337,9 @@ func (st *Stats) count(n int, tooLong, ok bool) bool {
 
 // Lenient accessors: a field of the wrong type reads as absent.
 
-func toInt(v any) (int64, bool) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return 0, false
-	}
-	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
-		return i, true
-	}
-	f, err := strconv.ParseFloat(string(n), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f >= math.MaxInt64 || f <= math.MinInt64 {
-		return 0, false
-	}
-	return int64(f), true
-}
-
 // exitCode converts a number to an exit code when it is one.
 func exitCode(v any) *int {
-	n, ok := toInt(v)
+	n, ok := jsonfast.Int(v)
 	if !ok || n < math.MinInt32 || n > math.MaxInt32 {
 		return nil
 	}

@@ -68,6 +68,7 @@ func Agent() agent.Agent {
 		// the system prompt, and some versions take it in print mode only.)
 		StartArgs: func(dir, message string) []string { return []string{message} },
 
+		Package: plugin,
 		HookSpec: &agent.HookSpec{ProjectSettings: ".claude/settings.json", UserSettings: ".claude/settings.json",
 			// .claude/settings.local.json is the project's personal settings
 			// file, not shared with the team: Claude Code writes there itself
@@ -83,5 +84,7 @@ func Agent() agent.Agent {
 			// capture fits many times over.
 			Events: []agent.HookEvent{{Ours: "session-start", Theirs: "SessionStart"}, {Ours: "pre-compact", Theirs: "PreCompact", Timeout: 60}, {Ours: "session-end", Theirs: "SessionEnd", Timeout: 60}},
 			Docs:   "https://code.claude.com/docs/en/hooks"},
+		// Its native writer (launch --native): native.go.
+		Native: Native{},
 	}
 }

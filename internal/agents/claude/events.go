@@ -473,6 +473,9 @@ func assistant(b *transcript.Builder, l *line, raw []byte) {
 
 func toolUse(b *transcript.Builder, bl *block) {
 	id := bl.ID
+	// An observer is told the tool's name; its arguments are decoded only
+	// as far as the digest reads them.
+	b.Tool(id, bl.Name, "")
 	in := bl.Input
 	if in == nil {
 		return

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -135,14 +134,16 @@ func (reader) Read(path, _ string, lim transcript.Limits) (*transcript.Digest, e
 	haveCompaction := readSide(filepath.Join(dir, id+compactionSuffix), &c) == nil
 	d, err := transcript.ReadOpen(path, lim, func(r *io.SectionReader) (*transcript.Digest, error) {
 		s := newSession()
+		s.b.Observe(lim.Observe) // the session's own turns: its subagents' files are read apart
 		if haveManifest {
 			s.manifest(m)
 		}
 		if haveCompaction {
 			s.compaction = &c
 		}
+		// ReadOpen names the file.
 		if err := s.read(r, lim); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
 		}
 		return s.finish()
 	})
@@ -454,6 +455,9 @@ func (s *session) assistant(m message, blocks []block) {
 func (s *session) toolUse(bl block) {
 	id := bl.ID
 	c := call{name: bl.Name}
+	if bl.Name != "run_commands" { // each of its commands is a call of its own
+		s.b.Tool(id, bl.Name, string(bl.Input))
+	}
 	switch bl.Name {
 	case "run_commands":
 		c.commands = commandsOf(bl.Input)
@@ -647,6 +651,10 @@ func (s *session) result(bl block) {
 	if c.name != "run_commands" {
 		if failed := bl.IsError || len(outs) > 0 && outs[0].Success != nil && !*outs[0].Success; failed && c.name != "read_files" {
 			s.b.Outcome(bl.ToolUseID, nil, true, outputText(outs))
+		} else if s.b.Observing() {
+			// The result of a file tool that did not fail: an observer
+			// keeps it; the digest keeps only failures.
+			s.b.Done(bl.ToolUseID, outputText(outs))
 		}
 		return
 	}

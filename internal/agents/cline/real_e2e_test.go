@@ -131,14 +131,7 @@ func TestEveryRealSessionIsExpected(t *testing.T) {
 			t.Errorf("%s: %v", e.dir, err)
 		}
 	}
-	if len(files) != len(expected) {
-		t.Errorf("%d sessions in testdata, %d expected", len(files), len(expected))
-	}
-	for _, f := range files {
-		if !expected[f] {
-			t.Errorf("%s has no expectations", f)
-		}
-	}
+	expect.CoveredFiles(t, files, expected, nil)
 }
 
 // A reader that is not Cline's (another agent's, here Gemini CLI's, whose

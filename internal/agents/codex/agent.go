@@ -64,8 +64,9 @@ func Agent() agent.Agent {
 			// or, for a project Codex trusts, .codex/config.toml (older Codex
 			// versions read only the user's file).
 			MCP: &agent.MCPRegistration{ProjectFile: ".codex/config.toml", UserFile: "~/.codex/config.toml", Format: "toml", Key: "mcp_servers",
-				Register: "session-handoff integrate codex --mcp",
-				Docs:     "https://developers.openai.com/codex/config-reference (mcp_servers), https://developers.openai.com/codex/mcp"},
+				ProjectNote: "Codex reads a project's .codex/config.toml only when it trusts the project; --user registers the server for every project",
+				Register:    "session-handoff integrate codex --mcp",
+				Docs:        "https://developers.openai.com/codex/config-reference (mcp_servers), https://developers.openai.com/codex/mcp"},
 		},
 		// 'codex "prompt"' starts the TUI with an initial prompt; its
 		// sandboxes let it read files anywhere.
@@ -82,6 +83,8 @@ func Agent() agent.Agent {
 		// Codex 0.145 (openai/codex#33895) and is clamped to 3 seconds
 		// (SESSION_END_MAX_TIMEOUT_SEC in codex-rs/hooks/src/events/session_end.rs),
 		// with a warning at every start when a hook declares more.
+		ForProject: forProject,
+		HookTrust:  hookTrust,
 		HookSpec: &agent.HookSpec{ProjectSettings: ".codex/hooks.json", UserSettings: ".codex/hooks.json",
 			Events: []agent.HookEvent{{Ours: "session-start", Theirs: "SessionStart"}, {Ours: "pre-compact", Theirs: "PreCompact", Timeout: 60}, {Ours: "session-end", Theirs: "SessionEnd", Timeout: 3}},
 			// A hook that is not managed runs only once the user has reviewed
@@ -90,6 +93,8 @@ func Agent() agent.Agent {
 			// (codex-rs/hooks/src/engine/discovery.rs, hook_trust_status).
 			Trust: "Codex runs a new hook only after you review and trust it: start codex, type /hooks and trust the three session-handoff hooks (again after each change to them); a project's .codex/hooks.json loads only in a project Codex trusts.",
 			Docs:  "https://developers.openai.com/codex/hooks"},
+		// Its native writer (launch --native): native.go.
+		Native: Native{},
 	}
 }
 

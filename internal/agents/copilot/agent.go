@@ -83,5 +83,10 @@ func Agent() agent.Agent {
 			// "true" or all is allowed ("Loading repo hooks in prompt mode").
 			Trust: "GitHub Copilot CLI runs a repository's hooks (.github/hooks) in a folder you have trusted; in prompt mode (-p) only with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true or COPILOT_ALLOW_ALL set.",
 			Docs:  "https://docs.github.com/en/copilot/reference/copilot-cli-reference/cli-hooks-reference"},
+		// Copilot writes a session's log when the session shuts down: after
+		// the sessionEnd hook, and after the preCompact hook of a /compact
+		// run (which fires no sessionEnd).
+		LateSession: &agent.LateSession{IsID: IsSessionID, File: EventsFile, Ended: Ended},
+		HookTrust:   hookTrust,
 	}
 }

@@ -87,11 +87,16 @@ type eventData struct {
 type toolRequest struct {
 	ToolCallID string `json:"toolCallId"`
 	Name       string `json:"name"`
-	Arguments  struct {
-		Command string `json:"command"` // bash
-		Path    string `json:"path"`    // create, edit, view
-		Query   string `json:"query"`   // sql
-	} `json:"arguments"`
+	// Arguments are the call's arguments as the log holds them (an
+	// observer is told them whole), read into toolArguments.
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// toolArguments are the arguments of a tool call the digest reads.
+type toolArguments struct {
+	Command string `json:"command"` // bash
+	Path    string `json:"path"`    // create, edit, view
+	Query   string `json:"query"`   // sql
 }
 
 // known are the line types that say nothing the digest keeps: read, and
@@ -124,6 +129,7 @@ var known = func() map[string]bool {
 func read(r io.Reader, lim transcript.Limits) (*transcript.Digest, error) {
 	lim = lim.WithDefaults()
 	rd := &reader{b: transcript.NewBuilder(), sql: map[string]string{}}
+	rd.b.Observe(lim.Observe) // the main agent's events only: a subagent's have builders of their own
 	d := rd.b.Digest()
 	err := transcript.EachLine(io.LimitReader(r, lim.MaxFile), lim, &d.Stats, func(line []byte) error {
 		var e event
@@ -272,7 +278,10 @@ func (rd *reader) event(e *event) {
 
 // call reads one tool request of an assistant message.
 func (rd *reader) call(b *transcript.Builder, req *toolRequest) {
-	id, args := req.ToolCallID, &req.Arguments
+	id := req.ToolCallID
+	args := &toolArguments{}
+	_ = transcript.DecodeValue(req.Arguments, args) // arguments of another shape: none the digest reads
+	b.Tool(id, req.Name, string(req.Arguments))
 	switch req.Name {
 	case "bash":
 		b.Command(id, args.Command)

@@ -67,7 +67,7 @@ func Agent() agent.Agent {
 			// directory up) or the user's ~/.config/crush/crush.json,
 			// each server {"type": "stdio", "command", "args"}
 			// (MCPConfig, internal/config/config.go v0.90.0).
-			MCP: &agent.MCPRegistration{ProjectFile: "crush.json", UserFile: "~/.config/crush/crush.json", Format: "json-stdio", Key: "mcp",
+			MCP: &agent.MCPRegistration{ProjectFile: "crush.json", UserFile: "~/.config/crush/crush.json", Format: "json", Key: "mcp", Entry: stdioEntry,
 				Register: "session-handoff integrate crush --mcp",
 				Docs:     "README.md of github.com/charmbracelet/crush, MCPs (v0.90.0)"},
 		},
@@ -165,7 +165,7 @@ func (reader) Detect(head []byte) (transcript.Detected, bool) {
 	}
 	// Page 1: the 100-byte header, then an interior table page.
 	if len(head) >= 112 && head[100] == 0x05 {
-		return transcript.Detected{Agent: Name, What: "a SQLite database whose schema lies past its first pages (Crush's, if any)"}, true
+		return transcript.Detected{Agent: Name, What: "a SQLite database whose schema lies past its first pages (Crush's, if any)", Guess: true}, true
 	}
 	return transcript.Detected{}, false
 }

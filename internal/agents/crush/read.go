@@ -145,7 +145,7 @@ func readDB(db *sqlitefile.DB, id, cwd string, lim transcript.Limits) (*transcri
 		return nil, err
 	}
 	b.Time(unixTime(s.created))
-	fold(b, s.id, msgs, &d.Stats)
+	fold(b, s.id, msgs, &d.Stats, lim.Observe)
 	b.Time(unixTime(s.updated))
 	if s.todos != "" {
 		var todos []todoItem
@@ -271,12 +271,21 @@ type call struct {
 // requests, answers, summaries and cancellation, and the tool calls of
 // the session and its subagents (whose prompts and answers are the
 // agent tool's, not the user's words or the agent's).
-func fold(b *transcript.Builder, id string, msgs []*message, st *transcript.Stats) {
+//
+// observe, when set, is told the session's own messages' events
+// (transcript.Limits.Observe): a subagent's calls are folded into the
+// session's digest, but they are not its conversation.
+func fold(b *transcript.Builder, id string, msgs []*message, st *transcript.Stats, observe func(transcript.Event)) {
 	// A provider's call ids may repeat across turns: a result belongs to
 	// the latest call of its id.
 	open := map[string]call{}
 	for _, m := range msgs {
 		own := m.session == id
+		if own {
+			b.Observe(observe)
+		} else {
+			b.Observe(nil)
+		}
 		b.Time(unixTime(m.created))
 		for i, p := range m.parts {
 			if !knownPart(p.Type) {
@@ -324,6 +333,7 @@ func fold(b *transcript.Builder, id string, msgs []*message, st *transcript.Stat
 			}
 		}
 	}
+	b.Observe(observe) // the todo list read after is the session's
 }
 
 // text adds a text part: a user's request, the agent's answer, or the
@@ -349,6 +359,7 @@ func startTool(b *transcript.Builder, key string, c toolCall) {
 	if c.Input != "" && json.Unmarshal([]byte(c.Input), &in) != nil {
 		return // arguments the model got wrong: the tool ran nothing
 	}
+	b.Tool(key, c.Name, c.Input)
 	switch c.Name {
 	case "bash":
 		if strings.TrimSpace(in.Command) != "" {
@@ -389,6 +400,12 @@ func endTool(b *transcript.Builder, c call, r toolResult) {
 		}
 	case "write", "edit", "multiedit":
 		b.Outcome(c.key, nil, r.IsError, r.Content)
+	default:
+		if b.Observing() {
+			// Another tool's result (view, ls, grep, fetch, an MCP
+			// server's): an observer keeps it.
+			b.Outcome(c.key, nil, r.IsError, r.Content)
+		}
 	}
 }
 

@@ -104,7 +104,7 @@ func TestFoldShapes(t *testing.T) {
 	b := transcript.NewBuilder()
 	b.SetCWD("/p")
 	b.Digest().Stats.Records = len(msgs)
-	fold(b, s, msgs, &b.Digest().Stats)
+	fold(b, s, msgs, &b.Digest().Stats, nil)
 	d, err := b.Finish(Name)
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +156,7 @@ func TestSummaryIsNoAnswer(t *testing.T) {
 	}
 	b := transcript.NewBuilder()
 	b.Digest().Stats.Records = len(msgs)
-	fold(b, "s", msgs, &b.Digest().Stats)
+	fold(b, "s", msgs, &b.Digest().Stats, nil)
 	d, err := b.Finish(Name)
 	if err != nil {
 		t.Fatal(err)

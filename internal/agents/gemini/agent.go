@@ -77,5 +77,10 @@ func Agent() agent.Agent {
 			Events: []agent.HookEvent{{Ours: "session-start", Theirs: "SessionStart"}, {Ours: "pre-compact", Theirs: "PreCompress"}, {Ours: "session-end", Theirs: "SessionEnd"}}, Named: true,
 			Trust: "Gemini CLI runs a project's hooks only in a folder you trust, and warns before it runs a project hook it has not seen (google-gemini/gemini-cli docs/cli/trusted-folders.md, docs/hooks/best-practices.md).",
 			Docs:  "https://github.com/google-gemini/gemini-cli/blob/main/docs/hooks/reference.md"},
+		CompactCaptures: willCompress,
+		HookTrust:       hookTrust,
+		Package:         extension,
+		// Its native writer (launch --native): native.go.
+		Native: Native{},
 	}
 }

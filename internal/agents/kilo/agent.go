@@ -65,7 +65,7 @@ func Agent() agent.Agent {
 			// {"type": "local", "command": [program, args…]}: OpenCode's
 			// config schema, which 7.7.7 keeps (ALL_CONFIG_FILES
 			// kilo.jsonc, kilo.json, opencode.jsonc, opencode.json).
-			MCP: &agent.MCPRegistration{ProjectFile: "kilo.json", UserFile: "~/.config/kilo/kilo.json", Format: "json-local", Key: "mcp",
+			MCP: &agent.MCPRegistration{ProjectFile: "kilo.json", UserFile: "~/.config/kilo/kilo.json", Format: "json", Key: "mcp", Entry: opencode.LocalEntry,
 				Register: "session-handoff integrate kilo --mcp",
 				Docs:     "the config schema in the binary of @kilocode/cli 7.7.7 (OpenCode's, https://opencode.ai/docs/mcp-servers/)"},
 		},

@@ -54,7 +54,7 @@ func Agent() agent.Agent {
 			// the config schema of opencode 1.18.33). Checked offline:
 			// 'opencode mcp list' shows it connected, and its tools reach
 			// the model as session-handoff_handoff_list….
-			MCP: &agent.MCPRegistration{ProjectFile: "opencode.json", UserFile: "~/.config/opencode/opencode.json", Format: "json-local", Key: "mcp",
+			MCP: &agent.MCPRegistration{ProjectFile: "opencode.json", UserFile: "~/.config/opencode/opencode.json", Format: "json", Key: "mcp", Entry: LocalEntry,
 				Register: "session-handoff integrate opencode --mcp",
 				Docs:     "https://opencode.ai/docs/mcp-servers/ (opencode-ai 1.18.33)"},
 		},
@@ -100,12 +100,17 @@ type Layout struct {
 	// Marks are tables only this program's database has; Foreign those
 	// of another program's in the same layout, which is not this one's.
 	Marks, Foreign []string
+	// Plain is set for the layout's own program (OpenCode): it also
+	// takes a database with the layout's session and part tables and
+	// none of Foreign, which a fork's never is (each fork is told by its
+	// Marks), so that no two programs claim one database.
+	Plain bool
 }
 
 // own is OpenCode's layout. A fork's database holding one of Foreign is
 // the fork's (kilo_board: Kilo Code's CLI 7.7.7), not OpenCode's.
 var own = Layout{Name: Name, Display: "OpenCode", What: "an OpenCode database", Stem: "opencode", DBVar: "OPENCODE_DB",
-	Marks: []string{"event_sequence", "control_account"}, Foreign: []string{"kilo_board", "kilo_board_message"}}
+	Marks: []string{"event_sequence", "control_account"}, Foreign: []string{"kilo_board", "kilo_board_message"}, Plain: true}
 
 // Transcripts finds, recognises and reads the sessions of a program in
 // OpenCode's layout.
@@ -180,11 +185,10 @@ func find(path string, name transcript.Agent) ([]transcript.SessionInfo, error) 
 
 // Detect takes a SQLite database whose schema, as far as head holds it,
 // creates tables only the program's has (Marks: those of its first
-// migrations, which sqlite_schema lists first; or session and part) and
-// none of Foreign; or one whose first page holds no schema yet, as
-// OpenCode's main file has until the first checkpoint of its WAL
-// (reading it then says whether it is one; the first program of the
-// table in this layout takes it).
+// migrations, which sqlite_schema lists first; or, for a Plain layout,
+// session and part) and none of Foreign; or, as a guess, one whose first
+// page holds no schema yet, as OpenCode's main file has until the first
+// checkpoint of its WAL (reading it then says whether it is one).
 func (r reader) Detect(head []byte) (transcript.Detected, bool) {
 	if !sqlitefile.HasHeader(head) {
 		return transcript.Detected{}, false
@@ -194,26 +198,27 @@ func (r reader) Detect(head []byte) (transcript.Detected, bool) {
 	if slices.ContainsFunc(r.l.Foreign, has) {
 		return transcript.Detected{}, false
 	}
-	if slices.ContainsFunc(r.l.Marks, has) || has("session") && has("part") {
+	if slices.ContainsFunc(r.l.Marks, has) || r.l.Plain && has("session") && has("part") {
 		return d, true
 	}
 	// Page 1: the 100-byte header, then a table leaf with no cell.
 	if len(head) >= 108 && head[100] == 0x0d && binary.BigEndian.Uint16(head[103:105]) == 0 {
 		d.What = "a SQLite database with its schema still in its WAL (" + r.l.Display + "'s, if any)"
+		d.Guess = true
 		return d, true
 	}
 	return transcript.Detected{}, false
 }
 
 // DetectSchema takes a database that has the program's tables (Marks, or
-// session and part) and none of Foreign, wherever its schema lies: a
+// for a Plain layout session and part) and none of Foreign, wherever its schema lies: a
 // database after VACUUM, or rebuilt from a dump, as users copy them.
 func (r reader) DetectSchema(tables map[string][]string) (transcript.Detected, bool) {
 	has := func(table string) bool { _, ok := tables[table]; return ok }
 	if slices.ContainsFunc(r.l.Foreign, has) {
 		return transcript.Detected{}, false
 	}
-	if slices.ContainsFunc(r.l.Marks, has) || has("session") && has("part") {
+	if slices.ContainsFunc(r.l.Marks, has) || r.l.Plain && has("session") && has("part") {
 		return transcript.Detected{Agent: r.l.Name, What: r.l.What}, true
 	}
 	return transcript.Detected{}, false

@@ -56,10 +56,12 @@ type partData struct {
 }
 
 type toolState struct {
-	Status string    `json:"status"`
-	Input  toolInput `json:"input"`
-	Output string    `json:"output"`
-	Error  string    `json:"error"`
+	Status string `json:"status"`
+	// Input is the call's arguments as the part holds them (an observer
+	// is told them whole), read into toolInput.
+	Input  json.RawMessage `json:"input"`
+	Output string          `json:"output"`
+	Error  string          `json:"error"`
 	// Metadata is the tool's own: bash's exit code, write's whether the
 	// file existed, task's subagent session.
 	Metadata struct {
@@ -137,6 +139,7 @@ func readDB(db *sqlitefile.DB, id string, name transcript.Agent, lim transcript.
 	// The session and its subagents', to any depth.
 	in := transcript.Subtree(s.id, all, func(o sessionRow) (string, string) { return o.id, o.parent })
 	b := transcript.NewBuilder()
+	b.Observe(lim.Observe) // the session's own turns: fold gives its subagents builders of their own
 	d := b.Digest()
 	d.Session.ID = s.id
 	d.Session.AgentVersion = s.version
@@ -473,7 +476,11 @@ func userText(s string) string {
 func tool(b *transcript.Builder, p part) {
 	st := p.data.State
 	id := p.id // a part id is unique; a provider's call id may repeat across runs
-	in := st.Input
+	var in toolInput
+	if len(st.Input) > 0 && json.Unmarshal(st.Input, &in) != nil {
+		in = toolInput{} // arguments of another shape: none the digest reads
+	}
+	b.Tool(id, p.data.Tool, string(st.Input))
 	switch p.data.Tool {
 	case "bash":
 		if strings.TrimSpace(in.Command) == "" {
@@ -509,9 +516,15 @@ func tool(b *transcript.Builder, p part) {
 			}
 			b.Todos(todos)
 		}
-		return
+		if !b.Observing() {
+			return
+		}
 	default:
-		return
+		if !b.Observing() {
+			return
+		}
+		// Another tool (grep, glob, webfetch, an MCP server's): an
+		// observer keeps its result; the digest keeps no such call.
 	}
 	switch st.Status {
 	case "completed":

@@ -1,7 +1,6 @@
 package opencode
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -197,25 +196,11 @@ func checkDigest(t *testing.T, e expectation, d *transcript.Digest) {
 // TestRealDatabasesCovered: every database under testdata/real-e2e has
 // field-by-field expectations, for its session active last too.
 func TestRealDatabasesCovered(t *testing.T) {
-	ents, err := os.ReadDir(filepath.Join("testdata", "real-e2e"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	latest := map[string]bool{}
 	for _, e := range expectations {
-		latest[e.name] = latest[e.name] || !e.older
-	}
-	n := 0
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
-		n++
-		if !latest[e.Name()] {
-			t.Errorf("testdata/real-e2e/%s has no expectation for its latest session", e.Name())
+		if !e.older {
+			latest[e.name+"/opencode.db.gz"] = true
 		}
 	}
-	if n != len(latest) {
-		t.Errorf("%d databases, expectations for %d", n, len(latest))
-	}
+	expect.Covered(t, filepath.Join("testdata", "real-e2e"), "*/opencode.db.gz", latest)
 }

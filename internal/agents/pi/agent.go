@@ -69,6 +69,8 @@ func Agent() agent.Agent {
 				{Ours: "pre-compact", Theirs: eventCompact, Timeout: 60}, {Ours: "session-end", Theirs: eventEnd, Timeout: 60}},
 			Whole: extension,
 			Docs:  "docs/extensions.md of @mariozechner/pi-coding-agent 0.73.1"},
+		// Its native writer (launch --native): native.go.
+		Native: Native{},
 	}
 }
 

@@ -91,6 +91,8 @@ func Agent() agent.Agent {
 				{Ours: "session-end", Theirs: "SessionEnd", Timeout: 60}, {Ours: "turn-end", Theirs: "Stop", Timeout: 60}},
 			Trust: "Qwen Code runs a project's hooks only in a folder it trusts when folder trust is on (security.folderTrust.enabled; ~/.qwen/trustedFolders.json).",
 			Docs:  "packages/core/src/hooks (github.com/QwenLM/qwen-code, @qwen-code/qwen-code 0.24.4)"},
+		// Its native writer (launch --native): native.go.
+		Native: Native{},
 	}
 }
 

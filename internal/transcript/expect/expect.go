@@ -285,25 +285,53 @@ func sameTodos(a, b []handoff.Todo) bool {
 // Covered fails t unless the files matching pattern under dir (a glob of
 // paths relative to it, such as "*/*.jsonl") and the keys of expectations
 // (those paths, with '/') are the same: a transcript kept without its
-// expectation, or an expectation of a file no longer there.
+// expectation, or an expectation of a file no longer there. No file
+// matching is a failure too.
 func Covered[V any](t testing.TB, dir, pattern string, expectations map[string]V) {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, pattern))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(files) == 0 {
+		t.Errorf("no file matches %s under %s", pattern, dir)
+	}
+	rels := make([]string, len(files))
+	for i, f := range files {
+		rel, err := filepath.Rel(dir, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rels[i] = filepath.ToSlash(rel)
+	}
+	CoveredFiles(t, rels, expectations, nil)
+}
+
+// CoveredFiles fails t unless files (paths with '/') and the keys of
+// expectations are the same, but for pending: files that have no
+// expectation yet, each of which must still be among files and still
+// have none.
+func CoveredFiles[V any](t testing.TB, files []string, expectations map[string]V, pending map[string]bool) {
+	t.Helper()
 	seen := map[string]bool{}
-	for _, f := range files {
-		rel, _ := filepath.Rel(dir, f)
-		rel = filepath.ToSlash(rel)
+	for _, rel := range files {
 		seen[rel] = true
-		if _, ok := expectations[rel]; !ok {
+		_, have := expectations[rel]
+		switch {
+		case have && pending[rel]:
+			t.Errorf("%s has an expectation: take it off the pending list", rel)
+		case !have && !pending[rel]:
 			t.Errorf("%s has no expectation", rel)
 		}
 	}
 	for rel := range expectations {
 		if !seen[rel] {
 			t.Errorf("the expectation of %s has no file", rel)
+		}
+	}
+	for rel := range pending {
+		if !seen[rel] {
+			t.Errorf("%s is pending an expectation but is no file kept", rel)
 		}
 	}
 }
