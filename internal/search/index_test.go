@@ -169,6 +169,49 @@ func TestMergeKeepsAnswers(t *testing.T) {
 	}
 }
 
+// Full segments (a large index's, full batches) are not rewritten for a
+// small change: past maxSegments of them, an update adds its own and
+// leaves them, and one that changes nothing writes nothing (at 5 GiB
+// every update rewrote the whole 445 MiB index). Small ones still merge
+// (TestMergeKeepsAnswers), and a segment most of whose documents were
+// replaced is rewritten with them.
+func TestFullSegmentsAreNotMerged(t *testing.T) {
+	defer func(old int64) { fullSegment = old }(fullSegment)
+	fullSegment = 1 // every segment counts as full
+	ix := Open(t.TempDir())
+	var srcs []Source
+	for i := range maxSegments + 3 {
+		id := fmt.Sprint("s", i)
+		srcs = append(srcs, src(id, 1, withUnits(doc(id, i), Unit{KindRequest, "common word" + fmt.Sprint(" w", i)})))
+		if st, err := ix.Update(srcs, false, nil); err != nil || st.Merged {
+			t.Fatalf("update %d: %+v %v", i, st, err)
+		}
+	}
+	before, err := ix.readManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before.Segments) != maxSegments+3 {
+		t.Fatalf("%d segments, want one an update", len(before.Segments))
+	}
+	if st, err := ix.Update(srcs, false, nil); err != nil || st.Merged || st.Added != 0 {
+		t.Fatalf("an update with nothing changed: %+v %v", st, err)
+	}
+	after, _ := ix.readManifest()
+	if !slices.Equal(after.Segments, before.Segments) {
+		t.Errorf("segments rewritten with nothing changed: %v, were %v", after.Segments, before.Segments)
+	}
+	// Small ones again: the small segments merge, into one.
+	fullSegment = 1 << 40
+	srcs = append(srcs, src("new", 1, withUnits(doc("new", 99), Unit{KindRequest, "common word"})))
+	if st, err := ix.Update(srcs, false, nil); err != nil || !st.Merged {
+		t.Fatalf("an update past %d small segments: %+v %v", maxSegments, st, err)
+	}
+	if got := ids(t, ix, "common", Filter{}); len(got) != len(srcs) {
+		t.Errorf("common found %d after the merge, want %d", len(got), len(srcs))
+	}
+}
+
 // A writer killed after writing a segment but before the manifest leaves
 // a stray segment: the index answers as before, and the next update
 // removes it.
