@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -369,5 +370,52 @@ func TestSharedFileSessionStamp(t *testing.T) {
 	os.Remove(db)
 	if _, ok := sessionStamp(map[string]string{}, a, Stamp{}, true); ok {
 		t.Error("a session whose database is gone has a stamp")
+	}
+}
+
+// parseRow reads the manifest's source lines as encoding/json does, or
+// leaves them to it: keys with escapes and odd characters round-trip
+// through the manifest, and a line of another shape is refused.
+func TestParseRowAgreesWithJSON(t *testing.T) {
+	for _, line := range []string{
+		`["session:codex:/h/r.jsonl#id",12,1795934389971487848,"9d01555fa50e110695eca1da","seg-000001.six",3]`,
+		`["handoff:01J",0,1,"","",0]`,
+		`["session:x:/h/\"quoted\"\\back.jsonl#1",1,2,"t","seg-000002.six",0]`,
+		`["session:x:/h/ünïcode 日本.jsonl#1",1,-2,"t","",0]`,
+	} {
+		var row []any
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.UseNumber()
+		var wantKey string
+		var want entry
+		if dec.Decode(&row) != nil || !decodeRow(row, &wantKey, &want) {
+			t.Fatalf("encoding/json refuses %s", line)
+		}
+		if key, e, ok := parseRow([]byte(line)); ok && (key != wantKey || e != want) {
+			t.Errorf("%s: parseRow %q %+v, encoding/json %q %+v", line, key, e, wantKey, want)
+		}
+	}
+	for _, bad := range []string{`["k",1,2,"t","seg-a/b.six",0]`, `["k",1,2,"t","",0`, `["k",1,2,"t","",-1]`, `["k",1,"2","t","",0]`, `["k",1,2,"t","",0]x`} {
+		if _, _, ok := parseRow([]byte(bad)); ok {
+			t.Errorf("parseRow took %s", bad)
+		}
+	}
+	// Through the manifest: the keys come back as they went.
+	ix := Open(t.TempDir())
+	m := newManifest()
+	for _, k := range []string{"session:x:/h/\"q\"\\b.jsonl#1", "session:x:/h/ü 日本.jsonl#2", "handoff:01J"} {
+		m.Live[k] = entry{Stamp: Stamp{Size: 1, MTime: 1795934389971487848, Tail: "t"}}
+	}
+	if err := ix.writeManifest(m); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ix.readManifest()
+	if err != nil || len(got.Live) != len(m.Live) {
+		t.Fatalf("read back %d sources, %v", len(got.Live), err)
+	}
+	for k, e := range m.Live {
+		if got.Live[k] != e {
+			t.Errorf("%q: %+v, wrote %+v", k, got.Live[k], e)
+		}
 	}
 }
