@@ -43,6 +43,29 @@ func (t *Table) ScanEqual(col string, values []string, fn func(r *Row) error) er
 	})
 }
 
+// HasEqual says which of values (text) column col of t holds in some row,
+// reading only an index of t that begins with col (as ScanEqual takes
+// one): a few pages a value, not the table. ok is false when there is no
+// such index or it cannot be read: the caller scans.
+func (t *Table) HasEqual(col string, values []string) (has map[string]bool, ok bool) {
+	root := t.indexOn(col)
+	if root == 0 {
+		return nil, false
+	}
+	has = map[string]bool{}
+	for _, v := range values {
+		var ids []int64
+		s := &scan{db: t.db, visited: map[uint32]bool{}, firstOnly: true}
+		if err := s.seek(root, 0, v, &ids); err != nil && !errors.Is(err, errStop) {
+			return nil, false
+		}
+		if len(ids) > 0 {
+			has[v] = true
+		}
+	}
+	return has, true
+}
+
 // indexOn is the root page of an index of t whose first column is col,
 // ascending, of the binary collation and not partial; 0 when there is
 // none.
@@ -178,6 +201,9 @@ func (s *scan) seek(n uint32, depth int, v string, out *[]int64) error {
 				return corrupt("over %d index entries", maxIndexRows)
 			}
 			*out = append(*out, rowid)
+			if s.firstOnly {
+				return errStop
+			}
 		}
 		if cmp > 0 {
 			return nil // every later key, and the right child, is above v

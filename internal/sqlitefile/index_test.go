@@ -81,6 +81,11 @@ func TestScanEqualAgreesWithScan(t *testing.T) {
 	if g := got("ses_none"); len(g) != 0 {
 		t.Errorf("a session no row has: %v", g)
 	}
+	// HasEqual: which values some row holds, from the index alone.
+	has, ok := tbl.HasEqual("session_id", append(some, "ses_none"))
+	if !ok || len(has) != len(some) || has["ses_none"] {
+		t.Errorf("HasEqual(%d sessions and one no row has) = %v, %v", len(some), has, ok)
+	}
 	// A descending or partial index is not used; a column no index
 	// leads is scanned.
 	other, err := db.Table("other")
