@@ -13,8 +13,8 @@
 # The archive holds the ten agents' sessions in turn (bench/gensessions).
 #
 # Environment:
-#   BENCH_FULL      set to 1 for the 5 GiB campaign (20,000 sessions; an
-#                   hour of the machine, 6 GiB of disk): never in CI
+#   BENCH_FULL      set to 1 for the 5 GiB campaign (20,000 sessions; ten
+#                   minutes or more of both CPUs, 6 GiB of disk): never in CI
 #   BENCH_SESSIONS  sessions in the archive (default 2000, 20000 with BENCH_FULL=1)
 #   BENCH_KB        size of each session in KiB (default 256)
 #   BENCH_RUNS      runs of each query (default 21)
