@@ -6,9 +6,11 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // ScanEqual through an index finds exactly the rows a whole scan finds,
@@ -175,5 +177,44 @@ func TestScanEqualHostile(t *testing.T) {
 		if _, err := count(b); err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrTooLarge) && !strings.Contains(err.Error(), "not text") {
 			t.Errorf("changed bytes: %v", err)
 		}
+	}
+}
+
+// StateKey names a database's files as they were opened: the same while
+// they stay, another once one changes, none while they were just written
+// (a reader keeps nothing of those) or when opened from readers.
+func TestStateKey(t *testing.T) {
+	b, err := os.ReadFile("testdata/plain.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "x.db")
+	os.WriteFile(path, b, 0o600)
+	key := func() string {
+		t.Helper()
+		db, err := Open(path, Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		return db.StateKey()
+	}
+	if k := key(); k != "" {
+		t.Errorf("a file just written has a key: %q", k)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(path, old, old)
+	k1 := key()
+	if k1 == "" || key() != k1 {
+		t.Errorf("a settled file: keys %q, %q", k1, key())
+	}
+	os.WriteFile(path, append(b, make([]byte, 512)...), 0o600)
+	os.Chtimes(path, old, old)
+	if k2 := key(); k2 == "" || k2 == k1 {
+		t.Errorf("a changed file keeps its key: %q", k2)
+	}
+	db, err := OpenReaderAt(bytes.NewReader(b), int64(len(b)), nil, 0, Limits{})
+	if err != nil || db.StateKey() != "" {
+		t.Errorf("opened from a reader: key %q, %v", db.StateKey(), err)
 	}
 }
