@@ -33,7 +33,7 @@ type searchOptions struct {
 func newSearchCmd(a *app) *cobra.Command {
 	var opts searchOptions
 	cmd := &cobra.Command{
-		Use:   "search QUERY... [--agent A] [--project DIR] [--since D] [--until D] [--machine M] [--kind K] [--limit N] [--json] | search --reindex",
+		Use:   "search QUERY... [--agent A] [--project DIR] [--since D] [--until D] [--machine M] [--kind K] [--limit N] [--json] | search | search --reindex",
 		Short: "search every past session and handoff",
 		Long: `Searches the sessions of every agent this machine can read and every stored
 handoff (saved, imported, received and synced from your other devices), newest
@@ -52,6 +52,11 @@ and handoffs that changed since it last ran (--no-update skips that), and
 query: the hooks run that in the background after each capture, once the index
 exists. Deleting the directory is safe.
 
+Without a query, on a terminal, search opens a picker over the index: type
+to search (each key runs the query again), up/down to move, enter prints the
+command that opens the chosen result (show ID, capture --session PATH), esc
+cancels; the filters apply. Elsewhere a query is required.
+
 --project keeps what ran in that directory or under it, and handoffs of the
 same repository made elsewhere (same root commit or remote), as latest finds
 them. --kind is one of request, message, command, file, decision. --json
@@ -61,7 +66,8 @@ and open (the command that opens it).`,
 		Example: `  session-handoff search flaky test
   session-handoff search '"connection refused"' --agent codex --since 2w
   session-handoff search 'refact* -revert' --project . --kind request --json
-  session-handoff search --reindex`,
+  session-handoff search --reindex
+  session-handoff search --agent codex       # on a terminal: type, pick, enter`,
 		RunE: func(_ *cobra.Command, args []string) error { return runSearch(a, opts, args) },
 	}
 	f := cmd.Flags()
@@ -85,6 +91,12 @@ func runSearch(a *app, opts searchOptions, args []string) error {
 	if opts.limit < 1 {
 		return usagef("--limit must be 1 or more")
 	}
+	if len(args) == 0 && !opts.reindex && !opts.update {
+		if in, tty, ok := a.searchTerminal(); ok {
+			defer tty.Close()
+			return a.searchInteractive(opts, in, tty)
+		}
+	}
 	var q search.Query
 	if len(args) > 0 || !opts.reindex && !opts.update {
 		var err error
@@ -102,7 +114,13 @@ func runSearch(a *app, opts searchOptions, args []string) error {
 	}
 	ix := search.Open(filepath.Join(s.Dir(), search.DirName))
 	if !opts.noUpdate || opts.reindex || opts.update {
-		if err := a.updateIndex(ix, s, opts.reindex); err != nil {
+		mode := search.Quick
+		if opts.reindex {
+			mode = search.Rebuild
+		} else if opts.update {
+			mode = search.Full
+		}
+		if err := a.updateIndex(ix, s, mode); err != nil {
 			return err
 		}
 	}
@@ -133,6 +151,39 @@ func runSearch(a *app, opts searchOptions, args []string) error {
 	if res.More {
 		fmt.Fprintf(a.stderr, "more found: --limit %d shows more\n", opts.limit*2)
 	}
+	return nil
+}
+
+// searchInteractive is search without a query on a terminal: the index
+// caught up (unless --no-update), the picker over it, and the chosen
+// result's open command printed.
+func (a *app) searchInteractive(opts searchOptions, in *os.File, tty *os.File) error {
+	f, err := a.searchFilter(opts)
+	if err != nil {
+		return err
+	}
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	ix := search.Open(filepath.Join(s.Dir(), search.DirName))
+	if !opts.noUpdate {
+		if err := a.updateIndex(ix, s, search.Quick); err != nil {
+			return err
+		}
+	}
+	p := &searchPicker{style: a.ttyStyle(), open: openCommand, find: func(q search.Query, limit int) (search.Results, error) {
+		res, err := ix.Search(q, f, limit)
+		if errors.Is(err, search.ErrNoIndex) {
+			return search.Results{}, nil
+		}
+		return res, err
+	}}
+	cmd, err := pickSearch(a, in, tty, p)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stdout, cmd)
 	return nil
 }
 
@@ -181,12 +232,9 @@ func (a *app) searchFilter(opts searchOptions) (search.Filter, error) {
 }
 
 // updateIndex catches the index up with the sessions and handoffs there
-// are now; with rebuild, from nothing, with progress on a terminal.
-func (a *app) updateIndex(ix *search.Index, s *store.Store, rebuild bool) error {
-	r, err := a.redactor()
-	if err != nil {
-		return err
-	}
+// are now, as mode says; a rebuild, with progress on a terminal.
+func (a *app) updateIndex(ix *search.Index, s *store.Store, mode search.Mode) error {
+	rebuild := mode == search.Rebuild
 	var progress func(search.Progress)
 	if rebuild && a.stderrTTY {
 		start := time.Now()
@@ -200,7 +248,7 @@ func (a *app) updateIndex(ix *search.Index, s *store.Store, rebuild bool) error 
 			fmt.Fprintf(a.stderr, "\rindexing %d/%d  %.1f MB/s  %s left   ", p.Done, p.Total, mbs, eta)
 		}
 	}
-	st, err := search.CatchUp(ix, s, a.getenv, r, paths.Hostname(), rebuild, func(err error) { a.warn("%v", err) }, progress)
+	st, err := search.CatchUp(ix, s, a.getenv, a.redactor, paths.Hostname(), mode, func(err error) { a.warn("%v", err) }, progress)
 	if progress != nil {
 		fmt.Fprintln(a.stderr)
 	}

@@ -402,7 +402,22 @@ func sessionStart(ctx context.Context, o Options, root string, pause []string) e
 			render.Fence(untrusted.OneLine(paused.Error(), maxPauseQuote)) + "\n"
 	}
 	text += unsent
+	text += searchLine(o, root)
 	return writeContext(o, text)
+}
+
+// searchLine is the one line that points the agent to handoff_search,
+// when our MCP server is registered with it (the project's settings or
+// the user's): past sessions are a query away. "" otherwise.
+func searchLine(o Options, root string) string {
+	home, err := paths.Home(o.Env)
+	if err != nil {
+		home = ""
+	}
+	if !integrate.MCPRegistered(o.Agent.Name, root, home, o.Env) {
+		return ""
+	}
+	return "\nPast sessions of every agent on this machine, and the stored handoffs, can be searched with session-handoff's MCP tool handoff_search.\n"
 }
 
 // sessionRecap writes, at the start of a session that continues after a

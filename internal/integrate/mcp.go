@@ -12,6 +12,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/internal/agents"
 	"github.com/session-handoff/session-handoff/internal/jsonc"
+	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/targets"
 )
 
@@ -317,4 +318,32 @@ func RegisteredCommand(path string, text []byte) (command string, ok bool, err e
 		return "", true, fmt.Errorf("%s: the command of %s: %w", path, MCPServerName, err)
 	}
 	return command, true, nil
+}
+
+// MCPRegistered says whether our MCP server is registered with agent, in
+// the project's settings (projectRoot) or the user's (under home; for an
+// agent that keeps its user-wide servers in a file it rewrites itself,
+// Claude Code's ~/.claude.json, that file's top-level servers). A file
+// that cannot be read or parsed registers nothing.
+func MCPRegistered(agent, projectRoot, home string, getenv func(string) string) bool {
+	for _, user := range []bool{false, true} {
+		if (!user && projectRoot == "") || (user && home == "") {
+			continue
+		}
+		path, reg, err := MCPPath(agent, projectRoot, home, user, getenv)
+		if errors.Is(err, ErrMCPUserScope) && reg != nil && strings.HasPrefix(reg.UserFile, "~/") {
+			path, err = filepath.Join(home, filepath.FromSlash(strings.TrimPrefix(reg.UserFile, "~/"))), nil
+		}
+		if err != nil {
+			continue
+		}
+		text, err := safefile.ReadFile(path, MaxSettings)
+		if err != nil {
+			continue
+		}
+		if _, ok, err := RegisteredCommand(path, text); err == nil && ok {
+			return true
+		}
+	}
+	return false
 }

@@ -106,11 +106,8 @@ func (s *server) search(_ context.Context, in searchInput) (*mcp.CallToolResult,
 		f.Project = search.ProjectFilter(filepath.Clean(dir), capture.IdentityFunc(context.Background(), filepath.Clean(dir)))
 	}
 	ix := search.Open(filepath.Join(s.o.Store.Dir(), search.DirName))
-	red, err := redact.LoadUserPatterns(s.o.ConfigDir)
-	if err != nil {
-		return nil, searchOutput{}, err
-	}
-	if _, err := search.CatchUp(ix, s.o.Store, s.o.Env, red, s.o.Machine, false, nil, nil); err != nil {
+	red := func() (*redact.Redactor, error) { return redact.LoadUserPatterns(s.o.ConfigDir) }
+	if _, err := search.CatchUp(ix, s.o.Store, s.o.Env, red, s.o.Machine, search.Quick, nil, nil); err != nil {
 		return nil, searchOutput{}, fmt.Errorf("update the search index: %w", err)
 	}
 	res, err := ix.Search(q, f, in.Limit)

@@ -1,133 +1,199 @@
 package search
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
+	"time"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // The catch-up before a search lists every agent's sessions, which reads
-// the start of each: a second or more on a large archive. A fingerprint
-// of what could have changed (every file under the agents' session
-// directories and the store's own files, by name, size and modification
-// time, and every transcript the index holds) lets a search skip that
-// when nothing did.
+// the start of the newest of them: a second or more on a large archive.
+// A snapshot of what could have changed lets a search skip that when
+// nothing did, at the cost of a few hundred stats whatever the archive's
+// size: every directory under the agents' session directories (a file
+// added, renamed or removed changes its directory's modification time),
+// the files written in the last two days (a session still being written
+// grows without a new file beside it), and the store's own files.
+//
+// A session older than that written again in place (a session resumed
+// days later) with no file added beside it is not seen by this check:
+// the next full catch-up (search --update, which the hooks run when a
+// session ends) finds it.
 
-// fingerprintName is the file that holds the fingerprint of the sources
-// as the last complete catch-up saw them.
+// fingerprintName is the file that holds the snapshot of the sources as
+// the last complete catch-up saw them.
 const fingerprintName = "fingerprint"
 
-// maxWalk bounds the files a fingerprint looks at: past it, the catch-up
-// always runs.
-const maxWalk = 1 << 20
+// maxWalk bounds the directories and files a snapshot records: past it,
+// the catch-up always runs.
+const maxWalk = 1 << 16
 
-// Fingerprint hashes what could change the sources: every file under
-// roots (recursively) and the files directly in flat, each by name, size
-// and modification time, and the transcripts the index knows. "" when
-// there are too many files to tell.
-func (ix *Index) Fingerprint(roots, flat []string) string {
-	h := sha256.New()
-	n := 0
-	add := func(path string, fi fs.FileInfo) {
-		var b [16]byte
-		binary.LittleEndian.PutUint64(b[:], uint64(fi.Size()))
-		binary.LittleEndian.PutUint64(b[8:], uint64(fi.ModTime().UnixNano()))
-		h.Write([]byte(path))
-		h.Write([]byte{0})
-		h.Write(b[:])
-		n++
-	}
+// hotWindow is how recently a file must have been written for a snapshot
+// to record it by itself.
+const hotWindow = 48 * time.Hour
+
+// racyWindow: a time this close to the snapshot's may be followed, in
+// the same tick of the file system's clock, by a change that leaves it
+// as it was; a snapshot holding one is not kept.
+const racyWindow = 2 * time.Second
+
+// Kinds of a snapshot's items.
+const (
+	itemDir    = "d" // a directory, by modification time
+	itemFile   = "f" // a file, by size and modification time
+	itemAbsent = "-" // a path that did not exist
+)
+
+// item is one path a snapshot records.
+type item struct {
+	Kind  string `json:"k"`
+	Path  string `json:"p"`
+	Size  int64  `json:"z,omitempty"`
+	MTime int64  `json:"m,omitempty"`
+}
+
+// snapshot is what a quick catch-up compares with the file system.
+type snapshot struct {
+	Roots []string `json:"roots"`
+	Flat  []string `json:"flat"`
+	Items []item   `json:"items"`
+	racy  bool
+}
+
+// takeSnapshot records roots (recursively: every directory, and the files
+// written within hotWindow of now) and flat (the directory and every
+// entry directly in it); nil when there are too many to record.
+func takeSnapshot(roots, flat []string, now time.Time) *snapshot {
+	s := &snapshot{Roots: roots, Flat: flat, Items: []item{}}
 	for _, root := range roots {
-		h.Write([]byte("root\x00" + root + "\x00"))
-		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || n > maxWalk {
-				return filepath.SkipDir
-			}
-			if fi, err := d.Info(); err == nil {
-				add(path, fi)
-			}
-			return nil
-		})
-	}
-	for _, dir := range flat {
-		des, err := os.ReadDir(dir)
-		if err != nil {
+		fi, err := os.Stat(root)
+		switch {
+		case err == nil && fi.Mode().IsRegular():
+			// A root that is a file (a database named by itself).
+			s.add(itemFile, root, fi, now)
+			continue
+		case err != nil || !fi.IsDir():
+			s.Items = append(s.Items, item{Kind: itemAbsent, Path: root})
 			continue
 		}
+		if !s.walk(root, fi, now) {
+			return nil
+		}
+	}
+	for _, dir := range flat {
+		fi, err := os.Stat(dir)
+		if err != nil || !fi.IsDir() {
+			s.Items = append(s.Items, item{Kind: itemAbsent, Path: dir})
+			continue
+		}
+		s.add(itemDir, dir, fi, now)
+		des, _ := os.ReadDir(dir)
 		for _, de := range des {
 			if fi, err := de.Info(); err == nil && de.Name() != DirName {
-				add(filepath.Join(dir, de.Name()), fi)
+				s.add(itemFile, filepath.Join(dir, de.Name()), fi, now)
 			}
 		}
 	}
-	if m, err := ix.readManifest(); err == nil {
-		paths := map[string]bool{}
-		for k := range m.Live {
-			if p, ok := sessionPath(k); ok {
-				paths[p] = true
-			}
-		}
-		sorted := make([]string, 0, len(paths))
-		for p := range paths {
-			sorted = append(sorted, p)
-		}
-		slices.Sort(sorted)
-		for _, p := range sorted {
-			if fi, err := os.Stat(p); err == nil {
-				add(p, fi)
-			} else {
-				h.Write([]byte(p + "\x00gone\x00"))
-			}
-		}
-	}
-	if n > maxWalk {
-		return ""
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// sessionPath is the transcript of a session's key
-// ("session:AGENT:PATH#ID").
-func sessionPath(key string) (string, bool) {
-	rest, ok := strings.CutPrefix(key, "session:")
-	if !ok {
-		return "", false
-	}
-	for i := 0; i < len(rest); i++ {
-		if rest[i] == ':' {
-			rest = rest[i+1:]
-			break
-		}
-	}
-	for i := len(rest) - 1; i >= 0; i-- {
-		if rest[i] == '#' {
-			return rest[:i], true
-		}
-	}
-	return "", false
-}
-
-// Fresh says the sources' fingerprint is fp, as the last complete
-// catch-up saw it.
-func (ix *Index) Fresh(fp string) bool {
-	if fp == "" {
-		return false
-	}
-	b, err := safefile.ReadFile(filepath.Join(ix.dir, fingerprintName), 256)
-	return err == nil && string(b) == fp
-}
-
-// SetFresh records fp as what the last complete catch-up saw.
-func (ix *Index) SetFresh(fp string) error {
-	if fp == "" {
+	if len(s.Items) > maxWalk {
 		return nil
 	}
-	return safefile.WriteFile(filepath.Join(ix.dir, fingerprintName), []byte(fp), 0o600)
+	return s
+}
+
+// walk records dir (fi) and what is under it; false past maxWalk.
+func (s *snapshot) walk(dir string, fi fs.FileInfo, now time.Time) bool {
+	s.add(itemDir, dir, fi, now)
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return true
+	}
+	for _, de := range des {
+		if len(s.Items) > maxWalk {
+			return false
+		}
+		p := filepath.Join(dir, de.Name())
+		switch {
+		case de.IsDir():
+			if fi, err := de.Info(); err == nil && !s.walk(p, fi, now) {
+				return false
+			}
+		case de.Type().IsRegular():
+			if fi, err := de.Info(); err == nil && now.Sub(fi.ModTime()) < hotWindow {
+				s.add(itemFile, p, fi, now)
+			}
+		}
+	}
+	return true
+}
+
+func (s *snapshot) add(kind, path string, fi fs.FileInfo, now time.Time) {
+	it := item{Kind: kind, Path: path, MTime: fi.ModTime().UnixNano()}
+	if kind == itemFile {
+		it.Size = fi.Size()
+	}
+	if now.Sub(fi.ModTime()) < racyWindow {
+		s.racy = true
+	}
+	s.Items = append(s.Items, it)
+}
+
+// holds says the item is as the file system has it now.
+func (it item) holds() bool {
+	fi, err := os.Stat(it.Path)
+	switch it.Kind {
+	case itemAbsent:
+		return errors.Is(err, fs.ErrNotExist)
+	case itemDir:
+		return err == nil && fi.IsDir() && fi.ModTime().UnixNano() == it.MTime
+	case itemFile:
+		return err == nil && fi.Mode().IsRegular() && fi.Size() == it.Size && fi.ModTime().UnixNano() == it.MTime
+	}
+	return false
+}
+
+// maxSnapshot bounds the snapshot file read.
+const maxSnapshot = 64 << 20
+
+// Unchanged says nothing under roots and in flat changed since the last
+// complete catch-up saved its snapshot (SetFresh), as far as the
+// directories and recent files it recorded tell: a stat of each.
+func (ix *Index) Unchanged(roots, flat []string) bool {
+	b, err := safefile.ReadFile(filepath.Join(ix.dir, fingerprintName), maxSnapshot)
+	if err != nil {
+		return false
+	}
+	var s snapshot
+	if json.Unmarshal(b, &s) != nil || !slices.Equal(s.Roots, roots) || !slices.Equal(s.Flat, flat) {
+		return false
+	}
+	for _, it := range s.Items {
+		if !it.holds() {
+			return false
+		}
+	}
+	return true
+}
+
+// SetFresh records s as what the last complete catch-up saw; a snapshot
+// that could miss a change (nil, or racy) is not kept, and the next
+// catch-up lists the sessions again.
+func (ix *Index) SetFresh(s *snapshot) error {
+	path := filepath.Join(ix.dir, fingerprintName)
+	if s == nil || s.racy {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return safefile.WriteFile(path, b, 0o600)
 }

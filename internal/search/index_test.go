@@ -1,8 +1,10 @@
 package search
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
@@ -167,6 +170,49 @@ func TestMergeKeepsAnswers(t *testing.T) {
 	}
 }
 
+// Full segments (a large index's, full batches) are not rewritten for a
+// small change: past maxSegments of them, an update adds its own and
+// leaves them, and one that changes nothing writes nothing (at 5 GiB
+// every update rewrote the whole 445 MiB index). Small ones still merge
+// (TestMergeKeepsAnswers), and a segment most of whose documents were
+// replaced is rewritten with them.
+func TestFullSegmentsAreNotMerged(t *testing.T) {
+	defer func(old int64) { fullSegment = old }(fullSegment)
+	fullSegment = 1 // every segment counts as full
+	ix := Open(t.TempDir())
+	var srcs []Source
+	for i := range maxSegments + 3 {
+		id := fmt.Sprint("s", i)
+		srcs = append(srcs, src(id, 1, withUnits(doc(id, i), Unit{KindRequest, "common word" + fmt.Sprint(" w", i)})))
+		if st, err := ix.Update(srcs, false, nil); err != nil || st.Merged {
+			t.Fatalf("update %d: %+v %v", i, st, err)
+		}
+	}
+	before, err := ix.readManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before.Segments) != maxSegments+3 {
+		t.Fatalf("%d segments, want one an update", len(before.Segments))
+	}
+	if st, err := ix.Update(srcs, false, nil); err != nil || st.Merged || st.Added != 0 {
+		t.Fatalf("an update with nothing changed: %+v %v", st, err)
+	}
+	after, _ := ix.readManifest()
+	if !slices.Equal(after.Segments, before.Segments) {
+		t.Errorf("segments rewritten with nothing changed: %v, were %v", after.Segments, before.Segments)
+	}
+	// Small ones again: the small segments merge, into one.
+	fullSegment = 1 << 40
+	srcs = append(srcs, src("new", 1, withUnits(doc("new", 99), Unit{KindRequest, "common word"})))
+	if st, err := ix.Update(srcs, false, nil); err != nil || !st.Merged {
+		t.Fatalf("an update past %d small segments: %+v %v", maxSegments, st, err)
+	}
+	if got := ids(t, ix, "common", Filter{}); len(got) != len(srcs) {
+		t.Errorf("common found %d after the merge, want %d", len(got), len(srcs))
+	}
+}
+
 // A writer killed after writing a segment but before the manifest leaves
 // a stray segment: the index answers as before, and the next update
 // removes it.
@@ -207,32 +253,69 @@ func TestStampsRoundTrip(t *testing.T) {
 	}
 }
 
-// A fingerprint changes when a file under the roots is added, grows or
-// goes, and not otherwise.
-func TestFingerprint(t *testing.T) {
+// A snapshot sees a file added, removed or grown (one written lately),
+// a directory added deep down, and a file in the store's directory, and
+// nothing else; one taken right after a change is not kept.
+func TestSnapshot(t *testing.T) {
 	root, flat := t.TempDir(), t.TempDir()
 	ix := Open(t.TempDir())
-	f := filepath.Join(root, "a", "s.jsonl")
-	os.MkdirAll(filepath.Dir(f), 0o700)
-	os.WriteFile(f, []byte("x"), 0o600)
-	fp := ix.Fingerprint([]string{root}, []string{flat})
-	if err := ix.SetFresh(fp); err != nil {
-		t.Fatal(err)
+	old := filepath.Join(root, "a", "old.jsonl")
+	hot := filepath.Join(root, "a", "hot.jsonl")
+	// A root that is a file: a database named by itself.
+	file := filepath.Join(t.TempDir(), "crush.db")
+	os.WriteFile(file, []byte("x"), 0o600)
+	os.MkdirAll(filepath.Dir(old), 0o700)
+	os.WriteFile(old, []byte("x"), 0o600)
+	os.WriteFile(hot, []byte("x"), 0o600)
+	// Everything as if written long ago, but hot an hour ago.
+	age := func() {
+		filepath.WalkDir(root, func(p string, _ fs.DirEntry, _ error) error {
+			return os.Chtimes(p, time.Now(), time.Now().Add(-30*24*time.Hour))
+		})
+		filepath.WalkDir(flat, func(p string, _ fs.DirEntry, _ error) error {
+			return os.Chtimes(p, time.Now(), time.Now().Add(-30*24*time.Hour))
+		})
+		os.Chtimes(hot, time.Now(), time.Now().Add(-time.Hour))
+		os.Chtimes(file, time.Now(), time.Now().Add(-30*24*time.Hour))
 	}
-	if !ix.Fresh(ix.Fingerprint([]string{root}, []string{flat})) {
-		t.Fatal("nothing changed, yet not fresh")
+	roots, flats := []string{root, filepath.Join(root, "absent"), file}, []string{flat}
+	fresh := func() {
+		t.Helper()
+		age()
+		if err := ix.SetFresh(takeSnapshot(roots, flats, time.Now())); err != nil {
+			t.Fatal(err)
+		}
+		if !ix.Unchanged(roots, flats) {
+			t.Fatal("nothing changed, yet not unchanged")
+		}
 	}
-	for _, change := range []func(){
-		func() { os.WriteFile(f, []byte("xy"), 0o600) },
+	fresh()
+	if ix.Unchanged(roots[:1], flats) {
+		t.Error("other roots, yet unchanged")
+	}
+	for i, change := range []func(){
+		func() { os.WriteFile(hot, []byte("xy"), 0o600) },
 		func() { os.WriteFile(filepath.Join(root, "a", "t.jsonl"), nil, 0o600) },
+		func() { os.MkdirAll(filepath.Join(root, "a", "b", "c"), 0o700) },
+		func() { os.WriteFile(filepath.Join(root, "a", "b", "c", "d.jsonl"), nil, 0o600) },
 		func() { os.WriteFile(filepath.Join(flat, "index"), nil, 0o600) },
-		func() { os.Remove(f) },
+		func() { os.MkdirAll(roots[1], 0o700) },
+		func() { os.Remove(old) },
+		func() { os.WriteFile(file, []byte("xy"), 0o600) },
 	} {
 		change()
-		if ix.Fresh(ix.Fingerprint([]string{root}, []string{flat})) {
-			t.Fatal("a change left the index fresh")
+		if ix.Unchanged(roots, flats) {
+			t.Fatalf("change %d left the index unchanged", i)
 		}
-		ix.SetFresh(ix.Fingerprint([]string{root}, []string{flat}))
+		fresh()
+	}
+	// Taken right after a change, a snapshot is not kept.
+	os.WriteFile(hot, []byte("xyz"), 0o600)
+	if err := ix.SetFresh(takeSnapshot(roots, flats, time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	if ix.Unchanged(roots, flats) {
+		t.Error("a racy snapshot was kept")
 	}
 }
 
@@ -254,5 +337,85 @@ func TestCatchUpDoesNotWaitForAWriter(t *testing.T) {
 	}
 	if got := ids(t, ix, "payment", Filter{}); !slices.Equal(got, []string{"c", "a"}) {
 		t.Errorf("payment while locked = %v", got)
+	}
+}
+
+// A session sharing its file with others (a database) is stamped by its
+// own last activity: another session's work, which changes the file,
+// leaves its stamp as it was (each was read again before, every time one
+// session of the database moved).
+func TestSharedFileSessionStamp(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "opencode.db")
+	os.WriteFile(db, []byte("one"), 0o600)
+	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	a := capture.SessionInfo{Agent: "opencode", Path: db, ID: "a", LastActivity: at}
+	b := capture.SessionInfo{Agent: "opencode", Path: db, ID: "b", LastActivity: at.Add(time.Minute)}
+	stamp := func(s capture.SessionInfo) Stamp {
+		t.Helper()
+		st, ok := sessionStamp(map[string]string{}, s, Stamp{}, true)
+		if !ok {
+			t.Fatalf("%s: no stamp", s.ID)
+		}
+		return st
+	}
+	sa, sb := stamp(a), stamp(b)
+	os.WriteFile(db, []byte("one, and b's new message"), 0o600)
+	b.LastActivity = b.LastActivity.Add(time.Minute)
+	if stamp(a) != sa {
+		t.Error("b's work changed a's stamp")
+	}
+	if stamp(b) == sb {
+		t.Error("b's work left b's stamp as it was")
+	}
+	os.Remove(db)
+	if _, ok := sessionStamp(map[string]string{}, a, Stamp{}, true); ok {
+		t.Error("a session whose database is gone has a stamp")
+	}
+}
+
+// parseRow reads the manifest's source lines as encoding/json does, or
+// leaves them to it: keys with escapes and odd characters round-trip
+// through the manifest, and a line of another shape is refused.
+func TestParseRowAgreesWithJSON(t *testing.T) {
+	for _, line := range []string{
+		`["session:codex:/h/r.jsonl#id",12,1795934389971487848,"9d01555fa50e110695eca1da","seg-000001.six",3]`,
+		`["handoff:01J",0,1,"","",0]`,
+		`["session:x:/h/\"quoted\"\\back.jsonl#1",1,2,"t","seg-000002.six",0]`,
+		`["session:x:/h/ünïcode 日本.jsonl#1",1,-2,"t","",0]`,
+	} {
+		var row []any
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.UseNumber()
+		var wantKey string
+		var want entry
+		if dec.Decode(&row) != nil || !decodeRow(row, &wantKey, &want) {
+			t.Fatalf("encoding/json refuses %s", line)
+		}
+		if key, e, ok := parseRow([]byte(line)); ok && (key != wantKey || e != want) {
+			t.Errorf("%s: parseRow %q %+v, encoding/json %q %+v", line, key, e, wantKey, want)
+		}
+	}
+	for _, bad := range []string{`["k",1,2,"t","seg-a/b.six",0]`, `["k",1,2,"t","",0`, `["k",1,2,"t","",-1]`, `["k",1,"2","t","",0]`, `["k",1,2,"t","",0]x`} {
+		if _, _, ok := parseRow([]byte(bad)); ok {
+			t.Errorf("parseRow took %s", bad)
+		}
+	}
+	// Through the manifest: the keys come back as they went.
+	ix := Open(t.TempDir())
+	m := newManifest()
+	for _, k := range []string{"session:x:/h/\"q\"\\b.jsonl#1", "session:x:/h/ü 日本.jsonl#2", "handoff:01J"} {
+		m.Live[k] = entry{Stamp: Stamp{Size: 1, MTime: 1795934389971487848, Tail: "t"}}
+	}
+	if err := ix.writeManifest(m); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ix.readManifest()
+	if err != nil || len(got.Live) != len(m.Live) {
+		t.Fatalf("read back %d sources, %v", len(got.Live), err)
+	}
+	for k, e := range m.Live {
+		if got.Live[k] != e {
+			t.Errorf("%q: %+v, wrote %+v", k, got.Live[k], e)
+		}
 	}
 }

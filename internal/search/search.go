@@ -272,12 +272,22 @@ func matchAtom(seg *segment, a Atom, kinds uint8) (atomHits, error) {
 		if err != nil {
 			return nil, err
 		}
-		cur := atomHits{}
+		// The postings first: the map and its hits are made at their
+		// size at once (growing them was most of a frequent word's
+		// search).
+		lists := make([][]posting, 0, len(es))
+		n := 0
 		for _, e := range es {
 			ps, err := seg.postingsOf(e)
 			if err != nil {
 				return nil, err
 			}
+			lists = append(lists, ps)
+			n += len(ps)
+		}
+		cur := make(atomHits, n)
+		slab := make([]unitHit, 0, n)
+		for _, ps := range lists {
 			for _, p := range ps {
 				if kinds != 0 && kinds&(1<<p.kind) == 0 {
 					continue
@@ -286,7 +296,8 @@ func matchAtom(seg *segment, a Atom, kinds uint8) (atomHits, error) {
 				if h := cur[k]; h != nil {
 					h.pos = append(h.pos, p.pos...)
 				} else {
-					cur[k] = &unitHit{kind: p.kind, pos: p.pos}
+					slab = append(slab, unitHit{kind: p.kind, pos: p.pos})
+					cur[k] = &slab[len(slab)-1]
 				}
 			}
 		}

@@ -1,19 +1,24 @@
 package search
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/transcript"
 	"github.com/session-handoff/session-handoff/store"
 )
 
@@ -34,6 +39,15 @@ const maxOutputLines = 5
 // the index needs it, redacted by r, marked as done on machine. An agent
 // whose sessions cannot be listed is reported to warn and skipped.
 func SessionSources(agents []capture.Agent, env func(string) string, r *redact.Redactor, machine string, warn func(error)) []Source {
+	return sessionSources(agents, env, r, machine, warn, nil)
+}
+
+// sessionSources is SessionSources; prev, when not nil, holds the stamps
+// the index has: a transcript last written before hotWindow whose size
+// and time are as they were keeps the hash of its tail, unread (one
+// written since may have changed in place within a tick of the file
+// system's clock: its tail is hashed again).
+func sessionSources(agents []capture.Agent, env func(string) string, r *redact.Redactor, machine string, warn func(error), prev map[string]entry) []Source {
 	var out []Source
 	tails := map[string]string{}
 	for _, a := range agents {
@@ -44,13 +58,18 @@ func SessionSources(agents []capture.Agent, env func(string) string, r *redact.R
 			}
 			continue
 		}
+		perFile := map[string]int{}
 		for _, s := range found {
-			st, ok := stampFiles(tails, s)
+			perFile[s.Path]++
+		}
+		for _, s := range found {
+			key := "session:" + string(s.Agent) + ":" + s.Path + "#" + s.ID
+			st, ok := sessionStamp(tails, s, prev[key].Stamp, perFile[s.Path] > 1)
 			if !ok {
 				continue
 			}
 			out = append(out, Source{
-				Key:   "session:" + string(s.Agent) + ":" + s.Path + "#" + s.ID,
+				Key:   key,
 				Stamp: st,
 				Load:  func() (*Doc, error) { return loadSession(s, r, machine) },
 			})
@@ -62,8 +81,9 @@ func SessionSources(agents []capture.Agent, env func(string) string, r *redact.R
 // stampFiles is the stamp of a session's files: its transcript's and its
 // subagents', sizes summed, the latest modification time, the
 // transcript's tail hashed (a database file shared by many sessions is
-// hashed once).
-func stampFiles(tails map[string]string, s capture.SessionInfo) (Stamp, bool) {
+// hashed once; an old one whose size and time are prev's keeps prev's
+// hash).
+func stampFiles(tails map[string]string, s capture.SessionInfo, prev Stamp) (Stamp, bool) {
 	var st Stamp
 	paths := []string{s.Path}
 	for _, sub := range s.Subagents {
@@ -80,6 +100,10 @@ func stampFiles(tails map[string]string, s capture.SessionInfo) (Stamp, bool) {
 		st.Size += fi.Size()
 		st.MTime = max(st.MTime, fi.ModTime().UnixNano())
 	}
+	if prev.Size == st.Size && prev.MTime == st.MTime && prev.Tail != "" && time.Now().UnixNano()-st.MTime > int64(hotWindow) {
+		st.Tail = prev.Tail
+		return st, true
+	}
 	t, ok := tails[s.Path]
 	if !ok {
 		t = tailHash(s.Path)
@@ -87,6 +111,24 @@ func stampFiles(tails map[string]string, s capture.SessionInfo) (Stamp, bool) {
 	}
 	st.Tail = t
 	return st, true
+}
+
+// sessionStamp is the stamp of session s (stampFiles), or, for one that
+// shares its file with other sessions (shared: a database, OpenCode's,
+// Kilo's, Crush's), the time of its last activity as its agent records
+// it in its row (each message the agent adds updates it), and that the
+// file still exists: the file's own size and time change with every
+// other session's work, and a stamp of them would read every session of
+// the database again whenever one of them moved. A shared session with
+// no time is stamped by its file.
+func sessionStamp(tails map[string]string, s capture.SessionInfo, prev Stamp, shared bool) (Stamp, bool) {
+	if !shared || s.LastActivity.IsZero() {
+		return stampFiles(tails, s, prev)
+	}
+	if _, err := os.Stat(s.Path); err != nil {
+		return Stamp{}, false
+	}
+	return Stamp{MTime: s.LastActivity.UnixNano(), Tail: "shared"}, true
 }
 
 // tailHash is a hash of the last tailBytes of the file at path, "" when
@@ -305,14 +347,35 @@ func ProjectFilter(dir string, identity func() handoff.Identity) func(*Doc) bool
 	}
 }
 
+// Mode is how far a catch-up goes.
+type Mode int
+
+const (
+	// Quick lists the sessions only when the snapshot of their
+	// directories says something changed (Unchanged): what a search does
+	// before it answers.
+	Quick Mode = iota
+	// Full lists every session and handoff: what the hooks' background
+	// update does.
+	Full
+	// Rebuild reads everything again into a new index, waiting for
+	// another writer.
+	Rebuild
+)
+
 // CatchUp brings ix up to date with every session of every agent on this
-// machine and every record of st (AllSources), or rebuilds it; it reads
-// nothing when none of their files changed since the last complete
-// catch-up (Fingerprint), which is what makes a search's catch-up cheap.
-// While another process updates the index, a catch-up (not a rebuild)
-// leaves it to that one and returns at once: the index answers as it is,
-// and what that process did not see changes the fingerprint for the next.
-func CatchUp(ix *Index, st *store.Store, env func(string) string, r *redact.Redactor, machine string, rebuild bool, warn func(error), progress func(Progress)) (UpdateStats, error) {
+// machine and every record of st (AllSources), as mode says. A quick
+// catch-up reads nothing when the snapshot the last complete one saved
+// still holds; every catch-up reads only the sessions that changed, and
+// probes only the session files that changed (a transcript.ProbeCache
+// kept beside the index). While another process updates the index, a
+// catch-up (not a rebuild) leaves it to that one and returns at once: the
+// index answers as it is, and what that process did not see changes the
+// snapshot for the next.
+//
+// redactor gives the redactor every text is run through, called only
+// when something is to be read (making one compiles its patterns).
+func CatchUp(ix *Index, st *store.Store, env func(string) string, redactor func() (*redact.Redactor, error), machine string, mode Mode, warn func(error), progress func(Progress)) (UpdateStats, error) {
 	var roots []string
 	for _, a := range capture.Agents {
 		rs, err := capture.SessionRoots(a, env)
@@ -320,14 +383,31 @@ func CatchUp(ix *Index, st *store.Store, env func(string) string, r *redact.Reda
 			roots = append(roots, rs...)
 		}
 	}
-	fp := ix.Fingerprint(roots, []string{st.Dir()})
-	if !rebuild && ix.Built() && ix.Fresh(fp) {
+	flat := []string{st.Dir()}
+	rebuild := mode == Rebuild
+	if mode == Quick && ix.Built() && ix.Unchanged(roots, flat) {
 		return UpdateStats{}, nil
 	}
-	sources, err := AllSources(st, env, r, machine, warn)
+	r, err := redactor()
 	if err != nil {
 		return UpdateStats{}, err
 	}
+	snap := takeSnapshot(roots, flat, time.Now())
+	var prev map[string]entry
+	if !rebuild {
+		if m, err := ix.readManifest(); err == nil {
+			prev = m.Live
+		}
+	}
+	probes := ix.loadProbes()
+	restore := transcript.SetProbeCache(probes)
+	sources := sessionSources(capture.Agents, env, r, machine, warn, prev)
+	restore()
+	hs, err := HandoffSources(st, r)
+	if err != nil {
+		return UpdateStats{}, err
+	}
+	sources = append(sources, hs...)
 	stats, err := ix.update(sources, rebuild, progress, rebuild)
 	if errors.Is(err, ErrBusy) {
 		return stats, nil
@@ -335,5 +415,47 @@ func CatchUp(ix *Index, st *store.Store, env func(string) string, r *redact.Reda
 	if err != nil {
 		return stats, err
 	}
-	return stats, ix.SetFresh(fp)
+	if err := ix.saveProbes(probes, r); err != nil {
+		return stats, err
+	}
+	return stats, ix.SetFresh(snap)
+}
+
+// probesName is the file that keeps what probing the session files
+// found (transcript.ProbeCache), one JSON array.
+const probesName = "probes.json"
+
+// maxProbes bounds the probe cache's file.
+const maxProbes = 256 << 20
+
+// loadProbes is the probe cache kept beside the index; an empty one when
+// there is none or it cannot be read.
+func (ix *Index) loadProbes() *transcript.ProbeCache {
+	var entries []transcript.CachedProbe
+	if b, err := safefile.ReadFile(filepath.Join(ix.dir, probesName), maxProbes); err == nil {
+		if json.Unmarshal(b, &entries) != nil {
+			entries = nil
+		}
+	}
+	return transcript.NewProbeCache(entries)
+}
+
+// saveProbes keeps what c was used for (the files discovery probes now),
+// each title redacted by r as the index's text is: what capture would
+// redact is never kept.
+func (ix *Index) saveProbes(c *transcript.ProbeCache, r *redact.Redactor) error {
+	used := c.Used()
+	for i := range used {
+		used[i].Title = red(r, used[i].Title)
+	}
+	slices.SortFunc(used, func(a, b transcript.CachedProbe) int { return strings.Compare(a.Key, b.Key) })
+	b, err := json.Marshal(used)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(ix.dir, probesName)
+	if old, err := safefile.ReadFile(path, maxProbes); err == nil && bytes.Equal(old, b) {
+		return nil
+	}
+	return safefile.WriteFile(path, b, 0o600)
 }

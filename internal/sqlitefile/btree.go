@@ -22,6 +22,8 @@ var errStop = errors.New("stop")
 type scan struct {
 	db      *DB
 	visited map[uint32]bool
+	// firstOnly ends an index seek at its first entry (HasEqual).
+	firstOnly bool
 }
 
 func (s *scan) visit(n uint32) error {

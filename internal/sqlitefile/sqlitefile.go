@@ -33,6 +33,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"time"
 )
 
 // Limits bound what a database may make the reader do; zero fields take
@@ -92,6 +93,7 @@ type DB struct {
 	// walPages maps a page number to the offset in the WAL of its newest
 	// committed frame's content.
 	walPages map[uint32]int64
+	state    string // StateKey
 }
 
 // Open opens the database at path read-only, with path+"-wal" when that
@@ -125,8 +127,39 @@ func Open(path string, lim Limits) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	db.state = stateKey(path, fi, walSize)
 	return db, nil
 }
+
+// settleTime: a file written this recently may change again within the
+// same tick of the file system's clock, its size and time as they were.
+const settleTime = 2 * time.Second
+
+// stateKey names the content of the database at path (fi) and its WAL
+// (walSize bytes) as opened: its path, sizes and modification times; ""
+// when either was written within settleTime, or the WAL changed since it
+// was opened.
+func stateKey(path string, fi os.FileInfo, walSize int64) string {
+	now := time.Now()
+	if now.Sub(fi.ModTime()) < settleTime {
+		return ""
+	}
+	key := fmt.Sprintf("%s\x00%d\x00%d", path, fi.Size(), fi.ModTime().UnixNano())
+	if walSize > 0 {
+		wi, err := os.Stat(path + "-wal")
+		if err != nil || wi.Size() != walSize || now.Sub(wi.ModTime()) < settleTime {
+			return ""
+		}
+		key += fmt.Sprintf("\x00%d\x00%d", wi.Size(), wi.ModTime().UnixNano())
+	}
+	return key
+}
+
+// StateKey names the content the database was opened with (its path,
+// and its files' sizes and modification times), for a reader that keeps
+// what it read of it while that holds; "" when it cannot be told (opened
+// from readers, or written within the last 2 seconds): keep nothing.
+func (db *DB) StateKey() string { return db.state }
 
 // OpenReaderAt opens a database held by main (size bytes), with its WAL
 // in wal (walSize bytes; nil when there is none). The readers must stay

@@ -172,11 +172,13 @@ type fileEntry struct {
 }
 
 type folder struct {
-	observe      func(Event) // Builder.Observe
-	requests     []string
-	agentText    string
-	agentID      string
-	cmds         []*cmdEntry
+	observe   func(Event) // Builder.Observe
+	requests  []string
+	agentText string
+	agentID   string
+	cmds      []*cmdEntry
+	// actions are the command lines parsed for resolves (action).
+	actions      map[string]action
 	cmdIndex     map[string]*cmdEntry
 	calls        map[string]*callEntry
 	callOrder    []*callEntry
@@ -483,7 +485,10 @@ func (f *folder) result(e event) {
 		f.failures = append(f.failures, handoff.Command{Command: cmd.Command, ExitCode: e.exit, Output: e.text, Status: cmd.Status})
 	} else if cmd.Status == handoff.StatusOK {
 		// A later success at the same action settles earlier failures.
-		f.failures = slices.DeleteFunc(f.failures, func(fc handoff.Command) bool { return resolves(cmd.Command, fc.Command) })
+		okAct := f.action(cmd.Command)
+		f.failures = slices.DeleteFunc(f.failures, func(fc handoff.Command) bool {
+			return resolvesActions(cmd.Command, okAct, fc.Command, f.action(fc.Command))
+		})
 	}
 }
 

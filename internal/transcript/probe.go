@@ -22,8 +22,10 @@ type Candidate struct {
 	// CWD is the session's directory when something beside the file
 	// says it.
 	CWD string
-	// ModTime is the file's modification time.
+	// ModTime is the file's modification time; Size its size (0 when
+	// not listed by ListFiles: such a file is always probed).
 	ModTime time.Time
+	Size    int64
 }
 
 // Subdirs lists the directories in dir; none when it cannot be read.
@@ -47,7 +49,7 @@ func ListFiles(dir string, keep func(name string) bool, into *[]Candidate) {
 		if err != nil {
 			continue
 		}
-		*into = append(*into, Candidate{Path: filepath.Join(dir, e.Name()), ModTime: fi.ModTime()})
+		*into = append(*into, Candidate{Path: filepath.Join(dir, e.Name()), ModTime: fi.ModTime(), Size: fi.Size()})
 	}
 }
 
@@ -113,7 +115,7 @@ func ProbeSessionsWith(agent Agent, files []Candidate, probe func(s *SessionInfo
 	probed := out[:min(len(out), maxProbed)]
 	eachParallel(len(probed), func(i int) {
 		s := &probed[i]
-		s.empty = !probe(s)
+		s.empty = !cachedProbe(s, files[i].Size, probe)
 	})
 	out = slices.DeleteFunc(out, func(s SessionInfo) bool { return s.empty })
 	slices.SortStableFunc(out, func(a, b SessionInfo) int { return b.LastActivity.Compare(a.LastActivity) })

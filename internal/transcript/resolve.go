@@ -16,10 +16,15 @@ import (
 // resolves reports whether the successful command ok settles the failed
 // command failed.
 func resolves(ok, failed string) bool {
+	return resolvesActions(ok, lastAction(ok), failed, lastAction(failed))
+}
+
+// resolvesActions is resolves with the commands' actions (lastAction)
+// already parsed.
+func resolvesActions(ok string, okAct action, failed string, failAct action) bool {
 	if ok == failed {
 		return true
 	}
-	okAct, failAct := lastAction(ok), lastAction(failed)
 	okKey := okAct.key()
 	if okKey == "" {
 		return false
@@ -67,6 +72,24 @@ func lastAction(cmd string) action {
 		words = words[1:]
 	}
 	return action(words)
+}
+
+// maxParsedActions bounds the actions a folder keeps parsed.
+const maxParsedActions = 4096
+
+// action is lastAction(cmd), parsed once a command line: a success is
+// compared with every open failure (up to maxOpenFailures), and parsing
+// both each time was a fifth of reading a session that fails often.
+func (f *folder) action(cmd string) action {
+	if a, ok := f.actions[cmd]; ok {
+		return a
+	}
+	if f.actions == nil || len(f.actions) >= maxParsedActions {
+		f.actions = map[string]action{}
+	}
+	a := lastAction(cmd)
+	f.actions[cmd] = a
+	return a
 }
 
 // key is what an action does, for comparing: its program and subcommand

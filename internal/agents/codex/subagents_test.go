@@ -1,6 +1,8 @@
 package codex
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -296,5 +298,44 @@ func TestCodexDeclinedCommand(t *testing.T) {
 	}
 	if len(d.Files) != 0 {
 		t.Errorf("a declined patch changed %+v", d.Files)
+	}
+}
+
+// Reading every session of a day reads each rollout's first line once,
+// not once for every session of the day (a full index was quadratic in
+// a day's sessions); a subagent's rollout written later is still found.
+func TestCodexDayReadOnce(t *testing.T) {
+	home := t.TempDir()
+	at := time.Date(2026, 4, 2, 12, 0, 0, 0, time.UTC)
+	day := codexDay(home, at)
+	const n = 12
+	var paths []string
+	for i := range n {
+		id := fmt.Sprintf("019e2000-0000-7000-8000-%012d", 100+i)
+		ts := at.Add(time.Duration(i) * time.Minute).Format(time.RFC3339)
+		p := filepath.Join(day, "rollout-"+strings.ReplaceAll(ts[:19], ":", "-")+"-"+id+".jsonl")
+		writeFile(t, p, expect.Lines(codexMeta(id, ts, `"cli"`),
+			`{"timestamp":"`+ts+`","type":"event_msg","payload":{"type":"user_message","message":"task `+id+`"}}`), time.Time{})
+		paths = append(paths, p)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(day, old, old); err != nil {
+		t.Fatal(err)
+	}
+	before := metaReads.Load()
+	for _, p := range paths {
+		if _, err := (Transcripts{}).Read(p, "", transcript.Limits{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := metaReads.Load() - before; got > 2*n {
+		t.Errorf("reading %d sessions of a day read %d first lines, want at most %d", n, got, 2*n)
+	}
+	child := filepath.Join(day, "rollout-2026-04-02T13-00-00-"+cxChild+".jsonl")
+	writeFile(t, child, expect.Lines(codexMeta(cxChild, "2026-04-02T13:00:00Z", spawned("019e2000-0000-7000-8000-000000000100")),
+		`{"timestamp":"2026-04-02T13:00:01Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"go vet ./...\"}","call_id":"g1"}}`), time.Time{})
+	d, err := Transcripts{}.Read(paths[0], "", transcript.Limits{})
+	if err != nil || d.Stats.Subagents != 1 {
+		t.Errorf("after a subagent's rollout was added: %d subagents, %v", d.Stats.Subagents, err)
 	}
 }

@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/session-handoff/session-handoff/internal/agent"
@@ -81,14 +84,9 @@ func children(file string, d *transcript.Digest) []string {
 	byParent := map[string][]string{}
 	from = from.Local().AddDate(0, 0, -1)
 	for t, n := from, 0; !t.After(to.Local().AddDate(0, 0, 1)) && n < maxSubagentDays; t, n = t.AddDate(0, 0, 1), n+1 {
-		var files []transcript.Candidate
-		transcript.ListFiles(filepath.Join(root, t.Format("2006"), t.Format("01"), t.Format("02")), isRollout, &files)
-		for _, f := range files {
-			if f.Path == file {
-				continue
-			}
-			if id, parent := metaOf(f.Path); id != "" && parent != "" {
-				byParent[parent] = append(byParent[parent], f.Path+"\x00"+id)
+		for _, k := range subagentsIn(filepath.Join(root, t.Format("2006"), t.Format("01"), t.Format("02"))) {
+			if k.path != file {
+				byParent[k.parent] = append(byParent[k.parent], k.path+"\x00"+k.id)
 			}
 		}
 	}
@@ -110,6 +108,87 @@ func children(file string, d *transcript.Digest) []string {
 		}
 	}
 	return out
+}
+
+// Reading every session of a day looks for the subagents of each in the
+// same day directories: reading the first line of each rollout there
+// every time made a full index quadratic in the sessions of a day. What
+// the first lines of a day directory said is kept while the directory
+// does not change (its modification time: a rollout added, renamed or
+// removed), for the process; a rollout whose first line could not be
+// read yet is read again each time. A session_meta line, once written,
+// does not change.
+
+// subagentRollout is a subagent's rollout: its thread id and its
+// parent's.
+type subagentRollout struct{ path, id, parent string }
+
+// dayListing is what a day directory held when it was last read.
+type dayListing struct {
+	mtime   time.Time
+	subs    []subagentRollout
+	pending []string // rollouts without a session_meta line yet
+}
+
+// metaReads counts the first lines read for subagents (tests).
+var metaReads atomic.Int64
+
+// maxDayListings bounds the day directories kept; past it, all are
+// forgotten.
+const maxDayListings = 4096
+
+var dayListings = struct {
+	sync.Mutex
+	m map[string]*dayListing
+}{m: map[string]*dayListing{}}
+
+// subagentsIn lists the subagents' rollouts in the day directory dir.
+func subagentsIn(dir string) []subagentRollout {
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return nil
+	}
+	dayListings.Lock()
+	l := dayListings.m[dir]
+	dayListings.Unlock()
+	if l == nil || !l.mtime.Equal(fi.ModTime()) {
+		l = &dayListing{mtime: fi.ModTime()}
+		var files []transcript.Candidate
+		transcript.ListFiles(dir, isRollout, &files)
+		for _, f := range files {
+			l.pending = append(l.pending, f.Path)
+		}
+		// A directory changed this recently may change again within
+		// the same tick of the file system's clock: not kept.
+		if time.Since(fi.ModTime()) > 2*time.Second {
+			dayListings.Lock()
+			if len(dayListings.m) >= maxDayListings {
+				clear(dayListings.m)
+			}
+			dayListings.m[dir] = l
+			dayListings.Unlock()
+		}
+	}
+	dayListings.Lock()
+	pending := slices.Clone(l.pending)
+	dayListings.Unlock()
+	read := map[string]subagentRollout{}
+	for _, p := range pending {
+		if id, parent := metaOf(p); id != "" {
+			read[p] = subagentRollout{p, id, parent}
+		}
+	}
+	dayListings.Lock()
+	defer dayListings.Unlock()
+	// Another reader may have read some meanwhile: each is taken once.
+	l.pending = slices.DeleteFunc(l.pending, func(p string) bool {
+		k, ok := read[p]
+		if ok && k.parent != "" {
+			l.subs = append(l.subs, k)
+		}
+		return ok
+	})
+	return slices.Clone(l.subs)
 }
 
 func digits(s string, n int) bool {
@@ -139,6 +218,7 @@ type metaLine struct {
 // metaOf reads the session_meta that opens a rollout, in the first 256
 // KiB: its thread id and, for a subagent, its parent's.
 func metaOf(file string) (id, parent string) {
+	metaReads.Add(1)
 	f, _, err := safefile.OpenRegular(file)
 	if err != nil {
 		return "", ""

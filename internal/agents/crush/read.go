@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/sqlitefile"
@@ -117,7 +119,7 @@ func read(path, id string, lim transcript.Limits) (*transcript.Digest, error) {
 }
 
 func readDB(db *sqlitefile.DB, id, cwd string, lim transcript.Limits) (*transcript.Digest, error) {
-	all, err := sessions(db)
+	all, err := cachedSessions(db)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +204,9 @@ func messages(db *sqlitefile.DB, in map[string]bool, lim transcript.Limits, st *
 		return nil, err
 	}
 	var out []*message
-	err = t.Scan(func(r *sqlitefile.Row) error {
+	// By the index on session_id: reading one session of a database of
+	// many is not a scan of every session's messages.
+	err = t.ScanEqual("session_id", slices.Sorted(maps.Keys(in)), func(r *sqlitefile.Row) error {
 		sid, err := t.Text(r, "session_id")
 		if err != nil || !in[sid] {
 			return err
@@ -437,4 +441,40 @@ func handoffTodos(items []todoItem) []handoff.Todo {
 		out = append(out, handoff.Todo{Content: t.Content, Status: t.Status})
 	}
 	return out
+}
+
+// The session table of the databases read last, by their state
+// (sqlitefile.DB.StateKey): reading every session of a database, as a
+// full search index does, read the whole table for each, the square of
+// its sessions. Read-only once kept; at most maxCachedDBs.
+var sessionCache struct {
+	sync.Mutex
+	m map[string][]sessionRow
+}
+
+const maxCachedDBs = 8
+
+// cachedSessions is sessions(db), kept while db's files stay as they are.
+func cachedSessions(db *sqlitefile.DB) ([]sessionRow, error) {
+	key := db.StateKey()
+	if key == "" {
+		return sessions(db)
+	}
+	sessionCache.Lock()
+	rows, ok := sessionCache.m[key]
+	sessionCache.Unlock()
+	if ok {
+		return rows, nil
+	}
+	rows, err := sessions(db)
+	if err != nil {
+		return nil, err
+	}
+	sessionCache.Lock()
+	if sessionCache.m == nil || len(sessionCache.m) >= maxCachedDBs {
+		sessionCache.m = map[string][]sessionRow{}
+	}
+	sessionCache.m[key] = rows
+	sessionCache.Unlock()
+	return rows, nil
 }

@@ -155,18 +155,27 @@ func find(path string, name transcript.Agent) ([]transcript.SessionInfo, error) 
 	if err != nil {
 		return nil, err
 	}
-	// Which sessions have a message: only the session_id column is read.
+	// Which sessions have a message: through the index on session_id
+	// when there is one (a few pages a session), else only the
+	// session_id column of every message is read.
 	t, err := openTable(db, "message", "session_id")
 	if err != nil {
 		return nil, err
 	}
-	has := map[string]bool{}
-	if err := t.Scan(func(r *sqlitefile.Row) error {
-		sid, err := t.Text(r, "session_id")
-		has[sid] = true
-		return err
-	}); err != nil {
-		return nil, err
+	ids := make([]string, 0, len(all))
+	for _, s := range all {
+		ids = append(ids, s.id)
+	}
+	has, ok := t.HasEqual("session_id", ids)
+	if !ok {
+		has = map[string]bool{}
+		if err := t.Scan(func(r *sqlitefile.Row) error {
+			sid, err := t.Text(r, "session_id")
+			has[sid] = true
+			return err
+		}); err != nil {
+			return nil, err
+		}
 	}
 	var out []transcript.SessionInfo
 	for _, s := range all {

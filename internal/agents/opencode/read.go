@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -127,7 +129,7 @@ func read(path, id string, name transcript.Agent, lim transcript.Limits) (*trans
 
 func readDB(db *sqlitefile.DB, id string, name transcript.Agent, lim transcript.Limits) (*transcript.Digest, error) {
 	lim = lim.WithDefaults()
-	all, err := sessions(db)
+	all, err := cachedSessions(db)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +224,9 @@ func messages(db *sqlitefile.DB, in map[string]bool, lim transcript.Limits, st *
 		return nil, err
 	}
 	var out []*message
-	err = t.Scan(func(r *sqlitefile.Row) error {
+	// By the index on session_id: reading one session of a database of
+	// many is not a scan of every session's messages.
+	err = t.ScanEqual("session_id", slices.Sorted(maps.Keys(in)), func(r *sqlitefile.Row) error {
 		sid, err := t.Text(r, "session_id")
 		if err != nil || !in[sid] {
 			return err
@@ -297,7 +301,7 @@ func parts(db *sqlitefile.DB, msgs []*message, lim transcript.Limits, st *transc
 		return err
 	}
 	n := 0
-	err = t.Scan(func(r *sqlitefile.Row) error {
+	err = t.ScanEqual("message_id", slices.Sorted(maps.Keys(byID)), func(r *sqlitefile.Row) error {
 		mid, err := t.Text(r, "message_id")
 		if err != nil {
 			return err
@@ -342,7 +346,7 @@ func todoList(db *sqlitefile.DB, id string) ([]handoff.Todo, error) {
 		todo handoff.Todo
 	}
 	var rows []row
-	err = t.Scan(func(r *sqlitefile.Row) error {
+	err = t.ScanEqual("session_id", []string{id}, func(r *sqlitefile.Row) error {
 		sid, err := t.Text(r, "session_id")
 		if err != nil || sid != id {
 			return err
@@ -561,4 +565,40 @@ func patchFiles(patch string) []patchFile {
 		}
 	}
 	return out
+}
+
+// The session table of the databases read last, by their state
+// (sqlitefile.DB.StateKey): reading every session of a database, as a
+// full search index does, read the whole table for each, the square of
+// its sessions. Read-only once kept; at most maxCachedDBs.
+var sessionCache struct {
+	sync.Mutex
+	m map[string][]sessionRow
+}
+
+const maxCachedDBs = 8
+
+// cachedSessions is sessions(db), kept while db's files stay as they are.
+func cachedSessions(db *sqlitefile.DB) ([]sessionRow, error) {
+	key := db.StateKey()
+	if key == "" {
+		return sessions(db)
+	}
+	sessionCache.Lock()
+	rows, ok := sessionCache.m[key]
+	sessionCache.Unlock()
+	if ok {
+		return rows, nil
+	}
+	rows, err := sessions(db)
+	if err != nil {
+		return nil, err
+	}
+	sessionCache.Lock()
+	if sessionCache.m == nil || len(sessionCache.m) >= maxCachedDBs {
+		sessionCache.m = map[string][]sessionRow{}
+	}
+	sessionCache.m[key] = rows
+	sessionCache.Unlock()
+	return rows, nil
 }

@@ -1,0 +1,374 @@
+package sqlitefile
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Reading one session of a database shared by many (OpenCode's part
+// table holds every session's parts) by scanning the whole table made
+// reading all of them quadratic. An index whose first column is the one
+// a reader filters on (session_id) leads to the rows at the cost of the
+// index pages on the way (§1.6, index b-trees; §2.6, an index's entry in
+// sqlite_schema).
+
+// maxIndexRows bounds the rowids one ScanEqual collects.
+const maxIndexRows = 1 << 20
+
+// ScanEqual calls fn with the rows of t whose column col is one of
+// values (text), in rowid order, each once, until fn returns an error.
+// When an index of t begins with col (in ascending order, of the binary
+// collation, not partial), only the index entries of those values and
+// their rows are read; otherwise, or when the index cannot be read, every
+// row is scanned and fn gets those whose col is one of values.
+func (t *Table) ScanEqual(col string, values []string, fn func(r *Row) error) error {
+	c := t.Column(col)
+	if c < 0 {
+		return fmt.Errorf("table %s: %w: %s", t.Name, ErrNoColumn, col)
+	}
+	if root := t.indexOn(col); root != 0 {
+		if rowids, err := t.seekAll(root, values); err == nil {
+			return t.rows(rowids, fn)
+		}
+	}
+	return t.Scan(func(r *Row) error {
+		v, err := r.Value(c)
+		if s, ok := v.(string); err != nil || !ok || !slices.Contains(values, s) {
+			return nil
+		}
+		return fn(r)
+	})
+}
+
+// HasEqual says which of values (text) column col of t holds in some row,
+// reading only an index of t that begins with col (as ScanEqual takes
+// one): a few pages a value, not the table. ok is false when there is no
+// such index or it cannot be read: the caller scans.
+func (t *Table) HasEqual(col string, values []string) (has map[string]bool, ok bool) {
+	root := t.indexOn(col)
+	if root == 0 {
+		return nil, false
+	}
+	has = map[string]bool{}
+	for _, v := range values {
+		var ids []int64
+		s := &scan{db: t.db, visited: map[uint32]bool{}, firstOnly: true}
+		if err := s.seek(root, 0, v, &ids); err != nil && !errors.Is(err, errStop) {
+			return nil, false
+		}
+		if len(ids) > 0 {
+			has[v] = true
+		}
+	}
+	return has, true
+}
+
+// indexOn is the root page of an index of t whose first column is col,
+// ascending, of the binary collation and not partial; 0 when there is
+// none.
+func (t *Table) indexOn(col string) uint32 {
+	schema := schemaTable
+	schema.db = t.db
+	var root uint32
+	err := schema.Scan(func(r *Row) error {
+		typ, _ := r.Value(0)
+		tbl, _ := r.Value(2)
+		sql, _ := r.Value(4)
+		rp, _ := r.Value(3)
+		if typ != "index" || !isString(tbl) || !strings.EqualFold(tbl.(string), t.Name) || !isString(sql) {
+			return nil
+		}
+		n, ok := rp.(int64)
+		if !ok || n <= 1 || n > int64(t.db.pages) || !indexLeads(sql.(string), col) {
+			return nil
+		}
+		root = uint32(n)
+		return errStop
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return 0
+	}
+	return root
+}
+
+// indexLeads says whether the CREATE INDEX statement sql indexes col
+// first, ascending, with the binary collation, over every row.
+func indexLeads(sql, col string) bool {
+	toks := tokens(stripComments(sql))
+	on := indexFold(toks, "ON")
+	if on < 0 || on+2 >= len(toks) || indexFold(toks, "WHERE") >= 0 {
+		return false
+	}
+	list := toks[on+2]
+	if !strings.HasPrefix(list, "(") || !strings.HasSuffix(list, ")") {
+		return false
+	}
+	first := splitTop(list[1 : len(list)-1])
+	if len(first) == 0 {
+		return false
+	}
+	words := tokens(first[0])
+	if len(words) == 0 || !strings.EqualFold(unquote(words[0]), col) {
+		return false
+	}
+	for rest := words[1:]; len(rest) > 0; {
+		switch {
+		case strings.EqualFold(rest[0], "ASC"):
+			rest = rest[1:]
+		case strings.EqualFold(rest[0], "COLLATE") && len(rest) > 1 && strings.EqualFold(unquote(rest[1]), "BINARY"):
+			rest = rest[2:]
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// seekAll collects the rowids of the index entries (root) whose first
+// value is one of values, sorted, each once.
+func (t *Table) seekAll(root uint32, values []string) ([]int64, error) {
+	var out []int64
+	for _, v := range values {
+		s := &scan{db: t.db, visited: map[uint32]bool{}}
+		if err := s.seek(root, 0, v, &out); err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// seek adds to out the rowids of the entries of the index b-tree page n
+// (and below) whose first value is v. A child holds the entries between
+// the keys either side of it: it is read only when v may lie there.
+func (s *scan) seek(n uint32, depth int, v string, out *[]int64) error {
+	if depth > s.db.lim.MaxDepth {
+		return corrupt("b-tree deeper than %d pages", s.db.lim.MaxDepth)
+	}
+	if err := s.visit(n); err != nil {
+		return err
+	}
+	p, err := s.db.page(n)
+	if err != nil {
+		return err
+	}
+	if len(p) < 12 {
+		return corrupt("page %d: too short for a b-tree header", n)
+	}
+	kind := p[0]
+	ncells := int(binary.BigEndian.Uint16(p[3:]))
+	cellsAt := 8
+	switch kind {
+	case leafIndex:
+	case interiorIndex:
+		cellsAt = 12
+	default:
+		return corrupt("page %d: b-tree page type %#x where an index's is expected", n, kind)
+	}
+	if cellsAt+2*ncells > s.db.usable {
+		return corrupt("page %d: %d cells overflow the page", n, ncells)
+	}
+	for i := 0; i < ncells; i++ {
+		c := int(binary.BigEndian.Uint16(p[cellsAt+2*i:]))
+		if c < cellsAt+2*ncells || c >= s.db.usable {
+			return corrupt("page %d: cell %d at offset %d", n, i, c)
+		}
+		cell := p[c:s.db.usable]
+		child := uint32(0)
+		if kind == interiorIndex {
+			if len(cell) < 4 {
+				return corrupt("page %d: cell %d cut short", n, i)
+			}
+			child, cell = binary.BigEndian.Uint32(cell), cell[4:]
+		}
+		cmp, rowid, err := s.indexKey(n, i, cell, v)
+		if err != nil {
+			return err
+		}
+		// Every key before this one is at most v (a greater one
+		// returned): its left child may hold v when its key is at
+		// least v.
+		if child != 0 && cmp >= 0 {
+			if err := s.seek(child, depth+1, v, out); err != nil {
+				return err
+			}
+		}
+		if cmp == 0 {
+			if len(*out) >= maxIndexRows {
+				return corrupt("over %d index entries", maxIndexRows)
+			}
+			*out = append(*out, rowid)
+			if s.firstOnly {
+				return errStop
+			}
+		}
+		if cmp > 0 {
+			return nil // every later key, and the right child, is above v
+		}
+	}
+	if kind == interiorIndex {
+		return s.seek(binary.BigEndian.Uint32(p[8:]), depth+1, v, out)
+	}
+	return nil
+}
+
+// indexKey compares the first value of the index entry in cell with v
+// (SQLite's order: NULL and numbers before text, blobs after; text by
+// its bytes) and reads the entry's rowid, its last value.
+func (s *scan) indexKey(n uint32, i int, cell []byte, v string) (cmp int, rowid int64, err error) {
+	size, a := varint(cell)
+	if a == 0 || size > uint64(s.db.lim.MaxRecord) {
+		return 0, 0, corrupt("page %d: cell %d: payload size", n, i)
+	}
+	body := cell[a:]
+	local := s.db.indexLocalSize(size)
+	var payload []byte
+	if uint64(local) == size {
+		if uint64(len(body)) < size {
+			return 0, 0, corrupt("page %d: cell %d: payload past the page's end", n, i)
+		}
+		payload = body[:size]
+	} else {
+		if len(body) < local+4 {
+			return 0, 0, corrupt("page %d: cell %d: payload past the page's end", n, i)
+		}
+		if payload, err = s.payload(body[:local], size, binary.BigEndian.Uint32(body[local:])); err != nil {
+			return 0, 0, err
+		}
+	}
+	h, err := parseHeader(payload, size)
+	if err != nil || len(h.types) < 2 {
+		return 0, 0, corrupt("page %d: cell %d: an index entry", n, i)
+	}
+	last := len(h.types) - 1
+	if h.offsets[last+1] > uint64(len(payload)) || h.offsets[1] > uint64(len(payload)) {
+		return 0, 0, corrupt("page %d: cell %d: an index entry past its payload", n, i)
+	}
+	first, err := decodeValue(h.types[0], payload[h.offsets[0]:h.offsets[1]])
+	if err != nil {
+		return 0, 0, err
+	}
+	id, err := decodeValue(h.types[last], payload[h.offsets[last]:h.offsets[last+1]])
+	if err != nil {
+		return 0, 0, err
+	}
+	r, ok := id.(int64)
+	if !ok {
+		return 0, 0, corrupt("page %d: cell %d: an index entry's rowid is %s", n, i, describe(id))
+	}
+	switch f := first.(type) {
+	case string:
+		return strings.Compare(f, v), r, nil
+	case []byte:
+		return 1, r, nil
+	}
+	return -1, r, nil // NULL, an integer or a real
+}
+
+// indexLocalSize is how much of an index b-tree cell's payload of size
+// bytes is stored on its page (§1.6: X is (U-12)*64/255-23 for an
+// index).
+func (db *DB) indexLocalSize(size uint64) int {
+	u := uint64(db.usable)
+	x := (u-12)*64/255 - 23
+	if size <= x {
+		return int(size)
+	}
+	m := (u-12)*32/255 - 23
+	k := m + (size-m)%(u-4)
+	if k <= x {
+		return int(k)
+	}
+	return int(m)
+}
+
+// rows calls fn with the rows of rowids (sorted), each found by its
+// rowid; a rowid the table does not hold is passed over.
+func (t *Table) rows(rowids []int64, fn func(r *Row) error) error {
+	for _, id := range rowids {
+		s := &scan{db: t.db, visited: map[uint32]bool{}}
+		r := &Row{t: t, s: s}
+		err := s.find(t.root, 0, id, func(rowid int64, local []byte, size uint64, overflow uint32) error {
+			*r = Row{Rowid: rowid, t: t, s: s, local: local, size: size, overflow: overflow}
+			return fn(r)
+		})
+		if err != nil {
+			if errors.Is(err, errStop) {
+				return err
+			}
+			return fmt.Errorf("table %s: %w", t.Name, err)
+		}
+	}
+	return nil
+}
+
+// find calls fn with the row of rowid in the table b-tree page n (and
+// below), if there is one.
+func (s *scan) find(n uint32, depth int, rowid int64, fn rowFunc) error {
+	if depth > s.db.lim.MaxDepth {
+		return corrupt("b-tree deeper than %d pages", s.db.lim.MaxDepth)
+	}
+	if err := s.visit(n); err != nil {
+		return err
+	}
+	p, err := s.db.page(n)
+	if err != nil {
+		return err
+	}
+	hdr := 0
+	if n == 1 {
+		hdr = 100
+	}
+	if len(p) < hdr+12 {
+		return corrupt("page %d: too short for a b-tree header", n)
+	}
+	kind := p[hdr]
+	ncells := int(binary.BigEndian.Uint16(p[hdr+3:]))
+	cellsAt := hdr + 8
+	switch kind {
+	case leafTable:
+	case interiorTable:
+		cellsAt = hdr + 12
+	default:
+		return corrupt("page %d: b-tree page type %#x where a table's is expected", n, kind)
+	}
+	if cellsAt+2*ncells > s.db.usable {
+		return corrupt("page %d: %d cells overflow the page", n, ncells)
+	}
+	for i := 0; i < ncells; i++ {
+		c := int(binary.BigEndian.Uint16(p[cellsAt+2*i:]))
+		if c < cellsAt+2*ncells || c >= s.db.usable {
+			return corrupt("page %d: cell %d at offset %d", n, i, c)
+		}
+		cell := p[c:s.db.usable]
+		if kind == interiorTable {
+			// A 4-byte left child (rowids up to the key), then the key.
+			if len(cell) < 5 {
+				return corrupt("page %d: cell %d cut short", n, i)
+			}
+			key, k := varint(cell[4:])
+			if k == 0 {
+				return corrupt("page %d: cell %d cut short", n, i)
+			}
+			if rowid <= int64(key) {
+				return s.find(binary.BigEndian.Uint32(cell), depth+1, rowid, fn)
+			}
+			continue
+		}
+		_, a := varint(cell)
+		id, b := varint(cell[min(a, len(cell)):])
+		if a == 0 || b == 0 {
+			return corrupt("page %d: cell %d cut short", n, i)
+		}
+		if int64(id) == rowid {
+			return s.leafCell(n, i, cell, fn)
+		}
+	}
+	if kind == interiorTable {
+		return s.find(binary.BigEndian.Uint32(p[hdr+8:]), depth+1, rowid, fn)
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package sqlitefile
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// ScanEqual through an index finds exactly the rows a whole scan finds,
+// in rowid order: for every session id of testdata/indexed.db (among them
+// ids whose index entries overflow their page), for a value no row has,
+// and for several at once; and it reads the index, not every row.
+func TestScanEqualAgreesWithScan(t *testing.T) {
+	db, err := Open("testdata/indexed.db", Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tbl, err := db.Table("part")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tbl.indexOn("session_id") == 0 {
+		t.Fatal("the index on (session_id, id) is not found")
+	}
+	// What a whole scan says.
+	bySession := map[string][]int64{}
+	if err := tbl.Scan(func(r *Row) error {
+		v, err := r.Value(tbl.Column("session_id"))
+		if s, ok := v.(string); err == nil && ok {
+			bySession[s] = append(bySession[s], r.Rowid)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(bySession) != 41 {
+		t.Fatalf("%d sessions in the fixture, want 41", len(bySession))
+	}
+	got := func(values ...string) []int64 {
+		t.Helper()
+		var out []int64
+		err := tbl.ScanEqual("session_id", values, func(r *Row) error {
+			d, err := r.Text(tbl.Column("data"))
+			if err != nil || !strings.HasPrefix(d, "data ") {
+				t.Errorf("row %d: data %.20q, %v", r.Rowid, d, err)
+			}
+			out = append(out, r.Rowid)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	var all []int64
+	var some []string
+	root := tbl.indexOn("session_id")
+	for s, want := range bySession {
+		// The index itself answers: no fall back to a scan.
+		if ids, err := tbl.seekAll(root, []string{s}); err != nil || !slices.Equal(ids, want) {
+			t.Errorf("session %.12s: the index gives %d rowids (%v), a scan %d", s, len(ids), err, len(want))
+		}
+		if g := got(s); !slices.Equal(g, want) {
+			t.Errorf("session %.12s: %d rows through the index, %d by a scan", s, len(g), len(want))
+		}
+		if len(some) < 3 {
+			some = append(some, s)
+			all = append(all, want...)
+		}
+	}
+	slices.Sort(all)
+	if g := got(some...); !slices.Equal(g, all) {
+		t.Errorf("three sessions at once: %d rows, want %d", len(g), len(all))
+	}
+	if g := got("ses_none"); len(g) != 0 {
+		t.Errorf("a session no row has: %v", g)
+	}
+	// HasEqual: which values some row holds, from the index alone.
+	has, ok := tbl.HasEqual("session_id", append(some, "ses_none"))
+	if !ok || len(has) != len(some) || has["ses_none"] {
+		t.Errorf("HasEqual(%d sessions and one no row has) = %v, %v", len(some), has, ok)
+	}
+	// A descending or partial index is not used; a column no index
+	// leads is scanned.
+	other, err := db.Table("other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.indexOn("k") != 0 || other.indexOn("v") != 0 {
+		t.Error("a descending or a partial index taken for a plain one")
+	}
+	n := 0
+	if err := other.ScanEqual("k", []string{"k3", "k7"}, func(*Row) error { n++; return nil }); err != nil || n != 2 {
+		t.Errorf("a scan of an unindexed column: %d rows, %v", n, err)
+	}
+}
+
+func TestIndexLeads(t *testing.T) {
+	for sql, want := range map[string]bool{
+		"CREATE INDEX `message_session_time_created_id_idx` ON `message` (`session_id`,`time_created`,`id`)": true,
+		"CREATE INDEX idx_messages_session_id ON messages (session_id)":                                      true,
+		"create index if not exists x on t(session_id collate binary asc, y)":                                true,
+		"CREATE INDEX x ON t (session_id DESC)":                                                              false,
+		"CREATE INDEX x ON t (session_id COLLATE NOCASE)":                                                    false,
+		"CREATE INDEX x ON t (session_id) WHERE session_id IS NOT NULL":                                      false,
+		"CREATE INDEX x ON t (lower(session_id))":                                                            false,
+		"CREATE INDEX x ON t (id, session_id)":                                                               false,
+		"CREATE INDEX x ON t":                                                                                false,
+	} {
+		if got := indexLeads(sql, "session_id"); got != want {
+			t.Errorf("indexLeads(%q) = %v, want %v", sql, got, want)
+		}
+	}
+}
+
+// A damaged or lying index is never a panic or a loop: an index that
+// cannot be read falls back to scanning the table (the same rows), and
+// bytes changed anywhere in the file give rows or an error.
+func TestScanEqualHostile(t *testing.T) {
+	orig, err := os.ReadFile("testdata/indexed.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ps = 512
+	open := func(b []byte) (*Table, error) {
+		db, err := OpenReaderAt(bytes.NewReader(b), int64(len(b)), nil, 0, Limits{})
+		if err != nil {
+			return nil, err
+		}
+		return db.Table("part")
+	}
+	tbl, err := open(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := tbl.indexOn("session_id")
+	if p := pageOf(orig, ps, root); p[0] != interiorIndex {
+		t.Fatalf("the fixture's index root %d is not interior", root)
+	}
+	count := func(b []byte) (int, error) {
+		tbl, err := open(b)
+		if err != nil {
+			return 0, err
+		}
+		n := 0
+		err = tbl.ScanEqual("session_id", []string{"ses_001", "ses_002", "ses_003"}, func(r *Row) error {
+			n++
+			_, err := r.Value(2)
+			return err
+		})
+		return n, err
+	}
+	want, err := count(orig)
+	if err != nil || want != 225 {
+		t.Fatalf("the fixture: %d rows, %v", want, err)
+	}
+	// The index's root is its own right child: a cycle, read as a scan.
+	cyc := append([]byte(nil), orig...)
+	binary.BigEndian.PutUint32(pageOf(cyc, ps, root)[8:], root)
+	if n, err := count(cyc); err != nil || n != want {
+		t.Errorf("an index whose root is its own child: %d rows, %v; want %d by a scan", n, err, want)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 400 {
+		b := append([]byte(nil), orig...)
+		for range 1 + r.IntN(8) {
+			b[r.IntN(len(b))] = byte(r.IntN(256))
+		}
+		if _, err := count(b); err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrTooLarge) && !strings.Contains(err.Error(), "not text") {
+			t.Errorf("changed bytes: %v", err)
+		}
+	}
+}
+
+// StateKey names a database's files as they were opened: the same while
+// they stay, another once one changes, none while they were just written
+// (a reader keeps nothing of those) or when opened from readers.
+func TestStateKey(t *testing.T) {
+	b, err := os.ReadFile("testdata/plain.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "x.db")
+	os.WriteFile(path, b, 0o600)
+	key := func() string {
+		t.Helper()
+		db, err := Open(path, Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		return db.StateKey()
+	}
+	if k := key(); k != "" {
+		t.Errorf("a file just written has a key: %q", k)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(path, old, old)
+	k1 := key()
+	if k1 == "" || key() != k1 {
+		t.Errorf("a settled file: keys %q, %q", k1, key())
+	}
+	os.WriteFile(path, append(b, make([]byte, 512)...), 0o600)
+	os.Chtimes(path, old, old)
+	if k2 := key(); k2 == "" || k2 == k1 {
+		t.Errorf("a changed file keeps its key: %q", k2)
+	}
+	db, err := OpenReaderAt(bytes.NewReader(b), int64(len(b)), nil, 0, Limits{})
+	if err != nil || db.StateKey() != "" {
+		t.Errorf("opened from a reader: key %q, %v", db.StateKey(), err)
+	}
+}

@@ -1,0 +1,122 @@
+package transcript
+
+import (
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Probing a session file reads up to 384 KiB of it, and discovery probes
+// the newest thousand files of each agent every time it lists them: a
+// second or more of a search's catch-up on a large archive, when only
+// one file changed. A ProbeCache remembers what probing found, by the
+// file's agent, path, size and modification time and what its name and
+// place said, so a file that did not change is not read again. Search
+// keeps one on disk beside its index and installs it while it lists the
+// sessions (SetProbeCache); nothing else does, and without one every file
+// is probed as before.
+
+// CachedProbe is what probing one file found, as a ProbeCache keeps it.
+type CachedProbe struct {
+	Key       string         `json:"k"`
+	ID        string         `json:"id,omitempty"`
+	CWD       string         `json:"cwd,omitempty"`
+	Title     string         `json:"title,omitempty"`
+	Version   string         `json:"v,omitempty"`
+	Started   int64          `json:"s,omitempty"`
+	Last      int64          `json:"l,omitempty"`
+	Subagents []SubagentInfo `json:"sub,omitempty"`
+	// Empty: the file holds no session to list.
+	Empty bool `json:"e,omitempty"`
+}
+
+// ProbeCache is a set of CachedProbes, safe for concurrent use.
+type ProbeCache struct {
+	mu   sync.Mutex
+	m    map[string]CachedProbe
+	used map[string]bool
+}
+
+// NewProbeCache is a cache holding entries.
+func NewProbeCache(entries []CachedProbe) *ProbeCache {
+	c := &ProbeCache{m: make(map[string]CachedProbe, len(entries)), used: map[string]bool{}}
+	for _, e := range entries {
+		c.m[e.Key] = e
+	}
+	return c
+}
+
+// Used lists the entries looked up or added since the cache was made:
+// those of the files discovery probes now, what is worth keeping.
+func (c *ProbeCache) Used() []CachedProbe {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]CachedProbe, 0, len(c.used))
+	for k := range c.used {
+		out = append(out, c.m[k])
+	}
+	return out
+}
+
+var probeCache atomic.Pointer[ProbeCache]
+
+// SetProbeCache makes discovery use c (nil: none) until restore is
+// called, which puts back the one before.
+func SetProbeCache(c *ProbeCache) (restore func()) {
+	old := probeCache.Swap(c)
+	return func() { probeCache.Store(old) }
+}
+
+// probeKey is what a probe of s depends on: the file (its size and
+// time) and what its name and place said before it was read.
+func probeKey(s *SessionInfo, size int64) string {
+	return string(s.Agent) + "\x00" + s.Path + "\x00" + strconv.FormatInt(size, 10) + "\x00" +
+		strconv.FormatInt(s.LastActivity.UnixNano(), 10) + "\x00" + s.ID + "\x00" + s.CWD
+}
+
+// cachedProbe fills s from the cache when it holds s's file as it is
+// (size, from listing it); probe otherwise, and remembers what it found.
+// A probe that sets FiledUnder (a func) keeps it only when not cached;
+// the agents that set it give a default.
+func cachedProbe(s *SessionInfo, size int64, probe func(*SessionInfo) bool) bool {
+	c := probeCache.Load()
+	if c == nil || size <= 0 {
+		return probe(s)
+	}
+	key := probeKey(s, size)
+	c.mu.Lock()
+	e, ok := c.m[key]
+	if ok {
+		c.used[key] = true
+	}
+	c.mu.Unlock()
+	if ok {
+		s.ID, s.CWD, s.Title, s.AgentVersion = e.ID, e.CWD, e.Title, e.Version
+		s.Started, s.LastActivity = unixTime(e.Started), unixTime(e.Last)
+		s.Subagents = append([]SubagentInfo(nil), e.Subagents...)
+		return !e.Empty
+	}
+	listed := probe(s)
+	e = CachedProbe{Key: key, ID: s.ID, CWD: s.CWD, Title: s.Title, Version: s.AgentVersion,
+		Started: unixNano(s.Started), Last: unixNano(s.LastActivity), Subagents: s.Subagents, Empty: !listed}
+	c.mu.Lock()
+	c.m[key] = e
+	c.used[key] = true
+	c.mu.Unlock()
+	return listed
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func unixTime(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
