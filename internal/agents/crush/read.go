@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/sqlitefile"
@@ -443,38 +442,9 @@ func handoffTodos(items []todoItem) []handoff.Todo {
 	return out
 }
 
-// The session table of the databases read last, by their state
-// (sqlitefile.DB.StateKey): reading every session of a database, as a
-// full search index does, read the whole table for each, the square of
-// its sessions. Read-only once kept; at most maxCachedDBs.
-var sessionCache struct {
-	sync.Mutex
-	m map[string][]sessionRow
-}
-
-const maxCachedDBs = 8
+// sessionCache keeps the session table of the databases read last
+// (sqlitefile.StateCache): a full search index reads every session.
+var sessionCache sqlitefile.StateCache[[]sessionRow]
 
 // cachedSessions is sessions(db), kept while db's files stay as they are.
-func cachedSessions(db *sqlitefile.DB) ([]sessionRow, error) {
-	key := db.StateKey()
-	if key == "" {
-		return sessions(db)
-	}
-	sessionCache.Lock()
-	rows, ok := sessionCache.m[key]
-	sessionCache.Unlock()
-	if ok {
-		return rows, nil
-	}
-	rows, err := sessions(db)
-	if err != nil {
-		return nil, err
-	}
-	sessionCache.Lock()
-	if sessionCache.m == nil || len(sessionCache.m) >= maxCachedDBs {
-		sessionCache.m = map[string][]sessionRow{}
-	}
-	sessionCache.m[key] = rows
-	sessionCache.Unlock()
-	return rows, nil
-}
+func cachedSessions(db *sqlitefile.DB) ([]sessionRow, error) { return sessionCache.Get(db, sessions) }
