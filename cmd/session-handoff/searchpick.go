@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"unicode/utf8"
 
 	"golang.org/x/term"
 
@@ -69,21 +68,14 @@ func (p *searchPicker) keys(b []byte) (string, bool, error) {
 		}
 	}()
 	for len(b) > 0 {
-		n := 1
-		switch {
-		case len(b) >= 3 && b[0] == 0x1b && (b[1] == '[' || b[1] == 'O'):
-			n = 3
-			switch b[2] {
-			case 'A':
-				p.move(-1)
-			case 'B':
-				p.move(1)
-			}
-		case b[0] == 0x10: // ctrl-p
+		k, r, n := nextKey(b)
+		b = b[n:]
+		switch k {
+		case keyUp:
 			p.move(-1)
-		case b[0] == 0x0e: // ctrl-n
+		case keyDown:
 			p.move(1)
-		case b[0] == '\r' || b[0] == '\n':
+		case keyEnter:
 			if changed {
 				p.run()
 				changed = false
@@ -91,23 +83,20 @@ func (p *searchPicker) keys(b []byte) (string, bool, error) {
 			if len(p.hits) > 0 {
 				return p.open(p.hits[p.cursor].Doc), true, nil
 			}
-		case b[0] == 0x1b || b[0] == 0x03 || b[0] == 0x04: // esc, ctrl-c, ctrl-d
+		case keyCancel:
 			changed = false
 			return "", true, errCancelled
-		case b[0] == 0x7f || b[0] == 0x08:
+		case keyBackspace:
 			if len(p.query) > 0 {
 				p.query, changed = p.query[:len(p.query)-1], true
 			}
-		case b[0] == 0x15: // ctrl-u
+		case keyClear:
 			p.query, changed = p.query[:0], true
-		case b[0] >= 0x20:
-			r, size := utf8.DecodeRune(b)
-			n = size
-			if r != utf8.RuneError && r != 0x7f && len(string(p.query)) < maxPickQuery {
+		case keyRune:
+			if len(string(p.query)) < maxPickQuery {
 				p.query, changed = append(p.query, r), true
 			}
 		}
-		b = b[n:]
 	}
 	return "", false, nil
 }

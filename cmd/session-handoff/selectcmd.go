@@ -166,46 +166,82 @@ func (p *picker) filter() {
 // errCancelled.
 func (p *picker) keys(b []byte) (handoff.ID, bool, error) {
 	for len(b) > 0 {
-		n := 1
-		switch {
-		case len(b) >= 3 && b[0] == 0x1b && (b[1] == '[' || b[1] == 'O'):
-			n = 3
-			switch b[2] {
-			case 'A':
-				p.move(-1)
-			case 'B':
-				p.move(1)
-			}
-		case b[0] == 0x10: // ctrl-p
+		k, r, n := nextKey(b)
+		b = b[n:]
+		switch k {
+		case keyUp:
 			p.move(-1)
-		case b[0] == 0x0e: // ctrl-n
+		case keyDown:
 			p.move(1)
-		case b[0] == '\r' || b[0] == '\n':
+		case keyEnter:
 			if len(p.shown) > 0 {
 				return p.entries[p.shown[p.cursor]].ID, true, nil
 			}
-		case b[0] == 0x1b || b[0] == 0x03 || b[0] == 0x04: // esc, ctrl-c, ctrl-d
+		case keyCancel:
 			return "", true, errCancelled
-		case b[0] == 0x7f || b[0] == 0x08:
+		case keyBackspace:
 			if len(p.query) > 0 {
 				p.query = p.query[:len(p.query)-1]
 				p.filter()
 			}
-		case b[0] == 0x15: // ctrl-u
+		case keyClear:
 			p.query = p.query[:0]
 			p.filter()
-		case b[0] >= 0x20:
-			r, size := utf8.DecodeRune(b)
-			n = size
-			if r != utf8.RuneError && r != 0x7f {
-				p.query = append(p.query, r)
-				p.cursor = 0
-				p.filter()
-			}
+		case keyRune:
+			p.query = append(p.query, r)
+			p.cursor = 0
+			p.filter()
 		}
-		b = b[n:]
 	}
 	return "", false, nil
+}
+
+// pickKey is a key a picker reads from the terminal.
+type pickKey int
+
+const (
+	keyOther     pickKey = iota // a key the pickers ignore
+	keyUp                       // up arrow, ctrl-p
+	keyDown                     // down arrow, ctrl-n
+	keyEnter                    // enter
+	keyCancel                   // esc, ctrl-c, ctrl-d
+	keyBackspace                // backspace, ctrl-h
+	keyClear                    // ctrl-u
+	keyRune                     // a printable character, the rune
+)
+
+// nextKey decodes the first key of b (not empty): what it is, the rune
+// typed for keyRune, and how many bytes it takes.
+func nextKey(b []byte) (k pickKey, r rune, n int) {
+	switch {
+	case len(b) >= 3 && b[0] == 0x1b && (b[1] == '[' || b[1] == 'O'):
+		switch b[2] {
+		case 'A':
+			return keyUp, 0, 3
+		case 'B':
+			return keyDown, 0, 3
+		}
+		return keyOther, 0, 3
+	case b[0] == 0x10: // ctrl-p
+		return keyUp, 0, 1
+	case b[0] == 0x0e: // ctrl-n
+		return keyDown, 0, 1
+	case b[0] == '\r' || b[0] == '\n':
+		return keyEnter, 0, 1
+	case b[0] == 0x1b || b[0] == 0x03 || b[0] == 0x04:
+		return keyCancel, 0, 1
+	case b[0] == 0x7f || b[0] == 0x08:
+		return keyBackspace, 0, 1
+	case b[0] == 0x15:
+		return keyClear, 0, 1
+	case b[0] >= 0x20:
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError || r == 0x7f {
+			return keyOther, 0, size
+		}
+		return keyRune, r, size
+	}
+	return keyOther, 0, 1
 }
 
 func (p *picker) move(d int) {
