@@ -501,7 +501,7 @@ func (sc *refScanner) add(line []byte, off int) {
 	sc.refs = append(sc.refs, ref)
 	if sc.onLine != nil {
 		if err := sc.onLine(line, &sc.refs[len(sc.refs)-1]); err != nil {
-			sc.err = err
+			sc.err = &indexError{Line: sc.lineNo, Reason: err.Error()}
 		}
 	}
 }

@@ -72,6 +72,25 @@ func (s *Store) Search(f Filter) ([]Entry, error) {
 // use, or the index is damaged and no rebuild could be written (a writer
 // holds the lock): the caller then reads the records.
 func (s *Store) searchCached(base Filter, q string, limit int, lastEntered bool) (out []Entry, ok bool, err error) {
+	out, ok, err = s.searchCachedOnce(base, q, limit, lastEntered)
+	if !errors.Is(err, errCorruptIndex) {
+		return out, ok, err
+	}
+	// Rebuild the index (withIndex does, when no writer holds the lock),
+	// then read it again; damaged still, the caller reads the records.
+	if err := s.withIndex(func(*parsedIndex) error { return nil }); err != nil {
+		return nil, false, err
+	}
+	out, ok, err = s.searchCachedOnce(base, q, limit, lastEntered)
+	if errors.Is(err, errCorruptIndex) {
+		return nil, false, nil
+	}
+	return out, ok, err
+}
+
+// searchCachedOnce is searchCached on the index as it is: damage is an
+// error wrapping errCorruptIndex.
+func (s *Store) searchCachedOnce(base Filter, q string, limit int, lastEntered bool) (out []Entry, ok bool, err error) {
 	m, err := newMatcher(base)
 	if err != nil {
 		return nil, false, err
@@ -91,17 +110,6 @@ func (s *Store) searchCached(base Filter, q string, limit int, lastEntered bool)
 		return nil
 	}
 	ix, f, err := s.streamIndex(mark)
-	if errors.Is(err, errCorruptIndex) {
-		// Rebuild the index (withIndex does, when no writer holds the
-		// lock), then read it again.
-		if err = s.withIndex(func(*parsedIndex) error { return nil }); err != nil {
-			return nil, false, err
-		}
-		ix, f, err = s.streamIndex(mark)
-		if errors.Is(err, errCorruptIndex) {
-			return nil, false, nil
-		}
-	}
 	if err != nil || f == nil {
 		return nil, err == nil, err
 	}
@@ -140,7 +148,7 @@ func (s *Store) searchCached(base Filter, q string, limit int, lastEntered bool)
 		}
 		ie, _, err := parseLine(line)
 		if err != nil {
-			return nil, false, err
+			return nil, false, &indexError{Reason: err.Error() + " (found searching)"}
 		}
 		e := ie.toEntry()
 		if !hit {

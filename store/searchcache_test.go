@@ -229,3 +229,37 @@ func TestCompactAsYouGo(t *testing.T) {
 	}
 	assertConsistent(t, s)
 }
+
+// TestSearchRecoversFromADamagedIndexField: a line whose shape is right
+// but whose field does not decode (an unknown escape) is damage, as the
+// full read says: the search rebuilds the index and answers from it,
+// with a filter that reads the field and without one.
+func TestSearchRecoversFromADamagedIndexField(t *testing.T) {
+	for _, f := range []Filter{{Query: "okapi"}, {Query: "okapi", Tool: "codex"}} {
+		s := newTestStore(t)
+		r := mkRecord(t, baseTime, "codex", "app", "plain title")
+		r.NextSteps = []string{"feed the okapi"}
+		mustSave(t, s, r)
+		mustSave(t, s, mkRecord(t, baseTime.Add(time.Hour), "codex", "app", "another"))
+		mustSearch(t, s, f) // the search cache is made
+		data, err := os.ReadFile(s.path(indexFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(data), "\n")
+		for i, l := range lines {
+			if strings.Contains(l, string(r.ID)) {
+				fields := strings.Split(l, "\t")
+				fields[fTool], fields[fTitle] = `co\qdex`, `plain\qtitle`
+				lines[i] = strings.Join(fields, "\t")
+			}
+		}
+		if err := os.WriteFile(s.path(indexFile), []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Search(f)
+		if err != nil || len(got) != 1 || got[0].ID != r.ID {
+			t.Fatalf("%+v: %v, %v; want %s", f, ids(got), err, r.ID)
+		}
+	}
+}
