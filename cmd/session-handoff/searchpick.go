@@ -6,8 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"golang.org/x/term"
-
 	"github.com/session-handoff/session-handoff/internal/search"
 	"github.com/session-handoff/session-handoff/internal/style"
 )
@@ -140,8 +138,10 @@ func (p *searchPicker) lines(height int) []string {
 	return out
 }
 
-// draw draws the screen on w.
+// draw draws the screen on w, height lines, and sizes the next search
+// to fill it.
 func (p *searchPicker) draw(w io.Writer, height int) {
+	p.limit = max((height-2)/2, 1)
 	var sb strings.Builder
 	sb.WriteString("\x1b[H\x1b[2J")
 	for _, l := range p.lines(height) {
@@ -153,32 +153,7 @@ func (p *searchPicker) draw(w io.Writer, height int) {
 // pickSearch runs the search picker on the terminal in, drawing on out;
 // the chosen result's open command.
 func pickSearch(a *app, in *os.File, out io.Writer, p *searchPicker) (string, error) {
-	old, err := term.MakeRaw(int(in.Fd()))
-	if err != nil {
-		return "", fmt.Errorf("set up terminal: %w", err)
-	}
-	defer term.Restore(int(in.Fd()), old)
-	fmt.Fprint(out, "\x1b[?1049h") // alternate screen
-	defer fmt.Fprint(out, "\x1b[?1049l")
-	buf := make([]byte, 64)
-	for {
-		_, height, err := term.GetSize(int(in.Fd()))
-		if err != nil || height < 4 {
-			height = 24
-		}
-		p.limit = max((height-2)/2, 1)
-		p.draw(out, height)
-		n, err := in.Read(buf)
-		if err != nil {
-			return "", fmt.Errorf("read terminal: %w", err)
-		}
-		if a.ctx.Err() != nil {
-			return "", errCancelled
-		}
-		if cmd, done, err := p.keys(buf[:n]); done {
-			return cmd, err
-		}
-	}
+	return runPicker[string](a.ctx, in, out, p)
 }
 
 // searchTerminal is the terminal the search picker runs on: standard

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -104,32 +105,45 @@ var errCancelled = errors.New("cancelled")
 
 // pick runs the picker on the terminal: keys from in, drawing on out.
 func pick(a *app, in *os.File, out io.Writer, entries []store.Entry, query string, s *store.Store) (handoff.ID, error) {
+	p := picker{entries: entries, query: []rune(query), now: time.Now(), text: recordText(s, entries), style: a.ttyStyle()}
+	p.filter()
+	return runPicker[handoff.ID](a.ctx, in, out, &p)
+}
+
+// pickerModel is what runPicker drives: a screen to draw, and the keys
+// read from the terminal, until they say done.
+type pickerModel[T any] interface {
+	draw(w io.Writer, height int)
+	keys(b []byte) (T, bool, error)
+}
+
+// runPicker runs m on the terminal in, raw, drawing on out's alternate
+// screen, until m is done or ctx ends (errCancelled).
+func runPicker[T any](ctx context.Context, in *os.File, out io.Writer, m pickerModel[T]) (T, error) {
+	var none T
 	old, err := term.MakeRaw(int(in.Fd()))
 	if err != nil {
-		return "", fmt.Errorf("set up terminal: %w", err)
+		return none, fmt.Errorf("set up terminal: %w", err)
 	}
 	defer term.Restore(int(in.Fd()), old)
 	fmt.Fprint(out, "\x1b[?1049h") // alternate screen
 	defer fmt.Fprint(out, "\x1b[?1049l")
-
-	p := picker{entries: entries, query: []rune(query), now: time.Now(), text: recordText(s, entries), style: a.ttyStyle()}
-	p.filter()
 	buf := make([]byte, 64)
 	for {
 		_, height, err := term.GetSize(int(in.Fd()))
 		if err != nil || height < 4 {
 			height = 24
 		}
-		p.draw(out, height)
+		m.draw(out, height)
 		n, err := in.Read(buf)
 		if err != nil {
-			return "", fmt.Errorf("read terminal: %w", err)
+			return none, fmt.Errorf("read terminal: %w", err)
 		}
-		if a.ctx.Err() != nil {
-			return "", errCancelled
+		if ctx.Err() != nil {
+			return none, errCancelled
 		}
-		if id, done, err := p.keys(buf[:n]); done {
-			return id, err
+		if v, done, err := m.keys(buf[:n]); done {
+			return v, err
 		}
 	}
 }
