@@ -42,45 +42,16 @@ type rowFunc func(rowid int64, local []byte, size uint64, overflow uint32) error
 // walk calls fn for every row of the table b-tree rooted at page n, in
 // rowid order (§1.6).
 func (s *scan) walk(n uint32, depth int, fn rowFunc) error {
-	if depth > s.db.lim.MaxDepth {
-		return corrupt("b-tree deeper than %d pages", s.db.lim.MaxDepth)
-	}
-	if err := s.visit(n); err != nil {
-		return err
-	}
-	p, err := s.db.page(n)
+	pg, err := s.btreePage(n, depth, true)
 	if err != nil {
 		return err
 	}
-	hdr := 0
-	if n == 1 {
-		hdr = 100 // page 1 begins with the database header
-	}
-	if len(p) < hdr+8 {
-		return corrupt("page %d: too short for a b-tree header", n)
-	}
-	kind := p[hdr]
-	ncells := int(binary.BigEndian.Uint16(p[hdr+3:]))
-	cellsAt := hdr + 8
-	switch kind {
-	case leafTable:
-	case interiorTable:
-		cellsAt = hdr + 12
-	case interiorIndex, leafIndex:
-		return corrupt("page %d: an index b-tree page where a table's is expected (an index, or a WITHOUT ROWID table, is not read)", n)
-	default:
-		return corrupt("page %d: b-tree page type %#x", n, kind)
-	}
-	if cellsAt+2*ncells > s.db.usable {
-		return corrupt("page %d: %d cells overflow the page", n, ncells)
-	}
-	for i := 0; i < ncells; i++ {
-		c := int(binary.BigEndian.Uint16(p[cellsAt+2*i:]))
-		if c < cellsAt+2*ncells || c >= s.db.usable {
-			return corrupt("page %d: cell %d at offset %d", n, i, c)
+	for i := 0; i < pg.ncells; i++ {
+		cell, err := pg.cell(i)
+		if err != nil {
+			return err
 		}
-		cell := p[c:s.db.usable]
-		if kind == interiorTable {
+		if pg.interior {
 			// A 4-byte left child page, then the key (a rowid varint).
 			if len(cell) < 4 {
 				return corrupt("page %d: cell %d cut short", n, i)
@@ -94,11 +65,82 @@ func (s *scan) walk(n uint32, depth int, fn rowFunc) error {
 			return err
 		}
 	}
-	if kind == interiorTable {
-		return s.walk(binary.BigEndian.Uint32(p[hdr+8:]), depth+1, fn)
+	if pg.interior {
+		return s.walk(pg.right(), depth+1, fn)
 	}
 	return nil
 }
+
+// btreePage is a b-tree page (§1.6) whose header and cell pointers were
+// checked: its cells are read with cell, its right-most child with right.
+type btreePage struct {
+	n        uint32
+	p        []byte
+	hdr      int // where the header starts: 100 on page 1
+	interior bool
+	ncells   int
+	cellsAt  int // the cell pointer array
+	usable   int
+}
+
+// btreePage reads page n, depth pages below a root, as a page of a table
+// b-tree (table) or of an index's: the depth is bounded, the page is
+// visited once in the scan, its kind must be one of the tree's and its
+// cell pointer array must lie within the page.
+func (s *scan) btreePage(n uint32, depth int, table bool) (btreePage, error) {
+	if depth > s.db.lim.MaxDepth {
+		return btreePage{}, corrupt("b-tree deeper than %d pages", s.db.lim.MaxDepth)
+	}
+	if err := s.visit(n); err != nil {
+		return btreePage{}, err
+	}
+	p, err := s.db.page(n)
+	if err != nil {
+		return btreePage{}, err
+	}
+	pg := btreePage{n: n, p: p, usable: s.db.usable}
+	if n == 1 {
+		pg.hdr = 100 // page 1 begins with the database header
+	}
+	if len(p) < pg.hdr+12 {
+		return btreePage{}, corrupt("page %d: too short for a b-tree header", n)
+	}
+	kind := p[pg.hdr]
+	leaf, interior, want := byte(leafTable), byte(interiorTable), "a table's"
+	if !table {
+		leaf, interior, want = leafIndex, interiorIndex, "an index's"
+	}
+	switch {
+	case kind == leaf:
+	case kind == interior:
+		pg.interior = true
+	case table && (kind == interiorIndex || kind == leafIndex):
+		return btreePage{}, corrupt("page %d: an index b-tree page where a table's is expected (an index, or a WITHOUT ROWID table, is not read)", n)
+	default:
+		return btreePage{}, corrupt("page %d: b-tree page type %#x where %s is expected", n, kind, want)
+	}
+	pg.ncells = int(binary.BigEndian.Uint16(p[pg.hdr+3:]))
+	pg.cellsAt = pg.hdr + 8
+	if pg.interior {
+		pg.cellsAt = pg.hdr + 12
+	}
+	if pg.cellsAt+2*pg.ncells > pg.usable {
+		return btreePage{}, corrupt("page %d: %d cells overflow the page", n, pg.ncells)
+	}
+	return pg, nil
+}
+
+// cell is cell i of the page, from its start to the page's usable end.
+func (pg *btreePage) cell(i int) ([]byte, error) {
+	c := int(binary.BigEndian.Uint16(pg.p[pg.cellsAt+2*i:]))
+	if c < pg.cellsAt+2*pg.ncells || c >= pg.usable {
+		return nil, corrupt("page %d: cell %d at offset %d", pg.n, i, c)
+	}
+	return pg.p[c:pg.usable], nil
+}
+
+// right is an interior page's right-most child.
+func (pg *btreePage) right() uint32 { return binary.BigEndian.Uint32(pg.p[pg.hdr+8:]) }
 
 // leafCell decodes one cell of a table leaf (§1.6): the payload's size
 // and the rowid, varints, then the payload's local part and, when it

@@ -145,40 +145,17 @@ func (t *Table) seekAll(root uint32, values []string) ([]int64, error) {
 // (and below) whose first value is v. A child holds the entries between
 // the keys either side of it: it is read only when v may lie there.
 func (s *scan) seek(n uint32, depth int, v string, out *[]int64) error {
-	if depth > s.db.lim.MaxDepth {
-		return corrupt("b-tree deeper than %d pages", s.db.lim.MaxDepth)
-	}
-	if err := s.visit(n); err != nil {
-		return err
-	}
-	p, err := s.db.page(n)
+	pg, err := s.btreePage(n, depth, false)
 	if err != nil {
 		return err
 	}
-	if len(p) < 12 {
-		return corrupt("page %d: too short for a b-tree header", n)
-	}
-	kind := p[0]
-	ncells := int(binary.BigEndian.Uint16(p[3:]))
-	cellsAt := 8
-	switch kind {
-	case leafIndex:
-	case interiorIndex:
-		cellsAt = 12
-	default:
-		return corrupt("page %d: b-tree page type %#x where an index's is expected", n, kind)
-	}
-	if cellsAt+2*ncells > s.db.usable {
-		return corrupt("page %d: %d cells overflow the page", n, ncells)
-	}
-	for i := 0; i < ncells; i++ {
-		c := int(binary.BigEndian.Uint16(p[cellsAt+2*i:]))
-		if c < cellsAt+2*ncells || c >= s.db.usable {
-			return corrupt("page %d: cell %d at offset %d", n, i, c)
+	for i := 0; i < pg.ncells; i++ {
+		cell, err := pg.cell(i)
+		if err != nil {
+			return err
 		}
-		cell := p[c:s.db.usable]
 		child := uint32(0)
-		if kind == interiorIndex {
+		if pg.interior {
 			if len(cell) < 4 {
 				return corrupt("page %d: cell %d cut short", n, i)
 			}
@@ -209,8 +186,8 @@ func (s *scan) seek(n uint32, depth int, v string, out *[]int64) error {
 			return nil // every later key, and the right child, is above v
 		}
 	}
-	if kind == interiorIndex {
-		return s.seek(binary.BigEndian.Uint32(p[8:]), depth+1, v, out)
+	if pg.interior {
+		return s.seek(pg.right(), depth+1, v, out)
 	}
 	return nil
 }
@@ -308,43 +285,16 @@ func (t *Table) rows(rowids []int64, fn func(r *Row) error) error {
 // find calls fn with the row of rowid in the table b-tree page n (and
 // below), if there is one.
 func (s *scan) find(n uint32, depth int, rowid int64, fn rowFunc) error {
-	if depth > s.db.lim.MaxDepth {
-		return corrupt("b-tree deeper than %d pages", s.db.lim.MaxDepth)
-	}
-	if err := s.visit(n); err != nil {
-		return err
-	}
-	p, err := s.db.page(n)
+	pg, err := s.btreePage(n, depth, true)
 	if err != nil {
 		return err
 	}
-	hdr := 0
-	if n == 1 {
-		hdr = 100
-	}
-	if len(p) < hdr+12 {
-		return corrupt("page %d: too short for a b-tree header", n)
-	}
-	kind := p[hdr]
-	ncells := int(binary.BigEndian.Uint16(p[hdr+3:]))
-	cellsAt := hdr + 8
-	switch kind {
-	case leafTable:
-	case interiorTable:
-		cellsAt = hdr + 12
-	default:
-		return corrupt("page %d: b-tree page type %#x where a table's is expected", n, kind)
-	}
-	if cellsAt+2*ncells > s.db.usable {
-		return corrupt("page %d: %d cells overflow the page", n, ncells)
-	}
-	for i := 0; i < ncells; i++ {
-		c := int(binary.BigEndian.Uint16(p[cellsAt+2*i:]))
-		if c < cellsAt+2*ncells || c >= s.db.usable {
-			return corrupt("page %d: cell %d at offset %d", n, i, c)
+	for i := 0; i < pg.ncells; i++ {
+		cell, err := pg.cell(i)
+		if err != nil {
+			return err
 		}
-		cell := p[c:s.db.usable]
-		if kind == interiorTable {
+		if pg.interior {
 			// A 4-byte left child (rowids up to the key), then the key.
 			if len(cell) < 5 {
 				return corrupt("page %d: cell %d cut short", n, i)
@@ -367,8 +317,8 @@ func (s *scan) find(n uint32, depth int, rowid int64, fn rowFunc) error {
 			return s.leafCell(n, i, cell, fn)
 		}
 	}
-	if kind == interiorTable {
-		return s.find(binary.BigEndian.Uint32(p[hdr+8:]), depth+1, rowid, fn)
+	if pg.interior {
+		return s.find(pg.right(), depth+1, rowid, fn)
 	}
 	return nil
 }
