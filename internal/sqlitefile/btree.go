@@ -3,6 +3,7 @@ package sqlitefile
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 )
 
 // The b-tree page types (§1.6, the page header's first byte).
@@ -20,17 +21,39 @@ var errStop = errors.New("stop")
 // page is read twice (a cycle in a hostile file, or two parents sharing
 // a child, is corruption, not a loop).
 type scan struct {
-	db      *DB
-	visited map[uint32]bool
+	db *DB
+	// visited holds the pages visited: the first few in few (a
+	// descent to one row visits a handful), the rest in more.
+	few  [8]uint32
+	nfew int
+	more map[uint32]bool
 	// firstOnly ends an index seek at its first entry (HasEqual).
 	firstOnly bool
+	// key and row are the record headers last read, their lists reused
+	// from one index entry (indexKey), one row (Row.Value), to the next.
+	key, row recordHeader
+}
+
+// reset forgets the pages visited, for the next descent of a scan that
+// serves several.
+func (s *scan) reset() {
+	s.nfew = 0
+	clear(s.more)
 }
 
 func (s *scan) visit(n uint32) error {
-	if s.visited[n] {
+	if slices.Contains(s.few[:s.nfew], n) || s.more[n] {
 		return corrupt("page %d reached twice (a cycle)", n)
 	}
-	s.visited[n] = true
+	if s.nfew < len(s.few) {
+		s.few[s.nfew] = n
+		s.nfew++
+		return nil
+	}
+	if s.more == nil {
+		s.more = map[uint32]bool{}
+	}
+	s.more[n] = true
 	return nil
 }
 
@@ -94,9 +117,12 @@ func (s *scan) btreePage(n uint32, depth int, table bool) (btreePage, error) {
 	if err := s.visit(n); err != nil {
 		return btreePage{}, err
 	}
-	p, err := s.db.page(n)
-	if err != nil {
-		return btreePage{}, err
+	p, cached := s.db.cache.get(n)
+	if !cached {
+		var err error
+		if p, err = s.db.page(n); err != nil {
+			return btreePage{}, err
+		}
 	}
 	pg := btreePage{n: n, p: p, usable: s.db.usable}
 	if n == 1 {
@@ -126,6 +152,9 @@ func (s *scan) btreePage(n uint32, depth int, table bool) (btreePage, error) {
 	}
 	if pg.cellsAt+2*pg.ncells > pg.usable {
 		return btreePage{}, corrupt("page %d: %d cells overflow the page", n, pg.ncells)
+	}
+	if !cached {
+		s.db.cache.keep(n, p, pg.interior)
 	}
 	return pg, nil
 }
@@ -190,6 +219,7 @@ func (db *DB) localSize(size uint64) int {
 func (s *scan) payload(local []byte, size uint64, overflow uint32) ([]byte, error) {
 	out := make([]byte, 0, size)
 	out = append(out, local...)
+	var p []byte // each overflow page in turn, copied from
 	for next := overflow; uint64(len(out)) < size; {
 		if next == 0 {
 			return nil, corrupt("overflow chain ends %d bytes short of its %d-byte record", size-uint64(len(out)), size)
@@ -197,8 +227,8 @@ func (s *scan) payload(local []byte, size uint64, overflow uint32) ([]byte, erro
 		if err := s.visit(next); err != nil {
 			return nil, err
 		}
-		p, err := s.db.page(next)
-		if err != nil {
+		var err error
+		if p, err = s.db.readPage(next, p); err != nil {
 			return nil, err
 		}
 		take := min(uint64(s.db.usable-4), size-uint64(len(out)))

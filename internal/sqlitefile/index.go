@@ -55,7 +55,7 @@ func (t *Table) HasEqual(col string, values []string) (has map[string]bool, ok b
 	has = map[string]bool{}
 	for _, v := range values {
 		var ids []int64
-		s := &scan{db: t.db, visited: map[uint32]bool{}, firstOnly: true}
+		s := &scan{db: t.db, firstOnly: true}
 		if err := s.seek(root, 0, v, &ids); err != nil && !errors.Is(err, errStop) {
 			return nil, false
 		}
@@ -131,8 +131,9 @@ func indexLeads(sql, col string) bool {
 // value is one of values, sorted, each once.
 func (t *Table) seekAll(root uint32, values []string) ([]int64, error) {
 	var out []int64
+	s := &scan{db: t.db}
 	for _, v := range values {
-		s := &scan{db: t.db, visited: map[uint32]bool{}}
+		s.reset()
 		if err := s.seek(root, 0, v, &out); err != nil {
 			return nil, err
 		}
@@ -216,33 +217,56 @@ func (s *scan) indexKey(n uint32, i int, cell []byte, v string) (cmp int, rowid 
 			return 0, 0, err
 		}
 	}
-	h, err := parseHeader(payload, size)
-	if err != nil || len(h.types) < 2 {
+	h := &s.key
+	if err := h.parse(payload, size); err != nil || len(h.types) < 2 {
 		return 0, 0, corrupt("page %d: cell %d: an index entry", n, i)
 	}
 	last := len(h.types) - 1
 	if h.offsets[last+1] > uint64(len(payload)) || h.offsets[1] > uint64(len(payload)) {
 		return 0, 0, corrupt("page %d: cell %d: an index entry past its payload", n, i)
 	}
-	first, err := decodeValue(h.types[0], payload[h.offsets[0]:h.offsets[1]])
-	if err != nil {
-		return 0, 0, err
+	// The values are looked at where they lie, not decoded (a rowid
+	// boxed, a text copied), an entry at a time: an integer, or text
+	// compared as it is stored.
+	first, ft := payload[h.offsets[0]:h.offsets[1]], h.types[0]
+	if ft == 7 && len(first) != 8 {
+		return 0, 0, corrupt("float of %d bytes", len(first))
 	}
-	id, err := decodeValue(h.types[last], payload[h.offsets[last]:h.offsets[last+1]])
-	if err != nil {
-		return 0, 0, err
-	}
-	r, ok := id.(int64)
+	id, it := payload[h.offsets[last]:h.offsets[last+1]], h.types[last]
+	r, ok := intValue(it, id)
 	if !ok {
-		return 0, 0, corrupt("page %d: cell %d: an index entry's rowid is %s", n, i, describe(id))
+		v, err := decodeValue(it, id)
+		if err != nil {
+			return 0, 0, err
+		}
+		return 0, 0, corrupt("page %d: cell %d: an index entry's rowid is %s", n, i, describe(v))
 	}
-	switch f := first.(type) {
-	case string:
-		return strings.Compare(f, v), r, nil
-	case []byte:
+	switch {
+	case ft >= 12 && ft%2 == 1: // text
+		return compareText(first, v), r, nil
+	case ft >= 12: // a blob
 		return 1, r, nil
 	}
 	return -1, r, nil // NULL, an integer or a real
+}
+
+// compareText is strings.Compare(string(b), v), b not copied.
+func compareText(b []byte, v string) int {
+	for i := 0; i < len(b) && i < len(v); i++ {
+		if b[i] != v[i] {
+			if b[i] < v[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	switch {
+	case len(b) < len(v):
+		return -1
+	case len(b) > len(v):
+		return 1
+	}
+	return 0
 }
 
 // indexLocalSize is how much of an index b-tree cell's payload of size
@@ -265,9 +289,13 @@ func (db *DB) indexLocalSize(size uint64) int {
 // rows calls fn with the rows of rowids (sorted), each found by its
 // rowid; a rowid the table does not hold is passed over.
 func (t *Table) rows(rowids []int64, fn func(r *Row) error) error {
+	// One scan and one row serve every rowid in turn: a row is valid
+	// only while fn runs, and each rowid's descent visits its pages
+	// afresh.
+	s := &scan{db: t.db}
+	r := &Row{t: t, s: s}
 	for _, id := range rowids {
-		s := &scan{db: t.db, visited: map[uint32]bool{}}
-		r := &Row{t: t, s: s}
+		s.reset()
 		err := s.find(t.root, 0, id, func(rowid int64, local []byte, size uint64, overflow uint32) error {
 			*r = Row{Rowid: rowid, t: t, s: s, local: local, size: size, overflow: overflow}
 			return fn(r)

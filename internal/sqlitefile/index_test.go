@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -216,5 +217,45 @@ func TestStateKey(t *testing.T) {
 	db, err := OpenReaderAt(bytes.NewReader(b), int64(len(b)), nil, 0, Limits{})
 	if err != nil || db.StateKey() != "" {
 		t.Errorf("opened from a reader: key %q, %v", db.StateKey(), err)
+	}
+}
+
+// BenchmarkScanEqual reads every session's rows of testdata/indexed.db
+// through its index, as OpenCode's reader reads a session's parts: a
+// seek a value, then a descent a row.
+func BenchmarkScanEqual(b *testing.B) {
+	db, err := Open("testdata/indexed.db", Limits{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	tbl, err := db.Table("part")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sessions []string
+	for i := range 40 {
+		s := fmt.Sprintf("ses_%03d", i)
+		if i == 7 {
+			s += strings.Repeat("x", 1500)
+		}
+		sessions = append(sessions, s)
+	}
+	data := tbl.Column("data")
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		for _, s := range sessions {
+			if err := tbl.ScanEqual("session_id", []string{s}, func(r *Row) error {
+				_, err := r.Text(data)
+				n++
+				return err
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if n < 2900 {
+			b.Fatalf("%d rows", n)
+		}
 	}
 }

@@ -57,31 +57,39 @@ type recordHeader struct {
 // parseHeader reads the header of a record of size bytes from b, which
 // holds at least the header (§2.1).
 func parseHeader(b []byte, size uint64) (recordHeader, error) {
+	var h recordHeader
+	err := h.parse(b, size)
+	return h, err
+}
+
+// parse is parseHeader into h, whose lists it reuses: a scan reads a
+// header a row, or an index entry.
+func (h *recordHeader) parse(b []byte, size uint64) error {
+	h.types, h.offsets = h.types[:0], h.offsets[:0]
 	hsize, n := varint(b)
 	if n == 0 || hsize < uint64(n) || hsize > size || hsize > uint64(len(b)) {
-		return recordHeader{}, corrupt("record header of %d bytes in a record of %d", hsize, size)
+		return corrupt("record header of %d bytes in a record of %d", hsize, size)
 	}
-	var h recordHeader
 	off := hsize
 	for p := uint64(n); p < hsize; {
 		t, m := varint(b[p:hsize])
 		if m == 0 {
-			return recordHeader{}, corrupt("serial type cut by the record header's end")
+			return corrupt("serial type cut by the record header's end")
 		}
 		p += uint64(m)
 		sz, ok := serialSize(t)
 		if !ok {
-			return recordHeader{}, corrupt("reserved serial type %d", t)
+			return corrupt("reserved serial type %d", t)
 		}
 		h.types = append(h.types, t)
 		h.offsets = append(h.offsets, off)
 		if sz > size-off {
-			return recordHeader{}, corrupt("value of %d bytes past the record's end", sz)
+			return corrupt("value of %d bytes past the record's end", sz)
 		}
 		off += sz
 	}
 	h.offsets = append(h.offsets, off)
-	return h, nil
+	return nil
 }
 
 // decodeValue decodes a value of serial type t from b, which holds
@@ -90,30 +98,42 @@ func decodeValue(t uint64, b []byte) (Value, error) {
 	switch t {
 	case 0:
 		return nil, nil
-	case 1, 2, 3, 4, 5, 6:
-		// Big-endian two's complement, sign-extended.
-		var v int64
-		if len(b) > 0 && b[0]&0x80 != 0 {
-			v = -1
-		}
-		for _, c := range b {
-			v = v<<8 | int64(c)
-		}
+	case 1, 2, 3, 4, 5, 6, 8, 9:
+		// Big-endian two's complement, sign-extended; 8 and 9 are the
+		// constants 0 and 1.
+		v, _ := intValue(t, b)
 		return v, nil
 	case 7:
 		if len(b) != 8 {
 			return nil, corrupt("float of %d bytes", len(b))
 		}
 		return math.Float64frombits(binary.BigEndian.Uint64(b)), nil
-	case 8:
-		return int64(0), nil
-	case 9:
-		return int64(1), nil
 	}
 	if t%2 == 0 {
 		return append([]byte(nil), b...), nil
 	}
 	return string(b), nil
+}
+
+// intValue is a value of serial type t in b as an integer, as
+// decodeValue reads it, without boxing it; ok is false for a value of
+// another type.
+func intValue(t uint64, b []byte) (v int64, ok bool) {
+	switch t {
+	case 1, 2, 3, 4, 5, 6:
+		if len(b) > 0 && b[0]&0x80 != 0 {
+			v = -1
+		}
+		for _, c := range b {
+			v = v<<8 | int64(c)
+		}
+		return v, true
+	case 8:
+		return 0, true
+	case 9:
+		return 1, true
+	}
+	return 0, false
 }
 
 // describe names a value's type for errors.

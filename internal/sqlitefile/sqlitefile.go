@@ -94,6 +94,8 @@ type DB struct {
 	// committed frame's content.
 	walPages map[uint32]int64
 	state    string // StateKey
+	// cache keeps the b-tree pages that descents read again (cache.go).
+	cache pageCache
 }
 
 // Open opens the database at path read-only, with path+"-wal" when that
@@ -243,11 +245,17 @@ func (db *DB) open(main io.ReaderAt, size int64, wal io.ReaderAt, walSize int64,
 
 // page reads page n (1-based), from the WAL when a committed frame holds
 // it, else from the main file.
-func (db *DB) page(n uint32) ([]byte, error) {
+func (db *DB) page(n uint32) ([]byte, error) { return db.readPage(n, nil) }
+
+// readPage is page, read into buf when it is a page's size (an overflow
+// chain, copied from page by page, needs one buffer), else into a new one.
+func (db *DB) readPage(n uint32, buf []byte) ([]byte, error) {
 	if n == 0 || n > db.pages {
 		return nil, corrupt("page %d out of range 1-%d", n, db.pages)
 	}
-	buf := make([]byte, db.pageSize)
+	if len(buf) != db.pageSize {
+		buf = make([]byte, db.pageSize)
+	}
 	var err error
 	if off, ok := db.walPages[n]; ok {
 		_, err = db.wal.ReadAt(buf, off)

@@ -195,9 +195,10 @@ var ErrTooLarge = errors.New("record too large")
 func (r *Row) TooLarge() bool { return r.size > uint64(r.t.db.lim.MaxRecord) }
 
 // Scan calls fn with every row of the table in rowid order, until fn
-// returns an error, which Scan returns. Each page is read once per scan.
+// returns an error, which Scan returns. Each page is visited once per
+// scan.
 func (t *Table) Scan(fn func(r *Row) error) error {
-	s := &scan{db: t.db, visited: map[uint32]bool{}}
+	s := &scan{db: t.db}
 	r := &Row{t: t, s: s}
 	err := s.walk(t.root, 0, func(rowid int64, local []byte, size uint64, overflow uint32) error {
 		*r = Row{Rowid: rowid, t: t, s: s, local: local, size: size, overflow: overflow}
@@ -221,17 +222,18 @@ func (r *Row) Value(i int) (Value, error) {
 		return r.Rowid, nil
 	}
 	if r.header == nil {
-		h, err := parseHeader(r.bytes(), r.size)
+		h := &r.s.row // the scan's, reused row after row
+		err := h.parse(r.bytes(), r.size)
 		if err != nil && r.full == nil && r.overflow != 0 {
 			// The header runs onto overflow pages.
 			if err = r.readAll(); err == nil {
-				h, err = parseHeader(r.full, r.size)
+				err = h.parse(r.full, r.size)
 			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("row %d: %w", r.Rowid, err)
 		}
-		r.header = &h
+		r.header = h
 	}
 	h := r.header
 	if i >= len(h.types) {

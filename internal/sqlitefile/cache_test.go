@@ -1,0 +1,108 @@
+package sqlitefile
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// countingReader counts the reads of each page of a database file.
+type countingReader struct {
+	r        *bytes.Reader
+	pageSize int64
+	reads    map[int64]int
+}
+
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	if c.pageSize > 0 && len(p) == int(c.pageSize) {
+		c.reads[off/c.pageSize+1]++
+	}
+	return c.r.ReadAt(p, off)
+}
+
+// Reading every session of testdata/indexed.db through its index reads
+// each interior page of the table and of the index from the file once,
+// though every seek and every row's descent passes through them (they
+// were read, and allocated, on every descent); the leaves are read as
+// before, and the rows are those a scan finds (TestScanEqualAgreesWithScan).
+func TestDescentsReadInteriorPagesOnce(t *testing.T) {
+	b, err := os.ReadFile("testdata/indexed.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &countingReader{r: bytes.NewReader(b), reads: map[int64]int{}}
+	db, err := OpenReaderAt(c, int64(len(b)), nil, 0, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.pageSize = int64(db.PageSize())
+	tbl, err := db.Table("part")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for i := range 40 {
+		s := fmt.Sprintf("ses_%03d", i)
+		if i == 7 {
+			s += strings.Repeat("x", 1500)
+		}
+		if err := tbl.ScanEqual("session_id", []string{s}, func(r *Row) error {
+			rows++
+			_, err := r.Text(tbl.Column("data"))
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rows < 2900 {
+		t.Fatalf("%d rows read", rows)
+	}
+	interior := 0
+	for n, k := range c.reads {
+		page := b[(n-1)*c.pageSize : n*c.pageSize]
+		if n == 1 {
+			page = page[100:]
+		}
+		if page[0] != interiorTable && page[0] != interiorIndex {
+			continue
+		}
+		interior++
+		if k > 1 {
+			t.Errorf("interior page %d (type %#x) read %d times", n, page[0], k)
+		}
+	}
+	if interior < 3 {
+		t.Fatalf("%d interior pages read: the fixture's b-trees are not deep", interior)
+	}
+	if db.cache.bytes > maxCachedInterior {
+		t.Errorf("%d bytes of interior pages kept, more than %d", db.cache.bytes, maxCachedInterior)
+	}
+}
+
+// The cache keeps interior pages up to its bound and no further, and
+// only the last few leaves.
+func TestPageCacheBounded(t *testing.T) {
+	var c pageCache
+	page := make([]byte, 65536)
+	for n := uint32(1); n <= 2*maxCachedInterior/65536; n++ {
+		c.keep(n, page, true)
+		c.keep(n+1<<20, page, false)
+	}
+	if c.bytes > maxCachedInterior || len(c.interior) != maxCachedInterior/65536 {
+		t.Errorf("%d interior pages, %d bytes kept", len(c.interior), c.bytes)
+	}
+	if _, ok := c.get(1); !ok {
+		t.Error("the first interior page read is not kept")
+	}
+	if _, ok := c.get(2 * maxCachedInterior / 65536); ok {
+		t.Error("an interior page past the bound is kept")
+	}
+	if _, ok := c.get(1 + 1<<20); ok {
+		t.Error("an old leaf is kept")
+	}
+	if _, ok := c.get(2*maxCachedInterior/65536 + 1<<20); !ok {
+		t.Error("the last leaf read is not kept")
+	}
+}
