@@ -59,7 +59,7 @@ var parsers = sync.Pool{New: func() any { return new(jsonParser) }}
 // release puts p back into parsers, holding no line, and no scratch
 // buffer larger than a line usually needs.
 func (p *jsonParser) release() {
-	p.b = nil
+	p.b, p.floats, p.typeErr, p.inStruct, p.path = nil, false, nil, nil, p.path[:0]
 	if cap(p.buf) > 1<<20 {
 		p.buf = nil
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
+	"reflect"
+	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -26,6 +28,13 @@ type jsonParser struct {
 	i     int
 	depth int
 	buf   []byte // scratch for unescaping
+	// Unmarshal's (unmarshal.go): numbers in an any as float64, as
+	// encoding/json builds them; the first type error; the struct and
+	// the fields it lies in.
+	floats   bool
+	typeErr  *json.UnmarshalTypeError
+	inStruct reflect.Type
+	path     []string
 }
 
 // DecodeObject decodes one JSON object, keeping numbers as json.Number.
@@ -91,6 +100,15 @@ func (p *jsonParser) value() (any, bool) {
 		start := p.i
 		if !p.number() {
 			return nil, false
+		}
+		if p.floats {
+			f, err := strconv.ParseFloat(string(p.b[start:p.i]), 64)
+			if err != nil {
+				// encoding/json's: the value is left out, past the number.
+				p.typeError("number "+string(p.b[start:p.i]), reflect.TypeFor[float64](), p.i+1)
+				return nil, true
+			}
+			return f, true
 		}
 		return json.Number(p.b[start:p.i]), true
 	}

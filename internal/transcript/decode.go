@@ -25,3 +25,8 @@ func EachLeaf(b []byte, fn func(leaf []byte, top int)) error { return jsonfast.E
 // TextOrJSON is a field that is a string or any other JSON value
 // (jsonfast.TextOrJSON).
 type TextOrJSON = jsonfast.TextOrJSON
+
+// Unmarshal is json.Unmarshal for v a pointer to a zero value, the same
+// value and the same error, faster (jsonfast.Unmarshal): for a reader
+// whose decoding is encoding/json's, type errors and all.
+func Unmarshal(data []byte, v any) error { return jsonfast.Unmarshal(data, v) }

@@ -381,11 +381,11 @@ func (s *session) message(m message) {
 // contentBlocks reads a message's content: a string is one text block.
 func contentBlocks(raw json.RawMessage) []block {
 	var text string
-	if json.Unmarshal(raw, &text) == nil {
+	if transcript.Unmarshal(raw, &text) == nil {
 		return []block{{Type: "text", Text: text}}
 	}
 	var blocks []block
-	_ = json.Unmarshal(raw, &blocks)
+	_ = transcript.Unmarshal(raw, &blocks)
 	return blocks
 }
 
@@ -470,7 +470,7 @@ func (s *session) toolUse(bl block) {
 			OldText    *string `json:"old_text"`
 			InsertLine *int    `json:"insert_line"`
 		}
-		if json.Unmarshal(bl.Input, &in) == nil && in.Path != "" {
+		if transcript.Unmarshal(bl.Input, &in) == nil && in.Path != "" {
 			// Without old_text or insert_line it creates a missing file
 			// and refuses an existing one (executors/editor.ts).
 			op := transcript.Create
@@ -483,7 +483,7 @@ func (s *session) toolUse(bl block) {
 		var in struct {
 			Input string `json:"input"`
 		}
-		if json.Unmarshal(bl.Input, &in) == nil {
+		if transcript.Unmarshal(bl.Input, &in) == nil {
 			for _, f := range patchFiles(in.Input) {
 				s.b.File(id, f.path, f.op, 1)
 			}
@@ -497,7 +497,7 @@ func (s *session) toolUse(bl block) {
 		var in struct {
 			Summary string `json:"summary"`
 		}
-		if json.Unmarshal(bl.Input, &in) == nil && strings.TrimSpace(in.Summary) != "" {
+		if transcript.Unmarshal(bl.Input, &in) == nil && strings.TrimSpace(in.Summary) != "" {
 			s.b.AgentMessage(id, in.Summary)
 		}
 	}
@@ -523,7 +523,7 @@ func commandsOf(raw json.RawMessage) []string {
 		Command  json.RawMessage `json:"command"`
 		Cmd      string          `json:"cmd"`
 	}
-	if json.Unmarshal(raw, &in) != nil {
+	if transcript.Unmarshal(raw, &in) != nil {
 		return commandList(raw)
 	}
 	switch {
@@ -545,7 +545,7 @@ func commandList(raw json.RawMessage) []string {
 			Command string   `json:"command"`
 			Args    []string `json:"args"`
 		}
-		if json.Unmarshal(e, &c) != nil || strings.TrimSpace(c.Command) == "" {
+		if transcript.Unmarshal(e, &c) != nil || strings.TrimSpace(c.Command) == "" {
 			return ""
 		}
 		return strings.Join(append([]string{c.Command}, c.Args...), " ")
@@ -556,13 +556,13 @@ func commandList(raw json.RawMessage) []string {
 // string or an object that obj reads; blank ones are dropped.
 func entries(raw json.RawMessage, obj func(e json.RawMessage) string) []string {
 	var list []json.RawMessage
-	if json.Unmarshal(raw, &list) != nil {
+	if transcript.Unmarshal(raw, &list) != nil {
 		list = []json.RawMessage{raw}
 	}
 	var out []string
 	for _, e := range list {
 		var str string
-		if json.Unmarshal(e, &str) != nil {
+		if transcript.Unmarshal(e, &str) != nil {
 			str = obj(e)
 		}
 		if str = strings.TrimSpace(str); str != "" {
@@ -581,7 +581,7 @@ func readPaths(raw json.RawMessage) []string {
 		Paths     json.RawMessage `json:"paths"`
 		Path      string          `json:"path"`
 	}
-	if json.Unmarshal(raw, &in) != nil {
+	if transcript.Unmarshal(raw, &in) != nil {
 		return pathList(raw)
 	}
 	var out []string
@@ -603,7 +603,7 @@ func pathList(raw json.RawMessage) []string {
 			Path     string `json:"path"`
 			FilePath string `json:"file_path"`
 		}
-		if json.Unmarshal(e, &f) != nil {
+		if transcript.Unmarshal(e, &f) != nil {
 			return ""
 		}
 		return cmp.Or(f.Path, f.FilePath)
@@ -691,18 +691,18 @@ func (s *session) result(bl block) {
 // blocks, or a string that may itself be the JSON of one or a list.
 func toolOutputs(raw json.RawMessage) []toolOutput {
 	var str string
-	if json.Unmarshal(raw, &str) == nil {
+	if transcript.Unmarshal(raw, &str) == nil {
 		raw = json.RawMessage(str)
 		if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' && t[0] != '[' {
 			return []toolOutput{{Type: "text", Text: str}}
 		}
 	}
 	var list []toolOutput
-	if json.Unmarshal(raw, &list) == nil {
+	if transcript.Unmarshal(raw, &list) == nil {
 		return list
 	}
 	var one toolOutput
-	if json.Unmarshal(raw, &one) == nil {
+	if transcript.Unmarshal(raw, &one) == nil {
 		return []toolOutput{one}
 	}
 	return []toolOutput{{Type: "text", Text: str}}
@@ -711,7 +711,7 @@ func toolOutputs(raw json.RawMessage) []toolOutput {
 // resultText is an output's result as text: a string, or its JSON.
 func resultText(raw json.RawMessage) string {
 	var str string
-	if json.Unmarshal(raw, &str) == nil {
+	if transcript.Unmarshal(raw, &str) == nil {
 		return str
 	}
 	return string(raw)

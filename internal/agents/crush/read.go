@@ -149,7 +149,7 @@ func readDB(db *sqlitefile.DB, id, cwd string, lim transcript.Limits) (*transcri
 	b.Time(unixTime(s.updated))
 	if s.todos != "" {
 		var todos []todoItem
-		if err := json.Unmarshal([]byte(s.todos), &todos); err != nil {
+		if err := transcript.Unmarshal([]byte(s.todos), &todos); err != nil {
 			d.Stats.Malformed++
 		} else if len(todos) > 0 {
 			b.Todos(handoffTodos(todos)) // the column is the list as it stands
@@ -231,7 +231,7 @@ func messages(db *sqlitefile.DB, in map[string]bool, lim transcript.Limits, st *
 		case errors.Is(err, sqlitefile.ErrTooLarge), err == nil && len(data) > lim.MaxLine:
 			st.TooLong++
 			return nil
-		case err != nil || json.Unmarshal([]byte(data), &m.parts) != nil:
+		case err != nil || transcript.Unmarshal([]byte(data), &m.parts) != nil:
 			st.Malformed++
 			return nil
 		}
@@ -295,14 +295,14 @@ func fold(b *transcript.Builder, id string, msgs []*message, st *transcript.Stat
 			switch p.Type {
 			case partText:
 				var t textPart
-				if json.Unmarshal(p.Data, &t) != nil {
+				if transcript.Unmarshal(p.Data, &t) != nil {
 					st.Malformed++
 					continue
 				}
 				text(b, m, own, t.Text)
 			case partToolCall:
 				var c toolCall
-				if json.Unmarshal(p.Data, &c) != nil || c.ID == "" {
+				if transcript.Unmarshal(p.Data, &c) != nil || c.ID == "" {
 					st.Malformed++
 					continue
 				}
@@ -311,7 +311,7 @@ func fold(b *transcript.Builder, id string, msgs []*message, st *transcript.Stat
 				startTool(b, key, c)
 			case partToolResult:
 				var r toolResult
-				if json.Unmarshal(p.Data, &r) != nil {
+				if transcript.Unmarshal(p.Data, &r) != nil {
 					st.Malformed++
 					continue
 				}
@@ -323,7 +323,7 @@ func fold(b *transcript.Builder, id string, msgs []*message, st *transcript.Stat
 				endTool(b, c, r)
 			case partFinish:
 				var f finish
-				if json.Unmarshal(p.Data, &f) != nil {
+				if transcript.Unmarshal(p.Data, &f) != nil {
 					st.Malformed++
 					continue
 				}
@@ -356,7 +356,7 @@ func text(b *transcript.Builder, m *message, own bool, s string) {
 // operations, todos as the todo list.
 func startTool(b *transcript.Builder, key string, c toolCall) {
 	var in toolInput
-	if c.Input != "" && json.Unmarshal([]byte(c.Input), &in) != nil {
+	if c.Input != "" && transcript.Unmarshal([]byte(c.Input), &in) != nil {
 		return // arguments the model got wrong: the tool ran nothing
 	}
 	b.Tool(key, c.Name, c.Input)
@@ -386,7 +386,7 @@ func endTool(b *transcript.Builder, c call, r toolResult) {
 	switch c.name {
 	case "bash":
 		var md bashMetadata
-		_ = json.Unmarshal([]byte(r.Metadata), &md)
+		_ = transcript.Unmarshal([]byte(r.Metadata), &md)
 		switch {
 		case r.IsError:
 			b.Outcome(c.key, nil, true, r.Content)

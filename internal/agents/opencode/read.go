@@ -280,7 +280,7 @@ func decodeRow(r *sqlitefile.Row, t *sqlitefile.Named, v any, lim transcript.Lim
 	case errors.Is(err, sqlitefile.ErrTooLarge), err == nil && len(data) > lim.MaxLine:
 		st.TooLong++
 		return false
-	case err != nil || json.Unmarshal([]byte(data), v) != nil:
+	case err != nil || transcript.Unmarshal([]byte(data), v) != nil:
 		st.Malformed++
 		return false
 	}
@@ -477,7 +477,7 @@ func tool(b *transcript.Builder, p part) {
 	st := p.data.State
 	id := p.id // a part id is unique; a provider's call id may repeat across runs
 	var in toolInput
-	if len(st.Input) > 0 && json.Unmarshal(st.Input, &in) != nil {
+	if len(st.Input) > 0 && transcript.Unmarshal(st.Input, &in) != nil {
 		in = toolInput{} // arguments of another shape: none the digest reads
 	}
 	b.Tool(id, p.data.Tool, string(st.Input))

@@ -240,7 +240,7 @@ func (rd *reader) message(entryID string, m *message) func(*session) {
 // its tokens, and a turn the user stopped.
 func assistant(entryID string, m *message) func(*session) {
 	var blocks []block
-	if err := json.Unmarshal(m.Content, &blocks); err != nil && !isTypeError(err) {
+	if err := transcript.Unmarshal(m.Content, &blocks); err != nil && !isTypeError(err) {
 		blocks = nil
 	}
 	type call struct {
@@ -304,11 +304,11 @@ const maxPath = 4 << 10
 func (a arguments) edits() int {
 	raw := a.Edits
 	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if transcript.Unmarshal(raw, &s) == nil {
 		raw = []byte(s)
 	}
 	var list []json.RawMessage
-	if json.Unmarshal(raw, &list) == nil && len(list) > 0 {
+	if transcript.Unmarshal(raw, &list) == nil && len(list) > 0 {
 		return len(list)
 	}
 	return 1
@@ -392,11 +392,11 @@ func userBash(entryID string, m *message) func(*session) {
 // after the other (images and thinking left out).
 func contentText(raw json.RawMessage) string {
 	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if transcript.Unmarshal(raw, &s) == nil {
 		return s
 	}
 	var blocks []block
-	if err := json.Unmarshal(raw, &blocks); err != nil && !isTypeError(err) {
+	if err := transcript.Unmarshal(raw, &blocks); err != nil && !isTypeError(err) {
 		return ""
 	}
 	var parts []string

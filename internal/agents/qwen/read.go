@@ -504,7 +504,7 @@ func hasError(rec *record, id string) bool {
 	for _, pt := range rec.Message.Parts {
 		if fr := pt.FunctionResponse; fr != nil && fr.ID == id {
 			var s string
-			if json.Unmarshal(fr.Response.Error, &s) == nil && s != "" {
+			if transcript.Unmarshal(fr.Response.Error, &s) == nil && s != "" {
 				return true
 			}
 		}
@@ -522,7 +522,7 @@ func responseText(rec *record, id string) string {
 		if fr := pt.FunctionResponse; fr != nil && fr.ID == id {
 			for _, raw := range []json.RawMessage{fr.Response.Error, fr.Response.Output} {
 				var s string
-				if json.Unmarshal(raw, &s) == nil && s != "" {
+				if transcript.Unmarshal(raw, &s) == nil && s != "" {
 					return s
 				}
 			}
