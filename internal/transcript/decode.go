@@ -30,3 +30,14 @@ type TextOrJSON = jsonfast.TextOrJSON
 // value and the same error, faster (jsonfast.Unmarshal): for a reader
 // whose decoding is encoding/json's, type errors and all.
 func Unmarshal(data []byte, v any) error { return jsonfast.Unmarshal(data, v) }
+
+// Members and Elements walk a JSON object's members and an array's
+// elements, each value's bytes in turn, once the whole is checked
+// (jsonfast.Members, jsonfast.Elements).
+func Members(obj []byte, fn func(key string, value []byte) error) (valid bool, err error) {
+	return jsonfast.Members(obj, fn)
+}
+
+func Elements(arr []byte, fn func(elem []byte, at int) error) (valid bool, err error) {
+	return jsonfast.Elements(arr, fn)
+}

@@ -260,8 +260,83 @@ func (s *session) manifest(m manifest) {
 }
 
 // read reads the messages file: its top-level keys, and its messages one
-// at a time, each at most lim.MaxLine bytes as written.
-func (s *session) read(r io.Reader, lim transcript.Limits) error {
+// at a time, each at most lim.MaxLine bytes as written. A file of at most
+// maxWhole bytes that is one JSON object is read whole and walked
+// (readWhole); any other is read as a stream (readStream), which says
+// what is wrong with it: both read a valid file the same way.
+func (s *session) read(r *io.SectionReader, lim transcript.Limits) error {
+	if r.Size() <= maxWhole {
+		b := make([]byte, r.Size())
+		if n, err := r.ReadAt(b, 0); n == len(b) && (err == nil || err == io.EOF) {
+			if valid, err := s.readWhole(b, lim); valid {
+				return err
+			}
+		}
+	}
+	return s.readStream(r, lim)
+}
+
+// maxWhole bounds a messages file read whole.
+const maxWhole = 64 << 20
+
+// readWhole is readStream on b, the whole file, when it is one JSON
+// object (valid); it calls nothing on s otherwise.
+func (s *session) readWhole(b []byte, lim transcript.Limits) (valid bool, err error) {
+	sawMessages := false
+	valid, err = transcript.Members(b, func(key string, v []byte) error {
+		switch key {
+		case "messages":
+			sawMessages = true
+			return s.wholeMessages(v, lim)
+		case "sessionId":
+			var id string
+			if err := transcript.Unmarshal(v, &id); err == nil && s.b.Digest().Session.ID == "" {
+				s.b.Digest().Session.ID = id
+			}
+		case "origin":
+			var o origin
+			if err := transcript.Unmarshal(v, &o); err == nil {
+				s.origin(o)
+			}
+		}
+		return nil
+	})
+	if valid && err == nil && !sawMessages {
+		err = errNoMessages
+	}
+	return valid, err
+}
+
+// wholeMessages is messages on v, the messages array's bytes. A
+// message's size is counted as readStream counts it: from the comma
+// before it (encoding/json's Decoder.InputOffset at the message).
+func (s *session) wholeMessages(v []byte, lim transcript.Limits) error {
+	switch v[0] {
+	case 'n':
+		return nil // "messages": null
+	case '[':
+	default:
+		return errNotArray
+	}
+	n, end := 0, -1
+	_, err := transcript.Elements(v, func(raw []byte, at int) error {
+		if s.compaction != nil && n == s.compaction.SourceMessageCount {
+			s.compacted()
+		}
+		from := at
+		if end >= 0 {
+			from = end + len(v[end:]) - len(bytes.TrimLeft(v[end:], " \t\r\n"))
+		}
+		end = at + len(raw)
+		n++
+		s.message1(raw, end-from, lim)
+		return nil
+	})
+	return err
+}
+
+// readStream reads the messages file as a stream of JSON tokens.
+func (s *session) readStream(r io.Reader, lim transcript.Limits) error {
 	dec := json.NewDecoder(r)
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return errors.New("not a Cline messages file (no JSON object)")
@@ -285,18 +360,9 @@ func (s *session) read(r io.Reader, lim transcript.Limits) error {
 				s.b.Digest().Session.ID = id
 			}
 		case "origin":
-			var o struct {
-				Version string `json:"version"`
-				Mode    string `json:"mode"`
-				Parent  string `json:"parentThreadId"`
-			}
+			var o origin
 			if err := dec.Decode(&o); err == nil {
-				s.version = cmp.Or(o.Version, s.version)
-				if o.Mode == "subagent" {
-					// a subagent's own conversation: its work is its
-					// parent's (foldSubagents)
-					s.b.Digest().Subagent, s.b.Digest().Parent = true, o.Parent
-				}
+				s.origin(o)
 			}
 		default:
 			var skip json.RawMessage
@@ -306,9 +372,32 @@ func (s *session) read(r io.Reader, lim transcript.Limits) error {
 		}
 	}
 	if !sawMessages {
-		return errors.New("not a Cline messages file (no messages)")
+		return errNoMessages
 	}
 	return nil
+}
+
+// The errors of a messages file that is JSON but not Cline's.
+var (
+	errNoMessages = errors.New("not a Cline messages file (no messages)")
+	errNotArray   = errors.New("messages is not an array")
+)
+
+// origin is the messages file's origin.
+type origin struct {
+	Version string `json:"version"`
+	Mode    string `json:"mode"`
+	Parent  string `json:"parentThreadId"`
+}
+
+// origin takes what the origin says of the session.
+func (s *session) origin(o origin) {
+	s.version = cmp.Or(o.Version, s.version)
+	if o.Mode == "subagent" {
+		// a subagent's own conversation: its work is its parent's
+		// (foldSubagents)
+		s.b.Digest().Subagent, s.b.Digest().Parent = true, o.Parent
+	}
 }
 
 // messages reads the messages array.
@@ -317,7 +406,7 @@ func (s *session) messages(dec *json.Decoder, lim transcript.Limits) error {
 		if err == nil && t == nil {
 			return nil // "messages": null
 		}
-		return errors.New("messages is not an array")
+		return errNotArray
 	}
 	n := 0
 	for dec.More() {
@@ -330,21 +419,26 @@ func (s *session) messages(dec *json.Decoder, lim transcript.Limits) error {
 			return err
 		}
 		n++
-		s.st.Lines++
-		if dec.InputOffset()-start > int64(lim.MaxLine) {
-			s.st.TooLong++
-			continue
-		}
-		var m message
-		if err := transcript.Decode(raw, &m); err != nil || m.Role == "" {
-			s.st.Malformed++
-			continue
-		}
-		s.st.Records++
-		s.message(m)
+		s.message1(raw, int(dec.InputOffset()-start), lim)
 	}
 	_, err := dec.Token() // ]
 	return err
+}
+
+// message1 counts and folds in one message, raw, size bytes as written.
+func (s *session) message1(raw []byte, size int, lim transcript.Limits) {
+	s.st.Lines++
+	if size > lim.MaxLine {
+		s.st.TooLong++
+		return
+	}
+	var m message
+	if err := transcript.Decode(raw, &m); err != nil || m.Role == "" {
+		s.st.Malformed++
+		return
+	}
+	s.st.Records++
+	s.message(m)
 }
 
 // compacted adds the compaction summary, once.
