@@ -246,6 +246,7 @@ func (p *jsonParser) intoMap(rv reflect.Value) bool {
 		rv.Set(reflect.MakeMap(rv.Type()))
 	}
 	elem := rv.Type().Elem()
+	v := reflect.New(elem).Elem() // each value in turn: the map keeps a copy
 	return p.members(func(key []byte, esc bool) bool {
 		if p.i >= len(p.b) {
 			return false
@@ -254,7 +255,7 @@ func (p *jsonParser) intoMap(rv reflect.Value) bool {
 			return p.skip() // a value of another type is left out
 		}
 		k := p.makeString(key, esc)
-		v := reflect.New(elem).Elem()
+		v.SetZero()
 		if !p.into(v) {
 			return false
 		}
@@ -311,18 +312,24 @@ func (p *jsonParser) members(member func(key []byte, esc bool) bool) bool {
 	}
 }
 
+// intoSlice decodes the array at p.i into a new slice that replaces
+// rv's, each element decoded where it lies in the slice, not built apart
+// and copied in.
 func (p *jsonParser) intoSlice(rv reflect.Value) bool {
-	elem := rv.Type().Elem()
-	out := reflect.MakeSlice(rv.Type(), 0, 0)
+	out := reflect.New(rv.Type()).Elem()
+	n := 0
 	if !p.elements(func() bool {
-		v := reflect.New(elem).Elem()
-		if !p.into(v) {
-			return false
+		if n == out.Cap() {
+			out.Grow(1)
 		}
-		out = reflect.Append(out, v)
-		return true
+		out.SetLen(n + 1)
+		n++
+		return p.into(out.Index(n - 1))
 	}) {
 		return false
+	}
+	if n == 0 {
+		out = reflect.MakeSlice(rv.Type(), 0, 0)
 	}
 	rv.Set(out)
 	return true
