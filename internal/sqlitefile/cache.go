@@ -76,3 +76,10 @@ func (c *pageCache) keep(n uint32, p []byte, interior bool) {
 	c.leaves[c.next] = cachedLeaf{n, p}
 	c.next = (c.next + 1) % recentLeaves
 }
+
+// drop lets go of every page kept.
+func (c *pageCache) drop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.interior, c.bytes, c.leaves, c.next = nil, 0, [recentLeaves]cachedLeaf{}, 0
+}

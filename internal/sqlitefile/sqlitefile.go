@@ -174,7 +174,7 @@ func OpenReaderAt(main io.ReaderAt, size int64, wal io.ReaderAt, walSize int64, 
 	return db, nil
 }
 
-// Close closes the files Open opened.
+// Close closes the files Open opened and lets go of the pages kept.
 func (db *DB) Close() error {
 	var first error
 	for _, c := range db.closers {
@@ -183,6 +183,7 @@ func (db *DB) Close() error {
 		}
 	}
 	db.closers = nil
+	db.cache.drop()
 	return first
 }
 
