@@ -32,6 +32,10 @@ type scan struct {
 	// key and row are the record headers last read, their lists reused
 	// from one index entry (indexKey), one row (Row.Value), to the next.
 	key, row recordHeader
+	// hints are where find's last descent left each interior page on
+	// its way, by depth, and lastRowid the rowid it looked for (index.go).
+	hints     [8]findHint
+	lastRowid int64
 }
 
 // reset forgets the pages visited, for the next descent of a scan that

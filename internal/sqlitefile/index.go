@@ -313,11 +313,21 @@ func (t *Table) rows(rowids []int64, fn func(r *Row) error) error {
 // find calls fn with the row of rowid in the table b-tree page n (and
 // below), if there is one.
 func (s *scan) find(n uint32, depth int, rowid int64, fn rowFunc) error {
+	if depth == 0 {
+		if rowid < s.lastRowid {
+			s.hints = [len(s.hints)]findHint{}
+		}
+		s.lastRowid = rowid
+	}
 	pg, err := s.btreePage(n, depth, true)
 	if err != nil {
 		return err
 	}
-	for i := 0; i < pg.ncells; i++ {
+	start, hinted := 0, pg.interior && depth < len(s.hints)
+	if h := &s.hints[min(depth, len(s.hints)-1)]; hinted && len(h.p) > 0 && &h.p[0] == &pg.p[0] {
+		start = h.cell
+	}
+	for i := start; i < pg.ncells; i++ {
 		cell, err := pg.cell(i)
 		if err != nil {
 			return err
@@ -332,6 +342,9 @@ func (s *scan) find(n uint32, depth int, rowid int64, fn rowFunc) error {
 				return corrupt("page %d: cell %d cut short", n, i)
 			}
 			if rowid <= int64(key) {
+				if hinted {
+					s.hints[depth] = findHint{pg.p, i}
+				}
 				return s.find(binary.BigEndian.Uint32(cell), depth+1, rowid, fn)
 			}
 			continue
@@ -346,7 +359,22 @@ func (s *scan) find(n uint32, depth int, rowid int64, fn rowFunc) error {
 		}
 	}
 	if pg.interior {
+		if hinted {
+			s.hints[depth] = findHint{pg.p, pg.ncells}
+		}
 		return s.find(pg.right(), depth+1, rowid, fn)
 	}
 	return nil
+}
+
+// findHint is where a descent left an interior page: every cell before
+// cell holds a key below the rowid it looked for. A scan that looks
+// rowids up in ascending order (rows) starts the next descent through
+// the same page there: on the very same bytes (a page the cache holds),
+// the cells before it are ones the descent would pass, each checked and
+// found below again, so the answer, and the error, are those of a walk
+// from the first cell.
+type findHint struct {
+	p    []byte
+	cell int
 }
