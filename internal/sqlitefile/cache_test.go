@@ -3,6 +3,7 @@ package sqlitefile
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -178,6 +179,47 @@ func TestRowsAgreeWithFreshDescents(t *testing.T) {
 		}
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !slices.Equal(got, want) {
 			t.Errorf("round %d: rows gives %d rows (%v), fresh descents %d (%v)", round, len(got), gotErr, len(want), wantErr)
+		}
+	}
+}
+
+// TextBytes gives Text's value, and Text's error, for every column of
+// every row of every table of the fixtures (text, NULL, integers, reals,
+// blobs, a rowid's alias, values on overflow pages, a column out of
+// range).
+func TestTextBytesAgreesWithText(t *testing.T) {
+	for _, f := range []string{"testdata/indexed.db", "testdata/plain.db", "testdata/tiny.db", "testdata/wal.db"} {
+		db, err := Open(f, Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		schema, err := db.Schema()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cells := 0
+		for name := range schema {
+			tbl, err := db.Table(name)
+			if err != nil {
+				continue
+			}
+			if err := tbl.Scan(func(r *Row) error {
+				for i := -1; i <= len(tbl.Columns); i++ {
+					s, serr := r.Text(i)
+					b, berr := r.TextBytes(i)
+					if string(b) != s || fmt.Sprint(serr) != fmt.Sprint(berr) || serr == nil && s == "" && b != nil {
+						t.Errorf("%s %s row %d column %d: TextBytes %.20q (%v), Text %.20q (%v)", f, name, r.Rowid, i, b, berr, s, serr)
+					}
+					cells++
+				}
+				return nil
+			}); err != nil && !errors.Is(err, ErrCorrupt) {
+				t.Fatal(err) // a WITHOUT ROWID table is refused as not a rowid table's
+			}
+		}
+		db.Close()
+		if cells < 20 {
+			t.Errorf("%s: %d values compared", f, cells)
 		}
 	}
 }

@@ -163,6 +163,9 @@ func (db *DB) TableOf(what, name string, cols ...string) (*Named, error) {
 func (n *Named) Text(r *Row, col string) (string, error) { return r.Text(n.index(col)) }
 func (n *Named) Int(r *Row, col string) (int64, error)   { return r.Int(n.index(col)) }
 
+// TextBytes is Row.TextBytes of the column named col.
+func (n *Named) TextBytes(r *Row, col string) ([]byte, error) { return r.TextBytes(n.index(col)) }
+
 // index is the column col's index; -1, which Row.Value refuses, for a
 // column TableColumns was not asked for.
 func (n *Named) index(col string) int {
@@ -221,6 +224,23 @@ func (r *Row) Value(i int) (Value, error) {
 	if i == r.t.rowidColumn {
 		return r.Rowid, nil
 	}
+	t, b, err := r.raw(i)
+	if err != nil {
+		return nil, err
+	}
+	v, err := decodeValue(t, b)
+	if err != nil {
+		return nil, fmt.Errorf("row %d: %w", r.Rowid, err)
+	}
+	if n, ok := v.(int64); ok && r.t.real != nil && r.t.real[i] {
+		return float64(n), nil
+	}
+	return v, nil
+}
+
+// raw is the serial type and the bytes of column i (a column of the
+// record, not the rowid's alias); a column the record lacks is NULL.
+func (r *Row) raw(i int) (uint64, []byte, error) {
 	if r.header == nil {
 		h := &r.s.row // the scan's, reused row after row
 		err := h.parse(r.bytes(), r.size)
@@ -231,28 +251,40 @@ func (r *Row) Value(i int) (Value, error) {
 			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("row %d: %w", r.Rowid, err)
+			return 0, nil, fmt.Errorf("row %d: %w", r.Rowid, err)
 		}
 		r.header = h
 	}
 	h := r.header
 	if i >= len(h.types) {
-		return nil, nil
+		return 0, nil, nil
 	}
 	start, end := h.offsets[i], h.offsets[i+1]
 	if end > uint64(len(r.bytes())) {
 		if err := r.readAll(); err != nil {
-			return nil, fmt.Errorf("row %d: %w", r.Rowid, err)
+			return 0, nil, fmt.Errorf("row %d: %w", r.Rowid, err)
 		}
 	}
-	v, err := decodeValue(h.types[i], r.bytes()[start:end])
-	if err != nil {
-		return nil, fmt.Errorf("row %d: %w", r.Rowid, err)
+	return h.types[i], r.bytes()[start:end], nil
+}
+
+// TextBytes is Text's value as bytes, not copied: valid only until the
+// function given the row returns, for a reader that decodes it at once
+// (a JSON column). NULL is nil; any other type is Text's error.
+func (r *Row) TextBytes(i int) ([]byte, error) {
+	if i >= 0 && i < len(r.t.Columns) && i != r.t.rowidColumn {
+		t, b, err := r.raw(i)
+		switch {
+		case err != nil:
+			return nil, err
+		case t == 0:
+			return nil, nil
+		case t >= 13 && t%2 == 1:
+			return b, nil
+		}
 	}
-	if n, ok := v.(int64); ok && r.t.real != nil && r.t.real[i] {
-		return float64(n), nil
-	}
-	return v, nil
+	_, err := r.Text(i) // the error Text gives of another type
+	return nil, err
 }
 
 // Text is column i's value as text: a TEXT value as it is, NULL as "";

@@ -226,12 +226,12 @@ func messages(db *sqlitefile.DB, in map[string]bool, lim transcript.Limits, st *
 		}
 		m.summary = summary != 0
 		st.Lines++
-		data, err := t.Text(r, "parts")
+		data, err := t.TextBytes(r, "parts") // decoded at once: not copied
 		switch {
 		case errors.Is(err, sqlitefile.ErrTooLarge), err == nil && len(data) > lim.MaxLine:
 			st.TooLong++
 			return nil
-		case err != nil || transcript.Unmarshal([]byte(data), &m.parts) != nil:
+		case err != nil || transcript.Unmarshal(data, &m.parts) != nil:
 			st.Malformed++
 			return nil
 		}

@@ -275,12 +275,12 @@ func cmpInt(a, b int64) int {
 // st: too large (more than lim.MaxLine), malformed, or a record.
 func decodeRow(r *sqlitefile.Row, t *sqlitefile.Named, v any, lim transcript.Limits, st *transcript.Stats) bool {
 	st.Lines++
-	data, err := t.Text(r, "data")
+	data, err := t.TextBytes(r, "data") // decoded at once: not copied
 	switch {
 	case errors.Is(err, sqlitefile.ErrTooLarge), err == nil && len(data) > lim.MaxLine:
 		st.TooLong++
 		return false
-	case err != nil || transcript.Unmarshal([]byte(data), v) != nil:
+	case err != nil || transcript.Unmarshal(data, v) != nil:
 		st.Malformed++
 		return false
 	}
