@@ -46,10 +46,7 @@ type (
 		Named    umName          `json:"named"`
 		ByName   map[umName]bool `json:"by_name"`
 		Skipped  string          `json:"-"`
-		Dash     string          `json:"-,"`
-		BadTag   string          `json:"a\"b"`
 		NoTag    string
-		hidden   string
 	}
 	umTodo struct {
 		Content string `json:"content"`
@@ -72,8 +69,6 @@ type (
 		Kids []*umTree `json:"kids"`
 	}
 )
-
-func (umTodo) unused() {}
 
 var umTypes = []reflect.Type{
 	reflect.TypeFor[umMessage](), reflect.TypeFor[[]umMessage](), reflect.TypeFor[string](),
@@ -209,4 +204,14 @@ func FuzzUnmarshal(f *testing.F) {
 			}
 		}
 	})
+}
+
+// validTagName is encoding/json's rule for a tag's name on ASCII: a
+// name that breaks it gives way to the field's own.
+func TestValidTagName(t *testing.T) {
+	for name, want := range map[string]bool{"": false, "a": true, "a b-c.d": true, "a'b": false, `a\b`: false, `a"b`: false, "a,b": false, "é": true, "!#$%&()*+-./:;<=>?@[]^_{|}~": true} {
+		if got := validTagName(name); got != want {
+			t.Errorf("validTagName(%q) = %v", name, got)
+		}
+	}
 }

@@ -54,15 +54,8 @@ type recordHeader struct {
 	offsets []uint64 // offsets[i] is where value i starts; offsets[len(types)] the record's end
 }
 
-// parseHeader reads the header of a record of size bytes from b, which
-// holds at least the header (§2.1).
-func parseHeader(b []byte, size uint64) (recordHeader, error) {
-	var h recordHeader
-	err := h.parse(b, size)
-	return h, err
-}
-
-// parse is parseHeader into h, whose lists it reuses: a scan reads a
+// parse reads into h the header of a record of size bytes from b, which
+// holds at least the header (§2.1), reusing h's lists: a scan reads a
 // header a row, or an index entry.
 func (h *recordHeader) parse(b []byte, size uint64) error {
 	h.types, h.offsets = h.types[:0], h.offsets[:0]
