@@ -384,6 +384,9 @@ func CatchUp(ix *Index, st *store.Store, env func(string) string, redactor func(
 		}
 	}
 	flat := []string{st.Dir()}
+	if ix.Outdated() {
+		mode = Rebuild
+	}
 	rebuild := mode == Rebuild
 	if mode == Quick && ix.Built() && ix.Unchanged(roots, flat) {
 		return UpdateStats{}, nil
