@@ -35,26 +35,41 @@ const (
 	chunkBytes = 16 << 10
 )
 
-// recordEncoder compresses the records' chunks: made on first use and
-// shared (EncodeAll may be called from many goroutines at once).
-var recordEncoder = sync.OnceValue(func() *zstd.Encoder {
-	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)))
-	if err != nil {
-		panic(err) // only for options out of range
-	}
-	return e
-})
+// The compressors of the records' chunks, made on first use (a command
+// that does not search pays nothing for them: the package has no init)
+// and shared: EncodeAll and DecodeAll may be called from many goroutines
+// at once.
+var (
+	encoderOnce, decoderOnce sync.Once
+	encoder                  *zstd.Encoder
+	decoder                  *zstd.Decoder
+)
 
-// recordDecoder decompresses the records' chunks, each within maxRecord
+// recordEncoder compresses a record's chunks.
+func recordEncoder() *zstd.Encoder {
+	encoderOnce.Do(func() {
+		var err error
+		encoder, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)))
+		if err != nil {
+			panic(err) // only for options out of range
+		}
+	})
+	return encoder
+}
+
+// recordDecoder decompresses a record's chunks, each within maxRecord
 // bytes whatever its frame claims.
-var recordDecoder = sync.OnceValue(func() *zstd.Decoder {
-	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)),
-		zstd.WithDecoderMaxMemory(maxRecord), zstd.WithDecoderMaxWindow(maxRecord))
-	if err != nil {
-		panic(err)
-	}
-	return d
-})
+func recordDecoder() *zstd.Decoder {
+	decoderOnce.Do(func() {
+		var err error
+		decoder, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)),
+			zstd.WithDecoderMaxMemory(maxRecord), zstd.WithDecoderMaxWindow(maxRecord))
+		if err != nil {
+			panic(err)
+		}
+	})
+	return decoder
+}
 
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
