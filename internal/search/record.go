@@ -183,7 +183,10 @@ func (c chunk) open() ([]byte, error) {
 	case unitsStored:
 	case unitsZstd:
 		var err error
-		if out, err = recordDecoder().DecodeAll(c.data, make([]byte, 0, c.raw)); err != nil {
+		// The length is the record's word: room for it is made only as
+		// far as the compressed bytes could plausibly hold, and the
+		// decoder stops at maxRecord whatever the frame says.
+		if out, err = recordDecoder().DecodeAll(c.data, make([]byte, 0, min(c.raw, 16*uint64(len(c.data))+4096))); err != nil {
 			return nil, fmt.Errorf("%w: %v", errCorrupt, err)
 		}
 	default:

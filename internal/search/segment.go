@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"os"
 	"slices"
 	"sort"
 
@@ -233,7 +232,7 @@ func (b *builder) write(path string) error {
 // segment is an open segment file.
 type segment struct {
 	name      string
-	f         *os.File
+	f         segFile
 	size      int64
 	ndocs     int
 	docTable  int64
@@ -242,6 +241,13 @@ type segment struct {
 	blockAt   int64
 	blocks    []blockEntry
 	crcStored uint32
+}
+
+// segFile is what a segment is read from: its file (or, in tests, its
+// bytes).
+type segFile interface {
+	io.ReaderAt
+	io.Closer
 }
 
 type blockEntry struct {
@@ -352,7 +358,8 @@ func (s *segment) block(i int) ([]termEntry, error) {
 		off, e1 := binary.ReadUvarint(r)
 		ln, e2 := binary.ReadUvarint(r)
 		n, e3 := binary.ReadUvarint(r)
-		if e1 != nil || e2 != nil || e3 != nil || int64(off) > s.termsAt-s.postings || int64(ln) > s.termsAt-s.postings-int64(off) {
+		// Every entry takes at least a byte of its posting list.
+		if e1 != nil || e2 != nil || e3 != nil || int64(off) > s.termsAt-s.postings || int64(ln) > s.termsAt-s.postings-int64(off) || n > ln {
 			return nil, errCorrupt
 		}
 		out = append(out, termEntry{term: t, off: int64(off), ln: int64(ln), n: int(n)})
