@@ -84,12 +84,7 @@ func FuzzReadSegment(f *testing.F) {
 	if _, err := ix.Update(sources, false, nil); err != nil {
 		f.Fatal(err)
 	}
-	h, _, mf, err := ix.readHeader()
-	if err != nil {
-		f.Fatal(err)
-	}
-	mf.Close()
-	seed, err := os.ReadFile(filepath.Join(dir, h.Segments[0].Name))
+	seed, err := os.ReadFile(filepath.Join(dir, manifestHeader(f, ix).Segments[0].Name))
 	if err != nil {
 		f.Fatal(err)
 	}

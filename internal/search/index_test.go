@@ -422,6 +422,17 @@ func TestParseRowAgreesWithJSON(t *testing.T) {
 	}
 }
 
+// manifestHeader is the first line of ix's manifest.
+func manifestHeader(t testing.TB, ix *Index) *header {
+	t.Helper()
+	h, _, f, err := ix.readHeader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return h
+}
+
 // TestSearchReadsTheNewestSegmentsFirst: a word in every document is
 // answered from the newest segments, newest first, and the search stops
 // at the limit without opening the segments that can only hold older
@@ -440,11 +451,7 @@ func TestSearchReadsTheNewestSegmentsFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h, _, f, err := ix.readHeader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	h := manifestHeader(t, ix)
 	if len(h.Segments) != 3 {
 		t.Fatalf("%d segments, want 3", len(h.Segments))
 	}
@@ -499,11 +506,7 @@ func TestTermsDocsAgreesWithMatchAtom(t *testing.T) {
 	if _, err := ix.Update(sources, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	h, _, f, err := ix.readHeader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	h := manifestHeader(t, ix)
 	seg, err := openSegment(filepath.Join(ix.dir, h.Segments[0].Name), h.Segments[0].Name)
 	if err != nil {
 		t.Fatal(err)
