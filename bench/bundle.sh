@@ -123,9 +123,11 @@ base_run() {
   rm -rf "$d/base-store" "$work/tmp"
   mkdir -p "$work/tmp"
   measure "$d/base-import.times" "$base" import --store "$d/base-store" "$d/base.handoff"
+  rm -f "$d/base-stored.handoff"
+  measure "$d/base-stored.times" "$base" export latest --all-projects --store "$d/base-store" --to-file "$work/recipient.txt" -o "$d/base-stored.handoff"
 }
 
-echo "runs:    $runs of each, interleaved (per run, for each corpus: our export, the standard export, our import, the standard import${base:+, the baseline export and import}); load is the 1-minute average as the run starts"
+echo "runs:    $runs of each, interleaved (per run, for each corpus: our export, the standard export, our import, our export of what it stored, the standard import${base:+, the baseline export, import and stored export}); load is the 1-minute average as the run starts"
 for i in $(seq 1 "$runs"); do
   for c in $corpora; do
     d=$work/$c
@@ -137,15 +139,21 @@ for i in $(seq 1 "$runs"); do
     rm -rf "$d/import-store" "$work/tmp"
     mkdir -p "$work/tmp"
     measure "$d/ours-import.times" "$sh" import --store "$d/import-store" "$d/out.handoff"
+    # The export of what that import stored: an attachment the store
+    # holds (no redaction, no first pass: the record names its hash).
+    rm -f "$d/stored.handoff"
+    measure "$d/ours-stored.times" "$sh" export latest --all-projects --store "$d/import-store" --to-file "$work/recipient.txt" -o "$d/stored.handoff"
     rm -rf "$d/extract"
     mkdir -p "$d/extract"
     measure "$d/std-import.times" bash -c "$std_import"
     [ -z "$base" ] || base_run "$d"
-    printf '  run %d %-9s load %5s  export ours %s s / %s KiB, standard %s s / %s KiB; import ours %s s / %s KiB, standard %s s / %s KiB\n' "$i" "$c" "$load" \
+    printf '  run %d %-9s load %5s  export ours %s s / %s KiB, standard %s s / %s KiB; import ours %s s / %s KiB, standard %s s / %s KiB; stored ours %s s\n' "$i" "$c" "$load" \
       $(tail -n1 "$d/ours-export.times" | cut -d' ' -f1,2) $(tail -n1 "$d/std-export.times" | cut -d' ' -f1,2) \
-      $(tail -n1 "$d/ours-import.times" | cut -d' ' -f1,2) $(tail -n1 "$d/std-import.times" | cut -d' ' -f1,2)
-    [ -z "$base" ] || printf '  %*s baseline export %s s / %s KiB; import %s s / %s KiB\n' $((${#i} + 21)) "" \
-      $(tail -n1 "$d/base-export.times" | cut -d' ' -f1,2) $(tail -n1 "$d/base-import.times" | cut -d' ' -f1,2)
+      $(tail -n1 "$d/ours-import.times" | cut -d' ' -f1,2) $(tail -n1 "$d/std-import.times" | cut -d' ' -f1,2) \
+      "$(tail -n1 "$d/ours-stored.times" | cut -d' ' -f1)"
+    [ -z "$base" ] || printf '  %*s baseline export %s s / %s KiB; import %s s / %s KiB; stored %s s\n' $((${#i} + 21)) "" \
+      $(tail -n1 "$d/base-export.times" | cut -d' ' -f1,2) $(tail -n1 "$d/base-import.times" | cut -d' ' -f1,2) \
+      "$(tail -n1 "$d/base-stored.times" | cut -d' ' -f1)"
   done
 done
 
@@ -219,6 +227,11 @@ for c in $corpora; do
   [ -z "$base" ] || report "$d" export "$goal_export" "$goal_export_cpu" base
   report "$d" import "$goal_import"
   [ -z "$base" ] || report "$d" import "$goal_import" "" base
+  # stored: the export of the attachment our import stored, against the
+  # same run's standard export.
+  cp "$d/std-export.times" "$d/std-stored.times"
+  report "$d" stored "$goal_export" "$goal_export_cpu"
+  [ -z "$base" ] || report "$d" stored "$goal_export" "$goal_export_cpu" base
   awk -v c="$bytes" -v o="$(stat -c %s "$d/out.handoff")" -v s="$(stat -c %s "$d/out.tar.zst.age")" 'BEGIN {
     printf "  size:   ours %d bytes (%.2fx smaller than the corpus)  standard %d bytes (%.2fx)  ratio %.3f\n", o, c/o, s, c/s, o/s
   }'
@@ -230,6 +243,8 @@ notes:
   - for the standard pipelines /usr/bin/time runs bash -c 'a | b | c' and reports the
     largest single process of the pipeline (ru_maxrss of the waited-for children),
     not the sum of its processes; its CPU time is that of all of them.
+  - stored is our export of the attachment our import stored (export latest --store),
+    compared with the same run's standard export: no redaction and no first pass.
   - ours hashes every blob, redacts the attachment in a first pass before the bundle
     is written, and fsyncs what it writes (the bundle; on import the staged blob, which
     then moves into the store by rename); the standard pipeline does none of that.
