@@ -284,7 +284,7 @@ func TestSnapshot(t *testing.T) {
 	fresh := func() {
 		t.Helper()
 		age()
-		if err := ix.SetFresh(takeSnapshot(roots, flats, time.Now())); err != nil {
+		if err := ix.SetFresh(takeSnapshot(roots, flats, time.Now(), nil)); err != nil {
 			t.Fatal(err)
 		}
 		if !ix.Unchanged(roots, flats) {
@@ -313,7 +313,7 @@ func TestSnapshot(t *testing.T) {
 	}
 	// Taken right after a change, a snapshot is not kept.
 	os.WriteFile(hot, []byte("xyz"), 0o600)
-	if err := ix.SetFresh(takeSnapshot(roots, flats, time.Now())); err != nil {
+	if err := ix.SetFresh(takeSnapshot(roots, flats, time.Now(), nil)); err != nil {
 		t.Fatal(err)
 	}
 	if ix.Unchanged(roots, flats) {
@@ -354,7 +354,7 @@ func TestSharedFileSessionStamp(t *testing.T) {
 	b := capture.SessionInfo{Agent: "opencode", Path: db, ID: "b", LastActivity: at.Add(time.Minute)}
 	stamp := func(s capture.SessionInfo) Stamp {
 		t.Helper()
-		st, ok := sessionStamp(map[string]string{}, s, Stamp{}, true)
+		st, ok := newStamper(time.Now()).session(s, Stamp{}, true)
 		if !ok {
 			t.Fatalf("%s: no stamp", s.ID)
 		}
@@ -370,7 +370,7 @@ func TestSharedFileSessionStamp(t *testing.T) {
 		t.Error("b's work left b's stamp as it was")
 	}
 	os.Remove(db)
-	if _, ok := sessionStamp(map[string]string{}, a, Stamp{}, true); ok {
+	if _, ok := newStamper(time.Now()).session(a, Stamp{}, true); ok {
 		t.Error("a session whose database is gone has a stamp")
 	}
 }

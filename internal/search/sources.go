@@ -49,7 +49,7 @@ func SessionSources(agents []capture.Agent, env func(string) string, r *redact.R
 // system's clock: its tail is hashed again).
 func sessionSources(agents []capture.Agent, env func(string) string, r *redact.Redactor, machine string, warn func(error), prev map[string]entry) []Source {
 	var out []Source
-	tails := map[string]string{}
+	sp := newStamper(time.Now())
 	for _, a := range agents {
 		found, err := capture.FindSessions(a, env)
 		if err != nil {
@@ -64,7 +64,7 @@ func sessionSources(agents []capture.Agent, env func(string) string, r *redact.R
 		}
 		for _, s := range found {
 			key := "session:" + string(s.Agent) + ":" + s.Path + "#" + s.ID
-			st, ok := sessionStamp(tails, s, prev[key].Stamp, perFile[s.Path] > 1)
+			st, ok := sp.session(s, prev[key].Stamp, perFile[s.Path] > 1)
 			if !ok {
 				continue
 			}
@@ -78,54 +78,74 @@ func sessionSources(agents []capture.Agent, env func(string) string, r *redact.R
 	return out
 }
 
-// stampFiles is the stamp of a session's files: its transcript's and its
+// stamper stamps the listed sessions, each file stated once (a
+// transcript as discovery listed it, not again) and its tail hashed at
+// most once.
+type stamper struct {
+	tails  map[string]string // path → tailHash
+	exists map[string]bool   // a file many sessions share → it exists
+	now    time.Time
+}
+
+func newStamper(now time.Time) *stamper {
+	return &stamper{tails: map[string]string{}, exists: map[string]bool{}, now: now}
+}
+
+// files is the stamp of a session's files: its transcript's and its
 // subagents', sizes summed, the latest modification time, the
 // transcript's tail hashed (a database file shared by many sessions is
 // hashed once; an old one whose size and time are prev's keeps prev's
 // hash).
-func stampFiles(tails map[string]string, s capture.SessionInfo, prev Stamp) (Stamp, bool) {
+func (sp *stamper) files(s capture.SessionInfo, prev Stamp) (Stamp, bool) {
 	var st Stamp
-	paths := []string{s.Path}
-	for _, sub := range s.Subagents {
-		paths = append(paths, sub.Path)
-	}
-	for i, p := range paths {
-		fi, err := os.Stat(p)
+	if s.FileTime.IsZero() {
+		fi, err := os.Stat(s.Path)
 		if err != nil {
-			if i == 0 {
-				return st, false
-			}
-			continue
+			return st, false
 		}
-		st.Size += fi.Size()
-		st.MTime = max(st.MTime, fi.ModTime().UnixNano())
+		s.FileSize, s.FileTime = fi.Size(), fi.ModTime()
 	}
-	if prev.Size == st.Size && prev.MTime == st.MTime && prev.Tail != "" && time.Now().UnixNano()-st.MTime > int64(hotWindow) {
+	st.Size, st.MTime = s.FileSize, s.FileTime.UnixNano()
+	for _, sub := range s.Subagents {
+		// Listed by discovery as a regular file: the walk's stat when
+		// it read the directory.
+		if fi, err := transcript.Lstat(sub.Path); err == nil {
+			st.Size += fi.Size()
+			st.MTime = max(st.MTime, fi.ModTime().UnixNano())
+		}
+	}
+	if prev.Size == st.Size && prev.MTime == st.MTime && prev.Tail != "" && sp.now.UnixNano()-st.MTime > int64(hotWindow) {
 		st.Tail = prev.Tail
 		return st, true
 	}
-	t, ok := tails[s.Path]
+	t, ok := sp.tails[s.Path]
 	if !ok {
 		t = tailHash(s.Path)
-		tails[s.Path] = t
+		sp.tails[s.Path] = t
 	}
 	st.Tail = t
 	return st, true
 }
 
-// sessionStamp is the stamp of session s (stampFiles), or, for one that
-// shares its file with other sessions (shared: a database, OpenCode's,
-// Kilo's, Crush's), the time of its last activity as its agent records
-// it in its row (each message the agent adds updates it), and that the
-// file still exists: the file's own size and time change with every
-// other session's work, and a stamp of them would read every session of
-// the database again whenever one of them moved. A shared session with
-// no time is stamped by its file.
-func sessionStamp(tails map[string]string, s capture.SessionInfo, prev Stamp, shared bool) (Stamp, bool) {
+// session is the stamp of session s (files), or, for one that shares
+// its file with other sessions (shared: a database, OpenCode's, Kilo's,
+// Crush's), the time of its last activity as its agent records it in its
+// row (each message the agent adds updates it), and that the file still
+// exists: the file's own size and time change with every other session's
+// work, and a stamp of them would read every session of the database
+// again whenever one of them moved. A shared session with no time is
+// stamped by its file.
+func (sp *stamper) session(s capture.SessionInfo, prev Stamp, shared bool) (Stamp, bool) {
 	if !shared || s.LastActivity.IsZero() {
-		return stampFiles(tails, s, prev)
+		return sp.files(s, prev)
 	}
-	if _, err := os.Stat(s.Path); err != nil {
+	ok, seen := sp.exists[s.Path]
+	if !seen {
+		_, err := os.Stat(s.Path)
+		ok = err == nil
+		sp.exists[s.Path] = ok
+	}
+	if !ok {
 		return Stamp{}, false
 	}
 	return Stamp{MTime: s.LastActivity.UnixNano(), Tail: "shared"}, true
@@ -395,7 +415,11 @@ func CatchUp(ix *Index, st *store.Store, env func(string) string, redactor func(
 	if err != nil {
 		return UpdateStats{}, err
 	}
-	snap := takeSnapshot(roots, flat, time.Now())
+	// The walk that takes the snapshot keeps what it read, and discovery
+	// lists the sessions from it: each directory read and each file
+	// stated once, as the snapshot has them.
+	listed := transcript.NewListings()
+	snap := takeSnapshot(roots, flat, time.Now(), listed)
 	var prev map[string]entry
 	if !rebuild {
 		if m, err := ix.readManifest(); err == nil {
@@ -403,9 +427,11 @@ func CatchUp(ix *Index, st *store.Store, env func(string) string, redactor func(
 		}
 	}
 	probes := ix.loadProbes()
-	restore := transcript.SetProbeCache(probes)
+	restoreProbes := transcript.SetProbeCache(probes)
+	restoreListings := transcript.SetListings(listed)
 	sources := sessionSources(capture.Agents, env, r, machine, warn, prev)
-	restore()
+	restoreListings()
+	restoreProbes()
 	hs, err := HandoffSources(st, r)
 	if err != nil {
 		return UpdateStats{}, err

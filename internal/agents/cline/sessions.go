@@ -3,7 +3,6 @@ package cline
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,7 +19,7 @@ const maxListed = 100_000
 func (reader) Find(roots []string) ([]transcript.SessionInfo, error) {
 	var out []transcript.SessionInfo
 	for _, root := range roots {
-		entries, err := os.ReadDir(root)
+		entries, err := transcript.ReadDir(root)
 		if err != nil {
 			continue // a missing root is no error
 		}
@@ -49,11 +48,11 @@ func (reader) Find(roots []string) ([]transcript.SessionInfo, error) {
 // when the folder holds no messages file.
 func probe(dir, id string) (transcript.SessionInfo, bool) {
 	path := filepath.Join(dir, id+messagesSuffix)
-	fi, err := os.Lstat(path)
+	fi, err := transcript.Lstat(path)
 	if err != nil || !fi.Mode().IsRegular() {
 		return transcript.SessionInfo{}, false
 	}
-	s := transcript.SessionInfo{Agent: agentName, ID: id, Path: path, LastActivity: fi.ModTime()}
+	s := transcript.SessionInfo{Agent: agentName, ID: id, Path: path, LastActivity: fi.ModTime(), FileSize: fi.Size(), FileTime: fi.ModTime()}
 	var m manifest
 	if readSide(filepath.Join(dir, id+".json"), &m) != nil {
 		return s, true
