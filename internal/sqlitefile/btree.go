@@ -24,11 +24,21 @@ type scan struct {
 	visited map[uint32]bool
 	// firstOnly ends an index seek at its first entry (HasEqual).
 	firstOnly bool
+	// interior, when not nil, keeps the interior pages read, for the
+	// next walk of the same tree (HasEqual's seeks, one a value, each
+	// descend through the same few).
+	interior map[uint32][]byte
 }
+
+// maxInterior bounds the interior pages a scan keeps.
+const maxInterior = 1024
 
 func (s *scan) visit(n uint32) error {
 	if s.visited[n] {
 		return corrupt("page %d reached twice (a cycle)", n)
+	}
+	if s.visited == nil {
+		s.visited = map[uint32]bool{}
 	}
 	s.visited[n] = true
 	return nil
@@ -94,9 +104,12 @@ func (s *scan) btreePage(n uint32, depth int, table bool) (btreePage, error) {
 	if err := s.visit(n); err != nil {
 		return btreePage{}, err
 	}
-	p, err := s.db.page(n)
-	if err != nil {
-		return btreePage{}, err
+	p, kept := s.interior[n]
+	if !kept {
+		var err error
+		if p, err = s.db.page(n); err != nil {
+			return btreePage{}, err
+		}
 	}
 	pg := btreePage{n: n, p: p, usable: s.db.usable}
 	if n == 1 {
@@ -126,6 +139,9 @@ func (s *scan) btreePage(n uint32, depth int, table bool) (btreePage, error) {
 	}
 	if pg.cellsAt+2*pg.ncells > pg.usable {
 		return btreePage{}, corrupt("page %d: %d cells overflow the page", n, pg.ncells)
+	}
+	if pg.interior && !kept && s.interior != nil && len(s.interior) < maxInterior {
+		s.interior[n] = p
 	}
 	return pg, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // Reading one session of a database shared by many (OpenCode's part
@@ -53,9 +54,10 @@ func (t *Table) HasEqual(col string, values []string) (has map[string]bool, ok b
 		return nil, false
 	}
 	has = map[string]bool{}
+	interior := map[uint32][]byte{}
 	for _, v := range values {
 		var ids []int64
-		s := &scan{db: t.db, visited: map[uint32]bool{}, firstOnly: true}
+		s := &scan{db: t.db, visited: map[uint32]bool{}, firstOnly: true, interior: interior}
 		if err := s.seek(root, 0, v, &ids); err != nil && !errors.Is(err, errStop) {
 			return nil, false
 		}
@@ -149,7 +151,11 @@ func (s *scan) seek(n uint32, depth int, v string, out *[]int64) error {
 	if err != nil {
 		return err
 	}
-	for i := 0; i < pg.ncells; i++ {
+	first, err := s.firstAtLeast(pg, n, v)
+	if err != nil {
+		return err
+	}
+	for i := first; i < pg.ncells; i++ {
 		cell, err := pg.cell(i)
 		if err != nil {
 			return err
@@ -192,10 +198,49 @@ func (s *scan) seek(n uint32, depth int, v string, out *[]int64) error {
 	return nil
 }
 
+// firstAtLeast is the first cell of the index b-tree page pg (page n)
+// whose key is at least v, ncells when none is: a page's keys are in
+// order, and it is found by halves, a few cells read rather than every
+// one before it. Every key before it is below v, and so is every entry
+// of their children. A key that overflows its page is read through a
+// walk of its own (the seek reads it again), its chain still visited
+// once.
+func (s *scan) firstAtLeast(pg btreePage, n uint32, v string) (int, error) {
+	lo, hi := 0, pg.ncells
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		cell, err := pg.cell(mid)
+		if err != nil {
+			return 0, err
+		}
+		if pg.interior {
+			if len(cell) < 4 {
+				return 0, corrupt("page %d: cell %d cut short", n, mid)
+			}
+			cell = cell[4:]
+		}
+		peek := &scan{db: s.db}
+		cmp, _, err := peek.indexKey(n, mid, cell, v)
+		if err != nil {
+			return 0, err
+		}
+		if cmp < 0 {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, nil
+}
+
+// keyReads counts the index entries compared (tests).
+var keyReads atomic.Int64
+
 // indexKey compares the first value of the index entry in cell with v
 // (SQLite's order: NULL and numbers before text, blobs after; text by
 // its bytes) and reads the entry's rowid, its last value.
 func (s *scan) indexKey(n uint32, i int, cell []byte, v string) (cmp int, rowid int64, err error) {
+	keyReads.Add(1)
 	size, a := varint(cell)
 	if a == 0 || size > uint64(s.db.lim.MaxRecord) {
 		return 0, 0, corrupt("page %d: cell %d: payload size", n, i)

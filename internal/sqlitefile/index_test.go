@@ -218,3 +218,44 @@ func TestStateKey(t *testing.T) {
 		t.Errorf("opened from a reader: key %q, %v", db.StateKey(), err)
 	}
 }
+
+// HasEqual reads the index's interior pages once for all its values, and
+// finds a value in a page by halves: a few keys a page, not every key
+// before it (on the fixture, whose keys are long, half the pages and
+// keys; on a database of 2,001 OpenCode sessions, 2,057 pages and 40,570
+// keys where it read 6,008 and 160,232).
+func TestHasEqualReadsLittle(t *testing.T) {
+	db, err := Open("testdata/indexed.db", Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tbl, err := db.Table("part")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var values []string
+	seen := map[string]bool{}
+	if err := tbl.Scan(func(r *Row) error {
+		v, err := r.Text(tbl.Column("session_id"))
+		if v != "" && !seen[v] {
+			seen[v] = true
+			values = append(values, v)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	values = append(values, "ses_none")
+	pages, keys := pageReads.Load(), keyReads.Load()
+	has, ok := tbl.HasEqual("session_id", values)
+	pages, keys = pageReads.Load()-pages, keyReads.Load()-keys
+	if !ok || len(has) != len(values)-1 || has["ses_none"] {
+		t.Fatalf("HasEqual = %d values held (%v), want %d", len(has), ok, len(values)-1)
+	}
+	// Every key before the value and the interior pages again for each
+	// value: 269 pages and 1,002 keys.
+	if pages > 150 || keys > 700 {
+		t.Errorf("HasEqual of %d values read %d pages and %d keys, want at most 150 and 700", len(values), pages, keys)
+	}
+}

@@ -33,6 +33,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync/atomic"
 	"time"
 )
 
@@ -247,6 +248,7 @@ func (db *DB) page(n uint32) ([]byte, error) {
 	if n == 0 || n > db.pages {
 		return nil, corrupt("page %d out of range 1-%d", n, db.pages)
 	}
+	pageReads.Add(1)
 	buf := make([]byte, db.pageSize)
 	var err error
 	if off, ok := db.walPages[n]; ok {
@@ -262,6 +264,9 @@ func (db *DB) page(n uint32) ([]byte, error) {
 	}
 	return buf, nil
 }
+
+// pageReads counts the pages read (tests).
+var pageReads atomic.Int64
 
 // HasHeader says whether b, a file's first bytes, starts as a SQLite
 // database does (§1.3.1).
