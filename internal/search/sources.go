@@ -471,8 +471,12 @@ func (ix *Index) loadProbes() *transcript.ProbeCache {
 
 // saveProbes keeps what c was used for (the files discovery probes now),
 // each title redacted by r as the index's text is: what capture would
-// redact is never kept.
+// redact is never kept. A cache used for exactly what it was loaded with
+// is as the file has it: nothing is written.
 func (ix *Index) saveProbes(c *transcript.ProbeCache, r *redact.Redactor) error {
+	if !c.Changed() {
+		return nil
+	}
 	used := c.Used()
 	for i := range used {
 		used[i].Title = red(r, used[i].Title)

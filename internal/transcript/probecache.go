@@ -33,9 +33,10 @@ type CachedProbe struct {
 
 // ProbeCache is a set of CachedProbes, safe for concurrent use.
 type ProbeCache struct {
-	mu   sync.Mutex
-	m    map[string]CachedProbe
-	used map[string]bool
+	mu    sync.Mutex
+	m     map[string]CachedProbe
+	used  map[string]bool
+	added bool // an entry was added since it was made
 }
 
 // NewProbeCache is a cache holding entries.
@@ -45,6 +46,14 @@ func NewProbeCache(entries []CachedProbe) *ProbeCache {
 		c.m[e.Key] = e
 	}
 	return c
+}
+
+// Changed says whether Used holds other entries than the cache was made
+// with: one was added, or one of them was not used.
+func (c *ProbeCache) Changed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.added || len(c.used) != len(c.m)
 }
 
 // Used lists the entries looked up or added since the cache was made:
@@ -84,7 +93,25 @@ func cachedProbe(s *SessionInfo, size int64, probe func(*SessionInfo) bool) bool
 	if c == nil || size <= 0 {
 		return probe(s)
 	}
-	key := probeKey(s, size)
+	return c.probe(probeKey(s, size), s, probe)
+}
+
+// ProbeCached is cachedProbe for an agent that probes its sessions
+// itself, not through ProbeSessions: state says what else the probe
+// reads beyond s's file as listed (s.FileSize and FileTime), such as the
+// size and time of a file beside it. Without a ProbeCache installed, or
+// with s's file not listed, it is probe.
+func ProbeCached(s *SessionInfo, state func() string, probe func(*SessionInfo) bool) bool {
+	c := probeCache.Load()
+	if c == nil || s.FileTime.IsZero() {
+		return probe(s)
+	}
+	return c.probe(probeKey(s, s.FileSize)+"\x00"+state(), s, probe)
+}
+
+// probe fills s from the entry at key, or probes it and keeps what it
+// found there.
+func (c *ProbeCache) probe(key string, s *SessionInfo, probe func(*SessionInfo) bool) bool {
 	c.mu.Lock()
 	e, ok := c.m[key]
 	if ok {
@@ -103,6 +130,7 @@ func cachedProbe(s *SessionInfo, size int64, probe func(*SessionInfo) bool) bool
 	c.mu.Lock()
 	c.m[key] = e
 	c.used[key] = true
+	c.added = true
 	c.mu.Unlock()
 	return listed
 }
