@@ -450,7 +450,11 @@ func (ix *Index) update(sources []Source, rebuild bool, progress func(Progress),
 			}
 		}
 		pending, b = nil, newBuilder()
-		return ix.commit(m)
+		if err := ix.commit(m); err != nil {
+			return err
+		}
+		changed = false // committed: no need to write it again
+		return nil
 	}
 	loaded, stop := loadAll(todo)
 	defer stop()
