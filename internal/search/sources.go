@@ -16,6 +16,7 @@ import (
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/jsonfast"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
@@ -462,7 +463,9 @@ const maxProbes = 256 << 20
 func (ix *Index) loadProbes() *transcript.ProbeCache {
 	var entries []transcript.CachedProbe
 	if b, err := safefile.ReadFile(filepath.Join(ix.dir, probesName), maxProbes); err == nil {
-		if json.Unmarshal(b, &entries) != nil {
+		// Thousands of entries, read by every full catch-up: the fast
+		// parser, which refuses what encoding/json refuses.
+		if jsonfast.DecodeValue(b, &entries) != nil {
 			entries = nil
 		}
 	}
