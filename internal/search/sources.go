@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
@@ -49,21 +50,29 @@ func SessionSources(agents []capture.Agent, env func(string) string, r *redact.R
 // written since may have changed in place within a tick of the file
 // system's clock: its tail is hashed again).
 func sessionSources(agents []capture.Agent, env func(string) string, r *redact.Redactor, machine string, warn func(error), prev map[string]entry) []Source {
+	// The agents are listed at once, each on its own: one reads its
+	// database while another's files are probed.
+	found := make([][]capture.SessionInfo, len(agents))
+	errs := make([]error, len(agents))
+	var wg sync.WaitGroup
+	for i, a := range agents {
+		wg.Go(func() { found[i], errs[i] = capture.FindSessions(a, env) })
+	}
+	wg.Wait()
 	var out []Source
 	sp := newStamper(time.Now())
-	for _, a := range agents {
-		found, err := capture.FindSessions(a, env)
-		if err != nil {
+	for i, a := range agents {
+		if err := errs[i]; err != nil {
 			if warn != nil {
 				warn(fmt.Errorf("%s sessions: %w", a, err))
 			}
 			continue
 		}
 		perFile := map[string]int{}
-		for _, s := range found {
+		for _, s := range found[i] {
 			perFile[s.Path]++
 		}
-		for _, s := range found {
+		for _, s := range found[i] {
 			key := "session:" + string(s.Agent) + ":" + s.Path + "#" + s.ID
 			st, ok := sp.session(s, prev[key].Stamp, perFile[s.Path] > 1)
 			if !ok {
@@ -416,18 +425,24 @@ func CatchUp(ix *Index, st *store.Store, env func(string) string, redactor func(
 	if err != nil {
 		return UpdateStats{}, err
 	}
-	// The walk that takes the snapshot keeps what it read, and discovery
+	// The index's manifest and probe cache are read while the walk that
+	// takes the snapshot runs. The walk keeps what it read, and discovery
 	// lists the sessions from it: each directory read and each file
 	// stated once, as the snapshot has them.
+	var prev map[string]entry
+	var probes *transcript.ProbeCache
+	var read sync.WaitGroup
+	read.Go(func() {
+		if !rebuild {
+			if m, err := ix.readManifest(); err == nil {
+				prev = m.Live
+			}
+		}
+		probes = ix.loadProbes()
+	})
 	listed := transcript.NewListings()
 	snap := takeSnapshot(roots, flat, time.Now(), listed)
-	var prev map[string]entry
-	if !rebuild {
-		if m, err := ix.readManifest(); err == nil {
-			prev = m.Live
-		}
-	}
-	probes := ix.loadProbes()
+	read.Wait()
 	restoreProbes := transcript.SetProbeCache(probes)
 	restoreListings := transcript.SetListings(listed)
 	sources := sessionSources(capture.Agents, env, r, machine, warn, prev)
