@@ -259,3 +259,19 @@ func TestHasEqualReadsLittle(t *testing.T) {
 		t.Errorf("HasEqual of %d values read %d pages and %d keys, want at most 150 and 700", len(values), pages, keys)
 	}
 }
+
+// A record's header is read in one allocation: discovery reads one for
+// every index key it compares and every session row it lists.
+func TestParseHeaderAllocatesOnce(t *testing.T) {
+	// Header of 4 bytes: text of 3 bytes (serial type 19), an integer of
+	// one byte (1), NULL (0); then the values.
+	rec := []byte{4, 19, 1, 0, 'a', 'b', 'c', 7}
+	allocs := testing.AllocsPerRun(100, func() {
+		if h, err := parseHeader(rec, uint64(len(rec))); err != nil || len(h.types) != 3 || h.offsets[3] != 8 {
+			t.Fatalf("parseHeader = %+v, %v", h, err)
+		}
+	})
+	if allocs > 1 {
+		t.Errorf("parseHeader allocates %.0f times, want once", allocs)
+	}
+}

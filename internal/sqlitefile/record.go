@@ -61,7 +61,12 @@ func parseHeader(b []byte, size uint64) (recordHeader, error) {
 	if n == 0 || hsize < uint64(n) || hsize > size || hsize > uint64(len(b)) {
 		return recordHeader{}, corrupt("record header of %d bytes in a record of %d", hsize, size)
 	}
-	var h recordHeader
+	// Each serial type takes a byte or more: the header's size bounds
+	// how many there are. Both lists start in one allocation, sized for
+	// up to 64 values; a longer header grows them as it is read.
+	k := min(hsize-uint64(n), 64)
+	buf := make([]uint64, 2*k+1)
+	h := recordHeader{types: buf[:0:k], offsets: buf[k : k : 2*k+1]}
 	off := hsize
 	for p := uint64(n); p < hsize; {
 		t, m := varint(b[p:hsize])
