@@ -71,11 +71,14 @@ func (l *Listings) lookup(dir string) ([]fs.DirEntry, bool) {
 
 var listings atomic.Pointer[Listings]
 
-// SetListings makes discovery read directories from l (nil: none) until
-// restore is called, which puts back the one before.
+// SetListings makes discovery read directories from l until restore is
+// called, which leaves none installed (unless another was installed
+// since): a listing kept past its catch-up would hide what changed
+// after it, so none outlives the catch-up that installed it, even when
+// two overlap.
 func SetListings(l *Listings) (restore func()) {
-	old := listings.Swap(l)
-	return func() { listings.Store(old) }
+	listings.Store(l)
+	return func() { listings.CompareAndSwap(l, nil) }
 }
 
 // ReadDir reads dir as os.ReadDir does, from the installed Listings when

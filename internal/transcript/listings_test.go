@@ -57,3 +57,23 @@ func TestListingsAnswerAsRead(t *testing.T) {
 		t.Errorf("ReadDir of a missing directory = %v", err)
 	}
 }
+
+// Listings installed by two catch-ups that overlap are both gone once
+// both are done, whichever ends first: none outlives its catch-up.
+func TestSetListingsLeavesNone(t *testing.T) {
+	for _, aFirst := range []bool{true, false} {
+		a, b := NewListings(), NewListings()
+		restoreA := SetListings(a)
+		restoreB := SetListings(b)
+		if aFirst {
+			restoreA()
+			restoreB()
+		} else {
+			restoreB()
+			restoreA()
+		}
+		if l := listings.Load(); l != nil {
+			t.Errorf("a first %v: a listing is still installed", aFirst)
+		}
+	}
+}
