@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -490,7 +489,8 @@ func (ix *Index) loadProbes() *transcript.ProbeCache {
 // saveProbes keeps what c was used for (the files discovery probes now),
 // each title redacted by r as the index's text is: what capture would
 // redact is never kept. A cache used for exactly what it was loaded with
-// is as the file has it: nothing is written.
+// is as the file has it: nothing is written; one that changed is written
+// whole.
 func (ix *Index) saveProbes(c *transcript.ProbeCache, r *redact.Redactor) error {
 	if !c.Changed() {
 		return nil
@@ -504,9 +504,5 @@ func (ix *Index) saveProbes(c *transcript.ProbeCache, r *redact.Redactor) error 
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(ix.dir, probesName)
-	if old, err := safefile.ReadFile(path, maxProbes); err == nil && bytes.Equal(old, b) {
-		return nil
-	}
-	return safefile.WriteFile(path, b, 0o600)
+	return safefile.WriteFile(filepath.Join(ix.dir, probesName), b, 0o600)
 }

@@ -1,6 +1,8 @@
 package transcript
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -77,11 +79,16 @@ func SetProbeCache(c *ProbeCache) (restore func()) {
 	return func() { probeCache.Store(old) }
 }
 
-// probeKey is what a probe of s depends on: the file (its size and
-// time) and what its name and place said before it was read.
-func probeKey(s *SessionInfo, size int64) string {
-	return string(s.Agent) + "\x00" + s.Path + "\x00" + strconv.FormatInt(size, 10) + "\x00" +
-		strconv.FormatInt(s.LastActivity.UnixNano(), 10) + "\x00" + s.ID + "\x00" + s.CWD
+// probeKey names what a probe of s depends on: the file (its size and
+// time), what its name and place said before it was read, and state
+// (what else the probe reads), hashed: the cache's file, read and written
+// by every full catch-up, holds 32 characters a file rather than its
+// path and all.
+func probeKey(s *SessionInfo, size int64, state string) string {
+	k := string(s.Agent) + "\x00" + s.Path + "\x00" + strconv.FormatInt(size, 10) + "\x00" +
+		strconv.FormatInt(s.LastActivity.UnixNano(), 10) + "\x00" + s.ID + "\x00" + s.CWD + "\x00" + state
+	sum := sha256.Sum256([]byte(k))
+	return hex.EncodeToString(sum[:16])
 }
 
 // cachedProbe fills s from the cache when it holds s's file as it is
@@ -93,7 +100,7 @@ func cachedProbe(s *SessionInfo, size int64, probe func(*SessionInfo) bool) bool
 	if c == nil || size <= 0 {
 		return probe(s)
 	}
-	return c.probe(probeKey(s, size), s, probe)
+	return c.probe(probeKey(s, size, ""), s, probe)
 }
 
 // ProbeCached is cachedProbe for an agent that probes its sessions
@@ -106,7 +113,7 @@ func ProbeCached(s *SessionInfo, state func() string, probe func(*SessionInfo) b
 	if c == nil || s.FileTime.IsZero() {
 		return probe(s)
 	}
-	return c.probe(probeKey(s, s.FileSize)+"\x00"+state(), s, probe)
+	return c.probe(probeKey(s, s.FileSize, state()), s, probe)
 }
 
 // probe fills s from the entry at key, or probes it and keeps what it
