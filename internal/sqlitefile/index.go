@@ -261,7 +261,10 @@ func (s *scan) indexKey(n uint32, i int, cell []byte, v string) (cmp int, rowid 
 			return 0, 0, err
 		}
 	}
-	h, err := parseHeader(payload, size)
+	// An entry is a few values: its header read into an array here, and
+	// its key compared where it lies (a seek compares thousands).
+	var buf [2*8 + 1]uint64
+	h, err := parseHeaderIn(payload, size, buf[:])
 	if err != nil || len(h.types) < 2 {
 		return 0, 0, corrupt("page %d: cell %d: an index entry", n, i)
 	}
@@ -269,22 +272,25 @@ func (s *scan) indexKey(n uint32, i int, cell []byte, v string) (cmp int, rowid 
 	if h.offsets[last+1] > uint64(len(payload)) || h.offsets[1] > uint64(len(payload)) {
 		return 0, 0, corrupt("page %d: cell %d: an index entry past its payload", n, i)
 	}
-	first, err := decodeValue(h.types[0], payload[h.offsets[0]:h.offsets[1]])
-	if err != nil {
-		return 0, 0, err
-	}
-	id, err := decodeValue(h.types[last], payload[h.offsets[last]:h.offsets[last+1]])
-	if err != nil {
-		return 0, 0, err
-	}
-	r, ok := id.(int64)
+	idBytes := payload[h.offsets[last]:h.offsets[last+1]]
+	r, ok := intValue(h.types[last], idBytes)
 	if !ok {
+		id, err := decodeValue(h.types[last], idBytes)
+		if err != nil {
+			return 0, 0, err
+		}
 		return 0, 0, corrupt("page %d: cell %d: an index entry's rowid is %s", n, i, describe(id))
 	}
-	switch f := first.(type) {
-	case string:
-		return strings.Compare(f, v), r, nil
-	case []byte:
+	switch t, key := h.types[0], payload[h.offsets[0]:h.offsets[1]]; {
+	case t >= 13 && t%2 == 1: // text, by its bytes
+		switch {
+		case string(key) < v:
+			return -1, r, nil
+		case string(key) > v:
+			return 1, r, nil
+		}
+		return 0, r, nil
+	case t >= 12: // a blob
 		return 1, r, nil
 	}
 	return -1, r, nil // NULL, an integer or a real

@@ -57,15 +57,25 @@ type recordHeader struct {
 // parseHeader reads the header of a record of size bytes from b, which
 // holds at least the header (§2.1).
 func parseHeader(b []byte, size uint64) (recordHeader, error) {
+	return parseHeaderIn(b, size, nil)
+}
+
+// parseHeaderIn is parseHeader with its two lists in buf while they fit
+// (a caller's array: no allocation), else in one allocation sized for up
+// to 64 values, grown past them as the header is read.
+func parseHeaderIn(b []byte, size uint64, buf []uint64) (recordHeader, error) {
 	hsize, n := varint(b)
 	if n == 0 || hsize < uint64(n) || hsize > size || hsize > uint64(len(b)) {
 		return recordHeader{}, corrupt("record header of %d bytes in a record of %d", hsize, size)
 	}
 	// Each serial type takes a byte or more: the header's size bounds
-	// how many there are. Both lists start in one allocation, sized for
-	// up to 64 values; a longer header grows them as it is read.
+	// how many there are.
 	k := min(hsize-uint64(n), 64)
-	buf := make([]uint64, 2*k+1)
+	if uint64(len(buf)) < 2*k+1 {
+		buf = make([]uint64, 2*k+1)
+	} else {
+		k = uint64(len(buf)-1) / 2
+	}
 	h := recordHeader{types: buf[:0:k], offsets: buf[k : k : 2*k+1]}
 	off := hsize
 	for p := uint64(n); p < hsize; {
@@ -95,6 +105,25 @@ func decodeValue(t uint64, b []byte) (Value, error) {
 	switch t {
 	case 0:
 		return nil, nil
+	case 1, 2, 3, 4, 5, 6, 8, 9:
+		v, _ := intValue(t, b)
+		return v, nil
+	case 7:
+		if len(b) != 8 {
+			return nil, corrupt("float of %d bytes", len(b))
+		}
+		return math.Float64frombits(binary.BigEndian.Uint64(b)), nil
+	}
+	if t%2 == 0 {
+		return append([]byte(nil), b...), nil
+	}
+	return string(b), nil
+}
+
+// intValue is the integer of serial type t in b (types 1 to 6, 8 and 9);
+// false for a value of another type.
+func intValue(t uint64, b []byte) (int64, bool) {
+	switch t {
 	case 1, 2, 3, 4, 5, 6:
 		// Big-endian two's complement, sign-extended.
 		var v int64
@@ -104,21 +133,13 @@ func decodeValue(t uint64, b []byte) (Value, error) {
 		for _, c := range b {
 			v = v<<8 | int64(c)
 		}
-		return v, nil
-	case 7:
-		if len(b) != 8 {
-			return nil, corrupt("float of %d bytes", len(b))
-		}
-		return math.Float64frombits(binary.BigEndian.Uint64(b)), nil
+		return v, true
 	case 8:
-		return int64(0), nil
+		return 0, true
 	case 9:
-		return int64(1), nil
+		return 1, true
 	}
-	if t%2 == 0 {
-		return append([]byte(nil), b...), nil
-	}
-	return string(b), nil
+	return 0, false
 }
 
 // describe names a value's type for errors.
