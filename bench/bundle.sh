@@ -6,6 +6,7 @@
 #   bench/bundle.sh                       # both corpora, 5 runs of each command
 #   BENCH_MB=64 BENCH_RUNS=3 bench/bundle.sh
 #   BENCH_CORPORA=goroot bench/bundle.sh
+#   BENCH_BASELINE=/tmp/old/session-handoff bench/bundle.sh   # this code against a build of other code
 #
 # Environment:
 #   BENCH_CORPORA  which corpora, space-separated (default "generated goroot"):
@@ -14,6 +15,11 @@
 #   BENCH_MB       size of the generated corpus in MiB (default 256)
 #   BENCH_RUNS     runs of each of the four commands per corpus (default 5)
 #   BENCH_KEEP     set to 1 to keep the work directory (its path is printed)
+#   BENCH_BASELINE a session-handoff binary built from other code (say main:
+#                  git worktree add /tmp/old main && go build -C /tmp/old -o
+#                  /tmp/old/session-handoff ./cmd/session-handoff): its export
+#                  and import run in the same interleaved rounds, and are
+#                  reported beside ours ("base")
 #
 # It installs nothing: a missing tool stops it with the command to run.
 set -euo pipefail
@@ -31,6 +37,11 @@ for c in $corpora; do
   case $c in generated | goroot) ;; *) echo "bench: BENCH_CORPORA: unknown corpus '$c' (want generated, goroot)" >&2; exit 2 ;; esac
 done
 require "time age zstd tar" go age zstd tar /usr/bin/time
+base=${BENCH_BASELINE:-}
+if [ -n "$base" ] && ! [ -x "$base" ]; then
+  echo "bench: BENCH_BASELINE: $base is not an executable file" >&2
+  exit 2
+fi
 make_work
 mkdir -p "$work/home" "$work/tmp"
 export SESSION_HANDOFF_HOME=$work/home
@@ -78,6 +89,7 @@ done
   "$sh" trust add "$("$sh" key show --signing-key)"
   "$sh" save --no-git --project "$work" --title bench --summary "benchmark record"
 } >>"$log" 2>&1 || fail "setting up keys and a record failed"
+[ -z "$base" ] || echo "baseline: $base ($("$base" --version 2>/dev/null | head -n1)), run after ours in each round"
 recipient=$(cat "$work/recipient.txt")
 identity=$SESSION_HANDOFF_HOME/config/age_identity.txt
 [ -s "$identity" ] || fail "no age identity at $identity"
@@ -103,23 +115,45 @@ measure() {
   tail -n 1 "$work/time.out" >>"$file"
 }
 
-echo "runs:    $runs of each, interleaved (per run, for each corpus: our export, the standard export, our import, the standard import)"
+# base_run DIR: the baseline's export and import, beside ours.
+base_run() {
+  local d=$1
+  rm -f "$d/base.handoff"
+  measure "$d/base-export.times" "$base" export latest --to-file "$work/recipient.txt" --attach "$d/corpus.tar" -o "$d/base.handoff"
+  rm -rf "$d/base-store" "$work/tmp"
+  mkdir -p "$work/tmp"
+  measure "$d/base-import.times" "$base" import --store "$d/base-store" "$d/base.handoff"
+  rm -f "$d/base-stored.handoff"
+  measure "$d/base-stored.times" "$base" export latest --all-projects --store "$d/base-store" --to-file "$work/recipient.txt" -o "$d/base-stored.handoff"
+}
+
+echo "runs:    $runs of each, interleaved (per run, for each corpus: our export, the standard export, our import, our export of what it stored, the standard import${base:+, the baseline export, import and stored export}); load is the 1-minute average as the run starts"
 for i in $(seq 1 "$runs"); do
   for c in $corpora; do
     d=$work/$c
     export BENCH_DIR=$d
+    load=$(cut -d' ' -f1 /proc/loadavg)
     rm -f "$d/out.handoff" "$d/out.tar.zst.age"
     measure "$d/ours-export.times" "$sh" export latest --to-file "$work/recipient.txt" --attach "$d/corpus.tar" -o "$d/out.handoff"
     measure "$d/std-export.times" bash -c "$std_export"
     rm -rf "$d/import-store" "$work/tmp"
     mkdir -p "$work/tmp"
     measure "$d/ours-import.times" "$sh" import --store "$d/import-store" "$d/out.handoff"
+    # The export of what that import stored: an attachment the store
+    # holds (no redaction, no first pass: the record names its hash).
+    rm -f "$d/stored.handoff"
+    measure "$d/ours-stored.times" "$sh" export latest --all-projects --store "$d/import-store" --to-file "$work/recipient.txt" -o "$d/stored.handoff"
     rm -rf "$d/extract"
     mkdir -p "$d/extract"
     measure "$d/std-import.times" bash -c "$std_import"
-    printf '  run %d %-9s export ours %s s / %s KiB, standard %s s / %s KiB; import ours %s s / %s KiB, standard %s s / %s KiB\n' "$i" "$c" \
+    [ -z "$base" ] || base_run "$d"
+    printf '  run %d %-9s load %5s  export ours %s s / %s KiB, standard %s s / %s KiB; import ours %s s / %s KiB, standard %s s / %s KiB; stored ours %s s\n' "$i" "$c" "$load" \
       $(tail -n1 "$d/ours-export.times" | cut -d' ' -f1,2) $(tail -n1 "$d/std-export.times" | cut -d' ' -f1,2) \
-      $(tail -n1 "$d/ours-import.times" | cut -d' ' -f1,2) $(tail -n1 "$d/std-import.times" | cut -d' ' -f1,2)
+      $(tail -n1 "$d/ours-import.times" | cut -d' ' -f1,2) $(tail -n1 "$d/std-import.times" | cut -d' ' -f1,2) \
+      "$(tail -n1 "$d/ours-stored.times" | cut -d' ' -f1)"
+    [ -z "$base" ] || printf '  %*s baseline export %s s / %s KiB; import %s s / %s KiB; stored %s s\n' $((${#i} + 21)) "" \
+      $(tail -n1 "$d/base-export.times" | cut -d' ' -f1,2) $(tail -n1 "$d/base-import.times" | cut -d' ' -f1,2) \
+      "$(tail -n1 "$d/base-stored.times" | cut -d' ' -f1)"
   done
 done
 
@@ -150,22 +184,37 @@ maxof() { cut -d' ' -f"$2" "$1" | sort -g | tail -n1; }
 cpu() { awk '{print $3 + $4}' "$1" >"$1.cpu"; median "$1.cpu" 1; }
 mib() { awk -v k="$1" 'BEGIN {printf "%.0f", k/1024}'; }
 
-# report DIR DIRECTION WALL-GOAL [CPU-GOAL]
+# paired A B: the median, lowest and highest of the run-by-run ratios of
+# the wall times in files A and B (run i of A over run i of B): adjacent
+# runs see much the same load, so these move less than a ratio of medians.
+paired() {
+  paste -d' ' "$1" "$2" | awk '$5 > 0 {print $1 / $5}' | sort -g |
+    awk '{v[NR]=$1} END {printf "%.2f (%.2f to %.2f)", (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2), v[1], v[NR]}'
+}
+
+# report DIR DIRECTION WALL-GOAL CPU-GOAL [SIDE]: SIDE is ours (the default)
+# or base, the baseline; CPU-GOAL may be empty.
 report() {
-  local what=$2 goal=$3 cgoal=${4:-} o=$1/ours-$2.times s=$1/std-$2.times
-  local ot st om sm oc sc
+  local what=$2 goal=$3 cgoal=${4:-} side=${5:-ours} o s
+  o=$1/$side-$2.times s=$1/std-$2.times
+  local ot st om sm oc sc label=ours
+  [ "$side" = ours ] || label=base
   ot=$(median "$o" 1) st=$(median "$s" 1) om=$(mib "$(maxof "$o" 2)") sm=$(mib "$(maxof "$s" 2)")
   oc=$(cpu "$o") sc=$(cpu "$s")
-  awk -v w="$what" -v ot="$ot" -v st="$st" -v om="$om" -v sm="$sm" -v oc="$oc" -v sc="$sc" \
+  awk -v w="$what" -v l="$label" -v ot="$ot" -v st="$st" -v om="$om" -v sm="$sm" -v oc="$oc" -v sc="$sc" \
     -v g="$goal" -v cg="$cgoal" -v pg="$goal_peak_mib" 'BEGIN {
     r = (st > 0) ? ot / st : 0
     cr = (sc > 0) ? oc / sc : 0
-    printf "  %s: ours %.2f s (peak %d MiB)  standard %.2f s (peak %d MiB)  ratio %.2f  [goal <= %.2f: %s; peak < %d MiB: %s]\n",
-      w, ot, om, st, sm, r, g, (r <= g ? "met" : "MISSED"), pg, (om < pg ? "met" : "MISSED")
-    printf "  %*s  cpu (user+sys): ours %.2f s  standard %.2f s (all processes)  ratio %.2f", length(w), "", oc, sc, cr
+    printf "  %s: %s %.2f s (peak %d MiB)  standard %.2f s (peak %d MiB)  ratio %.2f  [goal <= %.2f: %s; peak < %d MiB: %s]\n",
+      w, l, ot, om, st, sm, r, g, (r <= g ? "met" : "MISSED"), pg, (om < pg ? "met" : "MISSED")
+    printf "  %*s  cpu (user+sys): %s %.2f s  standard %.2f s (all processes)  ratio %.2f", length(w), "", l, oc, sc, cr
     if (cg != "") printf "  [goal <= %.2f: %s]", cg, (cr <= cg ? "met" : "MISSED")
     printf "\n"
   }'
+  printf '  %*s  run by run, %s/standard: %s\n' ${#what} "" "$label" "$(paired "$o" "$s")"
+  if [ "$side" = base ]; then
+    printf '  %*s  run by run, ours/base: %s\n' ${#what} "" "$(paired "$1/ours-$2.times" "$o")"
+  fi
 }
 
 echo
@@ -175,7 +224,14 @@ for c in $corpora; do
   read -r bytes _ <"$d/corpus.info"
   echo "$c ($bytes bytes):"
   report "$d" export "$goal_export" "$goal_export_cpu"
+  [ -z "$base" ] || report "$d" export "$goal_export" "$goal_export_cpu" base
   report "$d" import "$goal_import"
+  [ -z "$base" ] || report "$d" import "$goal_import" "" base
+  # stored: the export of the attachment our import stored, against the
+  # same run's standard export.
+  cp "$d/std-export.times" "$d/std-stored.times"
+  report "$d" stored "$goal_export" "$goal_export_cpu"
+  [ -z "$base" ] || report "$d" stored "$goal_export" "$goal_export_cpu" base
   awk -v c="$bytes" -v o="$(stat -c %s "$d/out.handoff")" -v s="$(stat -c %s "$d/out.tar.zst.age")" 'BEGIN {
     printf "  size:   ours %d bytes (%.2fx smaller than the corpus)  standard %d bytes (%.2fx)  ratio %.3f\n", o, c/o, s, c/s, o/s
   }'
@@ -187,6 +243,8 @@ notes:
   - for the standard pipelines /usr/bin/time runs bash -c 'a | b | c' and reports the
     largest single process of the pipeline (ru_maxrss of the waited-for children),
     not the sum of its processes; its CPU time is that of all of them.
+  - stored is our export of the attachment our import stored (export latest --store),
+    compared with the same run's standard export: no redaction and no first pass.
   - ours hashes every blob, redacts the attachment in a first pass before the bundle
     is written, and fsyncs what it writes (the bundle; on import the staged blob, which
     then moves into the store by rename); the standard pipeline does none of that.

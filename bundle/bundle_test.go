@@ -296,3 +296,39 @@ func TestTarLayerIsArchiveTars(t *testing.T) {
 		t.Fatalf("the tar layer (%d bytes) differs from archive/tar's (%d bytes)", len(got), len(want))
 	}
 }
+
+// TestWriteChecksACheckedSource: Write takes no hash of a Checked source
+// (its reader checks the bytes, as the store's does), but still fails on
+// its size, and with its reader's error at the end.
+func TestWriteChecksACheckedSource(t *testing.T) {
+	content := []byte("hello\n")
+	src := func(data []byte, end error) BlobSource {
+		return BlobSource{
+			Blob: Blob{Name: "f.txt", MediaType: "text/plain", Size: int64(len(content)), SHA256: sha256hex(content)},
+			Open: func() (io.ReadCloser, error) {
+				return io.NopCloser(io.MultiReader(bytes.NewReader(data), errReader{end})), nil
+			},
+			Checked: true,
+		}
+	}
+	write := func(s BlobSource) error {
+		return Write(io.Discard, testManifest(withAttachments(fixedRecord(), []BlobSource{s})), []BlobSource{s}, WriteOptions{NoEncrypt: true})
+	}
+	if err := write(src(content, io.EOF)); err != nil {
+		t.Fatalf("the bytes as named: %v", err)
+	}
+	for _, data := range []string{"hello\nmore", "hel"} {
+		if err := write(src([]byte(data), io.EOF)); !errors.Is(err, ErrHashMismatch) {
+			t.Errorf("%q: %v, want a hash mismatch", data, err)
+		}
+	}
+	bad := errors.New("content does not match its name")
+	if err := write(src([]byte("hellO\n"), bad)); !errors.Is(err, bad) {
+		t.Errorf("the reader's check failed: %v", err)
+	}
+}
+
+// errReader returns err at once.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }

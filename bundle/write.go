@@ -35,6 +35,11 @@ type BlobSource struct {
 	// against it instead of computing their SHA-256 a second time, at a
 	// seventh of the cost. Readers check the SHA-256 either way.
 	Fingerprint uint64
+	// Checked says that the reader Open returns checks the bytes it reads
+	// against SHA256 itself, and fails at their end (instead of io.EOF)
+	// when they differ, as store.Store.OpenBlob's reader does: Write then
+	// takes no hash of them a second time. It still checks their size.
+	Checked bool
 }
 
 // fingerprintSeed keys every Fingerprinter of this process.
@@ -467,9 +472,11 @@ func (t hashingReader) Read(p []byte) (int, error) {
 }
 
 // writeBlob streams one blob into the archive and checks that its bytes
-// still have the size and hash (or fingerprint) the first pass found. The
-// hash is taken of the bytes in the compressor's buffer, the very bytes
-// it compresses.
+// still have the size and hash (or fingerprint) the first pass found, or,
+// for a Checked source, that its reader found them whole. The hash is
+// taken of the bytes in the compressor's buffer, the very bytes it
+// compresses (a Checked source's reader hashes them as it reads them
+// there).
 func writeBlob(zw *zstd.Encoder, b BlobSource, mtime time.Time) error {
 	if !isHex64(b.SHA256) {
 		return fmt.Errorf("sha256 %q is not 64 lowercase hex digits", handoff.Shorten(b.SHA256, 80))
@@ -482,17 +489,24 @@ func writeBlob(zw *zstd.Encoder, b BlobSource, mtime time.Time) error {
 	if err := writeEntry(zw, BlobPath(b.SHA256), b.Size, mtime); err != nil {
 		return err
 	}
-	var h hash.Hash = sha256.New()
+	var h hash.Hash
 	var fp hash.Hash64
-	if b.Fingerprint != 0 {
+	switch {
+	case b.Fingerprint != 0:
 		fp = NewFingerprinter()
 		h = fp
+	case !b.Checked:
+		h = sha256.New()
 	}
-	if err := writeContent(zw, hashingReader{rc, h}, b.Size); err != nil {
+	var r io.Reader = rc
+	if h != nil {
+		r = hashingReader{rc, h}
+	}
+	if err := writeContent(zw, r, b.Size); err != nil {
 		return err
 	}
 	// The source's end: it must end here, and a reader that checks what
-	// it read (a redaction replay) says so at its end.
+	// it read (a redaction replay, a Checked source) says so at its end.
 	var one [1]byte
 	k, err := io.ReadFull(rc, one[:])
 	if k > 0 {
@@ -501,7 +515,7 @@ func writeBlob(zw *zstd.Encoder, b BlobSource, mtime time.Time) error {
 	if err != io.EOF {
 		return err
 	}
-	changed := fp != nil && fp.Sum64() != b.Fingerprint || fp == nil && hex.EncodeToString(h.Sum(nil)) != b.SHA256
+	changed := fp != nil && fp.Sum64() != b.Fingerprint || fp == nil && h != nil && hex.EncodeToString(h.Sum(nil)) != b.SHA256
 	if changed {
 		return fmt.Errorf("%w: it changed since it was hashed", ErrHashMismatch)
 	}

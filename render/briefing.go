@@ -199,9 +199,15 @@ func renderBriefing(b Briefing, opt Options, limit int) (*Result, error) {
 }
 
 // writeCarried says whether the handoff carries the uncommitted changes
-// it knew of, and whether they were applied here.
+// it knew of, and whether they were applied here. A handoff with a
+// changes.patch and no Changes carries one that could not be read (over
+// the size a patch may have, as a bundle may bring, or damaged): it is
+// said to be there, unread, never to be absent.
 func writeCarried(w *writer, b Briefing) {
+	_, carries := b.Record.Changes()
 	switch c := b.Changes; {
+	case c == nil && carries:
+		w.printf("\n- The handoff carries uncommitted changes, but its changes.patch could not be read here, so whether this worktree has them is not known: `session-handoff apply --dry-run` says why.\n")
 	case c != nil && c.CannotTell:
 		w.printf("\n- The handoff carries %d changed file(s) (changes.patch); whether this worktree has them could not be told at a glance (its files match neither side): `session-handoff apply --dry-run` says.\n", c.Files)
 	case c != nil && c.Applied:

@@ -833,3 +833,21 @@ func TestBriefingNeverSaysNotAppliedWhenItCannotTell(t *testing.T) {
 		}
 	}
 }
+
+// TestBriefingNeverSaysAnUnreadPatchIsNone: a handoff whose changes.patch
+// could not be read (one over changes.MaxPatch, as a bundle may bring, or
+// a damaged one: the briefing gets no Changes) is said to carry a patch
+// that was not read, never to carry none (issue 49: the session-start
+// hook said "carries none: that work stayed on the machine it was made
+// on" of an imported handoff with a 64 MB patch).
+func TestBriefingNeverSaysAnUnreadPatchIsNone(t *testing.T) {
+	rec := fullRecord()
+	rec.Attachments = append(rec.Attachments, handoff.Attachment{Name: "changes.patch", MediaType: handoff.ChangesMediaType, Size: 64 << 20, SHA256: strings.Repeat("ab", 32)})
+	res, err := render.RenderBriefing(render.Briefing{Project: "/p", Record: rec}, render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Text, "carries none") || !strings.Contains(res.Text, "changes.patch could not be read") {
+		t.Errorf("an unread patch:\n%s", res.Text)
+	}
+}

@@ -139,7 +139,12 @@ func (a *app) carriedChanges(s *store.Store, rec *handoff.Record) *changes.Summa
 // directory's.
 func (a *app) printCarried(s *store.Store, rec *handoff.Record) {
 	sum := a.carriedChanges(s, rec)
+	_, carries := rec.Changes()
 	switch {
+	case sum == nil && carries:
+		// Over the size a patch may have (a bundle may bring one), or
+		// damaged: there, unread (the warning said why), never absent.
+		fmt.Fprintf(a.stdout, "the handoff carries uncommitted changes whose changes.patch could not be read: 'session-handoff apply --dry-run %s' says why\n", rec.ID)
 	case sum != nil:
 		root, err := a.projectRoot(".")
 		if (rec.Source.Kind == handoff.SourceHand || rec.Source.Kind == handoff.SourceTranscript) && rec.Git != nil {

@@ -48,6 +48,11 @@ func TestInitAllocatesLittle(t *testing.T) {
 		if err != nil || f[8] != "bytes," {
 			t.Fatalf("unexpected init trace line %q", line)
 		}
+		if strings.HasSuffix(f[1], "/internal/search") {
+			// Issue 46: a command that does not search pays nothing for
+			// search; docs/SEARCH.md says the package has no init.
+			t.Errorf("internal/search has a package init (%s bytes): make its state on first use", f[7])
+		}
 		n++
 		total += b
 		report = append(report, f[1]+": "+f[7]+" bytes")

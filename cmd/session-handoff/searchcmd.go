@@ -234,6 +234,10 @@ func (a *app) searchFilter(opts searchOptions) (search.Filter, error) {
 // updateIndex catches the index up with the sessions and handoffs there
 // are now, as mode says; a rebuild, with progress on a terminal.
 func (a *app) updateIndex(ix *search.Index, s *store.Store, mode search.Mode) error {
+	if mode != search.Rebuild && ix.Outdated() {
+		fmt.Fprintf(a.stderr, "the search index %s is of another version or damaged: rebuilding it\n", ix.Dir())
+		mode = search.Rebuild
+	}
 	rebuild := mode == search.Rebuild
 	var progress func(search.Progress)
 	if rebuild && a.stderrTTY {

@@ -129,7 +129,9 @@ func interruptedRun(s *store.Store, project string) string {
 // whether the worktree at root holds them now, by a look that starts no
 // process and is bounded whatever the patch (changes.AppliedState: the
 // session-start path never waits on git apply); nil when it carries none
-// or they cannot be read.
+// or they cannot be read (a patch over changes.MaxPatch is not read at
+// all; the briefing then says the handoff carries a patch it could not
+// read).
 func carried(s *store.Store, root string, rec *handoff.Record) *render.CarriedChanges {
 	files, st, err := changes.CarriedState(s, rec, root)
 	if err != nil || files == 0 {

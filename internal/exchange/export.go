@@ -68,12 +68,16 @@ func Export(ctx context.Context, w io.Writer, s *store.Store, rec *handoff.Recor
 	for _, at := range rec.Attachments {
 		at := at
 		seen[at.SHA256] = true
+		// A stored blob is named by its hash, which the record gives:
+		// no first pass. The store's reader checks the bytes against it
+		// as they stream, so Write hashes them no second time.
 		sources = append(sources, bundle.BlobSource{
 			Blob: bundle.Blob{Name: at.Name, MediaType: at.MediaType, Size: at.Size, SHA256: at.SHA256},
 			Open: func() (io.ReadCloser, error) {
 				r, _, err := s.OpenBlob(at.SHA256)
 				return r, err
 			},
+			Checked: true,
 		})
 	}
 	for _, path := range opts.Attach {

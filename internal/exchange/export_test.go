@@ -17,6 +17,7 @@ import (
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/redact"
+	"github.com/session-handoff/session-handoff/store"
 )
 
 // TestRedactedBlob checks both passes of an attachment with a secret: the
@@ -135,5 +136,45 @@ func TestRedactedBlobManySecrets(t *testing.T) {
 		if string(got) != want || hex.EncodeToString(sum[:]) != src.SHA256 {
 			t.Fatalf("%d secrets: the second pass streamed other bytes than the first hashed", n)
 		}
+	}
+}
+
+// TestExportStoredBlobChanged: a stored attachment is exported without a
+// first pass and hashed once, by the store's reader as it streams; a blob
+// whose bytes no longer match its name (the same size, or another) fails
+// the export.
+func TestExportStoredBlobChanged(t *testing.T) {
+	for _, after := range []string{"hellO world\n", "hello world, and more\n", "hello\n"} {
+		t.Run(fmt.Sprintf("%d bytes", len(after)), func(t *testing.T) {
+			s, err := store.Open(filepath.Join(t.TempDir(), "data"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := "hello world\n"
+			sha, size, err := s.PutBlob(strings.NewReader(before), 1<<10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := handoff.New(time.Now(), "codex", "stored attachment")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec.Attachments = []handoff.Attachment{{Name: "notes.txt", MediaType: "text/plain", Size: size, SHA256: sha}}
+			var out bytes.Buffer
+			if _, err := Export(context.Background(), &out, s, rec, ExportOptions{NoEncrypt: true, Producer: bundle.Producer{Name: "session-handoff", Version: "test"}}); err != nil {
+				t.Fatalf("export of the blob as stored: %v", err)
+			}
+			path := filepath.Join(s.Dir(), "blobs", "sha256", sha)
+			if err := os.Chmod(path, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(after), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Export(context.Background(), io.Discard, s, rec, ExportOptions{NoEncrypt: true, Producer: bundle.Producer{Name: "session-handoff", Version: "test"}})
+			if err == nil || !strings.Contains(err.Error(), "notes.txt") {
+				t.Fatalf("export after the blob changed to %q: %v", after, err)
+			}
+		})
 	}
 }

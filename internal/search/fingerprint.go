@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
+	"github.com/session-handoff/session-handoff/internal/transcript"
 )
 
 // The catch-up before a search lists every agent's sessions, which reads
@@ -68,8 +69,10 @@ type snapshot struct {
 
 // takeSnapshot records roots (recursively: every directory, and the files
 // written within hotWindow of now) and flat (the directory and every
-// entry directly in it); nil when there are too many to record.
-func takeSnapshot(roots, flat []string, now time.Time) *snapshot {
+// entry directly in it); nil when there are too many to record. The
+// directories under roots are read through listed (nil: none), which
+// keeps them for discovery.
+func takeSnapshot(roots, flat []string, now time.Time, listed *transcript.Listings) *snapshot {
 	s := &snapshot{Roots: roots, Flat: flat, Items: []item{}}
 	for _, root := range roots {
 		fi, err := os.Stat(root)
@@ -82,7 +85,7 @@ func takeSnapshot(roots, flat []string, now time.Time) *snapshot {
 			s.Items = append(s.Items, item{Kind: itemAbsent, Path: root})
 			continue
 		}
-		if !s.walk(root, fi, now) {
+		if !s.walk(root, fi, now, listed) {
 			return nil
 		}
 	}
@@ -106,10 +109,11 @@ func takeSnapshot(roots, flat []string, now time.Time) *snapshot {
 	return s
 }
 
-// walk records dir (fi) and what is under it; false past maxWalk.
-func (s *snapshot) walk(dir string, fi fs.FileInfo, now time.Time) bool {
+// walk records dir (fi) and what is under it, read through listed; false
+// past maxWalk.
+func (s *snapshot) walk(dir string, fi fs.FileInfo, now time.Time, listed *transcript.Listings) bool {
 	s.add(itemDir, dir, fi, now)
-	des, err := os.ReadDir(dir)
+	des, err := listed.ReadDir(dir)
 	if err != nil {
 		return true
 	}
@@ -120,7 +124,7 @@ func (s *snapshot) walk(dir string, fi fs.FileInfo, now time.Time) bool {
 		p := filepath.Join(dir, de.Name())
 		switch {
 		case de.IsDir():
-			if fi, err := de.Info(); err == nil && !s.walk(p, fi, now) {
+			if fi, err := de.Info(); err == nil && !s.walk(p, fi, now, listed) {
 				return false
 			}
 		case de.Type().IsRegular():

@@ -78,5 +78,17 @@ func (ix *Index) Built() bool {
 	return err == nil
 }
 
+// Outdated says the index exists but its manifest cannot be read as this
+// version's (another version of the format, or damage): a catch-up
+// rebuilds it.
+func (ix *Index) Outdated() bool {
+	_, _, f, err := ix.readHeader()
+	if err == nil {
+		f.Close()
+		return false
+	}
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
 // Remove deletes the index; search builds it again.
 func (ix *Index) Remove() error { return os.RemoveAll(ix.dir) }

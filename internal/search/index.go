@@ -3,6 +3,7 @@ package search
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,7 +29,7 @@ const (
 	segPrefix    = "seg-"
 	segSuffix    = ".six"
 	// manifestVersion is the manifest's format; another is rebuilt.
-	manifestVersion = 1
+	manifestVersion = 2
 	// maxManifest bounds the manifest read.
 	maxManifest = 512 << 20
 	// batchBytes is how much a writer gathers in memory before it writes
@@ -65,8 +66,17 @@ type manifest struct {
 	Version  int
 	Next     int
 	Segments []string
-	Docs     map[string]int // documents per segment
+	Docs     map[string]int  // documents per segment
+	Spans    map[string]span // the times of each segment's documents
 	Live     map[string]entry
+}
+
+// span is the oldest and the newest time of a segment's documents, in
+// Unix seconds: a search reads the newest segments first and stops when
+// the rest can only hold older documents. The zero span is unknown.
+type span struct {
+	Oldest int64 `json:"oldest,omitempty"`
+	Newest int64 `json:"newest,omitempty"`
 }
 
 // header is the manifest's first line.
@@ -79,14 +89,15 @@ type header struct {
 type segHeader struct {
 	Name string `json:"name"`
 	Docs int    `json:"docs"`
-	Dead []int  `json:"dead,omitempty"`
+	span
+	Dead []int `json:"dead,omitempty"`
 }
 
 // maxSourceLine bounds one source's line of the manifest.
 const maxSourceLine = 1 << 20
 
 func newManifest() *manifest {
-	return &manifest{Version: manifestVersion, Docs: map[string]int{}, Live: map[string]entry{}}
+	return &manifest{Version: manifestVersion, Docs: map[string]int{}, Spans: map[string]span{}, Live: map[string]entry{}}
 }
 
 func (ix *Index) manifestPath() string { return filepath.Join(ix.dir, manifestName) }
@@ -156,6 +167,7 @@ func (ix *Index) readManifest() (*manifest, error) {
 	for _, sg := range h.Segments {
 		m.Segments = append(m.Segments, sg.Name)
 		m.Docs[sg.Name] = sg.Docs
+		m.Spans[sg.Name] = sg.span
 	}
 	for {
 		line, err := readLine(br, maxSourceLine)
@@ -291,7 +303,7 @@ func (ix *Index) writeManifest(m *manifest) error {
 	}
 	h := header{Version: manifestVersion, Next: m.Next, Segments: []segHeader{}}
 	for _, s := range m.Segments {
-		sg := segHeader{Name: s, Docs: m.Docs[s]}
+		sg := segHeader{Name: s, Docs: m.Docs[s], span: m.Spans[s]}
 		for d := range sg.Docs {
 			if !live[s][d] {
 				sg.Dead = append(sg.Dead, d)
@@ -403,6 +415,11 @@ func (ix *Index) update(sources []Source, rebuild bool, progress func(Progress),
 		}
 		todo = append(todo, s)
 	}
+	// Oldest first: each segment then holds documents of a span of time
+	// of its own, and a search, which reads the newest segments first,
+	// stops early (a stamp's time is the session's last write, its
+	// document's time the last activity its transcript records).
+	slices.SortStableFunc(todo, func(a, b Source) int { return cmp.Compare(a.Stamp.MTime, b.Stamp.MTime) })
 	changed := false
 	for k := range m.Live {
 		if !want[k] {
@@ -427,12 +444,17 @@ func (ix *Index) update(sources []Source, rebuild bool, progress func(Progress),
 			}
 			m.Segments = append(m.Segments, name)
 			m.Docs[name] = len(b.recs)
+			m.Spans[name] = b.span()
 			for i, s := range pending {
 				m.Live[s.Key] = entry{Stamp: s.Stamp, Seg: name, Doc: i}
 			}
 		}
 		pending, b = nil, newBuilder()
-		return ix.commit(m)
+		if err := ix.commit(m); err != nil {
+			return err
+		}
+		changed = false // committed: no need to write it again
+		return nil
 	}
 	loaded, stop := loadAll(todo)
 	defer stop()
@@ -445,10 +467,9 @@ func (ix *Index) update(sources []Source, rebuild bool, progress func(Progress),
 			st.Failed++
 			m.Live[s.Key] = entry{Stamp: s.Stamp}
 		} else {
-			d.Key = s.Key
 			// The entry changes when its segment is written; until then
 			// the old document (if any) still answers.
-			b.add(d)
+			b.add(d, r.rec)
 			pending = append(pending, s)
 			st.Added++
 		}
@@ -498,6 +519,7 @@ func (ix *Index) commit(m *manifest) error {
 	for s := range m.Docs {
 		if !used[s] {
 			delete(m.Docs, s)
+			delete(m.Spans, s)
 		}
 	}
 	if err := ix.writeManifest(m); err != nil {
@@ -608,6 +630,7 @@ func (ix *Index) merge(m *manifest, pick map[string]bool) error {
 		}
 		segs = append(segs, name)
 		m.Docs[name] = len(b.recs)
+		m.Spans[name] = b.span()
 		for i, k := range keys {
 			e := m.Live[k]
 			e.Seg, e.Doc = name, i
@@ -639,7 +662,7 @@ func (ix *Index) merge(m *manifest, pick map[string]bool) error {
 				delete(m.Live, k)
 				continue
 			}
-			b.add(d)
+			b.add(d, encodeDoc(d))
 			keys = append(keys, k)
 			if b.size >= batchBytes {
 				if err := flush(); err != nil {
@@ -660,14 +683,17 @@ func (ix *Index) merge(m *manifest, pick map[string]bool) error {
 	return nil
 }
 
-// loaded is one source's document, or why it could not be read.
+// loaded is one source's document and its record, or why it could not
+// be read.
 type loaded struct {
 	doc *Doc
+	rec []byte
 	err error
 }
 
-// loadAll reads the documents of sources on every CPU and delivers them
-// in order; at most a few per CPU are read ahead, so memory stays bounded
+// loadAll reads the documents of sources on every CPU, each keyed by its
+// source and encoded as its record (compressing it is a good part of an
+// index's work), and delivers them in order; at most a few per CPU are read ahead, so memory stays bounded
 // by the largest documents, not by their number. The caller receives one
 // result per source, or calls stop to give up the rest.
 func loadAll(sources []Source) (results <-chan loaded, stop func()) {
@@ -691,7 +717,12 @@ func loadAll(sources []Source) (results <-chan loaded, stop func()) {
 			go func() {
 				defer func() { <-sem }()
 				d, err := s.Load()
-				c <- loaded{d, err}
+				var rec []byte
+				if err == nil && d != nil {
+					d.Key = s.Key
+					rec = encodeDoc(d)
+				}
+				c <- loaded{d, rec, err}
 			}()
 		}
 	}()

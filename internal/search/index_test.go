@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -223,7 +224,8 @@ func TestStraySegmentIgnoredAndRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := newBuilder()
-	b.add(withUnits(doc("ghost", 999), Unit{KindRequest, "payment ghost"}))
+	ghost := withUnits(doc("ghost", 999), Unit{KindRequest, "payment ghost"})
+	b.add(ghost, encodeDoc(ghost))
 	stray := filepath.Join(dir, segPrefix+"999999"+segSuffix)
 	if err := b.write(stray); err != nil {
 		t.Fatal(err)
@@ -282,7 +284,7 @@ func TestSnapshot(t *testing.T) {
 	fresh := func() {
 		t.Helper()
 		age()
-		if err := ix.SetFresh(takeSnapshot(roots, flats, time.Now())); err != nil {
+		if err := ix.SetFresh(takeSnapshot(roots, flats, time.Now(), nil)); err != nil {
 			t.Fatal(err)
 		}
 		if !ix.Unchanged(roots, flats) {
@@ -311,7 +313,7 @@ func TestSnapshot(t *testing.T) {
 	}
 	// Taken right after a change, a snapshot is not kept.
 	os.WriteFile(hot, []byte("xyz"), 0o600)
-	if err := ix.SetFresh(takeSnapshot(roots, flats, time.Now())); err != nil {
+	if err := ix.SetFresh(takeSnapshot(roots, flats, time.Now(), nil)); err != nil {
 		t.Fatal(err)
 	}
 	if ix.Unchanged(roots, flats) {
@@ -352,7 +354,7 @@ func TestSharedFileSessionStamp(t *testing.T) {
 	b := capture.SessionInfo{Agent: "opencode", Path: db, ID: "b", LastActivity: at.Add(time.Minute)}
 	stamp := func(s capture.SessionInfo) Stamp {
 		t.Helper()
-		st, ok := sessionStamp(map[string]string{}, s, Stamp{}, true)
+		st, ok := newStamper(time.Now()).session(s, Stamp{}, true)
 		if !ok {
 			t.Fatalf("%s: no stamp", s.ID)
 		}
@@ -368,7 +370,7 @@ func TestSharedFileSessionStamp(t *testing.T) {
 		t.Error("b's work left b's stamp as it was")
 	}
 	os.Remove(db)
-	if _, ok := sessionStamp(map[string]string{}, a, Stamp{}, true); ok {
+	if _, ok := newStamper(time.Now()).session(a, Stamp{}, true); ok {
 		t.Error("a session whose database is gone has a stamp")
 	}
 }
@@ -416,6 +418,129 @@ func TestParseRowAgreesWithJSON(t *testing.T) {
 	for k, e := range m.Live {
 		if got.Live[k] != e {
 			t.Errorf("%q: %+v, wrote %+v", k, got.Live[k], e)
+		}
+	}
+}
+
+// manifestHeader is the first line of ix's manifest.
+func manifestHeader(t testing.TB, ix *Index) *header {
+	t.Helper()
+	h, _, f, err := ix.readHeader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return h
+}
+
+// TestSearchReadsTheNewestSegmentsFirst: a word in every document is
+// answered from the newest segments, newest first, and the search stops
+// at the limit without opening the segments that can only hold older
+// documents: with the oldest segment's file gone, the newest hits still
+// show (a search that read every segment failed on the missing file).
+func TestSearchReadsTheNewestSegmentsFirst(t *testing.T) {
+	ix := Open(t.TempDir())
+	var sources []Source
+	// Three updates, three segments: days 1, 2 and 3.
+	for day := 1; day <= 3; day++ {
+		for i := range 4 {
+			id := fmt.Sprintf("d%d-%d", day, i)
+			sources = append(sources, src(id, 1, withUnits(doc(id, day*86400+i), Unit{KindMessage, "common word " + id})))
+		}
+		if _, err := ix.Update(sources, false, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := manifestHeader(t, ix)
+	if len(h.Segments) != 3 {
+		t.Fatalf("%d segments, want 3", len(h.Segments))
+	}
+	oldest := h.Segments[0]
+	if oldest.Newest != 86400+3 || oldest.Oldest != 86400 {
+		t.Fatalf("the oldest segment's span is %+v, want 86400..86403", oldest.span)
+	}
+	if err := os.Remove(filepath.Join(ix.dir, oldest.Name)); err != nil {
+		t.Fatal(err)
+	}
+	q, _ := ParseQuery("common")
+	res, err := ix.Search(q, Filter{}, 5)
+	if err != nil {
+		t.Fatalf("a search the two newest segments answer read the oldest: %v", err)
+	}
+	var got []string
+	for _, h := range res.Hits {
+		got = append(got, h.Doc.ID)
+	}
+	if want := []string{"d3-3", "d3-2", "d3-1", "d3-0", "d2-3"}; !slices.Equal(got, want) || !res.More {
+		t.Fatalf("hits %v (more %v), want %v and more", got, res.More, want)
+	}
+	// A word only the oldest segment holds needs it: the missing file is
+	// an error, not a silent miss.
+	q, _ = ParseQuery("d1")
+	if _, err := ix.Search(q, Filter{}, 5); err == nil {
+		t.Fatal("a search that needs the missing segment answered")
+	}
+}
+
+// TestTermsDocsAgreesWithMatchAtom: the path words and phrases take,
+// their posting lists walked side by side, finds the same documents with
+// the same best hit as the general path through maps of the units'
+// positions, with and without a kind filter.
+func TestTermsDocsAgreesWithMatchAtom(t *testing.T) {
+	ix := Open(t.TempDir())
+	words := strings.Fields("alpha beta gamma delta alpha alpha beta")
+	rng := rand.New(rand.NewPCG(7, 11))
+	var sources []Source
+	for i := range 300 {
+		var units []Unit
+		for u := range 1 + i%7 {
+			var sb strings.Builder
+			for range 3 + rng.IntN(12) {
+				sb.WriteString(words[rng.IntN(len(words))] + " ")
+			}
+			units = append(units, Unit{Kind: Kind((i + u) % int(numKinds)), Text: sb.String()})
+		}
+		id := fmt.Sprint(i)
+		sources = append(sources, src(id, 1, withUnits(doc(id, i), units...)))
+	}
+	if _, err := ix.Update(sources, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	h := manifestHeader(t, ix)
+	seg, err := openSegment(filepath.Join(ix.dir, h.Segments[0].Name), h.Segments[0].Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer seg.close()
+	collect := func(word func(fn func(int, docHit)) error) map[int]docHit {
+		got := map[int]docHit{}
+		if err := word(func(d int, h docHit) {
+			if _, ok := got[d]; ok {
+				t.Fatalf("document %d given twice", d)
+			}
+			got[d] = h
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	for _, w := range []string{"alpha", "beta", "gamma", "delta", "absent", "alpha beta", "beta alpha", "alpha alpha", "gamma delta alpha", "delta absent", "alpha beta gamma delta"} {
+		ts := strings.Fields(w)
+		for _, kinds := range []uint8{0, 1 << KindRequest, 1<<KindTitle | 1<<KindMessage} {
+			fast := collect(func(fn func(int, docHit)) error { return termsDocs(seg, ts, kinds, fn) })
+			slow := collect(func(fn func(int, docHit)) error {
+				hits, err := matchAtom(seg, Atom{Terms: ts}, kinds)
+				for d, h := range hits.best(len(ts)) {
+					fn(d, h)
+				}
+				return err
+			})
+			if fmt.Sprint(fast) != fmt.Sprint(slow) {
+				t.Errorf("%q kinds %b: the posting lists' path found %v, the units' path %v", w, kinds, fast, slow)
+			}
+			if len(slow) == 0 && w != "absent" && w != "delta absent" {
+				t.Errorf("%q kinds %b: nothing found, the test proves nothing", w, kinds)
+			}
 		}
 	}
 }

@@ -1,9 +1,11 @@
 package search
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,7 +65,7 @@ var ErrNoIndex = errors.New("no search index yet")
 type candidate struct {
 	seg       *segment
 	doc       int
-	time      time.Time
+	time      int64 // Unix seconds
 	unit, pos int
 	nterms    int
 	kind      Kind
@@ -101,25 +103,36 @@ func (ix *Index) search(q Query, f Filter, limit int) (Results, error) {
 	for _, k := range f.Kinds {
 		kinds |= 1 << k
 	}
-	var cands []candidate
+	// The segments whose documents are newest first: once the hits found
+	// are newer than anything a segment not yet read holds, they are
+	// shown, and the search stops at the limit. A frequent word costs the
+	// newest segments, not the whole index.
+	order := make([]segHeader, 0, len(h.Segments))
+	for _, sg := range h.Segments {
+		if len(sg.Dead) < sg.Docs {
+			order = append(order, sg)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b segHeader) int { return cmp.Compare(b.newest(), a.newest()) })
 	var segs []*segment
 	defer func() {
 		for _, s := range segs {
 			s.close()
 		}
 	}()
-	for _, sg := range h.Segments {
-		name := sg.Name
-		if len(sg.Dead) >= sg.Docs {
+	var res Results
+	var pending []candidate // found and not yet shown, newest first
+	for i, sg := range order {
+		if sg.span != (span{}) && (!f.Since.IsZero() && sg.Newest < f.Since.Unix() || !f.Until.IsZero() && sg.Oldest > f.Until.Unix()) {
 			continue
 		}
-		seg, err := openSegment(filepath.Join(ix.dir, name), name)
+		seg, err := openSegment(filepath.Join(ix.dir, sg.Name), sg.Name)
 		if err != nil {
 			return Results{}, err
 		}
 		segs = append(segs, seg)
 		if seg.ndocs != sg.Docs {
-			return Results{}, fmt.Errorf("search index segment %s: %w", name, errCorrupt)
+			return Results{}, fmt.Errorf("search index segment %s: %w", sg.Name, errCorrupt)
 		}
 		dead := make([]bool, seg.ndocs)
 		for _, d := range sg.Dead {
@@ -129,36 +142,71 @@ func (ix *Index) search(q Query, f Filter, limit int) (Results, error) {
 		}
 		cs, err := matchSegment(seg, q, kinds, dead)
 		if err != nil {
-			return Results{}, fmt.Errorf("search index segment %s: %w", name, err)
+			return Results{}, fmt.Errorf("search index segment %s: %w", sg.Name, err)
 		}
-		cands = append(cands, cs...)
+		pending = append(pending, cs...)
+		slices.SortStableFunc(pending, func(a, b candidate) int { return cmp.Compare(b.time, a.time) })
+		// What is newer than every document of the segments left shows.
+		bound := int64(math.MinInt64)
+		if i+1 < len(order) {
+			bound = order[i+1].newest()
+		}
+		done, err := res.show(&pending, bound, f, limit)
+		if err != nil || done {
+			return res, err
+		}
 	}
-	slices.SortStableFunc(cands, func(a, b candidate) int { return b.time.Compare(a.time) })
-	var res Results
-	for _, c := range cands {
-		if !f.Since.IsZero() && c.time.Before(f.Since) || !f.Until.IsZero() && c.time.After(f.Until) {
+	_, err = res.show(&pending, math.MinInt64, f, limit)
+	return res, err
+}
+
+// newest is the time of the segment's newest document, in Unix seconds;
+// the latest time there is when not known, so that it is read first.
+func (sg segHeader) newest() int64 {
+	if sg.span == (span{}) {
+		return math.MaxInt64
+	}
+	return sg.Newest
+}
+
+// show moves the candidates of pending newer than bound (Unix seconds)
+// to res as hits, the newest first, loading each document to filter it
+// and cut its snippet; done says the limit was passed (res.More).
+func (res *Results) show(pending *[]candidate, bound int64, f Filter, limit int) (done bool, err error) {
+	for len(*pending) > 0 && (*pending)[0].time > bound {
+		c := (*pending)[0]
+		*pending = (*pending)[1:]
+		if t := time.Unix(c.time, 0); !f.Since.IsZero() && t.Before(f.Since) || !f.Until.IsZero() && t.After(f.Until) {
 			continue
 		}
-		d, err := c.seg.doc(c.doc)
+		rec, err := c.seg.record(c.doc)
+		var d *Doc
+		var units []byte
+		if err == nil {
+			d, units, err = decodeDoc(rec)
+		}
 		if err != nil {
-			return Results{}, fmt.Errorf("search index segment %s: %w", c.seg.name, err)
+			return false, fmt.Errorf("search index segment %s: %w", c.seg.name, err)
 		}
 		if !f.keeps(d) {
 			continue
 		}
 		if len(res.Hits) == limit {
 			res.More = true
-			break
+			return true, nil
 		}
-		h := Hit{Kind: c.kind}
-		if c.unit < len(d.Units) {
-			h.Snippet = snippet(d.Units[c.unit].Text, c.pos, c.nterms)
+		// The unit the snippet is cut from, only of what is shown.
+		text, err := unitText(units, c.unit)
+		if err != nil {
+			return false, fmt.Errorf("search index segment %s: %w", c.seg.name, err)
 		}
-		h.Doc = *d
-		h.Doc.Units = nil
+		h := Hit{Kind: c.kind, Doc: *d}
+		if text != "" {
+			h.Snippet = snippet(text, c.pos, c.nterms)
+		}
 		res.Hits = append(res.Hits, h)
 	}
-	return res, nil
+	return false, nil
 }
 
 func (f Filter) keeps(d *Doc) bool {
@@ -174,181 +222,16 @@ func (f Filter) keeps(d *Doc) bool {
 	return f.Project == nil || f.Project(d)
 }
 
-// better says a hit in unit u of kind k shows more than one in unit ou
-// of kind ok.
-func better(k Kind, u int, ok Kind, ou int) bool {
-	if (k == KindTitle) != (ok == KindTitle) {
-		return ok == KindTitle
-	}
-	return u < ou
-}
-
-// unitKey is one unit of one document.
-type unitKey struct{ doc, unit int }
-
-// atomHits is where an atom matched: per unit, the positions its first
-// term lies at, and the unit's kind.
-type atomHits map[unitKey]*unitHit
-
-type unitHit struct {
-	kind Kind
-	pos  []uint32
-}
-
-// matchSegment lists the live documents of seg that match q, each with
-// its first hit.
-func matchSegment(seg *segment, q Query, kinds uint8, dead []bool) ([]candidate, error) {
-	type first struct {
-		unit, pos, n int
-		kind         Kind
-	}
-	var docs map[int]first
-	for gi, g := range q.Groups {
-		found := map[int]first{}
-		for _, a := range g {
-			hits, err := matchAtom(seg, a, kinds)
-			if err != nil {
-				return nil, err
-			}
-			for k, h := range hits {
-				if dead[k.doc] {
-					continue
-				}
-				if gi > 0 {
-					if _, ok := docs[k.doc]; !ok {
-						continue
-					}
-				}
-				old, ok := found[k.doc]
-				// The first unit that matched shows why, a title last:
-				// the title is shown anyway.
-				if !ok || better(h.kind, k.unit, old.kind, old.unit) {
-					found[k.doc] = first{unit: k.unit, pos: int(h.pos[0]), n: len(a.Terms), kind: h.kind}
-				}
-			}
-		}
-		if gi == 0 {
-			docs = found
-			continue
-		}
-		for d := range docs {
-			if _, ok := found[d]; !ok {
-				delete(docs, d)
-			}
-		}
-	}
-	for _, a := range q.Not {
-		hits, err := matchAtom(seg, a, 0)
-		if err != nil {
-			return nil, err
-		}
-		for k := range hits {
-			delete(docs, k.doc)
-		}
-	}
-	out := make([]candidate, 0, len(docs))
-	if len(docs) == 0 {
-		return out, nil
-	}
-	times, err := seg.docTimes()
-	if err != nil {
-		return nil, err
-	}
-	for d, h := range docs {
-		out = append(out, candidate{seg: seg, doc: d, time: time.Unix(times[d], 0), unit: h.unit, pos: h.pos, nterms: h.n, kind: h.kind})
-	}
-	// Documents in one segment with one time keep their order.
-	slices.SortFunc(out, func(a, b candidate) int { return a.doc - b.doc })
-	return out, nil
-}
-
-// matchAtom finds where a's terms lie next to each other, in units of
-// kinds (0: any).
-func matchAtom(seg *segment, a Atom, kinds uint8) (atomHits, error) {
-	var acc atomHits
-	for i, t := range a.Terms {
-		prefix := a.Prefix && i == len(a.Terms)-1
-		es, err := seg.terms(t, prefix, maxExpansion)
-		if err != nil {
-			return nil, err
-		}
-		// The postings first: the map and its hits are made at their
-		// size at once (growing them was most of a frequent word's
-		// search).
-		lists := make([][]posting, 0, len(es))
-		n := 0
-		for _, e := range es {
-			ps, err := seg.postingsOf(e)
-			if err != nil {
-				return nil, err
-			}
-			lists = append(lists, ps)
-			n += len(ps)
-		}
-		cur := make(atomHits, n)
-		slab := make([]unitHit, 0, n)
-		for _, ps := range lists {
-			for _, p := range ps {
-				if kinds != 0 && kinds&(1<<p.kind) == 0 {
-					continue
-				}
-				k := unitKey{p.doc, p.unit}
-				if h := cur[k]; h != nil {
-					h.pos = append(h.pos, p.pos...)
-				} else {
-					slab = append(slab, unitHit{kind: p.kind, pos: p.pos})
-					cur[k] = &slab[len(slab)-1]
-				}
-			}
-		}
-		if i == 0 {
-			acc = cur
-			for _, h := range acc {
-				if len(es) > 1 {
-					slices.Sort(h.pos)
-				}
-			}
-			continue
-		}
-		// Keep the start positions s of acc where term i lies at s+i.
-		for k, h := range acc {
-			c := cur[k]
-			if c == nil {
-				delete(acc, k)
-				continue
-			}
-			if len(es) > 1 {
-				slices.Sort(c.pos)
-			}
-			kept := h.pos[:0]
-			for _, s := range h.pos {
-				if _, ok := slices.BinarySearch(c.pos, s+uint32(i)); ok {
-					kept = append(kept, s)
-				}
-			}
-			if len(kept) == 0 {
-				delete(acc, k)
-				continue
-			}
-			h.pos = kept
-		}
-		if len(acc) == 0 {
-			break
-		}
-	}
-	return acc, nil
-}
-
 // snippet is the text around the n terms from position pos of text, on
 // one line, the hit marked.
 func snippet(text string, pos, n int) string {
 	start, end, i := -1, -1, 0
-	eachToken(text, func(t token) bool {
+	scanTerms(text, nil, func(_ []byte, from, to int) bool {
 		if i == pos {
-			start = t.start
+			start = from
 		}
 		if i == pos+n-1 {
-			end = t.end
+			end = to
 			return false
 		}
 		i++

@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"os"
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/session-handoff/session-handoff/internal/safefile"
 )
@@ -19,7 +17,7 @@ import (
 // A segment file holds the documents of one batch and their inverted
 // index (docs/SEARCH.md gives the layout):
 //
-//	magic "SHSEG01\n"
+//	magic "SHSEG02\n"
 //	documents    one record each: uvarint length, then the record
 //	doc table    per document: 8-byte offset of its record, 8-byte time
 //	postings     per term: entries of (doc delta, unit<<3|kind, positions)
@@ -34,7 +32,7 @@ import (
 // once, to a temporary file renamed into place, and never changed.
 
 const (
-	segMagic      = "SHSEG01\n"
+	segMagic      = "SHSEG02\n"
 	footerSize    = 8 * 8
 	termsPerBlock = 64
 	// maxRecord bounds one document record as read back.
@@ -53,23 +51,38 @@ type builder struct {
 	post  map[string]*plist
 	size  int // bytes held, roughly
 	// scratch, reused per unit
-	pos map[string][]uint32
+	unit  int // serial of the unit being added
+	order []*plist
+	buf   []byte
 }
 
 type plist struct {
 	buf     []byte
 	lastDoc int
 	n       int
+	// seen is the serial of the last unit the term was found in, and ps
+	// its positions there.
+	seen int
+	ps   []uint32
 }
 
 func newBuilder() *builder {
-	return &builder{post: map[string]*plist{}, pos: map[string][]uint32{}}
+	return &builder{post: map[string]*plist{}, buf: make([]byte, 0, maxTerm)}
 }
 
-// add indexes d as the builder's next document and returns its number.
-func (b *builder) add(d *Doc) int {
+// span is the times of the builder's documents.
+func (b *builder) span() span {
+	if len(b.times) == 0 {
+		return span{}
+	}
+	return span{Oldest: slices.Min(b.times), Newest: slices.Max(b.times)}
+}
+
+// add indexes d, whose record is rec (encodeDoc's, made wherever there
+// is a CPU to spare), as the builder's next document and returns its
+// number.
+func (b *builder) add(d *Doc, rec []byte) int {
 	n := len(b.recs)
-	rec := encodeDoc(d)
 	b.recs = append(b.recs, rec)
 	b.times = append(b.times, d.Time.Unix())
 	b.size += len(rec) + 64
@@ -78,42 +91,45 @@ func (b *builder) add(d *Doc) int {
 		if positions >= maxPositions {
 			break
 		}
-		clear(b.pos)
-		var order []string
+		b.unit++
+		b.order = b.order[:0]
 		p := uint32(0)
-		eachToken(unit.Text, func(t token) bool {
+		scanTerms(unit.Text, b.buf, func(term []byte, _, _ int) bool {
 			if positions >= maxPositions || p >= maxUnitPositions {
 				return false
 			}
 			positions++
-			ps, ok := b.pos[t.term]
-			if !ok {
-				order = append(order, t.term)
+			pl := b.post[string(term)]
+			if pl == nil {
+				pl = &plist{}
+				b.post[string(term)] = pl
+				b.size += len(term) + 64
 			}
-			b.pos[t.term] = append(ps, p)
+			if pl.seen != b.unit {
+				pl.seen, pl.ps = b.unit, pl.ps[:0]
+				b.order = append(b.order, pl)
+			}
+			pl.ps = append(pl.ps, p)
 			p++
 			return true
 		})
-		for _, term := range order {
-			pl := b.post[term]
-			if pl == nil {
-				pl = &plist{}
-				b.post[term] = pl
-				b.size += len(term) + 48
-			}
+		for _, pl := range b.order {
 			before := len(pl.buf)
 			pl.buf = binary.AppendUvarint(pl.buf, uint64(n-pl.lastDoc))
 			pl.buf = binary.AppendUvarint(pl.buf, uint64(u)<<3|uint64(unit.Kind))
-			ps := b.pos[term]
-			pl.buf = binary.AppendUvarint(pl.buf, uint64(len(ps)))
+			pl.buf = binary.AppendUvarint(pl.buf, uint64(len(pl.ps)))
 			last := uint32(0)
-			for _, q := range ps {
+			for _, q := range pl.ps {
 				pl.buf = binary.AppendUvarint(pl.buf, uint64(q-last))
 				last = q
 			}
 			pl.lastDoc = n
 			pl.n++
 			b.size += len(pl.buf) - before
+			if cap(pl.ps) > 1024 {
+				// A flood of one term in one unit keeps no scratch.
+				pl.ps = nil
+			}
 		}
 	}
 	return n
@@ -216,7 +232,7 @@ func (b *builder) write(path string) error {
 // segment is an open segment file.
 type segment struct {
 	name      string
-	f         *os.File
+	f         segFile
 	size      int64
 	ndocs     int
 	docTable  int64
@@ -225,6 +241,13 @@ type segment struct {
 	blockAt   int64
 	blocks    []blockEntry
 	crcStored uint32
+}
+
+// segFile is what a segment is read from: its file (or, in tests, its
+// bytes).
+type segFile interface {
+	io.ReaderAt
+	io.Closer
 }
 
 type blockEntry struct {
@@ -335,7 +358,8 @@ func (s *segment) block(i int) ([]termEntry, error) {
 		off, e1 := binary.ReadUvarint(r)
 		ln, e2 := binary.ReadUvarint(r)
 		n, e3 := binary.ReadUvarint(r)
-		if e1 != nil || e2 != nil || e3 != nil || int64(off) > s.termsAt-s.postings || int64(ln) > s.termsAt-s.postings-int64(off) {
+		// Every entry takes at least a byte of its posting list.
+		if e1 != nil || e2 != nil || e3 != nil || int64(off) > s.termsAt-s.postings || int64(ln) > s.termsAt-s.postings-int64(off) || n > ln {
 			return nil, errCorrupt
 		}
 		out = append(out, termEntry{term: t, off: int64(off), ln: int64(ln), n: int(n)})
@@ -441,8 +465,24 @@ func (s *segment) docTimes() ([]int64, error) {
 	return out, nil
 }
 
-// doc reads document n.
+// doc reads document n, with its units.
 func (s *segment) doc(n int) (*Doc, error) {
+	rec, err := s.record(n)
+	if err != nil {
+		return nil, err
+	}
+	d, units, err := decodeDoc(rec)
+	if err != nil {
+		return nil, err
+	}
+	if d.Units, err = decodeUnits(units); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// record reads the record of document n.
+func (s *segment) record(n int) ([]byte, error) {
 	if n < 0 || n >= s.ndocs {
 		return nil, errCorrupt
 	}
@@ -464,59 +504,5 @@ func (s *segment) doc(n int) (*Doc, error) {
 	if _, err := s.f.ReadAt(rec, off+int64(m)); err != nil {
 		return nil, err
 	}
-	return decodeDoc(rec)
-}
-
-// encodeDoc is d's record.
-func encodeDoc(d *Doc) []byte {
-	var b []byte
-	str := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
-	for _, s := range []string{d.Key, d.Type, d.Agent, d.ID, d.Path, d.Title, d.CWD, d.RootCommit, d.Remote, d.Machine} {
-		str(s)
-	}
-	b = binary.AppendVarint(b, d.Time.Unix())
-	b = binary.AppendUvarint(b, uint64(len(d.Units)))
-	for _, u := range d.Units {
-		b = append(b, byte(u.Kind))
-		str(u.Text)
-	}
-	return b
-}
-
-// decodeDoc reads a record encodeDoc wrote.
-func decodeDoc(rec []byte) (*Doc, error) {
-	r := bytes.NewReader(rec)
-	d := &Doc{}
-	for _, p := range []*string{&d.Key, &d.Type, &d.Agent, &d.ID, &d.Path, &d.Title, &d.CWD, &d.RootCommit, &d.Remote, &d.Machine} {
-		s, err := readString(r, maxRecord)
-		if err != nil {
-			return nil, err
-		}
-		*p = s
-	}
-	t, err := binary.ReadVarint(r)
-	if err != nil {
-		return nil, errCorrupt
-	}
-	d.Time = time.Unix(t, 0).UTC()
-	n, err := binary.ReadUvarint(r)
-	if err != nil || n > uint64(r.Len()) {
-		return nil, errCorrupt
-	}
-	d.Units = make([]Unit, 0, n)
-	for range n {
-		k, err := r.ReadByte()
-		if err != nil || Kind(k) >= numKinds {
-			return nil, errCorrupt
-		}
-		s, err := readString(r, maxRecord)
-		if err != nil {
-			return nil, err
-		}
-		d.Units = append(d.Units, Unit{Kind: Kind(k), Text: s})
-	}
-	return d, nil
+	return rec, nil
 }

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,10 +11,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
 	"github.com/session-handoff/session-handoff/internal/capture"
+	"github.com/session-handoff/session-handoff/internal/jsonfast"
 	"github.com/session-handoff/session-handoff/internal/redact"
 	"github.com/session-handoff/session-handoff/internal/safefile"
 	"github.com/session-handoff/session-handoff/internal/transcript"
@@ -48,23 +49,31 @@ func SessionSources(agents []capture.Agent, env func(string) string, r *redact.R
 // written since may have changed in place within a tick of the file
 // system's clock: its tail is hashed again).
 func sessionSources(agents []capture.Agent, env func(string) string, r *redact.Redactor, machine string, warn func(error), prev map[string]entry) []Source {
+	// The agents are listed at once, each on its own: one reads its
+	// database while another's files are probed.
+	found := make([][]capture.SessionInfo, len(agents))
+	errs := make([]error, len(agents))
+	var wg sync.WaitGroup
+	for i, a := range agents {
+		wg.Go(func() { found[i], errs[i] = capture.FindSessions(a, env) })
+	}
+	wg.Wait()
 	var out []Source
-	tails := map[string]string{}
-	for _, a := range agents {
-		found, err := capture.FindSessions(a, env)
-		if err != nil {
+	sp := newStamper(time.Now())
+	for i, a := range agents {
+		if err := errs[i]; err != nil {
 			if warn != nil {
 				warn(fmt.Errorf("%s sessions: %w", a, err))
 			}
 			continue
 		}
 		perFile := map[string]int{}
-		for _, s := range found {
+		for _, s := range found[i] {
 			perFile[s.Path]++
 		}
-		for _, s := range found {
+		for _, s := range found[i] {
 			key := "session:" + string(s.Agent) + ":" + s.Path + "#" + s.ID
-			st, ok := sessionStamp(tails, s, prev[key].Stamp, perFile[s.Path] > 1)
+			st, ok := sp.session(s, prev[key].Stamp, perFile[s.Path] > 1)
 			if !ok {
 				continue
 			}
@@ -78,54 +87,74 @@ func sessionSources(agents []capture.Agent, env func(string) string, r *redact.R
 	return out
 }
 
-// stampFiles is the stamp of a session's files: its transcript's and its
+// stamper stamps the listed sessions, each file stated once (a
+// transcript as discovery listed it, not again) and its tail hashed at
+// most once.
+type stamper struct {
+	tails  map[string]string // path → tailHash
+	exists map[string]bool   // a file many sessions share → it exists
+	now    time.Time
+}
+
+func newStamper(now time.Time) *stamper {
+	return &stamper{tails: map[string]string{}, exists: map[string]bool{}, now: now}
+}
+
+// files is the stamp of a session's files: its transcript's and its
 // subagents', sizes summed, the latest modification time, the
 // transcript's tail hashed (a database file shared by many sessions is
 // hashed once; an old one whose size and time are prev's keeps prev's
 // hash).
-func stampFiles(tails map[string]string, s capture.SessionInfo, prev Stamp) (Stamp, bool) {
+func (sp *stamper) files(s capture.SessionInfo, prev Stamp) (Stamp, bool) {
 	var st Stamp
-	paths := []string{s.Path}
-	for _, sub := range s.Subagents {
-		paths = append(paths, sub.Path)
-	}
-	for i, p := range paths {
-		fi, err := os.Stat(p)
+	if s.FileTime.IsZero() {
+		fi, err := os.Stat(s.Path)
 		if err != nil {
-			if i == 0 {
-				return st, false
-			}
-			continue
+			return st, false
 		}
-		st.Size += fi.Size()
-		st.MTime = max(st.MTime, fi.ModTime().UnixNano())
+		s.FileSize, s.FileTime = fi.Size(), fi.ModTime()
 	}
-	if prev.Size == st.Size && prev.MTime == st.MTime && prev.Tail != "" && time.Now().UnixNano()-st.MTime > int64(hotWindow) {
+	st.Size, st.MTime = s.FileSize, s.FileTime.UnixNano()
+	for _, sub := range s.Subagents {
+		// Listed by discovery as a regular file: the walk's stat when
+		// it read the directory.
+		if fi, err := transcript.Lstat(sub.Path); err == nil {
+			st.Size += fi.Size()
+			st.MTime = max(st.MTime, fi.ModTime().UnixNano())
+		}
+	}
+	if prev.Size == st.Size && prev.MTime == st.MTime && prev.Tail != "" && sp.now.UnixNano()-st.MTime > int64(hotWindow) {
 		st.Tail = prev.Tail
 		return st, true
 	}
-	t, ok := tails[s.Path]
+	t, ok := sp.tails[s.Path]
 	if !ok {
 		t = tailHash(s.Path)
-		tails[s.Path] = t
+		sp.tails[s.Path] = t
 	}
 	st.Tail = t
 	return st, true
 }
 
-// sessionStamp is the stamp of session s (stampFiles), or, for one that
-// shares its file with other sessions (shared: a database, OpenCode's,
-// Kilo's, Crush's), the time of its last activity as its agent records
-// it in its row (each message the agent adds updates it), and that the
-// file still exists: the file's own size and time change with every
-// other session's work, and a stamp of them would read every session of
-// the database again whenever one of them moved. A shared session with
-// no time is stamped by its file.
-func sessionStamp(tails map[string]string, s capture.SessionInfo, prev Stamp, shared bool) (Stamp, bool) {
+// session is the stamp of session s (files), or, for one that shares
+// its file with other sessions (shared: a database, OpenCode's, Kilo's,
+// Crush's), the time of its last activity as its agent records it in its
+// row (each message the agent adds updates it), and that the file still
+// exists: the file's own size and time change with every other session's
+// work, and a stamp of them would read every session of the database
+// again whenever one of them moved. A shared session with no time is
+// stamped by its file.
+func (sp *stamper) session(s capture.SessionInfo, prev Stamp, shared bool) (Stamp, bool) {
 	if !shared || s.LastActivity.IsZero() {
-		return stampFiles(tails, s, prev)
+		return sp.files(s, prev)
 	}
-	if _, err := os.Stat(s.Path); err != nil {
+	ok, seen := sp.exists[s.Path]
+	if !seen {
+		_, err := os.Stat(s.Path)
+		ok = err == nil
+		sp.exists[s.Path] = ok
+	}
+	if !ok {
 		return Stamp{}, false
 	}
 	return Stamp{MTime: s.LastActivity.UnixNano(), Tail: "shared"}, true
@@ -384,6 +413,9 @@ func CatchUp(ix *Index, st *store.Store, env func(string) string, redactor func(
 		}
 	}
 	flat := []string{st.Dir()}
+	if ix.Outdated() {
+		mode = Rebuild
+	}
 	rebuild := mode == Rebuild
 	if mode == Quick && ix.Built() && ix.Unchanged(roots, flat) {
 		return UpdateStats{}, nil
@@ -392,17 +424,29 @@ func CatchUp(ix *Index, st *store.Store, env func(string) string, redactor func(
 	if err != nil {
 		return UpdateStats{}, err
 	}
-	snap := takeSnapshot(roots, flat, time.Now())
+	// The index's manifest and probe cache are read while the walk that
+	// takes the snapshot runs. The walk keeps what it read, and discovery
+	// lists the sessions from it: each directory read and each file
+	// stated once, as the snapshot has them.
 	var prev map[string]entry
-	if !rebuild {
-		if m, err := ix.readManifest(); err == nil {
-			prev = m.Live
+	var probes *transcript.ProbeCache
+	var read sync.WaitGroup
+	read.Go(func() {
+		if !rebuild {
+			if m, err := ix.readManifest(); err == nil {
+				prev = m.Live
+			}
 		}
-	}
-	probes := ix.loadProbes()
-	restore := transcript.SetProbeCache(probes)
+		probes = ix.loadProbes()
+	})
+	listed := transcript.NewListings()
+	snap := takeSnapshot(roots, flat, time.Now(), listed)
+	read.Wait()
+	restoreProbes := transcript.SetProbeCache(probes)
+	restoreListings := transcript.SetListings(listed)
 	sources := sessionSources(capture.Agents, env, r, machine, warn, prev)
-	restore()
+	restoreListings()
+	restoreProbes()
 	hs, err := HandoffSources(st, r)
 	if err != nil {
 		return UpdateStats{}, err
@@ -433,7 +477,9 @@ const maxProbes = 256 << 20
 func (ix *Index) loadProbes() *transcript.ProbeCache {
 	var entries []transcript.CachedProbe
 	if b, err := safefile.ReadFile(filepath.Join(ix.dir, probesName), maxProbes); err == nil {
-		if json.Unmarshal(b, &entries) != nil {
+		// Thousands of entries, read by every full catch-up: the fast
+		// parser, which refuses what encoding/json refuses.
+		if jsonfast.DecodeValue(b, &entries) != nil {
 			entries = nil
 		}
 	}
@@ -442,8 +488,13 @@ func (ix *Index) loadProbes() *transcript.ProbeCache {
 
 // saveProbes keeps what c was used for (the files discovery probes now),
 // each title redacted by r as the index's text is: what capture would
-// redact is never kept.
+// redact is never kept. A cache used for exactly what it was loaded with
+// is as the file has it: nothing is written; one that changed is written
+// whole.
 func (ix *Index) saveProbes(c *transcript.ProbeCache, r *redact.Redactor) error {
+	if !c.Changed() {
+		return nil
+	}
 	used := c.Used()
 	for i := range used {
 		used[i].Title = red(r, used[i].Title)
@@ -453,9 +504,5 @@ func (ix *Index) saveProbes(c *transcript.ProbeCache, r *redact.Redactor) error 
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(ix.dir, probesName)
-	if old, err := safefile.ReadFile(path, maxProbes); err == nil && bytes.Equal(old, b) {
-		return nil
-	}
-	return safefile.WriteFile(path, b, 0o600)
+	return safefile.WriteFile(filepath.Join(ix.dir, probesName), b, 0o600)
 }

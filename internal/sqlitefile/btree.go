@@ -29,9 +29,10 @@ type scan struct {
 	more map[uint32]bool
 	// firstOnly ends an index seek at its first entry (HasEqual).
 	firstOnly bool
-	// key and row are the record headers last read, their lists reused
-	// from one index entry (indexKey), one row (Row.Value), to the next.
-	key, row recordHeader
+	// row is the header of the row last read (Row.Value), its lists in
+	// rowBuf while they fit: read row after row without allocating.
+	row    recordHeader
+	rowBuf [2*16 + 1]uint64
 	// hints are where find's last descent left each interior page on
 	// its way, by depth, and lastRowid the rowid it looked for (index.go).
 	hints     [8]findHint

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // Reading one session of a database shared by many (OpenCode's part
@@ -53,9 +54,10 @@ func (t *Table) HasEqual(col string, values []string) (has map[string]bool, ok b
 		return nil, false
 	}
 	has = map[string]bool{}
+	s := &scan{db: t.db, firstOnly: true} // a seek a value, each visiting its pages afresh
 	for _, v := range values {
 		var ids []int64
-		s := &scan{db: t.db, firstOnly: true}
+		s.reset()
 		if err := s.seek(root, 0, v, &ids); err != nil && !errors.Is(err, errStop) {
 			return nil, false
 		}
@@ -150,7 +152,11 @@ func (s *scan) seek(n uint32, depth int, v string, out *[]int64) error {
 	if err != nil {
 		return err
 	}
-	for i := 0; i < pg.ncells; i++ {
+	first, err := s.firstAtLeast(pg, n, v)
+	if err != nil {
+		return err
+	}
+	for i := first; i < pg.ncells; i++ {
 		cell, err := pg.cell(i)
 		if err != nil {
 			return err
@@ -193,10 +199,49 @@ func (s *scan) seek(n uint32, depth int, v string, out *[]int64) error {
 	return nil
 }
 
+// firstAtLeast is the first cell of the index b-tree page pg (page n)
+// whose key is at least v, ncells when none is: a page's keys are in
+// order, and it is found by halves, a few cells read rather than every
+// one before it. Every key before it is below v, and so is every entry
+// of their children. A key that overflows its page is read through a
+// walk of its own (the seek reads it again), its chain still visited
+// once.
+func (s *scan) firstAtLeast(pg btreePage, n uint32, v string) (int, error) {
+	lo, hi := 0, pg.ncells
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		cell, err := pg.cell(mid)
+		if err != nil {
+			return 0, err
+		}
+		if pg.interior {
+			if len(cell) < 4 {
+				return 0, corrupt("page %d: cell %d cut short", n, mid)
+			}
+			cell = cell[4:]
+		}
+		peek := scan{db: s.db} // a walk of its own, on the stack
+		cmp, _, err := peek.indexKey(n, mid, cell, v)
+		if err != nil {
+			return 0, err
+		}
+		if cmp < 0 {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, nil
+}
+
+// keyReads counts the index entries compared (tests).
+var keyReads atomic.Int64
+
 // indexKey compares the first value of the index entry in cell with v
 // (SQLite's order: NULL and numbers before text, blobs after; text by
 // its bytes) and reads the entry's rowid, its last value.
 func (s *scan) indexKey(n uint32, i int, cell []byte, v string) (cmp int, rowid int64, err error) {
+	keyReads.Add(1)
 	size, a := varint(cell)
 	if a == 0 || size > uint64(s.db.lim.MaxRecord) {
 		return 0, 0, corrupt("page %d: cell %d: payload size", n, i)
@@ -217,56 +262,39 @@ func (s *scan) indexKey(n uint32, i int, cell []byte, v string) (cmp int, rowid 
 			return 0, 0, err
 		}
 	}
-	h := &s.key
-	if err := h.parse(payload, size); err != nil || len(h.types) < 2 {
+	// An entry is a few values: its header read into an array here, and
+	// its key compared where it lies (a seek compares thousands).
+	var buf [2*8 + 1]uint64
+	h, err := parseHeaderIn(payload, size, buf[:])
+	if err != nil || len(h.types) < 2 {
 		return 0, 0, corrupt("page %d: cell %d: an index entry", n, i)
 	}
 	last := len(h.types) - 1
 	if h.offsets[last+1] > uint64(len(payload)) || h.offsets[1] > uint64(len(payload)) {
 		return 0, 0, corrupt("page %d: cell %d: an index entry past its payload", n, i)
 	}
-	// The values are looked at where they lie, not decoded (a rowid
-	// boxed, a text copied), an entry at a time: an integer, or text
-	// compared as it is stored.
-	first, ft := payload[h.offsets[0]:h.offsets[1]], h.types[0]
-	if ft == 7 && len(first) != 8 {
-		return 0, 0, corrupt("float of %d bytes", len(first))
-	}
-	id, it := payload[h.offsets[last]:h.offsets[last+1]], h.types[last]
-	r, ok := intValue(it, id)
+	idBytes := payload[h.offsets[last]:h.offsets[last+1]]
+	r, ok := intValue(h.types[last], idBytes)
 	if !ok {
-		v, err := decodeValue(it, id)
+		id, err := decodeValue(h.types[last], idBytes)
 		if err != nil {
 			return 0, 0, err
 		}
-		return 0, 0, corrupt("page %d: cell %d: an index entry's rowid is %s", n, i, describe(v))
+		return 0, 0, corrupt("page %d: cell %d: an index entry's rowid is %s", n, i, describe(id))
 	}
-	switch {
-	case ft >= 12 && ft%2 == 1: // text
-		return compareText(first, v), r, nil
-	case ft >= 12: // a blob
+	switch t, key := h.types[0], payload[h.offsets[0]:h.offsets[1]]; {
+	case t >= 13 && t%2 == 1: // text, by its bytes
+		switch {
+		case string(key) < v:
+			return -1, r, nil
+		case string(key) > v:
+			return 1, r, nil
+		}
+		return 0, r, nil
+	case t >= 12: // a blob
 		return 1, r, nil
 	}
 	return -1, r, nil // NULL, an integer or a real
-}
-
-// compareText is strings.Compare(string(b), v), b not copied.
-func compareText(b []byte, v string) int {
-	for i := 0; i < len(b) && i < len(v); i++ {
-		if b[i] != v[i] {
-			if b[i] < v[i] {
-				return -1
-			}
-			return 1
-		}
-	}
-	switch {
-	case len(b) < len(v):
-		return -1
-	case len(b) > len(v):
-		return 1
-	}
-	return 0
 }
 
 // indexLocalSize is how much of an index b-tree cell's payload of size

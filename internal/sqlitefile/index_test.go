@@ -157,6 +157,11 @@ func TestScanEqualHostile(t *testing.T) {
 			_, err := r.Value(2)
 			return err
 		})
+		// HasEqual, its interior pages kept from one value to the
+		// next, answers or says it cannot.
+		if has, ok := tbl.HasEqual("session_id", []string{"ses_001", "ses_002", "ses_003", "zzz"}); ok && has["zzz"] {
+			t.Errorf("HasEqual found a value no row holds")
+		}
 		return n, err
 	}
 	want, err := count(orig)
@@ -168,6 +173,11 @@ func TestScanEqualHostile(t *testing.T) {
 	binary.BigEndian.PutUint32(pageOf(cyc, ps, root)[8:], root)
 	if n, err := count(cyc); err != nil || n != want {
 		t.Errorf("an index whose root is its own child: %d rows, %v; want %d by a scan", n, err, want)
+	}
+	if tc, err := open(cyc); err != nil {
+		t.Fatal(err)
+	} else if has, ok := tc.HasEqual("session_id", []string{"ses_001", "zzz"}); ok {
+		t.Errorf("HasEqual through an index whose root is its own child = %v, want it refused", has)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 400 {
@@ -217,6 +227,81 @@ func TestStateKey(t *testing.T) {
 	db, err := OpenReaderAt(bytes.NewReader(b), int64(len(b)), nil, 0, Limits{})
 	if err != nil || db.StateKey() != "" {
 		t.Errorf("opened from a reader: key %q, %v", db.StateKey(), err)
+	}
+}
+
+// HasEqual reads the index's interior pages once for all its values, and
+// finds a value in a page by halves: a few keys a page, not every key
+// before it (on the fixture, whose keys are long, half the pages and
+// keys; on a database of 2,001 OpenCode sessions, 2,057 pages and 40,570
+// keys where it read 6,008 and 160,232).
+func TestHasEqualReadsLittle(t *testing.T) {
+	db, err := Open("testdata/indexed.db", Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tbl, err := db.Table("part")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var values []string
+	seen := map[string]bool{}
+	if err := tbl.Scan(func(r *Row) error {
+		v, err := r.Text(tbl.Column("session_id"))
+		if v != "" && !seen[v] {
+			seen[v] = true
+			values = append(values, v)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	values = append(values, "ses_none")
+	pages, keys := pageReads.Load(), keyReads.Load()
+	has, ok := tbl.HasEqual("session_id", values)
+	pages, keys = pageReads.Load()-pages, keyReads.Load()-keys
+	if !ok || len(has) != len(values)-1 || has["ses_none"] {
+		t.Fatalf("HasEqual = %d values held (%v), want %d", len(has), ok, len(values)-1)
+	}
+	// Every key before the value and the interior pages again for each
+	// value: 269 pages and 1,002 keys.
+	if pages > 150 || keys > 700 {
+		t.Errorf("HasEqual of %d values read %d pages and %d keys, want at most 150 and 700", len(values), pages, keys)
+	}
+}
+
+// A record's header is read in one allocation: discovery reads one for
+// every index key it compares and every session row it lists.
+func TestParseHeaderAllocatesOnce(t *testing.T) {
+	// Header of 4 bytes: text of 3 bytes (serial type 19), an integer of
+	// one byte (1), NULL (0); then the values.
+	rec := []byte{4, 19, 1, 0, 'a', 'b', 'c', 7}
+	allocs := testing.AllocsPerRun(100, func() {
+		if h, err := parseHeader(rec, uint64(len(rec))); err != nil || len(h.types) != 3 || h.offsets[3] != 8 {
+			t.Fatalf("parseHeader = %+v, %v", h, err)
+		}
+	})
+	if allocs > 1 {
+		t.Errorf("parseHeader allocates %.0f times, want once", allocs)
+	}
+}
+
+// Comparing an index entry's key allocates nothing: a seek compares a
+// few keys a page, HasEqual thousands.
+func TestIndexKeyAllocatesNothing(t *testing.T) {
+	s := &scan{db: &DB{usable: 4096, lim: Limits{MaxRecord: 1 << 20}}}
+	// Header of 3 bytes: text of 5 bytes (serial type 23), a one-byte
+	// integer (1); then "hello" and the rowid 5.
+	payload := []byte{3, 23, 1, 'h', 'e', 'l', 'l', 'o', 5}
+	cell := append([]byte{byte(len(payload))}, payload...)
+	for v, want := range map[string]int{"hello": 0, "help": -1, "hell": 1} {
+		if cmp, rowid, err := s.indexKey(2, 0, cell, v); err != nil || cmp != want || rowid != 5 {
+			t.Errorf("indexKey against %q = %d, %d, %v; want %d, 5", v, cmp, rowid, err, want)
+		}
+	}
+	if allocs := testing.AllocsPerRun(100, func() { s.indexKey(2, 0, cell, "help") }); allocs != 0 {
+		t.Errorf("indexKey allocates %.0f times, want none", allocs)
 	}
 }
 

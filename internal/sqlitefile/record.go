@@ -54,35 +54,49 @@ type recordHeader struct {
 	offsets []uint64 // offsets[i] is where value i starts; offsets[len(types)] the record's end
 }
 
-// parse reads into h the header of a record of size bytes from b, which
-// holds at least the header (§2.1), reusing h's lists: a scan reads a
-// header a row, or an index entry.
-func (h *recordHeader) parse(b []byte, size uint64) error {
-	h.types, h.offsets = h.types[:0], h.offsets[:0]
+// parseHeader reads the header of a record of size bytes from b, which
+// holds at least the header (§2.1).
+func parseHeader(b []byte, size uint64) (recordHeader, error) {
+	return parseHeaderIn(b, size, nil)
+}
+
+// parseHeaderIn is parseHeader with its two lists in buf while they fit
+// (a caller's array: no allocation), else in one allocation sized for up
+// to 64 values, grown past them as the header is read.
+func parseHeaderIn(b []byte, size uint64, buf []uint64) (recordHeader, error) {
 	hsize, n := varint(b)
 	if n == 0 || hsize < uint64(n) || hsize > size || hsize > uint64(len(b)) {
-		return corrupt("record header of %d bytes in a record of %d", hsize, size)
+		return recordHeader{}, corrupt("record header of %d bytes in a record of %d", hsize, size)
 	}
+	// Each serial type takes a byte or more: the header's size bounds
+	// how many there are.
+	k := min(hsize-uint64(n), 64)
+	if uint64(len(buf)) < 2*k+1 {
+		buf = make([]uint64, 2*k+1)
+	} else {
+		k = uint64(len(buf)-1) / 2
+	}
+	h := recordHeader{types: buf[:0:k], offsets: buf[k : k : 2*k+1]}
 	off := hsize
 	for p := uint64(n); p < hsize; {
 		t, m := varint(b[p:hsize])
 		if m == 0 {
-			return corrupt("serial type cut by the record header's end")
+			return recordHeader{}, corrupt("serial type cut by the record header's end")
 		}
 		p += uint64(m)
 		sz, ok := serialSize(t)
 		if !ok {
-			return corrupt("reserved serial type %d", t)
+			return recordHeader{}, corrupt("reserved serial type %d", t)
 		}
 		h.types = append(h.types, t)
 		h.offsets = append(h.offsets, off)
 		if sz > size-off {
-			return corrupt("value of %d bytes past the record's end", sz)
+			return recordHeader{}, corrupt("value of %d bytes past the record's end", sz)
 		}
 		off += sz
 	}
 	h.offsets = append(h.offsets, off)
-	return nil
+	return h, nil
 }
 
 // decodeValue decodes a value of serial type t from b, which holds
@@ -92,8 +106,6 @@ func decodeValue(t uint64, b []byte) (Value, error) {
 	case 0:
 		return nil, nil
 	case 1, 2, 3, 4, 5, 6, 8, 9:
-		// Big-endian two's complement, sign-extended; 8 and 9 are the
-		// constants 0 and 1.
 		v, _ := intValue(t, b)
 		return v, nil
 	case 7:
@@ -108,12 +120,13 @@ func decodeValue(t uint64, b []byte) (Value, error) {
 	return string(b), nil
 }
 
-// intValue is a value of serial type t in b as an integer, as
-// decodeValue reads it, without boxing it; ok is false for a value of
-// another type.
-func intValue(t uint64, b []byte) (v int64, ok bool) {
+// intValue is the integer of serial type t in b (types 1 to 6, 8 and 9);
+// false for a value of another type.
+func intValue(t uint64, b []byte) (int64, bool) {
 	switch t {
 	case 1, 2, 3, 4, 5, 6:
+		// Big-endian two's complement, sign-extended.
+		var v int64
 		if len(b) > 0 && b[0]&0x80 != 0 {
 			v = -1
 		}

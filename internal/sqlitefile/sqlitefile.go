@@ -33,6 +33,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync/atomic"
 	"time"
 )
 
@@ -254,6 +255,7 @@ func (db *DB) readPage(n uint32, buf []byte) ([]byte, error) {
 	if n == 0 || n > db.pages {
 		return nil, corrupt("page %d out of range 1-%d", n, db.pages)
 	}
+	pageReads.Add(1)
 	if len(buf) != db.pageSize {
 		buf = make([]byte, db.pageSize)
 	}
@@ -271,6 +273,9 @@ func (db *DB) readPage(n uint32, buf []byte) ([]byte, error) {
 	}
 	return buf, nil
 }
+
+// pageReads counts the pages read (tests).
+var pageReads atomic.Int64
 
 // HasHeader says whether b, a file's first bytes, starts as a SQLite
 // database does (§1.3.1).

@@ -242,18 +242,19 @@ func (r *Row) Value(i int) (Value, error) {
 // record, not the rowid's alias); a column the record lacks is NULL.
 func (r *Row) raw(i int) (uint64, []byte, error) {
 	if r.header == nil {
-		h := &r.s.row // the scan's, reused row after row
-		err := h.parse(r.bytes(), r.size)
+		// The scan's, reused row after row.
+		h, err := parseHeaderIn(r.bytes(), r.size, r.s.rowBuf[:])
 		if err != nil && r.full == nil && r.overflow != 0 {
 			// The header runs onto overflow pages.
 			if err = r.readAll(); err == nil {
-				err = h.parse(r.full, r.size)
+				h, err = parseHeaderIn(r.full, r.size, r.s.rowBuf[:])
 			}
 		}
 		if err != nil {
 			return 0, nil, fmt.Errorf("row %d: %w", r.Rowid, err)
 		}
-		r.header = h
+		r.s.row = h
+		r.header = &r.s.row
 	}
 	h := r.header
 	if i >= len(h.types) {

@@ -3,7 +3,6 @@ package transcript
 import (
 	"bufio"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -29,6 +28,11 @@ type SessionInfo struct {
 	// AgentVersion is the version of the agent that last wrote the
 	// transcript, when it says.
 	AgentVersion string
+	// FileSize and FileTime are Path's size and modification time as
+	// discovery listed the file; FileTime is zero when it did not (a
+	// database that many sessions share).
+	FileSize int64
+	FileTime time.Time
 	// Subagents are the transcripts of the session's subagents (Claude
 	// Code), listed for the sessions whose files are probed.
 	Subagents []SubagentInfo
@@ -67,7 +71,7 @@ const (
 )
 
 func subdirs(dir string) []string {
-	entries, err := os.ReadDir(dir)
+	entries, err := ReadDir(dir)
 	if err != nil {
 		return nil
 	}

@@ -2,7 +2,6 @@ package transcript
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -34,7 +33,7 @@ func Subdirs(dir string) []string { return subdirs(dir) }
 // ListFiles appends to into the regular files in dir whose names pass
 // keep, at most 100,000 in all.
 func ListFiles(dir string, keep func(name string) bool, into *[]Candidate) {
-	entries, err := os.ReadDir(dir)
+	entries, err := ReadDir(dir)
 	if err != nil {
 		return
 	}
@@ -110,7 +109,7 @@ func ProbeSessionsWith(agent Agent, files []Candidate, probe func(s *SessionInfo
 	})
 	out := make([]SessionInfo, 0, len(files))
 	for _, c := range files {
-		out = append(out, SessionInfo{Agent: agent, Path: c.Path, ID: c.ID, CWD: c.CWD, LastActivity: c.ModTime})
+		out = append(out, SessionInfo{Agent: agent, Path: c.Path, ID: c.ID, CWD: c.CWD, LastActivity: c.ModTime, FileSize: c.Size, FileTime: c.ModTime})
 	}
 	probed := out[:min(len(out), maxProbed)]
 	eachParallel(len(probed), func(i int) {

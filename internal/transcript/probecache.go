@@ -1,6 +1,8 @@
 package transcript
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -33,9 +35,10 @@ type CachedProbe struct {
 
 // ProbeCache is a set of CachedProbes, safe for concurrent use.
 type ProbeCache struct {
-	mu   sync.Mutex
-	m    map[string]CachedProbe
-	used map[string]bool
+	mu    sync.Mutex
+	m     map[string]CachedProbe
+	used  map[string]bool
+	added bool // an entry was added since it was made
 }
 
 // NewProbeCache is a cache holding entries.
@@ -45,6 +48,14 @@ func NewProbeCache(entries []CachedProbe) *ProbeCache {
 		c.m[e.Key] = e
 	}
 	return c
+}
+
+// Changed says whether Used holds other entries than the cache was made
+// with: one was added, or one of them was not used.
+func (c *ProbeCache) Changed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.added || len(c.used) != len(c.m)
 }
 
 // Used lists the entries looked up or added since the cache was made:
@@ -68,11 +79,16 @@ func SetProbeCache(c *ProbeCache) (restore func()) {
 	return func() { probeCache.Store(old) }
 }
 
-// probeKey is what a probe of s depends on: the file (its size and
-// time) and what its name and place said before it was read.
-func probeKey(s *SessionInfo, size int64) string {
-	return string(s.Agent) + "\x00" + s.Path + "\x00" + strconv.FormatInt(size, 10) + "\x00" +
-		strconv.FormatInt(s.LastActivity.UnixNano(), 10) + "\x00" + s.ID + "\x00" + s.CWD
+// probeKey names what a probe of s depends on: the file (its size and
+// time), what its name and place said before it was read, and state
+// (what else the probe reads), hashed: the cache's file, read and written
+// by every full catch-up, holds 32 characters a file rather than its
+// path and all.
+func probeKey(s *SessionInfo, size int64, state string) string {
+	k := string(s.Agent) + "\x00" + s.Path + "\x00" + strconv.FormatInt(size, 10) + "\x00" +
+		strconv.FormatInt(s.LastActivity.UnixNano(), 10) + "\x00" + s.ID + "\x00" + s.CWD + "\x00" + state
+	sum := sha256.Sum256([]byte(k))
+	return hex.EncodeToString(sum[:16])
 }
 
 // cachedProbe fills s from the cache when it holds s's file as it is
@@ -84,7 +100,25 @@ func cachedProbe(s *SessionInfo, size int64, probe func(*SessionInfo) bool) bool
 	if c == nil || size <= 0 {
 		return probe(s)
 	}
-	key := probeKey(s, size)
+	return c.probe(probeKey(s, size, ""), s, probe)
+}
+
+// ProbeCached is cachedProbe for an agent that probes its sessions
+// itself, not through ProbeSessions: state says what else the probe
+// reads beyond s's file as listed (s.FileSize and FileTime), such as the
+// size and time of a file beside it. Without a ProbeCache installed, or
+// with s's file not listed, it is probe.
+func ProbeCached(s *SessionInfo, state func() string, probe func(*SessionInfo) bool) bool {
+	c := probeCache.Load()
+	if c == nil || s.FileTime.IsZero() {
+		return probe(s)
+	}
+	return c.probe(probeKey(s, s.FileSize, state()), s, probe)
+}
+
+// probe fills s from the entry at key, or probes it and keeps what it
+// found there.
+func (c *ProbeCache) probe(key string, s *SessionInfo, probe func(*SessionInfo) bool) bool {
 	c.mu.Lock()
 	e, ok := c.m[key]
 	if ok {
@@ -103,6 +137,7 @@ func cachedProbe(s *SessionInfo, size int64, probe func(*SessionInfo) bool) bool
 	c.mu.Lock()
 	c.m[key] = e
 	c.used[key] = true
+	c.added = true
 	c.mu.Unlock()
 	return listed
 }

@@ -41,7 +41,23 @@ func TestProbeCacheProbesOnlyWhatChanged(t *testing.T) {
 		t.Errorf("second listing: %+v", got)
 	}
 	// What is kept: the files probed now, the changed one's new state.
-	if n := len(c.Used()); n != 3 {
-		t.Errorf("kept %d entries, want 3", n)
+	if n := len(c.Used()); n != 3 || !c.Changed() {
+		t.Errorf("kept %d entries (changed: %v), want 3, changed", n, c.Changed())
+	}
+	// Nothing changed since: the cache is as it was made, nothing to
+	// write.
+	c = NewProbeCache(c.Used())
+	defer SetProbeCache(c)()
+	list()
+	if probes.Load() != 4 || c.Changed() {
+		t.Errorf("a listing with nothing changed probed %d files, changed the cache: %v", probes.Load()-4, c.Changed())
+	}
+	// A file gone: its entry is not used, and the cache changed.
+	os.Remove(filepath.Join(dir, "a.jsonl"))
+	c = NewProbeCache(c.Used())
+	defer SetProbeCache(c)()
+	list()
+	if !c.Changed() || len(c.Used()) != 2 {
+		t.Errorf("with a file gone: changed %v, %d entries used", c.Changed(), len(c.Used()))
 	}
 }

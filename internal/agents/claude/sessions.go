@@ -194,7 +194,7 @@ func subagentFiles(session, id string) []string {
 	var out []string
 	var add func(d string, depth int)
 	add = func(d string, depth int) {
-		entries, err := os.ReadDir(d)
+		entries, err := transcript.ReadDir(d)
 		if err != nil {
 			return
 		}
@@ -212,7 +212,7 @@ func subagentFiles(session, id string) []string {
 	}
 	add(sub, 0)
 	if id != "" {
-		entries, _ := os.ReadDir(dir)
+		entries, _ := transcript.ReadDir(dir)
 		probes := 0
 		for _, e := range entries {
 			if len(out) >= transcript.MaxSubagents || probes >= maxAgentProbes {
@@ -329,7 +329,7 @@ func olderSubagents(sessions []transcript.SessionInfo, probed []transcript.Candi
 		byDir[dir][sessions[i].ID] = i
 	}
 	for dir, ids := range byDir {
-		entries, _ := os.ReadDir(dir)
+		entries, _ := transcript.ReadDir(dir)
 		probes := 0
 		for _, e := range entries {
 			if probes >= maxAgentProbes {

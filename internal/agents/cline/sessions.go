@@ -3,10 +3,11 @@ package cline
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/session-handoff/session-handoff/internal/transcript"
 )
@@ -20,7 +21,7 @@ const maxListed = 100_000
 func (reader) Find(roots []string) ([]transcript.SessionInfo, error) {
 	var out []transcript.SessionInfo
 	for _, root := range roots {
-		entries, err := os.ReadDir(root)
+		entries, err := transcript.ReadDir(root)
 		if err != nil {
 			continue // a missing root is no error
 		}
@@ -46,17 +47,40 @@ func (reader) Find(roots []string) ([]transcript.SessionInfo, error) {
 }
 
 // probe describes the session in folder dir, whose name is its id; false
-// when the folder holds no messages file.
+// when the folder holds no messages file. What its manifest says is
+// cached by the manifest's size and time (transcript.ProbeCached).
 func probe(dir, id string) (transcript.SessionInfo, bool) {
 	path := filepath.Join(dir, id+messagesSuffix)
-	fi, err := os.Lstat(path)
+	fi, err := transcript.Lstat(path)
 	if err != nil || !fi.Mode().IsRegular() {
 		return transcript.SessionInfo{}, false
 	}
-	s := transcript.SessionInfo{Agent: agentName, ID: id, Path: path, LastActivity: fi.ModTime()}
+	s := transcript.SessionInfo{Agent: agentName, ID: id, Path: path, LastActivity: fi.ModTime(), FileSize: fi.Size(), FileTime: fi.ModTime()}
+	side := filepath.Join(dir, id+".json")
+	state := func() string {
+		fi, err := transcript.Lstat(side)
+		if err != nil {
+			return "-"
+		}
+		return strconv.FormatInt(fi.Size(), 10) + " " + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
+	}
+	transcript.ProbeCached(&s, state, func(s *transcript.SessionInfo) bool {
+		fromManifest(s, side)
+		return true
+	})
+	return s, true
+}
+
+// manifestReads counts the manifests fromManifest read (tests).
+var manifestReads atomic.Int64
+
+// fromManifest fills s from the session's manifest at path, when it can
+// be read.
+func fromManifest(s *transcript.SessionInfo, path string) {
+	manifestReads.Add(1)
 	var m manifest
-	if readSide(filepath.Join(dir, id+".json"), &m) != nil {
-		return s, true
+	if readSide(path, &m) != nil {
+		return
 	}
 	s.CWD = transcript.Clean(m.CWD)
 	s.Title = transcript.ShortenHead(transcript.Clean(firstNonBlank(m.Metadata.Title, m.Prompt)), transcript.MaxTitle)
@@ -67,7 +91,6 @@ func probe(dir, id string) (transcript.SessionInfo, bool) {
 	if t, ok := transcript.ParseTime(m.Ended); ok && t.After(s.LastActivity) {
 		s.LastActivity = t
 	}
-	return s, true
 }
 
 func firstNonBlank(xs ...string) string {
