@@ -176,3 +176,30 @@ func TestCarriedStateWithASidecarButNoPatch(t *testing.T) {
 		t.Errorf("a sidecar without its patch: %v", err)
 	}
 }
+
+// FuzzSidecarSaysWhatThePatchSays: whatever headers reads of a patch, the
+// headers sidecar made of it reads back as exactly the same files.
+func FuzzSidecarSaysWhatThePatchSays(f *testing.F) {
+	f.Add([]byte(pre + fileDiff("a.go")))
+	f.Add(bigPatch(4 << 10))
+	for _, c := range hostile(f) {
+		f.Add([]byte(c[0]))
+	}
+	at := handoff.Attachment{SHA256: strings.Repeat("ab", 32), Size: 1}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want, err := headers(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		side := sidecar(at, want)
+		got, err := headers(bytes.NewReader(side))
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("the sidecar\n%q\nreads as %+v, %v; the patch as %+v", side, got, err, want)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("file %d: the sidecar says %+v, the patch %+v", i, got[i], want[i])
+			}
+		}
+	})
+}
