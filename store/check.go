@@ -47,6 +47,11 @@ type CheckReport struct {
 	// them; GC removes them.
 	Unreferenced      []string
 	UnreferencedBytes int64
+	// StaleSidecars lists the files of blobs/sidecars/ that are no
+	// sidecar of a blob the store holds (its blob removed), by name,
+	// sorted; StaleSidecarsRemoved is set when repairing removed them.
+	StaleSidecars        []string
+	StaleSidecarsRemoved bool
 }
 
 // Check reads every record file, validates each, and compares the index
@@ -105,6 +110,10 @@ func (s *Store) Check(repair bool) (*CheckReport, error) {
 	if rep.Unreferenced, rep.UnreferencedBytes, err = s.unreferencedBlobs(scan, 0, time.Time{}); err != nil {
 		return nil, err
 	}
+	if rep.StaleSidecars, err = s.staleSidecars(repair); err != nil {
+		return nil, err
+	}
+	rep.StaleSidecarsRemoved = repair && len(rep.StaleSidecars) > 0
 	if fresh {
 		return rep, nil
 	}
@@ -245,25 +254,36 @@ func (s *Store) checkTemps(rep *CheckReport, scan *scanResult, repair bool) erro
 		}
 	}
 
-	blobDir := filepath.Join(s.dir, filepath.FromSlash(blobsDir))
-	des, err = os.ReadDir(blobDir)
+	for _, dir := range []string{s.blobDir(), s.sidecarDir()} {
+		if err := checkLockedTemps(rep, dir, repair); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkLockedTemps counts the dead temporary files of dir, a directory
+// written without the store's lock (blobs, sidecars), and when repairing
+// removes them: a live writer holds a lock on its temporary file.
+func checkLockedTemps(rep *CheckReport, dir string, repair bool) error {
+	des, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return safefile.Wrap("read", blobDir, err)
+		return safefile.Wrap("read", dir, err)
 	}
 	removed := false
 	for _, de := range des {
 		if !safefile.IsTemp(de.Name()) {
 			continue
 		}
-		dead, err := deadBlobTemp(filepath.Join(blobDir, de.Name()), repair)
+		dead, err := deadBlobTemp(filepath.Join(dir, de.Name()), repair)
 		if err != nil {
 			return err
 		}
 		if !dead {
-			continue // a PutBlob in progress, or it finished meanwhile
+			continue // a PutBlob or PutSidecar in progress, or it finished meanwhile
 		}
 		rep.TempFound++
 		if repair {
@@ -272,7 +292,7 @@ func (s *Store) checkTemps(rep *CheckReport, scan *scanResult, repair bool) erro
 		}
 	}
 	if removed {
-		return safefile.SyncDir(blobDir)
+		return safefile.SyncDir(dir)
 	}
 	return nil
 }
@@ -361,10 +381,17 @@ func (s *Store) GC(grace time.Duration) (*GCReport, error) {
 		rep.Removed = append(rep.Removed, name)
 		rep.Bytes += fi.Size()
 	}
+	return rep, s.syncRemoved(rep)
+}
+
+// syncRemoved makes the removal of rep's blobs durable, then removes the
+// sidecars left without their blob.
+func (s *Store) syncRemoved(rep *GCReport) error {
 	if len(rep.Removed) > 0 {
 		if err := safefile.SyncDir(s.blobDir()); err != nil {
-			return rep, err
+			return err
 		}
 	}
-	return rep, nil
+	_, err := s.staleSidecars(true)
+	return err
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/session-handoff/session-handoff/handoff"
-	"github.com/session-handoff/session-handoff/internal/safefile"
 )
 
 // ReleaseGrace is how old a blob must be for RemoveWithBlobs to remove it:
@@ -21,7 +20,8 @@ const ReleaseGrace = 10 * time.Minute
 
 // RemoveWithBlobs removes the record with the given id, as Remove does,
 // and then the blobs it attached that no other record attaches (a blob
-// another record still names stays). The report lists the blobs removed.
+// another record still names stays), and the sidecars whose blob is gone.
+// The report lists the blobs removed.
 // A record that cannot be read is removed all the same and its blobs are
 // left for GC; so are all blobs while any record file is damaged, since
 // what the damaged ones attach is unknown. A blob written less than
@@ -81,12 +81,7 @@ func (s *Store) releaseBlobs(names []string) (*GCReport, error) {
 		rep.Removed = append(rep.Removed, name)
 		rep.Bytes += fi.Size()
 	}
-	if len(rep.Removed) > 0 {
-		if err := safefile.SyncDir(s.blobDir()); err != nil {
-			return rep, err
-		}
-	}
-	return rep, nil
+	return rep, s.syncRemoved(rep)
 }
 
 // CopyAttachment writes the blob of at to w, checking its content against

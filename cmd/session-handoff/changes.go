@@ -67,7 +67,8 @@ func (a *app) makeChanges(root string, c changesFlags) (*changes.Made, error) {
 	return m, nil
 }
 
-// attachChanges stores the patch m as a blob of s and as rec's attachment.
+// attachChanges stores the patch m as a blob of s, with its headers
+// sidecar, and as rec's attachment.
 func attachChanges(s *store.Store, rec *handoff.Record, m *changes.Made) error {
 	r, err := m.Open()
 	if err != nil {
@@ -78,8 +79,9 @@ func attachChanges(s *store.Store, rec *handoff.Record, m *changes.Made) error {
 	if err != nil {
 		return fmt.Errorf("store the changes: %w", err)
 	}
-	rec.Attachments = append(rec.Attachments, handoff.Attachment{Name: changes.Name, MediaType: changes.MediaType, Size: size, SHA256: sum})
-	return nil
+	at := handoff.Attachment{Name: changes.Name, MediaType: changes.MediaType, Size: size, SHA256: sum}
+	rec.Attachments = append(rec.Attachments, at)
+	return changes.KeepHeaders(s, at)
 }
 
 // changesBlob is the patch open reads (changes.Made.Open) as a blob for

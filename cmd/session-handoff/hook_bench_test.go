@@ -53,12 +53,13 @@ func benchHookSessionStart(b *testing.B, syncOn bool) {
 // BenchmarkHookSessionStartPatch is the session-start hook of
 // BenchmarkHookSessionStart when the project's latest handoff carries a
 // changes.patch of 1 to 64 MB (one new file, not in the worktree): the
-// briefing tells whether the worktree holds the changes by reading the
-// patch's file headers (changes.CarriedState), and never runs git apply.
-// save refuses a patch over changes.MaxPatch (32 MiB; BenchmarkMake in
-// internal/changes shows the refusal), so the 64 MB patch is one that
-// came in a bundle (import does not bound a patch's size): its size alone
-// makes the briefing leave it unchecked, unread.
+// briefing tells whether the worktree holds the changes from the patch's
+// file headers (changes.CarriedState), which save and import keep beside
+// it (its headers sidecar), so that the patch itself is not read, and
+// never runs git apply. save refuses a patch over changes.MaxPatch (32
+// MiB; BenchmarkMake in internal/changes shows the refusal), so the 64 MB
+// patch is one that came in a bundle (import does not bound a patch's
+// size): its size alone makes the briefing leave it unchecked, unread.
 //
 //	go test -run '^$' -bench HookSessionStartPatch -count 5 ./cmd/session-handoff/
 func BenchmarkHookSessionStartPatch(b *testing.B) {
@@ -138,7 +139,8 @@ func newHookBench(b *testing.B) *hookBench {
 
 // addPatchHandoff saves the project's newest handoff, imported, carrying
 // a changes.patch of about n bytes that creates one file (big.txt, not in
-// the worktree), and returns what the briefing says of it.
+// the worktree), with its headers sidecar as import keeps it, and returns
+// what the briefing says of it.
 func (h *hookBench) addPatchHandoff(b *testing.B, n int) string {
 	b.Helper()
 	patch := benchPatch(n)
@@ -160,6 +162,9 @@ func (h *hookBench) addPatchHandoff(b *testing.B, n int) string {
 		b.Fatal(err)
 	}
 	if _, err := h.store.Put(rec, false); err != nil {
+		b.Fatal(err)
+	}
+	if err := changes.KeepHeaders(h.store, rec.Attachments[0]); err != nil {
 		b.Fatal(err)
 	}
 	if size > changes.MaxPatch {

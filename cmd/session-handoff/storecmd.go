@@ -30,9 +30,10 @@ func newStoreCheckCmd(a *app) *cobra.Command {
 		Use:   "check [--json]",
 		Short: "validate every record, clean up after crashed writers, rebuild the index",
 		Long: `store check reads and validates every record, names each one that is
-corrupt, removes what a crashed writer left behind, and rebuilds the index
-if it is missing, stale or damaged. It checks the search index too (search
---reindex rebuilds a damaged one). It reports the blobs no record
+corrupt, removes what a crashed writer left behind and the sidecars (a
+patch's file headers, kept beside it) whose blob is gone, and rebuilds the
+index if it is missing, stale or damaged. It checks the search index too
+(search --reindex rebuilds a damaged one). It reports the blobs no record
 attaches (left by a removed record, or brought by a bundle of an earlier
 version); --fix removes them (blobs younger than an hour are kept: an
 import may be storing its record). It exits 0 when every record is sound
@@ -128,6 +129,9 @@ type checkReport struct {
 	Unreferenced      []string   `json:"unreferenced_blobs"`
 	UnreferencedBytes int64      `json:"unreferenced_bytes"`
 	BlobsRemoved      []string   `json:"blobs_removed,omitempty"`
+	// SidecarsRemoved are the sidecars (blobs/sidecars/) whose blob is
+	// gone, removed.
+	SidecarsRemoved []string `json:"sidecars_removed,omitempty"`
 	// SearchIndex is the search index's health.
 	SearchIndex searchHealth `json:"search_index"`
 }
@@ -138,6 +142,9 @@ func checkJSON(dir string, rep *store.CheckReport, gc *store.GCReport) checkRepo
 		Unreferenced: append([]string{}, rep.Unreferenced...), UnreferencedBytes: rep.UnreferencedBytes}
 	for _, b := range rep.Bad {
 		out.Bad = append(out.Bad, checkBad{b.File, b.Err.Error()})
+	}
+	if rep.StaleSidecarsRemoved {
+		out.SidecarsRemoved = rep.StaleSidecars
 	}
 	if gc != nil {
 		out.BlobsRemoved = gc.Removed
@@ -152,6 +159,9 @@ func printCheck(a *app, dir string, rep *store.CheckReport, gc *store.GCReport) 
 	}
 	if rep.TempRemoved > 0 {
 		fmt.Fprintf(a.stdout, "removed %d leftover temporary files\n", rep.TempRemoved)
+	}
+	if rep.StaleSidecarsRemoved {
+		fmt.Fprintf(a.stdout, "removed %d sidecar file(s) whose blob is gone\n", len(rep.StaleSidecars))
 	}
 	for _, b := range rep.Bad {
 		fmt.Fprintf(a.stdout, "bad: %s: %s\n", b.File, untrusted.OneLine(b.Err.Error(), maxLine))

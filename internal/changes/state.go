@@ -60,9 +60,13 @@ func AppliedState(root string, data []byte) State {
 
 // CarriedState is what rec carries of its worktree's uncommitted changes
 // (how many files; 0 when none) and AppliedState of the worktree at root,
-// reading of the patch only its file headers, streamed: its cost does not
-// grow with what the patch's hunks and binary blocks hold, and no git
-// starts (the session-start briefing and show call it).
+// from the patch's file headers alone, and no git starts (the
+// session-start briefing and show call it). The headers come from the
+// patch's headers sidecar (KeepHeaders), so that its cost does not grow
+// with the patch; without a sound one (a store of an earlier version, a
+// damaged or planted sidecar) the patch is streamed for them, as its
+// hunks and binary blocks pass unread, and the sidecar written, so that
+// the next look is as cheap.
 func CarriedState(s *store.Store, rec *handoff.Record, root string) (files int, st State, err error) {
 	at, ok := rec.Changes()
 	if !ok {
@@ -71,14 +75,12 @@ func CarriedState(s *store.Store, rec *handoff.Record, root string) (files int, 
 	if at.Size > MaxPatch {
 		return 0, CannotTell, fmt.Errorf("%s: over %d bytes", Name, MaxPatch)
 	}
-	r, _, err := s.OpenBlob(at.SHA256)
-	if err != nil {
-		return 0, CannotTell, fmt.Errorf("%s: %w", Name, err)
-	}
-	defer r.Close()
-	fs, err := headers(io.LimitReader(r, MaxPatch+1))
-	if err != nil {
-		return 0, CannotTell, fmt.Errorf("%s: %w", Name, err)
+	fs, ok := storedHeaders(s, at)
+	if !ok {
+		// An error writing the sidecar leaves the headers as read.
+		if fs, err = patchHeaders(s, at, true); fs == nil {
+			return 0, CannotTell, err
+		}
 	}
 	return len(fs), stateOf(root, fs), nil
 }

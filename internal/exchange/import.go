@@ -15,6 +15,7 @@ import (
 	"github.com/session-handoff/session-handoff/bundle"
 	"github.com/session-handoff/session-handoff/crypto"
 	"github.com/session-handoff/session-handoff/handoff"
+	"github.com/session-handoff/session-handoff/internal/changes"
 	"github.com/session-handoff/session-handoff/internal/people"
 	"github.com/session-handoff/session-handoff/store"
 )
@@ -195,7 +196,11 @@ func importWith(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOpti
 		return s.Batch(func(b *store.Batch) error { return commit(b, staging, result, pol) })
 	}
 	if pin == nil {
-		return result, store1()
+		if err := store1(); err != nil {
+			return result, err
+		}
+		keepHeaders(s, result)
+		return result, nil
 	}
 	// Pin and store under the trust store's lock: if the pin is refused
 	// (another key took the name meanwhile) nothing is stored.
@@ -209,7 +214,21 @@ func importWith(r io.Reader, s *store.Store, keys Keyring, ropts bundle.ReadOpti
 		return nil, err
 	}
 	result.PinnedAs = pin.principal
+	keepHeaders(s, result)
 	return result, nil
+}
+
+// keepHeaders stores the headers sidecar of the changes.patch the record
+// result imported carries (changes.KeepHeaders), so that the briefings
+// need not read the patch. The record is stored by then: a sidecar that
+// could not be written is left for the first briefing to write.
+func keepHeaders(s *store.Store, result *ImportResult) {
+	if result.Outcome != Imported && result.Outcome != Replaced {
+		return
+	}
+	if at, ok := result.Record.Changes(); ok {
+		_ = changes.KeepHeaders(s, at)
+	}
 }
 
 // newResult is the result of importing res, whose record is rec, before

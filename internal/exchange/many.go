@@ -115,6 +115,11 @@ func ImportMany(o ManyOptions) ([]ManyResult, error) {
 		return out, err
 	}
 	for i := range out {
+		if it := &out[i]; it.Result != nil && !pins[i] {
+			keepHeaders(o.Store, it.Result)
+		}
+	}
+	for i := range out {
 		if !pins[i] {
 			continue
 		}

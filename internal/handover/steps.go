@@ -158,8 +158,9 @@ func (r *Runner) attachChanges(ctx context.Context, rec *handoff.Record) error {
 	if err != nil {
 		return fmt.Errorf("store the changes: %w", err)
 	}
-	rec.Attachments = append(rec.Attachments, handoff.Attachment{Name: changes.Name, MediaType: changes.MediaType, Size: size, SHA256: sum})
-	return nil
+	at := handoff.Attachment{Name: changes.Name, MediaType: changes.MediaType, Size: size, SHA256: sum}
+	rec.Attachments = append(rec.Attachments, at)
+	return changes.KeepHeaders(r.Store, at)
 }
 
 // savedRecord builds a handoff from the git worktree alone.
