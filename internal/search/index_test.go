@@ -544,3 +544,43 @@ func TestTermsDocsAgreesWithMatchAtom(t *testing.T) {
 		}
 	}
 }
+
+// TestAllHoldFindsOneChange: the snapshot's items, stated on every CPU,
+// hold while nothing changed, and one changed file among thousands, at
+// either end or in the middle, is seen.
+func TestAllHoldFindsOneChange(t *testing.T) {
+	dir := t.TempDir()
+	var items []item
+	for i := range 1500 {
+		p := filepath.Join(dir, fmt.Sprint(i))
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, item{Kind: itemFile, Path: p, Size: fi.Size(), MTime: fi.ModTime().UnixNano()})
+	}
+	items = append(items, item{Kind: itemAbsent, Path: filepath.Join(dir, "none")})
+	if !allHold(items) {
+		t.Fatal("nothing changed, yet the snapshot does not hold")
+	}
+	for _, i := range []int{0, 749, 1499} {
+		p := items[i].Path
+		if err := os.WriteFile(p, []byte("xy"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if allHold(items) {
+			t.Fatalf("file %d grew, yet the snapshot holds", i)
+		}
+		os.WriteFile(p, []byte("x"), 0o600)
+		os.Chtimes(p, time.Unix(0, items[i].MTime), time.Unix(0, items[i].MTime))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "none"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if allHold(items) {
+		t.Fatal("an absent path appeared, yet the snapshot holds")
+	}
+}
