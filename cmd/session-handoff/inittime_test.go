@@ -64,3 +64,24 @@ func TestInitAllocatesLittle(t *testing.T) {
 		t.Fatalf("our packages allocate %d bytes at init, over %d:\n%s", total, initBudgetBytes, strings.Join(report, "\n"))
 	}
 }
+
+// TestNoReflectMethodCall builds the binary with the linker's dependency
+// dump and fails when any function reached calls a method by reflection
+// (reflect.Value.Method, MethodByName, as text/template does): the
+// linker must then keep every exported method of every type in the
+// binary. cobra's version template did, and cost 3.5 MB of binary and
+// part of every start (bench/v075.sh).
+func TestNoReflectMethodCall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	out, err := exec.Command("go", "build", "-ldflags=-dumpdep", "-o", os.DevNull, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%.2000s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "<ReflectMethod>") {
+			t.Fatalf("a function reached calls a method by reflection, which keeps every exported method in the binary:\n%s", line)
+		}
+	}
+}

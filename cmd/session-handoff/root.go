@@ -7,7 +7,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -132,10 +131,6 @@ func afterGlobalFlags(args []string) []string {
 	return nil
 }
 
-// addVersionFunc gives cobra's templates (a map of cobra's own, shared by
-// every tree) buildVersion, once: trees are made concurrently in tests.
-var addVersionFunc = sync.OnceFunc(func() { cobra.AddTemplateFunc("buildVersion", version) })
-
 // newBareRootCmd is the root command with its flags and no subcommands.
 func newBareRootCmd(a *app) *cobra.Command {
 	root := &cobra.Command{
@@ -144,10 +139,6 @@ func newBareRootCmd(a *app) *cobra.Command {
 		Long: `Run 'session-handoff COMMAND --help' for a command's flags and an example.
 Data lives in $XDG_DATA_HOME/session-handoff, keys and trust in $XDG_CONFIG_HOME/session-handoff;
 SESSION_HANDOFF_HOME relocates both.`,
-		// Any non-empty Version makes cobra add --version; the template
-		// asks for the real one, so the module's build information is
-		// parsed only when --version is given, not on every start.
-		Version: "lazy",
 		// A typo within two edits of a command's name is suggested.
 		SuggestionsMinimumDistance: 2,
 		Args:                       cobra.ArbitraryArgs,
@@ -156,6 +147,10 @@ SESSION_HANDOFF_HOME relocates both.`,
 		// The root does nothing itself: no arguments is a usage error that
 		// shows the overview, and any other word is an unknown command.
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if v, _ := cmd.Flags().GetBool("version"); v {
+				fmt.Fprintf(cmd.OutOrStdout(), "session-handoff %s\n", version())
+				return nil
+			}
 			if len(args) == 0 {
 				printOverview(cmd, a.stderr)
 				return exitError{code: exitUsage}
@@ -167,8 +162,11 @@ SESSION_HANDOFF_HOME relocates both.`,
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	addVersionFunc()
-	root.SetVersionTemplate("session-handoff {{buildVersion}}\n")
+	// --version is the root's own flag, not cobra's: cobra prints its
+	// version through a text/template, whose reflection keeps every
+	// exported method of the program in the binary (the linker cannot
+	// tell which a template might call): 4 MB and a slower start.
+	root.Flags().BoolP("version", "v", false, "version for session-handoff")
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { printHelpTo(cmd, cmd.OutOrStdout()) })
 	root.SetUsageFunc(func(cmd *cobra.Command) error { printHelpTo(cmd, cmd.ErrOrStderr()); return nil })
 	root.SetFlagErrorFunc(flagError)
