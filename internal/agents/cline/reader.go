@@ -276,8 +276,10 @@ func (s *session) read(r *io.SectionReader, lim transcript.Limits) error {
 	return s.readStream(r, lim)
 }
 
-// maxWhole bounds a messages file read whole.
-const maxWhole = 64 << 20
+// maxWhole bounds a messages file read whole: the search index reads a
+// session on each CPU at once, within its memory bound (issue 46: 300
+// MiB), so a larger file streams, a message at a time, as any did before.
+const maxWhole = 16 << 20
 
 // readWhole is readStream on b, the whole file, when it is one JSON
 // object (valid); it calls nothing on s otherwise.
