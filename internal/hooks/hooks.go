@@ -211,7 +211,7 @@ func Run(ctx context.Context, o Options) error {
 		// for next time is started beside it (or after it), and is not
 		// waited for.
 		syncing := handover.CheckPause(pause) == nil
-		if syncing && o.pullFirst(root) {
+		if syncing && o.pullFirst(ctx, root) {
 			syncing = false // started, and waited for
 		}
 		var started chan error
@@ -300,10 +300,11 @@ func (o Options) startSync(root string, id handoff.ID) {
 	}
 }
 
-// pullFirst starts the pull of root and waits for it, at most PullWait,
-// when sync is on for root and the last pull took no longer than that (or
+// pullFirst starts the pull of root and waits for it, at most PullWait
+// and no longer than ctx lasts (a Ctrl-C ends the wait at once), when
+// sync is on for root and the last pull took no longer than that (or
 // none is known). It reports whether it started one.
-func (o Options) pullFirst(root string) bool {
+func (o Options) pullFirst(ctx context.Context, root string) bool {
 	if o.StartPull == nil || o.PullWait <= 0 {
 		return false
 	}
@@ -323,6 +324,7 @@ func (o Options) pullFirst(root string) bool {
 	select {
 	case <-done:
 	case <-wait.C:
+	case <-ctx.Done():
 	}
 	return true
 }

@@ -149,3 +149,32 @@ func TestSessionStartWaitsForAFastPull(t *testing.T) {
 		})
 	}
 }
+
+// A Ctrl-C (the context's end) during session start's wait for its pull
+// ends the wait at once, whatever PullWait allows: here an hour, and a
+// pull that never says it is done (without the fix the test hangs until
+// go test's own timeout).
+func TestInterruptEndsThePullWait(t *testing.T) {
+	project := gitProject(t)
+	config, s := t.TempDir(), newStore(t)
+	if err := devsync.Set(config, devsync.Setting{Scope: project, On: true}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pulls := 0
+	pull := func(string) (<-chan struct{}, error) {
+		pulls++
+		cancel() // the Ctrl-C, while the pull runs
+		return make(chan struct{}), nil
+	}
+	in, _ := json.Marshal(Input{CWD: project, Source: "startup"})
+	var out, stderr bytes.Buffer
+	Run(ctx, Options{Agent: hookAgent(t, "claude-code"), Event: "session-start",
+		Input: bytes.NewReader(in), Stdout: &out, Stderr: &stderr, Store: s, ConfigDir: config,
+		Env: func(string) string { return "" }, StartPull: pull, PullWait: time.Hour,
+		StartSync: func(string, handoff.ID) error { return nil }})
+	if pulls != 1 {
+		t.Fatalf("%d pulls started, want 1 (the wait was not reached)", pulls)
+	}
+}
