@@ -264,54 +264,6 @@ func (p *jsonParser) intoMap(rv reflect.Value) bool {
 	})
 }
 
-// members walks the object at p.i (on its '{'), calling member for each
-// key with p.i on its value; member moves past the value.
-func (p *jsonParser) members(member func(key []byte, esc bool) bool) bool {
-	p.i++ // {
-	if p.depth++; p.depth > maxNesting {
-		return false
-	}
-	p.ws()
-	if p.i < len(p.b) && p.b[p.i] == '}' {
-		p.i++
-		p.depth--
-		return true
-	}
-	for {
-		if p.i >= len(p.b) || p.b[p.i] != '"' {
-			return false
-		}
-		start, end, esc, ok := p.scanString()
-		if !ok {
-			return false
-		}
-		p.ws()
-		if p.i >= len(p.b) || p.b[p.i] != ':' {
-			return false
-		}
-		p.i++
-		p.ws()
-		if !member(p.b[start:end], esc) {
-			return false
-		}
-		p.ws()
-		if p.i >= len(p.b) {
-			return false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-			p.ws()
-		case '}':
-			p.i++
-			p.depth--
-			return true
-		default:
-			return false
-		}
-	}
-}
-
 // intoSlice decodes the array at p.i into a new slice that replaces
 // rv's, each element decoded where it lies in the slice, not built apart
 // and copied in.
@@ -333,41 +285,6 @@ func (p *jsonParser) intoSlice(rv reflect.Value) bool {
 	}
 	rv.Set(out)
 	return true
-}
-
-// elements walks the array at p.i (on its '['), calling elem for each
-// element with p.i on it; elem moves past it.
-func (p *jsonParser) elements(elem func() bool) bool {
-	p.i++ // [
-	if p.depth++; p.depth > maxNesting {
-		return false
-	}
-	p.ws()
-	if p.i < len(p.b) && p.b[p.i] == ']' {
-		p.i++
-		p.depth--
-		return true
-	}
-	for {
-		if !elem() {
-			return false
-		}
-		p.ws()
-		if p.i >= len(p.b) {
-			return false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-			p.ws()
-		case ']':
-			p.i++
-			p.depth--
-			return true
-		default:
-			return false
-		}
-	}
 }
 
 // structFields caches each struct type's fields by JSON name.

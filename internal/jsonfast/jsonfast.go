@@ -163,41 +163,63 @@ func (p *jsonParser) number() bool {
 }
 
 func (p *jsonParser) object() (map[string]any, bool) {
-	p.i++ // {
-	if p.depth++; p.depth > maxNesting {
+	m := make(map[string]any)
+	if !p.members(func(key []byte, esc bool) bool {
+		k := p.makeString(key, esc)
+		v, ok := p.value()
+		m[k] = v
+		return ok
+	}) {
 		return nil, false
 	}
-	m := make(map[string]any)
+	return m, true
+}
+
+func (p *jsonParser) array() ([]any, bool) {
+	a := []any{}
+	if !p.elements(func() bool {
+		v, ok := p.value()
+		a = append(a, v)
+		return ok
+	}) {
+		return nil, false
+	}
+	return a, true
+}
+
+// members walks the object at p.i (on its '{'), calling member for each
+// key with p.i on its value; member moves past the value.
+func (p *jsonParser) members(member func(key []byte, esc bool) bool) bool {
+	p.i++ // {
+	if p.depth++; p.depth > maxNesting {
+		return false
+	}
 	p.ws()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
 		p.i++
 		p.depth--
-		return m, true
+		return true
 	}
 	for {
 		if p.i >= len(p.b) || p.b[p.i] != '"' {
-			return nil, false
+			return false
 		}
 		start, end, esc, ok := p.scanString()
 		if !ok {
-			return nil, false
+			return false
 		}
-		rawKey := p.b[start:end]
 		p.ws()
 		if p.i >= len(p.b) || p.b[p.i] != ':' {
-			return nil, false
+			return false
 		}
 		p.i++
 		p.ws()
-		key := p.makeString(rawKey, esc)
-		v, ok := p.value()
-		if !ok {
-			return nil, false
+		if !member(p.b[start:end], esc) {
+			return false
 		}
-		m[key] = v
 		p.ws()
 		if p.i >= len(p.b) {
-			return nil, false
+			return false
 		}
 		switch p.b[p.i] {
 		case ',':
@@ -206,34 +228,33 @@ func (p *jsonParser) object() (map[string]any, bool) {
 		case '}':
 			p.i++
 			p.depth--
-			return m, true
+			return true
 		default:
-			return nil, false
+			return false
 		}
 	}
 }
 
-func (p *jsonParser) array() ([]any, bool) {
+// elements walks the array at p.i (on its '['), calling elem for each
+// element with p.i on it; elem moves past it.
+func (p *jsonParser) elements(elem func() bool) bool {
 	p.i++ // [
 	if p.depth++; p.depth > maxNesting {
-		return nil, false
+		return false
 	}
-	a := []any{}
 	p.ws()
 	if p.i < len(p.b) && p.b[p.i] == ']' {
 		p.i++
 		p.depth--
-		return a, true
+		return true
 	}
 	for {
-		v, ok := p.value()
-		if !ok {
-			return nil, false
+		if !elem() {
+			return false
 		}
-		a = append(a, v)
 		p.ws()
 		if p.i >= len(p.b) {
-			return nil, false
+			return false
 		}
 		switch p.b[p.i] {
 		case ',':
@@ -242,9 +263,9 @@ func (p *jsonParser) array() ([]any, bool) {
 		case ']':
 			p.i++
 			p.depth--
-			return a, true
+			return true
 		default:
-			return nil, false
+			return false
 		}
 	}
 }
@@ -255,55 +276,10 @@ func (p *jsonParser) skip() bool {
 		return false
 	}
 	switch c := p.b[p.i]; c {
-	case '{', '[':
-		closer := byte('}')
-		if c == '[' {
-			closer = ']'
-		}
-		p.i++
-		if p.depth++; p.depth > maxNesting {
-			return false
-		}
-		p.ws()
-		if p.i < len(p.b) && p.b[p.i] == closer {
-			p.i++
-			p.depth--
-			return true
-		}
-		for {
-			if c == '{' {
-				if p.i >= len(p.b) || p.b[p.i] != '"' {
-					return false
-				}
-				if _, _, _, ok := p.scanString(); !ok {
-					return false
-				}
-				p.ws()
-				if p.i >= len(p.b) || p.b[p.i] != ':' {
-					return false
-				}
-				p.i++
-				p.ws()
-			}
-			if !p.skip() {
-				return false
-			}
-			p.ws()
-			if p.i >= len(p.b) {
-				return false
-			}
-			switch p.b[p.i] {
-			case ',':
-				p.i++
-				p.ws()
-			case closer:
-				p.i++
-				p.depth--
-				return true
-			default:
-				return false
-			}
-		}
+	case '{':
+		return p.members(func([]byte, bool) bool { return p.skip() })
+	case '[':
+		return p.elements(p.skip)
 	case '"':
 		_, _, _, ok := p.scanString()
 		return ok
