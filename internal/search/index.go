@@ -201,66 +201,72 @@ func (ix *Index) readManifest() (*manifest, error) {
 // take (a string with an escape, any other spelling) is left to
 // encoding/json (decodeRow): ok is false.
 func parseRow(line []byte) (key string, e entry, ok bool) {
-	p := line
-	str := func() (string, bool) {
-		if len(p) == 0 || p[0] != '"' {
-			return "", false
-		}
-		end := bytes.IndexByte(p[1:], '"')
-		if end < 0 || bytes.IndexByte(p[1:1+end], '\\') >= 0 || !utf8.Valid(p[1:1+end]) {
-			return "", false
-		}
-		v := string(p[1 : 1+end])
-		p = p[2+end:]
-		return v, true
-	}
-	num := func() (int64, bool) {
-		i := 0
-		for i < len(p) && (p[i] == '-' || p[i] >= '0' && p[i] <= '9') {
-			i++
-		}
-		n, err := strconv.ParseInt(string(p[:i]), 10, 64)
-		p = p[i:]
-		return n, err == nil
-	}
-	sep := func(c byte) bool {
-		if len(p) == 0 || p[0] != c {
-			return false
-		}
-		p = p[1:]
-		return true
-	}
-	var z, mt, d int64
-	var t, sg string
-	ok = sep('[')
-	if ok {
-		key, ok = str()
-	}
-	ok = ok && sep(',')
-	if ok {
-		z, ok = num()
-	}
-	ok = ok && sep(',')
-	if ok {
-		mt, ok = num()
-	}
-	ok = ok && sep(',')
-	if ok {
-		t, ok = str()
-	}
-	ok = ok && sep(',')
-	if ok {
-		sg, ok = str()
-	}
-	ok = ok && sep(',')
-	if ok {
-		d, ok = num()
-	}
-	ok = ok && sep(']') && len(p) == 0
-	if !ok || (sg != "" && !validSegName(sg)) || d < 0 || d > 1<<31 {
+	r := rowScanner{p: line, ok: true}
+	r.sep('[')
+	key = r.str()
+	r.sep(',')
+	z := r.num()
+	r.sep(',')
+	mt := r.num()
+	r.sep(',')
+	t := r.str()
+	r.sep(',')
+	sg := r.str()
+	r.sep(',')
+	d := r.num()
+	r.sep(']')
+	if !r.ok || len(r.p) != 0 || (sg != "" && !validSegName(sg)) || d < 0 || d > 1<<31 {
 		return "", entry{}, false
 	}
 	return key, entry{Stamp: Stamp{Size: z, MTime: mt, Tail: t}, Seg: sg, Doc: int(d)}, true
+}
+
+// rowScanner reads a manifest's source line a field at a time; once a
+// field is not as writeManifest writes it, ok is false and every later
+// read gives nothing.
+type rowScanner struct {
+	p  []byte
+	ok bool
+}
+
+// sep reads the byte c.
+func (r *rowScanner) sep(c byte) {
+	if !r.ok || len(r.p) == 0 || r.p[0] != c {
+		r.ok = false
+		return
+	}
+	r.p = r.p[1:]
+}
+
+// str reads a string with no escape in it.
+func (r *rowScanner) str() string {
+	if !r.ok || len(r.p) == 0 || r.p[0] != '"' {
+		r.ok = false
+		return ""
+	}
+	end := bytes.IndexByte(r.p[1:], '"')
+	if end < 0 || bytes.IndexByte(r.p[1:1+end], '\\') >= 0 || !utf8.Valid(r.p[1:1+end]) {
+		r.ok = false
+		return ""
+	}
+	v := string(r.p[1 : 1+end])
+	r.p = r.p[2+end:]
+	return v
+}
+
+// num reads an integer.
+func (r *rowScanner) num() int64 {
+	if !r.ok {
+		return 0
+	}
+	i := 0
+	for i < len(r.p) && (r.p[i] == '-' || r.p[i] >= '0' && r.p[i] <= '9') {
+		i++
+	}
+	n, err := strconv.ParseInt(string(r.p[:i]), 10, 64)
+	r.p = r.p[i:]
+	r.ok = err == nil
+	return n
 }
 
 func decodeRow(row []any, key *string, e *entry) bool {
