@@ -203,10 +203,17 @@ func (s *scan) leafCell(n uint32, i int, cell []byte, fn rowFunc) error {
 }
 
 // localSize is how much of a table leaf's payload of size bytes is
-// stored on the leaf itself; the rest is on overflow pages (§1.6).
+// stored on the leaf itself; the rest is on overflow pages (§1.6: X is
+// U-35 for a table leaf).
 func (db *DB) localSize(size uint64) int {
+	return db.localPart(size, uint64(db.usable)-35)
+}
+
+// localPart is how much of a payload of size bytes is stored on its page
+// when at most x bytes may be (§1.6: M is (U-12)*32/255-23, K is
+// M+((P-M)%(U-4)), and K is kept when it is at most X, else M).
+func (db *DB) localPart(size, x uint64) int {
 	u := uint64(db.usable)
-	x := u - 35
 	if size <= x {
 		return int(size)
 	}

@@ -301,17 +301,7 @@ func (s *scan) indexKey(n uint32, i int, cell []byte, v string) (cmp int, rowid 
 // bytes is stored on its page (§1.6: X is (U-12)*64/255-23 for an
 // index).
 func (db *DB) indexLocalSize(size uint64) int {
-	u := uint64(db.usable)
-	x := (u-12)*64/255 - 23
-	if size <= x {
-		return int(size)
-	}
-	m := (u-12)*32/255 - 23
-	k := m + (size-m)%(u-4)
-	if k <= x {
-		return int(k)
-	}
-	return int(m)
+	return db.localPart(size, (uint64(db.usable)-12)*64/255-23)
 }
 
 // rows calls fn with the rows of rowids (sorted), each found by its
