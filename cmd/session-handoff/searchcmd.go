@@ -104,25 +104,9 @@ func runSearch(a *app, opts searchOptions, args []string) error {
 			return usagef("search: %w", err)
 		}
 	}
-	f, err := a.searchFilter(opts)
+	ix, f, err := a.openSearch(opts)
 	if err != nil {
 		return err
-	}
-	s, err := a.openStore()
-	if err != nil {
-		return err
-	}
-	ix := search.Open(filepath.Join(s.Dir(), search.DirName))
-	if !opts.noUpdate || opts.reindex || opts.update {
-		mode := search.Quick
-		if opts.reindex {
-			mode = search.Rebuild
-		} else if opts.update {
-			mode = search.Full
-		}
-		if err := a.updateIndex(ix, s, mode); err != nil {
-			return err
-		}
 	}
 	if len(q.Groups) == 0 {
 		return nil
@@ -158,19 +142,9 @@ func runSearch(a *app, opts searchOptions, args []string) error {
 // caught up (unless --no-update), the picker over it, and the chosen
 // result's open command printed.
 func (a *app) searchInteractive(opts searchOptions, in *os.File, tty *os.File) error {
-	f, err := a.searchFilter(opts)
+	ix, f, err := a.openSearch(opts)
 	if err != nil {
 		return err
-	}
-	s, err := a.openStore()
-	if err != nil {
-		return err
-	}
-	ix := search.Open(filepath.Join(s.Dir(), search.DirName))
-	if !opts.noUpdate {
-		if err := a.updateIndex(ix, s, search.Quick); err != nil {
-			return err
-		}
 	}
 	p := &searchPicker{style: a.ttyStyle(), open: openCommand, find: func(q search.Query, limit int) (search.Results, error) {
 		res, err := ix.Search(q, f, limit)
@@ -185,6 +159,31 @@ func (a *app) searchInteractive(opts searchOptions, in *os.File, tty *os.File) e
 	}
 	fmt.Fprintln(a.stdout, cmd)
 	return nil
+}
+
+// openSearch is the store's index, caught up as opts say (a quick
+// catch-up unless --no-update; --update the full one, --reindex a
+// rebuild), and the filter opts ask for.
+func (a *app) openSearch(opts searchOptions) (*search.Index, search.Filter, error) {
+	f, err := a.searchFilter(opts)
+	if err != nil {
+		return nil, f, err
+	}
+	s, err := a.openStore()
+	if err != nil {
+		return nil, f, err
+	}
+	ix := search.Open(filepath.Join(s.Dir(), search.DirName))
+	if opts.noUpdate && !opts.reindex && !opts.update {
+		return ix, f, nil
+	}
+	mode := search.Quick
+	if opts.reindex {
+		mode = search.Rebuild
+	} else if opts.update {
+		mode = search.Full
+	}
+	return ix, f, a.updateIndex(ix, s, mode)
 }
 
 // searchFilter is the filter opts ask for.
